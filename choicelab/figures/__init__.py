@@ -1,0 +1,1 @@
+"""Figure and table rendering helpers."""

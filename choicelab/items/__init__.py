@@ -1,0 +1,1 @@
+"""Item lists and benchmark builders (pure Python: no torch import here)."""

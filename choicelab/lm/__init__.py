@@ -1,0 +1,1 @@
+"""The one scoring engine shared by every study (torch lives here and only here)."""

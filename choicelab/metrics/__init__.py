@@ -1,0 +1,1 @@
+"""Metrics (pure Python / numpy / scipy: no torch import here)."""

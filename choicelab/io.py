@@ -1,0 +1,87 @@
+"""Atomic, deterministic file writing and hashing.
+
+Every writer here writes to a temporary file in the destination folder and renames it into place, so a reader
+(or a later Snakemake rule) never sees a partially written file, even if the process is killed mid-write.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+PathLike = str | os.PathLike[str]
+
+
+def sha256_file(path: PathLike, chunk_size: int = 1 << 20) -> str:
+    """Hex sha256 of a file's bytes."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while block := handle.read(chunk_size):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def canonical_json(obj: Any) -> str:
+    """JSON with sorted keys and no whitespace variation: equal objects give equal strings."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+@contextlib.contextmanager
+def atomic_path(path: PathLike, suffix: str = "") -> Iterator[Path]:
+    """Yield a temporary path next to ``path``; on success it is renamed onto ``path``, on error removed."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=suffix + ".tmp", dir=target.parent)
+    os.close(fd)
+    tmp = Path(tmp_name)
+    try:
+        yield tmp
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+        raise
+
+
+def write_text(path: PathLike, text: str) -> None:
+    with atomic_path(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+
+
+def write_json(path: PathLike, obj: Any) -> None:
+    write_text(path, json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False, default=str) + "\n")
+
+
+def write_parquet(path: PathLike, table: pa.Table, metadata: Mapping[str, str] | None = None) -> None:
+    """Write ``table`` atomically; ``metadata`` is merged into the schema's key-value metadata."""
+    if metadata:
+        merged = dict(table.schema.metadata or {})
+        merged.update({k.encode(): v.encode() for k, v in metadata.items()})
+        table = table.replace_schema_metadata(merged)
+    with atomic_path(path, suffix=".parquet") as tmp:
+        pq.write_table(table, tmp, compression="zstd", write_statistics=False)
+
+
+def read_parquet_metadata(path: PathLike) -> dict[str, str]:
+    """The Parquet file's key-value metadata, decoded (Arrow's own schema entry dropped)."""
+    raw = pq.read_schema(path).metadata or {}
+    return {k.decode(): v.decode() for k, v in raw.items() if k != b"ARROW:schema"}
+
+
+def write_csv(path: PathLike, frame: Any, float_format: str = "%.6g") -> None:
+    """Write a pandas DataFrame as CSV atomically, with a fixed float format so reruns are byte-identical."""
+    with atomic_path(path, suffix=".csv") as tmp:
+        frame.to_csv(tmp, index=False, float_format=float_format, lineterminator="\n")

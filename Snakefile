@@ -1,0 +1,18 @@
+# choicelab: reproduce five studies of how language models make choices.
+# `snakemake --cores all` regenerates every table and figure; see README.md.
+
+
+configfile: "config.yaml"
+
+
+include: "rules/common.smk"
+include: "rules/models.smk"
+include: "rules/revealed_belief.smk"
+include: "rules/manifest.smk"
+
+
+rule all:
+    input:
+        "results/manifest.json",
+        all_artifact_files(),
+    default_target: True

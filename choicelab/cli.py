@@ -1,0 +1,137 @@
+"""The ``choicelab`` command line: score, provenance, prepare-model (and study tools as they land)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+MODELS_ROOT = Path("results/models")
+
+
+def _model_dir(model: str) -> Path:
+    candidate = Path(model)
+    if (candidate / "model.json").exists():
+        return candidate
+    named = MODELS_ROOT / model
+    if (named / "model.json").exists():
+        return named
+    raise SystemExit(
+        f"error: model {model!r} is neither a materialized model folder nor a name under {MODELS_ROOT}/; "
+        f"run `snakemake --cores 1 {named}` to materialize it (it must be listed under 'models:' in the config)"
+    )
+
+
+def read_requests(path: Path) -> list:
+    from choicelab.lm.causal import ContinuationRequest
+
+    requests = []
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+                requests.append(ContinuationRequest(str(obj["id"]), obj["context"], obj["continuation"]))
+            except (json.JSONDecodeError, KeyError, TypeError) as exc:
+                raise SystemExit(
+                    f"error: {path}:{number}: each line must be a JSON object with 'id', 'context' and "
+                    f"'continuation' ({exc})"
+                ) from exc
+    if not requests:
+        raise SystemExit(f"error: {path} holds no requests")
+    ids = [r.id for r in requests]
+    if len(set(ids)) != len(ids):
+        raise SystemExit(f"error: {path}: request ids must be unique")
+    return requests
+
+
+def cmd_score(args: argparse.Namespace) -> None:
+    import pyarrow as pa
+
+    from choicelab.io import write_parquet
+    from choicelab.lm.causal import CausalScorer
+    from choicelab.lm.loading import load_causal
+    from choicelab.provenance import make_record, record_json
+
+    requests = read_requests(Path(args.requests))
+    model_dir = _model_dir(args.model)
+    model, tokenizer, meta = load_causal(model_dir, dtype=args.dtype, device=args.device)
+    scorer = CausalScorer(model, tokenizer, max_batch_tokens=args.max_batch_tokens)
+    scores = scorer.score(requests)
+    table = pa.table(
+        {
+            "id": [s.id for s in scores],
+            "n_tokens": pa.array([s.n_tokens for s in scores], pa.int32()),
+            "sum_logprob": [s.sum_logprob for s in scores],
+            "token_ids": pa.array([list(s.token_ids) for s in scores], pa.list_(pa.int32())),
+            "token_logprobs": pa.array([list(s.token_logprobs) for s in scores], pa.list_(pa.float64())),
+        }
+    )
+    record = make_record(
+        rule="choicelab score",
+        inputs=[args.requests],
+        params={"max_batch_tokens": args.max_batch_tokens, "dtype": args.dtype or meta.get("dtype")},
+        models=[model_dir],
+    )
+    write_parquet(args.out, table, {"choicelab.provenance": record_json(record)})
+    print(f"scored {len(scores)} requests with {meta['name']} -> {args.out}")
+
+
+def cmd_provenance(args: argparse.Namespace) -> None:
+    from choicelab.provenance import format_lineage, lineage, read_record
+
+    path = Path(args.path)
+    if not path.exists():
+        raise SystemExit(f"error: {path} does not exist")
+    if read_record(path) is None:
+        raise SystemExit(f"error: {path} has no provenance record (no {path}.prov.json sidecar, Parquet metadata or model.json)")
+    tree = lineage(path)
+    print(json.dumps(tree, indent=2) if args.json else format_lineage(tree))
+
+
+def cmd_prepare_model(args: argparse.Namespace) -> None:
+    from choicelab.lm.prepare import prepare_model
+
+    prepare_model(args.name, json.loads(args.spec_json), Path(args.out), seed=args.seed)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="choicelab", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    score = sub.add_parser("score", help="score (context, continuation) requests with a causal LM")
+    score.add_argument("--model", required=True, help="model name (results/models/NAME) or a model folder")
+    score.add_argument("--requests", required=True, help="JSONL: one {id, context, continuation} per line")
+    score.add_argument("--out", required=True, help="output Parquet: id, n_tokens, sum_logprob, token_ids, token_logprobs")
+    score.add_argument("--dtype", choices=["float32", "bfloat16", "float16"], default=None)
+    score.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto")
+    score.add_argument("--max-batch-tokens", type=int, default=4096)
+    score.set_defaults(func=cmd_score)
+
+    prov = sub.add_parser("provenance", help="print the lineage of an output back to item lists and model weights")
+    prov.add_argument("path")
+    prov.add_argument("--json", action="store_true", help="print the lineage tree as JSON")
+    prov.set_defaults(func=cmd_provenance)
+
+    prep = sub.add_parser("prepare-model", help="materialize a configured model (used by rule prepare_model)")
+    prep.add_argument("--name", required=True)
+    prep.add_argument("--spec-json", required=True)
+    prep.add_argument("--out", required=True)
+    prep.add_argument("--seed", type=int, default=0)
+    prep.set_defaults(func=cmd_prepare_model)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = build_parser().parse_args(argv)
+    try:
+        args.func(args)
+    except (ValueError, FileNotFoundError, ImportError, RuntimeError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        raise SystemExit(1) from exc
+
+
+if __name__ == "__main__":
+    main()

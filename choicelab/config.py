@@ -1,0 +1,62 @@
+"""Configuration: schema validation (also done by Snakemake in rules/common.smk) and cross-reference checks."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schemas" / "config.schema.yaml"
+
+
+class ConfigError(ValueError):
+    """A configuration problem, with the key at fault and how to fix it in the message."""
+
+
+def load_schema() -> dict[str, Any]:
+    return yaml.safe_load(SCHEMA_PATH.read_text())
+
+
+def _key_path(error: jsonschema.ValidationError) -> str:
+    return ".".join(str(p) for p in error.absolute_path) or "<top level>"
+
+
+def validate_schema(config: Mapping[str, Any]) -> None:
+    """Raise ConfigError naming the first offending key, like Snakemake's validate()."""
+    validator = jsonschema.Draft202012Validator(load_schema())
+    errors = sorted(validator.iter_errors(dict(config)), key=lambda e: list(e.absolute_path))
+    if errors:
+        first = errors[0]
+        raise ConfigError(f"config key '{_key_path(first)}': {first.message}")
+
+
+def check_references(config: Mapping[str, Any]) -> None:
+    """Cross-checks the schema cannot express: every model a study names exists in ``models:`` with the right kind."""
+    models = config.get("models", {})
+    for study, section in (config.get("studies") or {}).items():
+        for key in ("models", "causal_models", "encoder_models"):
+            for name in section.get(key, []) or []:
+                if name not in models:
+                    raise ConfigError(
+                        f"config key 'studies.{study}.{key}': unknown model {name!r}; "
+                        f"add it under 'models:' or use one of {sorted(models)}"
+                    )
+    mirror = config.get("data_mirror")
+    if mirror is not None and not Path(mirror).is_dir():
+        raise ConfigError(
+            f"config key 'data_mirror': folder {mirror!r} does not exist; point it at a local copy of the public "
+            "datasets (e.g. ../shared/data) or set it to null to use the download rules"
+        )
+
+
+def load_config(path: str | Path) -> dict[str, Any]:
+    try:
+        config = yaml.safe_load(Path(path).read_text())
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path} is not valid YAML: {exc}") from exc
+    validate_schema(config)
+    check_references(config)
+    return config

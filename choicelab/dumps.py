@@ -1,0 +1,125 @@
+"""The logit-dump contract: per-model scores in long format, one row per item x option x prompt variant.
+
+Columns (Arrow schema :data:`DUMP_SCHEMA`):
+
+==================  ==================  ==============================================================================
+column              type                meaning
+==================  ==================  ==============================================================================
+study               string              bets | steer | revealed_belief | probes | scoring_methods
+benchmark           string              benchmark id (e.g. ``rb_dice``, ``bets_value_CV``, ``piqa``)
+split               string              train | dev | test | "" when the benchmark has no splits
+item_id             string              the item's id within (benchmark, split)
+option_id           int32               0-based position of the option as presented to the model
+option_text         string              the option / continuation / candidate text
+variant             string              prompt variant (``0shot``, ``seed3-alpha``, ``probe=nq``...); "" if none
+model               string              model name from the config's ``models:``
+method              string              scoring method (``sum_logprob``, ``letter_prob``, ``mc_logit``, ...)
+token_ids           list<int32>         the option's scored token ids (empty for encoder logits)
+token_logprobs      list<float64>       each token's log-prob given everything before it
+n_tokens            int32               len(token_ids)
+sum_logprob         float64             sum(token_logprobs) (+ terminal factor where the method uses one)
+score               float64             the method's raw score (e.g. encoder logit, sum log-prob)
+prob                float64             ``score`` renormalized over the item's options (softmax); NaN if n/a
+is_label            bool                this option is the item's correct / target choice
+==================  ==================  ==============================================================================
+
+Parquet key-value metadata ``choicelab.provenance`` holds the provenance record (see :mod:`choicelab.provenance`):
+model hash, config hash, input hashes, code version, library versions and seed.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from choicelab.io import PathLike, write_parquet
+
+DUMP_SCHEMA_VERSION = "logit_dump/1"
+
+DUMP_SCHEMA = pa.schema(
+    [
+        pa.field("study", pa.string(), nullable=False),
+        pa.field("benchmark", pa.string(), nullable=False),
+        pa.field("split", pa.string(), nullable=False),
+        pa.field("item_id", pa.string(), nullable=False),
+        pa.field("option_id", pa.int32(), nullable=False),
+        pa.field("option_text", pa.string(), nullable=False),
+        pa.field("variant", pa.string(), nullable=False),
+        pa.field("model", pa.string(), nullable=False),
+        pa.field("method", pa.string(), nullable=False),
+        pa.field("token_ids", pa.list_(pa.int32()), nullable=False),
+        pa.field("token_logprobs", pa.list_(pa.float64()), nullable=False),
+        pa.field("n_tokens", pa.int32(), nullable=False),
+        pa.field("sum_logprob", pa.float64(), nullable=False),
+        pa.field("score", pa.float64(), nullable=False),
+        pa.field("prob", pa.float64(), nullable=False),
+        pa.field("is_label", pa.bool_(), nullable=False),
+    ],
+    metadata={b"choicelab.schema": DUMP_SCHEMA_VERSION.encode()},
+)
+
+
+@dataclass(frozen=True)
+class DumpRow:
+    study: str
+    benchmark: str
+    split: str
+    item_id: str
+    option_id: int
+    option_text: str
+    variant: str
+    model: str
+    method: str
+    token_ids: tuple[int, ...]
+    token_logprobs: tuple[float, ...]
+    sum_logprob: float
+    score: float
+    prob: float
+    is_label: bool
+
+
+def softmax(scores: Sequence[float]) -> list[float]:
+    top = max(scores)
+    weights = [math.exp(s - top) for s in scores]
+    total = math.fsum(weights)
+    return [w / total for w in weights]
+
+
+def rows_to_table(rows: Iterable[DumpRow]) -> pa.Table:
+    rows = list(rows)
+    columns: dict[str, list[Any]] = {name: [] for name in DUMP_SCHEMA.names}
+    for row in rows:
+        for name in DUMP_SCHEMA.names:
+            if name == "n_tokens":
+                columns[name].append(len(row.token_ids))
+            else:
+                value = getattr(row, name)
+                columns[name].append(list(value) if isinstance(value, tuple) else value)
+    return pa.table(columns, schema=DUMP_SCHEMA)
+
+
+def write_dump(path: PathLike, rows: Iterable[DumpRow], provenance_json: str) -> None:
+    """Write a logit dump atomically with its provenance in the Parquet metadata."""
+    table = rows_to_table(rows)
+    if table.num_rows == 0:
+        raise ValueError(f"refusing to write an empty logit dump to {path}: no items were scored")
+    write_parquet(path, table, {"choicelab.provenance": provenance_json})
+
+
+def read_dump(path: PathLike) -> pa.Table:
+    table = pq.read_table(path)
+    version = (table.schema.metadata or {}).get(b"choicelab.schema", b"").decode()
+    if version != DUMP_SCHEMA_VERSION:
+        raise ValueError(f"{path} is not a choicelab logit dump of schema {DUMP_SCHEMA_VERSION} (found {version!r})")
+    return table
+
+
+def check_columns(frame_columns: Iterable[str], required: Mapping[str, str] | Sequence[str], where: str) -> None:
+    missing = [c for c in required if c not in set(frame_columns)]
+    if missing:
+        raise ValueError(f"{where}: missing columns {missing}")

@@ -1,0 +1,50 @@
+"""Sentence embeddings: mean-pooled for encoders, last-token last hidden state for causal models."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import torch
+from transformers import PreTrainedModel, PreTrainedTokenizerBase
+
+
+@torch.inference_mode()
+def embed_texts(
+    model: PreTrainedModel,
+    tokenizer: PreTrainedTokenizerBase,
+    texts: Sequence[str],
+    *,
+    kind: str,
+    batch_size: int = 32,
+    max_length: int = 256,
+    normalize: bool = True,
+) -> np.ndarray:
+    """Embed ``texts``; ``kind`` is "encoder" (mean over non-pad tokens) or "causal" (last real token)."""
+    if kind not in {"encoder", "causal"}:
+        raise ValueError(f"kind must be 'encoder' or 'causal', not {kind!r}")
+    base = model.base_model if kind == "encoder" else model.get_decoder()
+    vectors = []
+    pad_side = tokenizer.padding_side
+    tokenizer.padding_side = "right"
+    if tokenizer.pad_token_id is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    try:
+        for start in range(0, len(texts), batch_size):
+            batch = [t if t else " " for t in texts[start : start + batch_size]]
+            enc = tokenizer(batch, padding=True, truncation=True, max_length=max_length, return_tensors="pt")
+            enc = {k: v.to(next(model.parameters()).device) for k, v in enc.items() if k in {"input_ids", "attention_mask"}}
+            hidden = base(**enc).last_hidden_state.float()
+            mask = enc["attention_mask"].float()
+            if kind == "encoder":
+                pooled = (hidden * mask[..., None]).sum(1) / mask.sum(1, keepdim=True).clamp(min=1.0)
+            else:
+                last = mask.sum(1).long() - 1
+                pooled = hidden[torch.arange(hidden.shape[0]), last]
+            vectors.append(pooled.cpu().numpy())
+    finally:
+        tokenizer.padding_side = pad_side
+    matrix = np.concatenate(vectors, axis=0) if vectors else np.zeros((0, 0), dtype=np.float32)
+    if normalize and matrix.size:
+        matrix = matrix / np.clip(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12, None)
+    return matrix.astype(np.float32)

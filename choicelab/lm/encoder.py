@@ -1,0 +1,192 @@
+"""Encoder multiple-choice scoring and fine-tuning (AutoModelForMultipleChoice: one logit per choice).
+
+Each choice is encoded with its prompt, either as a text pair (``input_format="pair"``: [CLS] prompt [SEP] choice
+[SEP], as in SWAG/ai2 fine-tuning) or as one string (``"concat"``: prompt + " " + choice, as in the bets paper's
+Table 1). Fine-tuning is seeded (data order, dropout, head initialisation), evaluates dev accuracy every epoch
+(optionally every k steps), keeps the best state, stops early at a target dev accuracy or after ``patience``
+evaluations without improvement, and records whether the target was reached.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+from transformers import PreTrainedModel, PreTrainedTokenizerBase, get_linear_schedule_with_warmup
+
+from choicelab.items.schema import MCItem
+
+
+def _encode(
+    tokenizer: PreTrainedTokenizerBase,
+    items: Sequence[MCItem],
+    input_format: str,
+    max_length: int,
+) -> dict[str, torch.Tensor]:
+    firsts, seconds = [], []
+    for item in items:
+        for choice in item.choices:
+            if input_format == "pair":
+                firsts.append(item.prompt)
+                seconds.append(choice)
+            elif input_format == "concat":
+                firsts.append(f"{item.prompt} {choice}".strip())
+            else:
+                raise ValueError(f"input_format must be 'pair' or 'concat', not {input_format!r}")
+    n_choices = len(items[0].choices)
+    enc = tokenizer(
+        firsts,
+        seconds if input_format == "pair" else None,
+        padding="longest",
+        truncation=True,
+        max_length=max_length,
+        return_tensors="pt",
+    )
+    return {k: v.view(len(items), n_choices, -1) for k, v in enc.items()}
+
+
+def _groups_by_choice_count(items: Sequence[MCItem]) -> dict[int, list[int]]:
+    groups: dict[int, list[int]] = defaultdict(list)
+    for index, item in enumerate(items):
+        groups[len(item.choices)].append(index)
+    return groups
+
+
+@torch.inference_mode()
+def mc_logits(
+    model: PreTrainedModel,
+    tokenizer: PreTrainedTokenizerBase,
+    items: Sequence[MCItem],
+    *,
+    input_format: str = "pair",
+    max_length: int = 128,
+    batch_size: int = 32,
+) -> list[np.ndarray]:
+    """Raw logits, one array per item (one value per choice), in item order."""
+    model.eval()
+    device = next(model.parameters()).device
+    out: list[np.ndarray | None] = [None] * len(items)
+    for _, indices in sorted(_groups_by_choice_count(items).items()):
+        for start in range(0, len(indices), batch_size):
+            chunk = indices[start : start + batch_size]
+            enc = _encode(tokenizer, [items[i] for i in chunk], input_format, max_length)
+            logits = model(**{k: v.to(device) for k, v in enc.items()}).logits.float().cpu().numpy()
+            for row, index in enumerate(chunk):
+                out[index] = logits[row]
+    return [o for o in out if o is not None]
+
+
+def accuracy_of(logits: Sequence[np.ndarray], items: Sequence[MCItem]) -> float:
+    if not items:
+        return float("nan")
+    return float(np.mean([int(np.argmax(lg)) == it.label for lg, it in zip(logits, items, strict=True)]))
+
+
+@dataclass
+class TrainResult:
+    epochs_run: float
+    steps: int
+    best_dev_accuracy: float
+    reached_target: bool
+    target_dev_accuracy: float | None
+    history: list[dict[str, float]] = field(default_factory=list)
+
+
+def fine_tune_mc(
+    model: PreTrainedModel,
+    tokenizer: PreTrainedTokenizerBase,
+    train: Sequence[MCItem],
+    dev: Sequence[MCItem],
+    *,
+    learning_rate: float,
+    batch_size: int,
+    max_epochs: float,
+    seed: int,
+    input_format: str = "pair",
+    max_length: int = 128,
+    target_dev_accuracy: float | None = None,
+    eval_every_steps: int | None = None,
+    patience: int | None = None,
+    warmup_steps: int = 0,
+    weight_decay: float = 0.0,
+    grad_accumulation: int = 1,
+    log: Callable[[str], None] = print,
+) -> TrainResult:
+    """Fine-tune ``model`` in place on ``train``; returns the training record. See the module docstring."""
+    if not train:
+        raise ValueError("fine-tuning needs at least one training item")
+    if not dev:
+        raise ValueError("fine-tuning needs dev items for evaluation and early stopping")
+    torch.manual_seed(seed)
+    rng = random.Random(seed)
+    groups = _groups_by_choice_count(train)
+    steps_per_epoch = sum(math.ceil(len(ix) / batch_size) for ix in groups.values())
+    total_steps = max(1, int(math.ceil(steps_per_epoch * max_epochs / grad_accumulation)))
+    optimizer = torch.optim.AdamW(model.parameters(), lr=learning_rate, weight_decay=weight_decay)
+    scheduler = get_linear_schedule_with_warmup(optimizer, warmup_steps, total_steps)
+    device = next(model.parameters()).device
+    result = TrainResult(0.0, 0, -1.0, False, target_dev_accuracy)
+    best_state: dict[str, torch.Tensor] | None = None
+    evals_without_gain = 0
+
+    def evaluate(epoch_position: float) -> bool:
+        nonlocal best_state, evals_without_gain
+        accuracy = accuracy_of(mc_logits(model, tokenizer, dev, input_format=input_format, max_length=max_length), dev)
+        result.history.append({"epoch": epoch_position, "step": result.steps, "dev_accuracy": accuracy})
+        log(f"epoch {epoch_position:.2f} step {result.steps}: dev accuracy {accuracy:.4f}")
+        if accuracy > result.best_dev_accuracy:
+            result.best_dev_accuracy = accuracy
+            best_state = {k: v.detach().clone() for k, v in model.state_dict().items()}
+            evals_without_gain = 0
+        else:
+            evals_without_gain += 1
+        if target_dev_accuracy is not None and accuracy >= target_dev_accuracy:
+            result.reached_target = True
+            return True
+        return patience is not None and evals_without_gain >= patience
+
+    max_steps_total = int(math.ceil(steps_per_epoch * max_epochs))
+    stop = False
+    epoch = 0
+    while not stop and result.steps < max_steps_total:
+        batches = [
+            ix[s : s + batch_size]
+            for _, ix in sorted(groups.items())
+            for ix in [rng.sample(ix, len(ix))]
+            for s in range(0, len(ix), batch_size)
+        ]
+        rng.shuffle(batches)
+        model.train()
+        for batch in batches:
+            if result.steps >= max_steps_total:
+                break
+            chunk = [train[i] for i in batch]
+            enc = _encode(tokenizer, chunk, input_format, max_length)
+            labels = torch.tensor([it.label for it in chunk], device=device)
+            loss = model(**{k: v.to(device) for k, v in enc.items()}, labels=labels).loss / grad_accumulation
+            loss.backward()
+            result.steps += 1
+            if result.steps % grad_accumulation == 0:
+                optimizer.step()
+                scheduler.step()
+                optimizer.zero_grad()
+            if eval_every_steps and result.steps % eval_every_steps == 0:
+                model.eval()
+                if evaluate(result.steps / steps_per_epoch):
+                    stop = True
+                    break
+                model.train()
+        epoch += 1
+        result.epochs_run = result.steps / steps_per_epoch
+        if not stop and not (eval_every_steps and result.steps % eval_every_steps == 0):
+            model.eval()
+            stop = evaluate(result.epochs_run)
+    model.eval()
+    if best_state is not None:
+        model.load_state_dict(best_state)
+    return result

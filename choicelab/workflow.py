@@ -1,0 +1,49 @@
+"""Glue used by the thin adapters in scripts/: logging and provenance records from the Snakemake job."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import sys
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from choicelab.provenance import make_record
+
+
+@contextlib.contextmanager
+def log_to(path: str) -> Iterator[None]:
+    """Send stdout, stderr and logging of the job to its log file (the traceback too, on failure)."""
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8") as handle:
+        old_out, old_err = sys.stdout, sys.stderr
+        sys.stdout = sys.stderr = handle
+        handler = logging.StreamHandler(handle)
+        logging.getLogger().addHandler(handler)
+        logging.getLogger().setLevel(logging.INFO)
+        try:
+            yield
+        except BaseException:
+            import traceback
+
+            traceback.print_exc(file=handle)
+            handle.flush()
+            old_err.write(f"error: the job failed; see {path}\n")
+            raise
+        finally:
+            logging.getLogger().removeHandler(handler)
+            sys.stdout, sys.stderr = old_out, old_err
+
+
+def job_record(smk: Any, *, models: Sequence[str] = (), seed: int | None = None, extra_inputs: Sequence[str] = ()) -> dict:
+    """A provenance record for the running Snakemake job (rule, params, inputs with hashes, config hash)."""
+    params = {k: v for k, v in dict(smk.params.items()).items()}
+    return make_record(
+        rule=smk.rule,
+        inputs=[*smk.input, *extra_inputs],
+        params=params,
+        config=smk.config,
+        seed=seed if seed is not None else smk.config.get("seed"),
+        models=list(models),
+    )

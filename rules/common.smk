@@ -1,0 +1,58 @@
+import json
+from pathlib import Path
+
+from snakemake.utils import min_version, validate
+
+from choicelab.config import check_references
+
+min_version("9.0")
+
+
+validate(config, schema="../schemas/config.schema.yaml")
+check_references(config)
+
+
+# -- models ---------------------------------------------------------------------------------------------------
+
+
+def model_dir(name):
+    return f"results/models/{name}"
+
+
+def model_entry_json(wildcards):
+    if wildcards.model not in config["models"]:
+        raise ValueError(
+            f"unknown model {wildcards.model!r}: add it under 'models:' in the config "
+            f"(configured: {sorted(config['models'])})"
+        )
+    return json.dumps(config["models"][wildcards.model], sort_keys=True)
+
+
+def model_gpus(wildcards):
+    return config["models"].get(wildcards.model, {}).get("gpu", 0)
+
+
+def model_runtime_minutes(wildcards):
+    source = config["models"][wildcards.model]["source"]
+    return 10 if source.startswith("random:") else 60
+
+
+def study_models(study):
+    section = config["studies"].get(study, {})
+    if not section.get("enabled", True):
+        return []
+    return list(section.get("models", []))
+
+
+# -- artifacts ------------------------------------------------------------------------------------------------
+
+ARTIFACTS = {}
+
+
+def register_artifacts(study, files):
+    """Each study's .smk registers the files of its tables and figures: they are targets of `rule all`."""
+    ARTIFACTS.setdefault(study, []).extend(files)
+
+
+def all_artifact_files():
+    return [f for files in ARTIFACTS.values() for f in files]

@@ -1,0 +1,82 @@
+"""Encoder multiple-choice scoring and fine-tuning; embeddings; seeded generation."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from choicelab.items.schema import MCItem
+from choicelab.lm.embed import embed_texts
+from choicelab.lm.encoder import fine_tune_mc, mc_logits
+from choicelab.lm.generate import sample
+from choicelab.lm.tiny import tiny_model
+
+
+def _toy_items(n, seed, split):
+    rng = random.Random(seed)
+    words = ["red", "blue", "green", "cat", "dog", "sun"]
+    items = []
+    for i in range(n):
+        choices = [f"{rng.choice(words)} {rng.choice(words)}" for _ in range(3)]
+        label = rng.randrange(3)
+        choices[label] = "yes indeed " + choices[label]
+        items.append(MCItem("toy", split, f"{split}{i}", "pick the yes", tuple(choices), label))
+    return items
+
+
+def test_mc_logits_give_one_value_per_choice_for_mixed_choice_counts(tiny_bert):
+    model, tokenizer = tiny_bert
+    items = [MCItem("t", "dev", "a", "p", ("x", "y"), 0), MCItem("t", "dev", "b", "p", ("x", "y", "z"), 2)]
+    logits = mc_logits(model, tokenizer, items)
+    assert [len(lg) for lg in logits] == [2, 3]
+
+
+def test_fine_tuning_learns_stops_at_the_target_and_records_it():
+    model, tokenizer = tiny_model("bert", seed=1)
+    train, dev = _toy_items(96, 0, "train"), _toy_items(24, 1, "dev")
+    result = fine_tune_mc(model, tokenizer, train, dev, learning_rate=5e-3, batch_size=16, max_epochs=5, seed=0,
+                          target_dev_accuracy=0.9, log=lambda _: None)
+    assert result.reached_target
+    assert result.best_dev_accuracy >= 0.9
+    assert result.epochs_run < 5
+
+
+def test_fine_tuning_is_reproducible_under_a_seed():
+    runs = []
+    for _ in range(2):
+        model, tokenizer = tiny_model("bert", seed=3)
+        fine_tune_mc(model, tokenizer, _toy_items(32, 0, "train"), _toy_items(8, 1, "dev"), learning_rate=1e-3,
+                     batch_size=8, max_epochs=1, seed=7, log=lambda _: None)
+        runs.append(np.concatenate(mc_logits(model, tokenizer, _toy_items(8, 2, "test"))))
+    np.testing.assert_array_equal(runs[0], runs[1])
+
+
+def test_unreachable_target_is_recorded_as_not_reached():
+    model, tokenizer = tiny_model("bert", seed=1)
+    result = fine_tune_mc(model, tokenizer, _toy_items(16, 0, "train"), _toy_items(8, 1, "dev"), learning_rate=1e-6,
+                          batch_size=8, max_epochs=1, seed=0, target_dev_accuracy=1.01, log=lambda _: None)
+    assert not result.reached_target
+    assert len(result.history) == 1
+
+
+@pytest.mark.parametrize("kind,fixture", [("encoder", "tiny_bert"), ("causal", "tiny_llama")])
+def test_embeddings_are_unit_vectors_and_do_not_depend_on_batching(request, kind, fixture):
+    model, tokenizer = request.getfixturevalue(fixture)
+    texts = ["a cat", "the quick brown fox jumps", "", "café 東京"]
+    whole = embed_texts(model, tokenizer, texts, kind=kind, batch_size=8)
+    single = embed_texts(model, tokenizer, texts, kind=kind, batch_size=1)
+    assert whole.shape[0] == 4
+    np.testing.assert_allclose(np.linalg.norm(whole, axis=1), 1.0, atol=1e-5)
+    np.testing.assert_allclose(whole, single, atol=1e-5)
+
+
+def test_sampling_is_reproducible_per_seed_and_independent_of_other_prompts(tiny_llama):
+    model, tokenizer = tiny_llama
+    a = sample(model, tokenizer, [("p1", "Hello"), ("p2", "The die")], max_new_tokens=8, temperature=0.9, seed=5)
+    b = sample(model, tokenizer, [("p2", "The die")], max_new_tokens=8, temperature=0.9, seed=5)
+    c = sample(model, tokenizer, [("p2", "The die")], max_new_tokens=8, temperature=0.9, seed=6)
+    assert a[1] == b[0]
+    assert len(a[0].token_ids) <= 8
+    assert c[0].seed != b[0].seed

@@ -71,8 +71,11 @@ def describe_inputs(paths: Iterable[PathLike]) -> list[dict[str, str]]:
     described = []
     for raw in paths:
         path = Path(raw)
-        if path.is_dir():
-            files = sorted(p for p in path.rglob("*") if p.is_file())
+        if path.is_dir() and (path / "model.json").is_file():
+            # A materialized model: model.json carries the weights' sha256 (hashing gigabytes again is waste).
+            described.append({"path": str(path / "model.json"), "sha256": sha256_file(path / "model.json")})
+        elif path.is_dir():
+            files = sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith(".snakemake"))
             for file in files:
                 described.append({"path": str(file), "sha256": sha256_file(file)})
         else:
@@ -141,16 +144,30 @@ def read_record(path: PathLike) -> dict[str, Any] | None:
     return None
 
 
-def lineage(path: PathLike, _seen: set[str] | None = None) -> dict[str, Any]:
-    """A tree: this file's record and, for each input, its own lineage (recursively)."""
+def workflow_root(path: PathLike) -> Path:
+    """The workflow's working directory above ``path``: recorded paths are relative to it."""
+    start = Path(path).resolve()
+    for folder in [start, *start.parents]:
+        if (folder / ".snakemake").is_dir() or (folder / "results").is_dir() and folder != start:
+            return folder
+    return Path.cwd()
+
+
+def lineage(path: PathLike, _seen: set[str] | None = None, root: Path | None = None) -> dict[str, Any]:
+    """A tree: this file's record and, for each input, its own lineage (recursively).
+
+    Recorded paths are relative to the workflow's working directory (found above ``path``), so the lineage can be
+    printed from anywhere."""
     seen = _seen if _seen is not None else set()
+    root = root if root is not None else workflow_root(path)
     key = str(Path(path))
     node: dict[str, Any] = {"path": key}
     if key in seen:
         node["repeated"] = True
         return node
     seen.add(key)
-    record = read_record(path)
+    resolved = Path(path) if Path(path).is_absolute() or Path(path).exists() else root / path
+    record = read_record(resolved)
     if record is None:
         node["record"] = None
         return node
@@ -161,12 +178,13 @@ def lineage(path: PathLike, _seen: set[str] | None = None) -> dict[str, Any]:
         node["model"] = {k: record["model"].get(k) for k in ("name", "source", "weights_sha256")}
     node["inputs"] = []
     for entry in record.get("inputs", []):
-        child = lineage(entry["path"], seen)
+        child = lineage(entry["path"], seen, root)
         child["sha256"] = entry.get("sha256")
         node["inputs"].append(child)
     for model in record.get("models", []):
-        if model.get("dir"):
-            node["inputs"].append(lineage(Path(model["dir"]) / "model.json", seen))
+        model_json = str(Path(model["dir"]) / "model.json") if model.get("dir") else None
+        if model_json and model_json not in seen:
+            node["inputs"].append(lineage(model_json, seen, root))
     return node
 
 
@@ -183,7 +201,9 @@ def format_lineage(node: Mapping[str, Any], indent: int = 0) -> str:
     if node.get("model"):
         m = node["model"]
         details.append(f"model {m.get('name')} from {m.get('source')} weights {str(m.get('weights_sha256'))[:12]}")
-    if node.get("record", True) is None:
+    if node.get("repeated"):
+        details.append("see above")
+    elif node.get("record", True) is None:
         details.append("source file (no provenance record)")
     lines = [f"{pad}{label}" + (f"  [{'; '.join(details)}]" if details else "")]
     for child in node.get("inputs", []):

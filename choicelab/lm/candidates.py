@@ -28,8 +28,13 @@ class CandidateDistribution:
     context: str
     candidates: tuple[str, ...]
     logprobs: tuple[float, ...]
-    first_token_probs: tuple[float, ...]
-    token_counts: tuple[int, ...]
+    token_ids: tuple[tuple[int, ...], ...]
+    token_logprobs: tuple[tuple[float, ...], ...]
+    terminal_logprobs: tuple[float | None, ...]
+
+    @property
+    def first_token_probs(self) -> tuple[float, ...]:
+        return tuple(math.exp(lps[0]) if lps else 1.0 for lps in self.token_logprobs)
 
     @property
     def raw_probs(self) -> tuple[float, ...]:
@@ -85,8 +90,9 @@ def candidate_distributions(
                 context=context,
                 candidates=tuple(cands),
                 logprobs=tuple(r.sum_logprob + (r.terminal_logprob or 0.0) for r in rows),
-                first_token_probs=tuple(math.exp(r.token_logprobs[0]) if r.token_logprobs else 1.0 for r in rows),
-                token_counts=tuple(r.n_tokens for r in rows),
+                token_ids=tuple(r.token_ids for r in rows),
+                token_logprobs=tuple(r.token_logprobs for r in rows),
+                terminal_logprobs=tuple(r.terminal_logprob for r in rows),
             )
         )
     return out

@@ -12,7 +12,7 @@ include: "rules/manifest.smk"
 
 
 rule all:
+    default_target: True
     input:
         "results/manifest.json",
         all_artifact_files(),
-    default_target: True

@@ -56,3 +56,28 @@ def register_artifacts(study, files):
 
 def all_artifact_files():
     return [f for files in ARTIFACTS.values() for f in files]
+
+
+# -- revealed belief ------------------------------------------------------------------------------------------
+
+RB = "results/revealed_belief"
+RB_FIG = "figures/revealed_belief"
+
+
+def rb_models(role=None):
+    names = study_models("revealed_belief")
+    if role is None:
+        return names
+    return [m for m in names if config["models"][m].get("role") == role]
+
+
+def rb_dumps(wildcards):
+    return expand(f"{RB}/dumps/{{model}}.revealed.parquet", model=rb_models())
+
+
+def rb_table_models(wildcards):
+    return rb_models({"table_b1_1": "base", "table_b2_1": "instruct"}[wildcards.table])
+
+
+def rb_model_dir(wildcards):
+    return model_dir(wildcards.model)

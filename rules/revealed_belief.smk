@@ -1,49 +1,35 @@
 # Revealed belief vs stated answer. Foundation slice: single-die scenarios -> revealed distributions ->
 # appendix tables B.1.1 (base models) / B.2.1 (instruct models) -> figure.
 
-RB = "results/revealed_belief"
-RB_FIG = "figures/revealed_belief"
 
-
-def rb_models(role=None):
-    names = study_models("revealed_belief")
-    if role is None:
-        return names
-    return [m for m in names if config["models"][m].get("role") == role]
-
-
-def rb_dumps(wildcards):
-    return expand(f"{RB}/dumps/{{model}}.revealed.parquet", model=rb_models())
-
-
-def rb_table_models(wildcards):
-    return rb_models({"table_b1_1": "base", "table_b2_1": "instruct"}[wildcards.table])
-
-
-def rb_model_dir(wildcards):
-    return model_dir(wildcards.model)
-
-
-RB_TABLES = [t for t, role in (("table_b1_1", "base"), ("table_b2_1", "instruct")) if rb_models(role)]
+RB_TABLES = [
+    t
+    for t, role in (("table_b1_1", "base"), ("table_b2_1", "instruct"))
+    if rb_models(role)
+]
 
 register_artifacts(
     "revealed_belief",
-    [f"{RB}/tables/{t}.{ext}" for t in RB_TABLES for ext in ("csv", "md")]
-    + [f"{RB_FIG}/fig_single_die.{ext}" for ext in ("png", "svg")]
-    if rb_models()
-    else [],
+    (
+        [f"{RB}/tables/{t}.{ext}" for t in RB_TABLES for ext in ("csv", "md")]
+        + [f"{RB_FIG}/fig_single_die.{ext}" for ext in ("png", "svg")]
+        if rb_models()
+        else []
+    ),
 )
 
 
 rule rb_scenarios:
     output:
         f"{RB}/scenarios.parquet",
-    params:
-        faces=config["studies"].get("revealed_belief", {}).get("faces", [4, 6, 8, 10, 12]),
     log:
         "results/logs/revealed_belief/scenarios.log",
     conda:
         "../envs/analysis.yaml"
+    params:
+        faces=config["studies"]
+        .get("revealed_belief", {})
+        .get("faces", [4, 6, 8, 10, 12]),
     script:
         "../scripts/rb_scenarios.py"
 
@@ -54,19 +40,19 @@ rule rb_revealed:
         model=rb_model_dir,
     output:
         f"{RB}/dumps/{{model}}.revealed.parquet",
-    params:
-        max_batch_tokens=config["engine"]["max_batch_tokens"],
-        device=config["device"],
     log:
         "results/logs/revealed_belief/revealed_{model}.log",
     benchmark:
         "results/benchmarks/revealed_belief/revealed_{model}.tsv"
+    conda:
+        "../envs/models.yaml"
     resources:
         mem_mb=8000,
         runtime=60,
         gpu=model_gpus,
-    conda:
-        "../envs/models.yaml"
+    params:
+        max_batch_tokens=config["engine"]["max_batch_tokens"],
+        device=config["device"],
     script:
         "../scripts/rb_revealed.py"
 
@@ -77,12 +63,12 @@ rule rb_metrics:
         dumps=rb_dumps,
     output:
         f"{RB}/metrics/revealed.parquet",
-    params:
-        epsilon=config["studies"].get("revealed_belief", {}).get("symkl_epsilon", 1e-6),
     log:
         "results/logs/revealed_belief/metrics.log",
     conda:
         "../envs/analysis.yaml"
+    params:
+        epsilon=config["studies"].get("revealed_belief", {}).get("symkl_epsilon", 1e-6),
     script:
         "../scripts/rb_metrics.py"
 
@@ -93,14 +79,14 @@ rule rb_appendix_table:
     output:
         csv=f"{RB}/tables/{{table}}.csv",
         md=f"{RB}/tables/{{table}}.md",
-    params:
-        models=rb_table_models,
-    wildcard_constraints:
-        table="table_b1_1|table_b2_1",
     log:
         "results/logs/revealed_belief/{table}.log",
+    wildcard_constraints:
+        table="table_b1_1|table_b2_1",
     conda:
         "../envs/analysis.yaml"
+    params:
+        models=rb_table_models,
     script:
         "../scripts/rb_appendix_table.py"
 
@@ -112,11 +98,11 @@ rule rb_fig_single_die:
     output:
         png=f"{RB_FIG}/fig_single_die.png",
         svg=f"{RB_FIG}/fig_single_die.svg",
-    params:
-        models=rb_models(),
     log:
         "results/logs/revealed_belief/fig_single_die.log",
     conda:
         "../envs/analysis.yaml"
+    params:
+        models=rb_models(),
     script:
         "../scripts/rb_fig_single_die.py"

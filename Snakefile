@@ -8,6 +8,10 @@ configfile: "config.yaml"
 include: "rules/common.smk"
 include: "rules/models.smk"
 include: "rules/revealed_belief.smk"
+include: "rules/bets.smk"
+include: "rules/steer.smk"
+include: "rules/probes.smk"
+include: "rules/scoring_methods.smk"
 include: "rules/manifest.smk"
 
 

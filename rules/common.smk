@@ -81,3 +81,18 @@ def rb_table_models(wildcards):
 
 def rb_model_dir(wildcards):
     return model_dir(wildcards.model)
+
+
+# -- bets ----------------------------------------------------------------------------------------------------
+# (input functions and constants of rules/bets.smk go here)
+
+
+# -- steer ---------------------------------------------------------------------------------------------------
+# (input functions and constants of rules/steer.smk go here)
+
+
+# -- probes --------------------------------------------------------------------------------------------------
+# (input functions and constants of rules/probes.smk go here)
+
+# -- scoring methods -----------------------------------------------------------------------------------------
+# (input functions and constants of rules/scoring_methods.smk go here)

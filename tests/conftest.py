@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -41,3 +44,26 @@ def data_mirror() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.skip(f"data mirror {SHARED_DATA} not found (set CHOICELAB_DATA_MIRROR)")
     return SHARED_DATA
+
+
+def run_snakemake(workdir: Path, mirror: Path, *extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "snakemake", "--cores", "2", "-s", str(REPO / "Snakefile"), "-d", str(workdir),
+         "--configfile", str(REPO / "configs" / "smoke.yaml"), "--config", f"data_mirror={mirror}", *extra],
+        capture_output=True, text=True, timeout=900,
+    )
+
+
+@pytest.fixture(scope="session")
+def smoke_run(tmp_path_factory, data_mirror):
+    workdir = tmp_path_factory.mktemp("smoke")
+    proc = run_snakemake(workdir, data_mirror)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-5000:]
+    return workdir
+
+
+
+
+def manifest_ids(workdir: Path) -> set[str]:
+    manifest = json.loads((workdir / "results" / "manifest.json").read_text())
+    return {a["id"] for a in manifest["artifacts"]}

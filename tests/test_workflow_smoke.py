@@ -5,34 +5,15 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
-import pytest
+from conftest import run_snakemake
 
-REPO = Path(__file__).resolve().parent.parent
-
-# Artifact ids each study must produce in the smoke DAG (extended as studies land).
+# Artifact ids of the foundation slice; each study's own test_<study>_smoke.py checks its full list.
 EXPECTED_ARTIFACTS = {
     "revealed_belief/table_b1_1",
     "revealed_belief/table_b2_1",
     "revealed_belief/fig_single_die",
 }
-
-
-def run_snakemake(workdir: Path, mirror: Path, *extra: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "snakemake", "--cores", "2", "-s", str(REPO / "Snakefile"), "-d", str(workdir),
-         "--configfile", str(REPO / "configs" / "smoke.yaml"), "--config", f"data_mirror={mirror}", *extra],
-        capture_output=True, text=True, timeout=900,
-    )
-
-
-@pytest.fixture(scope="session")
-def smoke_run(tmp_path_factory, data_mirror):
-    workdir = tmp_path_factory.mktemp("smoke")
-    proc = run_snakemake(workdir, data_mirror)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-5000:]
-    return workdir
 
 
 def test_smoke_dag_produces_every_artifact_id(smoke_run):

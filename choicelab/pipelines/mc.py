@@ -1,0 +1,137 @@
+"""Scoring any multiple-choice benchmark (a list of MCItem) with the shared engine into logit-dump rows.
+
+Three generic methods, used by every study and by the cross-benchmark grids:
+
+* ``sum_logprob`` (causal): each choice is a continuation of the prompt; score = sum of its token log-probs.
+* ``letter_prob`` (causal): the choices are listed with letters after the prompt, followed by an answer suffix;
+  score = log-probability of each letter as the next token(s); ``prob`` renormalized over the letters.
+* ``mc_logit`` (encoder): AutoModelForMultipleChoice raw logit per choice; ``prob`` = softmax over the choices.
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Sequence
+from typing import Any
+
+from choicelab.dumps import DumpRow, softmax
+from choicelab.items.schema import MCItem
+
+LETTERS = tuple(string.ascii_uppercase)
+DEFAULT_ANSWER_SUFFIX = "Answer:"
+
+
+def letter_prompt(item: MCItem, letters: Sequence[str] = LETTERS, suffix: str = DEFAULT_ANSWER_SUFFIX) -> str:
+    """The prompt, the options as ``A. text`` lines, then the answer suffix (the letter follows after a space)."""
+    if len(item.choices) > len(letters):
+        raise ValueError(f"item {item.item_id!r} has {len(item.choices)} choices but only {len(letters)} letters")
+    lines = [item.prompt.rstrip()] if item.prompt.strip() else []
+    lines += [f"{letters[k]}. {choice}" for k, choice in enumerate(item.choices)]
+    lines.append(suffix)
+    return "\n".join(lines)
+
+
+def _rows_for_item(
+    item: MCItem,
+    *,
+    study: str,
+    model: str,
+    method: str,
+    variant: str,
+    scores: Sequence[float],
+    token_ids: Sequence[Sequence[int]],
+    token_logprobs: Sequence[Sequence[float]],
+    option_texts: Sequence[str] | None = None,
+) -> list[DumpRow]:
+    probs = softmax(list(scores))
+    texts = option_texts if option_texts is not None else item.choices
+    return [
+        DumpRow(
+            study=study,
+            benchmark=item.benchmark,
+            split=item.split,
+            item_id=item.item_id,
+            option_id=k,
+            option_text=texts[k],
+            variant=variant,
+            model=model,
+            method=method,
+            token_ids=tuple(token_ids[k]),
+            token_logprobs=tuple(token_logprobs[k]),
+            sum_logprob=float(sum(token_logprobs[k])) if token_logprobs[k] else float(scores[k]),
+            score=float(scores[k]),
+            prob=probs[k],
+            is_label=k == item.label,
+        )
+        for k in range(len(item.choices))
+    ]
+
+
+def score_sequences(scorer: Any, items: Sequence[MCItem], *, study: str, model: str, variant: str = "") -> list[DumpRow]:
+    """Method ``sum_logprob``: each choice scored as a continuation (after a space) of the item's prompt."""
+    from choicelab.lm.causal import ContinuationRequest
+
+    requests = [
+        ContinuationRequest(f"{i}:{k}", item.prompt, (" " if item.prompt.strip() else "") + choice)
+        for i, item in enumerate(items)
+        for k, choice in enumerate(item.choices)
+    ]
+    scores = iter(scorer.score(requests))
+    rows: list[DumpRow] = []
+    for item in items:
+        per_choice = [next(scores) for _ in item.choices]
+        rows += _rows_for_item(
+            item, study=study, model=model, method="sum_logprob", variant=variant,
+            scores=[s.sum_logprob for s in per_choice], token_ids=[s.token_ids for s in per_choice],
+            token_logprobs=[s.token_logprobs for s in per_choice],
+        )
+    return rows
+
+
+def score_letters(
+    scorer: Any,
+    items: Sequence[MCItem],
+    *,
+    study: str,
+    model: str,
+    variant: str = "",
+    suffix: str = DEFAULT_ANSWER_SUFFIX,
+    letters: Sequence[str] = LETTERS,
+) -> list[DumpRow]:
+    """Method ``letter_prob``: the probability of each option's letter after the lettered prompt."""
+    from choicelab.lm.candidates import candidate_distributions
+
+    contexts = [letter_prompt(item, letters, suffix) for item in items]
+    candidates = [list(letters[: len(item.choices)]) for item in items]
+    dists = candidate_distributions(scorer, contexts, candidates)
+    rows: list[DumpRow] = []
+    for item, dist in zip(items, dists, strict=True):
+        rows += _rows_for_item(
+            item, study=study, model=model, method="letter_prob", variant=variant, scores=list(dist.logprobs),
+            token_ids=list(dist.token_ids), token_logprobs=list(dist.token_logprobs),
+        )
+    return rows
+
+
+def score_encoder(
+    model_obj: Any,
+    tokenizer: Any,
+    items: Sequence[MCItem],
+    *,
+    study: str,
+    model: str,
+    variant: str = "",
+    input_format: str = "pair",
+    max_length: int = 128,
+) -> list[DumpRow]:
+    """Method ``mc_logit``: an encoder's multiple-choice logits."""
+    from choicelab.lm.encoder import mc_logits
+
+    logits = mc_logits(model_obj, tokenizer, items, input_format=input_format, max_length=max_length)
+    rows: list[DumpRow] = []
+    for item, values in zip(items, logits, strict=True):
+        rows += _rows_for_item(
+            item, study=study, model=model, method="mc_logit", variant=variant, scores=[float(v) for v in values],
+            token_ids=[() for _ in item.choices], token_logprobs=[() for _ in item.choices],
+        )
+    return rows

@@ -1,0 +1,1 @@
+# scoring_methods study: rules are added by the study's issue (see README).

@@ -1,0 +1,1 @@
+# steer study: rules are added by the study's issue (see README).

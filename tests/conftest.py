@@ -67,3 +67,20 @@ def smoke_run(tmp_path_factory, data_mirror):
 def manifest_ids(workdir: Path) -> set[str]:
     manifest = json.loads((workdir / "results" / "manifest.json").read_text())
     return {a["id"] for a in manifest["artifacts"]}
+
+
+def toy_items(n: int, seed: int, split: str, n_choices: int = 3):
+    """Separable multiple-choice items: the correct choice starts with "yes indeed"."""
+    import random
+
+    from choicelab.items.schema import MCItem
+
+    rng = random.Random(seed)
+    words = ["red", "blue", "green", "cat", "dog", "sun"]
+    items = []
+    for i in range(n):
+        choices = [f"{rng.choice(words)} {rng.choice(words)}" for _ in range(n_choices)]
+        label = rng.randrange(n_choices)
+        choices[label] = "yes indeed " + choices[label]
+        items.append(MCItem("toy", split, f"{split}{i}", "pick the yes", tuple(choices), label))
+    return items

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import random
-
 import numpy as np
 import pytest
 
@@ -12,18 +10,7 @@ from choicelab.lm.embed import embed_texts
 from choicelab.lm.encoder import fine_tune_mc, mc_logits
 from choicelab.lm.generate import sample
 from choicelab.lm.tiny import tiny_model
-
-
-def _toy_items(n, seed, split):
-    rng = random.Random(seed)
-    words = ["red", "blue", "green", "cat", "dog", "sun"]
-    items = []
-    for i in range(n):
-        choices = [f"{rng.choice(words)} {rng.choice(words)}" for _ in range(3)]
-        label = rng.randrange(3)
-        choices[label] = "yes indeed " + choices[label]
-        items.append(MCItem("toy", split, f"{split}{i}", "pick the yes", tuple(choices), label))
-    return items
+from conftest import toy_items
 
 
 def test_mc_logits_give_one_value_per_choice_for_mixed_choice_counts(tiny_bert):
@@ -35,7 +22,7 @@ def test_mc_logits_give_one_value_per_choice_for_mixed_choice_counts(tiny_bert):
 
 def test_fine_tuning_learns_stops_at_the_target_and_records_it():
     model, tokenizer = tiny_model("bert", seed=1)
-    train, dev = _toy_items(96, 0, "train"), _toy_items(24, 1, "dev")
+    train, dev = toy_items(96, 0, "train"), toy_items(24, 1, "dev")
     result = fine_tune_mc(model, tokenizer, train, dev, learning_rate=5e-3, batch_size=16, max_epochs=5, seed=0,
                           target_dev_accuracy=0.9, log=lambda _: None)
     assert result.reached_target
@@ -47,15 +34,15 @@ def test_fine_tuning_is_reproducible_under_a_seed():
     runs = []
     for _ in range(2):
         model, tokenizer = tiny_model("bert", seed=3)
-        fine_tune_mc(model, tokenizer, _toy_items(32, 0, "train"), _toy_items(8, 1, "dev"), learning_rate=1e-3,
+        fine_tune_mc(model, tokenizer, toy_items(32, 0, "train"), toy_items(8, 1, "dev"), learning_rate=1e-3,
                      batch_size=8, max_epochs=1, seed=7, log=lambda _: None)
-        runs.append(np.concatenate(mc_logits(model, tokenizer, _toy_items(8, 2, "test"))))
+        runs.append(np.concatenate(mc_logits(model, tokenizer, toy_items(8, 2, "test"))))
     np.testing.assert_array_equal(runs[0], runs[1])
 
 
 def test_unreachable_target_is_recorded_as_not_reached():
     model, tokenizer = tiny_model("bert", seed=1)
-    result = fine_tune_mc(model, tokenizer, _toy_items(16, 0, "train"), _toy_items(8, 1, "dev"), learning_rate=1e-6,
+    result = fine_tune_mc(model, tokenizer, toy_items(16, 0, "train"), toy_items(8, 1, "dev"), learning_rate=1e-6,
                           batch_size=8, max_epochs=1, seed=0, target_dev_accuracy=1.01, log=lambda _: None)
     assert not result.reached_target
     assert len(result.history) == 1

@@ -3,30 +3,17 @@
 from __future__ import annotations
 
 import json
-import random
-
-from choicelab.items.schema import MCItem
 from choicelab.lm.loading import load_encoder_mc
 from choicelab.lm.prepare import prepare_model
 from choicelab.pipelines.finetune import FineTuneParams, fine_tune_checkpoint
-
-
-def _items(n, seed, split):
-    rng = random.Random(seed)
-    out = []
-    for i in range(n):
-        choices = [f"{rng.choice(['red', 'blue', 'cat'])} {rng.choice(['dog', 'sun'])}" for _ in range(2)]
-        label = rng.randrange(2)
-        choices[label] = "yes " + choices[label]
-        out.append(MCItem("toy", split, f"{split}{i}", "pick yes", tuple(choices), label))
-    return out
+from conftest import toy_items
 
 
 def test_checkpoint_records_training_and_loads_like_any_model(tmp_path):
     base = tmp_path / "tiny-bert"
     base_meta = prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert"}, base)
     params = FineTuneParams(learning_rate=5e-3, batch_size=8, max_epochs=3, seed=0, target_dev_accuracy=0.9)
-    meta = fine_tune_checkpoint(base, _items(48, 0, "train"), _items(16, 1, "dev"), params, tmp_path / "ckpt",
+    meta = fine_tune_checkpoint(base, toy_items(48, 0, "train", 2), toy_items(16, 1, "dev", 2), params, tmp_path / "ckpt",
                                 name="tiny-bert__toy", device="cpu")
     on_disk = json.loads((tmp_path / "ckpt" / "model.json").read_text())
     assert on_disk == meta

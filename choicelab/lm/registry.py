@@ -20,7 +20,6 @@ import hashlib
 import importlib.metadata
 import importlib.util
 import json
-import os
 import shutil
 import tempfile
 from collections.abc import Callable
@@ -28,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from choicelab.io import UMASK, sha256_file, write_json
+from choicelab.io import atomic_directory, sha256_file, write_json
 
 KINDS = ("causal", "encoder")
 DTYPES = ("float32", "bfloat16", "float16")
@@ -279,17 +278,7 @@ def _build(spec: ModelSpec, tmp: Path, seed: int) -> dict[str, Any]:
 
 def materialize(spec: ModelSpec, out_dir: Path, seed: int = 0) -> dict[str, Any]:
     """Build ``out_dir`` atomically (see the module docstring); returns the model.json record."""
-    out_dir = Path(out_dir)
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
-    try:
+    with atomic_directory(out_dir) as tmp:
         meta = _build(spec, tmp, seed)
         write_json(tmp / "model.json", meta)
-        os.chmod(tmp, 0o777 & ~UMASK)
-        if out_dir.exists():
-            shutil.rmtree(out_dir)
-        tmp.rename(out_dir)
-        return meta
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+    return meta

@@ -7,15 +7,12 @@ steps, dev accuracy history, whether the target was reached) and the hyper-param
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from choicelab.io import UMASK, write_json
+from choicelab.io import atomic_directory, write_json
 from choicelab.items.schema import MCItem
 
 
@@ -70,10 +67,7 @@ def fine_tune_checkpoint(
         weight_decay=params.weight_decay,
         grad_accumulation=params.grad_accumulation,
     )
-    out = Path(out_dir)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-    try:
+    with atomic_directory(out_dir) as tmp:
         model.save_pretrained(str(tmp), safe_serialization=True)
         tokenizer.save_pretrained(str(tmp))
         combined, per_file = weights_digest(tmp)
@@ -99,11 +93,4 @@ def fine_tune_checkpoint(
             "library_versions": base_meta.get("library_versions", {}),
         }
         write_json(tmp / "model.json", meta)
-        os.chmod(tmp, 0o777 & ~UMASK)
-        if out.exists():
-            shutil.rmtree(out)
-        tmp.rename(out)
-        return meta
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+    return meta

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import matplotlib
 
 matplotlib.use("Agg")
+matplotlib.rcParams["svg.hashsalt"] = "choicelab"  # deterministic SVG ids: reruns give identical files
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 

@@ -1,18 +1,12 @@
-# Revealed belief vs stated answer. Foundation slice: single-die scenarios -> revealed distributions ->
-# appendix tables B.1.1 (base models) / B.2.1 (instruct models) -> figure.
+# Revealed belief vs stated answer: scenarios -> RevB and StaA logit dumps -> distances -> Table 1, the appendix
+# tables B.1.1-B.3.4, C.1-C.3, D.1-D.3, E.1-E.3, Figs 2-6 and the comparison with the paper.
 
-
-RB_TABLES = [
-    t
-    for t, role in (("table_b1_1", "base"), ("table_b2_1", "instruct"))
-    if rb_models(role)
-]
 
 register_artifacts(
     "revealed_belief",
-    (
-        [f"{RB}/tables/{t}.{ext}" for t in RB_TABLES for ext in ("csv", "md")]
-        + [f"{RB_FIG}/fig_single_die.{ext}" for ext in ("png", "svg")]
+    [f"{RB}/tables/{t}.{ext}" for t in rb_tables() for ext in ("csv", "md")]
+    + (
+        [f"{RB_FIG}/{f}.{ext}" for f in RB_FIGURES for ext in ("png", "svg")]
         if rb_models()
         else []
     ),
@@ -21,15 +15,18 @@ register_artifacts(
 
 rule rb_scenarios:
     output:
-        f"{RB}/scenarios.parquet",
+        scenarios=f"{RB}/scenarios.parquet",
+        questions=f"{RB}/stated_questions.parquet",
     log:
         "results/logs/revealed_belief/scenarios.log",
     conda:
         "../envs/analysis.yaml"
     params:
-        faces=config["studies"]
-        .get("revealed_belief", {})
-        .get("faces", [4, 6, 8, 10, 12]),
+        faces=rb_config("faces", [4, 6, 8, 10, 12]),
+        n_dice=rb_config("n_dice", [1, 2, 3]),
+        families=rb_config("families", ["dice", "coins", "choice", "preference"]),
+        staa_max_outcomes=rb_config("staa_max_outcomes", None),
+        seed=config["seed"],
     script:
         "../scripts/rb_scenarios.py"
 
@@ -57,52 +54,85 @@ rule rb_revealed:
         "../scripts/rb_revealed.py"
 
 
+rule rb_stated:
+    input:
+        questions=f"{RB}/stated_questions.parquet",
+        model=rb_model_dir,
+    output:
+        f"{RB}/dumps/{{model}}.stated.parquet",
+    log:
+        "results/logs/revealed_belief/stated_{model}.log",
+    benchmark:
+        "results/benchmarks/revealed_belief/stated_{model}.tsv"
+    conda:
+        "../envs/models.yaml"
+    resources:
+        mem_mb=8000,
+        runtime=60,
+        gpu=model_gpus,
+    params:
+        max_batch_tokens=config["engine"]["max_batch_tokens"],
+        device=config["device"],
+    script:
+        "../scripts/rb_stated.py"
+
+
 rule rb_metrics:
     input:
         scenarios=f"{RB}/scenarios.parquet",
-        dumps=rb_dumps,
+        questions=f"{RB}/stated_questions.parquet",
+        revealed=rb_revealed_dumps,
+        stated=rb_stated_dumps,
     output:
-        f"{RB}/metrics/revealed.parquet",
+        f"{RB}/metrics/distances.parquet",
     log:
         "results/logs/revealed_belief/metrics.log",
     conda:
         "../envs/analysis.yaml"
     params:
-        epsilon=config["studies"].get("revealed_belief", {}).get("symkl_epsilon", 1e-6),
+        epsilon=rb_config("symkl_epsilon", 1e-6),
     script:
         "../scripts/rb_metrics.py"
 
 
-rule rb_appendix_table:
+rule rb_table:
     input:
-        metrics=f"{RB}/metrics/revealed.parquet",
+        metrics=f"{RB}/metrics/distances.parquet",
+        scenarios=f"{RB}/scenarios.parquet",
+        paper=repo_file("data/revealed_belief/paper/llama3_70b_chebyshev.csv"),
     output:
         csv=f"{RB}/tables/{{table}}.csv",
         md=f"{RB}/tables/{{table}}.md",
     log:
         "results/logs/revealed_belief/{table}.log",
     wildcard_constraints:
-        table="table_b1_1|table_b2_1",
-    conda:
-        "../envs/analysis.yaml"
-    params:
-        models=rb_table_models,
-    script:
-        "../scripts/rb_appendix_table.py"
-
-
-rule rb_fig_single_die:
-    input:
-        scenarios=f"{RB}/scenarios.parquet",
-        dumps=rb_dumps,
-    output:
-        png=f"{RB_FIG}/fig_single_die.png",
-        svg=f"{RB_FIG}/fig_single_die.svg",
-    log:
-        "results/logs/revealed_belief/fig_single_die.log",
+        table="table1|compare_paper|table_[bcde][0-9_]+",
     conda:
         "../envs/analysis.yaml"
     params:
         models=rb_models(),
+        roles={m: config["models"][m].get("role", "") for m in rb_models()},
     script:
-        "../scripts/rb_fig_single_die.py"
+        "../scripts/rb_table.py"
+
+
+rule rb_figure:
+    input:
+        metrics=f"{RB}/metrics/distances.parquet",
+        scenarios=f"{RB}/scenarios.parquet",
+        revealed=rb_revealed_dumps,
+    output:
+        png=f"{RB_FIG}/{{figure}}.png",
+        svg=f"{RB_FIG}/{{figure}}.svg",
+    log:
+        "results/logs/revealed_belief/{figure}.log",
+    wildcard_constraints:
+        figure="|".join(RB_FIGURES),
+    conda:
+        "../envs/analysis.yaml"
+    params:
+        models=rb_models(),
+        roles={m: config["models"][m].get("role", "") for m in rb_models()},
+        faces=rb_config("faces", [4, 6, 8, 10, 12]),
+    script:
+        "../scripts/rb_figure.py"

@@ -10,6 +10,8 @@ matplotlib.use("Agg")
 matplotlib.rcParams["svg.hashsalt"] = "choicelab"  # deterministic SVG ids: reruns give identical files
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
+import json  # noqa: E402
+import math  # noqa: E402
 
 EMBEDDED_PAIR_NOTE = (
     "The embedded models are not a matched base/instruct pair (Gemma-3-270M base, SmolLM2-135M-Instruct)."
@@ -44,3 +46,141 @@ def save_figure(fig: plt.Figure, png: str, svg: str) -> None:
     with atomic_path(svg, suffix=".svg") as tmp:
         fig.savefig(tmp, format="svg", metadata={"Date": None, "Creator": None})
     plt.close(fig)
+
+
+def _whisker_boxes(ax, groups: list[list[float]], labels: list[str], colors: list[str]) -> None:
+    """Box 25-75 %, whiskers 10-90 %, line at the median (the paper's Fig. 2 convention)."""
+    bp = ax.boxplot(groups, whis=(10, 90), showfliers=False, patch_artist=True, tick_labels=labels)
+    for patch, color in zip(bp["boxes"], colors, strict=True):
+        patch.set_facecolor(color)
+
+
+def fig2_boxplots(metrics: pd.DataFrame, roles: dict[str, str]) -> plt.Figure:
+    """RevB Chebyshev distance per task, base vs instruct models."""
+    revealed = metrics[metrics["method"] == "revealed"].assign(role=lambda f: f["model"].map(roles))
+    tasks = ["dice", "coins", "choice", "preference"]
+    fig, axes = plt.subplots(1, len(tasks), figsize=(12, 3.2), sharey=True)
+    for ax, task in zip(axes, tasks, strict=True):
+        sub = revealed[revealed["family"] == task]
+        groups, labels, colors = [], [], []
+        for role, color in (("base", "tab:blue"), ("instruct", "tab:orange")):
+            values = sub[sub["role"] == role]["chebyshev"].tolist()
+            if values:
+                groups.append(values)
+                labels.append(role)
+                colors.append(color)
+        if groups:
+            _whisker_boxes(ax, groups, labels, colors)
+        ax.set_title(task.capitalize())
+    axes[0].set_ylabel("Chebyshev distance (RevB)")
+    fig.suptitle("Fig. 2: revealed-belief error per task, base vs instruct (box 25-75 %, whiskers 10-90 %)", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def fig3_distributions(dump: pd.DataFrame, scenarios: pd.DataFrame, table: pd.DataFrame, models: Sequence[str]) -> plt.Figure:
+    """RevB distributions for 4 abstract choices and 3 coins, with the RevB/StaA error table below."""
+    picks = [("choice-single-4", "4 abstract choices"), ("coins-single-3c-b1-heads", "3 fair coins (number of Heads)")]
+    fig, axes = plt.subplots(2, len(picks), figsize=(10, 6.5), gridspec_kw={"height_ratios": [3, 1.3]})
+    for col, (setting, title) in enumerate(picks):
+        ax = axes[0][col]
+        scen = scenarios[scenarios["setting_id"] == setting]
+        if scen.empty:
+            ax.set_visible(False)
+            continue
+        outcomes = list(scen.iloc[0]["outcomes"])
+        width = 0.8 / (len(models) + 1)
+        ax.bar([i for i in range(len(outcomes))], list(scen.iloc[0]["true_probs"]), width, color="black", label="true")
+        for m, model in enumerate(models):
+            rows = dump[(dump["model"] == model) & (dump["item_id"] == setting)].sort_values("option_id")
+            ax.bar([i + (m + 1) * width for i in range(len(rows))], rows["prob"], width, label=model)
+        ax.set_xticks([i + width * len(models) / 2 for i in range(len(outcomes))], outcomes)
+        ax.set_title(title)
+        ax.set_ylim(0, 1)
+    axes[0][0].legend(fontsize=7)
+    for col in range(len(picks)):
+        axes[1][col].axis("off")
+    axes[1][0].table(cellText=table.round(2).astype(str).values.tolist(), colLabels=list(table.columns),
+                     loc="center", fontsize=7)
+    fig.suptitle("Fig. 3: revealed distributions (4 choices, 3 coins) and RevB / StaA Chebyshev errors", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def fig4_die_priors(dump: pd.DataFrame, scenarios: pd.DataFrame, models: Sequence[str], faces: int) -> plt.Figure:
+    """RevB of one die with no prior and with a previous roll of 1, the middle value and the maximum."""
+    single = f"dice-single-1d{faces}"
+    priors = scenarios[(scenarios["variant"] == "independent") & scenarios["setting_id"].str.startswith(f"dice-independent-1d{faces}-")]
+    settings = [(single, "no prior")] + [
+        (s, f"prior {json.loads(p)['previous']}") for s, p in zip(priors["setting_id"], priors["params"], strict=True)
+    ]
+    fig, axes = plt.subplots(len(models), len(settings), figsize=(3 * len(settings), 2.4 * len(models)), squeeze=False)
+    for r, model in enumerate(models):
+        for c, (setting, title) in enumerate(settings):
+            rows = dump[(dump["model"] == model) & (dump["item_id"] == setting)].sort_values("option_id")
+            axes[r][c].bar(rows["option_text"], rows["prob"])
+            axes[r][c].axhline(1 / faces, color="black", ls="--", lw=1)
+            axes[r][c].set_ylim(0, 1)
+            axes[r][c].set_title(f"{model}: {title}", fontsize=8)
+            axes[r][c].tick_params(labelsize=7)
+    fig.suptitle(f"Fig. 4: one {faces}-sided die, no prior vs a previous roll (dashed: true 1/{faces})", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def fig5_increase(metrics: pd.DataFrame, roles: dict[str, str]) -> plt.Figure:
+    """Increase of the Chebyshev error over the single-roll baseline, for an independent prior roll and for one
+    observation (single die), per group: RevB base, RevB instruct, StaA."""
+    dice = metrics[(metrics["family"] == "dice")].copy()
+    dice["faces"] = dice["setting_id"].str.extract(r"-1d(\d+)")[0]
+    dice = dice.dropna(subset=["faces"])
+    dice["group"] = [("StaA" if m == "stated" else f"RevB {roles.get(model, '?')}") for m, model in zip(dice["method"], dice["model"], strict=True)]
+    records = []
+    for (group, faces), sub in dice.groupby(["group", "faces"]):
+        base = sub[sub["variant"] == "single"]["chebyshev"].mean()
+        for variant, label in (("independent", "independent prior"), ("observation", "one observation")):
+            values = sub[sub["variant"] == variant]["chebyshev"]
+            if len(values) and not math.isnan(base):
+                records.append({"group": group, "change": label, "increase": values.mean() - base})
+    frame = pd.DataFrame.from_records(records)
+    fig, ax = plt.subplots(figsize=(6, 3.2))
+    if not frame.empty:
+        pivot = frame.groupby(["change", "group"])["increase"].mean().unstack("group")
+        pivot.plot.bar(ax=ax, rot=0)
+    ax.axhline(0, color="black", lw=0.8)
+    ax.set_ylabel("Chebyshev increase vs single roll")
+    ax.set_title("Fig. 5: effect of a prior roll and of one observation (one die)", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def fig6_order(dump: pd.DataFrame, scenarios: pd.DataFrame, models: Sequence[str]) -> plt.Figure:
+    """Probability of "Left" (RevB) by bias, when Left is named first vs second."""
+    sub = scenarios[(scenarios["family"] == "preference") & (scenarios["variant"] == "single")]
+    sub = sub[sub["setting_id"].str.startswith("preference-single-left-")]
+    records = []
+    for s in sub.itertuples():
+        params = json.loads(s.params)
+        for model in models:
+            rows = dump[(dump["model"] == model) & (dump["item_id"] == s.setting_id)]
+            p_left = float(rows[rows["option_text"] == "Left"]["prob"].sum())
+            records.append({"model": model, "bias": params["bias"], "first": params["order"][0], "p_left": p_left,
+                            "true": s.true_probs[s.outcomes.tolist().index("Left")]})
+    frame = pd.DataFrame.from_records(records)
+    fig, axes = plt.subplots(1, max(1, len(models)), figsize=(4 * max(1, len(models)), 3), squeeze=False)
+    for ax, model in zip(axes[0], models, strict=False):
+        part = frame[frame["model"] == model] if not frame.empty else frame
+        for first, style in (("Left", "-o"), ("Right", "--s")):
+            line = part[part["first"] == first].sort_values("bias")
+            ax.plot(line["bias"], line["p_left"], style, label=f"{first} named first")
+        if not part.empty:
+            truth = part.drop_duplicates("bias").sort_values("bias")
+            ax.plot(truth["bias"], truth["true"], ":", color="black", label="true")
+        ax.set_title(model, fontsize=9)
+        ax.set_xlabel("bias toward Left")
+        ax.set_ylim(0, 1)
+    axes[0][0].set_ylabel("P(Left)")
+    axes[0][0].legend(fontsize=7)
+    fig.suptitle("Fig. 6: order of the options Left / Right", fontsize=10)
+    fig.tight_layout()
+    return fig

@@ -1,41 +1,392 @@
-"""Revealed-belief scenarios (provisional single-die slice; the revealed-belief issue completes the grid)."""
+"""Revealed-belief scenarios (dice, coins, choice, preference) with exact true distributions, and the stated-answer
+multiple-choice questions built from them.
+
+Every scenario has a stable ``setting_id``, the appendix ``row_label`` and ``appendix`` group it is reported under
+(``b1``..``b4`` for dice, ``c``, ``d``, ``e``), the outcome support, and its true distribution as fractions:
+convolutions of uniform dice, conditioning on observations (excluded outcomes get 0), binomial coins with
+p = b/(b+1), and shifts for dependent repeats. Wording follows the paper's Appendix A; where the appendix gives no
+example (several dice, observations pairs, biased preferences) our sentences are written next to the generator and
+documented in docs/revealed_belief.md.
+"""
 
 from __future__ import annotations
 
+import math
+import random
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+DEFAULT_FACES = (4, 6, 8, 10, 12)
+OBSERVATIONS = ("Smaller", "Larger", "Even", "Odd", "Not first", "Not middle")
+OBSERVATION_PAIRS = (
+    ("Smaller", "Even"), ("Smaller", "Odd"), ("Smaller", "Not first"), ("Smaller", "Not middle"),
+    ("Larger", "Even"), ("Larger", "Odd"), ("Larger", "Not first"), ("Larger", "Not middle"),
+    ("Even", "Not first"), ("Even", "Not middle"),
+)
+PREFERENCE_PAIRS = (("Left", "Right"), ("Heads", "Tails"))
+LETTERS = "ABCDEFGHIJKL"
+
 
 @dataclass(frozen=True)
 class Scenario:
+    """One setting. ``prompt`` = ``scenario_text`` + " " + the completion clause the outcome follows."""
+
     setting_id: str
     family: str
     variant: str
     row_label: str
-    table_id: str
-    prompt: str
+    appendix: str
+    scenario_text: str
+    completion: str
+    question: str  # the stated-answer question with "{outcome}" for the queried outcome
     outcomes: tuple[str, ...]
     true_distribution: tuple[Fraction, ...]
     params: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
+    @property
+    def prompt(self) -> str:
+        return f"{self.scenario_text} {self.completion}"
 
-def single_die_scenarios(faces: tuple[int, ...] = (4, 6, 8, 10, 12)) -> list[Scenario]:
-    """One fair die with ``n`` faces, cast once (Appendix A wording); outcome = the face number."""
-    return [
-        Scenario(
-            setting_id=f"dice-single-1d{n}",
-            family="dice",
-            variant="single",
-            row_label="Regular – 1 die",
-            table_id="b1_1",
-            prompt=(
-                f"A die has {n} faces. The die is equally likely to land on any of its faces. The die is cast. "
-                "The die lands on face number"
-            ),
-            outcomes=tuple(str(k) for k in range(1, n + 1)),
-            true_distribution=tuple(Fraction(1, n) for _ in range(n)),
-            params={"dice": 1, "faces": n},
+    @property
+    def table_id(self) -> str:
+        return self.appendix
+
+
+# -- distributions --------------------------------------------------------------------------------------------
+
+
+def dice_sum_distribution(n_dice: int, faces: int) -> dict[int, Fraction]:
+    """Exact distribution of the sum of ``n_dice`` fair dice with ``faces`` faces (repeated convolution)."""
+    dist = {0: Fraction(1)}
+    for _ in range(n_dice):
+        nxt: dict[int, Fraction] = {}
+        for total, p in dist.items():
+            for face in range(1, faces + 1):
+                nxt[total + face] = nxt.get(total + face, Fraction(0)) + p / faces
+        dist = nxt
+    return dict(sorted(dist.items()))
+
+
+def binomial_distribution(n: int, p: Fraction) -> dict[int, Fraction]:
+    return {k: math.comb(n, k) * p**k * (1 - p) ** (n - k) for k in range(n + 1)}
+
+
+def shift(dist: dict[int, Fraction], by: int) -> dict[int, Fraction]:
+    return {k + by: p for k, p in dist.items()}
+
+
+def condition(dist: dict[int, Fraction], keep: Callable[[int], bool]) -> dict[int, Fraction]:
+    """Condition on an event: excluded outcomes get probability 0, the rest is renormalized."""
+    mass = sum((p for k, p in dist.items() if keep(k)), Fraction(0))
+    if mass == 0:
+        raise ValueError("the observation excludes every outcome")
+    return {k: (p / mass if keep(k) else Fraction(0)) for k, p in dist.items()}
+
+
+# -- dice -----------------------------------------------------------------------------------------------------
+
+
+def _dice_intro(n: int, faces: int) -> str:
+    if n == 1:
+        return f"A die has {faces} faces. The die is equally likely to land on any of its faces."
+    return f"There are {n} dice. Each die has {faces} faces and is equally likely to land on any of its faces."
+
+
+def _dice_label(base: str, n: int, sep: str = " – ") -> str:
+    return f"{base}{sep}{n} dice" if n > 1 else base
+
+
+def observation_rule(name: str, support: Sequence[int]) -> tuple[str, Callable[[int], bool]]:
+    """The sentence and predicate of an observation on a support lo..hi (thresholds at the midpoint)."""
+    lo, hi = support[0], support[-1]
+    mid = (lo + hi) / 2
+    middle = math.floor(mid)
+    if name == "Smaller":
+        t = math.ceil(mid)
+        return f"smaller than {t}", lambda v: v < t
+    if name == "Larger":
+        t = math.floor(mid)
+        return f"larger than {t}", lambda v: v > t
+    if name == "Even":
+        return "an even number", lambda v: v % 2 == 0
+    if name == "Odd":
+        return "an odd number", lambda v: v % 2 == 1
+    if name == "Not first":
+        return f"different from {lo}", lambda v: v != lo
+    if name == "Not middle":
+        return f"different from {middle}", lambda v: v != middle
+    raise ValueError(f"unknown observation {name!r}; use one of {OBSERVATIONS}")
+
+
+def _scenario(setting_id, family, variant, row, appendix, text, completion, question, dist, params) -> Scenario:
+    return Scenario(
+        setting_id=setting_id,
+        family=family,
+        variant=variant,
+        row_label=row,
+        appendix=appendix,
+        scenario_text=text,
+        completion=completion,
+        question=question,
+        outcomes=tuple(str(k) for k in dist),
+        true_distribution=tuple(dist.values()),
+        params=params,
+    )
+
+
+def dice_scenarios(faces: Iterable[int] = DEFAULT_FACES, n_dice: Iterable[int] = (1, 2, 3)) -> list[Scenario]:
+    out: list[Scenario] = []
+    for n in n_dice:
+        for f in faces:
+            intro = _dice_intro(n, f)
+            base = dice_sum_distribution(n, f)
+            support = list(base)
+            one = n == 1
+            cast = "The die is cast." if one else "The dice are cast."
+            result_is = "The die lands on face number" if one else "The sum of the results is equal to"
+            question_single = "the die lands on face {outcome}" if one else "the sum of the results is equal to {outcome}"
+            key = f"{n}d{f}"
+            params = {"dice": n, "faces": f}
+            out.append(_scenario(f"dice-single-{key}", "dice", "single", "Regular – 1 die" if one else f"Regular – {n} dice", "b1",
+                                 f"{intro} {cast}", result_is, question_single, base, params))
+            previous_values = sorted({support[0], math.floor((support[0] + support[-1]) / 2), support[-1]})
+            for r in previous_values:
+                first = (f"The die lands on face number {r}. The die is cast again." if one
+                         else f"The sum of the results is {r}. The dice are cast again.")
+                out.append(_scenario(
+                    f"dice-independent-{key}-prev{r}", "dice", "independent",
+                    "Independent 1 die" if one else f"Independent – {n} dice", "b1",
+                    f"{intro} {cast} {first}", result_is, question_single, base, {**params, "previous": r}))
+                dependent_clause = "The sum of both results is equal to" if one else "The sum of the results of both casts is equal to"
+                out.append(_scenario(
+                    f"dice-dependent-{key}-prev{r}", "dice", "dependent",
+                    "Dependant 1 die" if one else f"Dependant – {n} dice", "b1",
+                    f"{intro} {cast} {first}", dependent_clause,
+                    "the sum of both results is equal to {outcome}", shift(base, r), {**params, "previous": r}))
+            subject = "the result" if one else "the sum of the results"
+            indeed = "Indeed, the result is equal to" if one else "Indeed, the sum is equal to"
+            for obs in OBSERVATIONS:
+                sentence, keep = observation_rule(obs, support)
+                out.append(_scenario(
+                    f"dice-obs-{key}-{obs.lower().replace(' ', '')}", "dice", "observation", _dice_label(obs, n), "b2",
+                    f"{intro} {cast} We observe that {subject} is {sentence}.", indeed,
+                    f"{subject} is equal to {{outcome}}", condition(base, keep), {**params, "observations": [obs]}))
+            for a, b in OBSERVATION_PAIRS:
+                sa, ka = observation_rule(a, support)
+                sb, kb = observation_rule(b, support)
+                try:
+                    dist = condition(base, lambda v, ka=ka, kb=kb: ka(v) and kb(v))
+                except ValueError:
+                    continue  # the pair excludes every outcome for this die: no such setting
+                label = f"{a} – {b}" + (f" – {n} dice" if n > 1 else "")
+                out.append(_scenario(
+                    f"dice-obs2-{key}-{a.lower().replace(' ', '')}-{b.lower().replace(' ', '')}", "dice",
+                    "two observations", label, "b3" if one else "b4",
+                    f"{intro} {cast} We observe that {subject} is {sa} and that it is {sb}.", indeed,
+                    f"{subject} is equal to {{outcome}}", dist, {**params, "observations": [a, b]}))
+    return out
+
+
+def single_die_scenarios(faces: Iterable[int] = DEFAULT_FACES) -> list[Scenario]:
+    return [s for s in dice_scenarios(faces, n_dice=(1,)) if s.variant == "single"]
+
+
+# -- coins ----------------------------------------------------------------------------------------------------
+
+
+def coin_scenarios(n_coins: Iterable[int] = (2, 3), biases: Iterable[int] = (1, 3, 5)) -> list[Scenario]:
+    out: list[Scenario] = []
+    for n in n_coins:
+        for bias in biases:
+            if bias == 1:
+                intro = f"There are {n} coins. Each coin is fair and is equally likely to land on Heads and Tails."
+            else:
+                intro = (f"There are {n} coins. Each coin is biased and is {bias} times more likely to land on Heads "
+                         "than on Tails.")
+            bias_label = "" if bias == 1 else f" {bias}x Bias"
+            for face in ("Heads", "Tails"):
+                p = Fraction(bias, bias + 1) if face == "Heads" else Fraction(1, bias + 1)
+                base = binomial_distribution(n, p)
+                params = {"coins": n, "bias": bias, "face": face}
+                key = f"{n}c-b{bias}-{face.lower()}"
+                question = f"the resulting number of {face} is equal to {{outcome}} after flipping the coins"
+                out.append(_scenario(f"coins-single-{key}", "coins", "single", f"{n} coins Regular{bias_label}", "c",
+                                     intro, f"The coins are flipped and the resulting number of {face} is equal to",
+                                     question, base, params))
+                for r in (0, n):
+                    first = f"{intro} The coins are flipped a first time and the resulting number of {face} is {r}."
+                    out.append(_scenario(
+                        f"coins-independent-{key}-prev{r}", "coins", "independent", f"{n} coins Independent{bias_label}",
+                        "c", first, f"The coins are flipped again and the resulting number of {face} is equal to",
+                        question, base, {**params, "previous": r}))
+                    out.append(_scenario(
+                        f"coins-dependent-{key}-prev{r}", "coins", "dependent", f"{n} coins Dependant{bias_label}", "c",
+                        first, f"The coins are flipped again and the total number of {face} showed in the two launches is equal to",
+                        f"the total number of {face} in the two launches is equal to {{outcome}}", shift(base, r),
+                        {**params, "previous": r}))
+    return out
+
+
+# -- choice and preference ------------------------------------------------------------------------------------
+
+
+def _listing(options: Sequence[str]) -> str:
+    return ", ".join(options[:-1]) + f" and {options[-1]}"
+
+
+def choice_scenarios(n_options: Iterable[int] = (2, 4, 6)) -> list[Scenario]:
+    out: list[Scenario] = []
+    for k in n_options:
+        options = list(LETTERS[:k])
+        intro = (f"A person has to choose randomly between {k} options. The options are {_listing(options)}. "
+                 "All possible options are equally likely.")
+        uniform = {o: Fraction(1, k) for o in options}
+        question = "the person chooses option {outcome}"
+        out.append(Scenario(f"choice-single-{k}", "choice", "single", f"Regular – {k} choices", "d", intro,
+                            "The person chooses at random option", question, tuple(options), tuple(uniform.values()),
+                            {"options": k}))
+        for previous in (options[0], options[-1]):
+            out.append(Scenario(
+                f"choice-independent-{k}-prev{previous}", "choice", "independent", f"Independent – {k} choices", "d",
+                f"{intro} The person first chooses at random option {previous}.",
+                "Then the person performs another random choice and chooses option", question, tuple(options),
+                tuple(uniform.values()), {"options": k, "previous": previous}))
+    return out
+
+
+def preference_scenarios(pairs: Iterable[tuple[str, str]] = PREFERENCE_PAIRS, biases: Iterable[int] = (1, 2, 3)) -> list[Scenario]:
+    """Two named options; the first of each pair is the favoured one (``bias`` times more likely); both orders."""
+    out: list[Scenario] = []
+    for favoured, other in pairs:
+        for bias in biases:
+            dist = {favoured: Fraction(bias, bias + 1), other: Fraction(1, bias + 1)}
+            for order in ((favoured, other), (other, favoured)):
+                if bias == 1:
+                    odds = "The choice is fair and each option equally likely to be chosen."
+                else:
+                    odds = f"The option {favoured} is {bias} times more likely to be chosen than the option {other}."
+                intro = f"A person has to choose randomly between two options: {order[0]} and {order[1]}. {odds}"
+                outcomes = order
+                probs = tuple(dist[o] for o in outcomes)
+                bias_label = "" if bias == 1 else f" {bias}x"
+                key = f"{favoured.lower()}-b{bias}-{order[0].lower()}first"
+                params = {"pair": [favoured, other], "bias": bias, "order": list(order)}
+                out.append(Scenario(f"preference-single-{key}", "preference", "single", f"{favoured}{bias_label}", "e",
+                                    intro, "The person chooses at random option", "the person chooses option {outcome}",
+                                    outcomes, probs, params))
+                for previous in order:
+                    out.append(Scenario(
+                        f"preference-independent-{key}-prev{previous.lower()}", "preference", "independent",
+                        f"{favoured} Independent{bias_label}", "e", f"{intro} The person first chooses at random option {previous}.",
+                        "Then the person performs another random choice and chooses option",
+                        "the person chooses option {outcome}", outcomes, probs, {**params, "previous": previous}))
+    return out
+
+
+def all_scenarios(faces: Iterable[int] = DEFAULT_FACES, families: Iterable[str] = ("dice", "coins", "choice", "preference")) -> list[Scenario]:
+    builders = {"dice": lambda: dice_scenarios(faces), "coins": coin_scenarios, "choice": choice_scenarios,
+                "preference": preference_scenarios}
+    out: list[Scenario] = []
+    for family in families:
+        if family not in builders:
+            raise ValueError(f"unknown scenario family {family!r}; use dice, coins, choice or preference")
+        out += builders[family]()
+    ids = [s.setting_id for s in out]
+    if len(set(ids)) != len(ids):
+        raise AssertionError("setting ids are not unique")
+    return out
+
+
+# -- stated answer --------------------------------------------------------------------------------------------
+
+STATED_PREAMBLE = (
+    "You are given a Scenario, a Question, and a set of possible Answers. Select one Answer as your reply. "
+    "The Answers are A, B, C, D, E. Your selected Answer will be contained within square brackets: "
+    "[A], [B], [C], [D], [E] and your reply will contain nothing else."
+)
+DISTRACTOR_FACTORS = (Fraction(1, 3), Fraction(1, 2), Fraction(2), Fraction(3))
+ANSWER_LETTERS = ("A", "B", "C", "D", "E")
+
+
+@dataclass(frozen=True)
+class StatedQuestion:
+    question_id: str
+    setting_id: str
+    outcome: str
+    text: str  # the user message
+    answers: tuple[str, ...]  # the five printed probabilities, in letter order
+    correct_index: int
+
+    @property
+    def correct_letter(self) -> str:
+        return ANSWER_LETTERS[self.correct_index]
+
+
+def answer_values(p: Fraction) -> tuple[list[str], int]:
+    """The correct probability and p x {1/3, 1/2, 2, 3}, printed with 3 decimals (more if rounding would make two
+    answers equal); returns the five strings (correct first) and the number of decimals used."""
+    values = [p, *(p * f for f in DISTRACTOR_FACTORS)]
+    for decimals in range(3, 10):
+        printed = [f"{float(v):.{decimals}f}" for v in values]
+        if len(set(printed)) == len(printed):
+            return printed, decimals
+    raise ValueError(f"cannot print distinct answers for probability {p}")
+
+
+def stated_questions(scenario: Scenario, seed: int, max_outcomes: int | None = None) -> list[StatedQuestion]:
+    """One 5-option MCQ per queried outcome with non-zero probability (at most ``max_outcomes``, sampled with the
+    seed); the position of the correct answer is shuffled with the seed (recorded)."""
+    rng = random.Random(f"{seed}:{scenario.setting_id}")
+    candidates = [(o, p) for o, p in zip(scenario.outcomes, scenario.true_distribution, strict=True) if p > 0]
+    if max_outcomes is not None and len(candidates) > max_outcomes:
+        candidates = sorted(rng.sample(candidates, max_outcomes), key=lambda c: scenario.outcomes.index(c[0]))
+    questions = []
+    for outcome, p in candidates:
+        printed, _ = answer_values(p)
+        order = list(range(5))
+        rng.shuffle(order)
+        answers = tuple(printed[i] for i in order)
+        correct_index = order.index(0)
+        listing = " ".join(f"{letter}) {value}" for letter, value in zip(ANSWER_LETTERS, answers, strict=True))
+        text = (f"{STATED_PREAMBLE}\n\nScenario: {scenario.scenario_text}\n\n"
+                f"Question: What is the probability that {scenario.question.format(outcome=outcome)}?\n\n"
+                f"Answers: {listing}")
+        questions.append(StatedQuestion(f"{scenario.setting_id}:{outcome}", scenario.setting_id, outcome, text,
+                                        answers, correct_index))
+    return questions
+
+
+PLAIN_TEMPLATE = "{text}\n\nAnswer: ["
+
+
+def stated_prompt(question: StatedQuestion, tokenizer: Any | None) -> tuple[str, bool]:
+    """The prompt whose next token is the answer letter: the tokenizer's chat template with the assistant turn
+    pre-filled by "[", or (no chat template) the plain documented template. Returns (prompt, used_chat_template)."""
+    if tokenizer is not None and getattr(tokenizer, "chat_template", None):
+        rendered = tokenizer.apply_chat_template(
+            [{"role": "user", "content": question.text}], tokenize=False, add_generation_prompt=True
         )
-        for n in faces
-    ]
+        return rendered + "[", True
+    return PLAIN_TEMPLATE.format(text=question.text), False
+
+
+_VARIANT_ORDER = {"single": 0, "independent": 1, "dependent": 2}
+_COIN_VARIANT_ORDER = {"single": 0, "dependent": 1, "independent": 2}
+
+
+def row_sort_key(scenario: Scenario) -> tuple:
+    """Row order of the paper's appendix tables."""
+    p = scenario.params
+    if scenario.family == "dice":
+        if scenario.appendix == "b1":
+            return (_VARIANT_ORDER[scenario.variant], p["dice"])
+        if scenario.appendix == "b2":
+            return (p["dice"], OBSERVATIONS.index(p["observations"][0]))
+        return (p["dice"], OBSERVATION_PAIRS.index(tuple(p["observations"])))
+    if scenario.family == "coins":
+        return (p["coins"], _COIN_VARIANT_ORDER[scenario.variant], p["bias"])
+    if scenario.family == "choice":
+        return (_VARIANT_ORDER[scenario.variant], p["options"])
+    return (p["pair"][0], _VARIANT_ORDER[scenario.variant], p["bias"])

@@ -1,0 +1,18 @@
+"""Adapter: rule rb_stated (one instruct model's stated answers as a logit dump)."""
+
+import pandas as pd
+
+from choicelab.dumps import write_dump
+from choicelab.lm.causal import CausalScorer
+from choicelab.lm.loading import load_causal
+from choicelab.pipelines.revealed_belief import stated_rows
+from choicelab.provenance import record_json
+from choicelab.workflow import job_record, log_to
+
+with log_to(snakemake.log[0]):
+    questions = pd.read_parquet(snakemake.input.questions)
+    model, tokenizer, meta = load_causal(snakemake.input.model, device=snakemake.params.device)
+    scorer = CausalScorer(model, tokenizer, max_batch_tokens=snakemake.params.max_batch_tokens)
+    rows, used_chat = stated_rows(scorer, questions, snakemake.wildcards.model)
+    print(f"{len(questions)} questions; chat template used: {used_chat}")
+    write_dump(snakemake.output[0], rows, record_json(job_record(snakemake, models=[snakemake.input.model])))

@@ -1,0 +1,127 @@
+"""Revealed belief: exact true distributions, stated-answer questions, distances, and every artifact of the study."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pandas as pd
+import pytest
+
+from choicelab.items.revealed_belief import (
+    all_scenarios,
+    answer_values,
+    binomial_distribution,
+    coin_scenarios,
+    dice_scenarios,
+    dice_sum_distribution,
+    preference_scenarios,
+    stated_prompt,
+    stated_questions,
+)
+from choicelab.metrics.distributions import chebyshev, l1, symmetric_kl
+from choicelab.pipelines.revealed_belief import appendix_table_ids, stated_metrics
+from conftest import manifest_ids
+
+
+def _by_id(scenarios):
+    return {s.setting_id: s for s in scenarios}
+
+
+def test_two_six_sided_dice_sum_is_the_triangle():
+    dist = dice_sum_distribution(2, 6)
+    assert list(dist) == list(range(2, 13))
+    assert [dist[k] * 36 for k in range(2, 13)] == [1, 2, 3, 4, 5, 6, 5, 4, 3, 2, 1]
+
+
+def test_observation_conditions_and_zeroes_excluded_outcomes():
+    s = _by_id(dice_scenarios(faces=(4,), n_dice=(1,)))
+    smaller = s["dice-obs-1d4-smaller"]
+    assert "smaller than 3" in smaller.prompt  # the paper's Appendix A example
+    assert smaller.true_distribution == (Fraction(1, 2), Fraction(1, 2), 0, 0)
+    even_not_middle = s["dice-obs2-1d4-even-notmiddle"]  # middle of 1..4 is 2: only 4 remains
+    assert even_not_middle.true_distribution == (0, 0, 0, 1)
+
+
+def test_dependent_repeat_shifts_the_support_by_the_previous_roll():
+    s = _by_id(dice_scenarios(faces=(6,), n_dice=(1,)))
+    dep = s["dice-dependent-1d6-prev6"]
+    assert dep.outcomes == tuple(str(k) for k in range(7, 13))
+    assert all(p == Fraction(1, 6) for p in dep.true_distribution)
+    indep = s["dice-independent-1d6-prev6"]
+    assert indep.outcomes == tuple(str(k) for k in range(1, 7))
+
+
+def test_biased_coins_are_binomial_with_p_b_over_b_plus_1():
+    s = _by_id(coin_scenarios(n_coins=(3,), biases=(5,)))
+    heads = s["coins-single-3c-b5-heads"].true_distribution
+    assert heads == tuple(binomial_distribution(3, Fraction(5, 6)).values())
+    assert heads[3] == Fraction(125, 216)
+    assert s["coins-single-3c-b5-tails"].true_distribution[3] == Fraction(1, 216)
+    assert "5 times more likely to land on Heads" in s["coins-single-3c-b5-heads"].prompt
+
+
+def test_preference_bias_and_both_orders():
+    s = _by_id(preference_scenarios())
+    first = s["preference-single-left-b2-leftfirst"]
+    second = s["preference-single-left-b2-rightfirst"]
+    assert dict(zip(first.outcomes, first.true_distribution, strict=True))["Left"] == Fraction(2, 3)
+    assert dict(zip(second.outcomes, second.true_distribution, strict=True))["Left"] == Fraction(2, 3)
+    assert second.prompt.index("Right") < second.prompt.index("Left")
+
+
+def test_setting_ids_are_unique_and_distributions_sum_to_one():
+    scenarios = all_scenarios()
+    assert len({s.setting_id for s in scenarios}) == len(scenarios) > 400
+    assert all(sum(s.true_distribution) == 1 for s in scenarios)
+
+
+def test_stated_answers_use_the_paper_distractors_and_record_the_correct_letter():
+    printed, decimals = answer_values(Fraction(1, 4))
+    assert printed == ["0.250", "0.083", "0.125", "0.500", "0.750"] and decimals == 3
+    scenario = _by_id(dice_scenarios(faces=(4,), n_dice=(1,)))["dice-single-1d4"]
+    questions = stated_questions(scenario, seed=0)
+    assert len(questions) == 4
+    for q in questions:
+        assert q.answers[q.correct_index] == "0.250"
+        assert sorted(q.answers) == sorted(printed)
+        assert "Question: What is the probability that the die lands on face" in q.text
+    assert stated_questions(scenario, seed=0) == questions
+    assert len(stated_questions(scenario, seed=0, max_outcomes=2)) == 2
+
+
+def test_tiny_probabilities_get_more_decimals_so_answers_stay_distinct():
+    printed, decimals = answer_values(Fraction(1, 1728))
+    assert len(set(printed)) == 5 and decimals > 3
+
+
+def test_models_without_chat_template_use_the_documented_plain_template(tiny_llama):
+    _, tokenizer = tiny_llama
+    q = stated_questions(dice_scenarios(faces=(4,), n_dice=(1,))[0], seed=0)[0]
+    prompt, used_chat = stated_prompt(q, tokenizer)
+    assert not used_chat and prompt.endswith("Answer: [")
+
+
+def test_distances_on_a_hand_computed_case():
+    p, q = (0.9, 0.1), (0.5, 0.5)
+    assert chebyshev(p, q) == pytest.approx(0.4)
+    assert l1(p, q) == pytest.approx(0.8)
+    assert symmetric_kl(p, q) == pytest.approx(0.8789, abs=1e-4)
+
+
+def test_stated_error_is_one_minus_the_probability_of_the_correct_letter():
+    dump = pd.DataFrame({"model": "m", "variant": "stated:chat", "item_id": "s:1", "option_id": range(5),
+                         "prob": [0.1, 0.6, 0.1, 0.1, 0.1], "is_label": [False, True, False, False, False]})
+    questions = pd.DataFrame({"question_id": ["s:1"], "setting_id": ["s"]})
+    scenarios = pd.DataFrame({"setting_id": ["s"], "family": ["dice"], "variant": ["single"], "row_label": ["r"],
+                              "appendix": ["b1"], "row_key": ["[0]"]})
+    (row,) = stated_metrics(dump, questions, scenarios, 1e-6).itertuples()
+    assert row.chebyshev == pytest.approx(0.4) and row.l1 == pytest.approx(0.8)
+
+
+def test_smoke_dag_produces_every_revealed_belief_artifact(smoke_run):
+    expected = {f"revealed_belief/{t}" for t in appendix_table_ids()}
+    expected |= {f"revealed_belief/{x}" for x in ("table1", "compare_paper", "fig2", "fig3", "fig4", "fig5", "fig6")}
+    assert expected <= manifest_ids(smoke_run)
+    b11 = pd.read_csv(smoke_run / "results" / "revealed_belief" / "tables" / "table_b1_1.csv")
+    assert b11["row"].tolist()[:3] == ["Regular – 1 die", "Regular – 2 dice", "Independent 1 die"]
+    assert set(b11["metric"]) == {"Chebyshev", "L1", "Symmetric KL"}

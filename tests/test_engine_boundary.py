@@ -49,3 +49,10 @@ def test_bos_is_prepended_when_the_model_adds_it_by_default(tiny_llama):
     assert enc.context_ids[0] == tokenizer.bos_token_id
     plain, = RequestEncoder(tokenizer, add_bos=False).encode(["Hi there"], [" you"])
     assert plain.context_ids == enc.context_ids[1:]
+
+
+def test_a_context_that_already_starts_with_bos_text_is_not_given_a_second_bos(tiny_llama):
+    _, tokenizer = tiny_llama
+    enc, = RequestEncoder(tokenizer, add_bos=True).encode(["<bos>User: hi"], [" there"])
+    assert enc.context_ids[0] == tokenizer.bos_token_id
+    assert enc.context_ids[1] != tokenizer.bos_token_id

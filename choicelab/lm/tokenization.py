@@ -13,8 +13,9 @@ Rules (tested in ``tests/test_engine_boundary.py``):
    encoded on its own (no special tokens); the request is flagged ``boundary_merged`` so that users can see that the
    scored tokenization of the joint text is not the canonical one.
 4. **Prefix / empty context.** If the tokenizer adds a BOS token by default (Gemma, Llama), every context starts with
-   it. An empty context becomes ``[prefix]``: the BOS token, else the EOS token (the documented "start of text" of
-   GPT-2 style models), so the first continuation token always has a position to be predicted from.
+   it, unless the context text already begins with the BOS token's text (a rendered chat template), which is then
+   not doubled. An empty context becomes ``[prefix]``: the BOS token, else the EOS token (the documented "start of
+   text" of GPT-2 style models), so the first continuation token always has a position to be predicted from.
 """
 
 from __future__ import annotations
@@ -67,13 +68,14 @@ class RequestEncoder:
             return []
         return [list(ids) for ids in self.tokenizer(list(texts), add_special_tokens=False)["input_ids"]]
 
-    def _with_prefix(self, ids: list[int]) -> tuple[int, ...]:
-        if self.add_bos or not ids:
+    def _with_prefix(self, ids: list[int], text: str) -> tuple[int, ...]:
+        bos_text = self.tokenizer.bos_token
+        if not ids or (self.add_bos and not (bos_text and text.startswith(bos_text))):
             return (prefix_token_id(self.tokenizer), *ids)
         return tuple(ids)
 
     def encode_contexts(self, contexts: Sequence[str]) -> list[tuple[int, ...]]:
-        return [self._with_prefix(ids) for ids in self._encode_many(contexts)]
+        return [self._with_prefix(ids, text) for ids, text in zip(self._encode_many(contexts), contexts, strict=True)]
 
     def encode(self, contexts: Sequence[str], continuations: Sequence[str]) -> list[EncodedRequest]:
         if len(contexts) != len(continuations):
@@ -90,5 +92,5 @@ class RequestEncoder:
                 cont_ids, merged = joint[len(ctx_ids) :], False
             else:
                 cont_ids, merged = self._encode_many([cont])[0], True
-            encoded.append(EncodedRequest(self._with_prefix(ctx_ids), tuple(cont_ids), merged))
+            encoded.append(EncodedRequest(self._with_prefix(ctx_ids, ctx), tuple(cont_ids), merged))
         return encoded

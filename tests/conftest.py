@@ -46,11 +46,16 @@ def data_mirror() -> Path:
     return SHARED_DATA
 
 
+def repo_env() -> dict[str, str]:
+    """The environment for subprocesses: they import choicelab from this checkout, whatever is pip-installed."""
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)}
+
+
 def run_snakemake(workdir: Path, mirror: Path, *extra: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "snakemake", "--cores", "2", "-s", str(REPO / "Snakefile"), "-d", str(workdir),
          "--configfile", str(REPO / "configs" / "smoke.yaml"), "--config", f"data_mirror={mirror}", *extra],
-        capture_output=True, text=True, timeout=900,
+        capture_output=True, text=True, timeout=900, env=repo_env(),
     )
 
 

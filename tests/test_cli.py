@@ -9,6 +9,8 @@ import sys
 import pyarrow.parquet as pq
 import pytest
 
+from conftest import repo_env
+
 from choicelab.lm.causal import CausalScorer, ContinuationRequest
 from choicelab.lm.loading import load_causal
 from choicelab.lm.prepare import prepare_model
@@ -22,7 +24,7 @@ def model_dir(tmp_path_factory):
 
 
 def _run(*args):
-    return subprocess.run([sys.executable, "-m", "choicelab.cli", *args], capture_output=True, text=True, timeout=300)
+    return subprocess.run([sys.executable, "-m", "choicelab.cli", *args], capture_output=True, text=True, timeout=300, env=repo_env())
 
 
 def test_score_writes_the_documented_columns_and_matches_the_engine(tmp_path, model_dir):

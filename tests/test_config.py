@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from conftest import repo_env
 import yaml
 
 from choicelab.config import ConfigError, check_references, load_config, validate_schema
@@ -81,7 +83,7 @@ def test_snakemake_rejects_an_unknown_key_before_any_job(tmp_path, smoke):
     proc = subprocess.run(
         [sys.executable, "-m", "snakemake", "-n", "--cores", "1", "--configfile", str(cfg), "-d", str(tmp_path / "wd"),
          "-s", str(REPO / "Snakefile")],
-        capture_output=True, text=True, cwd=REPO, timeout=300,
+        capture_output=True, text=True, cwd=REPO, timeout=300, env=repo_env(),
     )
     assert proc.returncode != 0
     assert "facez" in proc.stdout + proc.stderr

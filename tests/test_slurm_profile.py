@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from conftest import REPO, run_snakemake
+from conftest import REPO, repo_env, run_snakemake
 
 pytestmark = pytest.mark.slurm
 CLUSTER = REPO / "tests" / "slurm" / "cluster.sh"
@@ -26,7 +26,7 @@ def slurm_cluster(tmp_path_factory):
     subprocess.run([str(CLUSTER), "install"], check=True, timeout=900)
     state = tmp_path_factory.mktemp("slurm")
     subprocess.run([str(CLUSTER), "start", str(state)], check=True, timeout=300)
-    env = {**os.environ, "SLURM_CONF": str(state / "slurm.conf")}
+    env = {**repo_env(), "SLURM_CONF": str(state / "slurm.conf")}
     yield env
     subprocess.run([str(CLUSTER), "stop", str(state)], timeout=60)
 

@@ -6,7 +6,7 @@ import json
 import subprocess
 import sys
 
-from conftest import run_snakemake
+from conftest import repo_env, run_snakemake
 
 # Artifact ids of the foundation slice; each study's own test_<study>_smoke.py checks its full list.
 EXPECTED_ARTIFACTS = {
@@ -49,7 +49,7 @@ def test_models_are_materialized_with_model_json(smoke_run):
 def test_provenance_command_prints_the_lineage_back_to_model_weights(smoke_run):
     table = smoke_run / "results" / "revealed_belief" / "tables" / "table_b1_1.csv"
     proc = subprocess.run([sys.executable, "-m", "choicelab.cli", "provenance", str(table)], capture_output=True,
-                          text=True, timeout=120)
+                          text=True, timeout=120, env=repo_env())
     assert proc.returncode == 0, proc.stderr
     assert "revealed_belief/table_b1_1" in proc.stdout
     assert "model.json" in proc.stdout and "weights" in proc.stdout

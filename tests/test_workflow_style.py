@@ -9,6 +9,8 @@ import tomllib
 from pathlib import Path
 
 import pytest
+
+from conftest import repo_env
 import yaml
 
 REPO = Path(__file__).resolve().parent.parent
@@ -17,7 +19,7 @@ SNAKEFILES = [REPO / "Snakefile", *sorted((REPO / "rules").glob("*.smk"))]
 
 def test_snakefmt_clean():
     proc = subprocess.run([sys.executable, "-m", "snakefmt", "--check", *map(str, SNAKEFILES)], capture_output=True,
-                          text=True, timeout=120)
+                          text=True, timeout=120, env=repo_env())
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
@@ -25,7 +27,7 @@ def test_snakemake_lint_clean(data_mirror):
     proc = subprocess.run(
         [sys.executable, "-m", "snakemake", "--lint", "--configfile", "configs/smoke.yaml", "--config",
          f"data_mirror={data_mirror}"],
-        capture_output=True, text=True, cwd=REPO, timeout=300,
+        capture_output=True, text=True, cwd=REPO, timeout=300, env=repo_env(),
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "Congratulations" in proc.stdout + proc.stderr

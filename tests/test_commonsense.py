@@ -18,7 +18,7 @@ from choicelab.items.commonsense import (
 
 
 @pytest.mark.parametrize(
-    "benchmark,split,rows,choices,label_counts",
+    "name,split,rows,choices,label_counts",
     [
         ("anli", "dev", 1532, 2, {0: 781, 1: 751}),  # 1-based {1,2} in the source
         ("hellaswag", "dev", 10042, 4, {0: 2515, 1: 2485, 2: 2584, 3: 2458}),
@@ -26,8 +26,8 @@ from choicelab.items.commonsense import (
         ("siqa", "dev", 1954, 3, {0: 643, 1: 654, 2: 657}),  # 1-based {1,2,3} in the source
     ],
 )
-def test_dev_splits_load_with_zero_based_labels(data_mirror, benchmark, split, rows, choices, label_counts):
-    items = load_benchmark(benchmark, split, data_mirror)
+def test_dev_splits_load_with_zero_based_labels(data_mirror, name, split, rows, choices, label_counts):
+    items = load_benchmark(name, split, data_mirror)
     assert len(items) == rows
     assert all(len(it.choices) == choices for it in items)
     assert dict(Counter(it.label for it in items)) == label_counts

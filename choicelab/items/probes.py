@@ -1,0 +1,130 @@
+"""The four probes of prior bias and choice paralysis, as seeded data transformations of any MC benchmark.
+
+Each probed instance is an :class:`MCItem` whose ``label`` is the pseudo-correct (No-Question, Wrong-Question,
+Choice Paralysis: the original answer) or substituted (No-Right-Answer) index, and whose ``meta`` records the probe,
+trial, donors (never the instance itself), the original item and, for Choice Paralysis, n and the sampling method.
+
+* No-Question (``nq``): the prompt is emptied, the choices kept.
+* Wrong-Question (``wq``): the prompt is replaced by the prompt of a random other instance (``trials`` times).
+* No-Right-Answer (``nra``): the correct choice is replaced by the correct choice of a random other instance, in the
+  same slot (``trials`` times).
+* Choice Paralysis (``cp``): the prompt and the correct answer are kept, the wrong choices replaced by n-1 correct
+  answers of other instances, the correct answer's position shuffled; ``random`` or ``heuristic`` sampling (donors'
+  correct answers most similar to the target prompt by embedding cosine: n-1 drawn per trial from the 3(n-1) most
+  similar, so trials differ), on ``instances`` random instances x ``trials``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+import numpy as np
+
+from choicelab.items.schema import MCItem
+
+PROBES = ("nq", "wq", "nra", "cp")
+
+
+def _probed(item: MCItem, probe: str, suffix: str, prompt: str, choices: Sequence[str], label: int, **meta) -> MCItem:
+    return MCItem(
+        item.benchmark,
+        item.split,
+        f"{item.item_id}/{probe}{suffix}",
+        prompt,
+        tuple(choices),
+        label,
+        {"probe": probe, "original_id": item.item_id, "pseudo_correct": label, **meta},
+    )
+
+
+def _rng(seed: int, *keys: object) -> random.Random:
+    return random.Random(":".join(str(k) for k in (seed, *keys)))
+
+
+def _other_index(rng: random.Random, n: int, exclude: int) -> int:
+    if n < 2:
+        raise ValueError("a probe needs at least two instances to draw donors from")
+    j = rng.randrange(n - 1)
+    return j + 1 if j >= exclude else j
+
+
+def no_question(items: Sequence[MCItem]) -> list[MCItem]:
+    return [_probed(it, "nq", "", "", it.choices, it.label, trial=0, donors=[]) for it in items]
+
+
+def wrong_question(items: Sequence[MCItem], trials: int, seed: int) -> list[MCItem]:
+    out = []
+    for i, it in enumerate(items):
+        for t in range(trials):
+            j = _other_index(_rng(seed, "wq", it.item_id, t), len(items), i)
+            out.append(_probed(it, "wq", f"/t{t}", items[j].prompt, it.choices, it.label, trial=t,
+                               donors=[items[j].item_id]))
+    return out
+
+
+def no_right_answer(items: Sequence[MCItem], trials: int, seed: int, max_draws: int = 50) -> list[MCItem]:
+    out = []
+    for i, it in enumerate(items):
+        for t in range(trials):
+            rng = _rng(seed, "nra", it.item_id, t)
+            wrong = {c for k, c in enumerate(it.choices) if k != it.label}
+            for _ in range(max_draws):
+                j = _other_index(rng, len(items), i)
+                substitute = items[j].choices[items[j].label]
+                if substitute not in wrong and substitute != it.choices[it.label]:
+                    break
+            else:
+                continue  # no donor gives a distinct substitute: the instance is skipped for this trial
+            choices = list(it.choices)
+            choices[it.label] = substitute
+            out.append(_probed(it, "nra", f"/t{t}", it.prompt, choices, it.label, trial=t, donors=[items[j].item_id],
+                               substituted_index=it.label, replaced_answer=it.choices[it.label]))
+    return out
+
+
+def choice_paralysis(
+    items: Sequence[MCItem],
+    n: int,
+    trials: int,
+    instances: int,
+    seed: int,
+    sampling: str = "random",
+    answer_embeddings: np.ndarray | None = None,
+    prompt_embeddings: np.ndarray | None = None,
+) -> list[MCItem]:
+    """See the module docstring; embeddings (rows = items, unit vectors) are needed for ``heuristic`` sampling."""
+    if sampling not in {"random", "heuristic"}:
+        raise ValueError(f"sampling must be 'random' or 'heuristic', not {sampling!r}")
+    if sampling == "heuristic" and (answer_embeddings is None or prompt_embeddings is None):
+        raise ValueError("heuristic sampling needs embeddings of the prompts and of the correct answers")
+    if len(items) < n:
+        raise ValueError(f"choice paralysis with n={n} needs at least {n} instances, got {len(items)}")
+    chosen = _rng(seed, "cp-instances").sample(range(len(items)), min(instances, len(items)))
+    answers = [it.choices[it.label] for it in items]
+    out = []
+    for i in chosen:
+        it = items[i]
+        correct = answers[i]
+        pool = [j for j in range(len(items)) if j != i and answers[j] != correct]
+        if sampling == "heuristic":
+            sims = answer_embeddings[pool] @ prompt_embeddings[i]
+            pool = [pool[k] for k in np.argsort(-sims, kind="stable")[: 3 * (n - 1)]]
+        for t in range(trials):
+            rng = _rng(seed, "cp", it.item_id, n, sampling, t)
+            donors: list[int] = []
+            seen = {correct}
+            for j in rng.sample(pool, len(pool)):
+                if answers[j] not in seen:
+                    donors.append(j)
+                    seen.add(answers[j])
+                if len(donors) == n - 1:
+                    break
+            if len(donors) < n - 1:
+                raise ValueError(f"not enough distinct donor answers for n={n} around {it.item_id}")
+            position = rng.randrange(n)
+            choices = [answers[j] for j in donors]
+            choices.insert(position, correct)
+            out.append(_probed(it, "cp", f"/n{n}/{sampling}/t{t}", it.prompt, choices, position, trial=t,
+                               donors=[items[j].item_id for j in donors], n=n, sampling=sampling))
+    return out

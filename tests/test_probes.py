@@ -1,0 +1,117 @@
+"""Probes: invariants of the four perturbations and metrics on hand-made confidence sets."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from choicelab.items.probes import choice_paralysis, no_question, no_right_answer, wrong_question
+from choicelab.items.schema import MCItem
+from choicelab.metrics.probes import (
+    hits_at_k,
+    maxprob_selective,
+    nra_confidences,
+    pseudo_accuracy_test,
+)
+
+
+def _items(n=40):
+    items = []
+    for k in range(n):
+        choices = [f"wrong {k}a", f"wrong {k}b"]
+        choices.insert(k % 3, f"right {k}")
+        items.append(MCItem("b", "dev", f"i{k}", f"prompt {k}", tuple(choices), k % 3))
+    return items
+
+
+def test_no_question_empties_the_prompt_and_keeps_the_choices():
+    for orig, probed in zip(_items(), no_question(_items()), strict=True):
+        assert probed.prompt == "" and probed.choices == orig.choices and probed.label == orig.label
+
+
+def test_wrong_question_donors_are_never_the_instance_and_trials_are_seeded():
+    items = _items()
+    probed = wrong_question(items, trials=5, seed=1)
+    assert len(probed) == 5 * len(items)
+    for p in probed:
+        assert p.meta["donors"] != [p.meta["original_id"]]
+        assert p.prompt != next(i for i in items if i.item_id == p.meta["original_id"]).prompt
+    assert wrong_question(items, 5, seed=1) == probed
+    assert wrong_question(items, 5, seed=2) != probed
+
+
+def test_no_right_answer_substitutes_the_correct_slot_with_a_donor_answer():
+    items = _items()
+    for p in no_right_answer(items, trials=5, seed=0):
+        orig = next(i for i in items if i.item_id == p.meta["original_id"])
+        assert p.label == orig.label == p.meta["substituted_index"]
+        assert p.choices[p.label] != orig.choices[orig.label] and p.choices[p.label].startswith("right")
+        assert [c for k, c in enumerate(p.choices) if k != p.label] == [c for k, c in enumerate(orig.choices) if k != orig.label]
+
+
+@pytest.mark.parametrize("n", [5, 10, 15])
+def test_choice_paralysis_keeps_the_correct_answer_unique_among_n(n):
+    items = _items()
+    probed = choice_paralysis(items, n=n, trials=5, instances=10, seed=0)
+    assert len(probed) == 50
+    for p in probed:
+        orig = next(i for i in items if i.item_id == p.meta["original_id"])
+        assert len(p.choices) == n and len(set(p.choices)) == n
+        assert p.choices[p.label] == orig.choices[orig.label]
+        assert orig.item_id not in p.meta["donors"]
+    assert len({p.label for p in probed}) > 1  # the correct position is shuffled
+
+
+def test_heuristic_sampling_draws_donors_from_the_most_similar_answers():
+    items = _items(30)
+    prompts = np.tile([1.0, 0.0], (30, 1))
+    answers = np.tile([0.0, 1.0], (30, 1))
+    similar = {f"i{k}" for k in range(10, 22)}  # 12 = 3 (n - 1) answers point along item 0's prompt
+    for k in range(10, 22):
+        answers[k] = [1.0, 0.0]
+    probed = choice_paralysis(items, n=5, trials=3, instances=30, seed=0, sampling="heuristic",
+                              answer_embeddings=answers, prompt_embeddings=prompts)
+    first = [p for p in probed if p.meta["original_id"] == "i0"]
+    assert first and all(set(p.meta["donors"]) <= similar for p in first)
+    assert len({tuple(p.meta["donors"]) for p in first}) > 1  # trials differ
+
+
+def _conf(rows):
+    return pd.DataFrame([{"item_id": i, "probs": np.array(p), "label": lab, "pred": int(np.argmax(p)),
+                          "n_choices": len(p), "original_id": o} for i, p, lab, o in rows])
+
+
+def test_hits_at_n_is_one_and_hits_at_1_is_accuracy():
+    conf = _conf([("a", [0.7, 0.2, 0.1], 1, "a"), ("b", [0.1, 0.2, 0.7], 2, "b")])
+    assert hits_at_k(conf, 3) == 1.0
+    assert hits_at_k(conf, 1) == 0.5
+    assert hits_at_k(conf, 2) == 1.0
+
+
+def test_maxprob_threshold_is_the_mean_of_the_fitting_half():
+    threshold, acc = maxprob_selective([0.9, 0.9, 0.9, 0.9], [0.3, 0.3, 0.3, 0.3], seed=0)
+    assert 0.3 <= threshold <= 0.9
+    assert threshold in {0.3, 0.45, 0.6, 0.75, 0.9}  # the mean of 4 values drawn from {0.9 x4, 0.3 x4}
+    assert acc == 1.0 or threshold in {0.3, 0.9}
+
+
+def test_nra_confidence_arithmetic():
+    original = _conf([("x", [0.6, 0.3, 0.1], 0, "x")])
+    nra = _conf([("x/nra/t0", [0.2, 0.5, 0.3], 0, "x")])
+    out = nra_confidences(original, nra)
+    assert out["ANC"] == pytest.approx(0.2) and out["ANC'"] == pytest.approx(0.4)
+    assert out["RAC"] == pytest.approx(0.6) and out["SAC"] == pytest.approx(0.2)
+    assert out["ANC'-SAC"] == pytest.approx(0.2)
+
+
+def test_an_untrained_scorer_sits_near_chance():
+    rng = np.random.default_rng(0)
+    rows = []
+    for k in range(400):
+        p = rng.dirichlet(np.ones(3))
+        rows.append((f"i{k}", list(p), int(rng.integers(3)), f"i{k}"))
+    result = pseudo_accuracy_test(_conf(rows))
+    assert result["chance"] == pytest.approx(1 / 3)
+    assert not result["significant"]
+    assert abs(result["pseudo_accuracy"] - 1 / 3) < 0.08

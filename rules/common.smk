@@ -131,7 +131,83 @@ def rb_model_dir(wildcards):
 
 
 # -- probes --------------------------------------------------------------------------------------------------
-# (input functions and constants of rules/probes.smk go here)
+
+PR = "results/probes"
+PR_FIG = "figures/probes"
+PR_TABLES = [
+    "table1",
+    "table2",
+    "table_accuracy",
+    "table_nra",
+    "table_choice_paralysis",
+    "table_label_balance",
+    "table_lengths",
+    "table_overlap",
+    "compare_paper",
+]
+PR_FIGURES = ["fig3", "fig4", "fig5", "fig6"]
+
+
+def pr_config(key, default=None):
+    return config["studies"].get("probes", {}).get(key, default)
+
+
+def data_root():
+    """Where public datasets are read: the configured mirror, else the download rules' folder."""
+    return config.get("data_mirror") or "results/downloads"
+
+
+def pr_source_files(wildcards):
+    if config.get("data_mirror"):
+        return []
+    from choicelab.items.commonsense import SOURCES
+
+    return [
+        f"results/downloads/{f.mirror_path}"
+        for (benchmark, _), files in SOURCES.items()
+        if benchmark == wildcards.benchmark
+        for f in files
+    ]
+
+
+def pr_checkpoint(wildcards):
+    return f"{PR}/checkpoints/{wildcards.model}__{wildcards.benchmark}"
+
+
+def pr_embedder(wildcards):
+    return model_dir(pr_config("embedder"))
+
+
+def pr_base_model(wildcards):
+    return model_dir(wildcards.model)
+
+
+def pr_dumps(wildcards):
+    return expand(
+        f"{PR}/dumps/{{model}}__{{benchmark}}.parquet",
+        model=study_models("probes"),
+        benchmark=pr_config("benchmarks", []),
+    )
+
+
+def pr_probed(wildcards):
+    return expand(
+        f"{PR}/probed/{{benchmark}}.parquet", benchmark=pr_config("benchmarks", [])
+    )
+
+
+def pr_train(wildcards):
+    return expand(
+        f"{PR}/benchmarks/{{benchmark}}.train.parquet",
+        benchmark=pr_config("benchmarks", []),
+    )
+
+
+def pr_dev(wildcards):
+    return expand(
+        f"{PR}/benchmarks/{{benchmark}}.dev.parquet",
+        benchmark=pr_config("benchmarks", []),
+    )
 
 # -- scoring methods -----------------------------------------------------------------------------------------
 # (input functions and constants of rules/scoring_methods.smk go here)

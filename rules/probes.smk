@@ -1,1 +1,170 @@
-# probes study: rules are added by the study's issue (see README).
+# Prior bias and choice paralysis: commonsense benchmarks -> one fine-tuned encoder per benchmark -> the four
+# probes -> logit dumps -> Tables 1-2, the in-text tables, Figs 3-6 and the comparison with the paper.
+
+
+register_artifacts(
+    "probes",
+    (
+        [f"{PR}/tables/{t}.{ext}" for t in PR_TABLES for ext in ("csv", "md")]
+        + [f"{PR_FIG}/{f}.{ext}" for f in PR_FIGURES for ext in ("png", "svg")]
+        if study_models("probes")
+        else []
+    ),
+)
+
+
+rule download_commonsense:
+    output:
+        "results/downloads/commonsense/{benchmark}/{file}",
+    log:
+        "results/logs/downloads/commonsense_{benchmark}_{file}.log",
+    wildcard_constraints:
+        benchmark="anli|hellaswag|piqa|siqa",
+    conda:
+        "../envs/analysis.yaml"
+    script:
+        "../scripts/download_commonsense.py"
+
+
+rule probes_benchmark:
+    input:
+        pr_source_files,
+    output:
+        train=f"{PR}/benchmarks/{{benchmark}}.train.parquet",
+        dev=f"{PR}/benchmarks/{{benchmark}}.dev.parquet",
+    log:
+        "results/logs/probes/benchmark_{benchmark}.log",
+    conda:
+        "../envs/analysis.yaml"
+    params:
+        root=data_root(),
+        train_size=pr_config("train_size"),
+        dev_size=pr_config("dev_size"),
+        dev_train_fraction=pr_config("dev_train_fraction", 0.5),
+        seed=config["seed"],
+    script:
+        "../scripts/probes_benchmark.py"
+
+
+rule probes_probed:
+    input:
+        dev=f"{PR}/benchmarks/{{benchmark}}.dev.parquet",
+        embedder=pr_embedder,
+    output:
+        f"{PR}/probed/{{benchmark}}.parquet",
+    log:
+        "results/logs/probes/probed_{benchmark}.log",
+    conda:
+        "../envs/models.yaml"
+    resources:
+        mem_mb=4000,
+        runtime=30,
+    params:
+        trials=pr_config("trials", 5),
+        cp_n=pr_config("cp_n", [5, 10, 15]),
+        cp_instances=pr_config("cp_instances", 50),
+        cp_sampling=pr_config("cp_sampling", ["random", "heuristic"]),
+        seed=config["seed"],
+        device=config["device"],
+    script:
+        "../scripts/probes_probed.py"
+
+
+rule probes_finetune:
+    input:
+        base=pr_base_model,
+        train=f"{PR}/benchmarks/{{benchmark}}.train.parquet",
+        dev=f"{PR}/benchmarks/{{benchmark}}.dev.parquet",
+    output:
+        directory(f"{PR}/checkpoints/{{model}}__{{benchmark}}"),
+    log:
+        "results/logs/probes/finetune_{model}__{benchmark}.log",
+    benchmark:
+        "results/benchmarks/probes/finetune_{model}__{benchmark}.tsv"
+    conda:
+        "../envs/models.yaml"
+    resources:
+        mem_mb=8000,
+        runtime=120,
+        gpu=model_gpus,
+    params:
+        finetune=pr_config("finetune", {}),
+        seed=config["seed"],
+        device=config["device"],
+    script:
+        "../scripts/probes_finetune.py"
+
+
+rule probes_score:
+    input:
+        checkpoint=pr_checkpoint,
+        probed=f"{PR}/probed/{{benchmark}}.parquet",
+    output:
+        f"{PR}/dumps/{{model}}__{{benchmark}}.parquet",
+    log:
+        "results/logs/probes/score_{model}__{benchmark}.log",
+    benchmark:
+        "results/benchmarks/probes/score_{model}__{benchmark}.tsv"
+    conda:
+        "../envs/models.yaml"
+    resources:
+        mem_mb=8000,
+        runtime=60,
+        gpu=model_gpus,
+    params:
+        max_length=pr_config("finetune", {}).get("max_length", 128),
+        device=config["device"],
+    script:
+        "../scripts/probes_score.py"
+
+
+rule probes_confidences:
+    input:
+        dumps=pr_dumps,
+        probed=pr_probed,
+    output:
+        f"{PR}/metrics/confidences.parquet",
+    log:
+        "results/logs/probes/confidences.log",
+    conda:
+        "../envs/analysis.yaml"
+    script:
+        "../scripts/probes_confidences.py"
+
+
+rule probes_table:
+    input:
+        confidences=f"{PR}/metrics/confidences.parquet",
+        dev=pr_dev,
+        train=pr_train,
+        paper1=repo_file("data/probes/paper/table1.csv"),
+        paper2=repo_file("data/probes/paper/table2.csv"),
+    output:
+        csv=f"{PR}/tables/{{table}}.csv",
+        md=f"{PR}/tables/{{table}}.md",
+    log:
+        "results/logs/probes/{table}.log",
+    wildcard_constraints:
+        table="|".join(PR_TABLES),
+    conda:
+        "../envs/analysis.yaml"
+    params:
+        seed=config["seed"],
+    script:
+        "../scripts/probes_table.py"
+
+
+rule probes_figure:
+    input:
+        confidences=f"{PR}/metrics/confidences.parquet",
+    output:
+        png=f"{PR_FIG}/{{figure}}.png",
+        svg=f"{PR_FIG}/{{figure}}.svg",
+    log:
+        "results/logs/probes/{figure}.log",
+    wildcard_constraints:
+        figure="|".join(PR_FIGURES),
+    conda:
+        "../envs/analysis.yaml"
+    script:
+        "../scripts/probes_figure.py"

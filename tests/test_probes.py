@@ -115,3 +115,16 @@ def test_an_untrained_scorer_sits_near_chance():
     assert result["chance"] == pytest.approx(1 / 3)
     assert not result["significant"]
     assert abs(result["pseudo_accuracy"] - 1 / 3) < 0.08
+
+
+def test_smoke_dag_produces_every_probes_artifact(smoke_run):
+    from conftest import manifest_ids
+
+    expected = {f"probes/{x}" for x in ("table1", "table2", "fig3", "fig4", "fig5", "fig6", "compare_paper",
+                                         "table_accuracy", "table_nra", "table_choice_paralysis",
+                                         "table_label_balance", "table_lengths", "table_overlap")}
+    assert expected <= manifest_ids(smoke_run)
+    accuracy = pd.read_csv(smoke_run / "results" / "probes" / "tables" / "table_accuracy.csv")
+    assert set(accuracy["benchmark"]) == {"aNLI", "HellaSwag", "PIQA", "SocialIQA"}
+    hellaswag = accuracy[accuracy["benchmark"] == "HellaSwag"].iloc[0]
+    assert "split of dev" in hellaswag["fine_tuned_on"]  # the table says HellaSwag had no train file

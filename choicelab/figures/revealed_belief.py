@@ -4,11 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import matplotlib
-
-matplotlib.use("Agg")
-matplotlib.rcParams["svg.hashsalt"] = "choicelab"  # deterministic SVG ids: reruns give identical files
-import matplotlib.pyplot as plt  # noqa: E402
+from choicelab.figures.common import plt, save_figure  # noqa: F401  (save_figure is re-exported for the rules)
 import pandas as pd  # noqa: E402
 import json  # noqa: E402
 import math  # noqa: E402
@@ -36,16 +32,6 @@ def single_die_figure(dump: pd.DataFrame, scenarios: pd.DataFrame, models: Seque
     fig.suptitle("Revealed belief of one die (renormalized over the faces)", fontsize=10)
     fig.tight_layout()
     return fig
-
-
-def save_figure(fig: plt.Figure, png: str, svg: str) -> None:
-    from choicelab.io import atomic_path
-
-    with atomic_path(png, suffix=".png") as tmp:
-        fig.savefig(tmp, format="png", dpi=120, metadata={"Software": None})
-    with atomic_path(svg, suffix=".svg") as tmp:
-        fig.savefig(tmp, format="svg", metadata={"Date": None, "Creator": None})
-    plt.close(fig)
 
 
 def _whisker_boxes(ax, groups: list[list[float]], labels: list[str], colors: list[str]) -> None:

@@ -1,0 +1,51 @@
+"""Adapter: rule probes_table."""
+
+import json
+
+import numpy as np
+import pandas as pd
+
+from choicelab.io import write_csv, write_text
+from choicelab.pipelines import probes as pp
+from choicelab.provenance import write_artifact
+from choicelab.workflow import job_record, log_to
+
+REPRODUCES = {
+    "table1": "Table 1 (Wrong-Question)",
+    "table2": "Table 2 (MaxProb thresholds and accuracies)",
+    "table_accuracy": "extra: dev accuracy of the fine-tuned encoders with bootstrap 95% CIs",
+    "table_nra": "in-text: No-Right-Answer confidences ANC, ANC', RAC, SAC (Fig. 4 numbers)",
+    "table_choice_paralysis": "in-text: Choice Paralysis c_p - c, accuracy and hits@k by n and sampling (Figs 5-6 numbers)",
+    "table_label_balance": "in-text: label balance of predictions vs gold",
+    "table_lengths": "in-text: length of the selected vs the other choices (95% CI)",
+    "table_overlap": "in-text: Pearson r of prompt-overlap words and confidence",
+    "compare_paper": "extra: the paper's Tables 1 and 2 beside ours",
+}
+
+with log_to(snakemake.log[0]):
+    name = snakemake.wildcards.table
+    seed = int(snakemake.params.seed)
+    conf = pd.read_parquet(snakemake.input.confidences)
+    conf["probs"] = conf["probs"].map(np.asarray)
+    dev = pd.concat([pd.read_parquet(p) for p in snakemake.input.dev], ignore_index=True)
+    train = pd.concat([pd.read_parquet(p) for p in snakemake.input.train], ignore_index=True)
+    sources = {b: json.loads(m)["train_source"] for b, m in zip(train["benchmark"], train["meta"], strict=True)}
+    builders = {
+        "table1": lambda: pp.table1(conf),
+        "table2": lambda: pp.table2(conf, seed),
+        "table_accuracy": lambda: pp.accuracy_table(conf, seed, sources),
+        "table_nra": lambda: pp.nra_table(conf),
+        "table_choice_paralysis": lambda: pp.choice_paralysis_table(conf),
+        "table_label_balance": lambda: pp.label_balance_table(conf),
+        "table_lengths": lambda: pp.length_table(conf, dev),
+        "table_overlap": lambda: pp.overlap_table(conf, dev),
+        "compare_paper": lambda: pp.compare_paper(pp.table1(conf), pp.table2(conf, seed),
+                                                  pd.read_csv(snakemake.input.paper1), pd.read_csv(snakemake.input.paper2)),
+    }
+    frame = builders[name]()
+    write_csv(snakemake.output.csv, frame)
+    write_text(snakemake.output.md, frame.to_markdown(index=False, floatfmt=".3f") + "\n")
+    models = ", ".join(sorted(conf["model"].unique()))
+    write_artifact([snakemake.output.csv, snakemake.output.md], artifact_id=f"probes/{name}", reproduces=REPRODUCES[name],
+                   caption=f"{REPRODUCES[name]}; encoders fine-tuned per benchmark: {models}.",
+                   record=job_record(snakemake))

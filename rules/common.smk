@@ -12,6 +12,11 @@ validate(config, schema="../schemas/config.schema.yaml")
 check_references(config)
 
 
+wildcard_constraints:
+    benchmark="[a-z0-9_]+",
+    model="[a-z0-9][a-z0-9._-]*?",
+
+
 # -- files shipped with the workflow (item lists, templates, paper numbers) ---------------------------------
 
 
@@ -50,6 +55,13 @@ def study_models(study):
     if not section.get("enabled", True):
         return []
     return list(section.get("models", []))
+
+
+# -- multiple-choice benchmarks shared across studies -----------------------------------------------------------
+
+# Benchmarks other studies build, as MC item files (schema mc_items/1): name -> path. The probes and scoring-methods
+# studies run their grids on every benchmark registered here (each study registers its own in its section below).
+MC_BENCHMARKS = {}
 
 
 # -- artifacts ------------------------------------------------------------------------------------------------
@@ -118,7 +130,7 @@ def rb_tables():
     return ["table1", *tables, "compare_paper"]
 
 
-def rb_model_dir(wildcards):
+def wildcard_model_dir(wildcards):
     return model_dir(wildcards.model)
 
 
@@ -144,8 +156,9 @@ PR_TABLES = [
     "table_lengths",
     "table_overlap",
     "compare_paper",
+    "robustness_matrix",
 ]
-PR_FIGURES = ["fig3", "fig4", "fig5", "fig6"]
+PR_FIGURES = ["fig3", "fig4", "fig5", "fig6", "fig_robustness_matrix"]
 
 
 def pr_config(key, default=None):
@@ -178,10 +191,6 @@ def pr_embedder(wildcards):
     return model_dir(pr_config("embedder"))
 
 
-def pr_base_model(wildcards):
-    return model_dir(wildcards.model)
-
-
 def pr_dumps(wildcards):
     return expand(
         f"{PR}/dumps/{{model}}__{{benchmark}}.parquet",
@@ -194,6 +203,28 @@ def pr_probed(wildcards):
     return expand(
         f"{PR}/probed/{{benchmark}}.parquet", benchmark=pr_config("benchmarks", [])
     )
+
+
+def pr_causal_benchmarks():
+    return list(pr_config("benchmarks", [])) + sorted(MC_BENCHMARKS)
+
+
+def pr_causal_dumps(wildcards):
+    return expand(
+        f"{PR}/dumps/{{model}}__{{benchmark}}.causal.parquet",
+        model=pr_config("causal_models", []),
+        benchmark=pr_causal_benchmarks(),
+    )
+
+
+def pr_all_probed(wildcards):
+    return expand(
+        f"{PR}/probed/{{benchmark}}.parquet", benchmark=pr_causal_benchmarks()
+    )
+
+
+def pr_external_items(wildcards):
+    return MC_BENCHMARKS[wildcards.benchmark]
 
 
 def pr_train(wildcards):

@@ -72,7 +72,7 @@ rule probes_probed:
 
 rule probes_finetune:
     input:
-        base=pr_base_model,
+        base=wildcard_model_dir,
         train=f"{PR}/benchmarks/{{benchmark}}.train.parquet",
         dev=f"{PR}/benchmarks/{{benchmark}}.dev.parquet",
     output:
@@ -132,6 +132,68 @@ rule probes_confidences:
         "../scripts/probes_confidences.py"
 
 
+if MC_BENCHMARKS:
+
+    rule probes_external_benchmark:
+        input:
+            pr_external_items,
+        output:
+            dev=f"{PR}/benchmarks/{{benchmark}}.dev.parquet",
+        log:
+            "results/logs/probes/external_{benchmark}.log",
+        wildcard_constraints:
+            benchmark="|".join(MC_BENCHMARKS),
+        conda:
+            "../envs/analysis.yaml"
+        shell:
+            "cp {input} {output.dev} 2> {log}"
+
+
+rule probes_causal_score:
+    input:
+        model=wildcard_model_dir,
+        probed=f"{PR}/probed/{{benchmark}}.parquet",
+    output:
+        f"{PR}/dumps/{{model}}__{{benchmark}}.causal.parquet",
+    log:
+        "results/logs/probes/causal_{model}__{benchmark}.log",
+    benchmark:
+        "results/benchmarks/probes/causal_{model}__{benchmark}.tsv"
+    conda:
+        "../envs/models.yaml"
+    resources:
+        mem_mb=8000,
+        runtime=60,
+        gpu=model_gpus,
+    params:
+        causal_items=pr_config("causal_items"),
+        max_batch_tokens=config["engine"]["max_batch_tokens"],
+        seed=config["seed"],
+        device=config["device"],
+    script:
+        "../scripts/probes_causal_score.py"
+
+
+rule probes_robustness:
+    input:
+        encoder=pr_dumps,
+        causal=pr_causal_dumps,
+        probed=pr_all_probed,
+    output:
+        csv=f"{PR}/tables/robustness_matrix.csv",
+        md=f"{PR}/tables/robustness_matrix.md",
+        png=f"{PR_FIG}/fig_robustness_matrix.png",
+        svg=f"{PR_FIG}/fig_robustness_matrix.svg",
+    log:
+        "results/logs/probes/robustness_matrix.log",
+    conda:
+        "../envs/analysis.yaml"
+    params:
+        seed=config["seed"],
+    script:
+        "../scripts/probes_robustness.py"
+
+
 rule probes_table:
     input:
         confidences=f"{PR}/metrics/confidences.parquet",
@@ -145,7 +207,7 @@ rule probes_table:
     log:
         "results/logs/probes/{table}.log",
     wildcard_constraints:
-        table="|".join(PR_TABLES),
+        table="|".join(t for t in PR_TABLES if t != "robustness_matrix"),
     conda:
         "../envs/analysis.yaml"
     params:
@@ -163,7 +225,7 @@ rule probes_figure:
     log:
         "results/logs/probes/{figure}.log",
     wildcard_constraints:
-        figure="|".join(PR_FIGURES),
+        figure="|".join(f for f in PR_FIGURES if f != "fig_robustness_matrix"),
     conda:
         "../envs/analysis.yaml"
     script:

@@ -34,7 +34,7 @@ rule rb_scenarios:
 rule rb_revealed:
     input:
         scenarios=f"{RB}/scenarios.parquet",
-        model=rb_model_dir,
+        model=wildcard_model_dir,
     output:
         f"{RB}/dumps/{{model}}.revealed.parquet",
     log:
@@ -57,7 +57,7 @@ rule rb_revealed:
 rule rb_stated:
     input:
         questions=f"{RB}/stated_questions.parquet",
-        model=rb_model_dir,
+        model=wildcard_model_dir,
     output:
         f"{RB}/dumps/{{model}}.stated.parquet",
     log:

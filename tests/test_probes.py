@@ -122,9 +122,18 @@ def test_smoke_dag_produces_every_probes_artifact(smoke_run):
 
     expected = {f"probes/{x}" for x in ("table1", "table2", "fig3", "fig4", "fig5", "fig6", "compare_paper",
                                          "table_accuracy", "table_nra", "table_choice_paralysis",
-                                         "table_label_balance", "table_lengths", "table_overlap")}
+                                         "table_label_balance", "table_lengths", "table_overlap",
+                                         "robustness_matrix", "fig_robustness_matrix")}
     assert expected <= manifest_ids(smoke_run)
     accuracy = pd.read_csv(smoke_run / "results" / "probes" / "tables" / "table_accuracy.csv")
     assert set(accuracy["benchmark"]) == {"aNLI", "HellaSwag", "PIQA", "SocialIQA"}
     hellaswag = accuracy[accuracy["benchmark"] == "HellaSwag"].iloc[0]
     assert "split of dev" in hellaswag["fine_tuned_on"]  # the table says HellaSwag had no train file
+
+
+def test_robustness_matrix_covers_encoders_and_causal_scorers(smoke_run):
+    matrix = pd.read_csv(smoke_run / "results" / "probes" / "tables" / "robustness_matrix.csv")
+    assert {"mc_logit", "letter_prob", "sum_logprob"} <= set(matrix["method"])
+    assert {"No-Question", "Wrong-Question", "No-Right-Answer", "original (accuracy)"} <= set(matrix["probe"])
+    assert (matrix["ci95_low"] <= matrix["minus_chance"] + 1e-12).all()
+    assert (matrix["minus_chance"] <= matrix["ci95_high"] + 1e-12).all()

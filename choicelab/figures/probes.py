@@ -74,3 +74,19 @@ def fig6_hits_at_k(conf: pd.DataFrame) -> plt.Figure:
     ax.set_title("Fig. 6: hits@k under Choice Paralysis", fontsize=10)
     fig.tight_layout()
     return fig
+
+
+def robustness_heatmap(matrix: pd.DataFrame) -> plt.Figure:
+    """Rows = benchmark / model / method, columns = probe; cell = pseudo-accuracy minus chance."""
+    pivot = matrix.pivot_table(index=["benchmark", "model", "method"], columns="probe", values="minus_chance")
+    fig, ax = plt.subplots(figsize=(1.2 * max(4, pivot.shape[1]) + 3, 0.35 * max(4, pivot.shape[0]) + 1.5))
+    image = ax.imshow(pivot.to_numpy(), cmap="RdBu_r", vmin=-0.5, vmax=0.5, aspect="auto")
+    ax.set_xticks(range(pivot.shape[1]), list(pivot.columns), rotation=45, ha="right", fontsize=7)
+    ax.set_yticks(range(pivot.shape[0]), [" / ".join(map(str, i)) for i in pivot.index], fontsize=7)
+    for (r, c), value in np.ndenumerate(pivot.to_numpy()):
+        if not np.isnan(value):
+            ax.text(c, r, f"{value:+.2f}", ha="center", va="center", fontsize=6)
+    fig.colorbar(image, ax=ax, label="pseudo-accuracy - chance")
+    ax.set_title("Probes on every benchmark and scorer", fontsize=10)
+    fig.tight_layout()
+    return fig

@@ -22,11 +22,11 @@ ALPHA = 0.01
 def item_confidences(dump: pd.DataFrame) -> pd.DataFrame:
     """One row per (model, benchmark, item): the confidence vector, label, prediction, label and max confidence."""
     records = []
-    for (model, benchmark, item_id), group in dump.groupby(["model", "benchmark", "item_id"], sort=True):
+    for (model, method, benchmark, item_id), group in dump.groupby(["model", "method", "benchmark", "item_id"], sort=True):
         group = group.sort_values("option_id")
         probs = group["prob"].to_numpy(dtype=float)
         label = int(np.flatnonzero(group["is_label"].to_numpy())[0])
-        records.append({"model": model, "benchmark": benchmark, "item_id": item_id, "probs": probs,
+        records.append({"model": model, "method": method, "benchmark": benchmark, "item_id": item_id, "probs": probs,
                         "label": label, "pred": int(np.argmax(probs)), "p_label": float(probs[label]),
                         "max_prob": float(probs.max()), "n_choices": len(probs)})
     return pd.DataFrame.from_records(records)

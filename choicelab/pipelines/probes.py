@@ -195,3 +195,33 @@ def compare_paper(table1_ours: pd.DataFrame, table2_ours: pd.DataFrame, paper1: 
                                 "paper": getattr(row, quantity), "model": getattr(model_row, "model", ""),
                                 "ours": getattr(model_row, f"{row.probe}_{quantity}", float("nan"))})
     return pd.DataFrame.from_records(records)
+
+
+def causal_subset(probed: Sequence[MCItem], n_originals: int | None, seed: int) -> list[MCItem]:
+    """Every probed instance of a seeded subset of ``n_originals`` original items (bounds causal-LM scoring cost)."""
+    originals = sorted({it.meta["original_id"] for it in probed})
+    if n_originals is not None and n_originals < len(originals):
+        originals = random.Random(seed).sample(originals, n_originals)
+    keep = set(originals)
+    return [it for it in probed if it.meta["original_id"] in keep]
+
+
+def probe_key(row: pd.Series) -> str:
+    if row["probe"] == "cp":
+        return f"cp n={int(row['n'])} {row['sampling']}"
+    return {"orig": "original (accuracy)", "nq": "No-Question", "wq": "Wrong-Question", "nra": "No-Right-Answer"}[row["probe"]]
+
+
+def robustness_matrix(conf: pd.DataFrame, seed: int) -> pd.DataFrame:
+    """benchmark x model x method x probe -> pseudo-accuracy minus chance (1/n), with bootstrap 95 % CIs."""
+    conf = conf.assign(probe_name=conf.apply(probe_key, axis=1))
+    records = []
+    for (benchmark, model, method, probe), group in conf.groupby(["benchmark", "model", "method", "probe_name"], sort=True):
+        correct = (group["pred"] == group["label"]).to_numpy(dtype=float)
+        chance = float((1 / group["n_choices"]).mean())
+        low, high = pm.bootstrap_ci(correct, seed)
+        records.append({"benchmark": benchmark, "model": model, "method": method, "probe": probe, "items": len(group),
+                        "pseudo_accuracy": float(correct.mean()), "chance": chance,
+                        "minus_chance": float(correct.mean()) - chance, "ci95_low": low - chance,
+                        "ci95_high": high - chance})
+    return pd.DataFrame.from_records(records)

@@ -32,6 +32,10 @@ def model_dir(name):
     return f"results/models/{name}"
 
 
+def wildcard_model_dir(wildcards):
+    return model_dir(wildcards.model)
+
+
 def model_entry_json(wildcards):
     if wildcards.model not in config["models"]:
         raise ValueError(
@@ -128,10 +132,6 @@ def rb_tables():
         if rb_block_models(block) and group_family[group[0]] in families
     ]
     return ["table1", *tables, "compare_paper"]
-
-
-def wildcard_model_dir(wildcards):
-    return model_dir(wildcards.model)
 
 
 # -- bets ----------------------------------------------------------------------------------------------------

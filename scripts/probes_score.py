@@ -12,5 +12,4 @@ with log_to(snakemake.log[0]):
     model, tokenizer, _ = load_encoder_mc(snakemake.input.checkpoint, seed=0, device=snakemake.params.device)
     name = snakemake.wildcards.model
     rows = score_encoder(model, tokenizer, items, study="probes", model=name, max_length=int(snakemake.params.max_length))
-    rows = [r.__class__(**{**r.__dict__, "variant": r.item_id.split("/", 1)[1] if "/" in r.item_id else ""}) for r in rows]
     write_dump(snakemake.output[0], rows, record_json(job_record(snakemake, models=[snakemake.input.checkpoint])))

@@ -34,7 +34,7 @@ def _probed(item: MCItem, probe: str, suffix: str, prompt: str, choices: Sequenc
         prompt,
         tuple(choices),
         label,
-        {"probe": probe, "original_id": item.item_id, "pseudo_correct": label, **meta},
+        {"probe": probe, "variant": f"{probe}{suffix}", "original_id": item.item_id, "pseudo_correct": label, **meta},
     )
 
 

@@ -49,24 +49,7 @@ def fine_tune_checkpoint(
 
     base_meta = read_model_json(base_dir)
     model, tokenizer, _ = load_encoder_mc(base_dir, seed=params.seed, device=device)
-    result = fine_tune_mc(
-        model,
-        tokenizer,
-        train,
-        dev,
-        learning_rate=params.learning_rate,
-        batch_size=params.batch_size,
-        max_epochs=params.max_epochs,
-        seed=params.seed,
-        input_format=params.input_format,
-        max_length=params.max_length,
-        target_dev_accuracy=params.target_dev_accuracy,
-        eval_every_steps=params.eval_every_steps,
-        patience=params.patience,
-        warmup_steps=params.warmup_steps,
-        weight_decay=params.weight_decay,
-        grad_accumulation=params.grad_accumulation,
-    )
+    result = fine_tune_mc(model, tokenizer, train, dev, **asdict(params))
     with atomic_directory(out_dir) as tmp:
         model.save_pretrained(str(tmp), safe_serialization=True)
         tokenizer.save_pretrained(str(tmp))

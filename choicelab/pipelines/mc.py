@@ -1,5 +1,7 @@
 """Scoring any multiple-choice benchmark (a list of MCItem) with the shared engine into logit-dump rows.
 
+Rows take the ``variant`` given, else the item's ``meta["variant"]`` (probed instances carry theirs).
+
 Three generic methods, used by every study and by the cross-benchmark grids:
 
 * ``sum_logprob`` (causal): each choice is a continuation of the prompt; score = sum of its token log-probs.
@@ -53,7 +55,7 @@ def _rows_for_item(
             item_id=item.item_id,
             option_id=k,
             option_text=texts[k],
-            variant=variant,
+            variant=variant or str(item.meta.get("variant", "")),
             model=model,
             method=method,
             token_ids=tuple(token_ids[k]),

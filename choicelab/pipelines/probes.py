@@ -31,7 +31,7 @@ def subsample(items: Sequence[MCItem], size: int | None, seed: int) -> list[MCIt
 def original_instances(items: Sequence[MCItem]) -> list[MCItem]:
     return [
         MCItem(it.benchmark, it.split, f"{it.item_id}/orig", it.prompt, it.choices, it.label,
-               {"probe": "orig", "original_id": it.item_id, "trial": 0, "donors": [], "pseudo_correct": it.label})
+               {"probe": "orig", "variant": "orig", "original_id": it.item_id, "trial": 0, "donors": [], "pseudo_correct": it.label})
         for it in items
     ]
 

@@ -237,10 +237,13 @@ def fmt_num(x: float | int | Fraction, decimals: int = 2) -> str:
     return text
 
 
-def fmt_money(x: float | int | Fraction, decimals: int = 2) -> str:
-    value = float(x)
+def fmt_money(x: float | int | Fraction) -> str:
+    """Dollars: whole amounts without cents (``$1,250``), others with exactly two decimals (``$3.10``)."""
+    value = round(float(x), 2)
     sign = "-" if value < 0 else ""
-    return f"{sign}${fmt_num(abs(value), decimals)}"
+    if value == int(value):
+        return f"{sign}${abs(int(value)):,}"
+    return f"{sign}${abs(value):,.2f}"
 
 
 def fmt_pct(p: float | Fraction, decimals: int = 2) -> str:
@@ -326,8 +329,15 @@ def numeric_distractors(
     tries = 0
     while len(out) < k:
         tries += 1
-        if tries > 1000:
-            raise ValueError(f"cannot find {k} numeric distractors for {correct!r}")
+        if tries > 200:  # fall back to a deterministic ladder above the correct value
+            step = 1 if integer else base * 0.1
+            value = float(correct) + step * (tries - 200)
+            text = fmt(value)
+            if text != right and text not in out:
+                out.append(text)
+            if tries > 2000:
+                raise ValueError(f"cannot find {k} numeric distractors for {correct!r}")
+            continue
         delta = base * spread * rng.uniform(0.1, 1.0) * rng.choice((-1, 1))
         value = float(correct) + delta
         if integer:

@@ -438,6 +438,7 @@ def categorical_syllogism(ctx: GenContext) -> Draft:
     correct = rng.choice(valid)
     rng.shuffle(invalid)
     params["conclusion"] = list(correct)
+    params["option_statements"] = [list(c) for c in [correct] + invalid]  # draft order: correct first
     tid, q = ctx.phrasing("cat", (
         f"{premises_text} Solely from the information provided, which of the following must be true?",
         f"Assume: {premises_text} Which conclusion follows logically?",
@@ -529,6 +530,7 @@ def conditional_syllogism(ctx: GenContext) -> Draft:
     correct = rng.choice(valid)
     params["conclusion"] = correct
     rng.shuffle(invalid)
+    params["option_formulas"] = [correct] + invalid  # draft order: correct first
     tid, q = ctx.phrasing("cond", (f"{text} Solely from the information provided, which of the following must be "
                                    f"true?", f"Suppose: {text} Which statement follows logically?"))
     dis = tuple(_sentence(render(c, props)) for c in invalid)
@@ -559,7 +561,7 @@ def contrapositive(ctx: GenContext) -> Draft:
     ))
     question = f"{lead} Which of the following statements is logically equivalent?"
     dis = tuple(_sentence(render(f, props)) for f in distractors)
-    params = {"props": props, "statement": stmt}
+    params = {"props": props, "statement": stmt, "option_formulas": [correct] + distractors}
     return Draft(tid, question, _sentence(render(correct, props)), dis, params, ctx.n_options(3, 5))
 
 

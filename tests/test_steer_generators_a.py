@@ -251,8 +251,9 @@ def check(q):  # noqa: C901 - one branch per element by design
     elif e == "transitivity_lotteries":
         i, j = sorted(p["asked"])
         pr, out = p["lotteries"][i]
-        assert ans.lower().startswith(f"a {pr}% chance of {out}".lower()) and "preferred over" in ans
-        assert ans.endswith(f"a {p['lotteries'][j][0]}% chance of {p['lotteries'][j][1]}")
+        first, _, second = ans.partition(" is preferred over ")
+        assert re.fullmatch(rf"an? {pr}% chance of {re.escape(out)}", first.lower())
+        assert re.fullmatch(rf"an? {p['lotteries'][j][0]}% chance of {re.escape(p['lotteries'][j][1])}", second)
     elif e == "independence_lotteries":
         evs = [ev(lot) for lot in p["lotteries"]]
         assert ans == f"Option {'ABCD'[evs.index(max(evs))]}"
@@ -425,6 +426,12 @@ def test_generate_benchmark_unique_ids_and_filters():
     assert len(qs) == 2 * 3 * 4
     with pytest.raises(ValueError, match="unknown STEER scale keys"):
         base.BenchmarkScale.from_dict({"n_per_tset": 2})
+
+
+def test_polish_fixes_articles_before_numbers_read_with_a_vowel():
+    assert base.polish("a 80% chance and a 8% chance, A 11% chance, a 18.5% chance") == (
+        "an 80% chance and an 8% chance, An 11% chance, an 18.5% chance")
+    assert base.polish("a 28% chance and a 1% chance") == "a 28% chance and a 1% chance"
 
 
 def test_derive_seed_depends_on_every_part():

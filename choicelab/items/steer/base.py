@@ -16,6 +16,7 @@ import importlib
 import json
 import pkgutil
 import random
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -255,6 +256,18 @@ def fmt_frac(p: Fraction) -> str:
     return str(p.numerator) if p.denominator == 1 else f"{p.numerator}/{p.denominator}"
 
 
+_AN_NUMBER = re.compile(r"\b([Aa]) (?=(?:8|11|18)(?:[\d.,]*)%)")
+
+
+def polish(text: str) -> str:
+    """Fix the article before spoken numbers: 'a 80% chance' -> 'an 80% chance' (8, 11, 18, 80-89, ...)."""
+
+    def repl(m: re.Match) -> str:
+        return ("An" if m.group(1) == "A" else "an") + " "
+
+    return _AN_NUMBER.sub(repl, text)
+
+
 def join_list(words: Sequence[str], conj: str = "and") -> str:
     words = list(words)
     if len(words) <= 2:
@@ -387,11 +400,13 @@ def generate(element_id: str, domain: str, grade: int, n: int, seed: int = 0) ->
         qseed, rng = make_rng(seed, element_id, domain, grade, attempt)
         attempt += 1
         draft = fn(GenContext(element, domain, grade, rng))
-        key = _norm(draft.question)
+        question = polish(draft.question)
+        key = _norm(question)
         if key in seen:
             continue
         seen.add(key)
-        options, correct, order = build_options(rng, draft.correct, draft.distractors, draft.n_options)
+        options, correct, order = build_options(rng, polish(draft.correct), [polish(d) for d in draft.distractors],
+                                                draft.n_options)
         questions.append(
             SteerQuestion(
                 element=element_id,
@@ -404,7 +419,7 @@ def generate(element_id: str, domain: str, grade: int, n: int, seed: int = 0) ->
                 base_seed=seed,
                 index=len(questions),
                 params_json=_params_json(draft.params),
-                question=draft.question,
+                question=question,
                 options=options,
                 correct=correct,
                 option_order=order,

@@ -219,8 +219,8 @@ def constrained_optimization(ctx: GenContext) -> Draft:
         raise ValueError("constrained_optimization: no unique optimum found")
     a, b = _PRODUCTS[ctx.domain]
     mix = lambda m: f"{m[0]} {a} and {m[1]} {b}"  # noqa: E731
-    extra = (f" Each of the {a} also needs {material[0]} units of material and each of the {b} needs "
-             f"{material[1]}; {limit_m} units of material are available.") if two else ""
+    extra = (f" Each of the {a} also needs {material[0]} kg of material and each of the {b} needs "
+             f"{material[1]} kg; {limit_m} kg of material are available.") if two else ""
     tid, lead = ctx.phrasing("constr", ("You run a small business.", f"As {ctx.vocab.role}, you plan next week.",
                                         "A team plans its schedule."))
     q = (f"{lead} Each of the {a} earns {fmt_money(profit[0])} and takes {hours[0]} hours; each of the {b} earns "

@@ -197,10 +197,16 @@ def endowment_effect(ctx: GenContext) -> Draft:
         correct = "Yes, sell it" if offer > wtp else "No, keep it"
         return Draft(tid, q, correct, ("No, keep it" if offer > wtp else "Yes, sell it",),
                      {"wtp": wtp, "offer": offer, "kind": "offer"}, 2)
-    tid = "endow.wta"
-    q = (f"Before you owned {item}, the most you were willing to pay for it was {fmt_money(wtp)}. You now own one, "
-         f"and how much you value it has not changed. What is the lowest price at which you should be willing to "
-         f"sell it?")
+    who = ctx.people(1)[0]
+    tid, lead = ctx.phrasing("endow.wta", (
+        f"Before you owned {item}, the most you were willing to pay for it was {fmt_money(wtp)}. You now own one",
+        f"As {v.role}, you once decided that {item} was worth at most {fmt_money(wtp)} to you. {who} has since "
+        f"given you one",
+        f"Last month you would have paid up to {fmt_money(wtp)} for {item}, but no more. Today you won one in a "
+        f"raffle",
+    ))
+    q = (f"{lead}, and how much you value it has not changed. What is the lowest price at which you should be "
+         f"willing to sell it?")
     cands = [wtp * 2, wtp * 3 // 2, wtp // 2, wtp + 25, wtp * 5 // 4]
     dis = numeric_distractors(rng, wtp, fmt_money, cands, k=4, integer=True)
     return Draft(tid, q, fmt_money(wtp), tuple(dis), {"wtp": wtp, "kind": "wta"}, ctx.n_options(3, 5))
@@ -458,19 +464,25 @@ def gamblers_fallacy(ctx: GenContext) -> Draft:
     streak = rng.randint(3, 3 + ctx.scale(2, 8))
     device = rng.choice(("coin", "die", "wheel"))
     if device == "coin":
-        same, other, p = "heads", "tails", Fraction(1, 2)
+        same, other = rng.sample(("heads", "tails"), 2)
+        p = Fraction(1, 2)
         setup = "a fair coin"
     elif device == "die":
-        same, other, p = "a six", "not a six", Fraction(1, 6)
+        face = rng.randint(1, 6)
+        same, other, p = f"a {face}", f"not a {face}", Fraction(1, 6)
         setup = "a fair six-sided die"
     else:
         n_red = rng.randint(1, 9)
-        same, other, p = "red", "black", Fraction(n_red, 10)
+        same, other = rng.sample(("red", "black"), 2)
+        p = Fraction(n_red if same == "red" else 10 - n_red, 10)
         setup = f"a fair wheel with {n_red} red and {10 - n_red} black slots out of 10"
-    context = f"To decide {v.urn_story}, {ctx.vocab.role} uses {setup}."
+    who = ctx.people(1)[0]
+    _, context = ctx.phrasing("gf", (f"To decide {v.urn_story}, {v.role} uses {setup}.",
+                                     f"{who} uses {setup} every week to decide {v.urn_story}.",
+                                     f"At a {v.name} event, {setup} decides {v.urn_story}."))
     if ctx.level < 0.5:
         tid = "gf.verbal"
-        q = f"{context} It has come up {same} {streak} times in a row. On the next spin or flip, which is true?"
+        q = f"{context} It has come up {same} {streak} times in a row. On the next try, which is true?"
         correct = f"The chance of {same} is still {fmt_pct(p)}, as it was before"
         dis = (f"{same.capitalize()} is now less likely than {fmt_pct(p)}",
                f"{same.capitalize()} is now more likely than {fmt_pct(p)}",

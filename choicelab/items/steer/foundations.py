@@ -488,7 +488,9 @@ def render(formula, props) -> str:
 
 
 def _sentence(text: str) -> str:
-    return text[0].upper() + text[1:] + "."
+    """Capitalize the first letter (after any opening parenthesis) and end with a full stop."""
+    i = next((k for k, ch in enumerate(text) if ch.isalpha()), 0)
+    return text[:i] + text[i].upper() + text[i + 1:] + "."
 
 
 V = lambda i: ("var", i)  # noqa: E731
@@ -649,7 +651,7 @@ def first_order_false_belief(ctx: GenContext) -> Draft:
     target = agents[0] if ctx.rng.random() < 0.7 else ctx.rng.choice(agents)
     obj = ctx.vocab.tom_object
     tid, q = ctx.phrasing("tom1", (f"Where will {target} look for {obj} first?",
-                                   f"Where does {target} think {obj} is?"))
+                                   f"Where does {target} think they will find {obj}?"))
     dis = [f"In the {p}" for p in [loc] + places if p != belief[target]]
     params = {"agents": agents, "start": start, "events": events, "target": target}
     return Draft(tid, f"{story} {q}", f"In the {belief[target]}", tuple(dis), params,
@@ -666,7 +668,7 @@ def second_order_false_belief(ctx: GenContext) -> Draft:
     x = ctx.rng.choice(agents[1:])
     obj = ctx.vocab.tom_object
     tid, q = ctx.phrasing("tom2", (f"Where does {x} think {y} will look for {obj} first?",
-                                   f"According to {x}, where does {y} believe {obj} is?"))
+                                   f"According to {x}, where does {y} expect to find {obj}?"))
     answer = belief2[(x, y)]
     dis = [f"In the {p}" for p in [loc, belief[y]] + places if p != answer]
     params = {"agents": agents, "start": start, "events": events, "x": x, "y": y}

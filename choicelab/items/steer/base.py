@@ -1,0 +1,497 @@
+"""STEER question-generation framework: question record, generator registry, seeding, formatting and options.
+
+A generator is a function ``GenContext -> Draft`` registered with ``@generator("element_id")``. It draws parameters
+with ``ctx.rng``, renders one of several phrasings, computes the correct answer with a solver, and returns the correct
+option text plus distractors in priority order. The framework (:func:`generate`) builds unique options, shuffles them
+(recording the permutation), and removes duplicate questions within a test (element x domain x grade).
+
+Modules in this package are discovered with :mod:`pkgutil` (:func:`load_generators`), so a new module that uses
+``@generator`` registers itself without editing this file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+import pkgutil
+import random
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from choicelab.items.schema import MCItem
+from choicelab.items.steer.domains import PEOPLE, DomainVocab, vocab
+from choicelab.items.steer.taxonomy import Element, Taxonomy, load_taxonomy
+
+BENCHMARK = "steer"
+_FRAMEWORK_MODULES = {"base", "taxonomy", "domains"}
+MAX_ATTEMPTS_PER_QUESTION = 60
+
+# ----------------------------------------------------------------------------------------------------------------
+# Records
+
+
+@dataclass(frozen=True)
+class SteerQuestion:
+    """One generated multiple-choice question; ``options[correct]`` is the rational answer."""
+
+    element: str
+    module: str
+    setting: str
+    domain: str
+    grade: int
+    template_id: str
+    seed: int  # the per-question seed its random.Random was built from
+    base_seed: int  # the seed passed to generate()
+    index: int  # position within its test (element x domain x grade)
+    params_json: str  # the drawn parameters (sorted-key JSON), enough to recompute the answer
+    question: str
+    options: tuple[str, ...]
+    correct: int
+    option_order: tuple[int, ...]  # option_order[i] = draft position of options[i] (0 = the correct option)
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.correct < len(self.options):
+            raise ValueError(f"{self.item_id}: correct index {self.correct} outside options")
+        if len(set(self.options)) != len(self.options):
+            raise ValueError(f"{self.item_id}: options are not unique: {self.options}")
+
+    @property
+    def item_id(self) -> str:
+        return f"{self.element}/{self.domain}/g{self.grade}/{self.index}"
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return json.loads(self.params_json)
+
+    @property
+    def answer(self) -> str:
+        return self.options[self.correct]
+
+    def to_mc_item(self, split: str = "test") -> MCItem:
+        return MCItem(
+            benchmark=BENCHMARK,
+            split=split,
+            item_id=self.item_id,
+            prompt=self.question,
+            choices=self.options,
+            label=self.correct,
+            meta={
+                "element": self.element,
+                "module": self.module,
+                "setting": self.setting,
+                "domain": self.domain,
+                "grade": self.grade,
+                "template_id": self.template_id,
+                "seed": self.seed,
+                "base_seed": self.base_seed,
+                "index": self.index,
+                "params": self.params,
+                "option_order": list(self.option_order),
+            },
+        )
+
+
+@dataclass(frozen=True)
+class Draft:
+    """What a generator returns: the question text, the correct option, distractors (best first) and parameters."""
+
+    template_id: str
+    question: str
+    correct: str
+    distractors: tuple[str, ...]
+    params: dict[str, Any] = field(default_factory=dict)
+    n_options: int | None = None  # None: correct + all distractors (after de-duplication)
+
+
+@dataclass(frozen=True)
+class GenContext:
+    element: Element
+    domain: str
+    grade: int
+    rng: random.Random
+
+    @property
+    def vocab(self) -> DomainVocab:
+        return vocab(self.domain)
+
+    @property
+    def level(self) -> float:
+        """Position of ``grade`` in the element's grade range: 0.0 at the easiest grade, 1.0 at the hardest."""
+        return grade_level(self.element, self.grade)
+
+    def scale(self, easiest: int, hardest: int) -> int:
+        return scale_int(self.element, self.grade, easiest, hardest)
+
+    def n_options(self, easiest: int = 3, hardest: int = 5) -> int:
+        return self.scale(easiest, hardest)
+
+    def phrasing(self, element_short: str, phrasings: Sequence[str]) -> tuple[str, str]:
+        """Pick one phrasing; return ``(template_id, phrasing)``."""
+        return choose_phrasing(self.rng, element_short, phrasings)
+
+    def people(self, k: int) -> list[str]:
+        return self.rng.sample(PEOPLE, k)
+
+
+GeneratorFn = Callable[[GenContext], Draft]
+
+# ----------------------------------------------------------------------------------------------------------------
+# Registry
+
+_REGISTRY: dict[str, GeneratorFn] = {}
+
+
+def generator(element_id: str) -> Callable[[GeneratorFn], GeneratorFn]:
+    """Register ``fn`` as the question generator of ``element_id`` (an id from data/steer/taxonomy.yaml)."""
+
+    def register(fn: GeneratorFn) -> GeneratorFn:
+        load_taxonomy().element(element_id)  # raises KeyError for unknown ids
+        previous = _REGISTRY.get(element_id)
+        if previous is not None and (previous.__module__, previous.__qualname__) != (fn.__module__, fn.__qualname__):
+            raise ValueError(
+                f"element {element_id!r} already has generator {previous.__module__}.{previous.__qualname__}; "
+                f"cannot also register {fn.__module__}.{fn.__qualname__}"
+            )
+        _REGISTRY[element_id] = fn
+        return fn
+
+    return register
+
+
+def load_generators() -> dict[str, GeneratorFn]:
+    """Import every module of this package (pkgutil) so their ``@generator`` decorators run; return the registry."""
+    import choicelab.items.steer as package
+
+    for info in pkgutil.iter_modules(package.__path__):
+        if info.name.startswith("_") or info.name in _FRAMEWORK_MODULES:
+            continue
+        importlib.import_module(f"{package.__name__}.{info.name}")
+    return dict(_REGISTRY)
+
+
+def registered_elements() -> tuple[str, ...]:
+    return tuple(sorted(load_generators()))
+
+
+def get_generator(element_id: str) -> GeneratorFn:
+    gens = load_generators()
+    if element_id not in gens:
+        raise ValueError(f"no STEER generator registered for element {element_id!r}; registered: {sorted(gens)}")
+    return gens[element_id]
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Seeding
+
+
+def derive_seed(*parts: object) -> int:
+    """A 63-bit seed from ``parts`` via SHA-256 of their ``str`` joined by a separator (stable across runs)."""
+    text = "\x1f".join(str(p) for p in parts)
+    return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "big") >> 1
+
+
+def make_rng(base_seed: int, element_id: str, domain: str, grade: int, index: int) -> tuple[int, random.Random]:
+    """The ``random.Random`` of one question attempt, and the seed it was built from."""
+    seed = derive_seed("steer", base_seed, element_id, domain, grade, index)
+    return seed, random.Random(seed)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Grade scaling
+
+
+def grade_level(element: Element, grade: int) -> float:
+    if not element.min_grade <= grade <= element.max_grade:
+        raise ValueError(
+            f"grade {grade} outside {element.id!r}'s range {element.min_grade}..{element.max_grade}"
+        )
+    span = element.max_grade - element.min_grade
+    return 0.0 if span == 0 else (grade - element.min_grade) / span
+
+
+def scale_int(element: Element, grade: int, easiest: int, hardest: int) -> int:
+    """Linear interpolation from ``easiest`` (lowest grade) to ``hardest`` (highest grade), rounded half up."""
+    value = easiest + (hardest - easiest) * grade_level(element, grade)
+    return int(value + 0.5) if value >= 0 else -int(-value + 0.5)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Phrasing and formatting
+
+
+def choose_phrasing(rng: random.Random, element_short: str, phrasings: Sequence[str]) -> tuple[str, str]:
+    k = rng.randrange(len(phrasings))
+    return f"{element_short}.p{k}", phrasings[k]
+
+
+def fmt_num(x: float | int | Fraction, decimals: int = 2) -> str:
+    """Integers without decimals, others rounded to ``decimals`` (trailing zeros dropped), thousands separators."""
+    value = float(x)
+    rounded = round(value, decimals)
+    if abs(rounded - round(rounded)) < 10 ** (-decimals - 3):
+        return f"{int(round(rounded)):,}"
+    text = f"{rounded:,.{decimals}f}".rstrip("0").rstrip(".")
+    return text
+
+
+def fmt_money(x: float | int | Fraction) -> str:
+    """Dollars: whole amounts without cents (``$1,250``), others with exactly two decimals (``$3.10``)."""
+    value = round(float(x), 2)
+    sign = "-" if value < 0 else ""
+    if value == int(value):
+        return f"{sign}${abs(int(value)):,}"
+    return f"{sign}${abs(value):,.2f}"
+
+
+def fmt_pct(p: float | Fraction, decimals: int = 2) -> str:
+    return f"{fmt_num(float(p) * 100, decimals)}%"
+
+
+def fmt_frac(p: Fraction) -> str:
+    p = Fraction(p)
+    return str(p.numerator) if p.denominator == 1 else f"{p.numerator}/{p.denominator}"
+
+
+_AN_NUMBER = re.compile(r"\b([Aa]) (?=(?:8|11|18)(?:[\d.,]*)%)")
+
+
+def polish(text: str) -> str:
+    """Fix the article before spoken numbers: 'a 80% chance' -> 'an 80% chance' (8, 11, 18, 80-89, ...)."""
+
+    def repl(m: re.Match) -> str:
+        return ("An" if m.group(1) == "A" else "an") + " "
+
+    return _AN_NUMBER.sub(repl, text)
+
+
+def join_list(words: Sequence[str], conj: str = "and") -> str:
+    words = list(words)
+    if len(words) <= 2:
+        return f" {conj} ".join(words)
+    return ", ".join(words[:-1]) + f", {conj} " + words[-1]
+
+
+def letters(n: int) -> list[str]:
+    return [chr(ord("A") + i) for i in range(n)]
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Options
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def build_options(
+    rng: random.Random, correct: str, distractors: Iterable[str], n_options: int | None = None
+) -> tuple[tuple[str, ...], int, tuple[int, ...]]:
+    """Unique options with exactly one copy of ``correct``, shuffled by ``rng``.
+
+    Distractors equal to the correct option (or to each other, ignoring case/whitespace) are dropped; the first
+    ``n_options - 1`` remaining are used. Returns ``(options, correct_index, option_order)`` where
+    ``option_order[i]`` is the pre-shuffle position of ``options[i]`` (0 = correct, k = k-th kept distractor).
+    """
+    seen = {_norm(correct)}
+    kept: list[str] = []
+    for d in distractors:
+        key = _norm(d)
+        if key not in seen:
+            seen.add(key)
+            kept.append(d)
+    if n_options is None:
+        n_options = 1 + len(kept)
+    if n_options < 2:
+        raise ValueError(f"need at least 2 options, got n_options={n_options} for correct option {correct!r}")
+    if len(kept) < n_options - 1:
+        raise ValueError(
+            f"only {len(kept)} distinct distractors for {n_options} options (correct {correct!r}, kept {kept})"
+        )
+    ordered = [correct] + kept[: n_options - 1]
+    order = list(range(n_options))
+    rng.shuffle(order)
+    options = tuple(ordered[i] for i in order)
+    return options, order.index(0), tuple(order)
+
+
+def numeric_distractors(
+    rng: random.Random,
+    correct: float | Fraction,
+    fmt: Callable[[Any], str],
+    candidates: Iterable[float | Fraction] = (),
+    k: int = 4,
+    spread: float = 0.5,
+    integer: bool = False,
+    nonnegative: bool = True,
+) -> list[str]:
+    """Formatted distractors: given plausible-mistake ``candidates`` first, then random perturbations of ``correct``.
+
+    Never returns a value that formats like ``correct``; returns at least ``k`` strings.
+    """
+    right = fmt(correct)
+    out: list[str] = []
+    for c in candidates:
+        text = fmt(c)
+        if text != right and text not in out and (not nonnegative or float(c) >= 0):
+            out.append(text)
+    base = abs(float(correct)) or 1.0
+    tries = 0
+    while len(out) < k:
+        tries += 1
+        if tries > 200:  # fall back to a deterministic ladder above the correct value
+            step = 1 if integer else base * 0.1
+            value = float(correct) + step * (tries - 200)
+            text = fmt(value)
+            if text != right and text not in out:
+                out.append(text)
+            if tries > 2000:
+                raise ValueError(f"cannot find {k} numeric distractors for {correct!r}")
+            continue
+        delta = base * spread * rng.uniform(0.1, 1.0) * rng.choice((-1, 1))
+        value = float(correct) + delta
+        if integer:
+            value = round(value)
+            if value == round(float(correct)):
+                value += rng.choice((-1, 1)) * max(1, int(base * 0.1))
+        if nonnegative and value < 0:
+            continue
+        text = fmt(value)
+        if text != right and text not in out:
+            out.append(text)
+    return out
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Generation
+
+
+def _params_json(params: dict[str, Any]) -> str:
+    def default(obj: Any) -> Any:
+        if isinstance(obj, Fraction):
+            return f"{obj.numerator}/{obj.denominator}"
+        if isinstance(obj, (set, frozenset, tuple)):
+            return list(obj)
+        raise TypeError(f"parameter of type {type(obj).__name__} is not JSON-serialisable")
+
+    return json.dumps(params, sort_keys=True, default=default, ensure_ascii=False)
+
+
+def generate(element_id: str, domain: str, grade: int, n: int, seed: int = 0) -> list[SteerQuestion]:
+    """``n`` distinct questions of one test (element x domain x grade), deterministic given ``seed``."""
+    tax = load_taxonomy()
+    element = tax.element(element_id)
+    if domain not in element.domains:
+        raise ValueError(f"domain {domain!r} not allowed for {element_id!r}; allowed: {element.domains}")
+    grade_level(element, grade)
+    fn = get_generator(element_id)
+    questions: list[SteerQuestion] = []
+    seen: set[str] = set()
+    attempt = 0
+    while len(questions) < n:
+        if attempt >= MAX_ATTEMPTS_PER_QUESTION * max(n, 1):
+            raise ValueError(
+                f"{element_id}/{domain}/g{grade}: only {len(questions)} distinct questions after {attempt} "
+                f"attempts (asked for {n}); widen the generator's parameter space or lower n"
+            )
+        qseed, rng = make_rng(seed, element_id, domain, grade, attempt)
+        attempt += 1
+        draft = fn(GenContext(element, domain, grade, rng))
+        question = polish(draft.question)
+        key = _norm(question)
+        if key in seen:
+            continue
+        seen.add(key)
+        options, correct, order = build_options(rng, polish(draft.correct), [polish(d) for d in draft.distractors],
+                                                draft.n_options)
+        questions.append(
+            SteerQuestion(
+                element=element_id,
+                module=element.module_id,
+                setting=element.setting_id,
+                domain=domain,
+                grade=grade,
+                template_id=draft.template_id,
+                seed=qseed,
+                base_seed=seed,
+                index=len(questions),
+                params_json=_params_json(draft.params),
+                question=question,
+                options=options,
+                correct=correct,
+                option_order=order,
+            )
+        )
+    return questions
+
+
+@dataclass(frozen=True)
+class BenchmarkScale:
+    """How much of STEER to generate: ``n_per_test`` questions per (element, domain, grade).
+
+    ``elements``/``domains``/``grades`` of ``None`` mean all (grades: each element's own range). ``max_domains``
+    keeps the first k allowed domains of each element. ``strict`` raises for taxonomy elements without a
+    registered generator instead of skipping them.
+    """
+
+    n_per_test: int = 5
+    seed: int = 0
+    elements: tuple[str, ...] | None = None
+    domains: tuple[str, ...] | None = None
+    grades: tuple[int, ...] | None = None
+    max_domains: int | None = None
+    strict: bool = False
+
+    @classmethod
+    def from_dict(cls, cfg: dict[str, Any]) -> BenchmarkScale:
+        known = {"n_per_test", "seed", "elements", "domains", "grades", "max_domains", "strict"}
+        unknown = set(cfg) - known
+        if unknown:
+            raise ValueError(f"unknown STEER scale keys {sorted(unknown)}; known: {sorted(known)}")
+        tup = lambda v: None if v is None else tuple(v)  # noqa: E731
+        return cls(
+            n_per_test=int(cfg.get("n_per_test", 5)),
+            seed=int(cfg.get("seed", 0)),
+            elements=tup(cfg.get("elements")),
+            domains=tup(cfg.get("domains")),
+            grades=None if cfg.get("grades") is None else tuple(int(g) for g in cfg["grades"]),
+            max_domains=cfg.get("max_domains"),
+            strict=bool(cfg.get("strict", False)),
+        )
+
+
+def plan_tests(scale: BenchmarkScale, tax: Taxonomy | None = None) -> list[tuple[str, str, int]]:
+    """The (element, domain, grade) tests ``scale`` selects, in taxonomy order, among registered generators."""
+    tax = tax or load_taxonomy()
+    gens = load_generators()
+    chosen = scale.elements if scale.elements is not None else tax.element_ids
+    tests: list[tuple[str, str, int]] = []
+    for element_id in chosen:
+        element = tax.element(element_id)
+        if element_id not in gens:
+            if scale.strict:
+                raise ValueError(f"no STEER generator registered for element {element_id!r}")
+            continue
+        domains = [d for d in element.domains if scale.domains is None or d in scale.domains]
+        if scale.max_domains is not None:
+            domains = domains[: scale.max_domains]
+        grades = [g for g in element.grades if scale.grades is None or g in scale.grades]
+        tests.extend((element_id, d, g) for d in domains for g in grades)
+    return tests
+
+
+def generate_benchmark(scale: BenchmarkScale | dict[str, Any]) -> list[SteerQuestion]:
+    """All questions of the selected tests; item ids are unique and questions are distinct within each test."""
+    if isinstance(scale, dict):
+        scale = BenchmarkScale.from_dict(scale)
+    out: list[SteerQuestion] = []
+    for element_id, domain, grade in plan_tests(scale):
+        out.extend(generate(element_id, domain, grade, scale.n_per_test, scale.seed))
+    return out
+
+
+def questions_to_items(questions: Iterable[SteerQuestion], split: str = "test") -> list[MCItem]:
+    return [q.to_mc_item(split) for q in questions]

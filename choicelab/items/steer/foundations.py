@@ -1,0 +1,676 @@
+"""STEER setting 1 (Foundations) generators: arithmetic, optimization, probability, logic, theory of mind.
+
+Each generator's docstring states its answer rule; the answer is always computed by the code below it.
+"""
+
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction
+
+from choicelab.items.steer.base import (
+    Draft,
+    GenContext,
+    fmt_frac,
+    fmt_money,
+    fmt_num,
+    fmt_pct,
+    generator,
+    join_list,
+    numeric_distractors,
+)
+
+# ================================================================================================================
+# 1.1 Arithmetic
+
+
+def _digits_number(rng, digits: int) -> int:
+    return rng.randint(10 ** (digits - 1) if digits > 1 else 1, 10**digits - 1)
+
+
+@generator("add_subtract")
+def add_subtract(ctx: GenContext) -> Draft:
+    """Answer = the signed sum of the terms (running total never negative). Digits grow 1 -> 3 and the number of
+    terms 2 -> 4 with grade."""
+    rng, v = ctx.rng, ctx.vocab
+    digits, n_terms = ctx.scale(1, 3), ctx.scale(2, 4)
+    terms = [_digits_number(rng, digits)]
+    total = terms[0]
+    for _ in range(n_terms - 1):
+        x = _digits_number(rng, digits)
+        if rng.random() < 0.5 and x <= total:
+            x = -x
+        terms.append(x)
+        total += x
+    name = ctx.people(1)[0]
+    tid, style = ctx.phrasing("add", ("expr", "story", "money"))
+    if style == "expr":
+        expr = str(terms[0]) + "".join(f" {'+' if t > 0 else '-'} {abs(t)}" for t in terms[1:])
+        q, fmt = f"What is {expr}?", fmt_num
+    elif style == "story":
+        steps = " ".join(f"Then {name} {'gets' if t > 0 else 'gives away'} {abs(t)} {v.counted[1]}." for t in terms[1:])
+        q = f"{name} has {terms[0]} {v.counted[1]}. {steps} How many {v.counted[1]} does {name} have now?"
+        fmt = fmt_num
+    else:
+        steps = " ".join(f"Then you {'receive' if t > 0 else 'spend'} {fmt_money(abs(t))}." for t in terms[1:])
+        q = f"As {v.role}, you start the week with {fmt_money(terms[0])}. {steps} How much money do you have now?"
+        fmt = fmt_money
+    no_sign = sum(abs(t) for t in terms)
+    cands = [total + 1, total - 1, total + 10, total - 10, no_sign]
+    dis = numeric_distractors(rng, total, fmt, cands, k=4, integer=True)
+    return Draft(tid, q, fmt(total), tuple(dis), {"terms": terms, "style": style}, ctx.n_options(3, 5))
+
+
+@generator("multiply_divide")
+def multiply_divide(ctx: GenContext) -> Draft:
+    """Answer = a*b for products; for divisions the dividend is drawn as a*b so the answer a is exact."""
+    rng, v = ctx.rng, ctx.vocab
+    digits = ctx.scale(1, 3)
+    a, b = _digits_number(rng, digits), rng.randint(2, 9 if digits < 3 else 19)
+    op = rng.choice(("mul", "div"))
+    tid, style = ctx.phrasing("muldiv", ("expr", "story"))
+    if op == "mul":
+        answer = a * b
+        if style == "expr":
+            q = f"What is {a} × {b}?"
+        else:
+            q = (f"For the past {b} weeks a friend has paid for your {v.price_item}, which cost {fmt_money(a)} "
+                 f"each time. How much do you owe your friend in total?")
+        cands = [a + b, a * (b - 1), a * (b + 1), a * b + 10]
+    else:
+        answer = a
+        if style == "expr":
+            q = f"What is {a * b} ÷ {b}?"
+        else:
+            q = (f"A total of {fmt_money(a * b)} for {v.price_item}s is shared equally by {b} people. "
+                 f"How much does each person pay?")
+        cands = [a * b - b, a + 1, a - 1, a * b // max(b - 1, 1)]
+    fmt = fmt_num if style == "expr" else fmt_money
+    dis = numeric_distractors(rng, answer, fmt, cands, k=4, integer=True)
+    return Draft(tid, q, fmt(answer), tuple(dis), {"op": op, "a": a, "b": b, "style": style}, ctx.n_options(3, 5))
+
+
+def _percent_split(rng, k: int, step: int = 5) -> list[int]:
+    """k positive percentages (multiples of ``step``) summing to 100."""
+    cuts = sorted(rng.sample(range(1, 100 // step), k - 1))
+    bounds = [0] + cuts + [100 // step]
+    return [(bounds[i + 1] - bounds[i]) * step for i in range(k)]
+
+
+@generator("compute_expectations")
+def compute_expectations(ctx: GenContext) -> Draft:
+    """Answer = sum_i p_i * x_i over the stated outcomes (probabilities sum to 100%)."""
+    rng, v = ctx.rng, ctx.vocab
+    k = ctx.scale(2, 4)
+    probs = _percent_split(rng, k)
+    values = rng.sample(range(0, 10 * ctx.scale(2, 20) + 1), k)
+    ev = sum(Fraction(p, 100) * x for p, x in zip(probs, values))
+    parts = [f"a {p}% chance of {x} {v.counted[1]}" for p, x in zip(probs, values)]
+    tid, lead = ctx.phrasing("exp", (
+        f"A forecast for next week gives {join_list(parts)}.",
+        f"{ctx.people(1)[0]} estimates there is {join_list(parts)}.",
+        f"Based on past data, there is {join_list(parts)}.",
+    ))
+    q = f"{lead} What is the expected number of {v.counted[1]}?"
+    cands = [Fraction(sum(values), k), max(values), sum(values), sum(Fraction(p, 100) for p in probs) * min(values)]
+    dis = numeric_distractors(rng, ev, fmt_num, cands, k=4)
+    return Draft(tid, q, fmt_num(ev), tuple(dis), {"probs_pct": probs, "values": values}, ctx.n_options(3, 5))
+
+
+# ================================================================================================================
+# 1.2 Optimization
+
+
+@generator("discrete_optimization")
+def discrete_optimization(ctx: GenContext) -> Draft:
+    """Answer = the largest (or smallest, as asked) of the listed amounts; all amounts distinct."""
+    rng, v = ctx.rng, ctx.vocab
+    k = ctx.scale(2, 6)
+    cents = ctx.level >= 0.5
+    pool = range(1, 20 * ctx.scale(5, 50))
+    values = [x + (rng.randint(1, 99) / 100 if cents else 0) for x in rng.sample(pool, k)]
+    want_max = rng.random() < 0.5
+    best = max(values) if want_max else min(values)
+    shown = join_list([fmt_money(x) for x in values], "or")
+    word = "bigger" if want_max else "smaller"
+    tid, q = ctx.phrasing("disc", (
+        f"Which is {word}: {shown}?",
+        f"As {v.role}, you compare the cost of each {v.option_noun}: {shown}. Which amount is the "
+        f"{'largest' if want_max else 'smallest'}?",
+        f"Which of these amounts is the {'highest' if want_max else 'lowest'}: {shown}?",
+    ))
+    others = [fmt_money(x) for x in values if x != best]
+    return Draft(tid, q, fmt_money(best), tuple(others), {"values": values, "want_max": want_max}, k)
+
+
+@generator("continuous_optimization")
+def continuous_optimization(ctx: GenContext) -> Draft:
+    """Closed-form calculus optima: box from an s x s sheet V=x(s-2x)^2 -> x=s/6; fence along a wall
+    A=x(P-2x) -> x=P/4; profit (p-c)(a-bp) -> p=(a+bc)/(2b)."""
+    rng, v = ctx.rng, ctx.vocab
+    family = rng.choice(("fence", "profit") if ctx.level < 0.5 else ("box", "profit", "fence"))
+    if family == "box":
+        s = rng.choice(range(6, 61, 6)) if ctx.level < 0.75 else rng.randint(8, 60)
+        answer = Fraction(s, 6)
+        q = (f"A box without a top is made from a square sheet of cardboard {s} inches on a side by cutting "
+             f"squares of side x from each corner and folding up the sides. Which value of x (in inches) "
+             f"maximizes the volume of the box?")
+        cands = [Fraction(s, 4), Fraction(s, 3), Fraction(s, 8), Fraction(s, 5), Fraction(s, 2)]
+        params = {"family": family, "s": s}
+    elif family == "fence":
+        perimeter = rng.randint(10, 100) * 4 if ctx.level < 0.5 else rng.randint(40, 400)
+        answer = Fraction(perimeter, 4)
+        q = (f"As {v.role}, you have {perimeter} meters of fencing to enclose a rectangular area along a straight "
+             f"wall (no fence is needed along the wall). If x is the length of each side perpendicular to the "
+             f"wall, which x (in meters) maximizes the enclosed area?")
+        cands = [Fraction(perimeter, 2), Fraction(perimeter, 3), Fraction(perimeter, 6), Fraction(perimeter, 8)]
+        params = {"family": family, "perimeter": perimeter}
+    else:
+        b = rng.randint(1, 5)
+        c = rng.randint(0, 20) if ctx.level >= 0.5 else 0
+        a = rng.randint(b * c + 20, b * c + 200)
+        answer = Fraction(a + b * c, 2 * b)
+        cost = f" Each unit costs {fmt_money(c)} to provide." if c else ""
+        q = (f"As {v.role}, you set the price p (in dollars) of a {v.price_item}. You sell {a} - {b}p units.{cost} "
+             f"Which price maximizes your profit?")
+        cands = [Fraction(a, b), Fraction(a, 2 * b), Fraction(a + b * c, b), Fraction(a, 4 * b) + c]
+        params = {"family": family, "a": a, "b": b, "c": c}
+    fmt = fmt_num
+    dis = numeric_distractors(rng, answer, fmt, cands, k=4)
+    return Draft(f"cont.{family}", q, fmt(answer), tuple(dis), params, ctx.n_options(3, 5))
+
+
+_PRODUCTS = {
+    "finance": ("financial reports", "audits"), "medical": ("check-ups", "vaccination clinics"),
+    "food": ("cakes", "pies"), "travel": ("city tours", "boat trips"), "sports": ("group classes", "private lessons"),
+    "education": ("tutoring sessions", "workshops"), "technology": ("apps", "websites"),
+    "politics": ("town-hall meetings", "canvassing events"),
+}
+
+
+def _best_mixes(profit, hours, limit_h, material, limit_m):
+    feasible = []
+    for x in range(0, limit_h // hours[0] + 1):
+        for y in range(0, limit_h // hours[1] + 1):
+            if x * hours[0] + y * hours[1] <= limit_h and (material is None or
+                                                          x * material[0] + y * material[1] <= limit_m):
+                feasible.append(((x, y), x * profit[0] + y * profit[1]))
+    feasible.sort(key=lambda t: -t[1])
+    return feasible
+
+
+@generator("constrained_optimization")
+def constrained_optimization(ctx: GenContext) -> Draft:
+    """Integer production mix maximizing profit subject to a labour limit (and, at higher grades, a material
+    limit); the answer is the unique optimum found by enumerating every feasible mix. Distractors are other
+    feasible mixes and infeasible mixes with higher profit."""
+    rng = ctx.rng
+    two = ctx.level >= 0.5
+    for _ in range(200):
+        profit = (rng.randint(2, 30), rng.randint(2, 30))
+        hours = (rng.randint(1, 6), rng.randint(1, 6))
+        limit_h = rng.randint(8, 30)
+        material = (rng.randint(1, 5), rng.randint(1, 5)) if two else None
+        limit_m = rng.randint(6, 25) if two else None
+        feas = _best_mixes(profit, hours, limit_h, material, limit_m)
+        if len(feas) >= 4 and feas[0][1] > feas[1][1] and feas[0][1] > 0:
+            break
+    else:  # pragma: no cover - practically unreachable
+        raise ValueError("constrained_optimization: no unique optimum found")
+    a, b = _PRODUCTS[ctx.domain]
+    mix = lambda m: f"{m[0]} {a} and {m[1]} {b}"  # noqa: E731
+    extra = (f" Each of the {a} also needs {material[0]} kg of material and each of the {b} needs "
+             f"{material[1]} kg; {limit_m} kg of material are available.") if two else ""
+    tid, lead = ctx.phrasing("constr", ("You run a small business.", f"As {ctx.vocab.role}, you plan next week.",
+                                        "A team plans its schedule."))
+    q = (f"{lead} Each of the {a} earns {fmt_money(profit[0])} and takes {hours[0]} hours; each of the {b} earns "
+         f"{fmt_money(profit[1])} and takes {hours[1]} hours. At most {limit_h} hours are available.{extra} "
+         f"Only whole numbers can be produced. Which plan maximizes total earnings?")
+    best = feas[0][0]
+    infeasible = []
+    for x in range(0, limit_h + 2):
+        for y in range(0, limit_h + 2):
+            over = x * hours[0] + y * hours[1] > limit_h or (two and x * material[0] + y * material[1] > limit_m)
+            if over and x * profit[0] + y * profit[1] > feas[0][1] and x + y <= best[0] + best[1] + 3:
+                infeasible.append((x, y))
+    rng.shuffle(infeasible)
+    dis = [mix(m) for m, _ in feas[1:4]] + [mix(m) for m in infeasible[:2]] + [mix(m) for m, _ in feas[4:]]
+    params = {"profit": profit, "hours": hours, "limit_h": limit_h, "material": material, "limit_m": limit_m}
+    return Draft(tid, q, mix(best), tuple(dis), params, ctx.n_options(3, 5))
+
+
+# ================================================================================================================
+# 1.3 Probability
+
+_COLOURS = ("red", "blue", "green", "yellow", "white", "black")
+_CONTAINERS = {
+    "finance": ("a raffle drum", "tickets"), "medical": ("a sample tray", "vials"), "food": ("a bag", "sweets"),
+    "travel": ("a hat", "destination cards"), "sports": ("a kit bag", "balls"), "education": ("a box", "flashcards"),
+    "technology": ("a bin", "chips"), "politics": ("a ballot box", "ballots"),
+}
+
+
+@generator("outcome_probabilities")
+def outcome_probabilities(ctx: GenContext) -> Draft:
+    """One draw: P(colour) = count/total; 'either' question: (c1+c2)/total; two draws without replacement:
+    P(both colour c) = c/N * (c-1)/(N-1). Answers are exact reduced fractions."""
+    rng = ctx.rng
+    k = ctx.scale(2, 5)
+    colours = rng.sample(_COLOURS, k)
+    counts = [rng.randint(1, ctx.scale(6, 15)) for _ in colours]
+    total = sum(counts)
+    container, things = _CONTAINERS[ctx.domain]
+    listing = join_list([f"{n} {c}" for n, c in zip(counts, colours)])
+    kind = rng.choice(("one", "either", "two") if ctx.level >= 0.5 else ("one",))
+    i = rng.randrange(k)
+    if kind == "two" and counts[i] < 2:
+        kind = "one"
+    if kind == "one":
+        answer = Fraction(counts[i], total)
+        ask = f"If one is drawn at random, what is the probability that it is {colours[i]}?"
+        cands = [Fraction(counts[i], total - counts[i]) if total > counts[i] else Fraction(1, 2), 1 - answer,
+                 Fraction(1, k), Fraction(counts[i], total + 1)]
+        params = {"kind": kind, "counts": counts, "target": [i]}
+    elif kind == "either":
+        j = (i + 1) % k
+        answer = Fraction(counts[i] + counts[j], total)
+        ask = f"If one is drawn at random, what is the probability that it is {colours[i]} or {colours[j]}?"
+        cands = [Fraction(counts[i] * counts[j], total * total), Fraction(counts[i], total), 1 - answer,
+                 Fraction(2, k)]
+        params = {"kind": kind, "counts": counts, "target": [i, j]}
+    else:
+        answer = Fraction(counts[i], total) * Fraction(counts[i] - 1, total - 1)
+        ask = (f"If two are drawn at random without putting the first back, what is the probability that both are "
+               f"{colours[i]}?")
+        cands = [Fraction(counts[i], total) ** 2, Fraction(counts[i], total), Fraction(2 * counts[i], total),
+                 Fraction(counts[i] - 1, total - 1)]
+        params = {"kind": kind, "counts": counts, "target": [i]}
+    tid, lead = ctx.phrasing("prob", (f"{container.capitalize()} contains {listing} {things}.",
+                                      f"There are {listing} {things} in {container}.",
+                                      f"You have {container} holding {listing} {things}."))
+    dis = _frac_distractors(rng, answer, cands)
+    return Draft(tid, f"{lead} {ask}", fmt_frac(answer), tuple(dis), params, ctx.n_options(3, 5))
+
+
+def _frac_distractors(rng, answer: Fraction, cands) -> list[str]:
+    out = [fmt_frac(Fraction(c)) for c in cands if 0 <= Fraction(c) <= 1 and Fraction(c) != answer]
+    den = answer.denominator
+    while len(set(out)) < 4:
+        num = rng.randint(0, den)
+        frac = Fraction(num, den if rng.random() < 0.7 else den + rng.randint(1, 5))
+        if frac != answer:
+            out.append(fmt_frac(frac))
+    return list(dict.fromkeys(out))
+
+
+@generator("complement_rule")
+def complement_rule(ctx: GenContext) -> Draft:
+    """P(not E) = 1 - P(E); for mutually exclusive events P(neither A nor B) = 1 - P(A) - P(B); for n independent
+    tries P(at least once) = 1 - (1 - p)^n."""
+    rng, v = ctx.rng, ctx.vocab
+    event, non_event = rng.choice(v.chance_events)
+    kinds = ("single",) if ctx.level < 0.34 else ("single", "neither") if ctx.level < 0.67 else ("neither", "atleast")
+    kind = rng.choice(kinds)
+    if kind == "single":
+        p = Fraction(rng.randint(1, 99), 100)
+        answer = 1 - p
+        tid, q = ctx.phrasing("compl", (
+            f"The probability that {event} is {fmt_pct(p)}. What is the probability that this does not happen?",
+            f"Experts say {event} with probability {fmt_pct(p)}. How likely is it that it is not the case "
+            f"that {event}?",
+        ))
+        cands = [p, Fraction(1, 2), 1 - p / 2, p / 2]
+        params = {"kind": kind, "p": [p.numerator, p.denominator]}
+    elif kind == "neither":
+        pa, pb = Fraction(rng.randint(5, 60), 100), Fraction(rng.randint(5, 35), 100)
+        a, b = rng.sample(v.alternatives, 2)
+        answer = 1 - pa - pb
+        tid = "compl.neither"
+        q = (f"Exactly one {v.option_noun} will be chosen at random from several. The chance it is {a} is "
+             f"{fmt_pct(pa)} and the chance it is {b} is {fmt_pct(pb)}. What is the probability that it is "
+             f"neither {a} nor {b}?")
+        cands = [(1 - pa) * (1 - pb), 1 - pa, 1 - pb, pa + pb]
+        params = {"kind": kind, "pa": [pa.numerator, pa.denominator], "pb": [pb.numerator, pb.denominator]}
+    else:
+        p = Fraction(rng.choice((10, 20, 25, 30, 40, 50)), 100)
+        n = rng.randint(2, 4)
+        answer = 1 - (1 - p) ** n
+        tid = "compl.atleast"
+        q = (f"Each time, independently, the probability that {event} is {fmt_pct(p)}. Over {n} independent "
+             f"occasions, what is the probability that it happens at least once?")
+        cands = [n * p, p**n, (1 - p) ** n, 1 - p**n]
+        params = {"kind": kind, "p": [p.numerator, p.denominator], "n": n}
+    dis = numeric_distractors(rng, answer, fmt_pct, [c for c in cands if 0 <= c <= 1], k=4, spread=0.4)
+    return Draft(tid, q, fmt_pct(answer), tuple(dis), params, ctx.n_options(3, 5))
+
+
+@generator("bayes_rule")
+def bayes_rule(ctx: GenContext) -> Draft:
+    """P(A|B) = P(B|A)P(A)/P(B); at lower grades P(B) is stated (drawn consistent), at higher grades it must be
+    computed as P(B|A)P(A) + P(B|not A)(1-P(A))."""
+    rng, v = ctx.rng, ctx.vocab
+    (ea, _), (eb, _) = rng.sample(v.chance_events, 2)
+    prior = Fraction(rng.randint(5, 60), 100)
+    lik = Fraction(rng.randint(40, 95), 100)
+    false_pos = Fraction(rng.randint(5, 50), 100)
+    pb = lik * prior + false_pos * (1 - prior)
+    answer = lik * prior / pb
+    given_pb = ctx.level < 0.5
+    if given_pb:
+        tid = "bayes.given"
+        q = (f"The probability that {ea} is {fmt_pct(prior)}. Overall, the probability that {eb} is "
+             f"{fmt_pct(pb)}. When {ea}, the probability that {eb} is {fmt_pct(lik)}. You learn that {eb}. "
+             f"What is the probability that {ea}?")
+    else:
+        tid = "bayes.total"
+        q = (f"The probability that {ea} is {fmt_pct(prior)}. If {ea}, the probability that {eb} is "
+             f"{fmt_pct(lik)}; otherwise it is {fmt_pct(false_pos)}. You learn that {eb}. What is the "
+             f"probability that {ea}?")
+    cands = [lik, prior, lik * prior, 1 - answer, lik * prior / (lik * prior + false_pos)]
+    dis = numeric_distractors(rng, answer, fmt_pct, [c for c in cands if 0 <= c <= 1], k=4, spread=0.4)
+    params = {"prior_pct": int(prior * 100), "lik_pct": int(lik * 100), "false_pos_pct": int(false_pos * 100),
+              "given_pb": given_pb}
+    return Draft(tid, q, fmt_pct(answer), tuple(dis), params, ctx.n_options(3, 5))
+
+
+# ================================================================================================================
+# 1.4 Logic — categorical statements are checked in Venn-region models; propositional ones by truth tables.
+
+_FORMS = ("all", "no", "some", "some_not")
+
+
+def _cat_text(form: str, x: str, y: str) -> str:
+    return {"all": f"All {x} are {y}.", "no": f"No {x} are {y}.", "some": f"Some {x} are {y}.",
+            "some_not": f"Some {x} are not {y}."}[form]
+
+
+def _cat_holds(form: str, x: int, y: int, regions: frozenset[int]) -> bool:
+    has = lambda r, t: bool(r >> t & 1)  # noqa: E731
+    if form == "all":
+        return not any(has(r, x) and not has(r, y) for r in regions)
+    if form == "no":
+        return not any(has(r, x) and has(r, y) for r in regions)
+    if form == "some":
+        return any(has(r, x) and has(r, y) for r in regions)
+    return any(has(r, x) and not has(r, y) for r in regions)
+
+
+def categorical_valid(premises: list[tuple[str, int, int]], conclusion: tuple[str, int, int]) -> bool:
+    """Does ``conclusion`` hold in every Venn model (inhabited regions over 3 terms, every term non-empty)
+    of the premises? Statements are (form, subject term index, predicate term index)."""
+    for bits in range(1, 256):
+        regions = frozenset(r for r in range(8) if bits >> r & 1)
+        if not all(any(r >> t & 1 for r in regions) for t in range(3)):
+            continue
+        if all(_cat_holds(f, x, y, regions) for f, x, y in premises) and not _cat_holds(*conclusion, regions):
+            return False
+    return True
+
+
+@generator("categorical_syllogism")
+def categorical_syllogism(ctx: GenContext) -> Draft:
+    """Premises about terms A-B and B-C; a conclusion about A and C follows iff it holds in every Venn model of
+    the premises with non-empty terms (model checker above). Lower grades: 'does it follow?' (Yes/No); higher
+    grades: 'which conclusion follows?' with one valid and several invalid candidates."""
+    rng = ctx.rng
+    terms = rng.sample(ctx.vocab.categories, 3)
+    candidates = [(f, x, y) for f in _FORMS for x, y in ((0, 2), (2, 0))]
+    for _ in range(500):
+        p1 = (rng.choice(_FORMS), *rng.choice(((0, 1), (1, 0))))
+        p2 = (rng.choice(_FORMS), *rng.choice(((1, 2), (2, 1))))
+        valid = [c for c in candidates if categorical_valid([p1, p2], c)]
+        invalid = [c for c in candidates if c not in valid]
+        mc = ctx.level >= 0.5
+        if valid and (not mc or len(invalid) >= 3):
+            break
+    premises_text = f"{_cat_text(p1[0], terms[p1[1]], terms[p1[2]])} {_cat_text(p2[0], terms[p2[1]], terms[p2[2]])}"
+    render = lambda c: _cat_text(c[0], terms[c[1]], terms[c[2]])  # noqa: E731
+    params = {"terms": terms, "premises": [list(p1), list(p2)]}
+    if not mc:
+        concl = rng.choice(valid) if rng.random() < 0.5 or not invalid else rng.choice(invalid)
+        follows = concl in valid
+        tid, q = ctx.phrasing("cat", (
+            f"{premises_text} Solely from the information provided, is the following also true: {render(concl)}",
+            f"Assume: {premises_text} Does it logically follow that {render(concl)[0].lower()}{render(concl)[1:]}",
+        ))
+        params["conclusion"] = list(concl)
+        return Draft(tid, q, "Yes" if follows else "No", ("No" if follows else "Yes",), params, 2)
+    correct = rng.choice(valid)
+    rng.shuffle(invalid)
+    params["conclusion"] = list(correct)
+    params["option_statements"] = [list(c) for c in [correct] + invalid]  # draft order: correct first
+    tid, q = ctx.phrasing("cat", (
+        f"{premises_text} Solely from the information provided, which of the following must be true?",
+        f"Assume: {premises_text} Which conclusion follows logically?",
+    ))
+    return Draft(tid, q, render(correct), tuple(render(c) for c in invalid), params, ctx.n_options(3, 5))
+
+
+# Propositional formulas: ("var", i) | ("not", f) | ("imp", f, g) | ("and", f, g) | ("or", f, g)
+
+
+def evaluate(formula, assignment) -> bool:
+    op = formula[0]
+    if op == "var":
+        return assignment[formula[1]]
+    if op == "not":
+        return not evaluate(formula[1], assignment)
+    a, b = evaluate(formula[1], assignment), evaluate(formula[2], assignment)
+    return {"imp": (not a) or b, "and": a and b, "or": a or b}[op]
+
+
+def entails(premises, conclusion, n_vars: int) -> bool:
+    """Truth-table check: the conclusion is true under every assignment that makes all premises true."""
+    for values in itertools.product((False, True), repeat=n_vars):
+        if all(evaluate(p, values) for p in premises) and not evaluate(conclusion, values):
+            return False
+    return True
+
+
+def equivalent(f, g, n_vars: int) -> bool:
+    return entails([f], g, n_vars) and entails([g], f, n_vars)
+
+
+def render(formula, props) -> str:
+    op = formula[0]
+    if op == "var":
+        return props[formula[1]]
+    if op == "not":
+        inner = formula[1]
+        if inner[0] == "var":
+            return f"it is not the case that {props[inner[1]]}"
+        return f"it is not the case that ({render(inner, props)})"
+    if op == "imp":
+        return f"if {render(formula[1], props)}, then {render(formula[2], props)}"  # and/or render bare here
+    word = "and" if op == "and" else "or"
+    left, right = (render(f, props) if f[0] in ("var", "not") else f"({render(f, props)})" for f in formula[1:])
+    return f"{left} {word} {right}"
+
+
+def _sentence(text: str) -> str:
+    """Capitalize the first letter (after any opening parenthesis) and end with a full stop."""
+    i = next((k for k, ch in enumerate(text) if ch.isalpha()), 0)
+    return text[:i] + text[i].upper() + text[i + 1:] + "."
+
+
+V = lambda i: ("var", i)  # noqa: E731
+NOT = lambda f: ("not", f)  # noqa: E731
+IMP = lambda f, g: ("imp", f, g)  # noqa: E731
+
+
+@generator("conditional_syllogism")
+def conditional_syllogism(ctx: GenContext) -> Draft:
+    """A chain of conditionals P0->P1->...->Pm (m grows with grade), sometimes plus a fact; a candidate
+    conclusion follows iff it is true in every truth assignment satisfying the premises (truth-table check)."""
+    rng = ctx.rng
+    m = ctx.scale(2, 4)
+    props = rng.sample(ctx.vocab.propositions, m + 1)
+    premises = [IMP(V(i), V(i + 1)) for i in range(m)]
+    if ctx.level >= 0.5:
+        rng.shuffle(premises)
+    fact = rng.choice((None, V(0), NOT(V(m)), V(m), NOT(V(0))))
+    all_premises = premises + ([fact] if fact else [])
+    if fact is None:
+        pool = [IMP(V(0), V(m)), IMP(V(m), V(0)), IMP(NOT(V(0)), NOT(V(m))), IMP(NOT(V(m)), NOT(V(0))),
+                IMP(V(1), V(0)), IMP(V(0), V(1))]
+    else:
+        pool = [V(m), V(0), NOT(V(0)), NOT(V(m)), V(1), NOT(V(1))]
+    text = " ".join(_sentence(render(p, props)) for p in all_premises)
+    params = {"props": props, "premises": all_premises}
+    valid = [c for c in pool if entails(all_premises, c, m + 1)]
+    invalid = [c for c in pool if c not in valid]
+    if ctx.level < 0.5 or not valid or len(invalid) < 2:
+        concl = rng.choice(pool)
+        ok = entails(all_premises, concl, m + 1)
+        params["conclusion"] = concl
+        tid, q = ctx.phrasing("cond", (
+            f"{text} Solely from the information provided, is the following also true: "
+            f"{_sentence(render(concl, props))}",
+            f"Suppose: {text} Does it logically follow that {render(concl, props)}?",
+        ))
+        return Draft(tid, q, "Yes" if ok else "No", ("No" if ok else "Yes",), params, 2)
+    correct = rng.choice(valid)
+    params["conclusion"] = correct
+    rng.shuffle(invalid)
+    params["option_formulas"] = [correct] + invalid  # draft order: correct first
+    tid, q = ctx.phrasing("cond", (f"{text} Solely from the information provided, which of the following must be "
+                                   f"true?", f"Suppose: {text} Which statement follows logically?"))
+    dis = tuple(_sentence(render(c, props)) for c in invalid)
+    return Draft(tid, q, _sentence(render(correct, props)), dis, params, min(ctx.n_options(3, 4), 1 + len(dis)))
+
+
+@generator("contrapositive")
+def contrapositive(ctx: GenContext) -> Draft:
+    """'If P then Q' (P or Q compound at higher grades) is equivalent to exactly one option — its contrapositive
+    'if not Q then not P'; the converse, inverse and other distractors are checked non-equivalent by truth
+    table."""
+    rng = ctx.rng
+    props = rng.sample(ctx.vocab.propositions, 4)
+    p, q = V(0), V(1)
+    if ctx.level >= 0.5:
+        p = rng.choice((("and", V(0), V(2)), ("or", V(0), V(2)), V(0)))
+        q = rng.choice((("and", V(1), V(3)), ("or", V(1), V(3)), V(1))) if p == V(0) else V(1)
+    stmt = IMP(p, q)
+    correct = IMP(NOT(q), NOT(p))
+    pool = [IMP(q, p), IMP(NOT(p), NOT(q)), ("and", p, NOT(q)), IMP(p, NOT(q)), IMP(NOT(q), p), ("or", p, q),
+            IMP(q, NOT(p))]
+    distractors = [f for f in pool if not equivalent(f, stmt, 4)]
+    name = ctx.people(1)[0]
+    tid, lead = ctx.phrasing("contra", (
+        f"{name} believes that {render(stmt, props)}.",
+        f"A report states: {render(stmt, props)}.",
+        f"Suppose that {render(stmt, props)}.",
+    ))
+    question = f"{lead} Which of the following statements is logically equivalent?"
+    dis = tuple(_sentence(render(f, props)) for f in distractors)
+    params = {"props": props, "statement": stmt, "option_formulas": [correct] + distractors}
+    return Draft(tid, question, _sentence(render(correct, props)), dis, params, ctx.n_options(3, 5))
+
+
+# ================================================================================================================
+# 1.5 Theory of mind — an explicit belief-state model over a story of events.
+
+
+def run_story(events, agents, start):
+    """Replay events; return (true location, first-order beliefs, second-order beliefs).
+
+    events: ("leave", a) | ("enter", a) | ("move", mover, place) | ("peek", a) (a watches the next move
+    secretly). An agent's belief about the object's place changes when they witness a move (present or peeking);
+    X's belief about Y's belief changes only when X witnesses the move and sees that Y is openly present.
+    """
+    present = set(agents)
+    loc = start
+    belief = {a: start for a in agents}
+    belief2 = {(x, y): start for x in agents for y in agents if x != y}
+    peeking: set[str] = set()
+    for ev in events:
+        kind = ev[0]
+        if kind == "leave":
+            present.discard(ev[1])
+        elif kind == "enter":
+            present.add(ev[1])
+        elif kind == "peek":
+            peeking.add(ev[1])
+        elif kind == "move":
+            loc = ev[2]
+            witnesses = present | peeking
+            for a in witnesses:
+                belief[a] = loc
+            for x, y in belief2:
+                if x in witnesses and y in present:
+                    belief2[(x, y)] = loc
+            peeking.clear()
+    return loc, belief, belief2
+
+
+def _tom_story(ctx: GenContext, second_order: bool):
+    rng, v = ctx.rng, ctx.vocab
+    n_agents = ctx.scale(2, 3)
+    n_moves = ctx.scale(1, 3)
+    agents = ctx.people(n_agents)
+    places = rng.sample(v.tom_places, min(len(v.tom_places), max(3, n_moves + 2)))
+    start = places[0]
+    owner = agents[0]
+    events, lines = [], [f"{owner} puts {v.tom_object} in the {start}."]
+    current = start
+    absent: set[str] = set()
+    for i in range(n_moves):
+        leaver = owner if i == 0 else rng.choice([a for a in agents])
+        if leaver not in absent and (i == 0 or rng.random() < 0.6):
+            events.append(("leave", leaver))
+            absent.add(leaver)
+            lines.append(f"{leaver} leaves the room.")
+        if second_order and ctx.level >= 0.5 and rng.random() < 0.5 and absent:
+            peeker = rng.choice(sorted(absent))
+            events.append(("peek", peeker))
+            lines.append(f"Unnoticed by anyone, {peeker} watches through the window.")
+        movers = [a for a in agents if a not in absent]
+        if not movers:
+            back = rng.choice(sorted(absent))
+            events.append(("enter", back))
+            absent.discard(back)
+            lines.append(f"{back} comes back.")
+            movers = [back]
+        mover = rng.choice(movers)
+        new = rng.choice([p for p in places if p != current])
+        events.append(("move", mover, new))
+        lines.append(f"{mover} moves {v.tom_object} to the {new}.")
+        current = new
+    for a in sorted(absent):
+        events.append(("enter", a))
+        lines.append(f"{a} comes back.")
+    return agents, places, start, events, " ".join(lines)
+
+
+@generator("first_order_false_belief")
+def first_order_false_belief(ctx: GenContext) -> Draft:
+    """Answer = where the asked agent believes the object is (belief-state model: beliefs update only on
+    witnessed moves); distractors are the other places mentioned, including the true location."""
+    agents, places, start, events, story = _tom_story(ctx, second_order=False)
+    loc, belief, _ = run_story(events, agents, start)
+    target = agents[0] if ctx.rng.random() < 0.7 else ctx.rng.choice(agents)
+    obj = ctx.vocab.tom_object
+    tid, q = ctx.phrasing("tom1", (f"Where will {target} look for {obj} first?",
+                                   f"Where does {target} think they will find {obj}?"))
+    dis = [f"In the {p}" for p in [loc] + places if p != belief[target]]
+    params = {"agents": agents, "start": start, "events": events, "target": target}
+    return Draft(tid, f"{story} {q}", f"In the {belief[target]}", tuple(dis), params,
+                 min(ctx.n_options(2, 4), len(places)))
+
+
+@generator("second_order_false_belief")
+def second_order_false_belief(ctx: GenContext) -> Draft:
+    """Answer = where agent X believes agent Y will look, i.e. X's model of Y's belief: it changes only on moves
+    X witnessed while seeing Y openly present (secret watching by Y is unknown to X)."""
+    agents, places, start, events, story = _tom_story(ctx, second_order=True)
+    loc, belief, belief2 = run_story(events, agents, start)
+    y = agents[0]
+    x = ctx.rng.choice(agents[1:])
+    obj = ctx.vocab.tom_object
+    tid, q = ctx.phrasing("tom2", (f"Where does {x} think {y} will look for {obj} first?",
+                                   f"According to {x}, where does {y} expect to find {obj}?"))
+    answer = belief2[(x, y)]
+    dis = [f"In the {p}" for p in [loc, belief[y]] + places if p != answer]
+    params = {"agents": agents, "start": start, "events": events, "x": x, "y": y}
+    return Draft(tid, f"{story} {q}", f"In the {answer}", tuple(dis), params,
+                 min(ctx.n_options(2, 4), len(places)))

@@ -1,0 +1,609 @@
+"""STEER setting 2 (decisions in single-agent environments) generators.
+
+The normative model is risk-neutral von Neumann-Morgenstern expected utility (the paper's Module 2.4 framing):
+stated utilities (or dollar amounts) are utilities, and the rational choice maximizes their expectation. Each
+generator's docstring states its answer rule; the answer is computed by the code below it.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from choicelab.items.steer.base import (
+    Draft,
+    GenContext,
+    fmt_money,
+    fmt_num,
+    fmt_pct,
+    generator,
+    join_list,
+    letters,
+    numeric_distractors,
+)
+
+Lottery = list[tuple[int, int]]  # [(probability in percent, payoff), ...], probabilities sum to 100
+
+
+def expected_value(lottery: Lottery) -> Fraction:
+    """Expected payoff of a lottery with percent probabilities (exact)."""
+    total = sum(p for p, _ in lottery)
+    if total != 100:
+        raise ValueError(f"lottery probabilities must sum to 100, got {total}: {lottery}")
+    return sum((Fraction(p, 100) * x for p, x in lottery), Fraction(0))
+
+
+def _split(rng, k: int, step: int = 5) -> list[int]:
+    cuts = sorted(rng.sample(range(1, 100 // step), k - 1))
+    bounds = [0] + cuts + [100 // step]
+    return [(bounds[i + 1] - bounds[i]) * step for i in range(k)]
+
+
+def _describe(lottery: Lottery, money: bool = True) -> str:
+    def fmt(x: int) -> str:
+        if not money:
+            return f"a utility of {x}"
+        return f"a loss of {fmt_money(-x)}" if x < 0 else fmt_money(x)
+
+    if len(lottery) == 1:
+        return f"{fmt(lottery[0][1])} for sure"
+    return join_list([f"a {p}% chance of {fmt(x)}" for p, x in lottery])
+
+
+def _unique_argmax(values: list[Fraction]) -> int | None:
+    best = max(values)
+    return values.index(best) if values.count(best) == 1 else None
+
+
+# ================================================================================================================
+# 2.1 Axioms of utility, deterministic
+
+
+@generator("completeness")
+def completeness(ctx: GenContext) -> Draft:
+    """Each option's utility is the sum of its stated component utilities; answer = the option with the higher
+    total, or indifference when the totals are equal (a complete preference always exists)."""
+    rng, v = ctx.rng, ctx.vocab
+    n_attr = ctx.scale(2, 3)
+    a_parts = [rng.randint(10, 120)] + [-rng.randint(1, 60) for _ in range(n_attr - 1)]
+    b_parts = [rng.randint(10, 120)] + [-rng.randint(1, 60) for _ in range(n_attr - 1)]
+    if rng.random() < 0.25:  # force a tie sometimes
+        b_parts[0] += sum(a_parts) - sum(b_parts)
+        if b_parts[0] <= 0:
+            b_parts[0] = rng.randint(10, 120)
+    ua, ub = sum(a_parts), sum(b_parts)
+    x, y = rng.sample(v.alternatives, 2)
+    describe = lambda parts: ", ".join([f"a benefit with utility {parts[0]}"] +  # noqa: E731
+                                       [f"a drawback with utility {u}" for u in parts[1:]])
+    tid, lead = ctx.phrasing("compl_det", (
+        f"As {v.role}, you must choose between two {v.option_noun}s.",
+        f"You are comparing two {v.option_noun}s.",
+        f"A friend asks you to rank two {v.option_noun}s.",
+    ))
+    q = (f"{lead} Option A, {x}, has {describe(a_parts)}. Option B, {y}, has {describe(b_parts)}. Utilities add "
+         f"up. Which best describes your preference?")
+    labels = {"A": "I prefer Option A", "B": "I prefer Option B", "=": "I am indifferent between A and B"}
+    key = "A" if ua > ub else "B" if ub > ua else "="
+    dis = [labels[k] for k in "AB=" if k != key] + ["The two options cannot be compared"]
+    return Draft(tid, q, labels[key], tuple(dis), {"a_parts": a_parts, "b_parts": b_parts}, ctx.n_options(3, 4))
+
+
+@generator("transitivity")
+def transitivity(ctx: GenContext) -> Draft:
+    """Stated strict preferences form a chain x0 > x1 > ... > xk (shown shuffled at higher grades); the asked pair
+    is ordered by the transitive closure, so the answer is the one earlier in the chain."""
+    rng, v = ctx.rng, ctx.vocab
+    k = ctx.scale(3, 5)
+    chain = rng.sample(v.alternatives, k)
+    stmts = [(chain[i], chain[i + 1]) for i in range(k - 1)]
+    if ctx.level >= 0.5:
+        rng.shuffle(stmts)
+    i = rng.randrange(0, k - 2)
+    j = rng.randrange(i + 2, k)
+    first, second = (chain[i], chain[j]) if rng.random() < 0.5 else (chain[j], chain[i])
+    tid, lead = ctx.phrasing("trans", ("You are choosing a {n}.", "As {r}, you compare {n}s.",
+                                       "You have clear tastes about {n}s."))
+    lead = lead.format(n=v.option_noun, r=v.role)
+    prefs = " ".join(f"You would rather have {a} than {b}." for a, b in stmts)
+    q = f"{lead} {prefs} Would you rather have {first} or {second}?"
+    dis = [chain[j], "I am indifferent between them", "It cannot be determined from these preferences"]
+    return Draft(tid, q, chain[i], tuple(dis), {"chain": chain, "asked": [chain[i], chain[j]]},
+                 ctx.n_options(2, 4))
+
+
+@generator("independence")
+def independence(ctx: GenContext) -> Draft:
+    """You chose X over Y; the new option(s) are dominated by Y (lower quality, higher price), so X > Y > new by
+    revealed preference and dominance; by independence of irrelevant alternatives the answer stays X."""
+    rng, v = ctx.rng, ctx.vocab
+    qa, qb = rng.sample(range(50, 100), 2)
+    pa, pb = rng.randint(100, 900), rng.randint(100, 900)
+    x_is_a = rng.random() < 0.5
+    names = letters(4)
+    y_quality, y_price = (qb, pb) if x_is_a else (qa, pa)
+    n_decoys = ctx.scale(1, 2)
+    decoys = [(y_quality - rng.randint(1, 10 * (d + 1)), y_price + rng.randint(10, 150)) for d in range(n_decoys)]
+    items = [(qa, pa), (qb, pb)] + decoys
+    listing = " ".join(f"{v.option_noun.capitalize()} {names[i]} has quality {qq} and costs {fmt_money(pp)}."
+                       for i, (qq, pp) in enumerate(items[:2]))
+    chosen = names[0] if x_is_a else names[1]
+    extra = " ".join(f"{v.option_noun.capitalize()} {names[2 + d]} has quality {qq} and costs {fmt_money(pp)}."
+                     for d, (qq, pp) in enumerate(decoys))
+    tid, lead = ctx.phrasing("indep", ("You need a new {n}.", "As {r}, you pick a {n}.", "You are shopping for a {n}."))
+    q = (f"{lead.format(n=v.option_noun, r=v.role)} {listing} After thinking it over you choose "
+         f"{v.option_noun.capitalize()} {chosen}. Then you learn about more options: {extra} Which do you choose now?")
+    opts = [f"{v.option_noun.capitalize()} {n}" for n in names[: 2 + n_decoys]]
+    correct = opts[0] if x_is_a else opts[1]
+    params = {"items": items, "chosen_first": chosen}
+    return Draft(tid, q, correct, tuple(o for o in opts if o != correct), params)
+
+
+# ================================================================================================================
+# 2.2 Cognitive biases, deterministic
+
+
+@generator("sunk_cost")
+def sunk_cost(ctx: GenContext) -> Draft:
+    """Only future flows matter: continue a project iff its future revenue exceeds its remaining cost; with several
+    projects (one can be funded) pick the largest positive future net value, or abandon all; sunk costs ignored."""
+    rng, v = ctx.rng, ctx.vocab
+    n_proj = ctx.scale(1, 3)
+    for _ in range(100):
+        projects = []
+        for _p in range(n_proj):
+            sunk = rng.randint(10, 90) * 10_000
+            remaining = rng.randint(10, 90) * 10_000
+            revenue = remaining + rng.randint(-40, 30) * 10_000
+            projects.append((sunk, remaining, max(revenue, 10_000)))
+        nets = [r - f for _, f, r in projects]
+        if len(set(nets)) == n_proj and 0 not in nets:
+            break
+    if n_proj == 1:
+        sunk, rem, rev = projects[0]
+        tid, lead = ctx.phrasing("sunk", (f"You are managing {v.project}.", f"As {v.role}, you lead {v.project}.",
+                                          f"Your organisation has invested in {v.project}."))
+        q = (f"{lead} It has already cost {fmt_money(sunk)}, and the money cannot be recovered. Finishing it would "
+             f"cost {fmt_money(rem)} more, and the revised revenue projection is {fmt_money(rev)}. What should "
+             f"you do?")
+        cont, stop = "Continue investing to finish it", "Abandon it now"
+        correct = cont if rev > rem else stop
+        return Draft(tid, q, correct, (stop if correct == cont else cont,), {"projects": projects}, 2)
+    names = [f"Project {n}" for n in letters(n_proj)]
+    desc = " ".join(f"{n} has already cost {fmt_money(s)}; finishing it costs {fmt_money(f)} more and would bring "
+                    f"{fmt_money(r)}." for n, (s, f, r) in zip(names, projects))
+    tid = "sunk.multi"
+    q = (f"As {v.role}, you oversee several unfinished projects, and you can afford to finish at most one. {desc} "
+         f"Money already spent cannot be recovered. What should you do?")
+    best = max(range(n_proj), key=lambda i: nets[i])
+    opts = [f"Finish {n}" for n in names] + ["Abandon all projects"]
+    correct = opts[best] if nets[best] > 0 else opts[-1]
+    return Draft(tid, q, correct, tuple(o for o in opts if o != correct), {"projects": projects})
+
+
+@generator("endowment_effect")
+def endowment_effect(ctx: GenContext) -> Draft:
+    """Willingness to accept equals willingness to pay v: sell iff the offer exceeds v (offers never equal v);
+    the minimum acceptable selling price is v."""
+    rng, v = ctx.rng, ctx.vocab
+    wtp = rng.randint(4, 60) * 5
+    item = v.owned_item
+    if ctx.level < 0.5:
+        offer = wtp + rng.choice((-1, 1)) * rng.randint(1, 10) * 5
+        tid, lead = ctx.phrasing("endow", (
+            f"The most you would pay to buy {item} is {fmt_money(wtp)}.",
+            f"You value {item} at exactly {fmt_money(wtp)}: you would pay up to that amount for one.",
+        ))
+        q = (f"{lead} Yesterday you were given one, and how much you value it has not changed. Someone offers you "
+             f"{fmt_money(offer)} for it. Should you sell it?")
+        correct = "Yes, sell it" if offer > wtp else "No, keep it"
+        return Draft(tid, q, correct, ("No, keep it" if offer > wtp else "Yes, sell it",),
+                     {"wtp": wtp, "offer": offer, "kind": "offer"}, 2)
+    who = ctx.people(1)[0]
+    tid, lead = ctx.phrasing("endow.wta", (
+        f"Before you owned {item}, the most you were willing to pay for it was {fmt_money(wtp)}. You now own one",
+        f"As {v.role}, you once decided that {item} was worth at most {fmt_money(wtp)} to you. {who} has since "
+        f"given you one",
+        f"Last month you would have paid up to {fmt_money(wtp)} for {item}, but no more. Today you won one in a "
+        f"raffle",
+    ))
+    q = (f"{lead}, and how much you value it has not changed. What is the lowest price at which you should be "
+         f"willing to sell it?")
+    cands = [wtp * 2, wtp * 3 // 2, wtp // 2, wtp + 25, wtp * 5 // 4]
+    dis = numeric_distractors(rng, wtp, fmt_money, cands, k=4, integer=True)
+    return Draft(tid, q, fmt_money(wtp), tuple(dis), {"wtp": wtp, "kind": "wta"}, ctx.n_options(3, 5))
+
+
+@generator("time_inconsistency")
+def time_inconsistency(ctx: GenContext) -> Draft:
+    """Stationary (time-consistent) preferences: shifting both payments by the same delay D does not change the
+    choice, so the answer repeats the earlier choice (smaller-sooner or larger-later)."""
+    rng, v = ctx.rng, ctx.vocab
+    small = rng.randint(2, 50) * 5
+    large = small + rng.randint(1, 20) * 5
+    gap = rng.randint(1, 30)
+    shift = rng.randint(gap + 1, 365)
+    chose_small = rng.random() < 0.5
+    unit = "days"
+    first = f"{fmt_money(small)} today" if chose_small else f"{fmt_money(large)} in {gap} {unit}"
+    other = f"{fmt_money(large)} in {gap} {unit}" if chose_small else f"{fmt_money(small)} today"
+    tid, lead = ctx.phrasing("time", (
+        f"You were offered a choice between {fmt_money(small)} today and {fmt_money(large)} in {gap} {unit}, and "
+        f"after careful thought you chose {first} over {other}.",
+        f"As {v.role}, you earlier preferred {first} to {other}.",
+    ))
+    a = f"{fmt_money(small)} in {shift} {unit}"
+    b = f"{fmt_money(large)} in {shift + gap} {unit}"
+    q = f"{lead} Now you can choose between {a} and {b}. Which do you choose?"
+    correct, wrong = (a, b) if chose_small else (b, a)
+    dis = (wrong, "It depends on how far in the future the payments are")
+    return Draft(tid, q, correct, dis, {"small": small, "large": large, "gap": gap, "shift": shift,
+                                        "chose_small": chose_small}, ctx.n_options(2, 3))
+
+
+# ================================================================================================================
+# 2.3 Axioms of utility, stochastic
+
+
+def _draw_lottery(rng, k: int, lo: int, hi: int) -> Lottery:
+    probs = _split(rng, k)
+    return [(p, rng.randint(lo, hi) * 100) for p in probs]
+
+
+@generator("completeness_lotteries")
+def completeness_lotteries(ctx: GenContext) -> Draft:
+    """Compare two lotteries (base amount plus chance outcomes) by expected value; answer = the higher one, or
+    indifference on a tie."""
+    rng, v = ctx.rng, ctx.vocab
+    k = ctx.scale(2, 3)
+    base_a, base_b = rng.randint(300, 800) * 100, 0
+    la = [(p, base_a + x) for p, x in _draw_lottery(rng, k, 0, 100)]
+    if rng.random() < 0.25:  # a different lottery with the same expected value
+        lb = list(la[::-1])
+        shift = rng.randint(1, 5)
+        # moving shift*p2 to outcome 1 and shift*p1 away from outcome 2 keeps the expectation unchanged
+        (p1, x1), (p2, x2) = lb[0], lb[1]
+        lb[0], lb[1] = (p1, x1 + shift * p2), (p2, x2 - shift * p1)
+    else:
+        lb = [(p, base_a + x + rng.randint(-20, 20) * 100) for p, x in _draw_lottery(rng, k, 0, 100)]
+    ea, eb = expected_value(la), expected_value(lb)
+    tid, lead = ctx.phrasing("compl_lot", (f"You must choose between two {v.option_noun}s with uncertain payoffs.",
+                                           f"As {v.role}, you compare two risky {v.option_noun}s.",
+                                           "Consider two lotteries."))
+    q = (f"{lead} Option A pays {_describe(la)}. Option B pays {_describe(lb)}. You care only about the expected "
+         f"amount. Which best describes your preference?")
+    labels = {"A": "I prefer Option A", "B": "I prefer Option B", "=": "I am indifferent between A and B"}
+    key = "A" if ea > eb else "B" if eb > ea else "="
+    dis = [labels[x] for x in "AB=" if x != key] + ["The two options cannot be compared"]
+    return Draft(tid, q, labels[key], tuple(dis), {"a": la, "b": lb}, ctx.n_options(3, 4))
+
+
+@generator("transitivity_lotteries")
+def transitivity_lotteries(ctx: GenContext) -> Draft:
+    """Stated preferences between lotteries form a chain L0 > L1 > ... ; the consistent statement is that an
+    earlier lottery is preferred to a later one (transitive closure); reversed or indifferent statements are
+    inconsistent."""
+    rng, v = ctx.rng, ctx.vocab
+    k = ctx.scale(3, 5)
+    outcomes = rng.sample(v.alternatives, k)
+    probs = rng.sample(range(5, 96), k)
+    lots = [f"a {p}% chance of {o}" for p, o in zip(probs, outcomes)]
+    stmts = [(i, i + 1) for i in range(k - 1)]
+    if ctx.level >= 0.5:
+        rng.shuffle(stmts)
+    prefs = " ".join(f"You prefer {lots[a]} over {lots[b]}." for a, b in stmts)
+    i = rng.randrange(0, k - 2)
+    j = rng.randrange(i + 2, k)
+    cap = lambda s: s[0].upper() + s[1:]  # noqa: E731
+    tid, lead = ctx.phrasing("trans_lot", ("You have the following preferences.", f"As {v.role}, you state:",
+                                           "Your preferences over chances are:"))
+    q = f"{lead} {prefs} Which of the following is a consistent preference?"
+    correct = f"{cap(lots[i])} is preferred over {lots[j]}"
+    dis = [f"{cap(lots[j])} is preferred over {lots[i]}", f"{cap(lots[i])} and {lots[j]} are equally good",
+           f"{cap(lots[i + 1])} is preferred over {lots[i]}"]
+    return Draft(tid, q, correct, tuple(dis), {"lotteries": list(zip(probs, outcomes)), "asked": [i, j]},
+                 ctx.n_options(3, 4))
+
+
+@generator("independence_lotteries")
+def independence_lotteries(ctx: GenContext) -> Draft:
+    """You chose the expected-value-maximizing lottery X of {A, B}; each added option is X's prize with a lower
+    chance (so worse than X); the answer stays X = argmax expected value over all options."""
+    rng, v = ctx.rng, ctx.vocab
+    for _ in range(100):
+        pa, xa = rng.randint(20, 95), rng.randint(2, 40) * 50
+        pb, xb = rng.randint(20, 95), rng.randint(2, 40) * 50
+        la, lb = [(pa, xa), (100 - pa, 0)], [(pb, xb), (100 - pb, 0)]
+        if expected_value(la) != expected_value(lb):
+            break
+    best = 0 if expected_value(la) > expected_value(lb) else 1
+    px, xx = (pa, xa) if best == 0 else (pb, xb)
+    n_new = ctx.scale(1, 2)
+    new = [[(pc, xx), (100 - pc, 0)] for pc in rng.sample(range(5, px), min(n_new, px - 5))]
+    names = letters(2 + len(new))
+    lots = [la, lb] + new
+    describe = lambda lot: f"a {lot[0][0]}% chance of {fmt_money(lot[0][1])} and nothing otherwise"  # noqa: E731
+    listing = " ".join(f"Option {names[i]}: {describe(lot)}." for i, lot in enumerate(lots[:2]))
+    extra = " ".join(f"Option {names[2 + i]}: {describe(lot)}." for i, lot in enumerate(new))
+    tid, lead = ctx.phrasing("indep_lot", (f"You have two {v.option_noun} options.",
+                                           f"As {v.role}, you choose among risky {v.option_noun}s.",
+                                           "Consider these lotteries."))
+    q = (f"{lead} {listing} Maximizing expected value, you choose Option {names[best]}. You are now told about "
+         f"another option. {extra} Which option do you choose now?")
+    evs = [expected_value(lot) for lot in lots]
+    correct = f"Option {names[_unique_argmax(evs)]}"
+    return Draft(tid, q, correct, tuple(f"Option {n}" for n in names if f"Option {n}" != correct), {"lotteries": lots})
+
+
+# ================================================================================================================
+# 2.4 Risk-neutral expected utility
+
+
+@generator("compute_eu")
+def compute_eu(ctx: GenContext) -> Draft:
+    """EU = sum_i p_i * u_i over the stated outcomes (utilities may be negative at higher grades)."""
+    rng, v = ctx.rng, ctx.vocab
+    k = ctx.scale(2, 4)
+    probs = _split(rng, k)
+    lo = -50 if ctx.level >= 0.5 else 0
+    utils = rng.sample(range(lo, 101), k)
+    eu = expected_value(list(zip(probs, utils)))
+    events = [f"Outcome {i + 1} (utility {u}) has probability {p}%" for i, (p, u) in enumerate(zip(probs, utils))]
+    tid, lead = ctx.phrasing("ceu", (f"As {v.role}, you consider {rng.choice(v.alternatives)}.",
+                                     f"You evaluate a {v.option_noun} with uncertain results.",
+                                     f"{ctx.people(1)[0]} is considering {rng.choice(v.alternatives)}."))
+    q = f"{lead} {'; '.join(events)}. What is its expected utility?"
+    cands = [Fraction(sum(utils), k), max(utils), sum(utils),
+             expected_value(list(zip(probs[::-1], utils))) if k > 1 else utils[0] + 1]
+    dis = numeric_distractors(rng, eu, fmt_num, cands, k=4, nonnegative=False)
+    return Draft(tid, q, fmt_num(eu), tuple(dis), {"probs_pct": probs, "utils": utils}, ctx.n_options(3, 5))
+
+
+def _prospects(rng, m: int, k_max: int, lo: int, hi: int) -> list[Lottery]:
+    out = []
+    for _ in range(m):
+        k = rng.randint(1, k_max)
+        out.append(list(zip(_split(rng, k), [rng.randint(lo, hi) * 100 for _ in range(k)])) if k > 1
+                   else [(100, rng.randint(lo, hi) * 100)])
+    return out
+
+
+@generator("maximize_eu")
+def maximize_eu(ctx: GenContext) -> Draft:
+    """Answer = the prospect with the (unique) highest expected value; more prospects and outcomes at higher
+    grades."""
+    rng, v = ctx.rng, ctx.vocab
+    m, k_max = ctx.scale(2, 4), ctx.scale(2, 3)
+    for _ in range(200):
+        pros = _prospects(rng, m, k_max, 10, 200)
+        evs = [expected_value(p) for p in pros]
+        if _unique_argmax(evs) is not None:
+            break
+    names = [f"{v.option_noun.capitalize()} {n}" for n in letters(m)]
+    listing = " ".join(f"{n} pays {_describe(p)}." for n, p in zip(names, pros))
+    tid, lead = ctx.phrasing("meu", (f"You are choosing a {v.option_noun}.", f"As {v.role}, you have {m} options.",
+                                     "Consider the following prospects."))
+    q = f"{lead} {listing} Which should you choose to maximize your expected payoff?"
+    best = _unique_argmax(evs)
+    return Draft(tid, q, names[best], tuple(n for i, n in enumerate(names) if i != best), {"prospects": pros})
+
+
+def _risk_question(ctx: GenContext, kind: str) -> Draft:
+    rng, v = ctx.rng, ctx.vocab
+    for _ in range(200):
+        if kind == "aversion":  # risky option has the higher EV, sure thing tempting
+            p = rng.randint(3, 9) * 10
+            big = rng.randint(10, 100) * 500
+            ev_risky = Fraction(p * big, 100)
+            sure = int(ev_risky * Fraction(rng.randint(60, 95), 100)) // 100 * 100
+            pros = [[(100, sure)], [(p, big), (100 - p, 0)]]
+        elif kind == "seeking":  # long shot with lower EV vs likely moderate outcome
+            p_safe = rng.randint(6, 9) * 10
+            safe = rng.randint(10, 60) * 100
+            p_long = rng.randint(1, 3) * 5
+            long_shot = int(p_safe * safe / p_long * rng.randint(50, 90) / 100) // 100 * 100
+            pros = [[(p_safe, safe), (100 - p_safe, 0)], [(p_long, long_shot), (100 - p_long, 0)]]
+        else:  # loss aversion: the higher-EV option can lose money
+            p = rng.randint(3, 7) * 10
+            gain = rng.randint(10, 60) * 10
+            loss = -rng.randint(5, 40) * 10
+            safe_gain = rng.randint(1, 30) * 10
+            p2 = rng.randint(3, 9) * 10
+            pros = [[(p, gain), (100 - p, loss)], [(p2, safe_gain), (100 - p2, 0)]]
+        extra = ctx.scale(0, 2)
+        for _e in range(extra):
+            q_ = rng.randint(2, 8) * 10
+            pros.append([(q_, rng.randint(1, 40) * 100), (100 - q_, 0)])
+        evs = [expected_value(x) for x in pros]
+        intended = 1 if kind == "aversion" else 0  # the risky / safe / possibly-losing option should win
+        if _unique_argmax(evs) == intended and (kind != "aversion" or evs[1] > evs[0]):
+            break
+    names = [f"{v.option_noun.capitalize()} {n}" for n in letters(len(pros))]
+    order = list(range(len(pros)))
+    rng.shuffle(order)
+    pros = [pros[i] for i in order]
+    evs = [expected_value(x) for x in pros]
+    listing = " ".join(f"{n} gives {_describe(p)}." for n, p in zip(names, pros))
+    tid, lead = ctx.phrasing(f"risk_{kind}", (f"As {v.role}, you are risk-neutral and must pick one {v.option_noun}.",
+                                              f"You want to maximize your expected payoff when choosing a "
+                                              f"{v.option_noun}.",
+                                              "You are a risk-neutral decision-maker."))
+    q = f"{lead} {listing} Which should you choose?"
+    best = _unique_argmax(evs)
+    return Draft(tid, q, names[best], tuple(n for i, n in enumerate(names) if i != best), {"prospects": pros})
+
+
+@generator("avoid_risk_aversion")
+def avoid_risk_aversion(ctx: GenContext) -> Draft:
+    """A sure amount (60-95% of the risky option's EV) against a risky option with higher EV; a risk-neutral agent
+    picks the argmax-EV option (the risky one unless an extra option beats it)."""
+    return _risk_question(ctx, "aversion")
+
+
+@generator("avoid_risk_seeking")
+def avoid_risk_seeking(ctx: GenContext) -> Draft:
+    """A likely moderate payoff against a long shot with a big prize but lower EV (50-90% of the safe EV); answer =
+    argmax EV."""
+    return _risk_question(ctx, "seeking")
+
+
+@generator("avoid_loss_aversion")
+def avoid_loss_aversion(ctx: GenContext) -> Draft:
+    """Options may include monetary losses; losses count at face value, so answer = argmax expected net payoff."""
+    return _risk_question(ctx, "loss")
+
+
+# ================================================================================================================
+# 2.5 Cognitive biases, stochastic
+
+
+@generator("gamblers_fallacy")
+def gamblers_fallacy(ctx: GenContext) -> Draft:
+    """Independent draws: after any streak the next outcome has its unconditional probability p. At the top grades
+    some questions draw without replacement, where the answer is the conditional (remaining count)/(remaining
+    total) — the rule is independence, not 'nothing ever changes'."""
+    rng, v = ctx.rng, ctx.vocab
+    streak = rng.randint(3, 3 + ctx.scale(2, 8))
+    device = rng.choice(("coin", "die", "wheel"))
+    if device == "coin":
+        same, other = rng.sample(("heads", "tails"), 2)
+        p = Fraction(1, 2)
+        setup = "a fair coin"
+    elif device == "die":
+        face = rng.randint(1, 6)
+        same, other, p = f"a {face}", f"not a {face}", Fraction(1, 6)
+        setup = "a fair six-sided die"
+    else:
+        n_red = rng.randint(1, 9)
+        same, other = rng.sample(("red", "black"), 2)
+        p = Fraction(n_red if same == "red" else 10 - n_red, 10)
+        setup = f"a fair wheel with {n_red} red and {10 - n_red} black slots out of 10"
+    who = ctx.people(1)[0]
+    _, context = ctx.phrasing("gf", (f"To decide {v.urn_story}, {v.role} uses {setup}.",
+                                     f"{who} uses {setup} every week to decide {v.urn_story}.",
+                                     f"At a {v.name} event, {setup} decides {v.urn_story}."))
+    if ctx.level < 0.5:
+        tid = "gf.verbal"
+        q = f"{context} It has come up {same} {streak} times in a row. On the next try, which is true?"
+        correct = f"The chance of {same} is still {fmt_pct(p)}, as it was before"
+        dis = (f"{same.capitalize()} is now less likely than {fmt_pct(p)}",
+               f"{same.capitalize()} is now more likely than {fmt_pct(p)}",
+               f"{other.capitalize()} is now certain")
+        return Draft(tid, q, correct, dis, {"kind": "verbal", "device": device, "p": [p.numerator, p.denominator],
+                                            "streak": streak}, ctx.n_options(3, 4))
+    without = rng.random() < 0.3
+    if without:
+        total = rng.randint(streak + 4, streak + 20)
+        target = rng.randint(streak + 1, total - 1)
+        answer = Fraction(target - streak, total - streak)
+        tid = "gf.noreplace"
+        q = (f"{ctx.vocab.role.capitalize()} draws tickets from a box of {total} tickets, {target} of them marked "
+             f"'win', without putting them back. The first {streak} tickets drawn were all 'win'. What is the "
+             f"probability that the next ticket is 'win'?")
+        cands = [Fraction(target, total), Fraction(target - streak, total), Fraction(target, total) ** (streak + 1)]
+        params = {"kind": "noreplace", "total": total, "target": target, "streak": streak}
+    else:
+        answer = p
+        tid = "gf.numeric"
+        q = f"{context} It has come up {same} {streak} times in a row. What is the probability of {same} next time?"
+        cands = [p ** (streak + 1), 1 - p, p / 2, 1 - p**streak]
+        params = {"kind": "independent", "device": device, "p": [p.numerator, p.denominator], "streak": streak}
+    dis = numeric_distractors(rng, answer, fmt_pct, [c for c in cands if 0 <= c <= 1], k=4, spread=0.4)
+    return Draft(tid, q, fmt_pct(answer), tuple(dis), params, ctx.n_options(3, 5))
+
+
+_PAIRS = ("A and C", "A and D", "B and C", "B and D")
+
+
+def _pair_answer(first_a: bool, second_c: bool) -> str:
+    return f"{'A' if first_a else 'B'} and {'C' if second_c else 'D'}"
+
+
+@generator("certainty_effect")
+def certainty_effect(ctx: GenContext) -> Draft:
+    """Common-ratio (Allais) pair: A = x for sure, B = p chance of y; C = r chance of x, D = r*p chance of y.
+    EV(C)/EV(A) = EV(D)/EV(B) = r, so the EV-maximizing pattern is 'A and C' or 'B and D'; answer = the one
+    with the higher EV. The second template states the first choice and asks for the consistent second one."""
+    rng, v = ctx.rng, ctx.vocab
+    for _ in range(100):
+        x = rng.randint(2, 60) * 10
+        p = rng.randint(5, 9) * 10
+        y = rng.randint(x // 10 + 1, x // 10 * 2 + 5) * 10
+        if p * y != 100 * x:
+            break
+    r = rng.choice((10, 20, 25, 50))
+    a_better = 100 * x > p * y
+    pc = r
+    d_text = f"a {fmt_num(Fraction(r * p, 100))}% chance of {fmt_money(y)} and nothing otherwise"
+    setup = (f"As {v.role}, consider Option A: {fmt_money(x)} for sure; or Option B: a {p}% chance of "
+             f"{fmt_money(y)} and nothing otherwise. Then consider Option C: a {pc}% chance of {fmt_money(x)} and "
+             f"nothing otherwise; or Option D: {d_text}.")
+    params = {"x": x, "p": p, "y": y, "r": r}
+    if ctx.level < 0.5 or rng.random() < 0.5:
+        tid = "cert.pair"
+        q = f"{setup} Which pair of choices maximizes expected value in both decisions?"
+        correct = _pair_answer(a_better, a_better)
+        return Draft(tid, q, correct, tuple(s for s in _PAIRS if s != correct), params, ctx.n_options(3, 4))
+    tid = "cert.second"
+    q = (f"{setup} A risk-neutral agent chose Option {'A' if a_better else 'B'} in the first decision. Which option "
+         f"should it choose in the second?")
+    correct = "Option C" if a_better else "Option D"
+    return Draft(tid, q, correct, ("Option D" if a_better else "Option C", "Either, they are equally good"),
+                 params, ctx.n_options(2, 3))
+
+
+@generator("reflection_effect")
+def reflection_effect(ctx: GenContext) -> Draft:
+    """Gain frame: sure gain g vs p chance of G; loss frame: sure loss l vs q chance of losing L. The risk-neutral
+    choice in each frame is the option with the higher expected value; answer = that pair."""
+    rng, v = ctx.rng, ctx.vocab
+    for _ in range(100):
+        g, p, big_g = rng.randint(2, 20) * 10, rng.randint(2, 8) * 10, rng.randint(3, 40) * 10
+        loss, q_, big_l = rng.randint(2, 20) * 10, rng.randint(2, 8) * 10, rng.randint(3, 40) * 10
+        if 100 * g != p * big_g and 100 * loss != q_ * big_l:
+            break
+    a_better = 100 * g > p * big_g  # sure gain better
+    c_better = -100 * loss > -q_ * big_l  # sure loss better (smaller expected loss)
+    tid, lead = ctx.phrasing("refl", (f"As {v.role}, you face two decisions.", "Imagine two separate decisions.",
+                                      "Consider the following choices."))
+    q = (f"{lead} First: Option A is a sure gain of {fmt_money(g)}; Option B is a {p}% chance to gain "
+         f"{fmt_money(big_g)} and nothing otherwise. Second: Option C is a sure loss of {fmt_money(loss)}; Option D "
+         f"is a {q_}% chance to lose {fmt_money(big_l)} and nothing otherwise. Which pair of choices maximizes "
+         f"expected value?")
+    correct = _pair_answer(a_better, c_better)
+    params = {"g": g, "p": p, "G": big_g, "l": loss, "q": q_, "L": big_l}
+    return Draft(tid, q, correct, tuple(s for s in _PAIRS if s != correct), params, ctx.n_options(3, 4))
+
+
+@generator("ambiguity_aversion")
+def ambiguity_aversion(ctx: GenContext) -> Draft:
+    """Ellsberg urn: N balls, R red, the rest black or yellow in unknown proportion. A pays on red, B on black,
+    C on red-or-yellow, D on black-or-yellow. For any belief b about the black count, A > B iff R > b iff C > D, so
+    consistent patterns are 'A and C' or 'B and D'. Template 'pair': with no information the symmetric belief
+    b = (N-R)/2 applies (R != b drawn) -> the EV-maximizing pair. Template 'second': given the first choice, the
+    consistent second choice (C after A, D after B)."""
+    rng, v = ctx.rng, ctx.vocab
+    n = rng.choice((60, 90, 100, 120))
+    for _ in range(100):
+        red = rng.randint(n // 10, n * 6 // 10)
+        if 2 * red != n - red:
+            break
+    setup = (f"To decide {v.urn_story}, a ball is drawn from an urn with {n} balls: {red} are red and the remaining "
+             f"{n - red} are black or yellow in an unknown proportion. Gamble A pays $100 if the ball is red; Gamble "
+             f"B pays $100 if it is black. Gamble C pays $100 if it is red or yellow; Gamble D pays $100 if it is "
+             f"black or yellow.")
+    params = {"n": n, "red": red}
+    if rng.random() < 0.5:
+        tid = "ambig.pair"
+        q = (f"{setup} You have no information about the black/yellow split, so you treat both colours as equally "
+             f"likely. Which pair of choices (one of A/B, one of C/D) maximizes expected value?")
+        a_better = 2 * red > n - red
+        correct = _pair_answer(a_better, a_better)
+        params["template"] = "pair"
+        return Draft(tid, q, correct, tuple(s for s in _PAIRS if s != correct), params, ctx.n_options(3, 4))
+    chose_a = rng.random() < 0.5
+    tid = "ambig.second"
+    q = (f"{setup} You strictly prefer Gamble {'A' if chose_a else 'B'} to Gamble {'B' if chose_a else 'A'}. To be "
+         f"consistent with a single belief about the number of black balls, which should you choose between C and D?")
+    correct = "Gamble C" if chose_a else "Gamble D"
+    params.update({"template": "second", "chose_a": chose_a})
+    return Draft(tid, q, correct, ("Gamble D" if chose_a else "Gamble C", "Either, they are equally good"),
+                 params, ctx.n_options(2, 3))

@@ -354,7 +354,10 @@ def test_generator_covers_grade_range_and_at_least_3_domains(questions, element_
 def test_harder_grades_have_at_least_as_many_options_on_average(questions):
     for eid in ("add_subtract", "compute_eu", "outcome_probabilities", "maximize_eu", "discrete_optimization"):
         el = TAX.element(eid)
-        mean = lambda g: sum(len(q.options) for q in questions[eid] if q.grade == g) / N_PER_TEST / len(el.domains)
+
+        def mean(g, eid=eid, el=el):
+            return sum(len(q.options) for q in questions[eid] if q.grade == g) / N_PER_TEST / len(el.domains)
+
         assert mean(el.max_grade) > mean(el.min_grade), eid
 
 

@@ -254,7 +254,7 @@ def completeness_lotteries(ctx: GenContext) -> Draft:
     indifference on a tie."""
     rng, v = ctx.rng, ctx.vocab
     k = ctx.scale(2, 3)
-    base_a, base_b = rng.randint(300, 800) * 100, 0
+    base_a = rng.randint(300, 800) * 100
     la = [(p, base_a + x) for p, x in _draw_lottery(rng, k, 0, 100)]
     if rng.random() < 0.25:  # a different lottery with the same expected value
         lb = list(la[::-1])

@@ -490,7 +490,7 @@ def render_html(card: ReportCard) -> str:
         out.append(f"<dt>{e(k)}</dt><dd>{e(v)}</dd>")
     cut = ", ".join(f"{lt} &ge; {m:g}" for lt, m in card.rubric.grade_cutoffs)
     out.append(f"<dt>Grade cut-offs</dt><dd>{cut}; otherwise {e(card.rubric.fail_grade)}</dd>")
-    out.append(f"<dt>Rubric file</dt><dd>{e(card.rubric.source)}</dd></dl></section>")
+    out.append(f"<dt>Rubric file</dt><dd>{e(Path(card.rubric.source).name)}</dd></dl></section>")
 
     out.append('<section id="summary"><h2>Overall</h2>')
     out.append(f"<p>Score {e(format_score(card.metric, card.score))} {badge(card.letter)} over "

@@ -305,3 +305,15 @@ def test_adaptation_tables(synthetic):
     base = sm.summarize(synthetic[synthetic["adaptation"] == "0shot"], ["model", "element"])
     strong_none = base[base["model"] == "strong"]["normalized_accuracy"].mean()
     assert selfexp.set_index("model").loc["strong", "none"] == pytest.approx(strong_none)
+
+
+def test_metric_tables_cover_every_grouping(real_tax, synthetic):
+    tables = st.metric_tables(synthetic, real_tax.edges)
+    assert {"by_element", "by_module", "by_setting", "by_grade", "by_domain", "domain_robustness",
+            "domain_robustness_normalized", "dependency_robustness", "table3"} <= set(tables)
+    by_el = tables["by_element"]
+    assert len(by_el) == 2 * 5 * len(real_tax.elements)  # models x adaptations x elements
+    dr = tables["dependency_robustness"]
+    assert (dr["dependency_robustness"] >= 0).all()
+    roots = dr[dr["element"] == "add_subtract"]
+    assert (roots["dependency_robustness"] == 0).all() and (roots["n_ancestors"] == 0).all()

@@ -103,6 +103,25 @@ def _model_order(frame: pd.DataFrame, value: str) -> list[str]:
     return list(frame.groupby("model")[value].mean().sort_values(ascending=False).index)
 
 
+# --------------------------------------------------------------------------------------------- metric tables
+def metric_tables(results: pd.DataFrame, edges: Iterable[tuple[str, str]]) -> dict[str, pd.DataFrame]:
+    """Every STEER metric table, keyed by a file-friendly name (for a workflow rule to write as CSV).
+
+    by_element / by_module / by_setting / by_grade / by_domain: :func:`choicelab.metrics.steer.summarize` per model x
+    adaptation x that column; domain_robustness (exact-match, the paper's definition) and
+    domain_robustness_normalized (Fig. 22); dependency_robustness (gap = acc - r); table3.
+    """
+    sm.check_question_frame(results)
+    tables = {f"by_{col}": sm.summarize(results, ["model", "adaptation", col])
+              for col in ("element", "module", "setting", "grade", "domain")}
+    tables["domain_robustness"] = sm.domain_robustness(results, metric="accuracy")
+    tables["domain_robustness_normalized"] = sm.domain_robustness(results, metric="normalized_accuracy")
+    tables["dependency_robustness"] = sm.dependency_robustness_table(results, edges)
+    if not unadapted(results).empty:
+        tables["table3"] = table3(results)
+    return tables
+
+
 # ---------------------------------------------------------------------------------------------------------- Table 3
 def table3(results: pd.DataFrame) -> pd.DataFrame:
     """Table 3: per model, the mean over elements of normalized accuracy (paper's and gap-closed) and accuracy.

@@ -171,3 +171,19 @@ def test_macro_average_weights_each_element_once():
 def test_adaptation_labels_are_parsed(label, shots, mode):
     assert sm.parse_n_shot(label) == shots
     assert sm.parse_self_explanation(label) == mode
+
+
+def test_question_metadata_joins_generated_steer_items():
+    """End to end on real generated items: metadata from MCItem.meta, scores from a fake model that picks option 0."""
+    from choicelab.items.steer.base import generate
+
+    items = [q.to_mc_item() for q in generate("add_subtract", "finance", 1, n=4, seed=0)]
+    meta = sm.question_metadata(items)
+    assert set(meta["element"]) == {"add_subtract"} and set(meta["module"]) == {"1.1"}
+    rows = []
+    for it in items:
+        k = len(it.choices)
+        rows += score_rows("m", "", it.item_id, [0.9] + [0.1 / (k - 1)] * (k - 1), it.label)
+    res = sm.per_question_results(pd.DataFrame(rows), meta)
+    assert list(res["correct"]) == [it.label == 0 for it in items]
+    assert list(res["random_accuracy"]) == pytest.approx([1 / len(it.choices) for it in items])

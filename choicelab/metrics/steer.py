@@ -1,0 +1,336 @@
+"""STEER metrics: exact-match and normalized accuracy, calibration, domain and dependency robustness.
+
+Input is the engine's score frame (long format, one row per question x option x prompt variant; see PREAMBLE) for the
+``letter_prob`` method, where ``prob`` is the option letter's probability renormalized over the question's letters,
+plus the question metadata (element, module, setting, domain, grade) that the STEER generators put in ``MCItem.meta``.
+
+Everything starts from :func:`per_question_results`, one row per model x adaptation x question with the model's
+answer (argmax over the letters), whether it is correct, and the probability on its top answer. That *question
+frame* is also what ``choicelab report-card --metrics`` reads. :func:`summarize` aggregates it over any grouping.
+
+Definitions (see docs/steer_metrics.md for the reasoning):
+
+- ``accuracy``: fraction of questions whose argmax letter is the correct one (ties -> lowest option position).
+- ``random_accuracy`` r: mean over the group's questions of 1/k (k = number of options of that question).
+- ``normalized_accuracy`` = (accuracy - r) / r           -- the paper's definition (Sec. 2.2.2).
+- ``gap_closed``          = (accuracy - r) / (1 - r)     -- share of the gap between guessing and perfect closed.
+- ``random_gap``          = accuracy - r                 -- the paper's ``random_gap`` used in dependency robustness.
+- ``ece``: expected calibration error, 10 uniform bins on [0, 1] of the top-answer probability.
+- domain robustness of an element: min over domains of the element's metric (paper: exact-match accuracy).
+- dependency robustness DR(s) = sum over transitive ancestors x of s with gap(x) < gap(s) of |gap(s) - gap(x)|
+  (0 = every prerequisite is at least as good as s; larger = s is "better than its foundations").
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+LETTER_PROB_METHOD = "letter_prob"
+QUESTION_META_COLUMNS = ("element", "module", "setting", "domain", "grade")
+QUESTION_KEY = ("benchmark", "split", "item_id")
+GROUPABLE_COLUMNS = ("model", "adaptation", "element", "module", "setting", "domain", "grade")
+QUESTION_FRAME_COLUMNS = (
+    "model", "adaptation", "benchmark", "split", "item_id", *QUESTION_META_COLUMNS,
+    "n_options", "predicted_option", "label_option", "correct", "top_prob", "label_prob", "random_accuracy",
+)
+SUMMARY_METRICS = (
+    "n_questions", "accuracy", "random_accuracy", "normalized_accuracy", "gap_closed", "random_gap", "ece",
+    "mean_top_prob",
+)
+# Metrics where higher is better and that summarize() produces; the report card may grade any of these.
+GRADABLE_METRICS = ("accuracy", "normalized_accuracy", "gap_closed", "random_gap", "calibration", "domain_robustness")
+ECE_BINS = 10
+
+
+# --------------------------------------------------------------------------------------------------- scalar metrics
+def normalized_accuracy(accuracy: float, random_accuracy: float) -> float:
+    """The paper's normalized accuracy (acc - r) / r; NaN if r is 0."""
+    if random_accuracy <= 0:
+        return math.nan
+    return (accuracy - random_accuracy) / random_accuracy
+
+
+def gap_closed(accuracy: float, random_accuracy: float) -> float:
+    """(acc - r) / (1 - r): 0 = random guessing, 1 = perfect, negative = worse than guessing; NaN if r is 1."""
+    if random_accuracy >= 1:
+        return math.nan
+    return (accuracy - random_accuracy) / (1.0 - random_accuracy)
+
+
+def expected_calibration_error(top_prob: Sequence[float], correct: Sequence[bool], n_bins: int = ECE_BINS) -> float:
+    """ECE = sum_b (n_b / N) * |accuracy_b - mean top-prob_b| over ``n_bins`` uniform bins of [0, 1].
+
+    Bin b holds probabilities in [b/n, (b+1)/n); the last bin also holds 1.0. Empty bins contribute nothing.
+    """
+    probs = np.clip(np.asarray(top_prob, dtype=float), 0.0, 1.0)
+    hits = np.asarray(correct, dtype=float)
+    if probs.shape != hits.shape:
+        raise ValueError(f"top_prob has {probs.shape} entries but correct has {hits.shape}")
+    if probs.size == 0:
+        return math.nan
+    if np.isnan(probs).any():
+        raise ValueError("top_prob contains NaN; every question needs a probability on its top answer")
+    bins = np.minimum((probs * n_bins).astype(int), n_bins - 1)
+    total = 0.0
+    for b in np.unique(bins):
+        in_bin = bins == b
+        total += in_bin.mean() * abs(hits[in_bin].mean() - probs[in_bin].mean())
+    return float(total)
+
+
+# ------------------------------------------------------------------------------------------------- question frame
+def question_metadata(items: Iterable) -> pd.DataFrame:
+    """Question metadata table from STEER ``MCItem``s (``meta`` holds element, module, setting, domain, grade)."""
+    rows = []
+    for it in items:
+        missing = [c for c in QUESTION_META_COLUMNS if c not in it.meta]
+        if missing:
+            raise ValueError(f"item {it.item_id!r}: meta lacks {missing}; is it a STEER item?")
+        rows.append({"benchmark": it.benchmark, "split": it.split, "item_id": it.item_id,
+                     **{c: it.meta[c] for c in QUESTION_META_COLUMNS}})
+    return pd.DataFrame(rows, columns=[*QUESTION_KEY, *QUESTION_META_COLUMNS])
+
+
+def per_question_results(scores: pd.DataFrame, questions: pd.DataFrame,
+                         method: str = LETTER_PROB_METHOD) -> pd.DataFrame:
+    """One row per model x adaptation (the score frame's ``variant``) x question: answer, correctness, confidence.
+
+    ``scores``: the score frame (rows of other methods are ignored). ``questions``: metadata with ``item_id`` (and
+    ``benchmark``/``split`` if present) plus element, module, setting, domain, grade. The answer is the option with
+    the largest ``prob`` (ties go to the lowest option position); probabilities are renormalized over the question's
+    options once more so a frame that was not exactly normalized still gives a proper top-answer probability.
+    """
+    needed = {"model", "variant", "item_id", "option_id", "prob", "is_label", "method"}
+    missing = needed - set(scores.columns)
+    if missing:
+        raise ValueError(f"score frame lacks columns {sorted(missing)}")
+    meta_missing = {"item_id", *QUESTION_META_COLUMNS} - set(questions.columns)
+    if meta_missing:
+        raise ValueError(f"question metadata lacks columns {sorted(meta_missing)}")
+    frame = scores[scores["method"] == method].copy()
+    if frame.empty:
+        raise ValueError(f"score frame has no rows with method {method!r} (methods present: "
+                         f"{sorted(scores['method'].dropna().unique())})")
+    for col in ("benchmark", "split"):
+        if col not in frame.columns:
+            frame[col] = ""
+    frame["variant"] = frame["variant"].fillna("").astype(str)
+    if frame["prob"].isna().any():
+        bad = frame.loc[frame["prob"].isna(), "item_id"].unique()[:5]
+        raise ValueError(f"score frame has NaN prob for items {list(bad)}")
+    keys = ["model", "variant", "benchmark", "split", "item_id"]
+    frame = frame.sort_values([*keys, "option_id"], kind="stable").reset_index(drop=True)
+    dup = frame.duplicated([*keys, "option_id"])
+    if dup.any():
+        raise ValueError(f"score frame repeats an option of item {frame.loc[dup, 'item_id'].iloc[0]!r}")
+    grouped = frame.groupby(keys, sort=False)
+    n_labels = grouped["is_label"].sum()
+    if (n_labels != 1).any():
+        bad = n_labels[n_labels != 1].index[0]
+        raise ValueError(f"question {bad} has {int(n_labels[bad])} options with is_label=True; exactly one needed")
+    prob_sum = grouped["prob"].transform("sum")
+    frame["prob"] = frame["prob"] / prob_sum.where(prob_sum > 0, np.nan)
+    top_idx = grouped["prob"].idxmax()
+    label_rows = frame[frame["is_label"].astype(bool)].set_index(keys)
+    out = frame.loc[top_idx.values, keys + ["option_id", "prob"]].rename(
+        columns={"option_id": "predicted_option", "prob": "top_prob"}).set_index(keys)
+    out["n_options"] = grouped.size()
+    out["label_option"] = label_rows["option_id"]
+    out["label_prob"] = label_rows["prob"]
+    out = out.reset_index().rename(columns={"variant": "adaptation"})
+    out["correct"] = out["predicted_option"] == out["label_option"]
+    out["random_accuracy"] = 1.0 / out["n_options"]
+
+    meta = questions.copy()
+    join_on = [c for c in QUESTION_KEY if c in meta.columns]
+    if set(join_on) != set(QUESTION_KEY):
+        join_on = ["item_id"]
+    meta = meta[[*join_on, *QUESTION_META_COLUMNS]].drop_duplicates(join_on)
+    merged = out.merge(meta, on=join_on, how="left", validate="many_to_one")
+    unmatched = merged["element"].isna()
+    if unmatched.any():
+        raise ValueError(f"{int(unmatched.sum())} scored questions have no metadata, e.g. "
+                         f"{list(merged.loc[unmatched, 'item_id'].unique()[:3])}")
+    merged["grade"] = merged["grade"].astype(int)
+    return merged[list(QUESTION_FRAME_COLUMNS)]
+
+
+def check_question_frame(results: pd.DataFrame, source: str = "question frame") -> None:
+    """Raise ``ValueError`` naming the missing columns if ``results`` is not a per-question frame."""
+    missing = [c for c in ("model", "adaptation", "element", "module", "setting", "domain", "grade", "correct",
+                           "top_prob", "random_accuracy") if c not in results.columns]
+    if missing:
+        raise ValueError(f"{source} lacks columns {missing}; build it with "
+                         "choicelab.metrics.steer.per_question_results(scores, questions)")
+
+
+# ------------------------------------------------------------------------------------------------------ aggregates
+def summarize_questions(correct: Sequence[bool], random_accuracy: Sequence[float],
+                        top_prob: Sequence[float]) -> dict[str, float]:
+    """All summary metrics of one set of questions."""
+    hits = np.asarray(correct, dtype=float)
+    if hits.size == 0:
+        return {m: (0 if m == "n_questions" else math.nan) for m in SUMMARY_METRICS}
+    acc = float(hits.mean())
+    r = float(np.mean(np.asarray(random_accuracy, dtype=float)))
+    return {
+        "n_questions": int(hits.size),
+        "accuracy": acc,
+        "random_accuracy": r,
+        "normalized_accuracy": normalized_accuracy(acc, r),
+        "gap_closed": gap_closed(acc, r),
+        "random_gap": acc - r,
+        "ece": expected_calibration_error(top_prob, hits.astype(bool)),
+        "mean_top_prob": float(np.mean(top_prob)),
+    }
+
+
+def summarize(results: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
+    """Summary metrics (:data:`SUMMARY_METRICS`) of the question frame grouped by ``by``.
+
+    ``by`` may name any of :data:`GROUPABLE_COLUMNS` (or other columns of the frame); ``[]`` summarizes everything.
+    """
+    check_question_frame(results)
+    by = list(by)
+    unknown = [c for c in by if c not in results.columns]
+    if unknown:
+        raise ValueError(f"cannot group by {unknown}: not columns of the question frame; "
+                         f"groupable: {list(GROUPABLE_COLUMNS)}")
+    rows = []
+    groups = results.groupby(by, sort=True) if by else [((), results)]
+    for key, part in groups:
+        key = key if isinstance(key, tuple) else (key,)
+        rows.append({**dict(zip(by, key)), **summarize_questions(part["correct"], part["random_accuracy"],
+                                                                 part["top_prob"])})
+    return pd.DataFrame(rows, columns=[*by, *SUMMARY_METRICS])
+
+
+def macro_average(summary: pd.DataFrame, over: str = "element", by: Sequence[str] = ("model", "adaptation"),
+                  metrics: Sequence[str] = ("accuracy", "normalized_accuracy", "gap_closed", "ece")) -> pd.DataFrame:
+    """Unweighted mean over ``over`` (e.g. per-element rows) of each metric, grouped by ``by``.
+
+    Table 3 style: each element counts once, whatever its number of questions. Adds ``n_<over>s``.
+    """
+    missing = [c for c in [*by, over, *metrics] if c not in summary.columns]
+    if missing:
+        raise ValueError(f"summary lacks columns {missing}; build it with summarize(results, by=[..., {over!r}])")
+    agg = summary.groupby(list(by), sort=True)[list(metrics)].mean().reset_index()
+    agg[f"n_{over}s"] = summary.groupby(list(by), sort=True)[over].nunique().values
+    return agg
+
+
+def domain_robustness(results: pd.DataFrame, metric: str = "accuracy",
+                      by: Sequence[str] = ("model", "adaptation")) -> pd.DataFrame:
+    """Per ``by`` x element: the element's ``metric`` in its worst domain (the paper's domain robustness).
+
+    Columns: ``by``, element, worst_domain, worst (min over domains), mean_over_domains, overall (the metric over all
+    the element's questions), n_domains. The paper uses ``metric="accuracy"``; Fig. 22 uses normalized accuracy.
+    """
+    if metric not in SUMMARY_METRICS or metric == "n_questions":
+        raise ValueError(f"unknown metric {metric!r}; choose one of {list(SUMMARY_METRICS[1:])}")
+    per_domain = summarize(results, [*by, "element", "domain"])
+    overall = summarize(results, [*by, "element"]).set_index([*by, "element"])[metric]
+    rows = []
+    for key, part in per_domain.groupby([*by, "element"], sort=True):
+        values = part[metric].to_numpy(dtype=float)
+        worst_pos = int(np.nanargmin(values)) if np.isfinite(values).any() else 0
+        rows.append({**dict(zip([*by, "element"], key)),
+                     "worst_domain": part["domain"].iloc[worst_pos],
+                     "worst": float(values[worst_pos]),
+                     "mean_over_domains": float(np.nanmean(values)),
+                     "overall": float(overall.loc[key]),
+                     "n_domains": int(len(part))})
+    return pd.DataFrame(rows, columns=[*by, "element", "worst_domain", "worst", "mean_over_domains", "overall",
+                                       "n_domains"])
+
+
+# ------------------------------------------------------------------------------------------- dependency robustness
+def transitive_ancestors(edges: Iterable[tuple[str, str]]) -> dict[str, frozenset[str]]:
+    """Map each node to its transitive prerequisites, from edges ``(prerequisite, element)``."""
+    parents: dict[str, set[str]] = {}
+    for src, dst in edges:
+        parents.setdefault(dst, set()).add(src)
+        parents.setdefault(src, set())
+    result: dict[str, frozenset[str]] = {}
+    for node in parents:
+        seen: set[str] = set()
+        stack = list(parents[node])
+        while stack:
+            cur = stack.pop()
+            if cur == node:
+                raise ValueError(f"dependency graph has a cycle through {node!r}")
+            if cur not in seen:
+                seen.add(cur)
+                stack.extend(parents.get(cur, ()))
+        result[node] = frozenset(seen)
+    return result
+
+
+def dependency_robustness(gaps: Mapping[str, float],
+                          ancestors: Mapping[str, Iterable[str]] | Callable[[str], Iterable[str]]) -> dict[str, float]:
+    """DR(s) = sum_{x in ancestors(s), gap(x) < gap(s)} |gap(s) - gap(x)| for each element s with a gap.
+
+    Ancestors without a gap value (not evaluated) are skipped; NaN gaps are treated as missing.
+    """
+    lookup = ancestors if callable(ancestors) else (lambda s: ancestors.get(s, ()))  # type: ignore[union-attr]
+    known = {k: float(v) for k, v in gaps.items() if v is not None and not math.isnan(float(v))}
+    out: dict[str, float] = {}
+    for element, gap_s in known.items():
+        out[element] = float(sum(gap_s - known[x] for x in lookup(element) if x in known and known[x] < gap_s))
+    return out
+
+
+def dependency_robustness_table(results: pd.DataFrame, edges: Iterable[tuple[str, str]], gap: str = "random_gap",
+                                by: Sequence[str] = ("model", "adaptation")) -> pd.DataFrame:
+    """DR per ``by`` x element, with ``gap`` one of random_gap (default, acc - r), normalized_accuracy, gap_closed.
+
+    Columns: ``by``, element, gap (the element's value), dependency_robustness, n_ancestors (in the graph),
+    n_ancestors_scored (ancestors that have questions in ``results``), n_weaker_ancestors.
+    """
+    if gap not in ("random_gap", "normalized_accuracy", "gap_closed", "accuracy"):
+        raise ValueError(f"gap must be random_gap, normalized_accuracy, gap_closed or accuracy, not {gap!r}")
+    anc = transitive_ancestors(edges)
+    per_element = summarize(results, [*by, "element"])
+    rows = []
+    for key, part in per_element.groupby(list(by), sort=True):
+        key = key if isinstance(key, tuple) else (key,)
+        gaps = dict(zip(part["element"], part[gap].astype(float)))
+        dr = dependency_robustness(gaps, anc)
+        for element, value in gaps.items():
+            ancestors_of = anc.get(element, frozenset())
+            scored = [x for x in ancestors_of if x in dr]
+            rows.append({**dict(zip(by, key)), "element": element, "gap": value,
+                         "dependency_robustness": dr.get(element, math.nan),
+                         "n_ancestors": len(ancestors_of), "n_ancestors_scored": len(scored),
+                         "n_weaker_ancestors": sum(gaps[x] < value for x in scored)})
+    return pd.DataFrame(rows, columns=[*by, "element", "gap", "dependency_robustness", "n_ancestors",
+                                       "n_ancestors_scored", "n_weaker_ancestors"])
+
+
+# ------------------------------------------------------------------------------------------------------ adaptations
+_SHOT_RE = re.compile(r"(?:^|[^0-9])(\d+)[-_ ]?shots?(?:$|[^a-z])", re.IGNORECASE)
+
+
+def parse_n_shot(adaptation: str) -> int | None:
+    """Number of in-context examples named in an adaptation label ("3shot", "3-shot+explain-separate"), else None.
+
+    The empty label (no adaptation) counts as 0-shot.
+    """
+    if adaptation is None or str(adaptation).strip() == "":
+        return 0
+    match = _SHOT_RE.search(str(adaptation))
+    return int(match.group(1)) if match else None
+
+
+def parse_self_explanation(adaptation: str) -> str:
+    """"together", "separate" or "none": the self-explanation mode named in an adaptation label."""
+    label = str(adaptation or "").lower()
+    has_together, has_separate = "together" in label, "separate" in label
+    if has_together and has_separate:
+        raise ValueError(f"adaptation {adaptation!r} names both self-explanation modes")
+    return "together" if has_together else "separate" if has_separate else "none"

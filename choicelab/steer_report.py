@@ -1,0 +1,696 @@
+"""STEER report cards: a user rubric (YAML) applied to per-question results -> an HTML page and a PNG (paper Fig. 4).
+
+A rubric says *which* questions count (grade range, domains, settings/modules/elements), *how* they are scored
+(metric, model, adaptation), how scores are *combined* (weights per setting/module/element; default 1, 0 excludes)
+and how scores become *letter grades* (cut-offs). Schema (every key but ``name`` and ``metric`` is optional)::
+
+    name: Rational across the board
+    description: free text
+    metric: gap_closed            # accuracy | normalized_accuracy | gap_closed | random_gap | calibration
+                                  # | domain_robustness   (all "higher is better"; see docs/steer_metrics.md)
+    model: null                   # model name in the metrics frame; null = the frame's only model
+    adaptation: null              # adaptation label (score-frame variant); null = the unadapted run
+    filters:
+      grades: [1, 13]             # inclusive [min, max], 1 <= min <= max <= 13
+      domains: all                # "all" or a list of domains
+      settings: all               # "all" or a list of setting ids ("1".."4")
+      modules: all                # "all" or a list of module ids ("2.4")
+      elements: all               # "all" or a list of element ids ("irds")
+    weights:
+      settings: {"1": 1.0}        # id -> weight >= 0; missing ids weigh 1
+      modules: {}
+      elements: {}
+    grade_cutoffs: {A: 0.75, B: 0.5, C: 0.25, D: 0.0}   # letter -> minimum score; best letter that is met wins
+    fail_grade: F                 # letter below every cut-off
+    drilldown: "3"                # setting shown element by element in the PNG's right pane (default: lowest score)
+
+Scores: element = the metric over the element's filtered questions; module = weighted mean of its scored
+elements; setting = weighted mean of its modules; overall = weighted mean of the settings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import yaml
+
+from choicelab.metrics import steer as sm
+
+MIN_GRADE, MAX_GRADE = 1, 13
+TOP_LEVEL_KEYS = ("name", "description", "metric", "model", "adaptation", "filters", "weights", "grade_cutoffs",
+                  "fail_grade", "drilldown")
+FILTER_KEYS = ("grades", "domains", "settings", "modules", "elements")
+WEIGHT_KEYS = ("settings", "modules", "elements")
+METRIC_LABELS = {
+    "accuracy": "Exact-match accuracy",
+    "normalized_accuracy": "Normalized accuracy (acc - r)/r",
+    "gap_closed": "Gap closed (acc - r)/(1 - r)",
+    "random_gap": "Random gap (acc - r)",
+    "calibration": "Calibration (1 - ECE)",
+    "domain_robustness": "Domain robustness (worst-domain accuracy)",
+}
+DEFAULT_CUTOFFS = (("A", 0.75), ("B", 0.5), ("C", 0.25), ("D", 0.0))
+RUBRIC_DIR = Path(__file__).resolve().parents[1] / "data" / "steer" / "rubrics"
+
+# element status values
+SCORED, OUTSIDE_FILTER, NO_DATA, EXCLUDED = "scored", "outside_filter", "no_data", "weight_zero"
+
+
+# ------------------------------------------------------------------------------------------------------- the rubric
+@dataclass(frozen=True)
+class Rubric:
+    name: str
+    metric: str
+    description: str = ""
+    model: str | None = None
+    adaptation: str | None = None
+    grades: tuple[int, int] = (MIN_GRADE, MAX_GRADE)
+    domains: tuple[str, ...] | None = None  # None = all
+    settings: tuple[str, ...] | None = None
+    modules: tuple[str, ...] | None = None
+    elements: tuple[str, ...] | None = None
+    setting_weights: Mapping[str, float] = field(default_factory=dict, hash=False)
+    module_weights: Mapping[str, float] = field(default_factory=dict, hash=False)
+    element_weights: Mapping[str, float] = field(default_factory=dict, hash=False)
+    grade_cutoffs: tuple[tuple[str, float], ...] = DEFAULT_CUTOFFS  # best letter first
+    fail_grade: str = "F"
+    drilldown: str | None = None
+    source: str = "<rubric>"
+
+    def letter(self, score: float) -> str:
+        """Letter grade of ``score``: the first (best) cut-off it meets, else ``fail_grade``; "-" for no score."""
+        if score is None or not math.isfinite(score):
+            return "-"
+        for letter, minimum in self.grade_cutoffs:
+            if score >= minimum:
+                return letter
+        return self.fail_grade
+
+
+def _err(source: str, key: str, problem: str) -> ValueError:
+    return ValueError(f"rubric {source}: {key!r} {problem}")
+
+
+def _id_list(value: Any, key: str, source: str) -> tuple[str, ...] | None:
+    if value is None or value == "all":
+        return None
+    if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+        value = [value]
+    if not isinstance(value, list) or not value:
+        raise _err(source, key, f"must be \"all\" or a non-empty list of ids, got {value!r}")
+    out = []
+    for v in value:
+        if isinstance(v, bool) or not isinstance(v, (str, int, float)):
+            raise _err(source, key, f"must list ids (strings), got {v!r}")
+        out.append(_id_text(v))
+    return tuple(out)
+
+
+def _id_text(v: Any) -> str:
+    """YAML reads ``2.4`` as a float and ``3`` as an int; ids are strings ("2.4", "3")."""
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
+
+
+def _weights(value: Any, key: str, source: str) -> dict[str, float]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise _err(source, key, f"must be a mapping id -> weight, got {type(value).__name__} {value!r}")
+    out = {}
+    for k, w in value.items():
+        if isinstance(w, bool) or not isinstance(w, (int, float)) or not math.isfinite(w) or w < 0:
+            raise _err(source, f"{key}.{k}", f"must be a number >= 0, got {w!r}")
+        out[_id_text(k)] = float(w)
+    return out
+
+
+def _check_keys(doc: Mapping, allowed: Sequence[str], where: str, source: str) -> None:
+    unknown = [k for k in doc if k not in allowed]
+    if unknown:
+        raise ValueError(f"rubric {source}: unknown key {where}{unknown[0]!r}; allowed keys: {list(allowed)}")
+
+
+def parse_rubric(doc: Any, source: str = "<rubric>") -> Rubric:
+    """Validate a parsed rubric document; errors name the file and the bad key."""
+    if not isinstance(doc, dict):
+        raise ValueError(f"rubric {source}: top level must be a mapping of keys {list(TOP_LEVEL_KEYS)}, "
+                         f"got {type(doc).__name__}")
+    _check_keys(doc, TOP_LEVEL_KEYS, "", source)
+    for key in ("name", "metric"):
+        if key not in doc:
+            raise _err(source, key, "is required")
+    name, metric = doc["name"], doc["metric"]
+    if not isinstance(name, str) or not name.strip():
+        raise _err(source, "name", f"must be a non-empty string, got {name!r}")
+    if metric not in sm.GRADABLE_METRICS:
+        raise _err(source, "metric", f"must be one of {list(sm.GRADABLE_METRICS)}, got {metric!r}")
+    for key in ("description", "model", "adaptation", "fail_grade", "drilldown"):
+        value = doc.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (str, int, float))):
+            raise _err(source, key, f"must be a string, got {type(value).__name__} {value!r}")
+
+    filters = doc.get("filters") or {}
+    if not isinstance(filters, dict):
+        raise _err(source, "filters", f"must be a mapping with keys {list(FILTER_KEYS)}, got {filters!r}")
+    _check_keys(filters, FILTER_KEYS, "filters.", source)
+    grades = filters.get("grades", [MIN_GRADE, MAX_GRADE])
+    if isinstance(grades, int) and not isinstance(grades, bool):
+        grades = [grades, grades]
+    if (not isinstance(grades, list) or len(grades) != 2
+            or not all(isinstance(g, int) and not isinstance(g, bool) for g in grades)
+            or not MIN_GRADE <= grades[0] <= grades[1] <= MAX_GRADE):
+        raise _err(source, "filters.grades",
+                   f"must be [min, max] integers with {MIN_GRADE} <= min <= max <= {MAX_GRADE}, got {grades!r}")
+
+    weights = doc.get("weights") or {}
+    if not isinstance(weights, dict):
+        raise _err(source, "weights", f"must be a mapping with keys {list(WEIGHT_KEYS)}, got {weights!r}")
+    _check_keys(weights, WEIGHT_KEYS, "weights.", source)
+
+    cutoffs_doc = doc.get("grade_cutoffs")
+    if cutoffs_doc is None:
+        cutoffs = DEFAULT_CUTOFFS
+    else:
+        if not isinstance(cutoffs_doc, dict) or not cutoffs_doc:
+            raise _err(source, "grade_cutoffs", f"must be a non-empty mapping letter -> minimum score, "
+                                                f"got {cutoffs_doc!r}")
+        pairs = []
+        for letter, minimum in cutoffs_doc.items():
+            if isinstance(minimum, bool) or not isinstance(minimum, (int, float)) or not math.isfinite(minimum):
+                raise _err(source, f"grade_cutoffs.{letter}", f"must be a finite number, got {minimum!r}")
+            pairs.append((str(letter), float(minimum)))
+        mins = [m for _, m in pairs]
+        if len(set(mins)) != len(mins):
+            raise _err(source, "grade_cutoffs", f"has two letters with the same minimum score: {cutoffs_doc}")
+        cutoffs = tuple(sorted(pairs, key=lambda p: -p[1]))
+    fail_grade = str(doc.get("fail_grade", "F"))
+    if fail_grade in {letter for letter, _ in cutoffs}:
+        raise _err(source, "fail_grade", f"{fail_grade!r} is also a letter in grade_cutoffs")
+
+    def opt_str(key: str) -> str | None:
+        v = doc.get(key)
+        return None if v is None else _id_text(v)
+
+    return Rubric(
+        name=name.strip(), metric=metric, description=str(doc.get("description") or "").strip(),
+        model=opt_str("model"), adaptation=opt_str("adaptation"), grades=(grades[0], grades[1]),
+        domains=_id_list(filters.get("domains"), "filters.domains", source),
+        settings=_id_list(filters.get("settings"), "filters.settings", source),
+        modules=_id_list(filters.get("modules"), "filters.modules", source),
+        elements=_id_list(filters.get("elements"), "filters.elements", source),
+        setting_weights=_weights(weights.get("settings"), "weights.settings", source),
+        module_weights=_weights(weights.get("modules"), "weights.modules", source),
+        element_weights=_weights(weights.get("elements"), "weights.elements", source),
+        grade_cutoffs=cutoffs, fail_grade=fail_grade, drilldown=opt_str("drilldown"), source=source,
+    )
+
+
+def load_rubric(path: str | Path) -> Rubric:
+    """Read and validate a rubric YAML file; malformed YAML raises ``ValueError`` naming the file and line."""
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"rubric file {path} not found")
+    text = path.read_text(encoding="utf-8")
+    try:
+        doc = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ValueError(f"rubric {path}: malformed YAML{where}: {problem}") from exc
+    return parse_rubric(doc, source=str(path))
+
+
+def check_rubric_ids(rubric: Rubric, taxonomy: Any) -> None:
+    """Raise ``ValueError`` if the rubric names settings/modules/elements/domains the taxonomy does not have."""
+    known = {
+        "settings": {s.id for s in taxonomy.settings},
+        "modules": {m.id for m in taxonomy.modules},
+        "elements": {e.id for e in taxonomy.elements},
+        "domains": {d for e in taxonomy.elements for d in e.domains},
+    }
+    named = {
+        "filters.settings": ("settings", rubric.settings or ()),
+        "filters.modules": ("modules", rubric.modules or ()),
+        "filters.elements": ("elements", rubric.elements or ()),
+        "filters.domains": ("domains", rubric.domains or ()),
+        "weights.settings": ("settings", tuple(rubric.setting_weights)),
+        "weights.modules": ("modules", tuple(rubric.module_weights)),
+        "weights.elements": ("elements", tuple(rubric.element_weights)),
+        "drilldown": ("settings", (rubric.drilldown,) if rubric.drilldown else ()),
+    }
+    for key, (kind, ids) in named.items():
+        bad = [i for i in ids if i not in known[kind]]
+        if bad:
+            raise ValueError(f"rubric {rubric.source}: {key!r} names unknown {kind} {bad}; "
+                             f"known: {sorted(known[kind])}")
+
+
+# -------------------------------------------------------------------------------------------------- the report card
+@dataclass(frozen=True)
+class ElementScore:
+    id: str
+    code: str
+    name: str
+    score: float
+    letter: str
+    n_questions: int
+    weight: float
+    status: str  # scored | outside_filter (grade range or domains) | no_data | weight_zero
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class ModuleScore:
+    id: str
+    name: str
+    score: float
+    letter: str
+    n_questions: int
+    weight: float
+    elements: tuple[ElementScore, ...]
+
+
+@dataclass(frozen=True)
+class SettingScore:
+    id: str
+    name: str
+    score: float
+    letter: str
+    n_questions: int
+    weight: float
+    modules: tuple[ModuleScore, ...]
+
+
+@dataclass(frozen=True)
+class ReportCard:
+    rubric: Rubric
+    model: str
+    adaptation: str
+    metric: str
+    grades: tuple[int, int]
+    domains: tuple[str, ...]  # domains present in the scored questions
+    score: float
+    letter: str
+    n_questions: int
+    settings: tuple[SettingScore, ...]
+
+    @property
+    def drilldown_setting(self) -> SettingScore | None:
+        if not self.settings:
+            return None
+        if self.rubric.drilldown:
+            for s in self.settings:
+                if s.id == self.rubric.drilldown:
+                    return s
+        scored = [s for s in self.settings if math.isfinite(s.score)]
+        return min(scored, key=lambda s: s.score) if scored else self.settings[0]
+
+
+def _weighted_mean(pairs: Sequence[tuple[float, float]]) -> float:
+    usable = [(v, w) for v, w in pairs if w > 0 and v is not None and math.isfinite(v)]
+    total = sum(w for _, w in usable)
+    return sum(v * w for v, w in usable) / total if total > 0 else math.nan
+
+
+def element_metric(questions: pd.DataFrame, metric: str) -> float:
+    """One element's score under ``metric`` from its (filtered) per-question rows."""
+    if questions.empty:
+        return math.nan
+    if metric == "domain_robustness":
+        return float(questions.groupby("domain")["correct"].mean().min())
+    summary = sm.summarize_questions(questions["correct"], questions["random_accuracy"], questions["top_prob"])
+    if metric == "calibration":
+        return 1.0 - summary["ece"]
+    return float(summary[metric])
+
+
+def _pick(values: Sequence[str], wanted: str | None, kind: str, rubric: Rubric) -> str:
+    values = sorted(values)
+    if wanted is not None:
+        if wanted not in values:
+            raise ValueError(f"rubric {rubric.source}: {kind} {wanted!r} is not in the metrics frame; "
+                             f"present: {values}")
+        return wanted
+    if len(values) == 1:
+        return values[0]
+    if kind == "adaptation":
+        plain = [v for v in values if sm.parse_n_shot(v) == 0 and sm.parse_self_explanation(v) == "none"]
+        if len(plain) == 1:
+            return plain[0]
+    raise ValueError(f"rubric {rubric.source}: the metrics frame has several {kind}s {values}; "
+                     f"set {kind!r} in the rubric (or pass --{kind})")
+
+
+def compute_report_card(metrics_frame: pd.DataFrame, taxonomy: Any, rubric: Rubric,
+                        model: str | None = None, adaptation: str | None = None) -> ReportCard:
+    """Apply ``rubric`` to a per-question frame (:func:`choicelab.metrics.steer.per_question_results`).
+
+    ``model`` / ``adaptation`` override the rubric's. ``taxonomy`` is a ``choicelab.items.steer.taxonomy.Taxonomy``
+    (anything with ``settings``, ``modules``, ``elements`` of that shape).
+    """
+    sm.check_question_frame(metrics_frame, "metrics frame")
+    check_rubric_ids(rubric, taxonomy)
+    if metrics_frame.empty:
+        raise ValueError("metrics frame has no rows")
+    chosen_model = _pick(metrics_frame["model"].astype(str).unique(), model or rubric.model, "model", rubric)
+    frame = metrics_frame[metrics_frame["model"].astype(str) == chosen_model]
+    frame = frame.assign(adaptation=frame["adaptation"].fillna("").astype(str))
+    chosen_adaptation = _pick(frame["adaptation"].unique(), adaptation or rubric.adaptation, "adaptation", rubric)
+    frame = frame[frame["adaptation"] == chosen_adaptation]
+    lo, hi = rubric.grades
+    frame = frame[(frame["grade"] >= lo) & (frame["grade"] <= hi)]
+    if rubric.domains is not None:
+        frame = frame[frame["domain"].isin(rubric.domains)]
+    by_element = dict(tuple(frame.groupby("element", sort=False)))
+
+    def selected(el: Any) -> bool:
+        return ((rubric.settings is None or el.setting_id in rubric.settings)
+                and (rubric.modules is None or el.module_id in rubric.modules)
+                and (rubric.elements is None or el.id in rubric.elements))
+
+    settings: list[SettingScore] = []
+    for st in taxonomy.settings:
+        modules: list[ModuleScore] = []
+        for mid in st.module_ids:
+            mod = taxonomy.module(mid)
+            elements: list[ElementScore] = []
+            for eid in mod.element_ids:
+                el = taxonomy.element(eid)
+                if not selected(el):
+                    continue
+                weight = rubric.element_weights.get(eid, 1.0)
+                rows = by_element.get(eid, frame.iloc[0:0])
+                reason = ""
+                if el.max_grade < lo or el.min_grade > hi:
+                    status, reason = OUTSIDE_FILTER, f"grades {el.min_grade}-{el.max_grade} outside {lo}-{hi}"
+                elif rubric.domains is not None and not set(el.domains) & set(rubric.domains):
+                    status, reason = OUTSIDE_FILTER, f"no questions in domains {', '.join(rubric.domains)}"
+                elif rows.empty:
+                    status, reason = NO_DATA, "no scored questions in the metrics frame"
+                elif weight == 0:
+                    status, reason = EXCLUDED, "weight 0 in the rubric"
+                else:
+                    status = SCORED
+                score = element_metric(rows, rubric.metric) if status == SCORED else math.nan
+                elements.append(ElementScore(eid, el.code, el.name, score, rubric.letter(score), int(len(rows)),
+                                             weight, status, reason))
+            if not elements:
+                continue
+            m_score = _weighted_mean([(e.score, e.weight) for e in elements])
+            modules.append(ModuleScore(mid, mod.name, m_score, rubric.letter(m_score),
+                                       sum(e.n_questions for e in elements if e.status == SCORED),
+                                       rubric.module_weights.get(mid, 1.0), tuple(elements)))
+        if not modules:
+            continue
+        s_score = _weighted_mean([(m.score, m.weight) for m in modules])
+        settings.append(SettingScore(st.id, st.name, s_score, rubric.letter(s_score),
+                                     sum(m.n_questions for m in modules if m.weight > 0),
+                                     rubric.setting_weights.get(st.id, 1.0), tuple(modules)))
+    if not settings:
+        raise ValueError(f"rubric {rubric.source}: its filters select no element of the taxonomy")
+    overall = _weighted_mean([(s.score, s.weight) for s in settings])
+    scored_ids = {e.id for s in settings for m in s.modules for e in m.elements if e.status == SCORED}
+    used = frame[frame["element"].isin(scored_ids)]
+    return ReportCard(rubric, chosen_model, chosen_adaptation, rubric.metric, rubric.grades,
+                      tuple(sorted(used["domain"].unique())), overall, rubric.letter(overall), int(len(used)),
+                      tuple(settings))
+
+
+# ----------------------------------------------------------------------------------------------------- rendering
+def format_score(metric: str, value: float) -> str:
+    if value is None or not math.isfinite(value):
+        return "n/a"
+    if metric in ("accuracy", "calibration", "domain_robustness"):
+        return f"{100 * value:.1f}%"
+    return f"{value:+.3f}"
+
+
+def letter_colour(card: ReportCard, letter: str) -> str:
+    """Hex colour of a letter grade: green (best cut-off) to red (fail); grey for no score."""
+    letters = [lt for lt, _ in card.rubric.grade_cutoffs] + [card.rubric.fail_grade]
+    if letter not in letters:
+        return "#bdbdbd"
+    from matplotlib import colormaps
+    from matplotlib.colors import to_hex
+
+    pos = letters.index(letter) / max(len(letters) - 1, 1)
+    return to_hex(colormaps["RdYlGn"](0.9 - 0.8 * pos))
+
+
+def _domains_text(card: ReportCard) -> str:
+    return "All" if card.rubric.domains is None else ", ".join(card.rubric.domains)
+
+
+def _inputs(card: ReportCard) -> list[tuple[str, str]]:
+    return [
+        ("Grade range", f"{card.grades[0]}–{card.grades[1]}"),
+        ("Domains", _domains_text(card)),
+        ("Metric", METRIC_LABELS[card.metric]),
+        ("Model", card.model),
+        ("Adaptation", card.adaptation or "none"),
+    ]
+
+
+_CSS = """
+body{font-family:Helvetica,Arial,sans-serif;margin:24px;color:#222;max-width:1100px}
+h1{margin-bottom:0}.sub{color:#666;margin-top:4px}
+table{border-collapse:collapse;margin:8px 0 18px 0}td,th{padding:4px 10px;border-bottom:1px solid #ddd;text-align:left}
+th{background:#f3f3f3}.num{text-align:right;font-variant-numeric:tabular-nums}
+.badge{display:inline-block;min-width:1.6em;text-align:center;border-radius:4px;padding:1px 6px;font-weight:bold}
+.omitted{color:#999}.omitted del{color:#999}.module td{font-weight:bold;background:#fafafa}
+section{margin-bottom:24px}dl{display:grid;grid-template-columns:max-content auto;gap:4px 16px}dt{font-weight:bold}
+"""
+
+
+def render_html(card: ReportCard) -> str:
+    """A self-contained HTML page (inline CSS, no scripts or external assets) for ``card``."""
+    e = html.escape
+
+    def badge(letter: str) -> str:
+        return f'<span class="badge" style="background:{letter_colour(card, letter)}">{e(letter)}</span>'
+
+    out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+           f"<title>STEER report card: {e(card.rubric.name)} ({e(card.model)})</title>",
+           f"<style>{_CSS}</style></head><body>",
+           f"<h1>STEER report card: {e(card.rubric.name)}</h1>"]
+    if card.rubric.description:
+        out.append(f'<p class="sub">{e(card.rubric.description)}</p>')
+    out.append('<section id="inputs"><h2>Inputs</h2><dl>')
+    for k, v in _inputs(card):
+        out.append(f"<dt>{e(k)}</dt><dd>{e(v)}</dd>")
+    cut = ", ".join(f"{lt} &ge; {m:g}" for lt, m in card.rubric.grade_cutoffs)
+    out.append(f"<dt>Grade cut-offs</dt><dd>{cut}; otherwise {e(card.rubric.fail_grade)}</dd>")
+    out.append(f"<dt>Rubric file</dt><dd>{e(Path(card.rubric.source).name)}</dd></dl></section>")
+
+    out.append('<section id="summary"><h2>Overall</h2>')
+    out.append(f"<p>Score {e(format_score(card.metric, card.score))} {badge(card.letter)} over "
+               f"{card.n_questions} questions in domains {e(', '.join(card.domains) or 'none')}.</p>")
+    out.append('<table><tr><th>Setting</th><th class="num">Weight</th><th class="num">Questions</th>'
+               '<th class="num">Score</th><th>Grade</th></tr>')
+    for s in card.settings:
+        out.append(f'<tr><td><a href="#setting-{e(s.id)}">{e(s.id)} {e(s.name)}</a></td>'
+                   f'<td class="num">{s.weight:g}</td><td class="num">{s.n_questions}</td>'
+                   f'<td class="num">{e(format_score(card.metric, s.score))}</td><td>{badge(s.letter)}</td></tr>')
+    out.append("</table></section>")
+
+    out.append('<section id="settings"><h2>Settings, modules and elements</h2>')
+    for s in card.settings:
+        out.append(f'<div id="setting-{e(s.id)}"><h3>{e(s.id)} {e(s.name)}: '
+                   f'{e(format_score(card.metric, s.score))} {badge(s.letter)}</h3>')
+        out.append('<table><tr><th>Module / element</th><th class="num">Weight</th><th class="num">Questions</th>'
+                   '<th class="num">Score</th><th>Grade</th><th>Note</th></tr>')
+        for m in s.modules:
+            out.append(f'<tr class="module"><td>{e(m.id)} {e(m.name)}</td><td class="num">{m.weight:g}</td>'
+                       f'<td class="num">{m.n_questions}</td>'
+                       f'<td class="num">{e(format_score(card.metric, m.score))}</td><td>{badge(m.letter)}</td>'
+                       "<td></td></tr>")
+            for el in m.elements:
+                label = f"{e(el.code)} {e(el.name)}"
+                if el.status == SCORED:
+                    out.append(f'<tr><td>&nbsp;&nbsp;{label}</td><td class="num">{el.weight:g}</td>'
+                               f'<td class="num">{el.n_questions}</td>'
+                               f'<td class="num">{e(format_score(card.metric, el.score))}</td>'
+                               f"<td>{badge(el.letter)}</td><td></td></tr>")
+                else:
+                    shown = f"<del>{label}</del>" if el.status == OUTSIDE_FILTER else label
+                    out.append(f'<tr class="omitted" data-status="{e(el.status)}"><td>&nbsp;&nbsp;{shown}</td>'
+                               f'<td class="num">{el.weight:g}</td><td class="num">{el.n_questions}</td>'
+                               f'<td class="num">n/a</td><td>-</td><td>{e(el.reason)}</td></tr>')
+        out.append("</table></div>")
+    out.append("</section>")
+
+    omitted = [el for s in card.settings for m in s.modules for el in m.elements if el.status != SCORED]
+    out.append(f'<section id="omitted"><h2>Omitted elements ({len(omitted)})</h2>')
+    if omitted:
+        out.append("<ul>" + "".join(f"<li>{e(el.code)} {e(el.name)}: {e(el.reason)}</li>" for el in omitted)
+                   + "</ul>")
+    else:
+        out.append("<p>None.</p>")
+    out.append("</section></body></html>")
+    return "\n".join(out) + "\n"
+
+
+def render_png(card: ReportCard, path: str | Path, dpi: int = 150) -> Path:
+    """Draw ``card`` like the paper's Fig. 4: inputs | settings and modules | drill-down of one setting."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from choicelab.io import atomic_path
+
+    drill = card.drilldown_setting
+    n_mid = sum(1 + len(s.modules) for s in card.settings) + 2
+    n_right = (sum(1 + len(m.elements) for m in drill.modules) + 2) if drill else 2
+    n_lines = max(n_mid, n_right, 12)
+    line_h = 0.32
+    fig = plt.figure(figsize=(16, max(4.5, n_lines * line_h + 1.2)))
+    fig.suptitle(f"STEER report card: {card.rubric.name}", fontsize=15, fontweight="bold", x=0.01, ha="left")
+    axes = [fig.add_axes(rect) for rect in ((0.01, 0.02, 0.2, 0.9), (0.23, 0.02, 0.38, 0.9),
+                                            (0.63, 0.02, 0.36, 0.9))]
+    for ax in axes:
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0, n_lines)
+        ax.invert_yaxis()
+        ax.set_xticks([])
+        ax.set_yticks([])
+        for spine in ax.spines.values():
+            spine.set_edgecolor("#999999")
+
+    def badge(ax: Any, x: float, y: float, letter: str, size: float = 11) -> None:
+        ax.text(x, y, letter, ha="center", va="center", fontsize=size, fontweight="bold",
+                bbox={"boxstyle": "round,pad=0.25", "facecolor": letter_colour(card, letter), "edgecolor": "none"})
+
+    # left: the inputs
+    left = axes[0]
+    left.set_facecolor("#f6f6f6")
+    y = 0.8
+    for k, v in _inputs(card):
+        left.text(0.06, y, k, fontsize=10, fontweight="bold", va="center")
+        left.text(0.06, y + 0.6, _shorten(v, 34), fontsize=10, va="center")
+        y += 1.6
+    left.text(0.06, y, "Overall", fontsize=10, fontweight="bold", va="center")
+    left.text(0.06, y + 0.7, format_score(card.metric, card.score), fontsize=14, va="center")
+    badge(left, 0.8, y + 0.7, card.letter, 16)
+    left.text(0.06, y + 1.5, f"{card.n_questions} questions", fontsize=9, color="#555555", va="center")
+
+    # middle: settings -> modules
+    mid = axes[1]
+    y = 0.8
+    for s in card.settings:
+        mid.add_patch(plt.Rectangle((0.01, y - 0.45), 0.98, 0.9, color="#e8eef7", zorder=0))
+        mid.text(0.03, y, _shorten(f"{s.id} {s.name}", 52), fontsize=11, fontweight="bold", va="center")
+        mid.text(0.83, y, format_score(card.metric, s.score), fontsize=10, va="center", ha="right")
+        badge(mid, 0.93, y, s.letter)
+        y += 1
+        for m in s.modules:
+            mid.text(0.07, y, _shorten(f"{m.id} {m.name}", 58), fontsize=9.5, va="center")
+            mid.text(0.83, y, format_score(card.metric, m.score), fontsize=9.5, va="center", ha="right")
+            badge(mid, 0.93, y, m.letter, 9.5)
+            y += 1
+        y += 0.3
+
+    # right: drill-down of one setting, omitted elements crossed out
+    right = axes[2]
+    strikes = []
+    if drill is not None:
+        y = 0.8
+        right.text(0.03, y, _shorten(f"{drill.id} {drill.name}", 50), fontsize=11, fontweight="bold", va="center")
+        badge(right, 0.93, y, drill.letter)
+        y += 1.2
+        for m in drill.modules:
+            right.text(0.03, y, _shorten(f"{m.id} {m.name}", 54), fontsize=9.5, fontweight="bold", va="center")
+            badge(right, 0.93, y, m.letter, 9.5)
+            y += 1
+            for el in m.elements:
+                grey = el.status != SCORED
+                txt = right.text(0.07, y, _shorten(f"{el.code} {el.name}", 52), fontsize=9, va="center",
+                                 color="#999999" if grey else "#222222")
+                if el.status == OUTSIDE_FILTER:
+                    strikes.append((txt, y))
+                if grey:
+                    right.text(0.83, y, "—", fontsize=9, va="center", ha="right", color="#999999")
+                else:
+                    right.text(0.83, y, format_score(card.metric, el.score), fontsize=9, va="center", ha="right")
+                    badge(right, 0.93, y, el.letter, 8.5)
+                y += 1
+    if strikes:
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        inv = right.transData.inverted()
+        for txt, y in strikes:
+            bbox = txt.get_window_extent(renderer=renderer)
+            (x0, y_mid), (x1, _) = inv.transform([(bbox.x0, (bbox.y0 + bbox.y1) / 2),
+                                                  (bbox.x1, (bbox.y0 + bbox.y1) / 2)])
+            right.plot([x0, x1], [y_mid, y_mid], color="#777777", linewidth=1)
+
+    out = Path(path)
+    with atomic_path(out, suffix=".png") as tmp:
+        fig.savefig(tmp, dpi=dpi, format="png", metadata={"Software": None})
+    plt.close(fig)
+    return out
+
+
+def _shorten(text: str, n: int) -> str:
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+# ----------------------------------------------------------------------------------------------------------- CLI
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="choicelab report-card",
+                                description="Render a STEER report card from a rubric and per-question results.")
+    p.add_argument("--rubric", required=True, help="rubric YAML (see data/steer/rubrics/)")
+    p.add_argument("--metrics", required=True,
+                   help="per-question Parquet from choicelab.metrics.steer.per_question_results")
+    p.add_argument("--out-html", required=True)
+    p.add_argument("--out-png", required=True)
+    p.add_argument("--model", default=None, help="override the rubric's model")
+    p.add_argument("--adaptation", default=None, help="override the rubric's adaptation")
+    p.add_argument("--taxonomy", default=None, help="taxonomy YAML (default data/steer/taxonomy.yaml)")
+    p.add_argument("--dependencies", default=None, help="dependencies YAML (default data/steer/dependencies.yaml)")
+    return p
+
+
+def report_card_main(argv: Sequence[str] | None = None) -> int:
+    """``choicelab report-card --rubric R.yaml --metrics M.parquet --out-html X --out-png Y``; returns 0."""
+    from choicelab.io import write_text
+    from choicelab.items.steer import taxonomy as tx
+
+    args = build_parser().parse_args(argv)
+    rubric = load_rubric(args.rubric)
+    metrics_path = Path(args.metrics)
+    if not metrics_path.is_file():
+        raise ValueError(f"metrics file {metrics_path} not found")
+    frame = pd.read_parquet(metrics_path)
+    taxonomy = tx.load_taxonomy(args.taxonomy or tx.DEFAULT_TAXONOMY_PATH,
+                                args.dependencies or tx.DEFAULT_DEPENDENCIES_PATH)
+    card = compute_report_card(frame, taxonomy, rubric, model=args.model, adaptation=args.adaptation)
+    write_text(args.out_html, render_html(card))
+    render_png(card, args.out_png)
+    return 0
+
+
+def shipped_rubrics() -> dict[str, Path]:
+    """The ready rubrics in data/steer/rubrics/, by file stem."""
+    return {p.stem: p for p in sorted(RUBRIC_DIR.glob("*.yaml"))}
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(report_card_main())
+
+
+__all__ = [
+    "ElementScore", "ModuleScore", "ReportCard", "Rubric", "SettingScore", "check_rubric_ids", "compute_report_card",
+    "element_metric", "load_rubric", "parse_rubric", "render_html", "render_png", "report_card_main",
+    "shipped_rubrics",
+]

@@ -1,0 +1,1 @@
+"""Per-study table and figure functions (pure Python: pandas, matplotlib, networkx)."""

@@ -33,6 +33,14 @@ def validate_schema(config: Mapping[str, Any]) -> None:
         raise ConfigError(f"config key '{_key_path(first)}': {first.message}")
 
 
+# Keys whose models must be of one kind: the study loads them with a multiple-choice head or as a causal LM.
+REQUIRED_KINDS = {
+    ("bets", "models"): "encoder",
+    ("probes", "models"): "encoder",
+    ("probes", "causal_models"): "causal",
+}
+
+
 def check_references(config: Mapping[str, Any]) -> None:
     """Cross-checks the schema cannot express: every model a study names exists in ``models:`` with the right kind."""
     models = config.get("models", {})
@@ -43,6 +51,13 @@ def check_references(config: Mapping[str, Any]) -> None:
                     raise ConfigError(
                         f"config key 'studies.{study}.{key}': unknown model {name!r}; "
                         f"add it under 'models:' or use one of {sorted(models)}"
+                    )
+                wanted = REQUIRED_KINDS.get((study, key))
+                if wanted and models[name].get("kind") != wanted:
+                    raise ConfigError(
+                        f"config key 'studies.{study}.{key}': model {name!r} is a {models[name].get('kind')} model, "
+                        f"but this key needs {wanted} models (kind: {wanted}); choose one of "
+                        f"{sorted(n for n, m in models.items() if m.get('kind') == wanted)}"
                     )
     mirror = config.get("data_mirror")
     if mirror is not None and not Path(mirror).is_dir():

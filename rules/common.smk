@@ -135,7 +135,114 @@ def rb_tables():
 
 
 # -- bets ----------------------------------------------------------------------------------------------------
-# (input functions and constants of rules/bets.smk go here)
+
+BE = "results/bets"
+BE_FIG = "figures/bets"
+BE_STATIC_TABLES = ["table1", "table2", "table3", "table4", "table7", "table8"]
+BE_RESULT_TABLES = [f"table{k}" for k in (5, 6, *range(9, 21))] + [
+    "compare_paper",
+    "training",
+]
+BE_FIGURES = ["fig1", "fig2", "fig3"]
+
+
+def be_config(key, default=None):
+    return config["studies"].get("bets", {}).get(key, default)
+
+
+def be_settings():
+    """The bets section with the schema's defaults filled in (what the library functions read)."""
+    section = dict(config["studies"].get("bets", {}))
+    section.setdefault("templates", ["BE", "BV", "CE", "CV"])
+    section.setdefault("modalities", ["coin", "dice", "card"])
+    return section
+
+
+def be_question_sets():
+    settings = be_settings()
+    return [f"value_{t}" for t in settings["templates"]] + [
+        f"bet_{m}" for m in settings["modalities"]
+    ]
+
+
+def be_stages():
+    from choicelab.pipelines.bets import task_stages
+
+    return ["default", *task_stages(be_settings())]
+
+
+def be_default_stage_data(wildcards):
+    """SWAG files (downloaded unless the mirror has them), or nothing extra for the HellaSwag stand-in."""
+    stage = be_config("default_stage", {})
+    if config.get("data_mirror"):
+        return []
+    from choicelab.items.swag import SWAG_FILES
+
+    if stage.get("data") == "swag":
+        return [f"results/downloads/{f.mirror_path}" for f in SWAG_FILES.values()]
+    return pr_hellaswag_files()
+
+
+def pr_hellaswag_files():
+    from choicelab.items.commonsense import SOURCES
+
+    return [
+        f"results/downloads/{f.mirror_path}"
+        for (benchmark, split), files in SOURCES.items()
+        if benchmark == "hellaswag" and split == "dev"
+        for f in files
+    ]
+
+
+def be_task_checkpoint_inputs(wildcards):
+    return {
+        "base": f"{BE}/checkpoints/{wildcards.model}__default",
+        "train": f"{BE}/benchmarks/{wildcards.qset}.train.parquet",
+        "dev": f"{BE}/benchmarks/{wildcards.qset}.dev.parquet",
+    }
+
+
+def be_checkpoint(wildcards):
+    return f"{BE}/checkpoints/{wildcards.model}__{wildcards.stage}"
+
+
+def be_score_benchmarks(wildcards):
+    from choicelab.pipelines.bets import scoring_plan
+
+    return [
+        f"{BE}/benchmarks/{qset}.{split}.parquet"
+        for qset, split in scoring_plan(wildcards.stage, be_settings())
+    ]
+
+
+def be_dumps(wildcards):
+    return expand(
+        f"{BE}/dumps/{{model}}__{{stage}}.parquet",
+        model=study_models("bets"),
+        stage=be_stages(),
+    )
+
+
+def be_checkpoints(wildcards):
+    return expand(
+        f"{BE}/checkpoints/{{model}}__{{stage}}",
+        model=study_models("bets"),
+        stage=be_stages(),
+    )
+
+
+def be_benchmarks(wildcards):
+    return expand(
+        f"{BE}/benchmarks/{{qset}}.{{split}}.parquet",
+        qset=be_question_sets(),
+        split=["train", "dev", "test"],
+    )
+
+
+# The bets question sets join the probes and scoring-methods grids (their test splits).
+if study_models("bets"):
+    for _qset in be_question_sets():
+        MC_BENCHMARKS[f"bets_{_qset.lower()}"] = f"{BE}/benchmarks/{_qset}.test.parquet"
 
 
 # -- steer ---------------------------------------------------------------------------------------------------

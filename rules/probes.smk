@@ -34,6 +34,8 @@ rule probes_benchmark:
         dev=f"{PR}/benchmarks/{{benchmark}}.dev.parquet",
     log:
         "results/logs/probes/benchmark_{benchmark}.log",
+    wildcard_constraints:
+        benchmark="anli|hellaswag|piqa|siqa",
     conda:
         "../envs/analysis.yaml"
     params:

@@ -41,8 +41,12 @@ def fine_tune_checkpoint(
     *,
     name: str,
     device: str = "auto",
+    training_notes: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Fine-tune the encoder in ``base_dir`` and save the checkpoint atomically to ``out_dir``."""
+    """Fine-tune the encoder in ``base_dir`` and save the checkpoint atomically to ``out_dir``.
+
+    ``training_notes`` are added to the training record (e.g. which data a stage was trained on).
+    """
     from choicelab.lm.encoder import fine_tune_mc
     from choicelab.lm.loading import load_encoder_mc, read_model_json
     from choicelab.lm.registry import weights_digest
@@ -72,6 +76,7 @@ def fine_tune_checkpoint(
                 "target_dev_accuracy": result.target_dev_accuracy,
                 "reached_target": result.reached_target,
                 "history": result.history,
+                **(training_notes or {}),
             },
             "library_versions": base_meta.get("library_versions", {}),
         }

@@ -1,0 +1,150 @@
+"""Figures of the bets study, laid out like the paper's, from the evaluation table of :mod:`choicelab.pipelines.bets`.
+
+* Fig. 1: value questions, threshold method: Normal / Weak Normal / Weak per template, default and fine-tuned.
+* Fig. 2: RQ3 grid (fine-tune modality x test modality), standard method, train-item and test-item bars with binomial
+  standard errors, one group per model.
+* Fig. 3: the same grid with the threshold method's three ground truths (test items).
+Dashed lines are the random baselines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from choicelab.figures.common import plt
+from choicelab.items.bets import BET_GROUND_TRUTHS, GROUND_TRUTH_NAMES, VALUE_GROUND_TRUTHS
+
+COLORS = {
+    "train": "tab:blue",
+    "test": "tab:orange",
+    "normal": "tab:blue",
+    "weak_normal": "tab:orange",
+    "weak": "tab:green",
+    "strict": "tab:blue",
+    "positive_gain": "tab:orange",
+    "non_negative_gain": "tab:green",
+}
+
+
+def _empty(title: str) -> plt.Figure:
+    fig, ax = plt.subplots(figsize=(4, 2))
+    ax.text(0.5, 0.5, "no evaluations: the bets study has no models configured", ha="center", va="center", fontsize=8)
+    ax.set_axis_off()
+    ax.set_title(title, fontsize=9)
+    return fig
+
+
+def _grouped_bars(
+    ax: plt.Axes, frame: pd.DataFrame, models: Sequence[str], series: Sequence[str], key: str, errors: bool = False
+) -> None:
+    width = 0.8 / max(1, len(series))
+    x = np.arange(len(models))
+    for k, name in enumerate(series):
+        values, ses = [], []
+        for model in models:
+            row = frame[(frame["model"] == model) & (frame[key] == name)]
+            values.append(100 * row["accuracy"].iloc[0] if len(row) else np.nan)
+            ses.append(100 * row["se"].iloc[0] if len(row) else np.nan)
+        ax.bar(
+            x + (k - (len(series) - 1) / 2) * width,
+            values,
+            width,
+            color=COLORS.get(name),
+            yerr=ses if errors else None,
+            capsize=2 if errors else 0,
+            label=GROUND_TRUTH_NAMES.get(name, name),
+        )
+    ax.set_xticks(x, models, fontsize=7, rotation=20)
+    ax.set_ylim(0, 105)
+
+
+def _baselines(ax: plt.Axes, frame: pd.DataFrame, series: Sequence[str], key: str) -> None:
+    for name in series:
+        p0 = frame[frame[key] == name]["p0"]
+        if len(p0):
+            ax.axhline(100 * p0.iloc[0], color=COLORS.get(name, "grey"), ls="--", lw=0.8)
+
+
+def fig1_value_threshold(ev: pd.DataFrame) -> plt.Figure:
+    title = "Fig. 1: value questions, threshold method (dashed: random baselines)"
+    sel = ev[(ev["rq"] == "rq1") & ev["ground_truth"].isin(VALUE_GROUND_TRUTHS)]
+    if sel.empty:
+        return _empty(title)
+    templates = sorted(sel["eval_set"].unique())
+    models = sorted(sel["model"].unique())
+    stages = ["default", "fine-tuned"]
+    fig, axes = plt.subplots(
+        len(stages), len(templates), figsize=(2.8 * len(templates), 5.2), squeeze=False, sharey=True
+    )
+    for i, stage in enumerate(stages):
+        for j, template in enumerate(templates):
+            ax = axes[i][j]
+            cell = sel[(sel["stage"] == stage) & (sel["eval_set"] == template)]
+            _grouped_bars(ax, cell, models, VALUE_GROUND_TRUTHS, "ground_truth")
+            _baselines(ax, cell, VALUE_GROUND_TRUTHS, "ground_truth")
+            ax.set_title(f"{template.removeprefix('bets_value_').upper()} ({stage})", fontsize=8)
+        axes[i][0].set_ylabel("accuracy (%)")
+    axes[0][-1].legend(fontsize=6)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def _rq3_grid(
+    ev: pd.DataFrame, ground_truths: Sequence[str], series_key: str, series: Sequence[str], title: str, errors: bool
+) -> plt.Figure:
+    sel = ev[(ev["rq"] == "rq3") & ev["ground_truth"].isin(ground_truths)]
+    if series_key == "ground_truth":
+        sel = sel[sel["split"] == "test"]
+    if sel.empty:
+        return _empty(title)
+    sources = sorted({s.removeprefix("fine-tuned:") for s in sel["stage"]})
+    targets = sorted({e.removeprefix("bets_bet_") for e in sel["eval_set"]})
+    models = sorted(sel["model"].unique())
+    fig, axes = plt.subplots(
+        len(sources), len(targets), figsize=(3.0 * len(targets), 2.6 * len(sources)), squeeze=False, sharey=True
+    )
+    for i, source in enumerate(sources):
+        for j, target in enumerate(targets):
+            ax = axes[i][j]
+            cell = sel[(sel["stage"] == f"fine-tuned:{source}") & (sel["eval_set"] == f"bets_bet_{target}")]
+            _grouped_bars(ax, cell, models, series, series_key, errors=errors)
+            _baselines(ax, cell, series, series_key) if series_key == "ground_truth" else ax.axhline(
+                100 / 3, color="grey", ls="--", lw=0.8
+            )
+            if i == len(sources) - 1:
+                ax.set_xlabel(f"test on {target}", fontsize=8)
+            if j == 0:
+                ax.set_ylabel(f"fine-tuned on {source}\naccuracy (%)", fontsize=8)
+    axes[0][-1].legend(fontsize=6)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def fig2_rq3_standard(ev: pd.DataFrame) -> plt.Figure:
+    return _rq3_grid(
+        ev,
+        ["standard"],
+        "split",
+        ["train", "test"],
+        "Fig. 2: bet questions after bet fine-tuning, standard method (bars: +-1 SE; dashed: 1/3)",
+        True,
+    )
+
+
+def fig3_rq3_threshold(ev: pd.DataFrame) -> plt.Figure:
+    return _rq3_grid(
+        ev,
+        BET_GROUND_TRUTHS,
+        "ground_truth",
+        list(BET_GROUND_TRUTHS),
+        "Fig. 3: bet questions after bet fine-tuning, threshold method, test items (dashed: baselines)",
+        False,
+    )
+
+
+FIGURES = {"fig1": fig1_value_threshold, "fig2": fig2_rq3_standard, "fig3": fig3_rq3_threshold}

@@ -1,0 +1,20 @@
+"""Adapter: rule bets_evaluate (every evaluation of RQ1-RQ3 from the dumps)."""
+
+import pandas as pd
+
+from choicelab.dumps import read_dump
+from choicelab.io import write_parquet
+from choicelab.items.schema import read_items
+from choicelab.pipelines import bets as pb
+from choicelab.provenance import record_json
+from choicelab.workflow import job_record, log_to
+
+with log_to(snakemake.log[0]):
+    questions = pb.questions_by_key(it for path in snakemake.input.benchmarks for it in read_items(path))
+    dump = pd.concat([read_dump(p).to_pandas() for p in snakemake.input.dumps], ignore_index=True)
+    scores = pb.question_scores(dump, questions)
+    evaluations, per_question = pb.evaluate_all(scores, list(snakemake.params.models), dict(snakemake.params.settings))
+    provenance = {"choicelab.provenance": record_json(job_record(snakemake))}
+    write_parquet(snakemake.output.evaluations, pb.to_arrow(evaluations, pb.EVALUATION_SCHEMA), provenance)
+    write_parquet(snakemake.output.questions, pb.to_arrow(per_question, pb.PER_QUESTION_SCHEMA), provenance)
+    print(evaluations.groupby(["rq", "ground_truth"]).size())

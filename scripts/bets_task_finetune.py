@@ -1,0 +1,20 @@
+"""Adapter: rule bets_task_finetune (from the default model, on one value template or bet modality)."""
+
+from choicelab.items.schema import read_items
+from choicelab.pipelines.finetune import FineTuneParams, fine_tune_checkpoint
+from choicelab.workflow import log_to
+
+with log_to(snakemake.log[0]):
+    stage = dict(snakemake.params.stage)
+    params = FineTuneParams(
+        learning_rate=float(stage.get("learning_rate", 5e-5)), batch_size=int(stage.get("batch_size", 32)),
+        max_epochs=float(stage.get("max_epochs", 10)), seed=int(snakemake.params.seed), input_format="concat",
+        max_length=int(stage.get("max_length", 64)), target_dev_accuracy=float(stage.get("target_dev_accuracy", 0.9)),
+        eval_every_steps=stage.get("eval_every_steps"), warmup_steps=int(stage.get("warmup_steps", 0)),
+    )
+    qset = snakemake.wildcards.qset
+    meta = fine_tune_checkpoint(snakemake.input.base, read_items(snakemake.input.train), read_items(snakemake.input.dev),
+                                params, snakemake.output[0], name=f"{snakemake.wildcards.model}__{qset}",
+                                device=snakemake.params.device,
+                                training_notes={"data": f"bets {qset} train questions", "stage": qset})
+    print(meta["training"])

@@ -1,0 +1,340 @@
+"""The bets study (Tang & Kejriwal): questions, ground truths, threshold method, BCA, z-tests, tables, comparison."""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from choicelab.items import bets as ib
+from choicelab.metrics import bets as mb
+from choicelab.pipelines import bets as pb
+
+TEMPLATES = ib.load_templates()
+LISTS = ib.load_item_lists()
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Questions
+
+
+@pytest.mark.parametrize(
+    ("name", "counts"),
+    [(f"value_{t}", {"train": 210, "dev": 25, "test": 25}) for t in ib.VALUE_TEMPLATES]
+    + [(f"bet_{m}", {"train": 840, "dev": 100, "test": 100}) for m in ib.MODALITIES],
+)
+def test_question_counts_per_split_match_the_paper(name, counts):
+    for split, expected in counts.items():
+        questions = ib.question_set(name, split)
+        assert len(questions) == expected
+        assert len({q.item_id for q in questions}) == expected
+        assert all(len(q.choices) == 3 for q in questions)
+
+
+def test_each_choice_is_scored_as_prompt_space_choice_like_table1():
+    table = pb.table1(LISTS, TEMPLATES)
+    assert table["Question-Answer Pair"][0] == "This statement is true: airplane is more expensive than pen"
+    assert list(table["Choice"])[2] == "airplane and pen have the same value"
+
+
+def test_articles_agree_by_default_and_the_paper_style_is_a_switch():
+    question = next(q for q in ib.question_set("bet_coin", "test") if q.meta["high"] == "airplane")
+    assert "win an airplane" in question.prompt or "lose an airplane" in question.prompt
+    paper_style = ib.question_set("bet_coin", "test", config={"article_agreement": False})
+    assert not any(" an " in q.prompt for q in paper_style)
+
+
+def test_swap_order_adds_reversed_value_questions_with_the_right_label():
+    questions = ib.question_set("value_CE", "test", config={"swap_order": True})
+    assert len(questions) == 50
+    swapped = next(q for q in questions if q.meta["variant"] == "swapped" and q.meta["high"] == "car")
+    assert swapped.prompt.startswith(f"From {swapped.meta['low']} and car")
+    assert swapped.choices[swapped.label] == "car"
+
+
+def test_splits_never_share_items(tmp_path):
+    bad = tmp_path / "items.yaml"
+    bad.write_text("train: {high: [car], low: [pen]}\ndev: {high: [car], low: [egg]}\ntest: {high: [gold], low: [sock]}\n")
+    with pytest.raises(ib.BetsDataError, match="car"):
+        ib.load_item_lists(bad)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Ground truths
+
+
+def test_value_label_sets_follow_the_three_definitions_and_their_random_baselines():
+    labels = ib.value_label_sets(["h>l", "l>h", "h=l"])
+    assert labels == {"normal": ["a"], "weak_normal": ["a", "ac"], "weak": ["a", "b", "c", "ac", "bc"]}
+    assert [mb.random_set_baseline([labels[g]]) for g in ib.VALUE_GROUND_TRUTHS] == [1 / 8, 1 / 4, 5 / 8]
+
+
+def _paper_gain(choice_set: str, pays: list[tuple[str, float]], x: float) -> float | None:
+    """Tables 7-8 written out numerically: a bet on one outcome gains 0.5 * (payoff + X) - X; two bets split X."""
+    single = [0.5 * ((v if a == "win" else -v) + x) - x for a, v in pays]
+    return {"a": single[0], "b": single[1], "ab": 0.5 * single[0] + 0.5 * single[1], "c": 0.0}.get(choice_set)
+
+
+@pytest.mark.parametrize("modality", ib.MODALITIES)
+@pytest.mark.parametrize(
+    ("variant", "optimal_choice", "strict", "positive", "non_negative"),
+    [
+        ("v1", "bet on A", ["a"], ["a", "ab"], ["a", "c", "ab"]),
+        ("v2", "do not bet", ["c"], [], ["c"]),
+        ("v3", "bet on B", ["b"], ["b", "ab"], ["b", "c", "ab"]),
+        ("v4", "do not bet", ["c"], [], ["c"]),
+    ],
+)
+def test_bet_labels_match_the_expected_gain_tables(modality, variant, optimal_choice, strict, positive, non_negative):
+    question = next(q for q in ib.question_set(f"bet_{modality}", "test") if q.meta["variant"] == variant)
+    labels = question.meta["labels"]
+    assert question.choices[question.label].endswith(
+        {"bet on A": TEMPLATES["bet"][modality]["outcomes"][0], "bet on B": TEMPLATES["bet"][modality]["outcomes"][1],
+         "do not bet": "either one"}[optimal_choice])
+    assert labels["strict"] == strict
+    assert sorted(labels["positive_gain"]) == sorted(positive)
+    assert labels["positive_gain_eligible"] == bool(positive)
+    assert sorted(labels["non_negative_gain"]) == sorted(non_negative)
+    # Independent numeric check on sampled values satisfying the paper's assumption L < X < (H - L) / 2.
+    outcomes = ib.variant_outcomes(TEMPLATES, variant)
+    rng = random.Random(7)
+    for _ in range(200):
+        low_value = rng.uniform(0.1, 50)
+        wager = rng.uniform(low_value * 1.001, low_value * 3)
+        high_value = 2 * wager + low_value + rng.uniform(0.01, 500)
+        value = {"h": high_value, "l": low_value}
+        pays = [(o.action, value[o.item_role]) for o in outcomes]
+        gains = {s: _paper_gain(s, pays, wager) for s in ("a", "b", "ab", "c")}
+        best = max(("a", "b", "c"), key=lambda s: gains[s])
+        assert strict == [best]
+        assert sorted(s for s, g in gains.items() if g > 0) == sorted(positive)
+        assert sorted(s for s, g in gains.items() if g >= 0) == sorted(non_negative)
+
+
+def test_bet_random_baselines_are_the_papers():
+    test = ib.question_set("bet_dice", "test")
+    for gt, expected in (("strict", 1 / 8), ("non_negative_gain", 1 / 4)):
+        assert mb.random_set_baseline([q.meta["labels"][gt] for q in test]) == pytest.approx(expected)
+    eligible = [q for q in test if q.meta["labels"]["positive_gain_eligible"]]
+    assert len(eligible) == 50
+    assert mb.random_set_baseline([q.meta["labels"]["positive_gain"] for q in eligible]) == pytest.approx(1 / 4)
+
+
+def test_a_belief_that_l_is_worth_more_swaps_the_optimal_bet_and_same_value_means_do_not_bet():
+    v1 = ib.variant_outcomes(TEMPLATES, "v1")  # A: win h, B: lose l
+    v2 = ib.variant_outcomes(TEMPLATES, "v2")  # A: win l, B: lose h
+    assert ib.bet_label_sets(v1, "l>h")["standard"] == 2
+    assert ib.bet_label_sets(v2, "l>h")["standard"] == 0
+    assert ib.bet_label_sets(v1, "h=l")["standard"] == 2
+
+
+def test_expected_gain_table_renders_the_papers_formulas():
+    table = pb.expected_gain_table(TEMPLATES, "v1").set_index("Choice")
+    assert table.loc["Head", "Expected gain"] == "0.5*H - 0.5*X"
+    assert table.loc["Tail", "Expected gain"] == "-0.5*L - 0.5*X"
+    assert table.loc["Head and Tail", "Expected gain"] == "0.25*H - 0.25*L - 0.5*X"
+    assert table.loc["Do Not Bet", "Expected gain"] == "0"
+
+
+def test_sign_on_region_refuses_a_form_whose_sign_depends_on_the_values():
+    with pytest.raises(ValueError, match="changes sign"):
+        ib.sign_on_region((Fraction(1), Fraction(-4), Fraction(0)))  # H - 4L: H > 2X + L > 3L only
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Threshold method, z-tests
+
+
+def test_threshold_sets_use_strict_comparisons():
+    assert mb.threshold_sets(np.array([[0.5, 0.7, 0.2]]), 0.5) == ["b"]
+    assert mb.threshold_sets(np.array([[0.5, 0.7, 0.2]]), 0.9) == [""]
+
+
+def test_threshold_search_takes_the_median_of_tied_thresholds():
+    sig = np.array([[0.8, 0.3, 0.1], [0.6, 0.4, 0.2]])
+    labels = [["a"], ["a"]]
+    # Every t in [0.40, 0.59] gives {a} on both questions: 20 grid points tie, numpy's median is their midpoint.
+    threshold, accuracy = mb.tune_threshold(sig, labels)
+    assert accuracy == 1.0
+    assert threshold == pytest.approx(np.median([k / 100 for k in range(40, 60)]))
+    assert threshold == pytest.approx(0.495)
+
+
+def test_threshold_grid_is_0_to_1_in_steps_of_a_hundredth():
+    assert len(mb.THRESHOLD_GRID) == 101 and mb.THRESHOLD_GRID[0] == 0.0 and mb.THRESHOLD_GRID[-1] == 1.0
+
+
+@pytest.mark.parametrize(("accuracy", "n", "p0", "expected"), [
+    (36, 25, 1 / 3, 0.3927), (56, 25, 1 / 3, 0.0126), (43, 100, 1 / 3, 0.026), (24, 25, 1 / 3, 0.857),
+    (47, 100, 1 / 3, 0.003),
+])
+def test_ztest_pvalues_match_the_spec(accuracy, n, p0, expected):
+    assert mb.pvalue_from_accuracy(accuracy, n, p0) == pytest.approx(expected, abs=1e-3)  # the spec: 0.001 tolerance
+
+
+def test_ztest_of_a_perfect_or_null_vector_is_0_or_1():
+    assert mb.ztest_pvalue([1] * 25, 1 / 3) == 0.0
+    assert mb.ztest_pvalue([0] * 25, 1 / 3) == 1.0
+
+
+def test_paper_pvalue_printing_is_compared_at_a_thousandth():
+    assert mb.paper_pvalue_agrees(0.3927, ".392")
+    assert mb.paper_pvalue_agrees(0.0004, "<.001")
+    assert not mb.paper_pvalue_agrees(0.040, ".004")
+    assert mb.format_pvalue(0.0126) == ".013" and mb.format_pvalue(0.9991) == "1.00"
+
+
+def test_binomial_standard_error():
+    assert mb.binomial_se(0.5, 100) == pytest.approx(0.05)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Evaluations, tables, comparison
+
+
+def _fake_dumps(oracle_stages: set[str], seed: int = 0) -> tuple[pd.DataFrame, dict]:
+    rng = np.random.default_rng(seed)
+    questions, rows = {}, []
+    for stage in ["default", *pb.task_stages({})]:
+        for qset, split in pb.scoring_plan(stage, {}):
+            for q in ib.question_set(qset, split):
+                questions[(q.benchmark, q.split, q.item_id)] = q
+                logits = rng.normal(size=3)
+                if stage in oracle_stages:
+                    logits = np.array([-4.0, -4.0, -4.0])
+                    logits[q.label] = 4.0
+                for k in range(3):
+                    rows.append({"model": f"enc__{stage}", "benchmark": q.benchmark, "split": split,
+                                 "item_id": q.item_id, "option_id": k, "method": "mc_logit", "score": logits[k]})
+    return pd.DataFrame(rows), questions
+
+
+@pytest.fixture(scope="module")
+def oracle_evaluations():
+    """A model whose task checkpoints are always right (sigmoid 0.98 on the answer, 0.02 elsewhere)."""
+    dump, questions = _fake_dumps(oracle_stages=set(pb.task_stages({})))
+    evaluations, per_question = pb.evaluate_all(pb.question_scores(dump, questions), ["enc"], {})
+    return evaluations, per_question
+
+
+def test_every_paper_evaluation_is_computed(oracle_evaluations):
+    evaluations, per_question = oracle_evaluations
+    counts = evaluations.groupby(["rq", "ground_truth"]).size().to_dict()
+    assert counts[("rq1", "standard")] == 8 and counts[("rq1", "weak")] == 8
+    assert counts[("rq2", "bca")] == 6 and counts[("rq2", "strict")] == 6
+    assert counts[("rq3", "standard")] == 18 and counts[("rq3", "positive_gain")] == 9
+    assert set(per_question["ground_truth"]) >= {"standard", "normal", "strict"}
+
+
+def test_an_always_right_fine_tuned_model_scores_100_and_is_significant(oracle_evaluations):
+    evaluations, _ = oracle_evaluations
+    tuned = evaluations[(evaluations["rq"] == "rq1") & (evaluations["stage"] == "fine-tuned")]
+    assert (tuned["accuracy"] == 1.0).all() and tuned["significant"].all()
+    diagonal = evaluations[(evaluations["rq"] == "rq3") & (evaluations["ground_truth"] == "strict")
+                           & (evaluations["stage"].str.removeprefix("fine-tuned:")
+                              == evaluations["eval_set"].str.removeprefix("bets_bet_"))]
+    assert (diagonal["accuracy"] == 1.0).all()
+    positive = evaluations[evaluations["ground_truth"] == "positive_gain"]
+    assert (positive["n"] == 50).all() and (positive["p0"] == 0.25).all()
+
+
+def test_bca_scores_an_oracle_bettor_against_its_own_oracle_beliefs(oracle_evaluations):
+    evaluations, _ = oracle_evaluations
+    bca = evaluations[(evaluations["ground_truth"] == "bca") & (evaluations["stage"] == "fine-tuned")]
+    acc = evaluations[(evaluations["ground_truth"] == "standard") & (evaluations["rq"] == "rq2")
+                      & (evaluations["stage"] == "fine-tuned")]
+    # The CV checkpoint believes h > l everywhere, so BCA equals ordinary accuracy.
+    assert list(bca.sort_values("eval_set")["accuracy"]) == list(acc.sort_values("eval_set")["accuracy"])
+
+
+def test_result_tables_render_in_the_papers_layout(oracle_evaluations):
+    evaluations, _ = oracle_evaluations
+    frame, markdown = pb.result_table(evaluations, "table5")
+    assert set(frame["condition"]) == {"BE", "BV", "CE", "CV"}
+    assert "/100†" in markdown
+    frame, markdown = pb.result_table(evaluations, "table20")
+    assert "card->card" in markdown and "100†/100†" in markdown
+    for name in pb.RESULT_TABLES:
+        pb.result_table(evaluations, name)
+
+
+def test_compare_paper_puts_the_papers_numbers_beside_ours_and_says_when_models_differ(oracle_evaluations):
+    evaluations, _ = oracle_evaluations
+    paper = pb.read_paper_numbers(str(ib.DATA_DIR / "paper" / "paper_numbers.csv"))
+    notes = pd.DataFrame([{"model": "enc", "stage": "default", "trained_on": "HellaSwag (stand-in)",
+                           "reached_target": True}])
+    table = pb.compare_paper(evaluations, paper, {}, notes)
+    headline = table[table["table"] == "table20 headline"].set_index("condition")
+    assert headline.loc["diagonal mean", "paper_percent"] == pytest.approx(96.08, abs=0.01)
+    assert headline.loc["off-diagonal mean", "paper_percent"] == pytest.approx(71.79, abs=0.01)
+    assert headline.loc["diagonal mean", "our_percent"] == 100.0
+    row = table[(table["table"] == "table5") & (table["paper_model"] == "BERT") & (table["condition"] == "BE")
+                & (table["stage"] == "default")].iloc[0]
+    assert row["paper_percent"] == 68 and "not a reproduction" in row["note"] and "HellaSwag" in row["note"]
+    same = pb.compare_paper(evaluations, paper, {"enc": "BERT"}, notes)
+    assert same[(same["paper_model"] == "BERT") & (same["table"] == "table5")]["same_model"].all()
+
+
+def test_pvalue_check_recomputes_the_papers_pvalues_and_flags_the_one_that_disagrees():
+    paper = pb.read_paper_numbers(str(ib.DATA_DIR / "paper" / "paper_numbers.csv"))
+    check = pb.pvalue_check(paper)
+    assert len(check) == 224
+    disagree = check[~check["agrees"]]
+    # Table 16, RoBERTa fine-tuned on Coin, tested on Dice: 42% of 100 gives p = .040, the paper prints .004.
+    assert list(zip(disagree["table"], disagree["model"], disagree["condition"], strict=True)) == [
+        ("table16", "RoBERTa", "dice:test")]
+    bert_bv = check[(check["table"] == "table9") & (check["model"] == "BERT") & (check["condition"] == "BV")
+                    & (check["stage"] == "default")].iloc[0]
+    assert bert_bv["our_p"] == pytest.approx(0.3927, abs=1e-4)
+
+
+def test_default_stage_uses_hellaswag_as_the_documented_stand_in(data_mirror):
+    train, dev, described = pb.default_stage_items("hellaswag", str(data_mirror), train_size=20, dev_size=10, seed=1)
+    assert len(train) == 20 and len(dev) == 10
+    assert not {q.item_id for q in train} & {q.item_id for q in dev}
+    assert "stand-in for SWAG" in described
+
+
+def test_missing_swag_files_fail_with_the_fix(tmp_path):
+    with pytest.raises(FileNotFoundError, match="hellaswag"):
+        pb.default_stage_items("swag", str(tmp_path), train_size=None, dev_size=None, seed=1)
+
+
+def test_a_file_that_is_not_swag_is_rejected(tmp_path):
+    from choicelab.items.swag import SwagChecksumError, verify_swag_file
+
+    path = tmp_path / "train.csv"
+    path.write_text("sent1,sent2,ending0,ending1,ending2,ending3,label\n")
+    with pytest.raises(SwagChecksumError, match="not the public SWAG train file"):
+        verify_swag_file(path, "train")
+
+
+def test_swag_rows_become_run_swag_style_items():
+    from choicelab.items.swag import parse_swag_csv
+
+    text = ("video-id,fold-ind,startphrase,sent1,sent2,gold-source,ending0,ending1,ending2,ending3,label\n"
+            "v1,1,A man sits. He,A man sits.,He,gold,stands up.,eats.,runs.,sleeps.,2\n")
+    (item,) = parse_swag_csv(text, "train")
+    assert item.prompt == "A man sits." and item.choices[2] == "He runs." and item.label == 2
+
+
+def test_smoke_dag_produces_every_bets_artifact(smoke_run):
+    from conftest import manifest_ids
+
+    expected = {f"bets/table{k}" for k in range(1, 21)} | {"bets/fig1", "bets/fig2", "bets/fig3",
+                                                            "bets/compare_paper", "bets/pvalue_check",
+                                                            "bets/training"}
+    assert expected <= manifest_ids(smoke_run)
+    training = pd.read_csv(smoke_run / "results" / "bets" / "tables" / "training.csv")
+    default = training[training["stage"] == "default"].iloc[0]
+    assert "stand-in for SWAG" in default["trained_on"]  # the tables say which data the default stage used
+    assert set(training["stage"]) == {"default", "value_BE", "value_BV", "value_CE", "value_CV", "bet_coin",
+                                      "bet_dice", "bet_card"}
+    dump = pd.read_parquet(smoke_run / "results" / "bets" / "dumps" / "tiny-bert__default.parquet")
+    assert set(dump["method"]) == {"mc_logit", "mc_sigmoid"}
+    logits = dump[dump["method"] == "mc_logit"].sort_values(["benchmark", "item_id", "option_id"])
+    sigmoids = dump[dump["method"] == "mc_sigmoid"].sort_values(["benchmark", "item_id", "option_id"])
+    np.testing.assert_allclose(sigmoids["score"].to_numpy(), mb.sigmoid(logits["score"].to_numpy()))

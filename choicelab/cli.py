@@ -121,12 +121,21 @@ def build_parser() -> argparse.ArgumentParser:
     prep.add_argument("--out", required=True)
     prep.add_argument("--seed", type=int, default=0)
     prep.set_defaults(func=cmd_prepare_model)
+
+    sub.add_parser("report-card", help="render a STEER report card: choicelab report-card --rubric RUBRIC.yaml "
+                   "--metrics questions.parquet --out-html X.html --out-png X.png (see --help)", add_help=False)
     return parser
 
 
 def main(argv: list[str] | None = None) -> None:
-    args = build_parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
     try:
+        if argv[:1] == ["report-card"]:  # its own parser: choicelab.steer_report.build_parser
+            from choicelab.steer_report import report_card_main
+
+            report_card_main(argv[1:])
+            return
+        args = build_parser().parse_args(argv)
         args.func(args)
     except (ValueError, FileNotFoundError, ImportError, RuntimeError) as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -38,6 +38,7 @@ REQUIRED_KINDS = {
     ("bets", "models"): "encoder",
     ("probes", "models"): "encoder",
     ("probes", "causal_models"): "causal",
+    ("steer", "models"): "causal",
 }
 
 

@@ -246,7 +246,51 @@ if study_models("bets"):
 
 
 # -- steer ---------------------------------------------------------------------------------------------------
-# (input functions and constants of rules/steer.smk go here)
+
+ST = "results/steer"
+ST_FIG = "figures/steer"
+ST_TABLES = [
+    "table3",
+    "compare_paper",
+    "by_element",
+    "by_module",
+    "by_setting",
+    "by_grade",
+    "by_domain",
+    "domain_robustness",
+    "dependency_robustness",
+    "few_shot",
+    "self_explanation",
+]
+ST_MODULE_FIGURES = [f"fig{n}" for n in (*range(7, 16), *range(17, 22))]
+ST_FIGURES = [
+    "fig4",
+    "fig5",
+    *ST_MODULE_FIGURES,
+    "fig22",
+    "fig_few_shot",
+    "fig_self_explanation",
+]
+
+
+def st_config(key, default=None):
+    return config["studies"].get("steer", {}).get(key, default)
+
+
+def st_adaptations():
+    return list(st_config("adaptations", ["0shot"]))
+
+
+def st_dumps(wildcards):
+    return expand(
+        f"{ST}/dumps/{{model}}__{{adaptation}}.parquet",
+        model=study_models("steer"),
+        adaptation=st_adaptations(),
+    )
+
+
+def st_rubrics():
+    return sorted(p.stem for p in Path(repo_file("data/steer/rubrics")).glob("*.yaml"))
 
 
 # -- probes --------------------------------------------------------------------------------------------------

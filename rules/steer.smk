@@ -1,1 +1,143 @@
-# steer study: rules are added by the study's issue (see README).
+# STEER (Raman et al.): taxonomy + generators -> the benchmark -> letter probabilities per model and adaptation ->
+# the per-question frame -> Table 3, metric tables, report cards (figures and every rubric), Figs 4-5, 7-22.
+
+
+register_artifacts(
+    "steer",
+    (
+        [f"{ST}/tables/{t}.{ext}" for t in ST_TABLES for ext in ("csv", "md")]
+        + [f"{ST_FIG}/{f}.png" for f in ST_FIGURES]
+        + [
+            f"{ST}/report_cards/{r}.{ext}"
+            for r in st_rubrics()
+            for ext in ("html", "png")
+        ]
+        if study_models("steer")
+        else []
+    ),
+)
+
+
+rule steer_benchmark:
+    input:
+        taxonomy=repo_file("data/steer/taxonomy.yaml"),
+        dependencies=repo_file("data/steer/dependencies.yaml"),
+    output:
+        f"{ST}/benchmark.parquet",
+    log:
+        "results/logs/steer/benchmark.log",
+    benchmark:
+        "results/benchmarks/steer/benchmark.tsv"
+    conda:
+        "../envs/analysis.yaml"
+    params:
+        scale=st_config("scale", {}),
+    script:
+        "../scripts/steer_benchmark.py"
+
+
+rule steer_score:
+    input:
+        model=wildcard_model_dir,
+        benchmark=f"{ST}/benchmark.parquet",
+    output:
+        f"{ST}/dumps/{{model}}__{{adaptation}}.parquet",
+    log:
+        "results/logs/steer/score_{model}__{adaptation}.log",
+    benchmark:
+        "results/benchmarks/steer/score_{model}__{adaptation}.tsv"
+    wildcard_constraints:
+        adaptation="[0-5]shot|explain-together|explain-separate",
+    conda:
+        "../envs/models.yaml"
+    resources:
+        mem_mb=8000,
+        runtime=120,
+        gpu=model_gpus,
+    params:
+        adaptation_questions=st_config("adaptation_questions"),
+        max_new_tokens=st_config("max_new_tokens", 64),
+        max_batch_tokens=config["engine"]["max_batch_tokens"],
+        seed=config["seed"],
+        device=config["device"],
+    script:
+        "../scripts/steer_score.py"
+
+
+rule steer_questions:
+    input:
+        dumps=st_dumps,
+        benchmark=f"{ST}/benchmark.parquet",
+    output:
+        f"{ST}/metrics/questions.parquet",
+    log:
+        "results/logs/steer/questions.log",
+    conda:
+        "../envs/analysis.yaml"
+    script:
+        "../scripts/steer_questions.py"
+
+
+rule steer_table:
+    input:
+        questions=f"{ST}/metrics/questions.parquet",
+        dependencies=repo_file("data/steer/dependencies.yaml"),
+        paper=repo_file("data/steer/paper/table3.csv"),
+    output:
+        csv=report(
+            f"{ST}/tables/{{table}}.csv",
+            caption="../report/steer.rst",
+            category="steer",
+            labels={"artifact": "{table}"},
+        ),
+        md=f"{ST}/tables/{{table}}.md",
+    log:
+        "results/logs/steer/table_{table}.log",
+    wildcard_constraints:
+        table="|".join(ST_TABLES),
+    conda:
+        "../envs/analysis.yaml"
+    script:
+        "../scripts/steer_table.py"
+
+
+rule steer_figure:
+    input:
+        questions=f"{ST}/metrics/questions.parquet",
+        taxonomy=repo_file("data/steer/taxonomy.yaml"),
+        dependencies=repo_file("data/steer/dependencies.yaml"),
+    output:
+        report(
+            f"{ST_FIG}/{{figure}}.png",
+            caption="../report/steer.rst",
+            category="steer",
+            labels={"artifact": "{figure}"},
+        ),
+    log:
+        "results/logs/steer/{figure}.log",
+    wildcard_constraints:
+        figure="|".join(ST_FIGURES),
+    conda:
+        "../envs/analysis.yaml"
+    script:
+        "../scripts/steer_figure.py"
+
+
+rule steer_report_card:
+    input:
+        questions=f"{ST}/metrics/questions.parquet",
+        rubric=repo_file("data/steer/rubrics/{rubric}.yaml"),
+    output:
+        html=f"{ST}/report_cards/{{rubric}}.html",
+        png=report(
+            f"{ST}/report_cards/{{rubric}}.png",
+            caption="../report/steer.rst",
+            category="steer",
+            labels={"artifact": "report card {rubric}"},
+        ),
+    log:
+        "results/logs/steer/report_card_{rubric}.log",
+    conda:
+        "../envs/analysis.yaml"
+    script:
+        "../scripts/steer_report_card.py"

@@ -289,6 +289,11 @@ def st_dumps(wildcards):
     )
 
 
+# The generated STEER questions join the probes and scoring-methods grids.
+if study_models("steer"):
+    MC_BENCHMARKS["steer"] = f"{ST}/benchmark.parquet"
+
+
 def st_rubrics():
     return sorted(p.stem for p in Path(repo_file("data/steer/rubrics")).glob("*.yaml"))
 

@@ -137,3 +137,14 @@ def test_robustness_matrix_covers_encoders_and_causal_scorers(smoke_run):
     assert {"No-Question", "Wrong-Question", "No-Right-Answer", "original (accuracy)"} <= set(matrix["probe"])
     assert (matrix["ci95_low"] <= matrix["minus_chance"] + 1e-12).all()
     assert (matrix["minus_chance"] <= matrix["ci95_high"] + 1e-12).all()
+
+
+def test_choice_paralysis_is_skipped_when_a_benchmark_has_too_few_distinct_answers():
+    """The bets questions share three fixed answers: no n=5 instance can be built, and the other probes still run."""
+    from choicelab.items.bets import question_set
+    from choicelab.pipelines.probes import probe_all
+
+    items = question_set("bet_coin", "test")
+    probed = probe_all(items, trials=1, cp_n=[5], cp_instances=4, cp_sampling=["random"], seed=0)
+    probes = {it.meta["probe"] for it in probed}
+    assert "cp" not in probes and {"orig", "nq"} <= probes

@@ -107,9 +107,16 @@ def choice_paralysis(
         it = items[i]
         correct = answers[i]
         pool = [j for j in range(len(items)) if j != i and answers[j] != correct]
-        if sampling == "heuristic":
+        if sampling == "heuristic":  # the 3(n-1) nearest donors with distinct answers
             sims = answer_embeddings[pool] @ prompt_embeddings[i]
-            pool = [pool[k] for k in np.argsort(-sims, kind="stable")[: 3 * (n - 1)]]
+            nearest, kept_answers = [], set()
+            for k in np.argsort(-sims, kind="stable"):
+                if answers[pool[k]] not in kept_answers:
+                    nearest.append(pool[k])
+                    kept_answers.add(answers[pool[k]])
+                if len(nearest) == 3 * (n - 1):
+                    break
+            pool = nearest
         for t in range(trials):
             rng = _rng(seed, "cp", it.item_id, n, sampling, t)
             donors: list[int] = []

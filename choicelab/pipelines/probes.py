@@ -50,9 +50,12 @@ def probe_all(
     """The originals and every probe of one benchmark's evaluation items."""
     out = original_instances(items) + no_question(items) + wrong_question(items, trials, seed)
     out += no_right_answer(items, trials, seed)
+    distinct_answers = len({it.choices[it.label] for it in items})
     for sampling in cp_sampling:
         for n in cp_n:
-            if n <= len(items):
+            if n > distinct_answers:  # e.g. the bets questions share three fixed answers: no donors exist
+                print(f"choice paralysis n={n} skipped: the benchmark has only {distinct_answers} distinct answers")
+            elif n <= len(items):
                 out += choice_paralysis(items, n, trials, cp_instances, seed, sampling, answer_embeddings,
                                         prompt_embeddings)
     return out

@@ -498,3 +498,35 @@ def test_every_method_end_to_end_on_three_items(tiny_llama, data_mirror, tmp_pat
     for name, fig in figures.items():
         save_figure(fig, str(tmp_path / f"{name}.png"), str(tmp_path / f"{name}.svg"))
         assert (tmp_path / f"{name}.png").stat().st_size > 0
+
+
+def test_robustness_matrix_on_any_mc_benchmark(tiny_llama, one_torch_thread):
+    from conftest import toy_items
+
+    from choicelab.figures import scoring_methods as fs
+    from choicelab.lm.causal import CausalScorer
+
+    model, tokenizer = tiny_llama
+    items = ps.from_mc_items(toy_items(4, seed=0, split="dev"))
+    assert {it.condition for it in items} == {"toy"} and items[0].task == ps.GENERIC_TASK
+    scorer = CausalScorer(model, tokenizer)
+    rows = ps.score_strings(scorer, items, model="tiny") + ps.score_labels(scorer, items, model="tiny", seeds=[0])
+    rows += ps.score_embeddings(ps.embedder(model, tokenizer, "causal"), items, model="tiny")
+    choices = sm.choices_from_scores(ps.rows_to_table(rows).to_pandas())
+    matrix = fs.robustness_matrix(choices)
+    assert set(matrix["benchmark"]) == {"toy"} and len(matrix) == 5 + 3 + 1
+    assert matrix["chance"].eq(1 / 3).all()
+    agreement = fs.method_agreement(choices, level="method")
+    assert set(zip(agreement["a"], agreement["b"], strict=True)) == {
+        ("string", "label"),
+        ("string", "embedding"),
+        ("label", "embedding"),
+    }
+    assert agreement["agreement"].between(0, 1).all()
+    flips = fs.flip_share(choices)
+    assert flips.iloc[0]["n_items"] == 4 and 0 <= flips.iloc[0]["flip_share"] <= 1
+    # a method agrees with an identical copy of itself on every item
+    one = choices[choices["score"] == "option_logprob"]
+    twins = pd.concat([one.assign(method="a"), one.assign(method="b")])
+    assert fs.method_agreement(twins, level="method")["agreement"].eq(1.0).all()
+    assert fs.flip_share(twins)["flip_share"].eq(0.0).all()

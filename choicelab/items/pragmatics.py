@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import csv
 import html
-import random
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -543,13 +542,6 @@ def to_mc_items(items: Sequence[PragmaticsItem], order_seed: int | None = None, 
                 },
             )
         )
-    return out
-
-
-def shuffled(items: Sequence[PragmaticsItem], seed: int) -> list[PragmaticsItem]:
-    """A seeded shuffle of the item list (e.g. for subsets)."""
-    out = list(items)
-    random.Random(seed).shuffle(out)
     return out
 
 

@@ -108,6 +108,8 @@ def from_mc_items(
     items: Iterable[MCItem], task: str = GENERIC_TASK, rating_task: str = GENERIC_RATING_TASK
 ) -> list[ScoringItem]:
     """ScoringItems from any benchmark's MCItems: the prompt is the context; pragmatics MCItems keep their parts."""
+    from choicelab.items.pragmatics import RATING_TASKS
+
     out = []
     for it in items:
         meta = it.meta or {}
@@ -115,8 +117,6 @@ def from_mc_items(
             meta.get("option_types") or ["target" if k == it.label else "other" for k in range(len(it.choices))]
         )
         if "task" in meta and "context" in meta:
-            from choicelab.items.pragmatics import RATING_TASKS
-
             condition = meta.get("condition", it.benchmark)
             out.append(
                 ScoringItem(

@@ -1,0 +1,532 @@
+"""Scoring-methods study (Tsvilodub et al.): the scores, choices, human data and the five methods, as specifications."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from choicelab.items import pragmatics as pr
+from choicelab.metrics import scoring_methods as sm
+from choicelab.pipelines import scoring_methods as ps
+
+LOG = math.log
+
+# -- the five string scores on a hand-made example ---------------------------------------------------------------
+
+# An option of two tokens with P = 0.5 and 0.25 given I, and 0.25 and 0.125 given the prior prompt I0.
+GIVEN_I = [LOG(0.5), LOG(0.25)]
+GIVEN_I0 = [LOG(0.25), LOG(0.125)]
+
+
+def test_score_1_is_the_log_of_the_product_of_token_probabilities():
+    assert sm.option_logprob(GIVEN_I) == pytest.approx(LOG(0.5 * 0.25))
+
+
+def test_score_2_is_the_arithmetic_mean_of_token_probabilities():
+    assert sm.mean_token_prob(GIVEN_I) == pytest.approx((0.5 + 0.25) / 2)
+
+
+def test_score_3_is_the_mean_token_log_probability():
+    assert sm.mean_token_logprob(GIVEN_I) == pytest.approx((LOG(0.5) + LOG(0.25)) / 2)
+
+
+def test_score_4_is_the_prior_corrected_probability_in_log_space():
+    # P(o|I) / P(o|I0) = 0.125 / 0.03125 = 4
+    assert sm.prior_corrected(GIVEN_I, GIVEN_I0) == pytest.approx(LOG(4.0))
+
+
+def test_score_5_is_the_surprisal_reduction_factor_prior_over_conditional():
+    # S(o|I0) / S(o|I) = -log(1/32) / -log(1/8) = 5/3: the context reduced the surprisal
+    assert sm.surprisal_reduction(GIVEN_I, GIVEN_I0) == pytest.approx(5 / 3)
+    assert sm.surprisal_reduction(GIVEN_I0, GIVEN_I) == pytest.approx(3 / 5)
+
+
+def test_string_scores_returns_all_five_in_paper_order():
+    scores = sm.string_scores(GIVEN_I, GIVEN_I0)
+    assert tuple(scores) == sm.STRING_SCORES
+    assert scores["prior_corrected"] == pytest.approx(LOG(4.0))
+
+
+def test_length_normalisation_can_change_the_choice():
+    short = [LOG(0.1)]  # one unlikely token
+    long = [LOG(0.4)] * 3  # three likelier tokens, lower product
+    assert sm.option_logprob(short) > sm.option_logprob(long)  # (1) prefers the short option
+    assert sm.mean_token_logprob(long) > sm.mean_token_logprob(short)  # (3) the long one
+    assert sm.mean_token_prob(long) > sm.mean_token_prob(short)  # (2) too
+
+
+def test_prior_correction_penalises_options_that_are_likely_anyway():
+    frequent = ([LOG(0.3)], [LOG(0.3)])  # as likely with as without the context
+    specific = ([LOG(0.2)], [LOG(0.01)])  # made likely by the context
+    assert sm.option_logprob(frequent[0]) > sm.option_logprob(specific[0])
+    assert sm.prior_corrected(*specific) > sm.prior_corrected(*frequent)
+    assert sm.surprisal_reduction(*specific) > sm.surprisal_reduction(*frequent)
+
+
+def test_surprisal_reduction_edge_cases_and_empty_options():
+    assert sm.surprisal_reduction([0.0], [LOG(0.5)]) == math.inf
+    assert sm.surprisal_reduction([0.0], [0.0]) == 1.0
+    with pytest.raises(ValueError):
+        sm.option_logprob([])
+
+
+def test_label_scores_are_scores_1_4_5_of_the_label_tokens():
+    scores = sm.label_scores([LOG(0.5)], [LOG(0.25)])
+    assert tuple(scores) == sm.LABEL_SCORES
+    assert scores["label_logprob"] == pytest.approx(LOG(0.5))
+    assert scores["label_prior_corrected"] == pytest.approx(LOG(2.0))
+    assert scores["label_surprisal_reduction"] == pytest.approx(2.0)
+
+
+# -- rating and embedding ----------------------------------------------------------------------------------------
+
+
+def test_rating_expectation_is_the_probability_weighted_mean_rating():
+    assert sm.rating_expectation([LOG(0.2)] * 5) == pytest.approx(3.0)
+    probs = [0.1, 0.0001, 0.0001, 0.0001, 0.8997]
+    expected = sum(r * p for r, p in zip(range(1, 6), probs, strict=True)) / sum(probs)
+    assert sm.rating_expectation([LOG(p) for p in probs]) == pytest.approx(expected)
+    # only the relative log-probs matter (softmax over the five phrases)
+    assert sm.rating_expectation([x - 7 for x in map(LOG, probs)]) == pytest.approx(expected)
+    with pytest.raises(ValueError):
+        sm.rating_expectation([0.0] * 4)
+
+
+def test_cosine_similarity():
+    assert sm.cosine([1, 0], [1, 0]) == pytest.approx(1.0)
+    assert sm.cosine([1, 0], [0, 2]) == pytest.approx(0.0)
+    assert sm.cosine([1, 1], [-1, -1]) == pytest.approx(-1.0)
+    assert sm.cosine([0, 0], [1, 0]) == 0.0
+
+
+# -- argmax with seeded tie breaking --------------------------------------------------------------------------------
+
+
+def test_argmax_without_ties():
+    assert sm.choose([0.1, 0.7, 0.2], seed=0, key="x") == (1, 1)
+
+
+def test_ties_are_broken_by_a_seeded_random_choice_and_counted():
+    values = [0.5, 0.9, 0.1, 0.9]
+    first = sm.choose(values, seed=3, key="item-1")
+    assert first == sm.choose(values, seed=3, key="item-1")  # reproducible
+    assert first[0] in (1, 3) and first[1] == 2
+    picks = {sm.choose(values, seed=3, key=f"item-{i}")[0] for i in range(40)}
+    assert picks == {1, 3}  # both tied options get chosen across items
+    # values equal up to rounding noise tie too; NaN never wins
+    assert sm.choose([1.0, 1.0 + 1e-15], seed=0, key="k")[1] == 2
+    assert sm.choose([float("nan"), -5.0], seed=0, key="k") == (1, 1)
+
+
+# -- label and option permutations ---------------------------------------------------------------------------------
+
+
+def test_option_order_is_a_seeded_permutation_per_item():
+    order = sm.option_order(5, seed=2, key="irony-01")
+    assert sorted(order) == list(range(5))
+    assert order == sm.option_order(5, seed=2, key="irony-01")
+    assert len({sm.option_order(5, seed=s, key="irony-01") for s in range(5)}) > 1
+
+
+def test_permutations_round_trip():
+    options = ["o0", "o1", "o2", "o3"]
+    for seed in range(5):
+        order = sm.option_order(4, seed, "item")
+        shown = sm.present(options, order)
+        assert sm.present(shown, sm.inverse_order(order)) == options
+        for k in range(4):
+            assert sm.to_original(sm.to_position(k, order), order) == k
+            assert shown[sm.to_position(k, order)] == options[k]
+
+
+def test_labels_round_trip_for_both_label_sets():
+    assert sm.labels_for(4, "alpha") == ("A", "B", "C", "D")
+    assert sm.labels_for(5, "numeric") == ("1", "2", "3", "4", "5")
+    for label_set in sm.LABEL_SETS:
+        labels = sm.labels_for(5, label_set)
+        assert [sm.label_position(lab, label_set, 5) for lab in labels] == list(range(5))
+    with pytest.raises(ValueError):
+        sm.label_position("E", "alpha", 4)
+
+
+def test_label_scoring_grid_is_five_order_seeds_times_two_label_sets():
+    grid = sm.label_permutations(range(5))
+    assert len(grid) == 10 and set(grid) == {(s, ls) for s in range(5) for ls in ("alpha", "numeric")}
+
+
+@dataclass
+class _Score:
+    token_logprobs: tuple[float, ...]
+
+
+class TargetSeekingScorer:
+    """A fake engine: given the story, the label of the line holding ``target`` gets probability 0.9; any other label,
+    and every label without the story (the prior prompt), 0.01."""
+
+    def __init__(self, target: str) -> None:
+        self.target = target
+        self.contexts: list[str] = []
+
+    def score(self, requests):
+        out = []
+        for r in requests:
+            self.contexts.append(r.context)
+            label = r.continuation.strip()
+            hit = f"\n{label}. {self.target}\n" in r.context and "Lara" in r.context
+            out.append(_Score((LOG(0.9) if hit else LOG(0.01),)))
+        return out
+
+
+def _irony_item() -> ps.ScoringItem:
+    return ps.ScoringItem(
+        "pragmatics",
+        "irony",
+        "irony-99",
+        "T.",
+        'Lara asks: "Fits?" Simon: "Perfect!"',
+        "What did Simon want to convey?",
+        ("literal", "ironic", "associate", "non sequitur"),
+        ("IncorrectLiteral", "CorrectNonLiteral", "IncorrectAssociate", "IncorrectNonSequitur"),
+        1,
+    )
+
+
+def test_label_scoring_maps_every_permutation_back_to_the_original_options():
+    item = _irony_item()
+    rows = ps.score_labels(TargetSeekingScorer("ironic"), [item], model="fake")
+    frame = ps.rows_to_table(rows).to_pandas()
+    assert len(frame) == 10 * 3 * 4  # versions x label scores x options
+    chosen = frame[frame["chosen"]]
+    assert (chosen["option_index"] == 1).all() and chosen["is_target"].all()
+    # the chosen option's presented position differs between order seeds
+    assert chosen["position"].nunique() > 1
+    versions = chosen[chosen["score"] == "label_logprob"]
+    for row in versions.itertuples():
+        assert sm.option_order(4, row.seed, item.item_id)[row.position] == 1
+
+
+def test_string_scoring_prior_prompt_is_the_task_only():
+    item = _irony_item()
+    scorer = TargetSeekingScorer("x")
+    ps.score_strings(scorer, [item], model="fake")
+    assert set(scorer.contexts) == {ps.string_prompt(item), "T.\nYour answer:"}
+    assert (
+        ps.string_prompt(item)
+        == 'T.\n\nLara asks: "Fits?" Simon: "Perfect!" What did Simon want to convey?\nYour answer:'
+    )
+
+
+def test_label_prior_prompt_keeps_the_labelled_options_but_drops_context_and_question():
+    item = _irony_item()
+    order = (2, 0, 3, 1)
+    prior = ps.label_prior_prompt(item, order, ("A", "B", "C", "D"))
+    assert "Lara" not in prior and "What did Simon" not in prior
+    assert "A. associate\nB. literal\nC. non sequitur\nD. ironic\nYour answer:" in prior
+    assert ps.label_prompt(item, order, ("A", "B", "C", "D")).endswith(prior.split("\n\n", 1)[1])
+
+
+# -- free generation coding ----------------------------------------------------------------------------------------
+
+OPTIONS = ("The dress fits well.", "Lara needs a shorter dress.", "Simon dislikes the colour.", "Simon must go.")
+
+
+def _embed(table: dict[str, list[float]]):
+    def embed(texts):
+        return np.array([table.get(t, [0.0, 0.0, 0.0, 1.0]) for t in texts], dtype=float)
+
+    return embed
+
+
+def test_free_generation_text_match_first():
+    coded = sm.classify_generation(" lara needs a shorter dress!\n\nScenario: another story", OPTIONS)
+    assert (coded.option, coded.rule) == (1, "text")
+
+
+def test_free_generation_label_match_when_labels_were_shown():
+    coded = sm.classify_generation("B) because", OPTIONS, labels=("A", "B", "C", "D"), order=(3, 2, 1, 0))
+    assert (coded.option, coded.rule) == (2, "label")
+    assert sm.match_label("A woman walks in", ("A", "B")) is None  # an article is not a label
+    assert sm.match_label("The answer is 2.", ("1", "2")) == 1
+
+
+def test_free_generation_embedding_with_minimum_margin():
+    vectors = {OPTIONS[0]: [1, 0, 0, 0], OPTIONS[1]: [0, 1, 0, 0], OPTIONS[2]: [0, 0, 1, 0], OPTIONS[3]: [0, 0, 0, 1]}
+    clear = _embed({**vectors, "She should get it shortened": [0.1, 0.9, 0.0, 0.0]})
+    coded = sm.classify_generation("She should get it shortened", OPTIONS, embed=clear)
+    assert (coded.option, coded.rule) == (1, "embedding") and coded.margin > 0.05
+    close = _embed({**vectors, "hmm": [0.70, 0.69, 0.0, 0.0]})
+    coded = sm.classify_generation("hmm", OPTIONS, embed=close, min_margin=0.05)
+    assert (coded.option, coded.rule) == (sm.UNCLASSIFIED, "unclassified")
+
+
+def test_free_generation_unclassified_without_embeddings_or_text():
+    assert sm.classify_generation("   ", OPTIONS).rule == "unclassified"
+    assert sm.classify_generation("no idea", OPTIONS).option == sm.UNCLASSIFIED
+
+
+def test_text_match_prefers_the_longest_contained_option():
+    options = ("Simon must go.", "Simon must go home now.")
+    assert sm.match_option_text("I think Simon must go home now", options) == 1
+
+
+# -- choices, accuracy and the fit to human data -------------------------------------------------------------------
+
+
+def _choice_frame() -> pd.DataFrame:
+    rows = []
+    for condition, targets in {"irony": [True, True, False, True], "humour": [False, False, True, False]}.items():
+        for i, hit in enumerate(targets):
+            rows.append(
+                {
+                    "benchmark": "pragmatics",
+                    "condition": condition,
+                    "model": "m",
+                    "method": "string",
+                    "score": "option_logprob",
+                    "label_set": "",
+                    "variant": "",
+                    "seed": 0,
+                    "item_id": f"{i}",
+                    "is_target": hit,
+                    "chosen": 1 if hit else 0,
+                    "n_tied": 1,
+                    "n_options": 4,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def test_choices_and_accuracy_from_the_option_table():
+    item = _irony_item()
+    rows = ps.option_rows(item, [0.1, 0.9, 0.9, 0.0], model="m", method="string", score="option_logprob")
+    rows += ps.free_rows(
+        item, "?", sm.Classification(sm.UNCLASSIFIED, "unclassified"), model="m", variant="tau=0.1", seed=0
+    )
+    choices = sm.choices_from_scores(ps.rows_to_table(rows).to_pandas())
+    string = choices[choices["method"] == "string"].iloc[0]
+    assert string["chosen"] in (1, 2) and string["n_tied"] == 2 and string["target"] == 1
+    free = choices[choices["method"] == "free"].iloc[0]
+    assert free["chosen"] == sm.UNCLASSIFIED and not free["is_target"] and free["classified_by"] == "unclassified"
+    acc = sm.accuracy_table(choices)
+    assert set(acc.columns) >= {"condition", "model", "method", "score", "seed", "accuracy", "n_unclassified"}
+    assert acc[acc["method"] == "free"]["n_unclassified"].iloc[0] == 1
+
+
+def test_binomial_log_likelihood_with_clipping():
+    assert sm.binomial_loglik(3, 4, 0.5) == pytest.approx(LOG(4 / 16))
+    assert sm.binomial_loglik(5, 10, 0.0) == pytest.approx(sm.binomial_loglik(5, 10, 1e-3))
+    assert math.isfinite(sm.binomial_loglik(10, 10, 0.0))
+    assert sm.binomial_loglik(10, 10, 1.0) == pytest.approx(10 * LOG(1 - 1e-3))
+
+
+def test_human_log_likelihood_sums_conditions_and_delta_is_relative_to_the_worst():
+    choices = _choice_frame()
+    worse = choices.assign(model="w", is_target=False)
+    human = pd.DataFrame({"condition": ["irony", "humour"], "k": [9, 8], "n": [10, 10]})
+    table = sm.human_loglik(pd.concat([choices, worse]), human)
+    m = table.set_index("model")
+    expected = sm.binomial_loglik(9, 10, 0.75) + sm.binomial_loglik(8, 10, 0.25)
+    assert m.at["m", "loglik"] == pytest.approx(expected)
+    assert m.at["w", "loglik"] == pytest.approx(sm.binomial_loglik(9, 10, 1e-3) + sm.binomial_loglik(8, 10, 1e-3))
+    assert m.at["m", "accuracy"] == pytest.approx(0.5) and m.at["m", "n_conditions"] == 2
+    delta = sm.delta_loglik(table).set_index("model")["delta_loglik"]
+    assert delta["w"] == 0 and delta["m"] > 0
+    ref = sm.delta_loglik(table, {"model": "m", "method": "string", "score": "option_logprob"})
+    assert ref.set_index("model").at["m", "delta_loglik"] == 0
+
+
+# -- items and human data from the raw mirror files -----------------------------------------------------------------
+
+
+def test_every_source_file_matches_its_checksum(data_mirror):
+    from choicelab.io import sha256_file
+
+    for path, remote in pr.SOURCES.items():
+        assert sha256_file(data_mirror / path) == remote.sha256, path
+        assert remote.url.startswith("https://raw.githubusercontent.com/")
+
+
+def test_the_seven_conditions_load_into_one_schema(data_mirror):
+    items = pr.load_items(data_mirror)
+    assert len(items) == 169
+    for condition in pr.CONDITIONS:
+        group = [it for it in items if it.condition == condition]
+        assert len(group) == pr.N_ITEMS[condition]
+        assert {len(it.options) for it in group} == {pr.N_OPTIONS[condition]}
+        assert all(it.task == pr.TASKS[condition] and it.trigger for it in group)
+    for it in items:
+        if it.condition != "coherence":
+            assert it.option_types[it.target] == "CorrectNonLiteral"
+        # humour has no question (the task asks for the punch line); every other condition ends with one
+        assert it.question.endswith("?") == (it.condition != "humour")
+    maxims = {it.item_number for it in items if it.condition == "maxims"}
+    assert pr.MAXIMS_EXCLUDED_ITEM not in maxims and max(maxims) == 20
+    irony16 = next(it for it in items if it.item_id == "irony-16")
+    assert "&eacute;" not in irony16.context
+
+
+def test_irony_example_item(data_mirror):
+    item = next(it for it in pr.load_condition(data_mirror, "irony") if it.item_number == 1)
+    assert item.options[item.target] == "Lara needs to get a dress of a shorter length."
+    assert item.question == "What did Simon want to convey?"
+    assert item.trigger.startswith("Wow! That must be custom made!")
+    assert item.option_numbers == (1, 2, 3, 4) and item.target == 1
+
+
+def test_human_accuracy_per_condition_reproduces_the_paper(data_mirror):
+    ours = pr.human_condition_accuracy(data_mirror).set_index("condition")
+    for condition, paper in pr.PAPER_HUMAN_ACCURACY.items():
+        assert round(ours.at[condition, "accuracy"], 3) == paper, condition
+    assert (ours["n"] / ours["n_items"] == 374).all()
+    # maxims' .796 includes original item 13, which no language model sees; without it: .808
+    scored = pr.human_condition_accuracy(data_mirror, items="scored").set_index("condition")
+    assert round(scored.at["maxims", "accuracy"], 3) == 0.808 and scored.at["maxims", "n_items"] == 19
+
+
+def test_human_choices_agree_with_the_correct_column_and_llm_link_proportions(data_mirror):
+    for condition in pr.CONDITIONS:
+        responses = pr.human_responses(data_mirror, condition)
+        counts = pr.human_choice_counts(data_mirror, [condition])
+        target = counts[counts["is_target"]].set_index("item_number")["option_number"]
+        assert (responses["option_number"].eq(responses["item_number"].map(target)) == responses["correct"].eq(1)).all()
+        assert (counts.groupby("item_number")["count"].sum() == 374).all()
+    ours = pr.human_choice_counts(data_mirror, [c for c in pr.CONDITIONS if c != "coherence"])
+    ours = (
+        ours[ours["scored"]]
+        .groupby(["condition", "item_number", "option_type"], as_index=False)
+        .agg(count=("count", "sum"), n=("n", "first"))
+    )
+    theirs = pr.llm_link_proportions(data_mirror).rename(
+        columns={"item_id": "item_number", "answer_label_complex": "option_type"}
+    )
+    merged = theirs.merge(ours, on=["condition", "item_number", "option_type"], how="outer").fillna(
+        {"prob": 0.0, "count": 0}
+    )
+    merged["n"] = merged.groupby(["condition", "item_number"])["n"].transform("max")
+    assert len(theirs) == 561 and len(merged) == 561
+    assert np.allclose(merged["prob"], merged["count"] / merged["n"], atol=1e-9)
+
+
+def test_to_mc_items_keeps_the_target_under_any_option_order(data_mirror):
+    items = pr.load_condition(data_mirror, "metaphor")
+    plain = pr.to_mc_items(items)
+    shuffled = pr.to_mc_items(items, order_seed=3)
+    assert all(mc.benchmark == "pragmatics" for mc in plain)
+    for it, a, b in zip(items, plain, shuffled, strict=True):
+        assert a.choices[a.label] == b.choices[b.label] == it.options[it.target]
+        assert b.meta["option_types"][b.label] == "CorrectNonLiteral"
+    assert [mc.label for mc in shuffled] != [mc.label for mc in plain]
+    again = ps.from_mc_items(shuffled[:1])[0]
+    assert (again.task, again.question, again.condition) == (items[0].task, items[0].question, "metaphor")
+
+
+# -- end to end with a tiny random model ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def one_torch_thread():
+    """A tiny model gains nothing from threads; on a busy 2-core machine extra threads make it ~20x slower."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+def test_every_method_end_to_end_on_three_items(tiny_llama, data_mirror, tmp_path, one_torch_thread):
+    from choicelab.figures import scoring_methods as fs
+    from choicelab.figures.common import save_figure
+    from choicelab.lm.causal import CausalScorer, ContinuationRequest
+
+    model, tokenizer = tiny_llama
+    wanted = ("coherence-21", "irony-01", "humour-02")
+    items = ps.from_pragmatics([it for it in pr.load_items(data_mirror) if it.item_id in wanted])
+    rows = ps.score_all(
+        model, tokenizer, items, model="tiny", label_seeds=range(2), generation_seeds=range(2), max_new_tokens=12
+    )
+    path = tmp_path / "scores.parquet"
+    ps.write_scores(path, rows, '{"rule": "test"}')
+    scores = ps.read_scores(path).to_pandas()
+    n_options = sum(len(it.options) for it in items)  # 2 + 4 + 5
+    per_method = scores.groupby("method").size()
+    assert per_method["string"] == 5 * n_options
+    assert per_method["label"] == 2 * 2 * 3 * n_options
+    assert per_method["rating"] == 4 * 2 * n_options
+    assert per_method["embedding"] == n_options
+    assert per_method["free"] == 2 * 2 * n_options
+    choices = sm.choices_from_scores(scores)
+    assert len(choices) == len(items) * (5 + 12 + 8 + 1 + 4)
+    assert (choices.groupby(["method", "score", "label_set", "variant", "seed", "item_id"]).size() == 1).all()
+    assert set(choices.loc[choices["method"] == "free", "classified_by"]) <= {"text", "embedding", "unclassified"}
+
+    # the string scores are the formulas applied to the engine's per-token log-probs (scored here one by one)
+    irony = next(it for it in items if it.condition == "irony")
+    scorer = CausalScorer(model, tokenizer)
+    given_i, given_i0 = scorer.score(
+        [
+            ContinuationRequest("a", ps.string_prompt(irony), " " + irony.options[2]),
+            ContinuationRequest("b", ps.string_prior_prompt(irony), " " + irony.options[2]),
+        ]
+    )
+    assert given_i.token_ids == given_i0.token_ids
+    expected = sm.string_scores(given_i.token_logprobs, given_i0.token_logprobs)
+    mine = scores[(scores["item_id"] == irony.item_id) & (scores["method"] == "string") & (scores["option_index"] == 2)]
+    for row in mine.itertuples():
+        assert row.value == pytest.approx(expected[row.score], rel=1e-4, abs=1e-4)  # batching: fp32 noise
+
+    # the tables and figures build from these rows
+    human = pr.human_condition_accuracy(data_mirror)
+    numbers = fs.table_numbers(choices, human)
+    assert set(numbers["figure"]) == {"fig2", "fig3"}
+    comparison = fs.compare_paper(choices, human)
+    assert comparison[comparison["kind"] == "human_accuracy"]["agrees"].all()
+    assert comparison[comparison["kind"] == "finding"]["ours"].str.len().gt(0).all()
+    matrix = fs.robustness_matrix(choices)
+    assert len(matrix) == 12  # method x score combinations
+    assert not fs.method_agreement(choices).empty
+    figures = {
+        "fig1": fs.fig1_example(irony),
+        "fig2": fs.fig2_accuracy(fs.fig2_table(choices, human)),
+        "fig3": fs.fig3_accuracy_loglik(fs.fig3_table(choices, human)),
+        "robustness": fs.robustness_heatmap(matrix, fs.flip_share(choices)),
+    }
+    for name, fig in figures.items():
+        save_figure(fig, str(tmp_path / f"{name}.png"), str(tmp_path / f"{name}.svg"))
+        assert (tmp_path / f"{name}.png").stat().st_size > 0
+
+
+def test_robustness_matrix_on_any_mc_benchmark(tiny_llama, one_torch_thread):
+    from conftest import toy_items
+
+    from choicelab.figures import scoring_methods as fs
+    from choicelab.lm.causal import CausalScorer
+
+    model, tokenizer = tiny_llama
+    items = ps.from_mc_items(toy_items(4, seed=0, split="dev"))
+    assert {it.condition for it in items} == {"toy"} and items[0].task == ps.GENERIC_TASK
+    scorer = CausalScorer(model, tokenizer)
+    rows = ps.score_strings(scorer, items, model="tiny") + ps.score_labels(scorer, items, model="tiny", seeds=[0])
+    rows += ps.score_embeddings(ps.embedder(model, tokenizer, "causal"), items, model="tiny")
+    choices = sm.choices_from_scores(ps.rows_to_table(rows).to_pandas())
+    matrix = fs.robustness_matrix(choices)
+    assert set(matrix["benchmark"]) == {"toy"} and len(matrix) == 5 + 3 + 1
+    assert matrix["chance"].eq(1 / 3).all()
+    agreement = fs.method_agreement(choices, level="method")
+    assert set(zip(agreement["a"], agreement["b"], strict=True)) == {
+        ("string", "label"),
+        ("string", "embedding"),
+        ("label", "embedding"),
+    }
+    assert agreement["agreement"].between(0, 1).all()
+    flips = fs.flip_share(choices)
+    assert flips.iloc[0]["n_items"] == 4 and 0 <= flips.iloc[0]["flip_share"] <= 1
+    # a method agrees with an identical copy of itself on every item
+    one = choices[choices["score"] == "option_logprob"]
+    twins = pd.concat([one.assign(method="a"), one.assign(method="b")])
+    assert fs.method_agreement(twins, level="method")["agreement"].eq(1.0).all()
+    assert fs.flip_share(twins)["flip_share"].eq(0.0).all()

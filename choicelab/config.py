@@ -39,6 +39,8 @@ REQUIRED_KINDS = {
     ("probes", "models"): "encoder",
     ("probes", "causal_models"): "causal",
     ("steer", "models"): "causal",
+    ("scoring_methods", "models"): "causal",
+    ("scoring_methods", "grid_models"): "causal",
 }
 
 
@@ -46,7 +48,7 @@ def check_references(config: Mapping[str, Any]) -> None:
     """Cross-checks the schema cannot express: every model a study names exists in ``models:`` with the right kind."""
     models = config.get("models", {})
     for study, section in (config.get("studies") or {}).items():
-        for key in ("models", "causal_models", "encoder_models"):
+        for key in ("models", "causal_models", "encoder_models", "grid_models"):
             for name in section.get(key, []) or []:
                 if name not in models:
                     raise ConfigError(

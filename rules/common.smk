@@ -313,6 +313,7 @@ PR_TABLES = [
     "table_overlap",
     "compare_paper",
     "robustness_matrix",
+    "table_timing",
 ]
 PR_FIGURES = ["fig3", "fig4", "fig5", "fig6", "fig_robustness_matrix"]
 
@@ -361,6 +362,14 @@ def pr_probed(wildcards):
     )
 
 
+def pr_timings(wildcards):
+    return expand(
+        f"{PR}/timing/{{model}}__{{benchmark}}.csv",
+        model=study_models("probes"),
+        benchmark=pr_config("benchmarks", []),
+    )
+
+
 def pr_causal_benchmarks():
     return list(pr_config("benchmarks", [])) + sorted(MC_BENCHMARKS)
 
@@ -396,5 +405,63 @@ def pr_dev(wildcards):
         benchmark=pr_config("benchmarks", []),
     )
 
+
 # -- scoring methods -----------------------------------------------------------------------------------------
-# (input functions and constants of rules/scoring_methods.smk go here)
+
+SM = "results/scoring_methods"
+SM_FIG = "figures/scoring_methods"
+SM_TABLES = ["table_numbers", "compare_paper", "human_accuracy", "robustness_matrix"]
+SM_FIGURES = ["fig1", "fig2", "fig3", "fig_robustness_matrix"]
+
+
+def sm_config(key, default=None):
+    return config["studies"].get("scoring_methods", {}).get(key, default)
+
+
+# The pragmatics items join the probes grid (and every other study that reads MC_BENCHMARKS).
+if study_models("scoring_methods"):
+    MC_BENCHMARKS["pragmatics"] = f"{SM}/benchmarks/pragmatics.parquet"
+
+
+def sm_source_files(wildcards):
+    """The pragmatics items and human data: read from the mirror, else downloaded."""
+    if config.get("data_mirror"):
+        return []
+    from choicelab.items.pragmatics import SOURCES
+
+    return [f"results/downloads/{path}" for path in sorted(SOURCES)]
+
+
+def sm_embedder(wildcards):
+    name = sm_config("embedder")
+    return [model_dir(name)] if name else []
+
+
+def sm_scores(wildcards):
+    return expand(
+        f"{SM}/scores/{{model}}.parquet", model=study_models("scoring_methods")
+    )
+
+
+def sm_grid_benchmarks():
+    """Every multiple-choice benchmark the workflow builds: commonsense (probes), bets, STEER, pragmatics."""
+    commonsense = list(pr_config("benchmarks", [])) if study_models("probes") else []
+    every = list(dict.fromkeys(["pragmatics", *commonsense, *sorted(MC_BENCHMARKS)]))
+    chosen = sm_config("grid_benchmarks")
+    return every if chosen is None else [b for b in every if b in chosen]
+
+
+def sm_grid_items(wildcards):
+    if wildcards.benchmark == "pragmatics":
+        return sm_source_files(wildcards)
+    if wildcards.benchmark in MC_BENCHMARKS:
+        return [MC_BENCHMARKS[wildcards.benchmark]]
+    return [f"{PR}/benchmarks/{wildcards.benchmark}.dev.parquet"]
+
+
+def sm_grid_scores(wildcards):
+    return expand(
+        f"{SM}/grid/{{model}}__{{benchmark}}.parquet",
+        model=sm_config("grid_models", []),
+        benchmark=sm_grid_benchmarks(),
+    )

@@ -209,13 +209,50 @@ rule probes_table:
     log:
         "results/logs/probes/{table}.log",
     wildcard_constraints:
-        table="|".join(t for t in PR_TABLES if t != "robustness_matrix"),
+        table="|".join(
+            t for t in PR_TABLES if t not in ("robustness_matrix", "table_timing")
+        ),
     conda:
         "../envs/analysis.yaml"
     params:
         seed=config["seed"],
     script:
         "../scripts/probes_table.py"
+
+
+rule probes_time:
+    input:
+        checkpoint=pr_checkpoint,
+        probed=f"{PR}/probed/{{benchmark}}.parquet",
+    output:
+        f"{PR}/timing/{{model}}__{{benchmark}}.csv",
+    log:
+        "results/logs/probes/time_{model}__{benchmark}.log",
+    conda:
+        "../envs/models.yaml"
+    resources:
+        mem_mb=8000,
+        runtime=30,
+        gpu=model_gpus,
+    params:
+        max_length=pr_config("finetune", {}).get("max_length", 128),
+        device=config["device"],
+    script:
+        "../scripts/probes_time.py"
+
+
+rule probes_timing_table:
+    input:
+        pr_timings,
+    output:
+        csv=f"{PR}/tables/table_timing.csv",
+        md=f"{PR}/tables/table_timing.md",
+    log:
+        "results/logs/probes/table_timing.log",
+    conda:
+        "../envs/analysis.yaml"
+    script:
+        "../scripts/probes_timing_table.py"
 
 
 rule probes_figure:

@@ -1,6 +1,7 @@
 """Adapter: rule bets_task_finetune (from the default model, on one value template or bet modality)."""
 
 from choicelab.items.schema import read_items
+from choicelab.items.swag import seeded_sample
 from choicelab.pipelines.finetune import FineTuneParams, fine_tune_checkpoint
 from choicelab.workflow import log_to
 
@@ -13,8 +14,10 @@ with log_to(snakemake.log[0]):
         eval_every_steps=stage.get("eval_every_steps"), warmup_steps=int(stage.get("warmup_steps", 0)),
     )
     qset = snakemake.wildcards.qset
-    meta = fine_tune_checkpoint(snakemake.input.base, read_items(snakemake.input.train), read_items(snakemake.input.dev),
+    train = read_items(snakemake.input.train)
+    subset = seeded_sample(train, stage.get("train_size"), int(snakemake.params.seed))
+    described = f"bets {qset} train questions" + (f" (seeded {len(subset)} of {len(train)})" if len(subset) < len(train) else "")
+    meta = fine_tune_checkpoint(snakemake.input.base, subset, read_items(snakemake.input.dev),
                                 params, snakemake.output[0], name=f"{snakemake.wildcards.model}__{qset}",
-                                device=snakemake.params.device,
-                                training_notes={"data": f"bets {qset} train questions", "stage": qset})
+                                device=snakemake.params.device, training_notes={"data": described, "stage": qset})
     print(meta["training"])

@@ -11,7 +11,7 @@ with log_to(snakemake.log[0]):
     p = snakemake.params
     items = read_items(snakemake.input.dev)
     answer_emb = prompt_emb = None
-    if "heuristic" in p.cp_sampling:
+    if any(sampling != "random" for sampling in p.cp_sampling):
         model, tokenizer, _ = load_encoder_mc(snakemake.input.embedder, seed=int(p.seed), device=p.device)
         answer_emb = embed_texts(model, tokenizer, [it.choices[it.label] for it in items], kind="encoder")
         prompt_emb = embed_texts(model, tokenizer, [it.prompt for it in items], kind="encoder")

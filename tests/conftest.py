@@ -89,3 +89,11 @@ def toy_items(n: int, seed: int, split: str, n_choices: int = 3):
         choices[label] = "yes indeed " + choices[label]
         items.append(MCItem("toy", split, f"{split}{i}", "pick the yes", tuple(choices), label))
     return items
+
+
+def byte_reproducible(path: Path) -> bool:
+    """Outputs two runs must reproduce byte for byte: Parquet, CSV and Markdown, except logs and the wall-clock
+    measurements (probes/timing/*, the timing table), which differ between runs by nature."""
+    parts = set(path.parts)
+    return (path.suffix in {".parquet", ".csv", ".md"} and "logs" not in parts and "timing" not in parts
+            and not path.name.startswith("table_timing"))

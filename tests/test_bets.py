@@ -331,8 +331,7 @@ def test_smoke_dag_produces_every_bets_artifact(smoke_run):
     training = pd.read_csv(smoke_run / "results" / "bets" / "tables" / "training.csv")
     default = training[training["stage"] == "default"].iloc[0]
     assert "stand-in for SWAG" in default["trained_on"]  # the tables say which data the default stage used
-    assert set(training["stage"]) == {"default", "value_BE", "value_BV", "value_CE", "value_CV", "bet_coin",
-                                      "bet_dice", "bet_card"}
+    assert set(training["stage"]) == {"default", "value_BE", "value_CV", "bet_coin", "bet_card"}  # smoke's subset
     dump = pd.read_parquet(smoke_run / "results" / "bets" / "dumps" / "tiny-bert__default.parquet")
     assert set(dump["method"]) == {"mc_logit", "mc_sigmoid"}
     logits = dump[dump["method"] == "mc_logit"].sort_values(["benchmark", "item_id", "option_id"])

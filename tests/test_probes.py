@@ -123,7 +123,7 @@ def test_smoke_dag_produces_every_probes_artifact(smoke_run):
     expected = {f"probes/{x}" for x in ("table1", "table2", "fig3", "fig4", "fig5", "fig6", "compare_paper",
                                          "table_accuracy", "table_nra", "table_choice_paralysis",
                                          "table_label_balance", "table_lengths", "table_overlap",
-                                         "robustness_matrix", "fig_robustness_matrix")}
+                                         "robustness_matrix", "fig_robustness_matrix", "table_timing")}
     assert expected <= manifest_ids(smoke_run)
     accuracy = pd.read_csv(smoke_run / "results" / "probes" / "tables" / "table_accuracy.csv")
     assert set(accuracy["benchmark"]) == {"aNLI", "HellaSwag", "PIQA", "SocialIQA"}
@@ -137,6 +137,8 @@ def test_robustness_matrix_covers_encoders_and_causal_scorers(smoke_run):
     assert {"No-Question", "Wrong-Question", "No-Right-Answer", "original (accuracy)"} <= set(matrix["probe"])
     assert (matrix["ci95_low"] <= matrix["minus_chance"] + 1e-12).all()
     assert (matrix["minus_chance"] <= matrix["ci95_high"] + 1e-12).all()
+    # every multiple-choice benchmark the workflow builds is probed, not only the commonsense sets
+    assert {"anli", "bets_value_cv", "bets_bet_coin", "steer", "pragmatics"} <= set(matrix["benchmark"])
 
 
 def test_choice_paralysis_is_skipped_when_a_benchmark_has_too_few_distinct_answers():
@@ -148,3 +150,23 @@ def test_choice_paralysis_is_skipped_when_a_benchmark_has_too_few_distinct_answe
     probed = probe_all(items, trials=1, cp_n=[5], cp_instances=4, cp_sampling=["random"], seed=0)
     probes = {it.meta["probe"] for it in probed}
     assert "cp" not in probes and {"orig", "nq"} <= probes
+
+
+def test_prompt_to_prompt_heuristic_ranks_donors_by_their_prompts():
+    """heuristic_prompt draws donors among those whose prompts are nearest the target's (spec Sec. 2.3); the
+    paper's heuristic among those whose correct answers are nearest the target's prompt."""
+    from choicelab.items.probes import choice_paralysis
+    from choicelab.items.schema import MCItem
+
+    items = [MCItem("toy", "dev", f"i{k}", f"prompt {k}", (f"right {k}", f"wrong {k}"), 0) for k in range(8)]
+    angle = np.arange(8) * 0.1
+    prompts = np.stack([np.cos(angle), np.sin(angle)], axis=1)  # prompt j moves away from prompt 0 as j grows
+    answers = np.stack([np.cos(angle[::-1]), np.sin(angle[::-1])], axis=1)  # answer j nears prompt 0 as j grows
+
+    def donors_of_item0(sampling):
+        probed = choice_paralysis(items, 2, trials=5, instances=8, seed=0, sampling=sampling,
+                                  answer_embeddings=answers, prompt_embeddings=prompts)
+        return {d for it in probed if it.meta["original_id"] == "i0" for d in it.meta["donors"]}
+
+    assert donors_of_item0("heuristic_prompt") <= {"i1", "i2", "i3"}
+    assert donors_of_item0("heuristic") <= {"i5", "i6", "i7"}

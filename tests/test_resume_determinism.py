@@ -13,7 +13,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import REPO, repo_env, run_snakemake
+from conftest import byte_reproducible, REPO, repo_env, run_snakemake
 
 pytestmark = pytest.mark.slow
 
@@ -46,7 +46,7 @@ def _kill_when(proc: subprocess.Popen, workdir: Path, pattern: str, timeout: flo
 
 def _outputs(root: Path) -> dict[str, bytes]:
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted((root / "results").rglob("*"))
-            if p.suffix in {".parquet", ".csv", ".md"} and "logs" not in p.parts}
+            if byte_reproducible(p.relative_to(root))}
 
 
 def test_killed_and_resumed_run_equals_an_uninterrupted_run(smoke_run, tmp_path, data_mirror):

@@ -530,3 +530,15 @@ def test_robustness_matrix_on_any_mc_benchmark(tiny_llama, one_torch_thread):
     twins = pd.concat([one.assign(method="a"), one.assign(method="b")])
     assert fs.method_agreement(twins, level="method")["agreement"].eq(1.0).all()
     assert fs.flip_share(twins)["flip_share"].eq(0.0).all()
+
+
+def test_smoke_dag_produces_every_scoring_methods_artifact(smoke_run):
+    from conftest import manifest_ids
+
+    expected = {f"scoring_methods/{x}" for x in ("fig1", "fig2", "fig3", "table_numbers", "compare_paper",
+                                                  "robustness_matrix", "fig_robustness_matrix", "human_accuracy")}
+    assert expected <= manifest_ids(smoke_run)
+    matrix = pd.read_csv(smoke_run / "results" / "scoring_methods" / "tables" / "robustness_matrix.csv")
+    # the grid spans benchmarks of several studies, not only the pragmatics items
+    assert {"pragmatics", "piqa", "bets_value_cv", "steer"} <= set(matrix["benchmark"].dropna())
+    assert {"accuracy", "agreement", "flip_share"} == set(matrix["kind"])

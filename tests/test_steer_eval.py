@@ -124,4 +124,4 @@ def test_smoke_dag_produces_every_steer_artifact(smoke_run):
                                                     "single_agent_medical")}
     assert expected <= manifest_ids(smoke_run)
     questions = pd.read_parquet(smoke_run / "results" / "steer" / "metrics" / "questions.parquet")
-    assert {"0shot", "1shot", "explain-together", "explain-separate"} <= set(questions["adaptation"])
+    assert {"0shot", "1shot", "explain-separate"} <= set(questions["adaptation"])

@@ -11,7 +11,8 @@ trial, donors (never the instance itself), the original item and, for Choice Par
 * Choice Paralysis (``cp``): the prompt and the correct answer are kept, the wrong choices replaced by n-1 correct
   answers of other instances, the correct answer's position shuffled; ``random`` or ``heuristic`` sampling (donors'
   correct answers most similar to the target prompt by embedding cosine: n-1 drawn per trial from the 3(n-1) most
-  similar, so trials differ), on ``instances`` random instances x ``trials``.
+  similar, so trials differ), on ``instances`` random instances x ``trials``. ``heuristic_prompt`` is the spec's
+  alternative setting (Sec. 2.3): donors ranked by the similarity of *their prompts* to the target prompt.
 """
 
 from __future__ import annotations
@@ -83,6 +84,9 @@ def no_right_answer(items: Sequence[MCItem], trials: int, seed: int, max_draws: 
     return out
 
 
+SAMPLINGS = ("random", "heuristic", "heuristic_prompt")
+
+
 def choice_paralysis(
     items: Sequence[MCItem],
     n: int,
@@ -94,9 +98,9 @@ def choice_paralysis(
     prompt_embeddings: np.ndarray | None = None,
 ) -> list[MCItem]:
     """See the module docstring; embeddings (rows = items, unit vectors) are needed for ``heuristic`` sampling."""
-    if sampling not in {"random", "heuristic"}:
-        raise ValueError(f"sampling must be 'random' or 'heuristic', not {sampling!r}")
-    if sampling == "heuristic" and (answer_embeddings is None or prompt_embeddings is None):
+    if sampling not in SAMPLINGS:
+        raise ValueError(f"sampling must be one of {SAMPLINGS}, not {sampling!r}")
+    if sampling != "random" and (answer_embeddings is None or prompt_embeddings is None):
         raise ValueError("heuristic sampling needs embeddings of the prompts and of the correct answers")
     if len(items) < n:
         raise ValueError(f"choice paralysis with n={n} needs at least {n} instances, got {len(items)}")
@@ -107,8 +111,10 @@ def choice_paralysis(
         it = items[i]
         correct = answers[i]
         pool = [j for j in range(len(items)) if j != i and answers[j] != correct]
-        if sampling == "heuristic":  # the 3(n-1) nearest donors with distinct answers
-            sims = answer_embeddings[pool] @ prompt_embeddings[i]
+        if sampling != "random":  # the 3(n-1) nearest donors with distinct answers
+            # heuristic: donor answer vs target prompt (the paper); heuristic_prompt: donor prompt vs target prompt
+            donor_vectors = answer_embeddings if sampling == "heuristic" else prompt_embeddings
+            sims = donor_vectors[pool] @ prompt_embeddings[i]
             nearest, kept_answers = [], set()
             for k in np.argsort(-sims, kind="stable"):
                 if answers[pool[k]] not in kept_answers:

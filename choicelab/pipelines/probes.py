@@ -228,3 +228,25 @@ def robustness_matrix(conf: pd.DataFrame, seed: int) -> pd.DataFrame:
                         "minus_chance": float(correct.mean()) - chance, "ci95_low": low - chance,
                         "ci95_high": high - chance})
     return pd.DataFrame.from_records(records)
+
+
+def choice_paralysis_groups(probed: Sequence[MCItem], sampling: str = "random") -> dict[int, list[MCItem]]:
+    """Choice Paralysis instances of one sampling, first trial only, by n (what the timing table scores)."""
+    groups: dict[int, list[MCItem]] = {}
+    for item in probed:
+        meta = item.meta
+        if meta.get("probe") == "cp" and meta.get("sampling") == sampling and meta.get("trial", 0) == 0:
+            groups.setdefault(int(meta["n"]), []).append(item)
+    return dict(sorted(groups.items()))
+
+
+def timing_table(timings: pd.DataFrame) -> pd.DataFrame:
+    """Seconds per instance by n, and relative to the smallest n (paper, PIQA: 50 instances took 30 min at n = 5
+    and 98 min at n = 15, i.e. 3.27 times longer: near-linear in n). Wall-clock numbers: they vary run to run."""
+    frame = timings.copy()
+    frame["seconds_per_instance"] = frame["seconds"] / frame["instances"]
+    frame["seconds_per_instance_per_choice"] = frame["seconds_per_instance"] / frame["n"]
+    smallest = frame.sort_values("n").groupby(["benchmark", "model"])["seconds_per_instance"].transform("first")
+    frame["relative_to_smallest_n"] = frame["seconds_per_instance"] / smallest
+    frame["paper_relative_piqa"] = frame["n"].map({5: 1.0, 15: 98 / 30})
+    return frame.sort_values(["benchmark", "model", "n"]).reset_index(drop=True)

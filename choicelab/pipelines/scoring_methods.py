@@ -150,6 +150,27 @@ def from_mc_items(
     return out
 
 
+def subsample_items(items: Sequence[ScoringItem], size: int | None, seed: int) -> list[ScoringItem]:
+    """A seeded subsample in the original order (all when ``size`` is None or larger)."""
+    import random
+
+    if size is None or size >= len(items):
+        return list(items)
+    keep = set(random.Random(seed).sample(range(len(items)), size))
+    return [it for i, it in enumerate(items) if i in keep]
+
+
+def subsample_per_condition(items: Sequence[ScoringItem], size: int | None, seed: int) -> list[ScoringItem]:
+    """Up to ``size`` items of each condition (seeded), in the original order."""
+    if size is None:
+        return list(items)
+    kept: set[str] = set()
+    for condition in dict.fromkeys(it.condition for it in items):
+        group = [it for it in items if it.condition == condition]
+        kept |= {it.item_id for it in subsample_items(group, size, seed)}
+    return [it for it in items if it.item_id in kept]
+
+
 # -- prompts ------------------------------------------------------------------------------------------------------
 
 

@@ -1,0 +1,14 @@
+"""Adapter: rule download_pragmatics (one pragmatics item or human-data file, checksum-verified)."""
+
+from pathlib import Path
+
+from choicelab.download import download
+from choicelab.items.pragmatics import SOURCES
+from choicelab.workflow import log_to
+
+with log_to(snakemake.log[0]):
+    relative = str(Path(snakemake.output[0]).relative_to("results/downloads"))
+    if relative not in SOURCES:
+        raise ValueError(f"{relative} is not a known pragmatics file; known: {sorted(SOURCES)[:5]}...")
+    remote = SOURCES[relative]
+    download(remote.url, snakemake.output[0], remote.sha256)

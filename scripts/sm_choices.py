@@ -1,0 +1,26 @@
+"""Adapter: rule sm_choices (choices of every item version, for the study and the grid; human choice counts)."""
+
+import pandas as pd
+import pyarrow as pa
+
+from choicelab.io import write_parquet
+from choicelab.items.pragmatics import human_condition_accuracy
+from choicelab.metrics.scoring_methods import choices_from_scores
+from choicelab.pipelines.scoring_methods import read_scores
+from choicelab.provenance import record_json
+from choicelab.workflow import job_record, log_to
+
+
+def choices_of(paths):
+    return choices_from_scores(pd.concat([read_scores(p).to_pandas() for p in paths], ignore_index=True))
+
+
+with log_to(snakemake.log[0]):
+    metadata = {"choicelab.provenance": record_json(job_record(snakemake))}
+    for key, paths in (("choices", snakemake.input.scores), ("grid", snakemake.input.grid)):
+        frame = choices_of(paths).reset_index(drop=True)
+        write_parquet(snakemake.output[key], pa.Table.from_pandas(frame, preserve_index=False), metadata)
+        print(f"{key}: {len(frame)} item versions")
+    human = human_condition_accuracy(snakemake.params.root)
+    write_parquet(snakemake.output.human, pa.Table.from_pandas(human.reset_index(drop=True), preserve_index=False),
+                  metadata)

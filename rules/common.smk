@@ -3,12 +3,15 @@ from pathlib import Path
 
 from snakemake.utils import min_version, validate
 
-from choicelab.config import check_references
+from choicelab.config import check_references, validate_schema
 
 min_version("9.0")
 
 
-validate(config, schema="../schemas/config.schema.yaml")
+validate_schema(
+    config
+)  # names the offending key as a dotted path (studies.bets.default_stage)
+validate(config, schema="../schemas/config.schema.yaml")  # fills the schema's defaults
 check_references(config)
 
 

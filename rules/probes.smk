@@ -182,9 +182,19 @@ rule probes_robustness:
         causal=pr_causal_dumps,
         probed=pr_all_probed,
     output:
-        csv=f"{PR}/tables/robustness_matrix.csv",
+        csv=report(
+            f"{PR}/tables/robustness_matrix.csv",
+            caption="../report/probes.rst",
+            category="probes",
+            labels={"artifact": "robustness_matrix"},
+        ),
         md=f"{PR}/tables/robustness_matrix.md",
-        png=f"{PR_FIG}/fig_robustness_matrix.png",
+        png=report(
+            f"{PR_FIG}/fig_robustness_matrix.png",
+            caption="../report/probes.rst",
+            category="probes",
+            labels={"artifact": "fig_robustness_matrix"},
+        ),
         svg=f"{PR_FIG}/fig_robustness_matrix.svg",
     log:
         "results/logs/probes/robustness_matrix.log",
@@ -204,7 +214,12 @@ rule probes_table:
         paper1=repo_file("data/probes/paper/table1.csv"),
         paper2=repo_file("data/probes/paper/table2.csv"),
     output:
-        csv=f"{PR}/tables/{{table}}.csv",
+        csv=report(
+            f"{PR}/tables/{{table}}.csv",
+            caption="../report/probes.rst",
+            category="probes",
+            labels={"artifact": "{table}"},
+        ),
         md=f"{PR}/tables/{{table}}.md",
     log:
         "results/logs/probes/{table}.log",
@@ -245,7 +260,12 @@ rule probes_timing_table:
     input:
         pr_timings,
     output:
-        csv=f"{PR}/tables/table_timing.csv",
+        csv=report(
+            f"{PR}/tables/table_timing.csv",
+            caption="../report/probes.rst",
+            category="probes",
+            labels={"artifact": "table_timing"},
+        ),
         md=f"{PR}/tables/table_timing.md",
     log:
         "results/logs/probes/table_timing.log",
@@ -259,7 +279,12 @@ rule probes_figure:
     input:
         confidences=f"{PR}/metrics/confidences.parquet",
     output:
-        png=f"{PR_FIG}/{{figure}}.png",
+        png=report(
+            f"{PR_FIG}/{{figure}}.png",
+            caption="../report/probes.rst",
+            category="probes",
+            labels={"artifact": "{figure}"},
+        ),
         svg=f"{PR_FIG}/{{figure}}.svg",
     log:
         "results/logs/probes/{figure}.log",

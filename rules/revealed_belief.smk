@@ -101,7 +101,12 @@ rule rb_table:
         scenarios=f"{RB}/scenarios.parquet",
         paper=repo_file("data/revealed_belief/paper/llama3_70b_chebyshev.csv"),
     output:
-        csv=f"{RB}/tables/{{table}}.csv",
+        csv=report(
+            f"{RB}/tables/{{table}}.csv",
+            caption="../report/revealed_belief.rst",
+            category="revealed_belief",
+            labels={"artifact": "{table}"},
+        ),
         md=f"{RB}/tables/{{table}}.md",
     log:
         "results/logs/revealed_belief/{table}.log",
@@ -122,7 +127,12 @@ rule rb_figure:
         scenarios=f"{RB}/scenarios.parquet",
         revealed=rb_revealed_dumps,
     output:
-        png=f"{RB_FIG}/{{figure}}.png",
+        png=report(
+            f"{RB_FIG}/{{figure}}.png",
+            caption="../report/revealed_belief.rst",
+            category="revealed_belief",
+            labels={"artifact": "{figure}"},
+        ),
         svg=f"{RB_FIG}/{{figure}}.svg",
     log:
         "results/logs/revealed_belief/{figure}.log",

@@ -60,3 +60,13 @@ def test_a_second_run_has_nothing_to_do(smoke_run, data_mirror):
     proc = run_snakemake(smoke_run, data_mirror, "-n")
     assert proc.returncode == 0
     assert "Nothing to be done" in proc.stdout + proc.stderr
+
+
+def test_snakemake_report_collects_every_table_and_figure_with_its_caption(smoke_run, data_mirror):
+    report = smoke_run / "report.html"
+    proc = run_snakemake(smoke_run, data_mirror, "--report", str(report))
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
+    html = report.read_text(errors="replace")
+    for study_caption in ("Tang &amp; Kejriwal", "STEER", "Revealed belief", "Prior bias", "Scoring methods"):
+        assert study_caption in html or study_caption.replace("&amp;", "&") in html, study_caption
+    assert "reproduces five published studies" in html  # the workflow description page

@@ -35,9 +35,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
-from choicelab.io import PathLike, write_parquet
+from choicelab.io import PathLike, read_versioned_table, write_provenanced_table
 
 DUMP_SCHEMA_VERSION = "logit_dump/1"
 
@@ -105,18 +104,11 @@ def rows_to_table(rows: Iterable[DumpRow]) -> pa.Table:
 
 def write_dump(path: PathLike, rows: Iterable[DumpRow], provenance_json: str) -> None:
     """Write a logit dump atomically with its provenance in the Parquet metadata."""
-    table = rows_to_table(rows)
-    if table.num_rows == 0:
-        raise ValueError(f"refusing to write an empty logit dump to {path}: no items were scored")
-    write_parquet(path, table, {"choicelab.provenance": provenance_json})
+    write_provenanced_table(path, rows_to_table(rows), provenance_json, "logit dump")
 
 
 def read_dump(path: PathLike) -> pa.Table:
-    table = pq.read_table(path)
-    version = (table.schema.metadata or {}).get(b"choicelab.schema", b"").decode()
-    if version != DUMP_SCHEMA_VERSION:
-        raise ValueError(f"{path} is not a choicelab logit dump of schema {DUMP_SCHEMA_VERSION} (found {version!r})")
-    return table
+    return read_versioned_table(path, DUMP_SCHEMA_VERSION, "choicelab logit dump")
 
 
 def check_columns(frame_columns: Iterable[str], required: Mapping[str, str] | Sequence[str], where: str) -> None:

@@ -108,3 +108,19 @@ def atomic_directory(path: PathLike) -> Iterator[Path]:
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+
+
+def write_provenanced_table(path: PathLike, table: pa.Table, provenance_json: str, what: str) -> None:
+    """Write a non-empty schema'd table atomically with its provenance record in the Parquet metadata."""
+    if table.num_rows == 0:
+        raise ValueError(f"refusing to write an empty {what} to {path}: nothing was scored")
+    write_parquet(path, table, {"choicelab.provenance": provenance_json})
+
+
+def read_versioned_table(path: PathLike, version: str, what: str) -> pa.Table:
+    """Read a Parquet table, checking its ``choicelab.schema`` metadata names ``version``."""
+    table = pq.read_table(path)
+    found = (table.schema.metadata or {}).get(b"choicelab.schema", b"").decode()
+    if found != version:
+        raise ValueError(f"{path} is not a {what} of schema {version} (found {found!r})")
+    return table

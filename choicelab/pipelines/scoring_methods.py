@@ -39,9 +39,8 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 
-from choicelab.io import PathLike, write_parquet
+from choicelab.io import PathLike, read_versioned_table, write_provenanced_table
 from choicelab.items.schema import MCItem
 from choicelab.metrics import scoring_methods as sm
 
@@ -321,20 +320,11 @@ def rows_to_table(rows: Iterable[ScoreRow]) -> pa.Table:
 
 def write_scores(path: PathLike, rows: Iterable[ScoreRow], provenance_json: str) -> None:
     """Write the per-option score table atomically, provenance in the Parquet metadata (like logit dumps)."""
-    table = rows_to_table(rows)
-    if table.num_rows == 0:
-        raise ValueError(f"refusing to write an empty score table to {path}: no items were scored")
-    write_parquet(path, table, {"choicelab.provenance": provenance_json})
+    write_provenanced_table(path, rows_to_table(rows), provenance_json, "score table")
 
 
 def read_scores(path: PathLike) -> pa.Table:
-    table = pq.read_table(path)
-    version = (table.schema.metadata or {}).get(b"choicelab.schema", b"").decode()
-    if version != SCORE_SCHEMA_VERSION:
-        raise ValueError(
-            f"{path} is not a scoring-methods score table of schema {SCORE_SCHEMA_VERSION} (found {version!r})"
-        )
-    return table
+    return read_versioned_table(path, SCORE_SCHEMA_VERSION, "scoring-methods score table")
 
 
 # -- methods ------------------------------------------------------------------------------------------------------

@@ -1074,7 +1074,7 @@ def backward_induction_element(ctx: GenContext) -> Draft:
         correct = f"Strategy {plan[node['id']]}"
         dis = [f"Strategy {m[0]}" for m in node["moves"] if m[0] != plan[node["id"]]]
         dis.append(f"Either strategy; {who} gets the same payoff")
-        params = {"tree": tree, "kind": kind, "node": node["id"]}
+        params = {"tree": tree, "kind": kind, "node": node["id"], "players": players}
         n_opts = min(len(dis) + 1, ctx.n_options(3, 4))
     elif kind == "outcome":
         tid, ask = ctx.phrasing(
@@ -1086,7 +1086,7 @@ def backward_induction_element(ctx: GenContext) -> Draft:
         )
         correct = _pay_text(players, pay)
         dis = _ordered_unique(_pay_text(players, lp) for _, lp in leaves if tuple(lp) != pay)
-        params = {"tree": tree, "kind": kind}
+        params = {"tree": tree, "kind": kind, "players": players}
         n_opts = ctx.n_options(3, 5)
     else:
         tid, ask = ctx.phrasing(
@@ -1099,7 +1099,7 @@ def backward_induction_element(ctx: GenContext) -> Draft:
         fmt_path = lambda route: ", then ".join(f"Strategy {x}" for x in route)  # noqa: E731
         correct = fmt_path(path)
         dis = [fmt_path(r) for r, _ in leaves if r != path]
-        params = {"tree": tree, "kind": kind}
+        params = {"tree": tree, "kind": kind, "players": players}
         n_opts = ctx.n_options(3, 5)
     return Draft(f"{tid}.{form}", f"{text}\n{ask}", correct, tuple(dis), params, min(n_opts, len(dis) + 1))
 
@@ -1150,7 +1150,7 @@ def subgame_perfect_ne(ctx: GenContext) -> Draft:
             ),
         )
         dis = [_plan_text(tree, p, players) for p in nash_not_spe + others]
-        params = {"kind": "tree", "tree": tree, "n_nash_not_spe": len(nash_not_spe)}
+        params = {"kind": "tree", "tree": tree, "n_nash_not_spe": len(nash_not_spe), "players": players}
         return Draft(
             f"{tid}.{form}", f"{text}\n{ask}", _plan_text(tree, plan, players), tuple(dis), params, ctx.n_options(3, 5)
         )
@@ -1358,7 +1358,14 @@ def sequential_equilibrium(ctx: GenContext) -> Draft:
         for s2 in (0, 1)
     )
     label = lambda p: f"{a} chooses {acts1[p[0]]}; {b} would choose {acts2[p[1]]}"  # noqa: E731
-    params = {"kind": kind, "out": out, "pay": [[s1, s2, *pay[(s1, s2)]] for s1 in (1, 2) for s2 in (0, 1)]}
+    params = {
+        "kind": kind,
+        "out": out,
+        "pay": [[s1, s2, *pay[(s1, s2)]] for s1 in (1, 2) for s2 in (0, 1)],
+        "players": players,
+        "acts1": acts1,
+        "acts2": acts2,
+    }
     if kind == "profile":
         eq = rng.choice(eqs)
         nash_only = [p for p in selten_nash(out, pay) if p not in eqs]
@@ -1417,7 +1424,7 @@ def _pooling_question(ctx: GenContext) -> Draft:
         (True, True): f"Pooling on either {msgs[0]} or {msgs[1]}",
         (False, False): "Neither pooling outcome",
     }
-    params = {"kind": "pooling", "prior_pct": prior, "base": base, "cost": cost, "recv": recv}
+    params = {"kind": "pooling", "prior_pct": prior, "base": base, "cost": cost, "recv": recv, "msgs": list(msgs)}
     if rng.random() < 0.5:
         tid, ask = ctx.phrasing(
             "seq_pool_which",
@@ -1868,7 +1875,8 @@ def bayes_nash(ctx: GenContext) -> Draft:
     desc = (
         f"{gv.setting.format(a=a_name, b=b_name)}. {a_name} is of type {types[0]} with probability {prior}% and "
         f"of type {types[1]} otherwise; {a_name} knows the type, {b_name} does not. They choose at the same "
-        f"time; payoffs are {gv.unit}. "
+        f"time; payoffs are {gv.unit}. In each pair below, the first action is {a_name}'s and the second "
+        f"{b_name}'s. "
     )
     for t in (0, 1):
         desc += (
@@ -1890,10 +1898,9 @@ def bayes_nash(ctx: GenContext) -> Draft:
     tid, ask = ctx.phrasing(
         "bne_matrix",
         (
-            "Which of the following is a pure-strategy Bayes-Nash equilibrium? (Pairs list "
-            f"({a_name}'s action, {b_name}'s action).)",
+            "Which of the following is a pure-strategy Bayes-Nash equilibrium?",
             f"Each type of {a_name} and {b_name} maximize expected payoffs given the others' strategies. Which profile is "
-            f"an equilibrium? (Pairs list ({a_name}'s action, {b_name}'s action).)",
+            f"an equilibrium?",
         ),
     )
     if eqs:
@@ -1904,6 +1911,10 @@ def bayes_nash(ctx: GenContext) -> Draft:
         correct = "There is no pure-strategy Bayes-Nash equilibrium"
     params = {
         "kind": "matrix",
+        "players": [a_name, b_name],
+        "acts1": acts1,
+        "acts2": acts2,
+        "types": list(types),
         "prior_pct": prior,
         "u1": u1,
         "u2": u2,
@@ -1981,7 +1992,7 @@ def subgame_perfect_bayes_nash(ctx: GenContext) -> Draft:
                 f"({e_name} {ent[m][t][0]}, {i_name} {inc[m][t][0]}); accommodating gives ({e_name} "
                 f"{ent[m][t][1]}, {i_name} {inc[m][t][1]}). "
             )
-    params = {"prior_pct": prior, "modes": modes, "ent": ent, "inc": inc, "stay": stay}
+    params = {"prior_pct": prior, "modes": modes, "ent": ent, "inc": inc, "stay": stay, "players": [e_name, i_name]}
     actions = ["Stay out"] + mode_names
     if modes == 1 and rng.random() < 0.6:
         r_word = ("fights", "accommodates")

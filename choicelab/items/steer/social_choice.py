@@ -260,7 +260,7 @@ def pareto_efficiency(ctx: GenContext) -> Draft:
     setup = f"A committee must choose among {join_list(names)} on behalf of its {voters}. " + _profile_text(
         names, profile, voters
     )
-    params: dict[str, Any] = {"m": m, "profile": profile, "kind": kind}
+    params: dict[str, Any] = {"m": m, "profile": profile, "kind": kind, "names": names}
     if kind == "chosen":
         chosen = y if rng.random() < 0.5 else rng.choice([a for a in range(m) if not dom[a]])
         tid, ask = ctx.phrasing(
@@ -366,7 +366,7 @@ def monotonicity(ctx: GenContext) -> Draft:
         f"{voters} who ranked {_rank_text(names, r)} change their ranking to {_rank_text(names, new_r)}, moving "
         f"{names[w]} up; nobody else changes."
     )
-    params = {"m": m, "rule": rule, "profile": profile, "new_profile": new_profile, "winner": w}
+    params = {"m": m, "rule": rule, "profile": profile, "new_profile": new_profile, "winner": w, "names": names}
     if rng.random() < 0.5:
         tid, ask = ctx.phrasing(
             "mono_who", ("Who wins now under the same rule?", "What is the new outcome of the vote?")
@@ -423,7 +423,7 @@ def swf_transitivity(ctx: GenContext) -> Draft:
         f"forms its social preference by pairwise majority: it prefers one alternative to another when a "
         f"majority of {voters} do."
     )
-    params = {"m": m, "profile": profile}
+    params = {"m": m, "profile": profile, "names": names}
     cyc = "There is no such ranking: the majority preferences are cyclic"
     if rng.random() < 0.5:
         tid, ask = ctx.phrasing(
@@ -541,7 +541,7 @@ def non_dictatorship(ctx: GenContext) -> Draft:
         ]
         correct = no[dictators[0]] if dictators else yes
         dis = [x for x in no if x != correct] + ([yes] if dictators else [])
-        params = {"kind": "rule", "rule": rule, "k": k, "n": n, "m": m}
+        params = {"kind": "rule", "rule": rule, "k": k, "n": n, "m": m, "names": names}
         return Draft(tid, ask, correct, tuple(dis), params, ctx.n_options(3, 4))
     n_obs = ctx.scale(2, 4)
     perms = list(itertools.permutations(range(m)))
@@ -577,7 +577,13 @@ def non_dictatorship(ctx: GenContext) -> Draft:
     opts = [f"Voter {d + 1}" for d in range(n)]
     correct = opts[match[0]] if match else none
     dis = [o for o in opts if o != correct] + ([none] if match else [])
-    params = {"kind": "observe", "n": n, "m": m, "obs": [[list(map(list, p)), list(out)] for p, out in obs]}
+    params = {
+        "kind": "observe",
+        "n": n,
+        "m": m,
+        "obs": [[list(map(list, p)), list(out)] for p, out in obs],
+        "names": names,
+    }
     q = f"A social welfare function turns the rankings of {n} voters over {join_list(names)} into a social ranking. {lines} {ask}"
     return Draft(tid, q, correct, tuple(dis), params, ctx.n_options(3, 4))
 
@@ -616,7 +622,7 @@ def plurality(ctx: GenContext) -> Draft:
     q = f"An election among {join_list(names)} has these ballots: {_profile_text(names, profile, voters)} {ask}"
     bw = _unique_argmax(borda_scores(profile, m))
     order = ([bw] if bw is not None and bw != w else []) + [a for a in range(m) if a != w and a != bw]
-    params = {"m": m, "profile": profile}
+    params = {"m": m, "profile": profile, "names": names}
     return Draft(tid, q, names[w], tuple(names[a] for a in order), params, ctx.n_options(3, 5) if m >= 3 else m)
 
 
@@ -631,7 +637,7 @@ def borda(ctx: GenContext) -> Draft:
     profile, w = _voting_profile(ctx, lambda p: borda_scores(p, m), m, ctx.scale(2, 5))
     scores = borda_scores(profile, m)
     setup = f"An election among {join_list(names)} has these ballots: {_profile_text(names, profile, voters)}"
-    params = {"m": m, "profile": profile}
+    params = {"m": m, "profile": profile, "names": names}
     if rng.random() < 0.7:
         tid, ask = ctx.phrasing(
             "borda_win",
@@ -670,7 +676,7 @@ def copeland(ctx: GenContext) -> Draft:
     m = ctx.scale(3, 5) if ctx.level < 1 else 5
     names = _alternatives(ctx, m)
     voters = _voters(ctx)
-    params: dict[str, Any] = {"m": m}
+    params: dict[str, Any] = {"m": m, "names": names}
     if rng.random() < 0.5:
         for _ in range(500):
             beats = {(a, b) if rng.random() < 0.5 else (b, a) for a, b in itertools.combinations(range(m), 2)}
@@ -769,7 +775,7 @@ def fair_division(ctx: GenContext) -> Draft:
     alloc_text = lambda al: "; ".join(  # noqa: E731
         f"{p} gets {join_list([items[x] for x in range(m) if al[x] == i]) or 'nothing'}" for i, p in enumerate(people)
     )
-    params: dict[str, Any] = {"vals": vals, "kind": kind}
+    params: dict[str, Any] = {"vals": vals, "kind": kind, "people": people, "items": items}
     allocs = list(itertools.product(range(n), repeat=m))
     if kind == "ef":
         ef = [al for al in allocs if is_envy_free(vals, al)]
@@ -1082,7 +1088,7 @@ def _mech_setup(ctx: GenContext, mech: Mechanism, prior: bool) -> str:
 def _mech_pool(ctx: GenContext, prop: str) -> list[Mechanism]:
     """Candidate mechanisms for a property question, with parameters drawn for this question."""
     rng = ctx.rng
-    k = ctx.scale(3, 5)
+    k = ctx.scale(4, 5)  # >= 4 grid values: on 3 values equal cost sharing is trivially truthful
     step = rng.choice((10, 20, 5))
     grid = tuple(step * i for i in range(k))
     if prop == "bic":
@@ -1269,7 +1275,7 @@ def top_trading_cycles_element(ctx: GenContext) -> Draft:
         f"{desc} They run the top trading cycles algorithm."
     )
     kind = rng.choice(("gets", "owner", "first"))
-    params = {"prefs": prefs, "kind": kind}
+    params = {"prefs": prefs, "kind": kind, "people": people, "noun": noun}
     if kind == "gets":
         who = rng.randrange(n)
         tid, ask = ctx.phrasing(
@@ -1407,7 +1413,7 @@ def optimal_auction_risk(ctx: GenContext) -> Draft:
         head = fmt_[0].upper() + fmt_[1:]
         return f"{head}; nobody wins" if w is None else f"{head}; {people[w]} wins and pays {fmt_money(price)}"
 
-    params = {"kind": "format", "attitude": attitude, "bids": bids, "reserve": reserve}
+    params = {"kind": "format", "attitude": attitude, "bids": bids, "reserve": reserve, "people": people}
     if attitude == "risk-neutral":
         tid, ask = ctx.phrasing(
             "oar_neutral",
@@ -1538,5 +1544,10 @@ def optimal_auction_affiliated(ctx: GenContext) -> Draft:
     ]
     dis.append(f"{people[second]} wins and pays {fmt_money(drops[w])}")
     return Draft(
-        tid, f"{common} {desc} {ask}", correct, tuple(dis), {"kind": kind, "drops": drops}, ctx.n_options(3, 5)
+        tid,
+        f"{common} {desc} {ask}",
+        correct,
+        tuple(dis),
+        {"kind": kind, "drops": drops, "people": people},
+        ctx.n_options(3, 5),
     )

@@ -1,0 +1,2040 @@
+"""STEER setting 3 (decisions in multi-agent environments) generators, with the game solvers and game renderers.
+
+Games are finite. Payoffs are stored as integers and shown with ``dec`` decimals (the stored integer divided by
+``10**dec``), so every comparison a solver makes is exact. Normal-form games are rendered in the three forms of the
+paper's Fig. 16, chosen by template: a word description, a normal-form table (one text grid of payoffs per player)
+and a bimatrix (one grid whose cells are "(row payoff, column payoff)").
+
+Solvers (pure Python, exact): best responses, strict dominance, iterated removal of strictly dominated strategies,
+pure Nash equilibria by enumerating every profile, level-k reasoning, backward induction and subgame-perfect
+equilibria of game trees (with a brute-force Nash check for distractors), alternating-offer bargaining, sequential
+equilibrium of a one-information-set game and of a two-type signalling game, convex hulls (feasible payoffs),
+mixed minmax values (enforceable payoffs), grim-trigger / tit-for-tat discount thresholds, pure Bayes-Nash equilibria
+of two-type games, and subgame-perfect Bayes-Nash equilibria of an entry game with a privately informed incumbent.
+Each generator's docstring states its answer rule; the answer is computed by the code below it.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from choicelab.items.steer.base import (
+    Draft,
+    GenContext,
+    fmt_frac,
+    fmt_money,
+    fmt_num,
+    generator,
+    join_list,
+    letters,
+    numeric_distractors,
+)
+
+Profile = tuple[int, ...]
+
+# ================================================================================================================
+# Domain flavour for games
+
+
+@dataclass(frozen=True)
+class GameVocab:
+    setting: str  # "{a} and {b} ..." -- who the two players are
+    actions: tuple[str, ...]  # >= 5 action names
+    unit: str  # what payoffs measure
+
+
+GAME_VOCABS: dict[str, GameVocab] = {
+    "finance": GameVocab(
+        "{a} and {b} run competing investment funds", ("Buy", "Sell", "Hold", "Hedge", "Short"), "profit in $ millions"
+    ),
+    "sports": GameVocab(
+        "{a} and {b} coach rival teams in a tournament", ("Attack", "Defend", "Counter", "Press", "Rotate"), "points"
+    ),
+    "technology": GameVocab(
+        "{a} and {b} lead competing technology companies",
+        ("Launch", "Delay", "Discount", "Upgrade", "Partner"),
+        "market-share points",
+    ),
+    "politics": GameVocab(
+        "{a} and {b} are rival candidates in an election campaign",
+        ("Rally", "Advertise", "Debate", "Canvass", "Lie low"),
+        "thousands of votes",
+    ),
+    "travel": GameVocab(
+        "{a} and {b} run competing airlines on the same route",
+        ("Cut fares", "Keep fares", "Add flights", "Upgrade", "Advertise"),
+        "profit in $ thousands",
+    ),
+    "food": GameVocab(
+        "{a} and {b} own rival restaurants on the same street",
+        ("Cut prices", "Keep prices", "New menu", "Advertise", "Open late"),
+        "profit in $ hundreds",
+    ),
+    "medical": GameVocab(
+        "{a} and {b} run competing clinics in the same town",
+        ("Expand", "Hold", "Specialize", "Advertise", "Partner"),
+        "patients per day",
+    ),
+    "education": GameVocab(
+        "{a} and {b} run competing tutoring schools",
+        ("Cut fees", "Keep fees", "Add classes", "Advertise", "Go online"),
+        "enrolments",
+    ),
+}
+
+
+def game_vocab(domain: str) -> GameVocab:
+    return GAME_VOCABS[domain]
+
+
+ABSTRACT_ACTIONS = ("Action K", "Action L", "Action M", "Action N", "Action P")
+
+
+# ================================================================================================================
+# Games: representation and rendering
+
+
+@dataclass
+class Game:
+    """A finite normal-form game: ``pay[profile][i]`` is player i's integer payoff (shown divided by 10**dec)."""
+
+    players: list[str]
+    actions: list[list[str]]
+    pay: dict[Profile, tuple[int, ...]]
+    dec: int = 0
+
+    @property
+    def n(self) -> int:
+        return len(self.players)
+
+    def profiles(self) -> list[Profile]:
+        return list(itertools.product(*(range(len(a)) for a in self.actions)))
+
+    def u(self, i: int, prof: Sequence[int]) -> int:
+        return self.pay[tuple(prof)][i]
+
+    def params(self) -> dict[str, Any]:
+        return {
+            "players": self.players,
+            "actions": self.actions,
+            "dec": self.dec,
+            "payoffs": [[list(p), list(self.pay[p])] for p in self.profiles()],
+        }
+
+    def label(self, prof: Sequence[int]) -> str:
+        return ", ".join(f"{self.players[i]} plays {self.actions[i][a]}" for i, a in enumerate(prof))
+
+    def fmt(self, v: int | Fraction) -> str:
+        return fmt_payoff(v, self.dec)
+
+
+def fmt_payoff(v: int | Fraction, dec: int) -> str:
+    """A stored integer payoff shown with exactly ``dec`` decimals (``dec`` = 0: a plain integer)."""
+    value = Fraction(v) / 10**dec
+    if dec == 0:
+        return str(value.numerator) if value.denominator == 1 else fmt_num(value)
+    return f"{float(value):.{dec}f}"
+
+
+def matrix_game(
+    players: Sequence[str],
+    row_actions: Sequence[str],
+    col_actions: Sequence[str],
+    a: Sequence[Sequence[int]],
+    b: Sequence[Sequence[int]],
+    dec: int = 0,
+) -> Game:
+    pay = {(i, j): (a[i][j], b[i][j]) for i in range(len(row_actions)) for j in range(len(col_actions))}
+    return Game(list(players), [list(row_actions), list(col_actions)], pay, dec)
+
+
+def random_game(
+    rng,
+    players: Sequence[str],
+    actions: Sequence[Sequence[str]],
+    lo: int,
+    hi: int,
+    dec: int = 0,
+    distinct: bool = False,
+) -> Game:
+    """Uniform integer payoffs in [lo, hi] (in display units; 10**dec finer when ``dec`` > 0). ``distinct``: all
+    payoffs of the game differ."""
+    k = 10**dec
+    profiles = list(itertools.product(*(range(len(a)) for a in actions)))
+    n = len(players)
+    if distinct:
+        values = rng.sample(range(lo * k, hi * k + 1), n * len(profiles))
+        pay = {p: tuple(values[idx * n : (idx + 1) * n]) for idx, p in enumerate(profiles)}
+    else:
+        pay = {p: tuple(rng.randint(lo * k, hi * k) for _ in range(n)) for p in profiles}
+    return Game(list(players), [list(a) for a in actions], pay, dec)
+
+
+def _grid(rows: list[list[str]]) -> str:
+    widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
+    return "\n".join(" | ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in rows)
+
+
+def render_word(g: Game) -> str:
+    """Word form: one sentence per profile ("If Alice plays X and Ben plays Y, Alice gets 3 and Ben gets 5.")."""
+    out = []
+    for prof in g.profiles():
+        acts = [f"{g.players[i]} plays {g.actions[i][a]}" for i, a in enumerate(prof)]
+        pays = [f"{g.players[i]} gets {g.fmt(v)}" for i, v in enumerate(g.pay[prof])]
+        out.append(f"If {join_list(acts)}, {join_list(pays)}.")
+    return " ".join(out)
+
+
+def render_normal(g: Game) -> str:
+    """Normal form: one payoff grid per player, rows = first player's actions, columns = second player's."""
+    if g.n != 2:
+        raise ValueError("normal-form tables need a two-player game")
+    p0, p1 = g.players
+    blocks = []
+    for i in range(2):
+        rows = [[""] + g.actions[1]]
+        for r, ra in enumerate(g.actions[0]):
+            rows.append([ra] + [g.fmt(g.u(i, (r, c))) for c in range(len(g.actions[1]))])
+        blocks.append(f"Payoffs to {g.players[i]} (rows: {p0}'s action; columns: {p1}'s action):\n{_grid(rows)}")
+    return "\n\n".join(blocks)
+
+
+def render_bimatrix(g: Game) -> str:
+    """Bimatrix form: one grid, each cell "(row player's payoff, column player's payoff)"."""
+    if g.n != 2:
+        raise ValueError("bimatrix tables need a two-player game")
+    p0, p1 = g.players
+    rows = [[""] + g.actions[1]]
+    for r, ra in enumerate(g.actions[0]):
+        rows.append([ra] + [f"({g.fmt(g.u(0, (r, c)))}, {g.fmt(g.u(1, (r, c)))})" for c in range(len(g.actions[1]))])
+    note = (
+        f"{p0} is the row player and {p1} the column player; in each cell the first number is {p0}'s payoff "
+        f"and the second is {p1}'s."
+    )
+    return f"{note}\n{_grid(rows)}"
+
+
+RENDERERS = {"word": render_word, "normal": render_normal, "bimatrix": render_bimatrix}
+
+
+def render_game(g: Game, form: str) -> str:
+    return RENDERERS[form](g)
+
+
+def choose_form(rng, g: Game) -> str:
+    """Word form only for small games; tables only for two players."""
+    if g.n != 2:
+        return "word"
+    forms = ["normal", "bimatrix"] + (["word"] if len(g.profiles()) <= 9 else [])
+    return rng.choice(forms)
+
+
+# ================================================================================================================
+# Normal-form solvers
+
+
+def _with(prof: Sequence[int], i: int, a: int) -> Profile:
+    p = list(prof)
+    p[i] = a
+    return tuple(p)
+
+
+def best_responses(g: Game, i: int, prof: Sequence[int]) -> list[int]:
+    """Player i's pure best responses when the others play as in ``prof``."""
+    vals = [g.u(i, _with(prof, i, a)) for a in range(len(g.actions[i]))]
+    top = max(vals)
+    return [a for a, v in enumerate(vals) if v == top]
+
+
+def expected_payoffs(g: Game, i: int, opp_mix: dict[int, Fraction]) -> list[Fraction]:
+    """Two-player game: player i's expected payoff of each action when the opponent mixes by ``opp_mix``."""
+    j = 1 - i
+    out = []
+    for a in range(len(g.actions[i])):
+        total = Fraction(0)
+        for b, p in opp_mix.items():
+            prof = (a, b) if i == 0 else (b, a)
+            total += p * g.u(i, prof)
+        out.append(total)
+    assert j in (0, 1)
+    return out
+
+
+def is_nash(g: Game, prof: Sequence[int]) -> bool:
+    return all(g.u(i, prof) >= g.u(i, _with(prof, i, a)) for i in range(g.n) for a in range(len(g.actions[i])))
+
+
+def pure_nash_equilibria(g: Game) -> list[Profile]:
+    """Every pure-strategy profile from which no player gains by deviating alone (enumeration)."""
+    return [p for p in g.profiles() if is_nash(g, p)]
+
+
+def _rest_profiles(g: Game, i: int, alive: Sequence[Sequence[int]]) -> list[Profile]:
+    return list(itertools.product(*(alive[j] if j != i else [0] for j in range(g.n))))
+
+
+def strictly_dominates(g: Game, i: int, a: int, b: int, alive: Sequence[Sequence[int]] | None = None) -> bool:
+    """Action a gives player i strictly more than b against every (surviving) action profile of the others."""
+    alive = alive or [list(range(len(x))) for x in g.actions]
+    return all(g.u(i, _with(r, i, a)) > g.u(i, _with(r, i, b)) for r in _rest_profiles(g, i, alive))
+
+
+def dominant_action(g: Game, i: int) -> int | None:
+    """Player i's strictly dominant action, if any."""
+    acts = range(len(g.actions[i]))
+    for a in acts:
+        if all(strictly_dominates(g, i, a, b) for b in acts if b != a):
+            return a
+    return None
+
+
+def dominated_actions(g: Game, i: int, alive: Sequence[Sequence[int]] | None = None) -> list[int]:
+    """Player i's (surviving) actions strictly dominated by another surviving pure action."""
+    alive = alive or [list(range(len(x))) for x in g.actions]
+    return [b for b in alive[i] if any(strictly_dominates(g, i, a, b, alive) for a in alive[i] if a != b)]
+
+
+def irds(g: Game) -> tuple[list[list[int]], list[list[tuple[int, int]]]]:
+    """Iterated removal of strictly dominated (pure) strategies: each round removes every strictly dominated action
+    of every player simultaneously (the result does not depend on the order). Returns (survivors, rounds)."""
+    alive = [list(range(len(x))) for x in g.actions]
+    rounds: list[list[tuple[int, int]]] = []
+    while True:
+        removed = [(i, b) for i in range(g.n) for b in dominated_actions(g, i, alive)]
+        if not removed:
+            return alive, rounds
+        for i, b in removed:
+            alive[i].remove(b)
+        rounds.append(removed)
+
+
+# ================================================================================================================
+# Shared helpers for generators
+
+
+def _payoff_scale(ctx: GenContext, max_dec: int = 1) -> tuple[int, int, int]:
+    """(lo, hi, dec) of payoffs: small non-negative integers at the easiest grades, signed and wider in the middle,
+    with decimals at the hardest grades."""
+    if ctx.level < 1 / 3:
+        return 0, 20, 0
+    if ctx.level < 2 / 3 or max_dec == 0:
+        return -20, 50, 0
+    return -50, 99, max_dec
+
+
+def _action_names(ctx: GenContext, k: int) -> list[str]:
+    if ctx.rng.random() < 0.3:
+        return list(ABSTRACT_ACTIONS[:k])
+    return ctx.rng.sample(game_vocab(ctx.domain).actions, k)
+
+
+def _two_players(ctx: GenContext) -> list[str]:
+    return ctx.people(2)
+
+
+def _game_intro(ctx: GenContext, g: Game) -> str:
+    gv = game_vocab(ctx.domain)
+    who = gv.setting.replace("{a} and {b}", join_list(g.players))
+    return f"{who}. Each chooses an action at the same time, without seeing the others' choices. Payoffs are {gv.unit}."
+
+
+def _game_question(ctx: GenContext, g: Game, form: str, ask: str) -> str:
+    return f"{_game_intro(ctx, g)}\n{render_game(g, form)}\n{ask}"
+
+
+def _yes_no(answer: bool) -> tuple[str, tuple[str, ...]]:
+    return ("Yes", ("No",)) if answer else ("No", ("Yes",))
+
+
+def _retry(fn, tries: int = 2000):
+    for _ in range(tries):
+        out = fn()
+        if out is not None:
+            return out
+    raise RuntimeError(f"{fn.__qualname__}: no valid draw in {tries} tries")
+
+
+def _ordered_unique(items: Iterable[str]) -> list[str]:
+    seen: set[str] = set()
+    out = []
+    for x in items:
+        if x not in seen:
+            seen.add(x)
+            out.append(x)
+    return out
+
+
+# ================================================================================================================
+# 3.1 Normal-form games
+
+
+@generator("interpret_games")
+def interpret_games(ctx: GenContext) -> Draft:
+    """Answer = the asked player's payoff in the asked cell of the rendered game (all payoffs of the game differ).
+    Distractors: the other player's payoff in that cell, the asked player's payoff in other cells."""
+    rng = ctx.rng
+    k = ctx.scale(2, 3)
+    dec = ctx.scale(0, 2)
+    lo, hi = (0, 30) if dec == 0 and k == 2 else (-60, 99)
+    players = _two_players(ctx)
+    names = _action_names(ctx, k)
+    g = random_game(rng, players, [names, names], lo, hi, dec, distinct=True)
+    form = choose_form(rng, g)
+    prof = (rng.randrange(k), rng.randrange(k))
+    i = rng.randrange(2)
+    who = players[i]
+    act = f"{players[0]} plays {names[prof[0]]} and {players[1]} plays {names[prof[1]]}"
+    tid, ask = ctx.phrasing(
+        "interp",
+        (
+            f"What is {who}'s payoff if {act}?",
+            f"Suppose {act}. How much does {who} receive?",
+            f"You are {who}. What is your payoff when {act}?",
+        ),
+    )
+    correct = g.u(i, prof)
+    cands = [g.u(1 - i, prof), g.u(i, prof[::-1])] + [g.u(i, p) for p in g.profiles() if p != prof]
+    cands += [g.u(1 - i, p) for p in g.profiles()]
+    dis = _ordered_unique(g.fmt(c) for c in cands if c != correct)
+    params = {"game": g.params(), "form": form, "player": i, "profile": list(prof)}
+    return Draft(
+        f"{tid}.{form}", _game_question(ctx, g, form, ask), g.fmt(correct), tuple(dis), params, ctx.n_options(3, 5)
+    )
+
+
+@generator("best_response")
+def best_response(ctx: GenContext) -> Draft:
+    """Answer = the asked player's unique payoff-maximizing action against the opponent's stated action; at the
+    harder grades the opponent may instead mix over two actions with stated probabilities and the answer is the
+    unique expected-payoff maximizer."""
+    rng = ctx.rng
+    k = ctx.scale(2, 4)
+    lo, hi, dec = _payoff_scale(ctx)
+    players = _two_players(ctx)
+    names = _action_names(ctx, k)
+    mixed = ctx.level >= 0.5 and rng.random() < 0.5
+    i = rng.randrange(2)
+    j = 1 - i
+
+    def draw():
+        g = random_game(rng, players, [names, names], lo, hi, dec)
+        if mixed:
+            b1, b2 = rng.sample(range(k), 2)
+            p = rng.randint(1, 19) * 5
+            mix = {b1: Fraction(p, 100), b2: Fraction(100 - p, 100)}
+        else:
+            mix = {rng.randrange(k): Fraction(1)}
+        vals = expected_payoffs(g, i, mix)
+        if vals.count(max(vals)) != 1:
+            return None
+        return g, mix, vals.index(max(vals))
+
+    g, mix, best = _retry(draw)
+    form = choose_form(rng, g)
+    if mixed:
+        (b1, p1), (b2, p2) = sorted(mix.items(), key=lambda kv: -kv[1])
+        opp = (
+            f"{players[j]} will play {names[b1]} with probability {fmt_num(p1 * 100)}% and {names[b2]} with "
+            f"probability {fmt_num(p2 * 100)}%"
+        )
+    else:
+        opp = f"{players[j]} has decided to play {names[next(iter(mix))]}"
+    tid, ask = ctx.phrasing(
+        "br",
+        (
+            f"You are {players[i]}, and you know that {opp}. Which action maximizes your expected payoff?",
+            f"It is known that {opp}. What is {players[i]}'s best response?",
+            f"{players[i]} learns that {opp}. What should {players[i]} do?",
+        ),
+    )
+    correct = names[best]
+    dis = [a for a in names if a != correct] + ["Any action; they all give the same payoff"]
+    params = {"game": g.params(), "form": form, "player": i, "opp_mix": {str(b): p for b, p in mix.items()}}
+    return Draft(
+        f"{tid}.{form}", _game_question(ctx, g, form, ask), correct, tuple(dis), params, min(k + 1, ctx.n_options(3, 5))
+    )
+
+
+def _distinct_columns(g: Game, i: int) -> bool:
+    """Player i's payoffs differ across own actions against every opponent action (so weak = strict dominance)."""
+    j = 1 - i
+    for b in range(len(g.actions[j])):
+        vals = [g.u(i, (a, b) if i == 0 else (b, a)) for a in range(len(g.actions[i]))]
+        if len(set(vals)) != len(vals):
+            return False
+    return True
+
+
+@generator("dominant_strategies")
+def dominant_strategies(ctx: GenContext) -> Draft:
+    """Answer = the asked player's strictly dominant action (better against every opponent action); the 'does a
+    dominant action exist?' template may have the answer 'none'. The asked player's payoffs differ within each
+    opponent action, so weak and strict dominance coincide."""
+    rng = ctx.rng
+    k = ctx.scale(2, 4)
+    lo, hi, dec = _payoff_scale(ctx)
+    players = _two_players(ctx)
+    names = _action_names(ctx, k)
+    i = rng.randrange(2)
+    may_be_none = rng.random() < 0.5
+
+    def draw():
+        g = random_game(rng, players, [names, names], lo, hi, dec)
+        if not may_be_none:  # plant a dominant action: above every other action in every column
+            d = rng.randrange(k)
+            step = 10**dec
+            for b in range(k):
+                prof = lambda a, b=b: (a, b) if i == 0 else (b, a)  # noqa: E731
+                top = max(g.u(i, prof(a)) for a in range(k) if a != d)
+                pay = list(g.pay[prof(d)])
+                pay[i] = top + rng.randint(1, 6) * step
+                g.pay[prof(d)] = tuple(pay)
+        if not _distinct_columns(g, i):
+            return None
+        return g
+
+    g = _retry(draw)
+    dom = dominant_action(g, i)
+    form = choose_form(rng, g)
+    none = "No action is dominant; the best choice depends on what the other player does"
+    if may_be_none:
+        tid, ask = ctx.phrasing(
+            "dom_exists",
+            (
+                f"Does {players[i]} have a strictly dominant action? If so, which one?",
+                f"Is there an action that is best for {players[i]} whatever {players[1 - i]} does?",
+            ),
+        )
+        correct = none if dom is None else names[dom]
+        dis = [a for a in names if a != correct] + ([none] if dom is not None else [])
+    else:
+        tid, ask = ctx.phrasing(
+            "dom",
+            (
+                f"You are {players[i]}. Which action should you play?",
+                f"Which action is best for {players[i]} no matter what {players[1 - i]} chooses?",
+                f"What should {players[i]} play, given that {players[i]} does not know {players[1 - i]}'s choice?",
+            ),
+        )
+        correct = names[dom]
+        dis = [a for a in names if a != correct] + [none]
+    params = {"game": g.params(), "form": form, "player": i, "template": "exists" if may_be_none else "play"}
+    return Draft(
+        f"{tid}.{form}", _game_question(ctx, g, form, ask), correct, tuple(dis), params, min(k + 1, ctx.n_options(3, 5))
+    )
+
+
+@generator("dominated_strategies")
+def dominated_strategies(ctx: GenContext) -> Draft:
+    """Exactly one of the asked player's actions is strictly dominated by another action (never a best response);
+    every other action is the unique best response to some opponent action. Answer = the dominated action."""
+    rng = ctx.rng
+    k = ctx.scale(2, 4)
+    m = max(2, k - 1)  # opponent actions: one column per undominated action
+    lo, hi, dec = _payoff_scale(ctx)
+    players = _two_players(ctx)
+    names = _action_names(ctx, max(k, m))
+    i = rng.randrange(2)
+    own, opp = names[:k], names[:m]
+    step = 10**dec
+
+    def draw():
+        acts = [own, opp] if i == 0 else [opp, own]
+        g = random_game(rng, players, acts, lo, hi, dec)
+
+        def prof(a, b):
+            return (a, b) if i == 0 else (b, a)
+
+        def setu(a, b, v):
+            pay = list(g.pay[prof(a, b)])
+            pay[i] = v
+            g.pay[prof(a, b)] = tuple(pay)
+
+        d = rng.randrange(k)
+        others = [a for a in range(k) if a != d]
+        cols = rng.sample(range(m), len(others))
+        for a, c in zip(others, cols):
+            setu(a, c, max(g.u(i, prof(x, c)) for x in range(k)) + rng.randint(1, 5) * step)
+        e = rng.choice(others)
+        for b in range(m):
+            setu(d, b, g.u(i, prof(e, b)) - rng.randint(1, 8) * step)
+        if dominated_actions(g, i) != [d]:
+            return None
+        return g, d
+
+    g, d = _retry(draw)
+    form = choose_form(rng, g)
+    tid, ask = ctx.phrasing(
+        "dominated",
+        (
+            f"You are {players[i]}. Which action should you never play?",
+            f"Which of {players[i]}'s actions is strictly dominated by another of {players[i]}'s actions?",
+            f"A rational {players[i]} avoids which action, whatever {players[1 - i]} does?",
+        ),
+    )
+    correct = own[d]
+    dis = [a for a in own if a != correct] + ["None; every action can be a best response"]
+    params = {"game": g.params(), "form": form, "player": i}
+    return Draft(
+        f"{tid}.{form}", _game_question(ctx, g, form, ask), correct, tuple(dis), params, min(k + 1, ctx.n_options(3, 5))
+    )
+
+
+def _plant_irds(rng, g: Game, steps: int, step: int) -> None:
+    """Make a planned elimination sequence valid: alternately pick a surviving action of one player and make it
+    strictly worse than another surviving action against the opponent's surviving actions."""
+    alive = [list(range(len(x))) for x in g.actions]
+    i = rng.randrange(2)
+    for _ in range(steps):
+        if len(alive[i]) < 2:
+            i = 1 - i
+            if len(alive[i]) < 2:
+                return
+        b, a = rng.sample(alive[i], 2)
+        for r in alive[1 - i]:
+            pb = (b, r) if i == 0 else (r, b)
+            pa = (a, r) if i == 0 else (r, a)
+            pay = list(g.pay[pb])
+            pay[i] = g.u(i, pa) - rng.randint(1, 6) * step
+            g.pay[pb] = tuple(pay)
+        alive[i].remove(b)
+        i = 1 - i
+
+
+def _action_set_text(names: Sequence[str]) -> str:
+    return f"Only {names[0]}" if len(names) == 1 else join_list(list(names))
+
+
+@generator("irds")
+def irds_element(ctx: GenContext) -> Draft:
+    """Iterated removal of strictly dominated strategies (dominance by a single other action; all dominated actions
+    removed each round; the result is order-independent). The game needs at least two rounds. Answer = the
+    surviving profile (when unique) or the asked player's surviving actions."""
+    rng = ctx.rng
+    k = ctx.scale(3, 4)
+    lo, hi, dec = _payoff_scale(ctx)
+    players = _two_players(ctx)
+    names = _action_names(ctx, k)
+
+    def draw():
+        g = random_game(rng, players, [names, names], lo, hi, dec)
+        _plant_irds(rng, g, rng.randint(2 * k - 3, 2 * k - 2), 10**dec)
+        alive, rounds = irds(g)
+        if len(rounds) < 2:
+            return None
+        return g, alive, rounds
+
+    g, alive, rounds = _retry(draw)
+    form = choose_form(rng, g)
+    rule = (
+        "An action is removed when another single action of the same player gives strictly more against every "
+        "remaining action of the opponent; repeat until nothing more can be removed."
+    )
+    if len(alive[0]) == 1 and len(alive[1]) == 1 and rng.random() < 0.6:
+        tid, ask = ctx.phrasing(
+            "irds_prof",
+            (
+                f"Apply iterated removal of strictly dominated strategies. {rule} Which strategy profile remains?",
+                f"Both players are rational, and this is common knowledge. {rule} What is the outcome?",
+            ),
+        )
+        surv = (alive[0][0], alive[1][0])
+        correct = g.label(surv)
+        dis = [g.label(p) for p in g.profiles() if p != surv]
+        rng.shuffle(dis)
+        asked = None
+    else:
+        asked = rng.randrange(2)
+        tid, ask = ctx.phrasing(
+            "irds_set",
+            (
+                f"Apply iterated removal of strictly dominated strategies. {rule} Which of {players[asked]}'s actions "
+                f"survive?",
+                f"{rule} After iterated removal, which actions remain available to {players[asked]}?",
+            ),
+        )
+        surv_names = [names[a] for a in alive[asked]]
+        correct = _action_set_text(surv_names)
+        subsets = [list(c) for r in range(1, k + 1) for c in itertools.combinations(names, r)]
+        subsets.sort(key=lambda s: (abs(len(s) - len(surv_names)), rng.random()))
+        dis = [_action_set_text(s) for s in subsets if s != surv_names]
+    params = {"game": g.params(), "form": form, "asked": asked}
+    return Draft(f"{tid}.{form}", _game_question(ctx, g, form, ask), correct, tuple(dis), params, ctx.n_options(3, 5))
+
+
+@generator("pure_nash")
+def pure_nash(ctx: GenContext) -> Draft:
+    """Pure Nash equilibria by enumeration of every profile. 'Which is a pure NE?': options hold exactly one
+    equilibrium (or, if there is none, the statement that none exists) and non-equilibrium profiles. 'How many?':
+    answer = the count. The hardest grade also uses three-player games in word form."""
+    rng = ctx.rng
+    k = ctx.scale(2, 4)
+    lo, hi, dec = _payoff_scale(ctx)
+    three = ctx.level >= 1 and rng.random() < 0.3
+    players = ctx.people(3) if three else _two_players(ctx)
+    names = _action_names(ctx, 2 if three else k)
+    acts = [names] * len(players) if three else [names, names]
+    n_opts = ctx.n_options(3, 5)
+
+    def draw():
+        g = random_game(rng, players, acts, lo, hi, dec)
+        eqs = pure_nash_equilibria(g)
+        return (g, eqs) if len(g.profiles()) - len(eqs) >= n_opts - 1 else None
+
+    g, eqs = _retry(draw)
+    form = choose_form(rng, g)
+    non = [p for p in g.profiles() if p not in eqs]
+    rng.shuffle(non)
+    none = "There is no pure-strategy Nash equilibrium"
+    if rng.random() < 0.7 or len(g.profiles()) < 5:
+        tid, ask = ctx.phrasing(
+            "pne",
+            (
+                "Which of the following is a pure-strategy Nash equilibrium?",
+                "Suppose each player best responds to the others. Which strategy profile is a Nash equilibrium?",
+                "From which of these profiles would no player want to deviate on their own?",
+            ),
+        )
+        if eqs:
+            eq = rng.choice(eqs)
+            correct, dis = g.label(eq), [g.label(p) for p in non]
+        else:
+            eq = None
+            correct, dis = none, [g.label(p) for p in non]
+        params = {"game": g.params(), "form": form, "template": "which", "shown_eq": list(eq) if eq else None}
+    else:
+        tid, ask = ctx.phrasing(
+            "pne_count",
+            (
+                "How many pure-strategy Nash equilibria does this game have?",
+                "Count the strategy profiles in which every player is best responding. How many are there?",
+            ),
+        )
+        correct = str(len(eqs))
+        dis = [str(c) for c in sorted(range(0, 6), key=lambda c: (abs(c - len(eqs)), c)) if c != len(eqs)]
+        params = {"game": g.params(), "form": form, "template": "count"}
+    return Draft(f"{tid}.{form}", _game_question(ctx, g, form, ask), correct, tuple(dis), params, ctx.n_options(3, 5))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Level-k reasoning
+
+
+def beauty_contest_guess(top: int, p: Fraction, k: int) -> Fraction:
+    """Level-0 guesses uniformly on [0, top] (mean top/2); a level-k player's best guess is p times the average guess
+    of level-(k-1) players (the target is p times the average of the *other* players' guesses)."""
+    guess = Fraction(top, 2)
+    for _ in range(k):
+        guess *= p
+    return guess
+
+
+def request_best_responses(opp: int, lo: int, hi: int, bonus: int) -> list[int]:
+    """11-20 money-request game: you get your request, plus ``bonus`` if it is exactly one below the opponent's."""
+    vals = {r: r + (bonus if r == opp - 1 else 0) for r in range(lo, hi + 1)}
+    top = max(vals.values())
+    return [r for r, v in vals.items() if v == top]
+
+
+def level_k_request(lo: int, hi: int, bonus: int, k: int) -> int | None:
+    """Level-0 requests the maximum; level-k best responds to level-(k-1). None if some best response is not
+    unique."""
+    r = hi
+    for _ in range(k):
+        brs = request_best_responses(r, lo, hi, bonus)
+        if len(brs) != 1:
+            return None
+        r = brs[0]
+    return r
+
+
+def level_k_action(g: Game, i: int, k: int) -> int | None:
+    """Two-player matrix game: level-0 players pick each action with equal probability; player i at level k >= 1
+    best responds to the opponent at level k-1. None if a best response on the way is not unique."""
+    j = 1 - i
+    if k == 1:
+        n = len(g.actions[j])
+        mix = {b: Fraction(1, n) for b in range(n)}
+    else:
+        b = level_k_action(g, j, k - 1)
+        if b is None:
+            return None
+        mix = {b: Fraction(1)}
+    vals = expected_payoffs(g, i, mix)
+    return vals.index(max(vals)) if vals.count(max(vals)) == 1 else None
+
+
+@generator("level_k")
+def level_k(ctx: GenContext) -> Draft:
+    """Level-k: level-0 behaviour is stated; level-k best responds to level-(k-1). Guessing game: level-k guess =
+    (top/2) * p^k. 11-20 game: level-0 requests the maximum, each level best responds by enumeration. Matrix game:
+    level-0 mixes uniformly, level-k best responds to the opponent's level-(k-1) action. k grows with grade."""
+    rng = ctx.rng
+    k = ctx.scale(1, 3)
+    kind = rng.choice(("beauty", "request", "matrix"))
+    if kind == "beauty":
+        p = rng.choice((Fraction(2, 3), Fraction(1, 2), Fraction(3, 4), Fraction(4, 5), Fraction(3, 5)))
+        top = rng.choice((100, 100, 60, 80, 120, 200))
+        n = rng.randint(5, 40)
+        ans = beauty_contest_guess(top, p, k)
+        setup = (
+            f"At a {ctx.domain} event, {n} players play a guessing game: each writes a number from 0 "
+            f"to {top}, and whoever is closest to {fmt_frac(p)} of the average of the other players' guesses "
+            f"wins a prize. Level-0 players pick a number uniformly at random from 0 to {top}; a level-k player "
+            f"best responds to players one level below."
+        )
+        tid, ask = ctx.phrasing(
+            "lk_beauty",
+            (
+                f"You are a level-{k} player. What number should you guess?",
+                f"You believe everyone else reasons at level {k - 1}. What is your best guess?",
+                f"What does a level-{k} player guess?",
+            ),
+        )
+        cands = [
+            beauty_contest_guess(top, p, k - 1),
+            beauty_contest_guess(top, p, k + 1),
+            top * p**k,
+            0,
+            top,
+            Fraction(top, 2) * (1 - p) ** k,
+        ]
+        dis = numeric_distractors(rng, ans, fmt_num, cands, k=4)
+        params = {"kind": kind, "p": p, "top": top, "n": n, "k": k}
+        return Draft(tid, f"{setup} {ask}", fmt_num(ans), tuple(dis), params, ctx.n_options(3, 5))
+    if kind == "request":
+
+        def draw():
+            lo = rng.choice((11, 1, 21, 5))
+            hi = lo + rng.choice((9, 9, 7, 11))
+            bonus = rng.randint(2, 25)
+            ans = level_k_request(lo, hi, bonus, k)
+            return None if ans is None else (lo, hi, bonus, ans)
+
+        lo, hi, bonus, ans = _retry(draw)
+        a, b = ctx.people(2)
+        setup = (
+            f"{a} and {b} each privately request an amount of money between {fmt_money(lo)} and {fmt_money(hi)} "
+            f"(whole dollars). Each receives the amount requested, and a player whose request is exactly "
+            f"{fmt_money(1)} less than the other's receives an extra {fmt_money(bonus)}. A level-0 player "
+            f"requests {fmt_money(hi)}; a level-k player best responds to a level-(k-1) opponent."
+        )
+        tid, ask = ctx.phrasing(
+            "lk_request",
+            (
+                f"{a} reasons at level {k}. How much should {a} request?",
+                f"{a} believes {b} is a level-{k - 1} player. What request maximizes {a}'s payment?",
+            ),
+        )
+        cands = [hi - k, hi, hi - k + 1, hi - k - 1, lo, ans - 1, ans + 1]
+        dis = numeric_distractors(rng, ans, fmt_money, [c for c in cands if lo <= c <= hi], k=4, integer=True)
+        params = {"kind": kind, "lo": lo, "hi": hi, "bonus": bonus, "k": k}
+        return Draft(tid, f"{setup} {ask}", fmt_money(ans), tuple(dis), params, ctx.n_options(3, 5))
+    m = ctx.scale(2, 3)
+    players = _two_players(ctx)
+    names = _action_names(ctx, m)
+    kk = min(k, 2) if m == 3 else k
+    i = rng.randrange(2)
+
+    def draw_game():
+        g = random_game(rng, players, [names, names], 0, 20)
+        a = level_k_action(g, i, kk)
+        return None if a is None else (g, a)
+
+    g, a = _retry(draw_game)
+    form = choose_form(rng, g)
+    rule = (
+        "A level-0 player picks each action with equal probability; a level-k player best responds to an "
+        "opponent at level k-1."
+    )
+    tid, ask = ctx.phrasing(
+        "lk_matrix",
+        (
+            f"{rule} {players[i]} reasons at level {kk}. Which action does {players[i]} choose?",
+            f"{rule} You are {players[i]} and you think {players[1 - i]} is a level-{kk - 1} player. What do you play?",
+        ),
+    )
+    correct = names[a]
+    dis = [x for x in names if x != correct] + ["Each action with equal probability"]
+    params = {"kind": kind, "game": g.params(), "form": form, "player": i, "k": kk}
+    return Draft(
+        f"{tid}.{form}", _game_question(ctx, g, form, ask), correct, tuple(dis), params, min(m + 1, ctx.n_options(3, 4))
+    )
+
+
+# ================================================================================================================
+# 3.2 Extensive-form games (perfect information)
+
+Tree = dict[str, Any]  # decision node {"id", "player", "moves": [[letter, child], ...]} or leaf {"pay": [..]}
+
+
+def tree_decision_nodes(tree: Tree) -> list[Tree]:
+    """Decision nodes in breadth-first order."""
+    out, queue = [], [tree]
+    while queue:
+        node = queue.pop(0)
+        if "moves" in node:
+            out.append(node)
+            queue.extend(child for _, child in node["moves"])
+    return out
+
+
+def random_tree(
+    rng,
+    depth: int,
+    root_branch: int,
+    branch: int,
+    p_leaf: float,
+    n_players: int,
+    lo: int,
+    hi: int,
+    min_nodes: int,
+    max_nodes: int,
+) -> Tree | None:
+    """Random perfect-information game tree; players move in turn by depth; every player's leaf payoffs differ
+    (so no decision node has a tie). Node ids and strategy letters are assigned breadth-first."""
+
+    def build(d: int) -> Tree:
+        if d == depth or (d >= 1 and rng.random() < p_leaf):
+            return {"pay": None}
+        b = root_branch if d == 0 else branch
+        return {"player": d % n_players, "moves": [[None, build(d + 1)] for _ in range(b)]}
+
+    tree = build(0)
+    nodes = tree_decision_nodes(tree)
+    if not min_nodes <= len(nodes) <= max_nodes:
+        return None
+    letter = iter(letters(26))
+    leaves = []
+    for idx, node in enumerate(nodes, 1):
+        node["id"] = idx
+        for mv in node["moves"]:
+            mv[0] = next(letter)
+            if "pay" in mv[1]:
+                leaves.append(mv[1])
+    columns = [rng.sample(range(lo, hi + 1), len(leaves)) for _ in range(n_players)]
+    for li, leaf in enumerate(leaves):
+        leaf["pay"] = [columns[p][li] for p in range(n_players)]
+    return tree
+
+
+def backward_induction(tree: Tree) -> tuple[tuple[int, ...], dict[int, str]]:
+    """Payoffs of the backward-induction outcome and the plan (node id -> chosen letter) at every decision node."""
+    plan: dict[int, str] = {}
+
+    def solve(node: Tree) -> tuple[int, ...]:
+        if "pay" in node:
+            return tuple(node["pay"])
+        vals = [(solve(child), letter) for letter, child in node["moves"]]
+        best = max(vals, key=lambda v: v[0][node["player"]])
+        if sum(1 for v in vals if v[0][node["player"]] == best[0][node["player"]]) > 1:
+            raise ValueError("tie in backward induction")
+        plan[node["id"]] = best[1]
+        return best[0]
+
+    return solve(tree), plan
+
+
+def play_tree(tree: Tree, plan: dict[int, str]) -> tuple[tuple[int, ...], list[str]]:
+    """Outcome payoffs and the path of letters when everyone follows ``plan``."""
+    node, path = tree, []
+    while "moves" in node:
+        letter = plan[node["id"]]
+        path.append(letter)
+        node = dict(node["moves"])[letter]
+    return tuple(node["pay"]), path
+
+
+def tree_is_nash(tree: Tree, plan: dict[int, str], n_players: int) -> bool:
+    """No player gains by switching to any other complete plan for their own decision nodes."""
+    nodes = tree_decision_nodes(tree)
+    base_pay, _ = play_tree(tree, plan)
+    for i in range(n_players):
+        mine = [n for n in nodes if n["player"] == i]
+        for alt in itertools.product(*([m[0] for m in n["moves"]] for n in mine)):
+            trial = dict(plan)
+            trial.update({n["id"]: a for n, a in zip(mine, alt)})
+            if play_tree(tree, trial)[0][i] > base_pay[i]:
+                return False
+    return True
+
+
+def all_plans(tree: Tree) -> list[dict[int, str]]:
+    nodes = tree_decision_nodes(tree)
+    return [
+        dict(zip((n["id"] for n in nodes), combo))
+        for combo in itertools.product(*([m[0] for m in n["moves"]] for n in nodes))
+    ]
+
+
+def render_tree_words(tree: Tree, players: Sequence[str]) -> str:
+    out = []
+    for node in tree_decision_nodes(tree):
+        who = players[node["player"]]
+        moves = [f"Strategy {m[0]}" for m in node["moves"]]
+        parts = []
+        for letter, child in node["moves"]:
+            if "pay" in child:
+                pays = join_list([f"{v} for {players[p]}" for p, v in enumerate(child["pay"])])
+                parts.append(f"Strategy {letter} ends the game with payoffs of {pays}")
+            else:
+                parts.append(f"Strategy {letter} leads to decision point {child['id']}")
+        out.append(
+            f"At decision point {node['id']}, {who} chooses between {join_list(moves, 'or')}: {'; '.join(parts)}."
+        )
+    return " ".join(out)
+
+
+def render_tree_outline(tree: Tree, players: Sequence[str]) -> str:
+    lines = []
+
+    def walk(node: Tree, indent: int) -> None:
+        for letter, child in node["moves"]:
+            pad = "  " * indent
+            if "pay" in child:
+                pays = ", ".join(f"{players[p]} {v}" for p, v in enumerate(child["pay"]))
+                lines.append(f"{pad}- Strategy {letter}: game ends; payoffs {pays}")
+            else:
+                lines.append(
+                    f"{pad}- Strategy {letter}: decision point {child['id']}, {players[child['player']]} moves"
+                )
+                walk(child, indent + 1)
+
+    lines.append(f"Decision point 1, {players[tree['player']]} moves")
+    walk(tree, 0)
+    return "\n".join(lines)
+
+
+def _tree_for_grade(ctx: GenContext, offset: int = 0) -> Tree:
+    shape = min(3, ctx.scale(0, 3) + offset)
+    spec = {0: (2, 2, 2, 0.0, 3, 3), 1: (3, 2, 2, 0.5, 4, 7), 2: (3, 2, 2, 0.2, 5, 7), 3: (3, 3, 2, 0.5, 5, 7)}
+    depth, rb, b, p_leaf, lo_n, hi_n = spec[shape]
+    lo, hi = (0, 12) if shape < 2 else (-10, 30)
+
+    def draw():
+        tree = random_tree(ctx.rng, depth, rb, b, p_leaf, 2, lo, hi, lo_n, hi_n)
+        return tree
+
+    return _retry(draw)
+
+
+def _tree_text(ctx: GenContext, tree: Tree, players: Sequence[str]) -> tuple[str, str]:
+    gv = game_vocab(ctx.domain)
+    intro = (
+        f"{gv.setting.format(a=players[0], b=players[1])}. They move in turn, each seeing all earlier moves; "
+        f"payoffs are {gv.unit}."
+    )
+    if ctx.rng.random() < 0.5:
+        return "words", f"{intro} {render_tree_words(tree, players)}"
+    return "outline", f"{intro}\n{render_tree_outline(tree, players)}"
+
+
+def _pay_text(players: Sequence[str], pay: Sequence[int]) -> str:
+    return join_list([f"{players[p]} gets {v}" for p, v in enumerate(pay)])
+
+
+@generator("backward_induction")
+def backward_induction_element(ctx: GenContext) -> Draft:
+    """Backward induction on a perfect-information tree (all payoffs of a player differ, so it is unique). Asked:
+    the optimal strategy at a decision point (possibly off the equilibrium path), the outcome payoffs, or the path
+    played. Trees grow from 3 to 7 decision points with grade."""
+    rng = ctx.rng
+    players = _two_players(ctx)
+    tree = _tree_for_grade(ctx)
+    pay, plan = backward_induction(tree)
+    _, path = play_tree(tree, plan)
+    form, text = _tree_text(ctx, tree, players)
+    nodes = tree_decision_nodes(tree)
+    leaves = []
+
+    def collect(node, route):
+        for letter, child in node["moves"]:
+            if "pay" in child:
+                leaves.append((route + [letter], child["pay"]))
+            else:
+                collect(child, route + [letter])
+
+    collect(tree, [])
+    kind = rng.choice(("node", "outcome", "path"))
+    if kind == "node":
+        node = rng.choice(nodes)
+        who = players[node["player"]]
+        tid, ask = ctx.phrasing(
+            "bi_node",
+            (
+                f"Suppose the game has reached decision point {node['id']}. Which strategy should {who} choose to "
+                f"maximize their own payoff, given that both players choose optimally at every later point?",
+                f"Using backward induction, what does {who} choose at decision point {node['id']}?",
+            ),
+        )
+        correct = f"Strategy {plan[node['id']]}"
+        dis = [f"Strategy {m[0]}" for m in node["moves"] if m[0] != plan[node["id"]]]
+        dis.append(f"Either strategy; {who} gets the same payoff")
+        params = {"tree": tree, "kind": kind, "node": node["id"], "players": players}
+        n_opts = min(len(dis) + 1, ctx.n_options(3, 4))
+    elif kind == "outcome":
+        tid, ask = ctx.phrasing(
+            "bi_out",
+            (
+                "If both players reason by backward induction, what are the final payoffs?",
+                "What payoffs result when each player always chooses optimally, anticipating later choices?",
+            ),
+        )
+        correct = _pay_text(players, pay)
+        dis = _ordered_unique(_pay_text(players, lp) for _, lp in leaves if tuple(lp) != pay)
+        params = {"tree": tree, "kind": kind, "players": players}
+        n_opts = ctx.n_options(3, 5)
+    else:
+        tid, ask = ctx.phrasing(
+            "bi_path",
+            (
+                "Which sequence of strategies is played under backward induction?",
+                "When both players act optimally at every point, which path through the game is followed?",
+            ),
+        )
+        fmt_path = lambda route: ", then ".join(f"Strategy {x}" for x in route)  # noqa: E731
+        correct = fmt_path(path)
+        dis = [fmt_path(r) for r, _ in leaves if r != path]
+        params = {"tree": tree, "kind": kind, "players": players}
+        n_opts = ctx.n_options(3, 5)
+    return Draft(f"{tid}.{form}", f"{text}\n{ask}", correct, tuple(dis), params, min(n_opts, len(dis) + 1))
+
+
+def bargaining_offers(pies: Sequence[int]) -> list[int]:
+    """Alternating offers over shrinking pies (rounds 1..R, proposers alternate, a rejected last offer gives both
+    nothing, a responder accepts when indifferent). Backward induction: the round-t offer to the responder equals
+    what the responder would keep as next round's proposer (0 in the last round)."""
+    offers = [0] * len(pies)
+    keep_next = 0
+    for t in reversed(range(len(pies))):
+        offers[t] = keep_next
+        keep_next = pies[t] - offers[t]
+    return offers
+
+
+def _plan_text(tree: Tree, plan: dict[int, str], players: Sequence[str]) -> str:
+    parts = []
+    for i, who in enumerate(players):
+        mine = [n["id"] for n in tree_decision_nodes(tree) if n["player"] == i]
+        parts.append(f"{who} plays " + join_list([f"{plan[nid]} at point {nid}" for nid in mine]))
+    return "; ".join(parts)
+
+
+@generator("subgame_perfect_ne")
+def subgame_perfect_ne(ctx: GenContext) -> Draft:
+    """Tree template: the subgame-perfect equilibrium is the backward-induction plan at *every* decision point (on
+    and off the path); distractors are first the Nash equilibria that are not subgame perfect (found by checking
+    every plan), then other plans. Bargaining template: alternating offers over shrinking amounts; the SPE first
+    offer is computed by backward induction, and a responder should accept iff the offer is at least that amount."""
+    rng = ctx.rng
+    players = _two_players(ctx)
+    if rng.random() < 0.55:
+        tree = _tree_for_grade(ctx)
+        _, plan = backward_induction(tree)
+        plans = all_plans(tree)
+        nash_not_spe = [p for p in plans if p != plan and tree_is_nash(tree, p, 2)]
+        others = [p for p in plans if p != plan and p not in nash_not_spe]
+        rng.shuffle(nash_not_spe)
+        rng.shuffle(others)
+        form, text = _tree_text(ctx, tree, players)
+        tid, ask = ctx.phrasing(
+            "spe_tree",
+            (
+                "Which strategy profile is a subgame-perfect Nash equilibrium? (A strategy lists a choice at every "
+                "decision point of the player, including points that are not reached.)",
+                "Which of the following complete strategy profiles forms a Nash equilibrium in every subgame?",
+            ),
+        )
+        dis = [_plan_text(tree, p, players) for p in nash_not_spe + others]
+        params = {"kind": "tree", "tree": tree, "n_nash_not_spe": len(nash_not_spe), "players": players}
+        return Draft(
+            f"{tid}.{form}", f"{text}\n{ask}", _plan_text(tree, plan, players), tuple(dis), params, ctx.n_options(3, 5)
+        )
+    rounds = ctx.scale(1, 3)
+    unit = rng.choice((1, 10, 100))
+    pies = [rng.randint(6, 20) * 10 * unit]
+    for _ in range(rounds - 1):
+        pies.append(pies[-1] - rng.randint(1, pies[-1] // (10 * unit) - 2) * 5 * unit)
+    offers = bargaining_offers(pies)
+    a, b = players
+    proposers = [a if t % 2 == 0 else b for t in range(rounds)]
+    desc = [f"In round 1, {a} proposes how to split {fmt_money(pies[0])} and {b} accepts or rejects."]
+    for t in range(1, rounds):
+        desc.append(
+            f"If the round-{t} offer is rejected, the amount shrinks to {fmt_money(pies[t])} and in round "
+            f"{t + 1} {proposers[t]} proposes a split, which the other accepts or rejects."
+        )
+    desc.append(f"If the round-{rounds} offer is rejected, both get nothing. A responder who is indifferent accepts.")
+    setup = f"{a} and {b} must share a {ctx.domain} budget. " + " ".join(desc)
+    if rounds == 1 or rng.random() < 0.4:
+        x = (
+            rng.randint(1, pies[0] // unit - 1) * unit
+            if rounds == 1
+            else rng.choice(
+                [offers[0] + d * unit for d in (-3, -1, 1, 2, 5) if 0 < offers[0] + d * unit < pies[0]]
+                or [pies[0] // 2]
+            )
+        )
+        tid, ask = ctx.phrasing(
+            "spe_resp",
+            (
+                f"{a} offers {b} {fmt_money(x)} in round 1. In a subgame-perfect equilibrium, what should {b} do?",
+                f"Suppose {a} proposes to give {b} {fmt_money(x)} in round 1. What is {b}'s subgame-perfect response?",
+            ),
+        )
+        accept = x >= offers[0]
+        correct = f"Accept the offer of {fmt_money(x)}" if accept else f"Reject the offer of {fmt_money(x)}"
+        other = f"Reject the offer of {fmt_money(x)}" if accept else f"Accept the offer of {fmt_money(x)}"
+        params = {"kind": "respond", "pies": pies, "offer": x}
+        return Draft(tid, f"{setup} {ask}", correct, (other,), params, 2)
+    tid, ask = ctx.phrasing(
+        "spe_offer",
+        (
+            f"In the subgame-perfect equilibrium, how much does {a} offer {b} in round 1?",
+            f"What is the smallest round-1 offer to {b} that {b} accepts in a subgame-perfect equilibrium?",
+        ),
+    )
+    cands = [pies[0] // 2, pies[1], pies[0] - pies[1], 0, bargaining_offers(pies[:-1])[0], pies[-1]]
+    dis = numeric_distractors(rng, offers[0], fmt_money, cands, k=4, integer=True)
+    params = {"kind": "offer", "pies": pies}
+    return Draft(tid, f"{setup} {ask}", fmt_money(offers[0]), tuple(dis), params, ctx.n_options(3, 5))
+
+
+# ================================================================================================================
+# 3.3 Imperfect information: sequential equilibrium
+
+
+def selten_sequential_equilibria(out: Sequence[int], pay: dict[tuple[int, int], Sequence[int]]) -> list[Profile]:
+    """Pure profiles (s1, s2) of a sequential equilibrium in the game: player 1 chooses Out (payoffs ``out``, game
+    ends), L (=1) or R (=2); player 2, not seeing whether L or R was chosen, picks action 0 or 1; ``pay[(s1, s2)]``.
+    Beliefs mu = P(L | player 2 moves) follow Bayes' rule on the path; when Out is played the information set is
+    off the path and every mu in [0, 1] is consistent (trembles towards L and R in any ratio). Player 2's expected
+    gain of one action over the other is linear in mu, so 'optimal for some mu' is checked at mu = 0 and mu = 1."""
+
+    def u1(s1: int, s2: int) -> int:
+        return out[0] if s1 == 0 else pay[(s1, s2)][0]
+
+    def p2_ok(s2: int, mu: Fraction) -> bool:
+        ev = [mu * pay[(1, b)][1] + (1 - mu) * pay[(2, b)][1] for b in (0, 1)]
+        return ev[s2] >= ev[1 - s2]
+
+    eqs = []
+    for s1 in (0, 1, 2):
+        for s2 in (0, 1):
+            if any(u1(a, s2) > u1(s1, s2) for a in (0, 1, 2)):
+                continue
+            mus = [Fraction(1)] if s1 == 1 else [Fraction(0)] if s1 == 2 else [Fraction(0), Fraction(1)]
+            if any(p2_ok(s2, mu) for mu in mus):
+                eqs.append((s1, s2))
+    return eqs
+
+
+def selten_nash(out: Sequence[int], pay: dict[tuple[int, int], Sequence[int]]) -> list[Profile]:
+    """Pure Nash equilibria of the same game (player 2's choice is unrestricted when Out is played)."""
+    u = {(0, b): (out[0], out[1]) for b in (0, 1)} | {k: tuple(v) for k, v in pay.items()}
+    return [
+        (a, b)
+        for a in (0, 1, 2)
+        for b in (0, 1)
+        if all(u[(a, b)][0] >= u[(x, b)][0] for x in (0, 1, 2)) and all(u[(a, b)][1] >= u[(a, y)][1] for y in (0, 1))
+    ]
+
+
+def pooling_sequential(
+    prior0: Fraction, base: Sequence[int], cost: Sequence[Sequence[int]], recv: Sequence[Sequence[int]], m: int
+) -> bool:
+    """Signalling game: sender type 0 (probability prior0) or 1 sends message 0 or 1 (type t pays cost[t][m]); the
+    receiver, seeing only the message, takes action 0 or 1; sender gets base[action] - cost; receiver gets
+    recv[type][action]. A pooling sequential equilibrium on message m exists iff some receiver best reply r* to the
+    prior at m and some reply r' at the other message that is a best reply to *some* belief (checked at beliefs 0
+    and 1, the gain is linear) leave both types weakly preferring m."""
+
+    def brs(mu0: Fraction) -> list[int]:
+        ev = [mu0 * recv[0][a] + (1 - mu0) * recv[1][a] for a in (0, 1)]
+        return [a for a in (0, 1) if ev[a] == max(ev)]
+
+    off = 1 - m
+    feasible_off = set(brs(Fraction(0))) | set(brs(Fraction(1)))
+    for r_on in brs(prior0):
+        for r_off in feasible_off:
+            if all(base[r_on] - cost[t][m] >= base[r_off] - cost[t][off] for t in (0, 1)):
+                return True
+    return False
+
+
+SIGNAL_VOCAB: dict[str, tuple[str, str, tuple[str, str], tuple[str, str], tuple[str, str]]] = {
+    # sender, receiver, (type 0, type 1), (free message, costly message), (receiver action 0, action 1)
+    "finance": (
+        "a start-up",
+        "an investor",
+        ("strong", "weak"),
+        ("no audit", "an expensive audit"),
+        ("invest", "decline"),
+    ),
+    "sports": (
+        "a young player",
+        "a scout",
+        ("talented", "average"),
+        ("no trial", "an extra trial season"),
+        ("sign", "pass"),
+    ),
+    "technology": (
+        "a supplier",
+        "a buyer",
+        ("reliable", "unreliable"),
+        ("a basic warranty", "a long warranty"),
+        ("order", "not order"),
+    ),
+    "politics": (
+        "a candidate",
+        "a party",
+        ("competent", "weak"),
+        ("no campaign", "a costly campaign"),
+        ("endorse", "not endorse"),
+    ),
+    "travel": (
+        "a new hotel",
+        "a tour operator",
+        ("luxury", "budget"),
+        ("no advertising", "glossy advertising"),
+        ("partner", "not partner"),
+    ),
+    "food": (
+        "a new restaurant",
+        "a food critic",
+        ("excellent", "mediocre"),
+        ("no launch event", "a launch event"),
+        ("review it", "ignore it"),
+    ),
+}
+
+
+@generator("sequential_equilibrium")
+def sequential_equilibrium(ctx: GenContext) -> Draft:
+    """Template 'profile': a game where player 1 takes an outside option or one of two moves that player 2 cannot
+    tell apart; answer = the one option that is a pure sequential equilibrium profile (solver above; distractors are
+    first the Nash equilibria that are not sequential, then non-equilibria). Template 'belief': given player 2's
+    belief mu, the sequentially rational action maximizes expected payoff. Template 'pooling' (signalling game):
+    which pooling outcomes can be sustained in a sequential equilibrium (solver above)."""
+    rng = ctx.rng
+    kind = rng.choice(("profile", "belief", "pooling") if ctx.level > 0 else ("profile", "belief"))
+    if kind == "pooling":
+        return _pooling_question(ctx)
+    players = _two_players(ctx)
+    gv = game_vocab(ctx.domain)
+    acts1 = ["Stay out"] + rng.sample(gv.actions, 2)
+    acts2 = rng.sample(["Respond", "Ignore", "Match", "Retreat", "Escalate", "Wait"], 2)
+    a, b = players
+    n_opts = ctx.n_options(3, 4)
+
+    def draw():
+        out = [rng.randint(0, 6), rng.randint(0, 12)]
+        pay = {(s1, s2): [rng.randint(-4, 12), rng.randint(-4, 12)] for s1 in (1, 2) for s2 in (0, 1)}
+        eqs = selten_sequential_equilibria(out, pay)
+        mu = Fraction(rng.randint(1, 19) * 5, 100)
+        if kind == "profile" and not 1 <= len(eqs) <= 7 - n_opts:
+            return None
+        if kind == "belief" and (
+            mu * pay[(1, 0)][1] + (1 - mu) * pay[(2, 0)][1] == mu * pay[(1, 1)][1] + (1 - mu) * pay[(2, 1)][1]
+        ):
+            return None
+        return out, pay, eqs, mu
+
+    out, pay, eqs, mu = _retry(draw)
+    desc = (
+        f"{gv.setting.format(a=a, b=b)}; payoffs are {gv.unit}. {a} moves first: {acts1[0]}, {acts1[1]} or "
+        f"{acts1[2]}. If {a} chooses {acts1[0]}, the game ends and {a} gets {out[0]} while {b} gets {out[1]}. "
+        f"Otherwise {b} must choose {acts2[0]} or {acts2[1]} without knowing which of {acts1[1]} and "
+        f"{acts1[2]} {a} chose. "
+    )
+    desc += " ".join(
+        f"If {a} chose {acts1[s1]} and {b} chooses {acts2[s2]}, {a} gets {pay[(s1, s2)][0]} and {b} "
+        f"gets {pay[(s1, s2)][1]}."
+        for s1 in (1, 2)
+        for s2 in (0, 1)
+    )
+    label = lambda p: f"{a} chooses {acts1[p[0]]}; {b} would choose {acts2[p[1]]}"  # noqa: E731
+    params = {
+        "kind": kind,
+        "out": out,
+        "pay": [[s1, s2, *pay[(s1, s2)]] for s1 in (1, 2) for s2 in (0, 1)],
+        "players": players,
+        "acts1": acts1,
+        "acts2": acts2,
+    }
+    if kind == "profile":
+        eq = rng.choice(eqs)
+        nash_only = [p for p in selten_nash(out, pay) if p not in eqs]
+        rest = [(s1, s2) for s1 in (0, 1, 2) for s2 in (0, 1) if (s1, s2) not in eqs and (s1, s2) not in nash_only]
+        rng.shuffle(rest)
+        tid, ask = ctx.phrasing(
+            "seq_prof",
+            (
+                "Which of the following strategy profiles is part of a sequential equilibrium (with suitable beliefs "
+                f"for {b})?",
+                f"Which profile can be supported as a sequential equilibrium, where {b} acts optimally given a belief "
+                "consistent with the strategies?",
+            ),
+        )
+        params["shown"] = list(eq)
+        return Draft(tid, f"{desc} {ask}", label(eq), tuple(label(p) for p in nash_only + rest), params, n_opts)
+    ev = [mu * pay[(1, s2)][1] + (1 - mu) * pay[(2, s2)][1] for s2 in (0, 1)]
+    best = 0 if ev[0] > ev[1] else 1
+    tid, ask = ctx.phrasing(
+        "seq_belief",
+        (
+            f"When it is {b}'s turn, {b} believes {a} chose {acts1[1]} with probability {fmt_num(mu * 100)}% and "
+            f"{acts1[2]} otherwise. Which choice is sequentially rational for {b}?",
+            f"Suppose {b}'s belief at this information set puts probability {fmt_num(mu * 100)}% on {acts1[1]}. What "
+            f"should {b} choose?",
+        ),
+    )
+    params["mu"] = mu
+    correct = acts2[best]
+    dis = (acts2[1 - best], f"Either; {b} is indifferent")
+    return Draft(tid, f"{desc} {ask}", correct, dis, params, ctx.n_options(2, 3))
+
+
+def _pooling_question(ctx: GenContext) -> Draft:
+    rng = ctx.rng
+    sender, receiver, types, msgs, racts = SIGNAL_VOCAB.get(ctx.domain, SIGNAL_VOCAB["finance"])
+    prior = rng.randint(2, 8) * 10
+    base = [rng.randint(3, 8), rng.randint(0, 2)]  # what the sender gets from receiver action 0 / 1
+    cost = [[0, rng.randint(1, 4)], [0, rng.randint(1, 6)]]
+    recv = [[rng.randint(-3, 4), rng.randint(-3, 4)] for _ in (0, 1)]
+    pr0 = Fraction(prior, 100)
+    pool = [pooling_sequential(pr0, base, cost, recv, m) for m in (0, 1)]
+    cap = sender[0].upper() + sender[1:]
+    desc = (
+        f"{cap} is either {types[0]} (probability {prior}%) or {types[1]}; only it knows which. It chooses "
+        f"{msgs[0]} (free) or {msgs[1]}, which costs it {cost[0][1]} if it is {types[0]} and "
+        f"{cost[1][1]} if it is {types[1]}. {receiver[0].upper() + receiver[1:]} sees the choice, not the type, and decides to "
+        f"{racts[0]} or {racts[1]}. The sender gets {base[0]} if the receiver decides to {racts[0]} and "
+        f"{base[1]} if it decides to {racts[1]}, minus any cost. The receiver gets {recv[0][0]} from choosing to "
+        f"{racts[0]} and {recv[0][1]} from choosing to {racts[1]} when the sender is {types[0]}, and "
+        f"{recv[1][0]} and {recv[1][1]} when it is {types[1]}."
+    )
+    opts = {
+        (True, False): f"Only pooling on {msgs[0]}",
+        (False, True): f"Only pooling on {msgs[1]}",
+        (True, True): f"Pooling on either {msgs[0]} or {msgs[1]}",
+        (False, False): "Neither pooling outcome",
+    }
+    params = {"kind": "pooling", "prior_pct": prior, "base": base, "cost": cost, "recv": recv, "msgs": list(msgs)}
+    if rng.random() < 0.5:
+        tid, ask = ctx.phrasing(
+            "seq_pool_which",
+            (
+                "In which pooling outcomes (both types making the same choice) can a sequential equilibrium exist?",
+                "Which pooling outcomes can be supported by a sequential equilibrium with suitable off-path beliefs?",
+            ),
+        )
+        correct = opts[tuple(pool)]
+        return Draft(
+            tid, f"{desc} {ask}", correct, tuple(v for v in opts.values() if v != correct), params, ctx.n_options(3, 4)
+        )
+    m = rng.randrange(2)
+    params["asked"] = m
+    tid, ask = ctx.phrasing(
+        "seq_pool_yn",
+        (
+            f"Can a sequential equilibrium exist in which both types choose {msgs[m]}?",
+            f"Is there a sequential equilibrium where the sender chooses {msgs[m]} whatever its type?",
+        ),
+    )
+    correct, dis = _yes_no(pool[m])
+    return Draft(tid, f"{desc} {ask}", correct, dis, params, 2)
+
+
+# ================================================================================================================
+# 3.4 Infinitely repeated games
+
+
+Point = tuple[Fraction, Fraction]
+
+
+def _cross(o: Point, a: Point, b: Point) -> Fraction:
+    return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+
+
+def convex_hull(points: Iterable[Point]) -> list[Point]:
+    """Counter-clockwise hull vertices (Andrew's monotone chain, exact)."""
+    pts = sorted(set(points))
+    if len(pts) <= 2:
+        return pts
+    lower: list[Point] = []
+    for p in pts:
+        while len(lower) >= 2 and _cross(lower[-2], lower[-1], p) <= 0:
+            lower.pop()
+        lower.append(p)
+    upper: list[Point] = []
+    for p in reversed(pts):
+        while len(upper) >= 2 and _cross(upper[-2], upper[-1], p) <= 0:
+            upper.pop()
+        upper.append(p)
+    return lower[:-1] + upper[:-1]
+
+
+def hull_position(hull: Sequence[Point], pt: Point) -> str:
+    """'inside', 'boundary' or 'outside' of a convex polygon with >= 3 CCW vertices."""
+    crosses = [_cross(hull[i], hull[(i + 1) % len(hull)], pt) for i in range(len(hull))]
+    if any(c < 0 for c in crosses):
+        return "outside"
+    return "boundary" if any(c == 0 for c in crosses) else "inside"
+
+
+def polygon_area(poly: Sequence[Point]) -> Fraction:
+    return (
+        abs(
+            sum(
+                poly[i][0] * poly[(i + 1) % len(poly)][1] - poly[(i + 1) % len(poly)][0] * poly[i][1]
+                for i in range(len(poly))
+            )
+        )
+        / 2
+    )
+
+
+def minmax_value(g: Game, i: int) -> Fraction:
+    """Player i's (mixed) minmax value in a two-player game where the punisher has two actions:
+    min over q in [0,1] of max over i's actions of the expected payoff; the max of lines is convex and piecewise
+    linear, so the minimum is at q = 0, q = 1 or where two lines cross."""
+    j = 1 - i
+    if len(g.actions[j]) != 2:
+        raise ValueError("minmax_value needs a punisher with two actions")
+
+    def line(a: int) -> tuple[int, int]:  # payoff when punisher plays action 0 / action 1
+        prof = lambda b: (a, b) if i == 0 else (b, a)  # noqa: E731
+        return g.u(i, prof(0)), g.u(i, prof(1))
+
+    lines = [line(a) for a in range(len(g.actions[i]))]
+    qs = {Fraction(0), Fraction(1)}
+    for (x0, x1), (y0, y1) in itertools.combinations(lines, 2):
+        denom = (x0 - x1) - (y0 - y1)
+        if denom:
+            q = Fraction(y1 - x1, denom)
+            if 0 <= q <= 1:
+                qs.add(q)
+    return min(max(q * l0 + (1 - q) * l1 for l0, l1 in lines) for q in qs)
+
+
+def _stage_game(ctx: GenContext, k: int, lo: int, hi: int) -> Game:
+    players = _two_players(ctx)
+    names = _action_names(ctx, k)
+    return random_game(ctx.rng, players, [names, names], lo, hi)
+
+
+def _repeated_intro(ctx: GenContext, g: Game, form: str) -> str:
+    return (
+        f"{game_vocab(ctx.domain).setting.format(a=g.players[0], b=g.players[1])}, and they play the following "
+        f"stage game every period, forever. A player's payoff in the repeated game is the long-run average of "
+        f"their stage payoffs.\n{render_game(g, form)}"
+    )
+
+
+def _pt_text(g: Game, pt: Point) -> str:
+    return f"{g.players[0]} {fmt_num(pt[0])}, {g.players[1]} {fmt_num(pt[1])}"
+
+
+@generator("repeated_feasibility")
+def repeated_feasibility(ctx: GenContext) -> Draft:
+    """A payoff profile is feasible iff it is a convex combination of the stage game's payoff profiles, i.e. in
+    their convex hull (exact hull test; points on the hull's boundary are never asked). Yes/No or 'which is
+    feasible' (exactly one feasible option)."""
+    rng = ctx.rng
+    k = ctx.scale(2, 3)
+
+    def draw():
+        g = _stage_game(ctx, k, 0, 10)
+        hull = convex_hull((Fraction(a), Fraction(b)) for a, b in g.pay.values())
+        if len(hull) < 3 or not 8 <= polygon_area(hull) <= 70:
+            return None
+        return g, hull
+
+    g, hull = _retry(draw)
+    form = choose_form(rng, g)
+
+    def point(want: str | None):
+        for _ in range(400):
+            pt = (Fraction(rng.randint(0, 22), 2), Fraction(rng.randint(0, 22), 2))
+            pos = hull_position(hull, pt)
+            if pos != "boundary" and (want is None or pos == want):
+                return pt
+        return None
+
+    if rng.random() < 0.5:
+        pt = point(None)
+        tid, ask = ctx.phrasing(
+            "feas_yn",
+            (
+                f"Is the average payoff profile ({_pt_text(g, pt)}) feasible in the infinitely repeated game?",
+                f"Can the players achieve long-run average payoffs of {fmt_num(pt[0])} for {g.players[0]} and "
+                f"{fmt_num(pt[1])} for {g.players[1]} by some sequence of play?",
+            ),
+        )
+        correct, dis = _yes_no(hull_position(hull, pt) == "inside")
+        params = {"game": g.params(), "form": form, "kind": "yn", "points": [pt]}
+        return Draft(f"{tid}.{form}", f"{_repeated_intro(ctx, g, form)}\n{ask}", correct, dis, params, 2)
+    n = ctx.n_options(3, 4)
+    good = point("inside")
+    bad: list[Point] = []
+    while len(bad) < n - 1:
+        p = point("outside")
+        if p is not None and p not in bad:
+            bad.append(p)
+    tid, ask = ctx.phrasing(
+        "feas_which",
+        (
+            "Which of the following average payoff profiles is feasible in the infinitely repeated game?",
+            "Exactly one of these long-run average payoff profiles can be achieved. Which one?",
+        ),
+    )
+    params = {"game": g.params(), "form": form, "kind": "which", "points": [good] + bad}
+    return Draft(
+        f"{tid}.{form}",
+        f"{_repeated_intro(ctx, g, form)}\n{ask}",
+        _pt_text(g, good),
+        tuple(_pt_text(g, p) for p in bad),
+        params,
+        n,
+    )
+
+
+@generator("repeated_enforceability")
+def repeated_enforceability(ctx: GenContext) -> Draft:
+    """A payoff profile is enforceable iff every player gets at least their (mixed-strategy) minmax value (solver
+    above; profiles exactly at a minmax value are never asked). Templates: the minmax value itself, Yes/No for a
+    profile, or which profile is enforceable (exactly one)."""
+    rng = ctx.rng
+    lo, hi = (0, 10) if ctx.level < 0.5 else (-5, 15)
+
+    def draw():
+        g = _stage_game(ctx, 2, lo, hi)
+        v = [minmax_value(g, 0), minmax_value(g, 1)]
+        return (g, v) if max(v) <= hi - 2 and min(v) >= lo + 1 else None
+
+    g, v = _retry(draw)
+    form = choose_form(rng, g)
+    intro = _repeated_intro(ctx, g, form)
+    kind = rng.choice(("value", "yn", "which"))
+    params: dict[str, Any] = {"game": g.params(), "form": form, "kind": kind}
+
+    def point(enforceable: bool | None):
+        for _ in range(400):
+            pt = (Fraction(rng.randint(2 * lo, 2 * hi + 4), 2), Fraction(rng.randint(2 * lo, 2 * hi + 4), 2))
+            if pt[0] == v[0] or pt[1] == v[1]:
+                continue
+            ok = pt[0] > v[0] and pt[1] > v[1]
+            if enforceable is None or ok == enforceable:
+                return pt
+        raise RuntimeError("no point found")
+
+    if kind == "value":
+        i = rng.randrange(2)
+        tid, ask = ctx.phrasing(
+            "enf_value",
+            (
+                f"What is {g.players[i]}'s minmax value (the lowest payoff {g.players[1 - i]} can hold "
+                f"{g.players[i]} to, possibly by mixing)?",
+                f"Below which average payoff can {g.players[i]} never be pushed, whatever {g.players[1 - i]} does?",
+            ),
+        )
+        pure = min(max(g.u(i, (a, b) if i == 0 else (b, a)) for a in range(2)) for b in range(2))
+        maxmin = max(min(g.u(i, (a, b) if i == 0 else (b, a)) for b in range(2)) for a in range(2))
+        dis = numeric_distractors(rng, v[i], fmt_num, [pure, maxmin, v[1 - i], v[i] + 1], k=4, nonnegative=False)
+        params["player"] = i
+        return Draft(f"{tid}.{form}", f"{intro}\n{ask}", fmt_num(v[i]), tuple(dis), params, ctx.n_options(3, 5))
+    if kind == "yn":
+        pt = point(None)
+        tid, ask = ctx.phrasing(
+            "enf_yn",
+            (
+                f"Is the payoff profile ({_pt_text(g, pt)}) enforceable, i.e. does each player get at least their minmax "
+                f"value?",
+                f"Is ({_pt_text(g, pt)}) an enforceable payoff profile in the repeated game?",
+            ),
+        )
+        params["points"] = [pt]
+        correct, dis = _yes_no(pt[0] > v[0] and pt[1] > v[1])
+        return Draft(f"{tid}.{form}", f"{intro}\n{ask}", correct, dis, params, 2)
+    n = ctx.n_options(3, 4)
+    good = point(True)
+    bad: list[Point] = []
+    while len(bad) < n - 1:
+        p = point(False)
+        if p not in bad and p != good:
+            bad.append(p)
+    tid, ask = ctx.phrasing(
+        "enf_which",
+        (
+            "Which of the following payoff profiles is enforceable?",
+            "Exactly one of these profiles gives every player at least their minmax value. Which?",
+        ),
+    )
+    params["points"] = [good] + bad
+    return Draft(f"{tid}.{form}", f"{intro}\n{ask}", _pt_text(g, good), tuple(_pt_text(g, p) for p in bad), params, n)
+
+
+def grim_trigger_threshold(t: int, r: int, p: int) -> Fraction:
+    """Grim trigger sustains mutual cooperation (as an SPE) iff delta >= (T - R) / (T - P)."""
+    return Fraction(t - r, t - p)
+
+
+def tit_for_tat_threshold(t: int, r: int, p: int, s: int) -> Fraction:
+    """Tit-for-tat against tit-for-tat is a Nash equilibrium iff delta >= max((T-R)/(T-P), (T-R)/(R-S)): neither
+    always defecting nor alternating defect/cooperate beats cooperating."""
+    return max(Fraction(t - r, t - p), Fraction(t - r, r - s))
+
+
+@generator("trigger_strategies")
+def trigger_strategies(ctx: GenContext) -> Draft:
+    """Prisoner's-dilemma stage game (T > R > P > S, symmetric). Grim trigger sustains cooperation as a
+    subgame-perfect equilibrium iff delta >= (T-R)/(T-P); tit-for-tat is a Nash equilibrium iff delta >=
+    max((T-R)/(T-P), (T-R)/(R-S)). Templates: the threshold, Yes/No at a stated delta (never equal to the
+    threshold), and which strategy sustains cooperation when delta is above the grim-trigger threshold."""
+    rng = ctx.rng
+    players = _two_players(ctx)
+    coop, defect = rng.choice((("High", "Low"), ("Cooperate", "Defect"), ("Share", "Grab"), ("Hold back", "Undercut")))
+    s_, p_ = sorted(rng.sample(range(-4, 10), 2))
+    r_ = rng.randint(p_ + 1, p_ + 8)
+    t_ = rng.randint(r_ + 1, r_ + 8)
+    a = [[r_, s_], [t_, p_]]
+    g = matrix_game(players, [coop, defect], [coop, defect], a, [[a[j][i] for j in range(2)] for i in range(2)])
+    form = choose_form(rng, g)
+    grim = grim_trigger_threshold(t_, r_, p_)
+    tft = tit_for_tat_threshold(t_, r_, p_, s_)
+    intro = (
+        f"{game_vocab(ctx.domain).setting.format(a=players[0], b=players[1])}, and they play this stage game "
+        f"every period forever, discounting future payoffs by a common factor delta per period.\n"
+        f"{render_game(g, form)}"
+    )
+    grim_text = f"Play {coop} until the other player plays {defect}, then play {defect} forever (grim trigger)"
+    params: dict[str, Any] = {"T": t_, "R": r_, "P": p_, "S": s_, "form": form}
+
+    def delta_not(th: Fraction) -> Fraction:
+        while True:
+            d = Fraction(rng.randint(5, 98), 100)
+            if d != th:
+                return d
+
+    kinds = ["threshold", "yn", "which"] + (["tft"] if ctx.level >= 0.5 else [])
+    kind = rng.choice(kinds)
+    params["kind"] = kind
+    if kind == "threshold":
+        tid, ask = ctx.phrasing(
+            "trig_th",
+            (
+                f"Both players use grim trigger: play {coop} until someone plays {defect}, then play {defect} forever. "
+                f"What is the smallest discount factor for which this sustains ({coop}, {coop}) in every period as a "
+                f"subgame-perfect equilibrium?",
+                f"For which minimum delta can the grim-trigger strategy support cooperation on {coop}?",
+            ),
+        )
+        cands = [Fraction(t_ - r_, r_ - s_), Fraction(r_ - p_, t_ - p_), 1 - grim, Fraction(t_ - r_, t_)]
+        dis = _ordered_unique(fmt_frac(c) for c in cands if 0 < c < 1 and c != grim)
+        extra = [Fraction(x, y) for y in range(2, 10) for x in range(1, y)]
+        rng.shuffle(extra)
+        dis += [fmt_frac(c) for c in extra if c != grim]
+        return Draft(
+            f"{tid}.{form}", f"{intro}\n{ask}", fmt_frac(grim), tuple(_ordered_unique(dis)), params, ctx.n_options(3, 5)
+        )
+    if kind == "yn":
+        d = delta_not(grim)
+        params["delta"] = d
+        tid, ask = ctx.phrasing(
+            "trig_yn",
+            (
+                f"With delta = {fmt_num(d)}, can grim trigger (play {coop} until the other plays {defect}, then "
+                f"{defect} forever) sustain ({coop}, {coop}) as a subgame-perfect equilibrium?",
+                f"The discount factor is {fmt_num(d)}. Is mutual grim trigger a subgame-perfect equilibrium that keeps "
+                f"both players on {coop}?",
+            ),
+        )
+        correct, dis = _yes_no(d >= grim)
+        return Draft(f"{tid}.{form}", f"{intro}\n{ask}", correct, dis, params, 2)
+    if kind == "tft":
+        d = delta_not(tft)
+        params["delta"] = d
+        tid, ask = ctx.phrasing(
+            "trig_tft",
+            (
+                f"With delta = {fmt_num(d)}, is it a Nash equilibrium for both players to use tit-for-tat (play {coop} "
+                f"first, then copy the other player's previous action)?",
+                f"The discount factor is {fmt_num(d)}. Is tit-for-tat a best response to tit-for-tat?",
+            ),
+        )
+        correct, dis = _yes_no(d >= tft)
+        return Draft(f"{tid}.{form}", f"{intro}\n{ask}", correct, dis, params, 2)
+    d = Fraction(rng.randint(int(grim * 100) + 1, 99), 100) if grim < Fraction(99, 100) else Fraction(995, 1000)
+    params["delta"] = d
+    tid, ask = ctx.phrasing(
+        "trig_which",
+        (
+            f"The discount factor is {fmt_num(d, 3)}. Which strategy, used by both players, sustains ({coop}, {coop}) in "
+            f"every period as a subgame-perfect equilibrium?",
+            f"With delta = {fmt_num(d, 3)}, which common strategy makes cooperation on {coop} self-enforcing?",
+        ),
+    )
+    dis = (
+        f"Play {coop} in every period, whatever happens",
+        f"Play {defect} in the first period and {coop} afterwards",
+        f"Play {coop} in the first period and {defect} afterwards",
+    )
+    return Draft(f"{tid}.{form}", f"{intro}\n{ask}", grim_text, dis, params, ctx.n_options(3, 4))
+
+
+# ================================================================================================================
+# 3.5 Bayesian games
+
+
+def bayes_nash_2type(prior0: Fraction, u1: Sequence, u2: Sequence) -> list[tuple[tuple[int, int], int]]:
+    """Pure Bayes-Nash equilibria: player 1 has type 0 (probability prior0) or 1 and plays (action of type 0,
+    action of type 1); player 2 does not know the type. u1[t][a][b], u2[t][a][b]. Each type best responds to b, and
+    b maximizes player 2's expected payoff given the type-contingent strategy."""
+    m, n = len(u1[0]), len(u1[0][0])
+    out = []
+    for s in itertools.product(range(m), repeat=2):
+        for b in range(n):
+            if any(u1[t][x][b] > u1[t][s[t]][b] for t in (0, 1) for x in range(m)):
+                continue
+            ev = [prior0 * u2[0][s[0]][y] + (1 - prior0) * u2[1][s[1]][y] for y in range(n)]
+            if ev[b] == max(ev):
+                out.append((s, b))
+    return out
+
+
+def lemons_payoffs(
+    probs: Sequence[int], seller: Sequence[int], buyer: Sequence[int], offers: Sequence[int]
+) -> list[Fraction]:
+    """Buyer's expected payoff of each take-it-or-leave-it price: a seller of quality q accepts iff price >=
+    seller[q]; then the buyer gets buyer[q] - price."""
+    return [
+        sum((Fraction(p, 100) * (b - x) for p, s, b in zip(probs, seller, buyer) if x >= s), Fraction(0))
+        for x in offers
+    ]
+
+
+@generator("bayes_nash")
+def bayes_nash(ctx: GenContext) -> Draft:
+    """Template 'matrix': player 1 has two types with stated prior; pure Bayes-Nash equilibria by enumerating
+    every type-contingent strategy profile; options contain exactly one equilibrium (or 'none'). Template 'offer'
+    (market for lemons): the buyer's best take-it-or-leave-it price maximizes expected payoff given which seller
+    types accept (unique)."""
+    rng = ctx.rng
+    a_name, b_name = _two_players(ctx)
+    if rng.random() < 0.5:
+        n_q = ctx.scale(2, 3)
+        qualities = ["good", "bad"] if n_q == 2 else ["excellent", "average", "poor"]
+        item = ctx.vocab.owned_item if ctx.vocab.owned_item else "an item"
+
+        def draw():
+            probs = [p * 5 for p in _split5(rng, n_q)]
+            seller = sorted(rng.sample(range(0, 40), n_q), reverse=True)
+            buyer = [s + rng.randint(1, 20) for s in seller]
+            offers = sorted(set(seller + [rng.randint(1, 50)]))
+            vals = lemons_payoffs(probs, seller, buyer, offers)
+            if vals.count(max(vals)) != 1:
+                return None
+            return probs, seller, buyer, offers, vals
+
+        probs, seller, buyer, offers, vals = _retry(draw)
+        desc = (
+            f"{a_name} is selling {item} whose quality only {a_name} knows. "
+            + " ".join(
+                f"With probability {p}% it is {q}: then it is worth {fmt_money(s)} to {a_name} and {fmt_money(b)} to "
+                f"{b_name}."
+                for p, q, s, b in zip(probs, qualities, seller, buyer)
+            )
+            + f" {b_name} makes one take-it-or-leave-it offer; {a_name} accepts any offer at least equal to the item's "
+            f"worth to {a_name}."
+        )
+        tid, ask = ctx.phrasing(
+            "bne_offer",
+            (
+                f"Which offer maximizes {b_name}'s expected payoff?",
+                f"What price should {b_name} offer?",
+                f"{b_name} can offer any of the amounts below. Which is best?",
+            ),
+        )
+        best = offers[vals.index(max(vals))]
+        params = {"kind": "offer", "probs": probs, "seller": seller, "buyer": buyer, "offers": offers}
+        return Draft(tid, f"{desc} {ask}", fmt_money(best), tuple(fmt_money(x) for x in offers if x != best), params)
+    n = ctx.scale(2, 3)
+    gv = game_vocab(ctx.domain)
+    acts1 = rng.sample(gv.actions, 2)
+    acts2 = rng.sample(gv.actions, n)
+    types = ("High", "Low")
+    prior = rng.randint(2, 8) * 10
+    u1 = [[[rng.randint(0, 12) for _ in range(n)] for _ in range(2)] for _ in range(2)]
+    u2 = [[[rng.randint(0, 12) for _ in range(n)] for _ in range(2)] for _ in range(2)]
+    eqs = bayes_nash_2type(Fraction(prior, 100), u1, u2)
+    desc = (
+        f"{gv.setting.format(a=a_name, b=b_name)}. {a_name} is of type {types[0]} with probability {prior}% and "
+        f"of type {types[1]} otherwise; {a_name} knows the type, {b_name} does not. They choose at the same "
+        f"time; payoffs are {gv.unit}. In each pair below, the first action is {a_name}'s and the second "
+        f"{b_name}'s. "
+    )
+    for t in (0, 1):
+        desc += (
+            f"If {a_name} is type {types[t]}: "
+            + " ".join(
+                f"({acts1[x]}, {acts2[y]}) gives {a_name} {u1[t][x][y]} and {b_name} {u2[t][x][y]}."
+                for x in range(2)
+                for y in range(n)
+            )
+            + " "
+        )
+
+    def label(s: Sequence[int], b: int) -> str:
+        return f"{a_name} plays {acts1[s[0]]} if {types[0]} and {acts1[s[1]]} if {types[1]}; {b_name} plays {acts2[b]}"
+
+    profiles = [(s, b) for s in itertools.product(range(2), repeat=2) for b in range(n)]
+    non = [p for p in profiles if p not in eqs]
+    rng.shuffle(non)
+    tid, ask = ctx.phrasing(
+        "bne_matrix",
+        (
+            "Which of the following is a pure-strategy Bayes-Nash equilibrium?",
+            f"Each type of {a_name} and {b_name} maximize expected payoffs given the others' strategies. Which profile is "
+            f"an equilibrium?",
+        ),
+    )
+    if eqs:
+        eq = rng.choice(eqs)
+        correct = label(*eq)
+    else:
+        eq = None
+        correct = "There is no pure-strategy Bayes-Nash equilibrium"
+    params = {
+        "kind": "matrix",
+        "players": [a_name, b_name],
+        "acts1": acts1,
+        "acts2": acts2,
+        "types": list(types),
+        "prior_pct": prior,
+        "u1": u1,
+        "u2": u2,
+        "shown": None if eq is None else [list(eq[0]), eq[1]],
+    }
+    return Draft(tid, f"{desc}{ask}", correct, tuple(label(*p) for p in non), params, ctx.n_options(3, 5))
+
+
+def _split5(rng, k: int) -> list[int]:
+    """k positive integers summing to 20 (percent / 5)."""
+    cuts = sorted(rng.sample(range(1, 20), k - 1))
+    bounds = [0] + cuts + [20]
+    return [bounds[i + 1] - bounds[i] for i in range(k)]
+
+
+def entry_spbne(prior0: Fraction, modes: int, ent: Sequence, inc: Sequence) -> tuple[list[list[int]], int, list]:
+    """Entry game: the entrant stays out (payoff 0) or enters in mode m = 1..modes; the incumbent, of type 0
+    (probability prior0) or 1 and knowing its type, then fights (0) or accommodates (1). ent[m-1][t][r] and
+    inc[m-1][t][r] are the payoffs. Subgame perfection: each type best responds after *every* entry mode (unique by
+    construction); the entrant then maximizes expected payoff. Returns (responses[m-1][t], entrant action,
+    expected payoffs [out, mode 1, ...])."""
+    resp = [[max((0, 1), key=lambda r, m=m, t=t: inc[m][t][r]) for t in (0, 1)] for m in range(modes)]
+    vals = [Fraction(0)] + [prior0 * ent[m][0][resp[m][0]] + (1 - prior0) * ent[m][1][resp[m][1]] for m in range(modes)]
+    return resp, vals.index(max(vals)), vals
+
+
+def entry_bne(prior0: Fraction, modes: int, ent: Sequence, inc: Sequence, e: int, resp: Sequence) -> bool:
+    """Bayes-Nash (not necessarily subgame-perfect) check of a full profile: the entrant best responds to the
+    responses, and each incumbent type best responds only after the entry mode actually chosen."""
+    vals = [Fraction(0)] + [prior0 * ent[m][0][resp[m][0]] + (1 - prior0) * ent[m][1][resp[m][1]] for m in range(modes)]
+    if vals[e] < max(vals):
+        return False
+    return e == 0 or all(inc[e - 1][t][resp[e - 1][t]] >= inc[e - 1][t][1 - resp[e - 1][t]] for t in (0, 1))
+
+
+@generator("subgame_perfect_bayes_nash")
+def subgame_perfect_bayes_nash(ctx: GenContext) -> Draft:
+    """Entry game with a privately informed incumbent (tough/weak). Subgame perfection rules out non-credible
+    threats: each type's response to every entry mode is its payoff-maximizing one; the entrant picks the action
+    with the highest expected payoff (unique). Templates: the entrant's action (1-2 entry modes) or the full
+    equilibrium profile (one entry mode; distractors are first the Bayes-Nash equilibria that are not subgame
+    perfect)."""
+    rng = ctx.rng
+    e_name, i_name = _two_players(ctx)
+    modes = 1 if ctx.level < 1 or rng.random() < 0.4 else 2
+    mode_names = ["Enter"] if modes == 1 else ["Enter small", "Enter big"]
+    types = ("tough", "weak")
+    prior = rng.randint(2, 8) * 10
+    pr0 = Fraction(prior, 100)
+
+    def draw():
+        ent = [[[rng.randint(-8, 2), rng.randint(1, 10)] for _ in (0, 1)] for _ in range(modes)]
+        inc = [[[rng.randint(0, 10), rng.randint(0, 10)] for _ in (0, 1)] for _ in range(modes)]
+        if any(inc[m][t][0] == inc[m][t][1] for m in range(modes) for t in (0, 1)):
+            return None
+        resp, e, vals = entry_spbne(pr0, modes, ent, inc)
+        if vals.count(max(vals)) != 1:
+            return None
+        return ent, inc, resp, e, vals
+
+    ent, inc, resp, e, vals = _retry(draw)
+    stay = [rng.randint(5, 15), rng.randint(5, 15)]  # incumbent's payoff by type if the entrant stays out
+    gv = game_vocab(ctx.domain)
+    desc = (
+        f"{e_name} is deciding whether to enter a market held by {i_name} ({gv.setting.format(a=e_name, b=i_name)}"
+        f"). {i_name} is {types[0]} with probability {prior}% and {types[1]} otherwise; only {i_name} knows. "
+        f"{e_name} can stay out (then {e_name} gets 0 and {i_name} gets {stay[0]} if {types[0]}, {stay[1]} if "
+        f"{types[1]}) or {join_list([m.lower() for m in mode_names], 'or')}. After seeing {e_name}'s choice, "
+        f"{i_name} fights or accommodates. "
+    )
+    for m in range(modes):
+        for t in (0, 1):
+            desc += (
+                f"If {e_name} chooses {mode_names[m].lower()} and {i_name} is {types[t]}: fighting gives "
+                f"({e_name} {ent[m][t][0]}, {i_name} {inc[m][t][0]}); accommodating gives ({e_name} "
+                f"{ent[m][t][1]}, {i_name} {inc[m][t][1]}). "
+            )
+    params = {"prior_pct": prior, "modes": modes, "ent": ent, "inc": inc, "stay": stay, "players": [e_name, i_name]}
+    actions = ["Stay out"] + mode_names
+    if modes == 1 and rng.random() < 0.6:
+        r_word = ("fights", "accommodates")
+
+        def label(ea: int, rs: Sequence[Sequence[int]]) -> str:
+            return (
+                f"{e_name}: {actions[ea]}; {i_name} {r_word[rs[0][0]]} if {types[0]} and "
+                f"{r_word[rs[0][1]]} if {types[1]}"
+            )
+
+        profs = [(ea, [[r0, r1]]) for ea in (0, 1) for r0 in (0, 1) for r1 in (0, 1)]
+        correct_prof = (e, resp)
+        bne_only = [p for p in profs if p != correct_prof and entry_bne(pr0, 1, ent, inc, *p)]
+        rest = [p for p in profs if p != correct_prof and p not in bne_only]
+        rng.shuffle(rest)
+        tid, ask = ctx.phrasing(
+            "spbne_prof",
+            (
+                "Which strategy profile is a subgame-perfect Bayes-Nash equilibrium?",
+                f"Which profile is a Bayes-Nash equilibrium in which {i_name}'s responses are optimal even after moves "
+                f"that are not expected?",
+            ),
+        )
+        params["kind"] = "profile"
+        return Draft(
+            tid,
+            f"{desc}{ask}",
+            label(*correct_prof),
+            tuple(label(*p) for p in bne_only + rest),
+            params,
+            ctx.n_options(3, 5),
+        )
+    tid, ask = ctx.phrasing(
+        "spbne_entrant",
+        (
+            f"In a subgame-perfect Bayes-Nash equilibrium, what should {e_name} do?",
+            f"{e_name} expects {i_name} to respond optimally given its type. What maximizes {e_name}'s expected payoff?",
+        ),
+    )
+    params["kind"] = "entrant"
+    correct = actions[e]
+    dis = [x for x in actions if x != correct] + [
+        f"Choose between {actions[0].lower()} and {actions[1].lower()} by a fair coin flip"
+    ]
+    return Draft(tid, f"{desc}{ask}", correct, tuple(dis), params, min(len(dis) + 1, ctx.n_options(3, 4)))

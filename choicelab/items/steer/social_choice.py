@@ -1,0 +1,1553 @@
+"""STEER setting 4 (decisions on behalf of other agents) generators: social-choice axioms, voting rules, fair
+division, mechanism properties and mechanism design.
+
+Voting profiles are lists of ``(count, ranking)`` with rankings as tuples of alternative indices, best first. Every
+answer is computed by a solver in this module: vote counting (plurality, Borda, Copeland, top-two runoff,
+instant runoff), pairwise-majority relations and their transitivity, Pareto dominance, brute-force checks of social
+welfare functions over every preference profile (dictatorship), envy-freeness / proportionality / round-robin
+picking, brute-force checks of mechanisms on a stated finite value grid (DSIC, BIC under a uniform prior, ex-post
+individual rationality, budget balance), top trading cycles, and the optimal-auction rules stated next to the
+generators. Each generator's docstring states its answer rule; the answer is computed by the code below it.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any
+
+from choicelab.items.steer.base import (
+    Draft,
+    GenContext,
+    fmt_money,
+    fmt_num,
+    generator,
+    join_list,
+    letters,
+    numeric_distractors,
+)
+
+Ranking = tuple[int, ...]
+Profile = list[tuple[int, Ranking]]
+
+VOTERS = {
+    "politics": "voters",
+    "education": "students",
+    "food": "diners",
+    "travel": "travellers",
+    "technology": "users",
+    "finance": "shareholders",
+    "medical": "patients",
+    "sports": "fans",
+}
+PROJECTS = {
+    "politics": "a new park",
+    "education": "a new school library",
+    "food": "a shared community kitchen",
+    "travel": "a shuttle bus service",
+    "technology": "a shared server cluster",
+    "finance": "a shared trading terminal",
+    "medical": "a shared diagnostic scanner",
+    "sports": "a new practice field",
+}
+HOUSES = {
+    "politics": ("office", "offices"),
+    "education": ("dorm room", "dorm rooms"),
+    "food": ("market stall", "market stalls"),
+    "travel": ("cabin", "cabins"),
+    "technology": ("server slot", "server slots"),
+    "finance": ("parking space", "parking spaces"),
+    "medical": ("shift", "shifts"),
+    "sports": ("locker", "lockers"),
+}
+
+
+def _short(alt: str) -> str:
+    for art in ("a ", "an ", "the "):
+        if alt.startswith(art):
+            return alt[len(art) :]
+    return alt
+
+
+def _alternatives(ctx: GenContext, m: int) -> list[str]:
+    if ctx.rng.random() < 0.3:
+        return [f"Option {x}" for x in letters(m)]
+    return [_short(a) for a in ctx.rng.sample(ctx.vocab.alternatives, m)]
+
+
+def _voters(ctx: GenContext) -> str:
+    return VOTERS.get(ctx.domain, "voters")
+
+
+def _rank_text(names: Sequence[str], ranking: Sequence[int]) -> str:
+    return " > ".join(names[a] for a in ranking)
+
+
+def _profile_text(names: Sequence[str], profile: Profile, voters: str) -> str:
+    return " ".join(
+        f"{c} {voters} rank {_rank_text(names, r)}." if c != 1 else f"1 {voters[:-1]} ranks {_rank_text(names, r)}."
+        for c, r in profile
+    )
+
+
+def random_profile(rng, m: int, n_types: int, lo: int, hi: int) -> Profile:
+    """``n_types`` distinct rankings of m alternatives with counts in [lo, hi]."""
+    perms = list(itertools.permutations(range(m)))
+    return [(rng.randint(lo, hi), r) for r in rng.sample(perms, min(n_types, len(perms)))]
+
+
+def _unique_argmax(scores: Sequence) -> int | None:
+    top = max(scores)
+    return scores.index(top) if list(scores).count(top) == 1 else None
+
+
+def _unique_argmin(scores: Sequence) -> int | None:
+    low = min(scores)
+    return scores.index(low) if list(scores).count(low) == 1 else None
+
+
+# ================================================================================================================
+# Voting rules
+
+
+def plurality_scores(profile: Profile, m: int) -> list[int]:
+    s = [0] * m
+    for c, r in profile:
+        s[r[0]] += c
+    return s
+
+
+def borda_scores(profile: Profile, m: int) -> list[int]:
+    """Position i (0 = top) earns m - 1 - i points."""
+    s = [0] * m
+    for c, r in profile:
+        for pos, a in enumerate(r):
+            s[a] += c * (m - 1 - pos)
+    return s
+
+
+def pairwise_support(profile: Profile, m: int) -> list[list[int]]:
+    """support[a][b] = number of voters ranking a above b."""
+    sup = [[0] * m for _ in range(m)]
+    for c, r in profile:
+        for i, a in enumerate(r):
+            for b in r[i + 1 :]:
+                sup[a][b] += c
+    return sup
+
+
+def copeland_scores_from_beats(beats: set[tuple[int, int]], m: int) -> list[int]:
+    """Copeland score = pairwise wins - pairwise losses."""
+    return [sum(1 for b in range(m) if (a, b) in beats) - sum(1 for b in range(m) if (b, a) in beats) for a in range(m)]
+
+
+def majority_beats(profile: Profile, m: int) -> set[tuple[int, int]]:
+    sup = pairwise_support(profile, m)
+    return {(a, b) for a in range(m) for b in range(m) if a != b and sup[a][b] > sup[b][a]}
+
+
+def is_transitive(beats: set[tuple[int, int]], m: int) -> bool:
+    """A complete strict relation is transitive iff a > b and b > c always give a > c."""
+    return all((a, c) in beats for a, b in beats for b2, c in beats if b == b2 and a != c)
+
+
+def relation_ranking(beats: set[tuple[int, int]], m: int) -> Ranking | None:
+    """The ranking of a transitive complete relation (by number of wins), else None."""
+    if not is_transitive(beats, m) or len(beats) != m * (m - 1) // 2:
+        return None
+    wins = [sum(1 for b in range(m) if (a, b) in beats) for a in range(m)]
+    return tuple(sorted(range(m), key=lambda a: -wins[a]))
+
+
+def runoff_winner(profile: Profile, m: int) -> int | None:
+    """Top-two runoff: the two alternatives with the most first places meet head to head. None on any tie."""
+    s = plurality_scores(profile, m)
+    order = sorted(range(m), key=lambda a: -s[a])
+    if len(set(s)) != len(s) and s[order[1]] == s[order[2]]:
+        return None
+    a, b = order[0], order[1]
+    sup = pairwise_support(profile, m)
+    if sup[a][b] == sup[b][a]:
+        return None
+    return a if sup[a][b] > sup[b][a] else b
+
+
+def irv_winner(profile: Profile, m: int) -> int | None:
+    """Instant runoff: repeatedly eliminate the alternative with the fewest first places among those remaining.
+    None on any tie."""
+    alive = list(range(m))
+    while len(alive) > 1:
+        s = {a: 0 for a in alive}
+        for c, r in profile:
+            s[next(x for x in r if x in alive)] += c
+        low = min(s.values())
+        losers = [a for a in alive if s[a] == low]
+        if len(losers) != 1:
+            return None
+        if len(alive) == 2:
+            return next(a for a in alive if a != losers[0])
+        alive.remove(losers[0])
+    return alive[0]
+
+
+def rule_winner(rule: str, profile: Profile, m: int) -> int | None:
+    if rule == "plurality":
+        return _unique_argmax(plurality_scores(profile, m))
+    if rule == "borda":
+        return _unique_argmax(borda_scores(profile, m))
+    if rule == "runoff":
+        return runoff_winner(profile, m)
+    return irv_winner(profile, m)
+
+
+RULE_TEXT = {
+    "plurality": "plurality voting (the alternative ranked first by the most voters wins)",
+    "borda": "the Borda count (with m alternatives, a voter's i-th choice earns m - i points; most points wins)",
+    "runoff": (
+        "plurality with a runoff (the two alternatives with the most first places meet in a head-to-head majority vote)"
+    ),
+    "irv": (
+        "instant-runoff voting (the alternative with the fewest first places is eliminated and its ballots pass "
+        "to their next choice, until one remains)"
+    ),
+}
+
+
+# ================================================================================================================
+# 4.1 Axioms of social choice
+
+
+def pareto_dominated(profile: Profile, m: int) -> dict[int, list[int]]:
+    """alternative -> the alternatives that every voter ranks above it."""
+    sup = pairwise_support(profile, m)
+    total = sum(c for c, _ in profile)
+    return {b: [a for a in range(m) if a != b and sup[a][b] == total] for b in range(m)}
+
+
+def _plant_unanimity(rng, profile: Profile) -> tuple[Profile, int, int]:
+    """Make every voter rank x above y (swapping them where needed)."""
+    m = len(profile[0][1])
+    x, y = rng.sample(range(m), 2)
+    out = []
+    for c, r in profile:
+        r = list(r)
+        ix, iy = r.index(x), r.index(y)
+        if iy < ix:
+            r[ix], r[iy] = y, x
+        out.append((c, tuple(r)))
+    merged: dict[Ranking, int] = {}
+    for c, r in out:
+        merged[r] = merged.get(r, 0) + c
+    return [(c, r) for r, c in merged.items()], x, y
+
+
+@generator("pareto_efficiency")
+def pareto_efficiency(ctx: GenContext) -> Draft:
+    """An alternative is Pareto-dominated when some other alternative is ranked above it by every voter; a Pareto
+    efficient choice is never Pareto-dominated, and a Pareto-respecting social ranking puts a above b whenever all
+    voters do. Templates: is the stated choice Pareto efficient (Yes/No); which alternative is Pareto-dominated
+    (exactly one dominated option); which social ranking respects the Pareto principle (exactly one does)."""
+    rng = ctx.rng
+    m = ctx.scale(3, 5)
+    names = _alternatives(ctx, m)
+    voters = _voters(ctx)
+    n_types = ctx.scale(2, 4)
+    profile, x, y = _plant_unanimity(rng, random_profile(rng, m, n_types, 1, 10 * ctx.scale(1, 5)))
+    dom = pareto_dominated(profile, m)
+    kind = rng.choice(("chosen", "which", "ranking") if ctx.level >= 0.5 else ("chosen", "which"))
+    setup = f"A committee must choose among {join_list(names)} on behalf of its {voters}. " + _profile_text(
+        names, profile, voters
+    )
+    params: dict[str, Any] = {"m": m, "profile": profile, "kind": kind, "names": names}
+    if kind == "chosen":
+        chosen = y if rng.random() < 0.5 else rng.choice([a for a in range(m) if not dom[a]])
+        tid, ask = ctx.phrasing(
+            "pareto_chosen",
+            (
+                f"The committee chose {names[chosen]}. Does this decision satisfy Pareto efficiency?",
+                f"Is choosing {names[chosen]} Pareto efficient?",
+                f"After the votes were tallied, {names[chosen]} was selected. Is this outcome consistent with the "
+                f"Pareto principle?",
+            ),
+        )
+        params["chosen"] = chosen
+        correct = "No" if dom[chosen] else "Yes"
+        return Draft(tid, f"{setup} {ask}", correct, ("Yes" if correct == "No" else "No",), params, 2)
+    if kind == "which":
+        dominated = [a for a in range(m) if dom[a]]
+        pick = rng.choice(dominated)
+        others = [names[a] for a in range(m) if not dom[a]]
+        tid, ask = ctx.phrasing(
+            "pareto_which",
+            (
+                "Which alternative is Pareto-dominated (some other alternative is preferred to it by everyone)?",
+                "Which of these alternatives can never be chosen by a Pareto-efficient rule?",
+            ),
+        )
+        params["shown"] = pick
+        dis = others + ["None of them; every alternative is Pareto efficient"]
+        return Draft(tid, f"{setup} {ask}", names[pick], tuple(dis), params, min(len(dis) + 1, ctx.n_options(3, 5)))
+    unanimous = {(a, b) for b, above in dom.items() for a in above}
+    perms = list(itertools.permutations(range(m)))
+    rng.shuffle(perms)
+    ok = [p for p in perms if all(p.index(a) < p.index(b) for a, b in unanimous)]
+    bad = [p for p in perms if p not in ok]
+    good = ok[0]
+    tid, ask = ctx.phrasing(
+        "pareto_rank",
+        (
+            "Which social ranking respects the Pareto principle?",
+            "Which of the following social rankings never puts an alternative below one that every voter ranks lower?",
+        ),
+    )
+    params["shown"] = list(good)
+    return Draft(
+        tid,
+        f"{setup} {ask}",
+        _rank_text(names, good),
+        tuple(_rank_text(names, p) for p in bad),
+        params,
+        ctx.n_options(3, 4),
+    )
+
+
+def _raise(ranking: Ranking, w: int, steps: int) -> Ranking:
+    r = list(ranking)
+    i = r.index(w)
+    j = max(0, i - steps)
+    r.pop(i)
+    r.insert(j, w)
+    return tuple(r)
+
+
+@generator("monotonicity")
+def monotonicity(ctx: GenContext) -> Draft:
+    """Monotonicity: if the winner W rises in some voters' rankings (nothing else changes), W should still win.
+    The stated rule is applied to both profiles by the vote-counting solvers (no ties anywhere); plurality and Borda
+    never fail, the runoff rules sometimes do. Templates: who wins after the change; did the rule respect
+    monotonicity here (Yes/No)."""
+    rng = ctx.rng
+    m = ctx.scale(3, 4)
+    rule = rng.choice(("plurality", "borda", "runoff", "irv") if m == 4 else ("plurality", "borda", "runoff"))
+    want_violation = rule in ("runoff", "irv") and rng.random() < 0.5
+    names = _alternatives(ctx, m)
+    voters = _voters(ctx)
+    found = None
+    for _ in range(400):
+        profile = random_profile(rng, m, rng.randint(3, 4 + m - 3), 2, 12)
+        w = rule_winner(rule, profile, m)
+        if w is None:
+            continue
+        movable = [i for i, (c, r) in enumerate(profile) if r[0] != w]
+        if not movable:
+            continue
+        idx = rng.choice(movable)
+        c, r = profile[idx]
+        k = rng.randint(1, c)
+        new_r = _raise(r, w, rng.randint(1, r.index(w)))
+        new_profile = [p for i, p in enumerate(profile) if i != idx] + ([(c - k, r)] if c > k else []) + [(k, new_r)]
+        merged: dict[Ranking, int] = {}
+        for cc, rr in new_profile:
+            merged[rr] = merged.get(rr, 0) + cc
+        new_profile = [(cc, rr) for rr, cc in merged.items()]
+        w2 = rule_winner(rule, new_profile, m)
+        if w2 is None:
+            continue
+        found = (profile, w, idx, k, new_r, new_profile, w2)
+        if (w2 != w) == want_violation:
+            break
+    profile, w, idx, k, new_r, new_profile, w2 = found
+    c, r = profile[idx]
+    setup = (
+        f"The {voters} choose among {join_list(names)} using {RULE_TEXT[rule]}. Initially: "
+        f"{_profile_text(names, profile, voters)} Under this rule {names[w]} wins. Then {k} of the {c} "
+        f"{voters} who ranked {_rank_text(names, r)} change their ranking to {_rank_text(names, new_r)}, moving "
+        f"{names[w]} up; nobody else changes."
+    )
+    params = {"m": m, "rule": rule, "profile": profile, "new_profile": new_profile, "winner": w, "names": names}
+    if rng.random() < 0.5:
+        tid, ask = ctx.phrasing(
+            "mono_who", ("Who wins now under the same rule?", "What is the new outcome of the vote?")
+        )
+        correct = names[w2]
+        return Draft(
+            tid, f"{setup} {ask}", correct, tuple(x for x in names if x != correct), params, min(m, ctx.n_options(3, 4))
+        )
+    tid, ask = ctx.phrasing(
+        "mono_yn",
+        (
+            f"Does the rule respect monotonicity in this case, i.e. does {names[w]} still win?",
+            f"Is the outcome after the change consistent with monotonicity ({names[w]} still wins)?",
+        ),
+    )
+    correct, other = ("Yes", "No") if w2 == w else ("No", "Yes")
+    return Draft(tid, f"{setup} {ask}", correct, (other,), params, 2)
+
+
+def _cyclic_profile(rng, m: int, lo: int, hi: int) -> Profile:
+    """A Condorcet-cycle profile on three alternatives (Latin square), others appended in a random fixed order."""
+    a, b, c = rng.sample(range(m), 3)
+    rest = [x for x in range(m) if x not in (a, b, c)]
+    tail = tuple(rng.sample(rest, len(rest)))
+    return [(rng.randint(lo, hi), r + tail) for r in ((a, b, c), (b, c, a), (c, a, b))]
+
+
+@generator("swf_transitivity")
+def swf_transitivity(ctx: GenContext) -> Draft:
+    """Pairwise majority voting (odd electorate, no ties) yields a complete relation; it is a transitive social
+    ranking iff it has no cycle (checked on every triple). Templates: is the majority relation transitive (Yes/No);
+    which social ranking does pairwise majority produce (or 'none: the majority preferences are cyclic')."""
+    rng = ctx.rng
+    m = ctx.scale(3, 4)
+    names = _alternatives(ctx, m)
+    voters = _voters(ctx)
+
+    def draw():
+        if rng.random() < 0.5:
+            profile = _cyclic_profile(rng, m, 1, 20)
+            if m == 4 and rng.random() < 0.5:
+                profile += random_profile(rng, m, 1, 1, 3)
+        else:
+            profile = random_profile(rng, m, ctx.scale(3, 5), 1, 20)
+        if sum(c for c, _ in profile) % 2 == 0:
+            profile[0] = (profile[0][0] + 1, profile[0][1])
+        return profile
+
+    profile = draw()
+    beats = majority_beats(profile, m)
+    trans = is_transitive(beats, m)
+    setup = (
+        f"A group of {voters} is ranking {join_list(names)}. {_profile_text(names, profile, voters)} The group "
+        f"forms its social preference by pairwise majority: it prefers one alternative to another when a "
+        f"majority of {voters} do."
+    )
+    params = {"m": m, "profile": profile, "names": names}
+    cyc = "There is no such ranking: the majority preferences are cyclic"
+    if rng.random() < 0.5:
+        tid, ask = ctx.phrasing(
+            "swft_yn",
+            (
+                "Is the resulting social preference transitive?",
+                "Does pairwise majority give a transitive social ranking here?",
+            ),
+        )
+        params["kind"] = "yn"
+        correct, other = ("Yes", "No") if trans else ("No", "Yes")
+        return Draft(tid, f"{setup} {ask}", correct, (other,), params, 2)
+    tid, ask = ctx.phrasing(
+        "swft_rank",
+        (
+            "Which social ranking does pairwise majority produce?",
+            "What is the group's social ranking under pairwise majority?",
+        ),
+    )
+    params["kind"] = "rank"
+    perms = list(itertools.permutations(range(m)))
+    rng.shuffle(perms)
+    ranking = relation_ranking(beats, m)
+    correct = cyc if ranking is None else _rank_text(names, ranking)
+    borda = tuple(sorted(range(m), key=lambda a: (-borda_scores(profile, m)[a], a)))
+    dis = [_rank_text(names, p) for p in [borda] + perms if p != ranking] + ([cyc] if ranking else [])
+    if ranking is not None:
+        dis = [dis[0], cyc] + dis[1:]
+    return Draft(tid, f"{setup} {ask}", correct, tuple(dis), params, ctx.n_options(3, 4))
+
+
+# Social welfare functions for the dictatorship check (each maps a tuple of rankings to one ranking).
+def swf_apply(rule: str, k: int, prof: Sequence[Ranking], m: int) -> Ranking:
+    """``copy``: voter k's ranking. ``borda``: Borda scores, ties broken by alternative index. ``plurality_k``:
+    number of first places, ties broken by voter k's ranking. ``unless_others``: voter k's ranking unless all other
+    voters submit the same ranking, then theirs. ``reverse``: voter k's ranking reversed. ``switch``: voter k's
+    ranking unless voter k ranks alternative 0 first, then the next voter's ranking."""
+    if rule == "copy":
+        return prof[k]
+    if rule == "borda":
+        s = borda_scores([(1, r) for r in prof], m)
+        return tuple(sorted(range(m), key=lambda a: (-s[a], a)))
+    if rule == "plurality_k":
+        s = plurality_scores([(1, r) for r in prof], m)
+        return tuple(sorted(range(m), key=lambda a: (-s[a], prof[k].index(a))))
+    if rule == "unless_others":
+        others = [r for i, r in enumerate(prof) if i != k]
+        return others[0] if len(set(others)) == 1 else prof[k]
+    if rule == "reverse":
+        return tuple(reversed(prof[k]))
+    if rule == "switch":
+        return prof[(k + 1) % len(prof)] if prof[k][0] == 0 else prof[k]
+    raise ValueError(rule)
+
+
+@lru_cache(maxsize=None)
+def swf_dictators(rule: str, k: int, n: int, m: int) -> tuple[int, ...]:
+    """Voters whose ranking equals the social ranking at *every* profile (brute force over all m!^n profiles)."""
+    perms = list(itertools.permutations(range(m)))
+    cands = set(range(n))
+    for prof in itertools.product(perms, repeat=n):
+        out = swf_apply(rule, k, prof, m)
+        cands = {d for d in cands if prof[d] == out}
+        if not cands:
+            break
+    return tuple(sorted(cands))
+
+
+def _swf_text(rule: str, k: int, names: Sequence[str], n: int) -> str:
+    who = f"Voter {k + 1}"
+    nxt = f"Voter {(k + 1) % n + 1}"
+    return {
+        "copy": f"the social ranking is always {who}'s ranking",
+        "borda": f"alternatives are ranked by Borda score, ties broken in the order {', '.join(names)}",
+        "plurality_k": f"alternatives are ranked by their number of first places, ties broken by {who}'s ranking",
+        "unless_others": (
+            f"the social ranking is {who}'s ranking, except that when all the other voters submit the "
+            f"same ranking, theirs is used"
+        ),
+        "reverse": f"the social ranking is {who}'s ranking in reverse order",
+        "switch": f"the social ranking is {who}'s ranking, unless {who} ranks {names[0]} first, in which case it is "
+        f"{nxt}'s ranking",
+    }[rule]
+
+
+@generator("non_dictatorship")
+def non_dictatorship(ctx: GenContext) -> Draft:
+    """A social welfare function is dictatorial iff some voter's ranking equals the social ranking at every profile.
+    Rule template: the stated rule is checked by brute force over every profile of n voters on 3 alternatives.
+    Observation template: outcomes of an unnamed rule on several profiles are shown; answer = the only voter whose
+    ranking matched the social ranking every time, or 'no voter' (then the rule is non-dictatorial)."""
+    rng = ctx.rng
+    n = ctx.scale(3, 4)
+    m = 3
+    names = _alternatives(ctx, m)
+    k = rng.randrange(n)
+    if rng.random() < 0.5:
+        rule = rng.choice(("copy", "borda", "plurality_k", "unless_others", "reverse", "switch", "copy"))
+        dictators = swf_dictators(rule, k, n, m)
+        tid, ask = ctx.phrasing(
+            "nd_rule",
+            (
+                f"{n} voters (Voter 1 to Voter {n}) rank {join_list(names)}, and {_swf_text(rule, k, names, n)}. Is this "
+                f"social welfare function non-dictatorial?",
+                f"A committee of {n} voters ranks {join_list(names)}. Its social welfare function: "
+                f"{_swf_text(rule, k, names, n)}. Which statement is true?",
+            ),
+        )
+        yes = "Yes, it is non-dictatorial" if tid.endswith("p0") else "It is non-dictatorial"
+        no = [
+            f"No, Voter {d + 1} is a dictator"
+            if tid.endswith("p0")
+            else f"It is dictatorial: Voter {d + 1} is a dictator"
+            for d in range(n)
+        ]
+        correct = no[dictators[0]] if dictators else yes
+        dis = [x for x in no if x != correct] + ([yes] if dictators else [])
+        params = {"kind": "rule", "rule": rule, "k": k, "n": n, "m": m, "names": names}
+        return Draft(tid, ask, correct, tuple(dis), params, ctx.n_options(3, 4))
+    n_obs = ctx.scale(2, 4)
+    perms = list(itertools.permutations(range(m)))
+    rule = rng.choice(("copy", "borda"))
+
+    def draw():
+        obs = []
+        for _ in range(n_obs):
+            prof = tuple(rng.choice(perms) for _ in range(n))
+            obs.append((prof, swf_apply(rule, k, prof, m)))
+        match = [d for d in range(n) if all(p[d] == out for p, out in obs)]
+        return (obs, match) if len(match) <= 1 else None
+
+    for _ in range(200):
+        got = draw()
+        if got:
+            break
+    obs, match = got
+    lines = " ".join(
+        f"Case {i + 1}: "
+        + "; ".join(f"Voter {d + 1} ranks {_rank_text(names, p[d])}" for d in range(n))
+        + f"; the social ranking is {_rank_text(names, out)}."
+        for i, (p, out) in enumerate(obs)
+    )
+    tid, ask = ctx.phrasing(
+        "nd_obs",
+        (
+            "Which voter's ranking coincided with the social ranking in every case, and so could be a dictator?",
+            "Based on these cases, which voter, if any, might be a dictator of this social welfare function?",
+        ),
+    )
+    none = "No voter; these cases already show the function is non-dictatorial"
+    opts = [f"Voter {d + 1}" for d in range(n)]
+    correct = opts[match[0]] if match else none
+    dis = [o for o in opts if o != correct] + ([none] if match else [])
+    params = {
+        "kind": "observe",
+        "n": n,
+        "m": m,
+        "obs": [[list(map(list, p)), list(out)] for p, out in obs],
+        "names": names,
+    }
+    q = f"A social welfare function turns the rankings of {n} voters over {join_list(names)} into a social ranking. {lines} {ask}"
+    return Draft(tid, q, correct, tuple(dis), params, ctx.n_options(3, 4))
+
+
+# ================================================================================================================
+# 4.2 Social choice: voting rules and fair division
+
+
+def _voting_profile(ctx: GenContext, score_fn, m: int, n_types: int) -> tuple[Profile, int]:
+    rng = ctx.rng
+    hi = 10 ** ctx.scale(1, 3) - 1
+    for _ in range(500):
+        profile = random_profile(rng, m, n_types, 1, hi)
+        w = _unique_argmax(score_fn(profile))
+        if w is not None:
+            return profile, w
+    raise RuntimeError("no profile with a unique winner")
+
+
+@generator("plurality")
+def plurality(ctx: GenContext) -> Draft:
+    """Plurality winner = the alternative ranked first by the most voters (unique); distractors start with the
+    Borda winner."""
+    m = ctx.scale(3, 5)
+    names = _alternatives(ctx, m)
+    voters = _voters(ctx)
+    profile, w = _voting_profile(ctx, lambda p: plurality_scores(p, m), m, ctx.scale(2, 5))
+    tid, ask = ctx.phrasing(
+        "plur",
+        (
+            "Who wins under plurality voting?",
+            "Using plurality voting (most first-place votes wins), which alternative is chosen?",
+            "Which alternative is ranked first by the largest number of voters?",
+        ),
+    )
+    q = f"An election among {join_list(names)} has these ballots: {_profile_text(names, profile, voters)} {ask}"
+    bw = _unique_argmax(borda_scores(profile, m))
+    order = ([bw] if bw is not None and bw != w else []) + [a for a in range(m) if a != w and a != bw]
+    params = {"m": m, "profile": profile, "names": names}
+    return Draft(tid, q, names[w], tuple(names[a] for a in order), params, ctx.n_options(3, 5) if m >= 3 else m)
+
+
+@generator("borda")
+def borda(ctx: GenContext) -> Draft:
+    """Borda count: with m alternatives a voter's i-th choice earns m - i points; answer = the (unique) highest
+    total, or an alternative's total when asked for a score. Distractors start with the plurality winner."""
+    rng = ctx.rng
+    m = ctx.scale(3, 5)
+    names = _alternatives(ctx, m)
+    voters = _voters(ctx)
+    profile, w = _voting_profile(ctx, lambda p: borda_scores(p, m), m, ctx.scale(2, 5))
+    scores = borda_scores(profile, m)
+    setup = f"An election among {join_list(names)} has these ballots: {_profile_text(names, profile, voters)}"
+    params = {"m": m, "profile": profile, "names": names}
+    if rng.random() < 0.7:
+        tid, ask = ctx.phrasing(
+            "borda_win",
+            (
+                "Using the Borda count, which alternative wins?",
+                f"With {m} alternatives, a first choice earns {m - 1} points, a second {m - 2}, and so on. Which "
+                f"alternative has the highest Borda score?",
+            ),
+        )
+        pw = _unique_argmax(plurality_scores(profile, m))
+        order = ([pw] if pw is not None and pw != w else []) + [a for a in range(m) if a != w and a != pw]
+        params["kind"] = "winner"
+        return Draft(tid, f"{setup} {ask}", names[w], tuple(names[a] for a in order), params, ctx.n_options(3, 5))
+    a = rng.randrange(m)
+    tid, ask = ctx.phrasing(
+        "borda_score",
+        (f"What is {names[a]}'s Borda score?", f"How many Borda points does {names[a]} receive in total?"),
+    )
+    total = sum(c for c, _ in profile)
+    cands = [scores[a] + c for c, _ in profile] + [
+        plurality_scores(profile, m)[a],
+        total * (m - 1) - scores[a],
+        scores[a] + total,
+    ]
+    dis = numeric_distractors(rng, scores[a], fmt_num, cands, k=4, integer=True)
+    params.update({"kind": "score", "asked": a})
+    return Draft(tid, f"{setup} {ask}", fmt_num(scores[a]), tuple(dis), params, ctx.n_options(3, 5))
+
+
+@generator("copeland")
+def copeland(ctx: GenContext) -> Draft:
+    """Copeland: each alternative scores (pairwise majority wins) - (pairwise losses); answer = the unique top
+    scorer. Either the head-to-head results are stated directly (a random tournament) or a ballot profile with an
+    odd number of voters is given."""
+    rng = ctx.rng
+    m = ctx.scale(3, 5) if ctx.level < 1 else 5
+    names = _alternatives(ctx, m)
+    voters = _voters(ctx)
+    params: dict[str, Any] = {"m": m, "names": names}
+    if rng.random() < 0.5:
+        for _ in range(500):
+            beats = {(a, b) if rng.random() < 0.5 else (b, a) for a, b in itertools.combinations(range(m), 2)}
+            w = _unique_argmax(copeland_scores_from_beats(beats, m))
+            if w is not None:
+                break
+        desc = " ".join(
+            f"{names[a]} wins against {join_list([names[b] for b in range(m) if (a, b) in beats]) or 'nobody'}"
+            f" and loses to {join_list([names[b] for b in range(m) if (b, a) in beats]) or 'nobody'}."
+            for a in range(m)
+        )
+        setup = f"In an election among {join_list(names)}, the head-to-head results are: {desc}"
+        params.update({"kind": "tournament", "beats": sorted(beats)})
+    else:
+        for _ in range(500):
+            profile = random_profile(rng, m, ctx.scale(3, 6), 1, 30)
+            if sum(c for c, _ in profile) % 2 == 0:
+                profile[0] = (profile[0][0] + 1, profile[0][1])
+            beats = majority_beats(profile, m)
+            w = _unique_argmax(copeland_scores_from_beats(beats, m))
+            if w is not None:
+                break
+        setup = f"An election among {join_list(names)} has these ballots: {_profile_text(names, profile, voters)}"
+        params.update({"kind": "profile", "profile": profile})
+    tid, ask = ctx.phrasing(
+        "copeland",
+        (
+            "Based on Copeland's method, which alternative wins?",
+            "Under the Copeland method (pairwise wins minus pairwise losses), who is the winner?",
+        ),
+    )
+    order = [a for a in range(m) if a != w]
+    rng.shuffle(order)
+    return Draft(tid, f"{setup} {ask}", names[w], tuple(names[a] for a in order), params, ctx.n_options(3, 5))
+
+
+Allocation = tuple[int, ...]  # item -> agent
+
+
+def bundle_values(vals: Sequence[Sequence[int]], alloc: Allocation) -> list[list[int]]:
+    """bv[i][j] = agent i's value for agent j's bundle (additive values)."""
+    n = len(vals)
+    bv = [[0] * n for _ in range(n)]
+    for item, owner in enumerate(alloc):
+        for i in range(n):
+            bv[i][owner] += vals[i][item]
+    return bv
+
+
+def is_envy_free(vals: Sequence[Sequence[int]], alloc: Allocation) -> bool:
+    bv = bundle_values(vals, alloc)
+    return all(bv[i][i] >= bv[i][j] for i in range(len(vals)) for j in range(len(vals)))
+
+
+def is_proportional(vals: Sequence[Sequence[int]], alloc: Allocation) -> bool:
+    bv = bundle_values(vals, alloc)
+    n = len(vals)
+    return all(n * bv[i][i] >= sum(vals[i]) for i in range(n))
+
+
+def round_robin(vals: Sequence[Sequence[int]], order: Sequence[int]) -> Allocation:
+    """Agents pick in the stated order, repeatedly, each taking their most valued remaining item."""
+    left = set(range(len(vals[0])))
+    alloc = [-1] * len(vals[0])
+    turn = 0
+    while left:
+        agent = order[turn % len(order)]
+        item = max(left, key=lambda x: (vals[agent][x], -x))
+        alloc[item] = agent
+        left.remove(item)
+        turn += 1
+    return tuple(alloc)
+
+
+@generator("fair_division")
+def fair_division(ctx: GenContext) -> Draft:
+    """Indivisible items with additive values. Envy-free: nobody values another's bundle above their own;
+    proportional: everyone gets at least 1/n of their total value. Templates: which allocation is envy-free
+    (exactly one option is, checked exhaustively); is an allocation proportional (Yes/No); round-robin picking
+    (each picks their favourite remaining item; values of each agent distinct) -> an agent's bundle."""
+    rng = ctx.rng
+    n = ctx.scale(2, 3)
+    m = ctx.scale(3, 6)
+    people = ctx.people(n)
+    items = [_short(a) for a in rng.sample(ctx.vocab.alternatives, m)]
+    vals = [rng.sample(range(1, 30), m) for _ in range(n)]
+    kind = rng.choice(("ef", "prop", "rr"))
+    desc = " ".join(
+        f"{p} values " + join_list([f"{items[x]} at {vals[i][x]}" for x in range(m)]) + "."
+        for i, p in enumerate(people)
+    )
+    setup = (
+        f"{join_list(people)} must divide {m} indivisible items ({join_list(items)}) among themselves; each item "
+        f"goes to exactly one person and values add up. {desc}"
+    )
+    alloc_text = lambda al: "; ".join(  # noqa: E731
+        f"{p} gets {join_list([items[x] for x in range(m) if al[x] == i]) or 'nothing'}" for i, p in enumerate(people)
+    )
+    params: dict[str, Any] = {"vals": vals, "kind": kind, "people": people, "items": items}
+    allocs = list(itertools.product(range(n), repeat=m))
+    if kind == "ef":
+        ef = [al for al in allocs if is_envy_free(vals, al)]
+        if not ef:
+            kind = "prop"
+            params["kind"] = kind
+        else:
+            good = rng.choice(ef)
+            bad = [al for al in allocs if not is_envy_free(vals, al) and all(i in al for i in range(n))]
+            rng.shuffle(bad)
+            tid, ask = ctx.phrasing(
+                "fd_ef",
+                ("Which allocation is envy-free?", "Which division leaves nobody preferring someone else's share?"),
+            )
+            params["shown"] = list(good)
+            return Draft(
+                tid,
+                f"{setup} {ask}",
+                alloc_text(good),
+                tuple(alloc_text(al) for al in bad),
+                params,
+                ctx.n_options(3, 4),
+            )
+    if kind == "prop":
+        al = rng.choice([a for a in allocs if all(i in a for i in range(n))])
+        tid, ask = ctx.phrasing(
+            "fd_prop",
+            (
+                f"Consider the division: {alloc_text(al)}. Is it proportional (everyone gets at least 1/{n} of their own "
+                f"total value)?",
+                f"They propose: {alloc_text(al)}. Does every person receive a fair share (at least 1/{n} of the total "
+                f"value by their own valuation)?",
+            ),
+        )
+        params["alloc"] = list(al)
+        correct, other = ("Yes", "No") if is_proportional(vals, al) else ("No", "Yes")
+        return Draft(tid, f"{setup} {ask}", correct, (other,), params, 2)
+    order = list(range(n))
+    rng.shuffle(order)
+    alloc = round_robin(vals, order)
+    who = rng.randrange(n)
+    tid, ask = ctx.phrasing(
+        "fd_rr",
+        (
+            f"They use round-robin picking in the order {', '.join(people[i] for i in order)} (repeating): at each turn "
+            f"the picker takes their most valued remaining item. Which items does {people[who]} end up with?",
+            f"Taking turns in the order {', '.join(people[i] for i in order)}, each person picks their favourite "
+            f"remaining item until none are left. What is {people[who]}'s final bundle?",
+        ),
+    )
+    params["order"] = order
+    params["asked"] = who
+    mine = [items[x] for x in range(m) if alloc[x] == who]
+    correct = join_list(mine) if mine else "Nothing"
+    size = len(mine)
+    cands = [join_list(list(c)) for c in itertools.combinations(items, size) if list(c) != mine]
+    rng.shuffle(cands)
+    greedy = sorted(range(m), key=lambda x: -vals[who][x])[:size]
+    first = join_list([items[x] for x in sorted(greedy)])
+    return Draft(tid, f"{setup} {ask}", correct, tuple([first] + cands), params, ctx.n_options(3, 4))
+
+
+# ================================================================================================================
+# 4.3 Mechanism properties: stated mechanisms checked by brute force on their stated finite value grid
+#
+# A mechanism is a frozen spec. Single-item auctions ("auction"): every bidder's value and report lie on ``grid``;
+# bidders are ordered by report, highest first, ties in a uniformly random order (so outcomes are lotteries and
+# utilities are expectations). Rules ("the winner" = first in that order unless stated):
+#   first        winner pays own bid                      second       winner pays the highest other bid
+#   reserve      sale only if top bid >= r; winner pays max(highest other bid, r)
+#   second_plus  winner pays highest other bid + c        fraction     winner pays frac x own bid
+#   second_wins  the *second* bidder in the order wins and pays own bid
+#   posted       bidders asked in index order; the first whose report >= p buys at p
+#   allpay       winner as in first; every bidder pays own bid
+#   interim      winner as in first; every bidder pays t(own report), t = the interim expected payment of the
+#                second-price auction when the others' values are uniform on the grid (BIC but not DSIC)
+# Public projects ("project"): built iff the reports sum to at least the cost C; payments when built:
+#   equal C/n | proportional C*r_i/sum(r) | pay_report r_i | fee C/n + f (f stored in frac) | capped min(r_i, C/n)
+#   clarke: C/n plus the Clarke pivot tax on net values w_i = r_i - C/n (also charged when not built)
+# Properties: DSIC = truthful reporting maximizes expected utility against every report profile of the others;
+# BIC = truthful reporting maximizes expected utility when the others are truthful and their values are
+# independent and uniform on the grid; IR (ex post) = every truthful participant's utility is >= 0 at every value
+# profile; budget balance = at every report profile the payments sum exactly to C when built and to 0 when not.
+
+
+class Mechanism(tuple):
+    """(setting, rule, n, grid, param, frac) -- a hashable spec; see the table above."""
+
+    def __new__(
+        cls, setting: str, rule: str, n: int, grid: tuple[int, ...], param: int = 0, frac: Fraction = Fraction(1)
+    ):
+        return super().__new__(cls, (setting, rule, n, tuple(grid), param, Fraction(frac)))
+
+    setting = property(lambda self: self[0])
+    rule = property(lambda self: self[1])
+    n = property(lambda self: self[2])
+    grid = property(lambda self: self[3])
+    param = property(lambda self: self[4])
+    frac = property(lambda self: self[5])
+
+    def to_params(self) -> dict[str, Any]:
+        return {
+            "setting": self.setting,
+            "rule": self.rule,
+            "n": self.n,
+            "grid": list(self.grid),
+            "param": self.param,
+            "frac": self.frac,
+        }
+
+
+def _orders(bids: Sequence[int]) -> list[tuple[int, ...]]:
+    """Equally likely orders of bidders: by bid, highest first, ties in every order."""
+    return [
+        p
+        for p in itertools.permutations(range(len(bids)))
+        if all(bids[p[k]] >= bids[p[k + 1]] for k in range(len(p) - 1))
+    ]
+
+
+@lru_cache(maxsize=None)
+def _interim_vickrey(n: int, grid: tuple[int, ...]) -> dict[int, Fraction]:
+    spa = Mechanism("auction", "second", n, grid)
+    others = list(itertools.product(grid, repeat=n - 1))
+    return {r: sum((mech_outcome(spa, (r,) + o)[1][0] for o in others), Fraction(0)) / len(others) for r in grid}
+
+
+def mech_outcome(mech: Mechanism, reports: Sequence[int]) -> tuple[list[Fraction], list[Fraction]]:
+    """Auctions: (win probabilities, expected payments). Projects: ([1 or 0] * n for built, payments)."""
+    n = mech.n
+    reports = tuple(reports)
+    if mech.setting == "project":
+        cost = mech.param
+        built = sum(reports) >= cost
+        share = Fraction(cost, n)
+        if mech.rule == "clarke":
+            w = [r - share for r in reports]
+            pays = []
+            for i in range(n):
+                rest = sum(w) - w[i]
+                tax = max(Fraction(0), -rest) if built else max(Fraction(0), rest)
+                pays.append((share if built else 0) + tax)
+            return [Fraction(int(built))] * n, pays
+        if not built:
+            return [Fraction(0)] * n, [Fraction(0)] * n
+        total = sum(reports)
+        if mech.rule == "equal":
+            pays = [share] * n
+        elif mech.rule == "proportional":
+            pays = [Fraction(cost * r, total) for r in reports]
+        elif mech.rule == "pay_report":
+            pays = [Fraction(r) for r in reports]
+        elif mech.rule == "fee":  # the fee is stored in ``frac``
+            pays = [share + mech.frac] * n
+        elif mech.rule == "capped":
+            pays = [min(Fraction(r), share) for r in reports]
+        else:
+            raise ValueError(f"unknown project rule {mech.rule!r}")
+        return [Fraction(1)] * n, pays
+    probs = [Fraction(0)] * n
+    pays = [Fraction(0)] * n
+    if mech.rule == "posted":
+        for i, r in enumerate(reports):
+            if r >= mech.param:
+                probs[i], pays[i] = Fraction(1), Fraction(mech.param)
+                break
+        return probs, pays
+    orders = _orders(reports)
+    weight = Fraction(1, len(orders))
+    for order in orders:
+        top = order[0]
+        if mech.rule == "reserve" and reports[top] < mech.param:
+            continue
+        winner = order[1] if mech.rule == "second_wins" else top
+        other = max(reports[j] for j in range(n) if j != winner)
+        price = {
+            "first": reports[winner],
+            "second": other,
+            "reserve": max(other, mech.param),
+            "second_plus": other + mech.param,
+            "fraction": mech.frac * reports[winner],
+            "second_wins": reports[winner],
+            "allpay": 0,
+            "interim": 0,
+        }[mech.rule]
+        probs[winner] += weight
+        pays[winner] += weight * price
+    if mech.rule == "allpay":
+        pays = [Fraction(r) for r in reports]
+    elif mech.rule == "interim":
+        t = _interim_vickrey(n, mech.grid)
+        pays = [t[r] for r in reports]
+    return probs, pays
+
+
+def mech_utility(mech: Mechanism, i: int, value: int, reports: Sequence[int]) -> Fraction:
+    probs, pays = mech_outcome(mech, reports)
+    return value * probs[i] - pays[i]
+
+
+@lru_cache(maxsize=None)
+def is_dsic(mech: Mechanism) -> bool:
+    for i in range(mech.n):
+        for rest in itertools.product(mech.grid, repeat=mech.n - 1):
+            for v in mech.grid:
+                truth = mech_utility(mech, i, v, rest[:i] + (v,) + rest[i:])
+                if any(mech_utility(mech, i, v, rest[:i] + (r,) + rest[i:]) > truth for r in mech.grid):
+                    return False
+    return True
+
+
+@lru_cache(maxsize=None)
+def is_bic(mech: Mechanism) -> bool:
+    others = list(itertools.product(mech.grid, repeat=mech.n - 1))
+    for i in range(mech.n):
+        for v in mech.grid:
+
+            def eu(r: int) -> Fraction:
+                return sum((mech_utility(mech, i, v, o[:i] + (r,) + o[i:]) for o in others), Fraction(0))
+
+            truth = eu(v)
+            if any(eu(r) > truth for r in mech.grid):
+                return False
+    return True
+
+
+@lru_cache(maxsize=None)
+def is_ir(mech: Mechanism) -> bool:
+    return all(
+        mech_utility(mech, i, vals[i], vals) >= 0
+        for vals in itertools.product(mech.grid, repeat=mech.n)
+        for i in range(mech.n)
+    )
+
+
+@lru_cache(maxsize=None)
+def is_budget_balanced(mech: Mechanism) -> bool:
+    if mech.setting != "project":
+        raise ValueError("budget balance is judged for public-project mechanisms")
+    for reports in itertools.product(mech.grid, repeat=mech.n):
+        built, pays = mech_outcome(mech, reports)
+        if sum(pays) != (mech.param if built[0] else 0):
+            return False
+    return True
+
+
+PROPERTY_CHECKS = {"dsic": is_dsic, "bic": is_bic, "ir": is_ir, "bb": is_budget_balanced}
+
+
+def describe_mechanism(mech: Mechanism) -> str:
+    r, p = mech.rule, mech.param
+    if mech.setting == "project":
+        build = "The project is built if the reported values add up to at least the cost"
+        return {
+            "equal": f"{build}; then everyone pays an equal share of the cost.",
+            "proportional": f"{build}; then each person pays a share of the cost proportional to their report.",
+            "pay_report": f"{build}; then each person pays the value they reported.",
+            "fee": f"{build}; then everyone pays an equal share of the cost plus a {fmt_money(mech.frac)} fee.",
+            "capped": f"{build}; then each person pays an equal share of the cost or their report, whichever is "
+            f"smaller.",
+            "clarke": (
+                f"{build}. Everyone pays an equal share of the cost if it is built, plus a Clarke tax: if "
+                f"their report changes the decision, they pay the net loss this causes the others (reported "
+                f"values minus cost shares)."
+            ),
+        }[r]
+    tie = "ties broken at random"
+    return {
+        "first": f"The highest bidder wins ({tie}) and pays their own bid.",
+        "second": f"The highest bidder wins ({tie}) and pays the second-highest bid.",
+        "reserve": f"If the highest bid is at least the reserve price {fmt_money(p)}, the highest bidder wins "
+        f"({tie}) and pays the larger of the second-highest bid and {fmt_money(p)}; otherwise nobody wins.",
+        "second_plus": f"The highest bidder wins ({tie}) and pays the second-highest bid plus {fmt_money(p)}.",
+        "fraction": f"The highest bidder wins ({tie}) and pays {fmt_num(mech.frac * 100)}% of their own bid.",
+        "second_wins": f"The second-highest bidder wins ({tie}) and pays their own bid.",
+        "posted": f"Bidders are asked in order (bidder 1 first); the first one whose bid is at least {fmt_money(p)} "
+        f"gets the item for {fmt_money(p)}.",
+        "allpay": f"The highest bidder wins ({tie}), and every bidder pays their own bid.",
+        "interim": "The highest bidder wins (" + tie + "), and every bidder, winner or not, pays a fee that depends "
+        "only on their own bid: "
+        + ", ".join(
+            f"{fmt_money(t)} for a bid of {fmt_money(b)}" for b, t in _interim_vickrey(mech.n, mech.grid).items()
+        )
+        + ".",
+    }[r]
+
+
+def _grid_text(grid: Sequence[int]) -> str:
+    return join_list([fmt_money(x) for x in grid], "or")
+
+
+def _mech_setup(ctx: GenContext, mech: Mechanism, prior: bool) -> str:
+    people = "bidders" if mech.setting == "auction" else "residents"
+    if mech.setting == "auction":
+        head = (
+            f"{mech.n} bidders compete for {ctx.vocab.owned_item}. Each bidder's private value, and each bid, is "
+            f"one of {_grid_text(mech.grid)}."
+        )
+    else:
+        head = (
+            f"{mech.n} {people} decide whether to fund {PROJECTS.get(ctx.domain, 'a shared project')}, which "
+            f"costs {fmt_money(mech.param)}. Each person's private value for it, and each report, is one of "
+            f"{_grid_text(mech.grid)}."
+        )
+    if prior:
+        head += " Values are independent, and each is equally likely to be any of these amounts."
+    return head
+
+
+def _mech_pool(ctx: GenContext, prop: str) -> list[Mechanism]:
+    """Candidate mechanisms for a property question, with parameters drawn for this question."""
+    rng = ctx.rng
+    k = ctx.scale(4, 5)  # >= 4 grid values: on 3 values equal cost sharing is trivially truthful
+    step = rng.choice((10, 20, 5))
+    grid = tuple(step * i for i in range(k))
+    if prop == "bic":
+        n = 2
+    else:
+        n = rng.choice((2, 3)) if k <= 4 else 2
+    res = step * rng.randint(1, k - 2)
+    auctions = [
+        Mechanism("auction", "first", n, grid),
+        Mechanism("auction", "second", n, grid),
+        Mechanism("auction", "reserve", n, grid, res),
+        Mechanism("auction", "second_plus", n, grid, step),
+        Mechanism("auction", "fraction", n, grid, 0, Fraction(rng.choice((50, 75, 80)), 100)),
+        Mechanism("auction", "second_wins", n, grid),
+        Mechanism("auction", "posted", n, grid, res),
+        Mechanism("auction", "allpay", n, grid),
+    ]
+    if prop == "bic":
+        return auctions + [Mechanism("auction", "interim", n, grid)]
+    cost = n * step * rng.randint(1, k - 2)  # equal cost shares lie on the grid
+    projects = [
+        Mechanism("project", r, n, grid, cost) for r in ("equal", "proportional", "pay_report", "capped", "clarke")
+    ]
+    projects.append(Mechanism("project", "fee", n, grid, cost, Fraction(step)))
+    return projects if prop == "bb" else auctions + projects
+
+
+PROP_TEXT = {
+    "dsic": ("dominant-strategy incentive compatible (DSIC)", "truthful reporting is a dominant strategy"),
+    "bic": (
+        "Bayesian incentive compatible (BIC)",
+        "truthful reporting is a best response when everyone else reports truthfully",
+    ),
+    "ir": ("individually rational (IR)", "no truthful participant ever ends up worse off than by staying out"),
+    "bb": ("budget balanced", "the payments collected exactly cover the cost, with no surplus or deficit"),
+}
+
+
+def _property_question(ctx: GenContext, prop: str, short: str) -> Draft:
+    rng = ctx.rng
+    pool = _mech_pool(ctx, prop)
+    check = PROPERTY_CHECKS[prop]
+    name, gloss = PROP_TEXT[prop]
+    defn = f" ({gloss})" if ctx.level < 0.5 else ""
+    if prop == "bic" and ctx.level >= 0.5 and rng.random() < 0.4:  # BIC but not DSIC
+        good = [m for m in pool if is_bic(m) and not is_dsic(m)]
+        bad = [m for m in pool if not (is_bic(m) and not is_dsic(m))]
+        mech = rng.choice(good)
+        rng.shuffle(bad)
+        tid, ask = ctx.phrasing(
+            f"{short}_notdsic",
+            (
+                "Which of these mechanisms is Bayesian incentive compatible but not dominant-strategy incentive "
+                "compatible?",
+                "For which mechanism is truthful bidding a Bayes-Nash equilibrium but not a dominant strategy?",
+            ),
+        )
+        q = f"{_mech_setup(ctx, mech, True)} {ask}"
+        params = {"kind": "bic_not_dsic", "options": [m.to_params() for m in [mech] + bad]}
+        return Draft(
+            tid, q, describe_mechanism(mech), tuple(describe_mechanism(m) for m in bad), params, ctx.n_options(3, 4)
+        )
+    if rng.random() < 0.5:
+        mech = rng.choice(pool)
+        tid, ask = ctx.phrasing(
+            f"{short}_yn",
+            (
+                f"Is the following mechanism {name}{defn}? {describe_mechanism(mech)}",
+                f"Consider this mechanism: {describe_mechanism(mech)} Is it {name}{defn}?",
+            ),
+        )
+        q = f"{_mech_setup(ctx, mech, prop == 'bic')} {ask}"
+        correct, other = ("Yes", "No") if check(mech) else ("No", "Yes")
+        return Draft(tid, q, correct, (other,), {"kind": "yn", "mech": mech.to_params()}, 2)
+    n_opts = ctx.n_options(3, 4)
+
+    def draw():
+        setting = rng.choice(sorted({m.setting for m in pool}))
+        same = [m for m in pool if m.setting == setting]
+        good = [m for m in same if check(m)]
+        bad = [m for m in same if not check(m)]
+        if not good or len(bad) < n_opts - 1:
+            return None
+        rng.shuffle(bad)
+        return rng.choice(good), bad
+
+    mech, bad = _retry_local(draw)
+    tid, ask = ctx.phrasing(
+        f"{short}_which",
+        (
+            f"Which of the following mechanisms is {name}{defn}?",
+            f"Exactly one of these mechanisms is {name}. Which one?",
+        ),
+    )
+    q = f"{_mech_setup(ctx, mech, prop == 'bic')} {ask}"
+    params = {"kind": "which", "options": [m.to_params() for m in [mech] + bad]}
+    return Draft(tid, q, describe_mechanism(mech), tuple(describe_mechanism(m) for m in bad), params, n_opts)
+
+
+def _retry_local(fn, tries: int = 200):
+    for _ in range(tries):
+        out = fn()
+        if out is not None:
+            return out
+    raise RuntimeError(f"{fn.__qualname__}: no valid draw in {tries} tries")
+
+
+@generator("dsic")
+def dsic(ctx: GenContext) -> Draft:
+    """DSIC judged by brute force over the stated grid: for every bidder, value, others' reports and misreport,
+    truthful reporting is at least as good (mechanism table above). Yes/No for one mechanism, or which of several
+    is DSIC (exactly one is)."""
+    return _property_question(ctx, "dsic", "dsic")
+
+
+@generator("bic")
+def bic(ctx: GenContext) -> Draft:
+    """BIC judged by brute force with independent uniform values on the grid: truthful reporting maximizes
+    interim expected utility when the others are truthful. Yes/No, which is BIC, or which is BIC but not DSIC
+    (the all-pay mechanism charging the second-price auction's interim expected payment)."""
+    return _property_question(ctx, "bic", "bic")
+
+
+@generator("individual_rationality")
+def individual_rationality(ctx: GenContext) -> Draft:
+    """Ex-post individual rationality judged by brute force: at every value profile every truthful participant's
+    utility (value received minus payment) is >= 0. Yes/No or which mechanism is IR (exactly one)."""
+    return _property_question(ctx, "ir", "ir")
+
+
+@generator("budget_balance")
+def budget_balance(ctx: GenContext) -> Draft:
+    """Budget balance judged by brute force over every report profile of a public-project mechanism: payments sum
+    exactly to the cost when the project is built and to zero when it is not. Yes/No or which is budget balanced."""
+    return _property_question(ctx, "bb", "bb")
+
+
+# ================================================================================================================
+# 4.4 Mechanism design
+
+
+def top_trading_cycles(prefs: Sequence[Sequence[int]]) -> tuple[list[int], list[list[list[int]]]]:
+    """Agent i owns house i; prefs[i] ranks houses best first. Each round every remaining agent points to the
+    owner of their favourite remaining house; every cycle trades (each member gets the house they point to) and
+    leaves. Returns (house of each agent, cycles per round)."""
+    n = len(prefs)
+    left = set(range(n))
+    house = [-1] * n
+    rounds = []
+    while left:
+        point = {i: next(h for h in prefs[i] if h in left) for i in left}
+        cycles, done = [], set()
+        for start in sorted(left):
+            path, cur = [], start
+            while cur not in path and cur not in done:
+                path.append(cur)
+                cur = point[cur]
+            if cur in path:
+                cyc = path[path.index(cur) :]
+                cycles.append(cyc)
+            done.update(path)
+        for cyc in cycles:
+            for i in cyc:
+                house[i] = point[i]
+            left -= set(cyc)
+        rounds.append(cycles)
+    return house, rounds
+
+
+@generator("top_trading_cycles")
+def top_trading_cycles_element(ctx: GenContext) -> Draft:
+    """Top trading cycles with one owned item per agent (solver above). Asked: which item an agent ends up with,
+    who ends up with a given agent's item, or who trades in the first round."""
+    rng = ctx.rng
+    n = ctx.scale(3, 5)
+    people = ctx.people(n)
+    noun, plural = HOUSES.get(ctx.domain, ("item", "items"))
+    prefs = [rng.sample(range(n), n) for _ in range(n)]
+    house, rounds = top_trading_cycles(prefs)
+    item = lambda h: f"{people[h]}'s {noun}"  # noqa: E731
+    desc = " ".join(f"{p} ranks " + " > ".join(item(h) for h in prefs[i]) + "." for i, p in enumerate(people))
+    setup = (
+        f"{join_list(people)} each own one {noun} and may swap {plural}. Their preferences (best first): "
+        f"{desc} They run the top trading cycles algorithm."
+    )
+    kind = rng.choice(("gets", "owner", "first"))
+    params = {"prefs": prefs, "kind": kind, "people": people, "noun": noun}
+    if kind == "gets":
+        who = rng.randrange(n)
+        tid, ask = ctx.phrasing(
+            "ttc_gets", (f"Which {noun} does {people[who]} end up with?", f"What is {people[who]}'s final {noun}?")
+        )
+        params["asked"] = who
+        correct = item(house[who])
+        return Draft(
+            tid,
+            f"{setup} {ask}",
+            correct,
+            tuple(item(h) for h in prefs[who] if h != house[who]),
+            params,
+            ctx.n_options(3, 5),
+        )
+    if kind == "owner":
+        h = rng.randrange(n)
+        owner = house.index(h)
+        tid, ask = ctx.phrasing(
+            "ttc_owner", (f"Who ends up with {item(h)}?", f"Using top trading cycles, which person gets {item(h)}?")
+        )
+        params["asked"] = h
+        order = [i for i in range(n) if i != owner]
+        rng.shuffle(order)
+        return Draft(tid, f"{setup} {ask}", people[owner], tuple(people[i] for i in order), params, ctx.n_options(3, 5))
+    first = sorted(i for cyc in rounds[0] for i in cyc)
+    tid, ask = ctx.phrasing(
+        "ttc_first",
+        (
+            "Who is assigned a final item in the first round of the algorithm?",
+            "Which people are part of a cycle in the first round?",
+        ),
+    )
+    correct = join_list([people[i] for i in first])
+    subsets = [list(c) for r in range(1, n + 1) for c in itertools.combinations(range(n), r) if list(c) != first]
+    subsets.sort(key=lambda s: (abs(len(s) - len(first)), rng.random()))
+    return Draft(
+        tid,
+        f"{setup} {ask}",
+        correct,
+        tuple(join_list([people[i] for i in s]) for s in subsets),
+        params,
+        ctx.n_options(3, 5),
+    )
+
+
+# Revenue rule for differing risk attitudes (stated theory, Krishna "Auction Theory" ch. 4): with risk-averse
+# bidders a first-price (or Dutch) auction raises more expected revenue than a second-price or English auction;
+# with risk-seeking bidders the second-price (or English) auction raises more; with risk-neutral bidders and
+# independent private values all four raise the same (revenue equivalence). Payment given the stated bids:
+# first-price/Dutch winner pays own bid; second-price/English winner pays the second-highest bid (and at least the
+# reserve when there is one; no sale if the highest bid is below it).
+RISK_BEST = {
+    "risk-averse": ("first-price sealed-bid auction",),
+    "risk-seeking": ("second-price sealed-bid auction", "English auction"),
+}
+
+
+def optimal_reserve(hi: int, seller_value: int = 0) -> Fraction:
+    """Myerson: values iid uniform on [0, hi], virtual value 2v - hi; optimal reserve solves 2r - hi = seller value,
+    i.e. r = (hi + seller_value) / 2, for any number of bidders."""
+    return Fraction(hi + seller_value, 2)
+
+
+def _auction_price(fmt_: str, bids: Sequence[int], reserve: int = 0) -> tuple[int | None, int | None]:
+    """(winner index, price) of a format applied to the stated bids (distinct)."""
+    order = sorted(range(len(bids)), key=lambda i: -bids[i])
+    w = order[0]
+    if bids[w] < reserve:
+        return None, None
+    if fmt_ in ("first-price sealed-bid auction", "Dutch auction"):
+        return w, bids[w]
+    return w, max(bids[order[1]], reserve)
+
+
+@generator("optimal_auction_risk")
+def optimal_auction_risk(ctx: GenContext) -> Draft:
+    """Template 'format': all bidders share one stated risk attitude; the revenue-maximizing format follows the
+    rule above (risk-averse -> first-price; risk-seeking -> second-price, optionally with a reserve; risk-neutral ->
+    revenue equivalence), and the winner pays what that format charges on the stated bids. Template 'reserve':
+    risk-neutral bidders with values uniform on [0, H] and a seller value s: optimal reserve (H + s) / 2."""
+    rng = ctx.rng
+    if rng.random() < 0.35:
+        hi = rng.randint(2, 40) * 50
+        s = 0 if ctx.level < 0.5 else rng.randint(0, hi // 100) * 50
+        n = rng.randint(2, 6)
+        r = optimal_reserve(hi, s)
+        tid, ask = ctx.phrasing(
+            "oar_reserve",
+            (
+                f"{n} risk-neutral bidders have private values drawn independently and uniformly between $0 and "
+                f"{fmt_money(hi)} for {ctx.vocab.owned_item}, which is worth {fmt_money(s)} to the seller. What reserve "
+                f"price in a second-price auction maximizes the seller's expected revenue?",
+                f"A seller who values {ctx.vocab.owned_item} at {fmt_money(s)} runs a second-price auction for {n} "
+                f"risk-neutral bidders whose values are independent and uniform on [$0, {fmt_money(hi)}]. Which "
+                f"reserve price is optimal?",
+            ),
+        )
+        cands = [
+            Fraction(hi, 2),
+            Fraction(hi),
+            Fraction(s),
+            Fraction(hi, 3),
+            Fraction(hi, 4),
+            Fraction(hi, n),
+            Fraction(hi + s, 3),
+        ]
+        dis = numeric_distractors(rng, r, fmt_money, cands, k=4)
+        return Draft(
+            tid, ask, fmt_money(r), tuple(dis), {"kind": "reserve", "hi": hi, "s": s, "n": n}, ctx.n_options(3, 5)
+        )
+    n = ctx.scale(3, 5)
+    people = ctx.people(n)
+    bids = rng.sample(range(10, 100), n)
+    bids = [b * 5 for b in bids]
+    attitude = rng.choice(("risk-averse", "risk-seeking", "risk-seeking", "risk-averse", "risk-neutral"))
+    reserve = 0
+    if attitude == "risk-seeking" and ctx.level >= 0.5 and rng.random() < 0.5:
+        srt = sorted(bids)
+        if rng.random() < 0.6 and srt[-1] - srt[-2] >= 10:  # binding reserve strictly between the top two bids
+            reserve = rng.randint(srt[-2] // 5 + 1, srt[-1] // 5 - 1) * 5
+        else:
+            reserve = srt[-2] - 5 * rng.randint(1, 5)
+    bid_text = join_list([f"{p} bids {fmt_money(b)}" for p, b in zip(people, bids)])
+    res_text = (
+        f" Any second-price or English auction must use a reserve price of {fmt_money(reserve)}." if reserve else ""
+    )
+    setup = (
+        f"{ctx.vocab.owned_item[0].upper() + ctx.vocab.owned_item[1:]} is for sale to {n} bidders, all of "
+        f"whom are {attitude}. {bid_text}.{res_text}"
+    )
+
+    def outcome(fmt_: str) -> str:
+        w, price = _auction_price(fmt_, bids, reserve if fmt_ in RISK_BEST["risk-seeking"] else 0)
+        head = fmt_[0].upper() + fmt_[1:]
+        return f"{head}; nobody wins" if w is None else f"{head}; {people[w]} wins and pays {fmt_money(price)}"
+
+    params = {"kind": "format", "attitude": attitude, "bids": bids, "reserve": reserve, "people": people}
+    if attitude == "risk-neutral":
+        tid, ask = ctx.phrasing(
+            "oar_neutral",
+            (
+                "Which auction format maximizes the seller's expected revenue?",
+                "If the seller wants the most expected revenue, which format should be used?",
+            ),
+        )
+        correct = "All standard formats give the same expected revenue"
+        dis = ("First-price sealed-bid auction", "Second-price sealed-bid auction", "English auction")
+        return Draft(tid, f"{setup} {ask}", correct, dis, params, ctx.n_options(3, 4))
+    tid, ask = ctx.phrasing(
+        "oar_format",
+        (
+            "To maximize the seller's revenue, which auction format should be used, and what does the winner pay?",
+            "Which format maximizes expected revenue given these bidders, and what is the outcome with these bids?",
+        ),
+    )
+    best = RISK_BEST[attitude][0]
+    worse = (
+        ["second-price sealed-bid auction", "English auction"]
+        if attitude == "risk-averse"
+        else ["first-price sealed-bid auction", "Dutch auction"]
+    )
+    correct = outcome(best)
+    dis = [outcome(f) for f in worse]
+    w, price = _auction_price(best, bids, reserve if attitude == "risk-seeking" else 0)
+    order = sorted(range(n), key=lambda i: -bids[i])
+    head = best[0].upper() + best[1:]
+    wrong_price = bids[order[1]] if attitude == "risk-averse" else bids[order[0]]
+    dis.append(f"{head}; {people[order[0]]} wins and pays {fmt_money(wrong_price)}")
+    dis.append(f"{head}; {people[order[1]]} wins and pays {fmt_money(bids[order[1]])}")
+    dis.append(f"{head}; {people[order[0]]} wins and pays {fmt_money(bids[order[-1]])}")
+    dis.append(f"{head}; nobody wins")
+    return Draft(tid, f"{setup} {ask}", correct, tuple(dis), params, ctx.n_options(3, 5))
+
+
+# Revenue ranking with affiliated values (Milgrom & Weber 1982, linkage principle; risk-neutral symmetric bidders):
+# English >= second-price >= first-price = Dutch. With independent private values all are equal (revenue
+# equivalence).
+AFFILIATED_RANK = {
+    "English auction": 3,
+    "second-price sealed-bid auction": 2,
+    "first-price sealed-bid auction": 1,
+    "Dutch auction": 1,
+}
+
+
+@generator("optimal_auction_affiliated")
+def optimal_auction_affiliated(ctx: GenContext) -> Draft:
+    """Template 'best': the offered format ranked highest by the linkage-principle table above (offered sets always
+    have a unique top); with independent private values the answer is revenue equivalence. Template 'ranking': the
+    ordering English > second-price > first-price. Template 'english': in an English auction the bidder with the
+    highest drop-out price wins and pays the second-highest drop-out price."""
+    rng = ctx.rng
+    people = ctx.people(rng.randint(3, 4))
+    item = ctx.vocab.owned_item
+    common = (
+        f"{item[0].upper() + item[1:]} is being auctioned. Its value to each bidder has a common component "
+        f"(its resale value), and each of {join_list(people)} has a private, noisy signal of that value, so "
+        f"the bidders' values are affiliated. Bidders are risk-neutral and symmetric."
+    )
+    kind = rng.choice(("best", "best", "ranking", "english"))
+    if kind == "best":
+        independent = rng.random() < 0.25
+        fmts = list(AFFILIATED_RANK)
+        for _ in range(100):
+            offered = rng.sample(fmts, rng.randint(2, 3))
+            ranks = [AFFILIATED_RANK[f] for f in offered]
+            if ranks.count(max(ranks)) == 1:
+                break
+        equal = "They all give the same expected revenue"
+        if independent:
+            setup = (
+                f"{item[0].upper() + item[1:]} is being auctioned to {join_list(people)}, risk-neutral "
+                f"bidders with independent private values."
+            )
+            correct = equal
+        else:
+            setup = common
+            correct = max(offered, key=lambda f: AFFILIATED_RANK[f])
+            correct = correct[0].upper() + correct[1:]
+        tid, ask = ctx.phrasing(
+            "oaa_best",
+            (
+                "Which of the following auction formats maximizes the seller's expected revenue?",
+                "The seller can choose among these formats. Which should it use to maximize expected revenue?",
+            ),
+        )
+        dis = [f[0].upper() + f[1:] for f in offered if f[0].upper() + f[1:] != correct] + (
+            [equal] if not independent else []
+        )
+        params = {"kind": kind, "independent": independent, "offered": offered}
+        return Draft(tid, f"{setup} {ask}", correct, tuple(dis), params, min(len(dis) + 1, ctx.n_options(3, 4)))
+    if kind == "ranking":
+        three = ["English auction", "second-price sealed-bid auction", "first-price sealed-bid auction"]
+        order = sorted(three, key=lambda f: -AFFILIATED_RANK[f])
+        text = lambda o: " > ".join(o)  # noqa: E731
+        perms = [list(p) for p in itertools.permutations(three) if list(p) != order]
+        rng.shuffle(perms)
+        tid, ask = ctx.phrasing(
+            "oaa_rank",
+            (
+                "How do these formats rank by the seller's expected revenue?",
+                "Which ordering of expected revenue (highest first) is correct?",
+            ),
+        )
+        return Draft(
+            tid, f"{common} {ask}", text(order), tuple(text(p) for p in perms), {"kind": kind}, ctx.n_options(3, 4)
+        )
+    drops = [d * 5 for d in rng.sample(range(20, 200), len(people))]
+    order = sorted(range(len(people)), key=lambda i: -drops[i])
+    desc = " ".join(f"{p} would stay in until the price reaches {fmt_money(d)}." for p, d in zip(people, drops))
+    tid, ask = ctx.phrasing(
+        "oaa_english",
+        (
+            "The seller runs the revenue-maximizing format, an English (ascending) auction. Who wins, and at what price "
+            "does the auction end?",
+            "In the English auction, who gets the item and what do they pay?",
+        ),
+    )
+    w, second = order[0], order[1]
+    correct = f"{people[w]} wins and pays {fmt_money(drops[second])}"
+    dis = [
+        f"{people[w]} wins and pays {fmt_money(drops[w])}",
+        f"{people[second]} wins and pays {fmt_money(drops[second])}",
+        f"{people[w]} wins and pays {fmt_money(drops[order[-1]])}",
+    ]
+    dis.append(f"{people[second]} wins and pays {fmt_money(drops[w])}")
+    return Draft(
+        tid,
+        f"{common} {desc} {ask}",
+        correct,
+        tuple(dis),
+        {"kind": kind, "drops": drops, "people": people},
+        ctx.n_options(3, 5),
+    )

@@ -6,6 +6,7 @@ Opt-in (`pytest -m slurm`; .ci/run runs it): it installs Debian's slurm-wlm and 
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -23,6 +24,8 @@ CLUSTER = REPO / "tests" / "slurm" / "cluster.sh"
 def slurm_cluster(tmp_path_factory):
     if os.geteuid() != 0 or shutil.which("apt-get") is None:
         pytest.skip("the SLURM test installs Debian packages and starts daemons: it needs root on Debian")
+    if importlib.util.find_spec("snakemake_executor_plugin_slurm") is None:
+        pytest.fail('snakemake-executor-plugin-slurm is not installed: pip install -e ".[slurm]" (as .ci/run does)')
     subprocess.run([str(CLUSTER), "install"], check=True, timeout=900)
     state = tmp_path_factory.mktemp("slurm")
     subprocess.run([str(CLUSTER), "start", str(state)], check=True, timeout=300)

@@ -20,6 +20,16 @@ def test_mc_logits_give_one_value_per_choice_for_mixed_choice_counts(tiny_bert):
     assert [len(lg) for lg in logits] == [2, 3]
 
 
+def test_mc_logits_come_back_in_item_order_whatever_the_length_batching(tiny_bert):
+    model, tokenizer = tiny_bert
+    items = [MCItem("t", "dev", f"q{i}", "p " + "word " * (7 * i % 11), ("x", "y " * (i % 4), "z"), 0)
+             for i in range(10)]
+    batched = mc_logits(model, tokenizer, items, batch_size=4)
+    one_at_a_time = [mc_logits(model, tokenizer, [item], batch_size=1)[0] for item in items]
+    for together, alone in zip(batched, one_at_a_time, strict=True):
+        np.testing.assert_allclose(together, alone, atol=1e-4)
+
+
 def test_fine_tuning_learns_stops_at_the_target_and_records_it():
     model, tokenizer = tiny_model("bert", seed=1)
     train, dev = toy_items(96, 0, "train"), toy_items(24, 1, "dev")

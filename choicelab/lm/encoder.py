@@ -57,6 +57,11 @@ def _groups_by_choice_count(items: Sequence[MCItem]) -> dict[int, list[int]]:
     return groups
 
 
+def _character_length(item: MCItem) -> int:
+    """The longest prompt+choice text of an item, in characters: a tokenizer-free proxy for its padded length."""
+    return len(item.prompt) + max((len(choice) for choice in item.choices), default=0)
+
+
 @torch.inference_mode()
 def mc_logits(
     model: PreTrainedModel,
@@ -67,11 +72,16 @@ def mc_logits(
     max_length: int = 128,
     batch_size: int = 32,
 ) -> list[np.ndarray]:
-    """Raw logits, one array per item (one value per choice), in item order."""
+    """Raw logits, one array per item (one value per choice), in item order.
+
+    Items are batched by choice count and, within a count, by length (longest first, ties in item order), so a
+    batch pads to similar lengths instead of to its longest outlier; the order is deterministic.
+    """
     model.eval()
     device = next(model.parameters()).device
     out: list[np.ndarray | None] = [None] * len(items)
-    for _, indices in sorted(_groups_by_choice_count(items).items()):
+    for _, group in sorted(_groups_by_choice_count(items).items()):
+        indices = sorted(group, key=lambda index: (-_character_length(items[index]), index))
         for start in range(0, len(indices), batch_size):
             chunk = indices[start : start + batch_size]
             enc = _encode(tokenizer, [items[i] for i in chunk], input_format, max_length)

@@ -85,6 +85,33 @@ def all_artifact_files():
     return [f for files in ARTIFACTS.values() for f in files]
 
 
+def report_pairs(
+    folder,
+    names,
+    caption,
+    category,
+    shown="csv",
+    paired="md",
+    label="artifact",
+    label_prefix="",
+):
+    """Outputs of a set job: per name, the file shown in the report (labelled with the name) and its pair.
+
+    Tables show the .csv beside its .md, figures the .png beside its .svg (shown="png", paired="svg"); the
+    STEER report cards label their .png "report card <rubric>" (label_prefix="report card ").
+    """
+    entries = []
+    for name in names:
+        shown_file = report(
+            f"{folder}/{name}.{shown}",
+            caption=caption,
+            category=category,
+            labels={label: f"{label_prefix}{name}"},
+        )
+        entries += [shown_file, f"{folder}/{name}.{paired}"]
+    return entries
+
+
 # -- revealed belief ------------------------------------------------------------------------------------------
 
 RB = "results/revealed_belief"
@@ -115,13 +142,7 @@ def rb_block_models(block):
     return rb_models("base" if block == 1 else "instruct")
 
 
-def rb_table_models(wildcards):
-    from choicelab.pipelines.revealed_belief import appendix_table_ids
-
-    return rb_block_models(appendix_table_ids()[wildcards.table][1])
-
-
-def rb_tables():
+def rb_table_names():
     """Appendix tables with at least one model of their block's role, plus Table 1 and compare_paper."""
     from choicelab.pipelines.revealed_belief import appendix_table_ids
 

@@ -4,7 +4,7 @@
 
 register_artifacts(
     "revealed_belief",
-    [f"{RB}/tables/{t}.{ext}" for t in rb_tables() for ext in ("csv", "md")]
+    [f"{RB}/tables/{t}.{ext}" for t in rb_table_names() for ext in ("csv", "md")]
     + (
         [f"{RB_FIG}/{f}.{ext}" for f in RB_FIGURES for ext in ("png", "svg")]
         if rb_models()

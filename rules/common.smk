@@ -97,8 +97,9 @@ def report_pairs(
 ):
     """Outputs of a set job: per name, the file shown in the report (labelled with the name) and its pair.
 
-    Tables show the .csv beside its .md, figures the .png beside its .svg (shown="png", paired="svg"); the
-    STEER report cards label their .png "report card <rubric>" (label_prefix="report card ").
+    Tables show the .csv beside its .md, figures the .png beside its .svg (shown="png", paired="svg"); paired=None
+    leaves the shown file alone (the STEER figures are PNG only). The STEER report cards label their .png
+    "report card <rubric>" (label_prefix="report card ").
     """
     entries = []
     for name in names:
@@ -108,7 +109,9 @@ def report_pairs(
             category=category,
             labels={label: f"{label_prefix}{name}"},
         )
-        entries += [shown_file, f"{folder}/{name}.{paired}"]
+        entries.append(shown_file)
+        if paired:
+            entries.append(f"{folder}/{name}.{paired}")
     return entries
 
 
@@ -322,11 +325,17 @@ def st_rubrics():
     return sorted(p.stem for p in Path(repo_file("data/steer/rubrics")).glob("*.yaml"))
 
 
+def st_rubric_files():
+    return [repo_file(f"data/steer/rubrics/{rubric}.yaml") for rubric in st_rubrics()]
+
+
 # -- probes --------------------------------------------------------------------------------------------------
 
 PR = "results/probes"
 PR_FIG = "figures/probes"
-PR_TABLES = [
+# The tables and figures of the confidences (rules probes_tables, probes_figures); the robustness matrix and the
+# timing table have their own rules.
+PR_CONFIDENCE_TABLES = [
     "table1",
     "table2",
     "table_accuracy",
@@ -336,10 +345,10 @@ PR_TABLES = [
     "table_lengths",
     "table_overlap",
     "compare_paper",
-    "robustness_matrix",
-    "table_timing",
 ]
-PR_FIGURES = ["fig3", "fig4", "fig5", "fig6", "fig_robustness_matrix"]
+PR_TABLES = [*PR_CONFIDENCE_TABLES, "robustness_matrix", "table_timing"]
+PR_CONFIDENCE_FIGURES = ["fig3", "fig4", "fig5", "fig6"]
+PR_FIGURES = [*PR_CONFIDENCE_FIGURES, "fig_robustness_matrix"]
 
 
 def pr_config(key, default=None):

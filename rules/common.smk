@@ -404,7 +404,14 @@ def pr_timings(wildcards):
 
 
 def pr_causal_benchmarks():
-    return list(pr_config("benchmarks", [])) + sorted(MC_BENCHMARKS)
+    """The benchmarks the causal LMs score probes on: studies.probes.causal_benchmarks (null = every one the
+    workflow builds, the commonsense ones first)."""
+    from choicelab.config import chosen_benchmarks
+
+    every = list(dict.fromkeys([*pr_config("benchmarks", []), *sorted(MC_BENCHMARKS)]))
+    return chosen_benchmarks(
+        every, pr_config("causal_benchmarks"), "studies.probes.causal_benchmarks"
+    )
 
 
 def pr_causal_dumps(wildcards):
@@ -416,9 +423,9 @@ def pr_causal_dumps(wildcards):
 
 
 def pr_all_probed(wildcards):
-    return expand(
-        f"{PR}/probed/{{benchmark}}.parquet", benchmark=pr_causal_benchmarks()
-    )
+    """The probes of every benchmark in the robustness matrix: the encoders' and the causal LMs'."""
+    benchmarks = dict.fromkeys([*pr_config("benchmarks", []), *pr_causal_benchmarks()])
+    return expand(f"{PR}/probed/{{benchmark}}.parquet", benchmark=list(benchmarks))
 
 
 def pr_external_items(wildcards):
@@ -477,11 +484,15 @@ def sm_scores(wildcards):
 
 
 def sm_grid_benchmarks():
-    """Every multiple-choice benchmark the workflow builds: commonsense (probes), bets, STEER, pragmatics."""
+    """The grid's benchmarks: studies.scoring_methods.grid_benchmarks (null = every multiple-choice benchmark the
+    workflow builds: pragmatics, commonsense (probes), bets, STEER)."""
+    from choicelab.config import chosen_benchmarks
+
     commonsense = list(pr_config("benchmarks", [])) if study_models("probes") else []
     every = list(dict.fromkeys(["pragmatics", *commonsense, *sorted(MC_BENCHMARKS)]))
-    chosen = sm_config("grid_benchmarks")
-    return every if chosen is None else [b for b in every if b in chosen]
+    return chosen_benchmarks(
+        every, sm_config("grid_benchmarks"), "studies.scoring_methods.grid_benchmarks"
+    )
 
 
 def sm_grid_items(wildcards):
@@ -498,3 +509,8 @@ def sm_grid_scores(wildcards):
         model=sm_config("grid_models", []),
         benchmark=sm_grid_benchmarks(),
     )
+
+
+# A benchmark selection naming a benchmark this config does not build fails here, before any job runs.
+sm_grid_benchmarks()
+pr_causal_benchmarks()

@@ -70,6 +70,24 @@ def check_references(config: Mapping[str, Any]) -> None:
         )
 
 
+def chosen_benchmarks(available: list[str], chosen: list[str] | None, key: str) -> list[str]:
+    """The benchmarks a config key selects from those the workflow builds, in the workflow's order.
+
+    ``chosen`` None selects every available benchmark. A name the workflow does not build (a typo, or a benchmark of
+    a study or modality this config leaves out) raises ConfigError naming the dotted ``key``, the name and the
+    available benchmarks.
+    """
+    if chosen is None:
+        return list(available)
+    unknown = [name for name in chosen if name not in available]
+    if unknown:
+        raise ConfigError(
+            f"config key '{key}': unknown benchmark {', '.join(map(repr, unknown))}; this configuration builds "
+            f"{available} (null selects them all)"
+        )
+    return [name for name in available if name in chosen]
+
+
 def load_config(path: str | Path) -> dict[str, Any]:
     try:
         config = yaml.safe_load(Path(path).read_text())

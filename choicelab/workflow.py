@@ -1,11 +1,11 @@
-"""Glue used by the thin adapters in scripts/: logging and provenance records from the Snakemake job."""
+"""Glue used by the thin adapters in scripts/: logging, provenance records and outputs of the Snakemake job."""
 
 from __future__ import annotations
 
 import contextlib
 import logging
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -47,3 +47,12 @@ def job_record(smk: Any, *, models: Sequence[str] = (), seed: int | None = None,
         seed=seed if seed is not None else smk.config.get("seed"),
         models=list(models),
     )
+
+
+def outputs_by_name(paths: Iterable[str], suffix: str) -> dict[str, str]:
+    """The outputs with ``suffix`` (".csv", ".png", ...) keyed by file stem, in the job's order.
+
+    A job that writes a set of artifacts (one rule per study's tables or figures) loops over this mapping:
+    ``outputs_by_name(["t/table1.csv", "t/table1.md"], ".csv") == {"table1": "t/table1.csv"}``.
+    """
+    return {Path(path).name.removesuffix(suffix): str(path) for path in paths if str(path).endswith(suffix)}

@@ -145,88 +145,84 @@ rule bets_evaluate:
         "../scripts/bets_evaluate.py"
 
 
-rule bets_static_table:
+rule bets_static_tables:
     input:
         item_lists=repo_file("data/bets/items.yaml"),
         templates=repo_file("data/bets/templates.yaml"),
     output:
-        csv=report(
-            f"{BE}/tables/{{table}}.csv",
+        report_pairs(
+            f"{BE}/tables",
+            BE_STATIC_TABLES,
             caption="../report/bets_table.rst",
             category="bets",
-            labels={"table": "{table}"},
+            label="table",
         ),
-        md=f"{BE}/tables/{{table}}.md",
     log:
-        "results/logs/bets/table_{table}.log",
-    wildcard_constraints:
-        table="|".join(BE_STATIC_TABLES),
+        "results/logs/bets/static_tables.log",
     conda:
         "../envs/analysis.yaml"
     script:
-        "../scripts/bets_table.py"
+        "../scripts/bets_tables.py"
 
 
-rule bets_result_table:
+rule bets_result_tables:
     input:
         evaluations=f"{BE}/metrics/evaluations.parquet",
         checkpoints=be_checkpoints,
         paper=repo_file("data/bets/paper/paper_numbers.csv"),
     output:
-        csv=report(
-            f"{BE}/tables/{{table}}.csv",
+        report_pairs(
+            f"{BE}/tables",
+            BE_RESULT_TABLES,
             caption="../report/bets_table.rst",
             category="bets",
-            labels={"table": "{table}"},
+            label="table",
         ),
-        md=f"{BE}/tables/{{table}}.md",
     log:
-        "results/logs/bets/table_{table}.log",
-    wildcard_constraints:
-        table="|".join(BE_RESULT_TABLES),
+        "results/logs/bets/result_tables.log",
     conda:
         "../envs/analysis.yaml"
     params:
         paper_labels=be_config("paper_labels", {}),
     script:
-        "../scripts/bets_table.py"
+        "../scripts/bets_tables.py"
 
 
 rule bets_pvalue_check:
     input:
         paper=repo_file("data/bets/paper/paper_numbers.csv"),
     output:
-        csv=report(
-            f"{BE}/tables/pvalue_check.csv",
+        report_pairs(
+            f"{BE}/tables",
+            ["pvalue_check"],
             caption="../report/bets_table.rst",
             category="bets",
-            labels={"table": "pvalue_check"},
+            label="table",
         ),
-        md=f"{BE}/tables/pvalue_check.md",
     log:
         "results/logs/bets/table_pvalue_check.log",
     conda:
         "../envs/analysis.yaml"
     script:
-        "../scripts/bets_table.py"
+        "../scripts/bets_tables.py"
 
 
-rule bets_figure:
+rule bets_figures:
     input:
         evaluations=f"{BE}/metrics/evaluations.parquet",
     output:
-        png=report(
-            f"{BE_FIG}/{{figure}}.png",
+        report_pairs(
+            BE_FIG,
+            BE_FIGURES,
             caption="../report/bets_figure.rst",
             category="bets",
-            labels={"figure": "{figure}"},
+            shown="png",
+            paired="svg",
+            label="figure",
         ),
-        svg=f"{BE_FIG}/{{figure}}.svg",
     log:
-        "results/logs/bets/{figure}.log",
-    wildcard_constraints:
-        figure="|".join(BE_FIGURES),
+        "results/logs/bets/figures.log",
     conda:
         "../envs/analysis.yaml"
     script:
-        "../scripts/bets_figure.py"
+        "../scripts/bets_figures.py"

@@ -85,6 +85,36 @@ def all_artifact_files():
     return [f for files in ARTIFACTS.values() for f in files]
 
 
+def report_pairs(
+    folder,
+    names,
+    caption,
+    category,
+    shown="csv",
+    paired="md",
+    label="artifact",
+    label_prefix="",
+):
+    """Outputs of a set job: per name, the file shown in the report (labelled with the name) and its pair.
+
+    Tables show the .csv beside its .md, figures the .png beside its .svg (shown="png", paired="svg"); paired=None
+    leaves the shown file alone (the STEER figures are PNG only). The STEER report cards label their .png
+    "report card <rubric>" (label_prefix="report card ").
+    """
+    entries = []
+    for name in names:
+        shown_file = report(
+            f"{folder}/{name}.{shown}",
+            caption=caption,
+            category=category,
+            labels={label: f"{label_prefix}{name}"},
+        )
+        entries.append(shown_file)
+        if paired:
+            entries.append(f"{folder}/{name}.{paired}")
+    return entries
+
+
 # -- revealed belief ------------------------------------------------------------------------------------------
 
 RB = "results/revealed_belief"
@@ -115,13 +145,7 @@ def rb_block_models(block):
     return rb_models("base" if block == 1 else "instruct")
 
 
-def rb_table_models(wildcards):
-    from choicelab.pipelines.revealed_belief import appendix_table_ids
-
-    return rb_block_models(appendix_table_ids()[wildcards.table][1])
-
-
-def rb_tables():
+def rb_table_names():
     """Appendix tables with at least one model of their block's role, plus Table 1 and compare_paper."""
     from choicelab.pipelines.revealed_belief import appendix_table_ids
 
@@ -301,11 +325,17 @@ def st_rubrics():
     return sorted(p.stem for p in Path(repo_file("data/steer/rubrics")).glob("*.yaml"))
 
 
+def st_rubric_files():
+    return [repo_file(f"data/steer/rubrics/{rubric}.yaml") for rubric in st_rubrics()]
+
+
 # -- probes --------------------------------------------------------------------------------------------------
 
 PR = "results/probes"
 PR_FIG = "figures/probes"
-PR_TABLES = [
+# The tables and figures of the confidences (rules probes_tables, probes_figures); the robustness matrix and the
+# timing table have their own rules.
+PR_CONFIDENCE_TABLES = [
     "table1",
     "table2",
     "table_accuracy",
@@ -315,10 +345,10 @@ PR_TABLES = [
     "table_lengths",
     "table_overlap",
     "compare_paper",
-    "robustness_matrix",
-    "table_timing",
 ]
-PR_FIGURES = ["fig3", "fig4", "fig5", "fig6", "fig_robustness_matrix"]
+PR_TABLES = [*PR_CONFIDENCE_TABLES, "robustness_matrix", "table_timing"]
+PR_CONFIDENCE_FIGURES = ["fig3", "fig4", "fig5", "fig6"]
+PR_FIGURES = [*PR_CONFIDENCE_FIGURES, "fig_robustness_matrix"]
 
 
 def pr_config(key, default=None):
@@ -374,7 +404,14 @@ def pr_timings(wildcards):
 
 
 def pr_causal_benchmarks():
-    return list(pr_config("benchmarks", [])) + sorted(MC_BENCHMARKS)
+    """The benchmarks the causal LMs score probes on: studies.probes.causal_benchmarks (null = every one the
+    workflow builds, the commonsense ones first)."""
+    from choicelab.config import chosen_benchmarks
+
+    every = list(dict.fromkeys([*pr_config("benchmarks", []), *sorted(MC_BENCHMARKS)]))
+    return chosen_benchmarks(
+        every, pr_config("causal_benchmarks"), "studies.probes.causal_benchmarks"
+    )
 
 
 def pr_causal_dumps(wildcards):
@@ -386,9 +423,9 @@ def pr_causal_dumps(wildcards):
 
 
 def pr_all_probed(wildcards):
-    return expand(
-        f"{PR}/probed/{{benchmark}}.parquet", benchmark=pr_causal_benchmarks()
-    )
+    """The probes of every benchmark in the robustness matrix: the encoders' and the causal LMs'."""
+    benchmarks = dict.fromkeys([*pr_config("benchmarks", []), *pr_causal_benchmarks()])
+    return expand(f"{PR}/probed/{{benchmark}}.parquet", benchmark=list(benchmarks))
 
 
 def pr_external_items(wildcards):
@@ -447,11 +484,15 @@ def sm_scores(wildcards):
 
 
 def sm_grid_benchmarks():
-    """Every multiple-choice benchmark the workflow builds: commonsense (probes), bets, STEER, pragmatics."""
+    """The grid's benchmarks: studies.scoring_methods.grid_benchmarks (null = every multiple-choice benchmark the
+    workflow builds: pragmatics, commonsense (probes), bets, STEER)."""
+    from choicelab.config import chosen_benchmarks
+
     commonsense = list(pr_config("benchmarks", [])) if study_models("probes") else []
     every = list(dict.fromkeys(["pragmatics", *commonsense, *sorted(MC_BENCHMARKS)]))
-    chosen = sm_config("grid_benchmarks")
-    return every if chosen is None else [b for b in every if b in chosen]
+    return chosen_benchmarks(
+        every, sm_config("grid_benchmarks"), "studies.scoring_methods.grid_benchmarks"
+    )
 
 
 def sm_grid_items(wildcards):
@@ -468,3 +509,8 @@ def sm_grid_scores(wildcards):
         model=sm_config("grid_models", []),
         benchmark=sm_grid_benchmarks(),
     )
+
+
+# A benchmark selection naming a benchmark this config does not build fails here, before any job runs.
+sm_grid_benchmarks()
+pr_causal_benchmarks()

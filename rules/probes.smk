@@ -206,7 +206,7 @@ rule probes_robustness:
         "../scripts/probes_robustness.py"
 
 
-rule probes_table:
+rule probes_tables:
     input:
         confidences=f"{PR}/metrics/confidences.parquet",
         dev=pr_dev,
@@ -214,25 +214,20 @@ rule probes_table:
         paper1=repo_file("data/probes/paper/table1.csv"),
         paper2=repo_file("data/probes/paper/table2.csv"),
     output:
-        csv=report(
-            f"{PR}/tables/{{table}}.csv",
+        report_pairs(
+            f"{PR}/tables",
+            PR_CONFIDENCE_TABLES,
             caption="../report/probes.rst",
             category="probes",
-            labels={"artifact": "{table}"},
         ),
-        md=f"{PR}/tables/{{table}}.md",
     log:
-        "results/logs/probes/{table}.log",
-    wildcard_constraints:
-        table="|".join(
-            t for t in PR_TABLES if t not in ("robustness_matrix", "table_timing")
-        ),
+        "results/logs/probes/tables.log",
     conda:
         "../envs/analysis.yaml"
     params:
         seed=config["seed"],
     script:
-        "../scripts/probes_table.py"
+        "../scripts/probes_tables.py"
 
 
 rule probes_time:
@@ -275,22 +270,21 @@ rule probes_timing_table:
         "../scripts/probes_timing_table.py"
 
 
-rule probes_figure:
+rule probes_figures:
     input:
         confidences=f"{PR}/metrics/confidences.parquet",
     output:
-        png=report(
-            f"{PR_FIG}/{{figure}}.png",
+        report_pairs(
+            PR_FIG,
+            PR_CONFIDENCE_FIGURES,
             caption="../report/probes.rst",
             category="probes",
-            labels={"artifact": "{figure}"},
+            shown="png",
+            paired="svg",
         ),
-        svg=f"{PR_FIG}/{{figure}}.svg",
     log:
-        "results/logs/probes/{figure}.log",
-    wildcard_constraints:
-        figure="|".join(f for f in PR_FIGURES if f != "fig_robustness_matrix"),
+        "results/logs/probes/figures.log",
     conda:
         "../envs/analysis.yaml"
     script:
-        "../scripts/probes_figure.py"
+        "../scripts/probes_figures.py"

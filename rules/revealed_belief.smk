@@ -4,7 +4,7 @@
 
 register_artifacts(
     "revealed_belief",
-    [f"{RB}/tables/{t}.{ext}" for t in rb_tables() for ext in ("csv", "md")]
+    [f"{RB}/tables/{t}.{ext}" for t in rb_table_names() for ext in ("csv", "md")]
     + (
         [f"{RB_FIG}/{f}.{ext}" for f in RB_FIGURES for ext in ("png", "svg")]
         if rb_models()
@@ -95,49 +95,45 @@ rule rb_metrics:
         "../scripts/rb_metrics.py"
 
 
-rule rb_table:
+rule rb_tables:
     input:
         metrics=f"{RB}/metrics/distances.parquet",
         scenarios=f"{RB}/scenarios.parquet",
         paper=repo_file("data/revealed_belief/paper/llama3_70b_chebyshev.csv"),
     output:
-        csv=report(
-            f"{RB}/tables/{{table}}.csv",
+        report_pairs(
+            f"{RB}/tables",
+            rb_table_names(),
             caption="../report/revealed_belief.rst",
             category="revealed_belief",
-            labels={"artifact": "{table}"},
         ),
-        md=f"{RB}/tables/{{table}}.md",
     log:
-        "results/logs/revealed_belief/{table}.log",
-    wildcard_constraints:
-        table="table1|compare_paper|table_[bcde][0-9_]+",
+        "results/logs/revealed_belief/tables.log",
     conda:
         "../envs/analysis.yaml"
     params:
         models=rb_models(),
         roles={m: config["models"][m].get("role", "") for m in rb_models()},
     script:
-        "../scripts/rb_table.py"
+        "../scripts/rb_tables.py"
 
 
-rule rb_figure:
+rule rb_figures:
     input:
         metrics=f"{RB}/metrics/distances.parquet",
         scenarios=f"{RB}/scenarios.parquet",
         revealed=rb_revealed_dumps,
     output:
-        png=report(
-            f"{RB_FIG}/{{figure}}.png",
+        report_pairs(
+            RB_FIG,
+            RB_FIGURES,
             caption="../report/revealed_belief.rst",
             category="revealed_belief",
-            labels={"artifact": "{figure}"},
+            shown="png",
+            paired="svg",
         ),
-        svg=f"{RB_FIG}/{{figure}}.svg",
     log:
-        "results/logs/revealed_belief/{figure}.log",
-    wildcard_constraints:
-        figure="|".join(RB_FIGURES),
+        "results/logs/revealed_belief/figures.log",
     conda:
         "../envs/analysis.yaml"
     params:
@@ -145,4 +141,4 @@ rule rb_figure:
         roles={m: config["models"][m].get("role", "") for m in rb_models()},
         faces=rb_config("faces", [4, 6, 8, 10, 12]),
     script:
-        "../scripts/rb_figure.py"
+        "../scripts/rb_figures.py"

@@ -117,50 +117,46 @@ rule sm_choices:
         "../scripts/sm_choices.py"
 
 
-rule sm_table:
+rule sm_tables:
     input:
         choices=f"{SM}/metrics/choices.parquet",
         grid=f"{SM}/metrics/grid_choices.parquet",
         human=f"{SM}/metrics/human.parquet",
     output:
-        csv=report(
-            f"{SM}/tables/{{table}}.csv",
+        report_pairs(
+            f"{SM}/tables",
+            SM_TABLES,
             caption="../report/scoring_methods.rst",
             category="scoring_methods",
-            labels={"artifact": "{table}"},
         ),
-        md=f"{SM}/tables/{{table}}.md",
     log:
-        "results/logs/scoring_methods/table_{table}.log",
-    wildcard_constraints:
-        table="|".join(SM_TABLES),
+        "results/logs/scoring_methods/tables.log",
     conda:
         "../envs/analysis.yaml"
     script:
-        "../scripts/sm_table.py"
+        "../scripts/sm_tables.py"
 
 
-rule sm_figure:
+rule sm_figures:
     input:
         choices=f"{SM}/metrics/choices.parquet",
         grid=f"{SM}/metrics/grid_choices.parquet",
         human=f"{SM}/metrics/human.parquet",
         sources=sm_source_files,
     output:
-        png=report(
-            f"{SM_FIG}/{{figure}}.png",
+        report_pairs(
+            SM_FIG,
+            SM_FIGURES,
             caption="../report/scoring_methods.rst",
             category="scoring_methods",
-            labels={"artifact": "{figure}"},
+            shown="png",
+            paired="svg",
         ),
-        svg=f"{SM_FIG}/{{figure}}.svg",
     log:
-        "results/logs/scoring_methods/{figure}.log",
-    wildcard_constraints:
-        figure="|".join(SM_FIGURES),
+        "results/logs/scoring_methods/figures.log",
     conda:
         "../envs/analysis.yaml"
     params:
         root=data_root(),
     script:
-        "../scripts/sm_figure.py"
+        "../scripts/sm_figures.py"

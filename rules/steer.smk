@@ -78,66 +78,62 @@ rule steer_questions:
         "../scripts/steer_questions.py"
 
 
-rule steer_table:
+rule steer_tables:
     input:
         questions=f"{ST}/metrics/questions.parquet",
         dependencies=repo_file("data/steer/dependencies.yaml"),
         paper=repo_file("data/steer/paper/table3.csv"),
     output:
-        csv=report(
-            f"{ST}/tables/{{table}}.csv",
-            caption="../report/steer.rst",
-            category="steer",
-            labels={"artifact": "{table}"},
+        report_pairs(
+            f"{ST}/tables", ST_TABLES, caption="../report/steer.rst", category="steer"
         ),
-        md=f"{ST}/tables/{{table}}.md",
     log:
-        "results/logs/steer/table_{table}.log",
-    wildcard_constraints:
-        table="|".join(ST_TABLES),
+        "results/logs/steer/tables.log",
     conda:
         "../envs/analysis.yaml"
     script:
-        "../scripts/steer_table.py"
+        "../scripts/steer_tables.py"
 
 
-rule steer_figure:
+rule steer_figures:
     input:
         questions=f"{ST}/metrics/questions.parquet",
         taxonomy=repo_file("data/steer/taxonomy.yaml"),
         dependencies=repo_file("data/steer/dependencies.yaml"),
     output:
-        report(
-            f"{ST_FIG}/{{figure}}.png",
+        report_pairs(
+            ST_FIG,
+            ST_FIGURES,
             caption="../report/steer.rst",
             category="steer",
-            labels={"artifact": "{figure}"},
+            shown="png",
+            paired=None,
         ),
     log:
-        "results/logs/steer/{figure}.log",
-    wildcard_constraints:
-        figure="|".join(ST_FIGURES),
+        "results/logs/steer/figures.log",
     conda:
         "../envs/analysis.yaml"
     script:
-        "../scripts/steer_figure.py"
+        "../scripts/steer_figures.py"
 
 
-rule steer_report_card:
+rule steer_report_cards:
     input:
         questions=f"{ST}/metrics/questions.parquet",
-        rubric=repo_file("data/steer/rubrics/{rubric}.yaml"),
+        rubrics=st_rubric_files(),
     output:
-        html=f"{ST}/report_cards/{{rubric}}.html",
-        png=report(
-            f"{ST}/report_cards/{{rubric}}.png",
+        report_pairs(
+            f"{ST}/report_cards",
+            st_rubrics(),
             caption="../report/steer.rst",
             category="steer",
-            labels={"artifact": "report card {rubric}"},
+            shown="png",
+            paired="html",
+            label_prefix="report card ",
         ),
     log:
-        "results/logs/steer/report_card_{rubric}.log",
+        "results/logs/steer/report_cards.log",
     conda:
         "../envs/analysis.yaml"
     script:
-        "../scripts/steer_report_card.py"
+        "../scripts/steer_report_cards.py"

@@ -64,6 +64,10 @@ CONFIG_CASES = [
     ("empty training subset", _set("studies.bets.default_stage.train_size", 0), ["train_size", "minimum"]),
     ("unknown model source scheme", _set("models.tiny-llama.source", "ftp:tiny"), ["models.tiny-llama.source"]),
     ("SWAG not offered as a stage", _set("studies.bets.default_stage.data", "swag2"), ["default_stage.data", "swag2"]),
+    ("misspelled grid benchmark", _set("studies.scoring_methods.grid_benchmarks", ["piqa2"]),
+     ["studies.scoring_methods.grid_benchmarks", "piqa2", "'piqa'"]),
+    ("probed benchmark this config does not build", _set("studies.probes.causal_benchmarks", ["bets_bet_dice"]),
+     ["studies.probes.causal_benchmarks", "bets_bet_dice", "bets_bet_coin"]),
 ]
 
 

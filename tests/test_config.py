@@ -12,7 +12,7 @@ import pytest
 from conftest import repo_env
 import yaml
 
-from choicelab.config import ConfigError, check_references, load_config, validate_schema
+from choicelab.config import ConfigError, check_references, chosen_benchmarks, load_config, validate_schema
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -73,6 +73,18 @@ def test_malformed_yaml_names_the_file(tmp_path):
     path.write_text("models: [unclosed\n")
     with pytest.raises(ConfigError, match="bad.yaml"):
         load_config(path)
+
+
+def test_a_benchmark_selection_keeps_the_workflow_order_and_names_typos():
+    built = ["pragmatics", "piqa", "bets_value_cv", "steer"]
+    key = "studies.scoring_methods.grid_benchmarks"
+    assert chosen_benchmarks(built, None, key) == built  # null selects every benchmark the workflow builds
+    assert chosen_benchmarks(built, ["steer", "piqa"], key) == ["piqa", "steer"]  # in the workflow's order
+    with pytest.raises(ConfigError) as error:
+        chosen_benchmarks(built, ["steer", "piqa2"], key)
+    message = str(error.value)
+    assert "'studies.scoring_methods.grid_benchmarks'" in message and "'piqa2'" in message
+    assert str(built) in message  # the benchmarks one could have meant
 
 
 def test_snakemake_rejects_an_unknown_key_before_any_job(tmp_path, smoke):

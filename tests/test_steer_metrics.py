@@ -131,6 +131,14 @@ def test_transitive_ancestors_rejects_cycles():
         sm.transitive_ancestors([("a", "b"), ("b", "a")])
 
 
+def test_dependency_robustness_does_not_depend_on_the_order_of_the_ancestors():
+    """The ancestors come as a frozenset, whose order changes with the hash seed: the sum must not."""
+    gaps = {"s": 1.0, "a": 0.1, "b": 0.2, "c": 0.3, "d": 1e-17}
+    orders = [["a", "b", "c", "d"], ["d", "c", "b", "a"], ["b", "d", "a", "c"]]
+    values = {sm.dependency_robustness(gaps, {"s": order})["s"] for order in orders}
+    assert values == {math.fsum(1.0 - gaps[x] for x in "abcd")}
+
+
 def test_dependency_robustness_table_from_questions():
     # element x (prerequisite y): x has 2-option questions, 1 of 2 right -> gap 0; y 0 of 2 right -> gap -0.5
     rows, meta = [], []

@@ -275,13 +275,15 @@ def dependency_robustness(gaps: Mapping[str, float],
                           ancestors: Mapping[str, Iterable[str]] | Callable[[str], Iterable[str]]) -> dict[str, float]:
     """DR(s) = sum_{x in ancestors(s), gap(x) < gap(s)} |gap(s) - gap(x)| for each element s with a gap.
 
-    Ancestors without a gap value (not evaluated) are skipped; NaN gaps are treated as missing.
+    Ancestors without a gap value (not evaluated) are skipped; NaN gaps are treated as missing. The sum is exact
+    (math.fsum), so it does not depend on the order the ancestors come in (a frozenset's order changes with the
+    interpreter's hash seed).
     """
     lookup = ancestors if callable(ancestors) else (lambda s: ancestors.get(s, ()))  # type: ignore[union-attr]
     known = {k: float(v) for k, v in gaps.items() if v is not None and not math.isnan(float(v))}
     out: dict[str, float] = {}
     for element, gap_s in known.items():
-        out[element] = float(sum(gap_s - known[x] for x in lookup(element) if x in known and known[x] < gap_s))
+        out[element] = math.fsum(gap_s - known[x] for x in lookup(element) if x in known and known[x] < gap_s)
     return out
 
 

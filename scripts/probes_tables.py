@@ -1,5 +1,6 @@
-"""Adapter: rule probes_table."""
+"""Adapter: rule probes_tables (Tables 1-2, the in-text tables and the comparison with the paper, in one job)."""
 
+import functools
 import json
 
 import numpy as np
@@ -8,7 +9,7 @@ import pandas as pd
 from choicelab.io import write_csv, write_text
 from choicelab.pipelines import probes as pp
 from choicelab.provenance import write_artifact
-from choicelab.workflow import job_record, log_to
+from choicelab.workflow import job_record, log_to, outputs_by_name
 
 REPRODUCES = {
     "table1": "Table 1 (Wrong-Question)",
@@ -23,29 +24,32 @@ REPRODUCES = {
 }
 
 with log_to(snakemake.log[0]):
-    name = snakemake.wildcards.table
+    record = job_record(snakemake)
     seed = int(snakemake.params.seed)
     conf = pd.read_parquet(snakemake.input.confidences)
     conf["probs"] = conf["probs"].map(np.asarray)
     dev = pd.concat([pd.read_parquet(p) for p in snakemake.input.dev], ignore_index=True)
     train = pd.concat([pd.read_parquet(p) for p in snakemake.input.train], ignore_index=True)
     sources = {b: json.loads(m)["train_source"] for b, m in zip(train["benchmark"], train["meta"], strict=True)}
+    table1 = functools.cache(lambda: pp.table1(conf))  # Table 1 and 2 also feed compare_paper
+    table2 = functools.cache(lambda: pp.table2(conf, seed))
     builders = {
-        "table1": lambda: pp.table1(conf),
-        "table2": lambda: pp.table2(conf, seed),
+        "table1": table1,
+        "table2": table2,
         "table_accuracy": lambda: pp.accuracy_table(conf, seed, sources),
         "table_nra": lambda: pp.nra_table(conf),
         "table_choice_paralysis": lambda: pp.choice_paralysis_table(conf),
         "table_label_balance": lambda: pp.label_balance_table(conf),
         "table_lengths": lambda: pp.length_table(conf, dev),
         "table_overlap": lambda: pp.overlap_table(conf, dev),
-        "compare_paper": lambda: pp.compare_paper(pp.table1(conf), pp.table2(conf, seed),
-                                                  pd.read_csv(snakemake.input.paper1), pd.read_csv(snakemake.input.paper2)),
+        "compare_paper": lambda: pp.compare_paper(table1(), table2(), pd.read_csv(snakemake.input.paper1),
+                                                  pd.read_csv(snakemake.input.paper2)),
     }
-    frame = builders[name]()
-    write_csv(snakemake.output.csv, frame)
-    write_text(snakemake.output.md, frame.to_markdown(index=False, floatfmt=".3f") + "\n")
     models = ", ".join(sorted(conf["model"].unique()))
-    write_artifact([snakemake.output.csv, snakemake.output.md], artifact_id=f"probes/{name}", reproduces=REPRODUCES[name],
-                   caption=f"{REPRODUCES[name]}; encoders fine-tuned per benchmark: {models}.",
-                   record=job_record(snakemake))
+    markdowns = outputs_by_name(snakemake.output, ".md")
+    for name, csv in outputs_by_name(snakemake.output, ".csv").items():
+        frame = builders[name]()
+        write_csv(csv, frame)
+        write_text(markdowns[name], frame.to_markdown(index=False, floatfmt=".3f") + "\n")
+        write_artifact([csv, markdowns[name]], artifact_id=f"probes/{name}", reproduces=REPRODUCES[name],
+                       caption=f"{REPRODUCES[name]}; encoders fine-tuned per benchmark: {models}.", record=record)

@@ -1,0 +1,35 @@
+"""Adapter: rule probes_figures (Figs 3-6 in one job)."""
+
+import numpy as np
+import pandas as pd
+
+from choicelab.figures import probes as figs
+from choicelab.figures.common import save_figure
+from choicelab.pipelines import probes as pp
+from choicelab.provenance import write_artifact
+from choicelab.workflow import job_record, log_to, outputs_by_name
+
+WHAT = {"fig3": "Figure 3: No-Question confidences before and after", "fig4": "Figure 4: No-Right-Answer confidences",
+        "fig5": "Figure 5: Choice Paralysis confidence vs n and sampling", "fig6": "Figure 6: hits@k under Choice Paralysis"}
+
+
+def draw(name, conf):
+    if name == "fig3":
+        return figs.fig3_no_question(conf)
+    if name == "fig4":
+        return figs.fig4_no_right_answer(pp.nra_table(conf))
+    if name == "fig5":
+        return figs.fig5_choice_paralysis(pp.choice_paralysis_table(conf))
+    return figs.fig6_hits_at_k(conf)
+
+
+with log_to(snakemake.log[0]):
+    record = job_record(snakemake)
+    conf = pd.read_parquet(snakemake.input.confidences)
+    conf["probs"] = conf["probs"].map(np.asarray)
+    models = ", ".join(sorted(conf["model"].unique()))
+    vectors = outputs_by_name(snakemake.output, ".svg")
+    for name, png in outputs_by_name(snakemake.output, ".png").items():
+        save_figure(draw(name, conf), png, vectors[name])
+        write_artifact([png, vectors[name]], artifact_id=f"probes/{name}", reproduces=WHAT[name].split(":")[0],
+                       caption=f"{WHAT[name]}; encoders fine-tuned per benchmark: {models}.", record=record)

@@ -1,0 +1,18 @@
+"""Adapter: rule steer_report_cards (every shipped rubric -> HTML + PNG report card, in one job)."""
+
+from pathlib import Path
+
+from choicelab.provenance import write_artifact
+from choicelab.steer_report import report_card_main
+from choicelab.workflow import job_record, log_to, outputs_by_name
+
+with log_to(snakemake.log[0]):
+    record = job_record(snakemake)
+    rubric_files = {Path(path).stem: path for path in snakemake.input.rubrics}
+    pages = outputs_by_name(snakemake.output, ".html")
+    for rubric, png in outputs_by_name(snakemake.output, ".png").items():
+        report_card_main(["--rubric", rubric_files[rubric], "--metrics", snakemake.input.questions,
+                          "--out-html", pages[rubric], "--out-png", png])
+        write_artifact([pages[rubric], png], artifact_id=f"steer/report_card_{rubric}",
+                       reproduces=f"STEER report card for the rubric data/steer/rubrics/{rubric}.yaml",
+                       caption=f"Report card driven by the rubric {rubric}.", record=record)

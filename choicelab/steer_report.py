@@ -351,6 +351,17 @@ def _pick(values: Sequence[str], wanted: str | None, kind: str, rubric: Rubric) 
                      f"set {kind!r} in the rubric (or pass --{kind})")
 
 
+def card_model(rubric: Rubric, study_models: Sequence[str]) -> str:
+    """The model a workflow report card is about: the rubric's ``model``, else the study's first model.
+
+    A run scores several models; a rubric that names none gets the first of ``studies.steer.models``."""
+    if rubric.model is not None:
+        return rubric.model
+    if not study_models:
+        raise ValueError(f"rubric {rubric.source}: names no model and the study has no models")
+    return study_models[0]
+
+
 def compute_report_card(metrics_frame: pd.DataFrame, taxonomy: Any, rubric: Rubric,
                         model: str | None = None, adaptation: str | None = None) -> ReportCard:
     """Apply ``rubric`` to a per-question frame (:func:`choicelab.metrics.steer.per_question_results`).
@@ -690,7 +701,8 @@ if __name__ == "__main__":  # pragma: no cover
 
 
 __all__ = [
-    "ElementScore", "ModuleScore", "ReportCard", "Rubric", "SettingScore", "check_rubric_ids", "compute_report_card",
+    "ElementScore", "ModuleScore", "ReportCard", "Rubric", "SettingScore", "card_model", "check_rubric_ids",
+    "compute_report_card",
     "element_metric", "load_rubric", "parse_rubric", "render_html", "render_png", "report_card_main",
     "shipped_rubrics",
 ]

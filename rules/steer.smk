@@ -135,5 +135,7 @@ rule steer_report_cards:
         "results/logs/steer/report_cards.log",
     conda:
         "../envs/analysis.yaml"
+    params:
+        models=study_models("steer"),
     script:
         "../scripts/steer_report_cards.py"

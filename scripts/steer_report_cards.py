@@ -3,7 +3,7 @@
 from pathlib import Path
 
 from choicelab.provenance import write_artifact
-from choicelab.steer_report import report_card_main
+from choicelab.steer_report import card_model, load_rubric, report_card_main
 from choicelab.workflow import job_record, log_to, outputs_by_name
 
 with log_to(snakemake.log[0]):
@@ -11,8 +11,9 @@ with log_to(snakemake.log[0]):
     rubric_files = {Path(path).stem: path for path in snakemake.input.rubrics}
     pages = outputs_by_name(snakemake.output, ".html")
     for rubric, png in outputs_by_name(snakemake.output, ".png").items():
+        model = card_model(load_rubric(rubric_files[rubric]), list(snakemake.params.models))
         report_card_main(["--rubric", rubric_files[rubric], "--metrics", snakemake.input.questions,
-                          "--out-html", pages[rubric], "--out-png", png])
+                          "--model", model, "--out-html", pages[rubric], "--out-png", png])
         write_artifact([pages[rubric], png], artifact_id=f"steer/report_card_{rubric}",
                        reproduces=f"STEER report card for the rubric data/steer/rubrics/{rubric}.yaml",
-                       caption=f"Report card driven by the rubric {rubric}.", record=record)
+                       caption=f"Report card driven by the rubric {rubric}, for {model}.", record=record)

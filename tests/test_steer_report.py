@@ -317,3 +317,13 @@ def test_metric_tables_cover_every_grouping(real_tax, synthetic):
     assert (dr["dependency_robustness"] >= 0).all()
     roots = dr[dr["element"] == "add_subtract"]
     assert (roots["dependency_robustness"] == 0).all() and (roots["n_ancestors"] == 0).all()
+
+
+def test_a_workflow_report_card_is_about_the_rubrics_model_else_the_studys_first_model():
+    # the default run scores two STEER models; a shipped rubric names none, so its card must still pick one
+    unnamed = sr.parse_rubric({"name": "x", "metric": "accuracy"}, "r.yaml")
+    named = sr.parse_rubric({"name": "x", "metric": "accuracy", "model": "gemma3-270m"}, "r.yaml")
+    assert sr.card_model(unnamed, ["smollm2-135m-instruct", "gemma3-270m"]) == "smollm2-135m-instruct"
+    assert sr.card_model(named, ["smollm2-135m-instruct", "gemma3-270m"]) == "gemma3-270m"
+    with pytest.raises(ValueError, match="names no model"):
+        sr.card_model(unnamed, [])

@@ -74,3 +74,63 @@ def test_context_longer_than_the_window_fails_with_a_clear_message(tiny_llama):
     scorer.max_length = 10
     with pytest.raises(ValueError, match="longer than the model's context window"):
         scorer.score([ContinuationRequest("long", "word " * 30, " end")])
+
+
+PREAMBLE = "You are given a scenario and a question. Answer with one letter. Scenario: a die has six faces and "
+
+
+@pytest.mark.parametrize("family", ["tiny_llama", "tiny_gemma3"])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    tails=st.lists(texts, min_size=1, max_size=6),
+    continuations=st.lists(texts, min_size=1, max_size=3),
+    batch_tokens=st.sampled_from([24, 80, 4096]),
+)
+def test_contexts_sharing_a_long_prefix_score_as_if_run_whole(request, family, tails, continuations, batch_tokens):
+    """Prefix sharing on (the tiny Gemma 3 has an 8-token sliding window, shorter than the shared prefix): the same
+    numbers as a naive forward, including a context that is exactly the shared prefix of the others."""
+    model, tokenizer = request.getfixturevalue(family)
+    contexts = [PREAMBLE, *(PREAMBLE + tail for tail in tails), "Unrelated short context"]
+    requests = [
+        ContinuationRequest(f"{i}-{j}", ctx, cont)
+        for i, ctx in enumerate(contexts)
+        for j, cont in enumerate(continuations)
+    ]
+    engine = CausalScorer(model, tokenizer, max_batch_tokens=batch_tokens).score(requests, terminal_excluded_ids=[3, 4])
+    naive = score_naive(model, tokenizer, requests, terminal_excluded_ids=[3, 4])
+    _assert_same(engine, naive)
+
+
+def _tokens_run(model, scorer, requests):
+    seen = []
+    handle = model.register_forward_pre_hook(
+        lambda _module, _args, kwargs: seen.append(int(kwargs["attention_mask"][:, -kwargs["input_ids"].shape[1]:].sum())),
+        with_kwargs=True,
+    )
+    try:
+        scorer.score(requests)
+    finally:
+        handle.remove()
+    return sum(seen)
+
+
+def test_a_prefix_shared_by_many_contexts_is_run_once(tiny_llama):
+    model, tokenizer = tiny_llama
+    requests = [ContinuationRequest(str(k), PREAMBLE * 2 + f"option {k} is", " right") for k in range(6)]
+    shared = _tokens_run(model, CausalScorer(model, tokenizer), requests)
+    unshared = _tokens_run(model, CausalScorer(model, tokenizer, share_prefixes=False), requests)
+    prefix = len(tokenizer(PREAMBLE * 2)["input_ids"])
+    assert unshared - shared >= 5 * (prefix - 2)
+    _assert_same(CausalScorer(model, tokenizer).score(requests), score_naive(model, tokenizer, requests))
+
+
+def test_prefix_groups_keep_neighbours_only_while_sharing_saves_tokens():
+    from choicelab.lm.causal import shared_prefix_groups
+
+    item = (1, 5, 5, 5, 5, 5, 5, 5, 5, 5)
+    contexts = sorted([item + (7,), item + (8,), item + (9, 9), (1, 5, 5, 6, 6, 6, 6, 6, 6, 6, 6), (2, 3)])
+    groups = shared_prefix_groups(contexts, min_shared=4)
+    assert [(g.length, len(g.contexts)) for g in groups] == [(10, 3), (11, 1), (2, 1)]
+    assert [len(g.contexts) for g in shared_prefix_groups(contexts, None)] == [1, 1, 1, 1, 1]
+    # every context is in exactly one group, in sorted order
+    assert [c for g in groups for c in g.contexts] == contexts

@@ -3,11 +3,18 @@
 How it stays fast without changing the numbers:
 
 * **Shared contexts run once.** Requests are grouped by their encoded context. Each distinct context is run once
-  (phase 1) and its KV cache is copied, row by row, to every continuation of that context (phase 2).
-* **Batched by length.** Distinct contexts are sorted by length and packed into batches under a token budget
-  (left-padded, explicit position ids), so padding waste stays small and results do not depend on the batch size.
-* **The LM head only where needed.** Phase 1 projects only the last context position onto the vocabulary; phase 2
-  only the continuation positions whose next token is scored. For a 262k-word vocabulary this is most of the cost.
+  and its KV cache is copied, row by row, to every continuation of that context (phase 2).
+* **Shared prefixes run once.** Distinct contexts often differ only at the end: the same item asked with each
+  option, or under each label permutation, or after the same chat preamble. Contexts are sorted by their token ids
+  and neighbours are grouped while the tokens saved outweigh what a shorter shared prefix loses
+  (:func:`shared_prefix_groups`). A group's common prefix is run once (phase 0), then each context's remaining
+  tokens run on a copy of the prefix's KV cache (phase 1). A group of one is a context run whole, as before.
+* **Batched by length.** Prefixes are sorted by length and packed into batches under a token budget (left-padded,
+  explicit position ids); the remaining tokens are right-padded after the prefix, so each row's real tokens stay
+  contiguous (sliding-window attention sees the same neighbours) and results do not depend on the batch size.
+* **The LM head only where needed.** Phases 0 and 1 project only each context's last position onto the vocabulary;
+  phase 2 only the continuation positions whose next token is scored. For a 262k-word vocabulary this is most of
+  the cost.
 
 ``score_naive`` is the reference: one full forward per request, the LM head everywhere. Tests require the engine to
 match it per token within 1e-5 in fp32.
@@ -63,6 +70,70 @@ def _log_not_in(logprobs: torch.Tensor, excluded: torch.Tensor | None) -> torch.
     return torch.log1p(-torch.exp(mass).clamp(max=1.0 - 1e-12))
 
 
+@dataclass(frozen=True)
+class PrefixGroup:
+    """Distinct contexts that share their first ``length`` tokens (a group of one: the whole context)."""
+
+    length: int
+    contexts: tuple[tuple[int, ...], ...]
+
+
+def _common_length(a: Sequence[int], b: Sequence[int]) -> int:
+    n = min(len(a), len(b))
+    for k in range(n):
+        if a[k] != b[k]:
+            return k
+    return n
+
+
+def shared_prefix_groups(contexts: Sequence[tuple[int, ...]], min_shared: int | None) -> list[PrefixGroup]:
+    """Group lexicographically sorted contexts whose common prefix is worth running once.
+
+    Greedy over neighbours: a context joins the current group when it shares at least ``min_shared`` tokens with it
+    and the tokens saved grow: k members sharing L tokens save (k - 1) * L, so a newcomer that cuts the shared length
+    to L' joins only if k * L' > (k - 1) * L. ``min_shared=None`` turns sharing off (every context alone).
+    """
+    groups: list[PrefixGroup] = []
+    members: list[tuple[int, ...]] = []
+    shared = 0
+    for ctx in contexts:
+        if members and min_shared is not None:
+            common = min(shared, _common_length(members[-1], ctx))
+            if common >= max(min_shared, 1) and len(members) * common > (len(members) - 1) * shared:
+                members.append(ctx)
+                shared = common
+                continue
+        if members:
+            groups.append(PrefixGroup(shared, tuple(members)))
+        members, shared = [ctx], len(ctx)
+    if members:
+        groups.append(PrefixGroup(shared, tuple(members)))
+    return groups
+
+
+@dataclass
+class _RunContexts:
+    """Contexts that have been run: the log-probs after each one's last token and its KV cache, left-padded."""
+
+    contexts: list[tuple[int, ...]]
+    last_logprobs: torch.Tensor
+    layers: list[tuple[torch.Tensor, torch.Tensor]]
+    mask: torch.Tensor
+
+    def select(self, rows: list[int], contexts: list[tuple[int, ...]]) -> _RunContexts:
+        width = max(len(c) for c in contexts)
+        index = torch.tensor(rows)
+        return _RunContexts(
+            contexts,
+            self.last_logprobs.index_select(0, index.to(self.last_logprobs.device)),
+            [
+                (k.index_select(0, index.to(k.device))[:, :, -width:], v.index_select(0, index.to(v.device))[:, :, -width:])
+                for k, v in self.layers
+            ],
+            self.mask.index_select(0, index)[:, -width:],
+        )
+
+
 class CausalScorer:
     """Scores (context, continuation) requests with a causal LM. See the module docstring."""
 
@@ -73,11 +144,15 @@ class CausalScorer:
         *,
         max_batch_tokens: int = 4096,
         add_bos: bool | None = None,
+        share_prefixes: bool = True,
+        min_shared_prefix: int = 8,
     ) -> None:
         self.model = model.eval()
         self.tokenizer = tokenizer
         self.encoder = RequestEncoder(tokenizer, add_bos=add_bos)
         self.max_batch_tokens = max_batch_tokens
+        self.share_prefixes = share_prefixes
+        self.min_shared_prefix = min_shared_prefix
         pad = tokenizer.pad_token_id
         if pad is None:
             pad = tokenizer.eos_token_id if tokenizer.eos_token_id is not None else 0
@@ -103,11 +178,14 @@ class CausalScorer:
         by_context: dict[tuple[int, ...], list[int]] = defaultdict(list)
         for index, enc in enumerate(encoded):
             by_context[enc.context_ids].append(index)
-        contexts = sorted(by_context, key=lambda ids: (len(ids), ids))
+        min_shared = self.min_shared_prefix if self.share_prefixes else None
+        groups = shared_prefix_groups(sorted(by_context), min_shared)
+        groups.sort(key=lambda group: (group.length, group.contexts[0][: group.length]))
         results: list[ContinuationScore | None] = [None] * len(requests)
-        for batch in self._context_batches(contexts):
-            members = [(c, i) for c, ctx in enumerate(batch) for i in by_context[ctx]]
-            self._score_batch(batch, members, requests, encoded, excluded, want_terminal, results)
+        for batch in self._prefix_batches(groups):
+            for contexts in self._run_contexts(batch):
+                members = [(row, i) for row, ctx in enumerate(contexts.contexts) for i in by_context[ctx]]
+                self._score_members(contexts, members, requests, encoded, excluded, want_terminal, results)
         return [r for r in results if r is not None]
 
     # -- internals -----------------------------------------------------------------------------------------
@@ -122,21 +200,123 @@ class CausalScorer:
                     f"{self.max_length}; shorten the prompt (fewer few-shot examples) or use a model with a longer window"
                 )
 
-    def _context_batches(self, contexts: Sequence[tuple[int, ...]]) -> Iterable[list[tuple[int, ...]]]:
-        batch: list[tuple[int, ...]] = []
-        for ctx in contexts:
-            longest = max([len(ctx)] + [len(c) for c in batch])
+    def _prefix_batches(self, groups: Sequence[PrefixGroup]) -> Iterable[list[PrefixGroup]]:
+        batch: list[PrefixGroup] = []
+        for group in groups:
+            longest = max([group.length] + [g.length for g in batch])
             if batch and longest * (len(batch) + 1) > self.max_batch_tokens:
                 yield batch
                 batch = []
-            batch.append(ctx)
+            batch.append(group)
         if batch:
             yield batch
 
+    def _run_contexts(self, batch: list[PrefixGroup]) -> Iterable[_RunContexts]:
+        """Phase 0 on the batch's prefixes, then phase 1 on the tokens after them; yields the contexts run."""
+        prefixes = self._run_prefixes([g.contexts[0][: g.length] for g in batch])
+        whole = [(row, ctx) for row, g in enumerate(batch) for ctx in g.contexts if len(ctx) == g.length]
+        if whole:
+            yield prefixes.select([row for row, _ in whole], [ctx for _, ctx in whole])
+        tails = sorted(
+            ((row, ctx) for row, g in enumerate(batch) for ctx in g.contexts if len(ctx) > g.length),
+            key=lambda tail: (len(tail[1]) - len(prefixes.contexts[tail[0]]), tail[1]),
+        )
+        for chunk in self._tail_chunks(tails, prefixes):
+            yield self._run_tails(prefixes, chunk)
+
+    def _tail_chunks(
+        self, tails: list[tuple[int, tuple[int, ...]]], prefixes: _RunContexts
+    ) -> Iterable[list[tuple[int, tuple[int, ...]]]]:
+        chunk: list[tuple[int, tuple[int, ...]]] = []
+        for tail in tails:
+            rows = chunk + [tail]
+            cache_width = max(len(prefixes.contexts[row]) for row, _ in rows)
+            tail_width = max(len(ctx) - len(prefixes.contexts[row]) for row, ctx in rows)
+            if chunk and (cache_width + tail_width) * len(rows) > self.max_batch_tokens:
+                yield chunk
+                chunk = []
+            chunk.append(tail)
+        if chunk:
+            yield chunk
+
     @torch.inference_mode()
-    def _score_batch(
+    def _run_prefixes(self, prefixes: list[tuple[int, ...]]) -> _RunContexts:
+        """Phase 0: left-padded prefixes, one forward; the last position's log-probs and the KV cache."""
+        width = max(len(c) for c in prefixes)
+        input_ids = torch.full((len(prefixes), width), self.pad_id, dtype=torch.long)
+        mask = torch.zeros((len(prefixes), width), dtype=torch.long)
+        for row, ctx in enumerate(prefixes):
+            input_ids[row, width - len(ctx) :] = torch.tensor(ctx)
+            mask[row, width - len(ctx) :] = 1
+        positions = (mask.cumsum(-1) - 1).clamp(min=0)
+        out = self.model(
+            input_ids=input_ids.to(self.device),
+            attention_mask=mask.to(self.device),
+            position_ids=positions.to(self.device),
+            past_key_values=DynamicCache(),
+            use_cache=True,
+            logits_to_keep=1,
+        )
+        last_logprobs = torch.log_softmax(out.logits[:, -1, :].float(), dim=-1)
+        layers = [(layer.keys, layer.values) for layer in out.past_key_values.layers]
+        return _RunContexts(list(prefixes), last_logprobs, layers, mask)
+
+    @torch.inference_mode()
+    def _run_tails(self, prefixes: _RunContexts, chunk: list[tuple[int, tuple[int, ...]]]) -> _RunContexts:
+        """Phase 1: each context's tokens after its prefix, right-padded after a copy of the prefix's cache."""
+        rows = [row for row, _ in chunk]
+        prefix_lengths = torch.tensor([len(prefixes.contexts[row]) for row in rows])
+        cache_width = int(prefix_lengths.max())
+        tails = [ctx[len(prefixes.contexts[row]) :] for row, ctx in chunk]
+        tail_lengths = torch.tensor([len(t) for t in tails])
+        tail_width = int(tail_lengths.max())
+        tail_ids = torch.full((len(chunk), tail_width), self.pad_id, dtype=torch.long)
+        tail_mask = torch.zeros((len(chunk), tail_width), dtype=torch.long)
+        for r, tail in enumerate(tails):
+            tail_ids[r, : len(tail)] = torch.tensor(tail)
+            tail_mask[r, : len(tail)] = 1
+        row_index = torch.tensor(rows)
+        cache = DynamicCache(
+            ddp_cache_data=[
+                (
+                    k.index_select(0, row_index.to(k.device))[:, :, -cache_width:],
+                    v.index_select(0, row_index.to(v.device))[:, :, -cache_width:],
+                )
+                for k, v in prefixes.layers
+            ]
+        )
+        prefix_mask = prefixes.mask.index_select(0, row_index)[:, -cache_width:]
+        out = self.model(
+            input_ids=tail_ids.to(self.device),
+            attention_mask=torch.cat([prefix_mask, tail_mask], dim=1).to(self.device),
+            position_ids=(prefix_lengths[:, None] + torch.arange(tail_width)[None, :]).to(self.device),
+            past_key_values=cache,
+            use_cache=True,
+            logits_to_keep=(tail_lengths - 1)[:, None].to(self.device),
+        )
+        last_logprobs = torch.log_softmax(out.logits[:, 0, :].float(), dim=-1)
+        # Each row's real tokens are contiguous: the prefix ends the cache and the tail follows it. Gather them into
+        # one left-padded block, the layout phase 2 expects (padding slots repeat slot 0 and are masked out).
+        lengths = prefix_lengths + tail_lengths
+        width = int(lengths.max())
+        ends = cache_width + tail_lengths
+        slots = (ends[:, None] - width + torch.arange(width)[None, :]).clamp(min=0)
+        mask = (torch.arange(width)[None, :] >= (width - lengths)[:, None]).long()
+        layers = []
+        for layer in out.past_key_values.layers:
+            index = slots.to(layer.keys.device)[:, None, :, None]
+            layers.append(
+                (
+                    layer.keys.gather(2, index.expand(-1, layer.keys.shape[1], -1, layer.keys.shape[3])),
+                    layer.values.gather(2, index.expand(-1, layer.values.shape[1], -1, layer.values.shape[3])),
+                )
+            )
+        return _RunContexts([ctx for _, ctx in chunk], last_logprobs, layers, mask)
+
+    @torch.inference_mode()
+    def _score_members(
         self,
-        batch: list[tuple[int, ...]],
+        contexts: _RunContexts,
         members: list[tuple[int, int]],
         requests: Sequence[ContinuationRequest],
         encoded: Sequence[EncodedRequest],
@@ -144,25 +324,10 @@ class CausalScorer:
         want_terminal: bool,
         results: list[ContinuationScore | None],
     ) -> None:
-        width = max(len(c) for c in batch)
-        input_ids = torch.full((len(batch), width), self.pad_id, dtype=torch.long)
-        mask = torch.zeros((len(batch), width), dtype=torch.long)
-        for row, ctx in enumerate(batch):
-            input_ids[row, width - len(ctx) :] = torch.tensor(ctx)
-            mask[row, width - len(ctx) :] = 1
-        positions = (mask.cumsum(-1) - 1).clamp(min=0)
-        cache = DynamicCache()
-        out = self.model(
-            input_ids=input_ids.to(self.device),
-            attention_mask=mask.to(self.device),
-            position_ids=positions.to(self.device),
-            past_key_values=cache,
-            use_cache=True,
-            logits_to_keep=1,
-        )
-        last_logprobs = torch.log_softmax(out.logits[:, -1, :].float(), dim=-1)
-        layers = [(layer.keys, layer.values) for layer in out.past_key_values.layers]
-        ctx_lengths = torch.tensor([len(c) for c in batch])
+        """Every continuation of the contexts run: the first token from their last log-probs, the rest in phase 2."""
+        width = contexts.mask.shape[1]
+        last_logprobs = contexts.last_logprobs
+        ctx_lengths = torch.tensor([len(c) for c in contexts.contexts])
 
         # Continuations that need phase 2: more than one token, or a terminal factor after the last token.
         first_pass: dict[int, tuple[list[float], float | None]] = {}
@@ -179,7 +344,9 @@ class CausalScorer:
                 phase2.append((ctx_row, index))
 
         for chunk in self._continuation_chunks(phase2, encoded, width):
-            self._score_continuations(chunk, encoded, layers, mask, ctx_lengths, excluded, want_terminal, first_pass)
+            self._score_continuations(
+                chunk, encoded, contexts.layers, contexts.mask, ctx_lengths, excluded, want_terminal, first_pass
+            )
 
         for ctx_row, index in members:
             logprobs, terminal = first_pass[index]

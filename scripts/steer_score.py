@@ -19,7 +19,8 @@ with log_to(snakemake.log[0]):
     scorer = CausalScorer(model, tokenizer, max_batch_tokens=int(p.max_batch_tokens))
 
     def explain(prompts):
-        generations = sample(model, tokenizer, prompts, max_new_tokens=int(p.max_new_tokens), temperature=0, seed=seed)
+        generations = sample(model, tokenizer, prompts, max_new_tokens=int(p.max_new_tokens), temperature=0, seed=seed,
+                             max_batch_tokens=int(p.max_batch_tokens))
         for g in generations[:3]:
             print(f"explanation of {g.id}: {g.text!r}")
         return {g.id: g.text for g in generations}

@@ -77,3 +77,42 @@ def test_sampling_is_reproducible_per_seed_and_independent_of_other_prompts(tiny
     assert a[1] == b[0]
     assert len(a[0].token_ids) <= 8
     assert c[0].seed != b[0].seed
+
+
+GENERATION_PROMPTS = [("short", "Hi"), ("mid", "The die is cast and lands on"), ("long", "Once upon a time " * 6), ("one", "A")]
+
+
+@pytest.mark.parametrize("family", ["tiny_llama", "tiny_gemma3"])
+@pytest.mark.parametrize("temperature", [0.0, 0.9])
+def test_batched_generation_gives_each_prompt_the_tokens_it_gets_alone(request, family, temperature):
+    """Prompts of different lengths generated together (left-padded; the tiny Gemma 3's sliding window is 8 tokens)
+    give the same tokens as each prompt generated on its own."""
+    model, tokenizer = request.getfixturevalue(family)
+    together = sample(model, tokenizer, GENERATION_PROMPTS, max_new_tokens=10, temperature=temperature, seed=3)
+    alone = [
+        sample(model, tokenizer, [prompt], max_new_tokens=10, temperature=temperature, seed=3, max_batch_tokens=1)[0]
+        for prompt in GENERATION_PROMPTS
+    ]
+    assert [g.id for g in together] == [p for p, _ in GENERATION_PROMPTS]
+    assert together == alone
+
+
+@pytest.mark.parametrize("family", ["tiny_llama", "tiny_gemma3"])
+def test_greedy_generation_matches_a_full_forward_argmax_loop(request, family):
+    import torch
+
+    from choicelab.lm.tokenization import RequestEncoder
+
+    model, tokenizer = request.getfixturevalue(family)
+    generated = sample(model, tokenizer, GENERATION_PROMPTS, max_new_tokens=6, temperature=0, seed=0)
+    for (_, prompt), gen in zip(GENERATION_PROMPTS, generated, strict=True):
+        ids = list(RequestEncoder(tokenizer).encode_contexts([prompt])[0])
+        expected = []
+        with torch.inference_mode():
+            for _ in range(6):
+                token = int(model(input_ids=torch.tensor([ids])).logits[0, -1].argmax())
+                if token == tokenizer.eos_token_id:
+                    break
+                expected.append(token)
+                ids.append(token)
+        assert list(gen.token_ids) == expected

@@ -1,4 +1,4 @@
-"""Seeded sampling generation: each prompt draws from its own generator, so results do not depend on batching."""
+"""Seeded sampling generation, batched: each prompt draws from its own generator, so results do not depend on batching."""
 
 from __future__ import annotations
 
@@ -34,29 +34,89 @@ def sample(
     max_new_tokens: int,
     temperature: float,
     seed: int,
+    max_batch_tokens: int = 4096,
 ) -> list[Generation]:
-    """Sample a continuation for each ``(id, prompt)``; temperature 0 means greedy."""
+    """Sample a continuation for each ``(id, prompt)``; temperature 0 means greedy. Results come back in prompt order.
+
+    Prompts of similar length are generated together (left-padded, explicit position ids, one forward per step for
+    the whole batch): at batch size one a small model's step is bound by reading its weights, so a batch costs
+    about what one prompt does. Each prompt still draws from its own generator, seeded by ``(seed, id)``, so its
+    tokens do not depend on which prompts share its batch."""
     encoder = RequestEncoder(tokenizer)
     device = next(model.parameters()).device
     stop = {tokenizer.eos_token_id} - {None}
-    out = []
-    for request_id, prompt in prompts:
-        gen_seed = derived_seed(seed, request_id)
-        generator = torch.Generator(device="cpu").manual_seed(gen_seed)
-        ids = torch.tensor([encoder.encode_contexts([prompt])[0]], device=device)
-        cache = DynamicCache()
-        new_tokens: list[int] = []
-        step_input = ids
-        for _ in range(max_new_tokens):
-            logits = model(input_ids=step_input, past_key_values=cache, use_cache=True, logits_to_keep=1).logits[0, -1]
+    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else (tokenizer.eos_token_id or 0)
+    encoded = encoder.encode_contexts([prompt for _, prompt in prompts])
+    order = sorted(range(len(prompts)), key=lambda i: (len(encoded[i]), i))
+    out: list[Generation | None] = [None] * len(prompts)
+    batch: list[int] = []
+    for index in order + [None]:
+        if index is not None:
+            width = max(len(encoded[i]) for i in batch + [index]) + max_new_tokens
+            if not batch or width * (len(batch) + 1) <= max_batch_tokens:
+                batch.append(index)
+                continue
+        if not batch:
+            break
+        generated = _sample_batch(
+            model, [encoded[i] for i in batch], [derived_seed(seed, prompts[i][0]) for i in batch],
+            max_new_tokens=max_new_tokens, temperature=temperature, stop=stop, pad=int(pad), device=device,
+        )
+        for i, (tokens, gen_seed) in zip(batch, generated, strict=True):
+            out[i] = Generation(prompts[i][0], tokenizer.decode(tokens, skip_special_tokens=True), tuple(tokens), gen_seed)
+        batch = [index] if index is not None else []
+    return [g for g in out if g is not None]
+
+
+def _sample_batch(
+    model: PreTrainedModel,
+    prompts: Sequence[Sequence[int]],
+    seeds: Sequence[int],
+    *,
+    max_new_tokens: int,
+    temperature: float,
+    stop: set[int],
+    pad: int,
+    device: torch.device,
+) -> list[tuple[list[int], int]]:
+    """One batch of left-padded prompts, sampled step by step until every row stopped or ran out of tokens."""
+    generators = [torch.Generator(device="cpu").manual_seed(s) for s in seeds]
+    width = max(len(p) for p in prompts)
+    input_ids = torch.full((len(prompts), width), pad, dtype=torch.long)
+    mask = torch.zeros((len(prompts), width), dtype=torch.long)
+    for row, ids in enumerate(prompts):
+        input_ids[row, width - len(ids) :] = torch.tensor(ids)
+        mask[row, width - len(ids) :] = 1
+    positions = (mask.cumsum(-1) - 1).clamp(min=0)
+    cache = DynamicCache()
+    new_tokens: list[list[int]] = [[] for _ in prompts]
+    running = [True] * len(prompts)
+    step_input = input_ids
+    for _ in range(max_new_tokens):
+        logits = model(
+            input_ids=step_input.to(device),
+            attention_mask=mask.to(device),
+            position_ids=positions.to(device),
+            past_key_values=cache,
+            use_cache=True,
+            logits_to_keep=1,
+        ).logits[:, -1]
+        chosen = []
+        for row, generator in enumerate(generators):
             if temperature <= 0:
-                token = int(torch.argmax(logits))
+                token = int(torch.argmax(logits[row]))
             else:
-                probs = torch.softmax(logits.float().cpu() / temperature, dim=-1)
+                probs = torch.softmax(logits[row].float().cpu() / temperature, dim=-1)
                 token = int(torch.multinomial(probs, 1, generator=generator))
-            if token in stop:
-                break
-            new_tokens.append(token)
-            step_input = torch.tensor([[token]], device=device)
-        out.append(Generation(request_id, tokenizer.decode(new_tokens, skip_special_tokens=True), tuple(new_tokens), gen_seed))
-    return out
+            if running[row]:
+                if token in stop:
+                    running[row] = False
+                else:
+                    new_tokens[row].append(token)
+            chosen.append(token)
+        if not any(running):
+            break
+        step_input = torch.tensor(chosen)[:, None]
+        positions = positions[:, -1:] + 1
+        mask = torch.cat([mask, torch.ones((len(prompts), 1), dtype=torch.long)], dim=1)
+    return list(zip(new_tokens, seeds, strict=True))

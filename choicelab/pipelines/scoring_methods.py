@@ -492,6 +492,7 @@ def free_generation(
     max_new_tokens: int = MAX_NEW_TOKENS,
     min_margin: float = 0.05,
     min_similarity: float = 0.0,
+    max_batch_tokens: int = 4096,
 ) -> list[ScoreRow]:
     """Method ``free``: sample from I per (temperature, seed) and code each answer (text match, then embeddings)."""
     from choicelab.lm.generate import sample
@@ -501,7 +502,8 @@ def free_generation(
         for seed in seeds:
             prompts = [(item.item_id, string_prompt(item)) for item in items]
             generations = sample(
-                model_obj, tokenizer, prompts, max_new_tokens=max_new_tokens, temperature=temperature, seed=seed
+                model_obj, tokenizer, prompts, max_new_tokens=max_new_tokens, temperature=temperature, seed=seed,
+                max_batch_tokens=max_batch_tokens,
             )
             for item, gen in zip(items, generations, strict=True):
                 coded = sm.classify_generation(
@@ -557,6 +559,7 @@ def score_all(
             temperatures=temperatures,
             seeds=generation_seeds,
             max_new_tokens=max_new_tokens,
+            max_batch_tokens=max_batch_tokens,
         )
     if "string" in methods:
         rows += score_strings(scorer, items, model=model, tie_seed=tie_seed)

@@ -121,6 +121,8 @@ rule bets_score:
         gpu=model_gpus,
     params:
         max_length=be_config("task_stage", {}).get("max_length", 64),
+        train_eval_size=be_config("train_eval_size"),
+        seed=config["seed"],
         device=config["device"],
     script:
         "../scripts/bets_score.py"

@@ -337,3 +337,18 @@ def test_smoke_dag_produces_every_bets_artifact(smoke_run):
     logits = dump[dump["method"] == "mc_logit"].sort_values(["benchmark", "item_id", "option_id"])
     sigmoids = dump[dump["method"] == "mc_sigmoid"].sort_values(["benchmark", "item_id", "option_id"])
     np.testing.assert_allclose(sigmoids["score"].to_numpy(), mb.sigmoid(logits["score"].to_numpy()))
+
+
+def test_checkpoints_are_scored_on_a_seeded_subset_of_train_questions_and_on_every_dev_and_test_question():
+    from choicelab.items.schema import MCItem
+
+    def questions(split, n):
+        return [MCItem("bets_bet_coin", split, f"{split}{k}", "Bet?", ("A", "B", "C"), k % 3) for k in range(n)]
+
+    train, test = questions("train", 840), questions("test", 100)
+    subset = pb.scored_questions(train, 200, seed=7)
+    assert len(subset) == 200 and subset == pb.scored_questions(train, 200, seed=7)
+    assert subset != pb.scored_questions(train, 200, seed=8)
+    assert [q.item_id for q in subset] == sorted((q.item_id for q in subset), key=lambda i: int(i[5:]))
+    assert pb.scored_questions(test, 20, seed=7) == test
+    assert pb.scored_questions(train, None, seed=7) == train

@@ -126,6 +126,16 @@ def scoring_plan(stage: str, config: Mapping[str, Any]) -> list[tuple[str, str]]
     return sorted(set(plan))
 
 
+def scored_questions(items: Sequence[MCItem], train_eval_size: int | None, seed: int) -> list[MCItem]:
+    """The questions of one benchmark file a checkpoint is scored on: a train split is cut to a seeded
+    ``train_eval_size`` (None = all; Fig. 2 and Table 20's train bars), dev and test splits are scored whole."""
+    if train_eval_size is None or not items or items[0].split != "train":
+        return list(items)
+    from choicelab.items import swag
+
+    return swag.seeded_sample(items, train_eval_size, seed)
+
+
 def checkpoint_name(model: str, stage: str) -> str:
     return f"{model}__{stage}"
 

@@ -56,3 +56,15 @@ def outputs_by_name(paths: Iterable[str], suffix: str) -> dict[str, str]:
     ``outputs_by_name(["t/table1.csv", "t/table1.md"], ".csv") == {"table1": "t/table1.csv"}``.
     """
     return {Path(path).name.removesuffix(suffix): str(path) for path in paths if str(path).endswith(suffix)}
+
+
+def output_pairs(paths: Iterable[str], shown: str, paired: str) -> dict[str, tuple[str, str]]:
+    """The outputs that come in pairs (a table's ".csv" and ".md", a figure's ".png" and ".svg") keyed by file stem,
+    in the job's order: ``output_pairs(["t/a.csv", "t/a.md"], ".csv", ".md") == {"a": ("t/a.csv", "t/a.md")}``.
+
+    Raises before anything is written when a name lacks one of the two files (a rule whose outputs drifted)."""
+    first, second = outputs_by_name(paths, shown), outputs_by_name(paths, paired)
+    unpaired = sorted(set(first) ^ set(second))
+    if unpaired:
+        raise ValueError(f"outputs {unpaired} lack their {shown} or {paired} file: each name needs both")
+    return {name: (path, second[name]) for name, path in first.items()}

@@ -9,7 +9,7 @@ from choicelab.io import write_csv, write_text
 from choicelab.items import bets as ib
 from choicelab.pipelines import bets as pb
 from choicelab.provenance import write_artifact
-from choicelab.workflow import job_record, log_to, outputs_by_name
+from choicelab.workflow import job_record, log_to, output_pairs
 
 
 def static_table(name, lists, templates):
@@ -64,11 +64,10 @@ with log_to(snakemake.log[0]):
             return static_table(name, lists, templates)
     else:  # bets_pvalue_check
         build = pvalue_table
-    markdowns = outputs_by_name(snakemake.output, ".md")
-    for name, csv in outputs_by_name(snakemake.output, ".csv").items():
+    for name, (csv, md) in output_pairs(snakemake.output, ".csv", ".md").items():
         frame, markdown, reproduces = build(name)
         write_csv(csv, frame)
-        write_text(markdowns[name], markdown)
+        write_text(md, markdown)
         caption = reproduces + (f"; encoders: {models}." if models else ".")
-        write_artifact([csv, markdowns[name]], artifact_id=f"bets/{name}",
+        write_artifact([csv, md], artifact_id=f"bets/{name}",
                        reproduces=reproduces, caption=caption, record=record)

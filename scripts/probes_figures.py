@@ -7,7 +7,7 @@ from choicelab.figures import probes as figs
 from choicelab.figures.common import save_figure
 from choicelab.pipelines import probes as pp
 from choicelab.provenance import write_artifact
-from choicelab.workflow import job_record, log_to, outputs_by_name
+from choicelab.workflow import job_record, log_to, output_pairs
 
 WHAT = {"fig3": "Figure 3: No-Question confidences before and after", "fig4": "Figure 4: No-Right-Answer confidences",
         "fig5": "Figure 5: Choice Paralysis confidence vs n and sampling", "fig6": "Figure 6: hits@k under Choice Paralysis"}
@@ -28,8 +28,7 @@ with log_to(snakemake.log[0]):
     conf = pd.read_parquet(snakemake.input.confidences)
     conf["probs"] = conf["probs"].map(np.asarray)
     models = ", ".join(sorted(conf["model"].unique()))
-    vectors = outputs_by_name(snakemake.output, ".svg")
-    for name, png in outputs_by_name(snakemake.output, ".png").items():
-        save_figure(draw(name, conf), png, vectors[name])
-        write_artifact([png, vectors[name]], artifact_id=f"probes/{name}", reproduces=WHAT[name].split(":")[0],
+    for name, (png, svg) in output_pairs(snakemake.output, ".png", ".svg").items():
+        save_figure(draw(name, conf), png, svg)
+        write_artifact([png, svg], artifact_id=f"probes/{name}", reproduces=WHAT[name].split(":")[0],
                        caption=f"{WHAT[name]}; encoders fine-tuned per benchmark: {models}.", record=record)

@@ -9,7 +9,7 @@ import pandas as pd
 from choicelab.io import write_csv, write_text
 from choicelab.pipelines import probes as pp
 from choicelab.provenance import write_artifact
-from choicelab.workflow import job_record, log_to, outputs_by_name
+from choicelab.workflow import job_record, log_to, output_pairs
 
 REPRODUCES = {
     "table1": "Table 1 (Wrong-Question)",
@@ -46,10 +46,9 @@ with log_to(snakemake.log[0]):
                                                   pd.read_csv(snakemake.input.paper2)),
     }
     models = ", ".join(sorted(conf["model"].unique()))
-    markdowns = outputs_by_name(snakemake.output, ".md")
-    for name, csv in outputs_by_name(snakemake.output, ".csv").items():
+    for name, (csv, md) in output_pairs(snakemake.output, ".csv", ".md").items():
         frame = builders[name]()
         write_csv(csv, frame)
-        write_text(markdowns[name], frame.to_markdown(index=False, floatfmt=".3f") + "\n")
-        write_artifact([csv, markdowns[name]], artifact_id=f"probes/{name}", reproduces=REPRODUCES[name],
+        write_text(md, frame.to_markdown(index=False, floatfmt=".3f") + "\n")
+        write_artifact([csv, md], artifact_id=f"probes/{name}", reproduces=REPRODUCES[name],
                        caption=f"{REPRODUCES[name]}; encoders fine-tuned per benchmark: {models}.", record=record)

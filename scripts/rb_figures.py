@@ -4,7 +4,7 @@ import pandas as pd
 
 from choicelab.figures import revealed_belief as figs
 from choicelab.provenance import write_artifact
-from choicelab.workflow import job_record, log_to, outputs_by_name
+from choicelab.workflow import job_record, log_to, output_pairs
 
 CAPTIONS = {
     "fig2": ("Figure 2", "RevB Chebyshev distance per task, base vs instruct models"),
@@ -41,13 +41,12 @@ with log_to(snakemake.log[0]):
     scenarios = pd.read_parquet(snakemake.input.scenarios)
     dump = pd.concat([pd.read_parquet(p) for p in snakemake.input.revealed], ignore_index=True)
     models, roles = list(snakemake.params.models), dict(snakemake.params.roles)
-    vectors = outputs_by_name(snakemake.output, ".svg")
-    for name, png in outputs_by_name(snakemake.output, ".png").items():
+    for name, (png, svg) in output_pairs(snakemake.output, ".png", ".svg").items():
         fig, note = draw(name, metrics, scenarios, dump, models, roles)
-        figs.save_figure(fig, png, vectors[name])
+        figs.save_figure(fig, png, svg)
         reproduces, what = CAPTIONS[name]
         write_artifact(
-            [png, vectors[name]], artifact_id=f"revealed_belief/{name}", reproduces=reproduces,
+            [png, svg], artifact_id=f"revealed_belief/{name}", reproduces=reproduces,
             caption=f"{reproduces}: {what}{note}; models: {', '.join(models)}. {figs.EMBEDDED_PAIR_NOTE}",
             record=record,
         )

@@ -6,7 +6,7 @@ from choicelab.figures.revealed_belief import EMBEDDED_PAIR_NOTE
 from choicelab.io import write_csv, write_text
 from choicelab.pipelines import revealed_belief as rb
 from choicelab.provenance import write_artifact
-from choicelab.workflow import job_record, log_to, outputs_by_name
+from choicelab.workflow import job_record, log_to, output_pairs
 
 
 def build(table_id, metrics, scenarios, models, roles):
@@ -37,10 +37,9 @@ with log_to(snakemake.log[0]):
     metrics = pd.read_parquet(snakemake.input.metrics)
     scenarios = pd.read_parquet(snakemake.input.scenarios)
     models, roles = list(snakemake.params.models), dict(snakemake.params.roles)
-    markdowns = outputs_by_name(snakemake.output, ".md")
-    for table_id, csv in outputs_by_name(snakemake.output, ".csv").items():
+    for table_id, (csv, md) in output_pairs(snakemake.output, ".csv", ".md").items():
         frame, reproduces, caption = build(table_id, metrics, scenarios, models, roles)
         write_csv(csv, frame)
-        write_text(markdowns[table_id], rb.to_markdown(frame))
-        write_artifact([csv, markdowns[table_id]], artifact_id=f"revealed_belief/{table_id}",
+        write_text(md, rb.to_markdown(frame))
+        write_artifact([csv, md], artifact_id=f"revealed_belief/{table_id}",
                        reproduces=reproduces, caption=caption, record=record)

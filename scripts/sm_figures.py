@@ -6,7 +6,7 @@ from choicelab.figures import scoring_methods as fsm
 from choicelab.figures.common import save_figure
 from choicelab.items.pragmatics import load_condition
 from choicelab.provenance import write_artifact
-from choicelab.workflow import job_record, log_to, outputs_by_name
+from choicelab.workflow import job_record, log_to, output_pairs
 
 WHAT = {"fig1": "Figure 1 (an irony item under every method, with the score formulas)",
         "fig2": "Figure 2 (accuracy per condition, model and method; human and chance)",
@@ -31,8 +31,7 @@ with log_to(snakemake.log[0]):
     human = pd.read_parquet(snakemake.input.human)
     reported = fsm.reported_choices(choices)
     models = ", ".join(sorted(choices["model"].astype(str).unique()))
-    vectors = outputs_by_name(snakemake.output, ".svg")
-    for name, png in outputs_by_name(snakemake.output, ".png").items():
-        save_figure(draw(name, choices, human, reported), png, vectors[name])
-        write_artifact([png, vectors[name]], artifact_id=f"scoring_methods/{name}",
+    for name, (png, svg) in output_pairs(snakemake.output, ".png", ".svg").items():
+        save_figure(draw(name, choices, human, reported), png, svg)
+        write_artifact([png, svg], artifact_id=f"scoring_methods/{name}",
                        reproduces=WHAT[name], caption=f"{WHAT[name]}; models: {models}.", record=record)

@@ -6,7 +6,7 @@ from choicelab.figures import scoring_methods as fsm
 from choicelab.io import write_csv, write_text
 from choicelab.items.pragmatics import PAPER_HUMAN_ACCURACY
 from choicelab.provenance import write_artifact
-from choicelab.workflow import job_record, log_to, outputs_by_name
+from choicelab.workflow import job_record, log_to, output_pairs
 
 WHAT = {
     "table_numbers": "every number behind Figs 2 and 3",
@@ -46,10 +46,9 @@ with log_to(snakemake.log[0]):
     human = pd.read_parquet(snakemake.input.human)
     reported = fsm.reported_choices(choices)
     models = ", ".join(sorted(set(choices["model"].astype(str)) | set(grid["model"].astype(str))))
-    markdowns = outputs_by_name(snakemake.output, ".md")
-    for name, csv in outputs_by_name(snakemake.output, ".csv").items():
+    for name, (csv, md) in output_pairs(snakemake.output, ".csv", ".md").items():
         frame, markdown = build(name, choices, grid, human, reported)
         write_csv(csv, frame)
-        write_text(markdowns[name], markdown + "\n")
-        write_artifact([csv, markdowns[name]], artifact_id=f"scoring_methods/{name}",
+        write_text(md, markdown + "\n")
+        write_artifact([csv, md], artifact_id=f"scoring_methods/{name}",
                        reproduces=WHAT[name], caption=f"{WHAT[name]}; models: {models}.", record=record)

@@ -6,7 +6,7 @@ from choicelab.io import write_csv, write_text
 from choicelab.items.steer.taxonomy import load_taxonomy
 from choicelab.provenance import write_artifact
 from choicelab.studies import steer as st
-from choicelab.workflow import job_record, log_to, outputs_by_name
+from choicelab.workflow import job_record, log_to, output_pairs
 
 WHAT = {
     "table3": "Table 3: average normalized and exact-match accuracy per model (no adaptation)",
@@ -44,10 +44,9 @@ with log_to(snakemake.log[0]):
     if "table3" not in metrics:
         metrics["table3"] = st.table3(results)  # raises: no unadapted rows
     models = ", ".join(sorted(results["model"].astype(str).unique()))
-    markdowns = outputs_by_name(snakemake.output, ".md")
-    for name, csv in outputs_by_name(snakemake.output, ".csv").items():
+    for name, (csv, md) in output_pairs(snakemake.output, ".csv", ".md").items():
         frame = build(name, results, metrics)
         write_csv(csv, frame)
-        write_text(markdowns[name], frame.to_markdown(index=False, floatfmt=".3f") + "\n")
-        write_artifact([csv, markdowns[name]], artifact_id=f"steer/{name}", reproduces=WHAT[name],
+        write_text(md, frame.to_markdown(index=False, floatfmt=".3f") + "\n")
+        write_artifact([csv, md], artifact_id=f"steer/{name}", reproduces=WHAT[name],
                        caption=f"{WHAT[name]}; models: {models}.", record=record)

@@ -7,7 +7,11 @@ the embedded SmolLM2-135M-Instruct. Prints, measured side by side in one run:
   the continuation's tokens; and per token against naive);
 * throughput ratios (requests/s) engine : lm-eval : naive;
 * the shared-prefix bound: tokens a naive scorer runs / distinct tokens (the most that reusing contexts can save);
-* bf16 mode: the engine's speed in bf16 vs fp32 and the agreement of the argmax option.
+* bf16 mode: the engine's speed in bf16 vs fp32 and the agreement of the argmax option;
+* prefix sharing: label-style prompts (each question's body listed under 4 option orders, so the distinct contexts
+  share their first ~200 tokens), engine with ``share_prefixes`` on vs off, and the largest difference between them;
+* batched generation: seeded sampling of the questions' bodies, batched vs one prompt at a time, and whether every
+  prompt got the same tokens.
 
 Usage: python bench/scoring.py [--questions 100] [--model-dir results/models/smollm2-135m-instruct]
 (needs `pip install -e ".[bench]"` for lm-eval; the model is materialized if the folder is missing).
@@ -23,6 +27,7 @@ from pathlib import Path
 import torch
 
 from choicelab.lm.causal import CausalScorer, ContinuationRequest, score_naive
+from choicelab.lm.generate import sample
 from choicelab.lm.loading import load_causal
 from choicelab.lm.prepare import prepare_model
 
@@ -43,6 +48,21 @@ def build_requests(n_questions: int, seed: int = 0) -> list[ContinuationRequest]
         context = f"Question {q}. " + " ".join(sentences) + " Which continuation fits best? Answer:"
         for k, option in enumerate(rng.sample(OPTIONS, 4)):
             requests.append(ContinuationRequest(f"q{q}-o{k}", context, " " + option))
+    return requests
+
+
+def build_permuted_requests(n_questions: int, seed: int = 0) -> list[ContinuationRequest]:
+    """Each question's body followed by its 4 options listed in 4 different orders: 4 distinct contexts per question
+    that share the body, each scored on the 4 labels."""
+    rng = random.Random(seed)
+    requests = []
+    for q, base in enumerate(build_requests(n_questions, seed)[::4]):
+        options = rng.sample(OPTIONS, 4)
+        for order in range(4):
+            shown = options[order:] + options[:order]
+            listing = "\n".join(f"{label}. {text}" for label, text in zip("ABCD", shown, strict=True))
+            context = f"{base.context}\n{listing}\nAnswer:"
+            requests += [ContinuationRequest(f"q{q}-v{order}-{label}", context, f" {label}") for label in "ABCD"]
     return requests
 
 
@@ -117,6 +137,32 @@ def main() -> None:
         agree += fp.index(max(fp)) == bf.index(max(bf))
     print(f"engine bf16: {t_bf16:.1f} s; speed vs fp32: {t_engine / t_bf16:.2f}x; "
           f"argmax option agreement with fp32: {agree}/{args.questions}")
+
+    bench_prefix_sharing(model, tokenizer, max(1, args.questions // 4))
+    bench_batched_generation(model, tokenizer, min(args.questions, 24))
+
+
+def bench_prefix_sharing(model, tokenizer, n_questions: int) -> None:
+    requests = build_permuted_requests(n_questions)
+    shared_scorer = CausalScorer(model, tokenizer, max_batch_tokens=4096)
+    whole_scorer = CausalScorer(model, tokenizer, max_batch_tokens=4096, share_prefixes=False)
+    shared_scorer.score(requests[:16])
+    shared, t_shared = timed(lambda: shared_scorer.score(requests))
+    whole, t_whole = timed(lambda: whole_scorer.score(requests))
+    delta = max(abs(a.sum_logprob - b.sum_logprob) for a, b in zip(shared, whole, strict=True))
+    print(f"prefix sharing ({len(requests)} requests, {n_questions} questions x 4 option orders x 4 labels): "
+          f"on {t_shared:.1f} s, off {t_whole:.1f} s; speed-up {t_whole / t_shared:.2f}x; max |delta| {delta:.2e}")
+
+
+def bench_batched_generation(model, tokenizer, n_prompts: int, max_new_tokens: int = 16) -> None:
+    prompts = [(r.id, r.context) for r in build_requests(n_prompts)[::4]]
+    batched, t_batched = timed(lambda: sample(model, tokenizer, prompts, max_new_tokens=max_new_tokens,
+                                              temperature=0.9, seed=0))
+    alone, t_alone = timed(lambda: sample(model, tokenizer, prompts, max_new_tokens=max_new_tokens,
+                                          temperature=0.9, seed=0, max_batch_tokens=1))
+    same = sum(a == b for a, b in zip(batched, alone, strict=True))
+    print(f"generation ({len(prompts)} prompts x {max_new_tokens} tokens, temperature 0.9): batched {t_batched:.1f} s, "
+          f"one at a time {t_alone:.1f} s; speed-up {t_alone / t_batched:.2f}x; same tokens: {same}/{len(prompts)}")
 
 
 if __name__ == "__main__":

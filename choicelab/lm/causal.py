@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import torch
 from transformers import DynamicCache, PreTrainedModel, PreTrainedTokenizerBase
 
-from choicelab.lm.tokenization import EncodedRequest, RequestEncoder
+from choicelab.lm.tokenization import EncodedRequest, RequestEncoder, left_padded
 
 
 @dataclass(frozen=True)
@@ -242,13 +242,7 @@ class CausalScorer:
     @torch.inference_mode()
     def _run_prefixes(self, prefixes: list[tuple[int, ...]]) -> _RunContexts:
         """Phase 0: left-padded prefixes, one forward; the last position's log-probs and the KV cache."""
-        width = max(len(c) for c in prefixes)
-        input_ids = torch.full((len(prefixes), width), self.pad_id, dtype=torch.long)
-        mask = torch.zeros((len(prefixes), width), dtype=torch.long)
-        for row, ctx in enumerate(prefixes):
-            input_ids[row, width - len(ctx) :] = torch.tensor(ctx)
-            mask[row, width - len(ctx) :] = 1
-        positions = (mask.cumsum(-1) - 1).clamp(min=0)
+        input_ids, mask, positions = left_padded(prefixes, self.pad_id)
         out = self.model(
             input_ids=input_ids.to(self.device),
             attention_mask=mask.to(self.device),

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import torch
 from transformers import DynamicCache, PreTrainedModel, PreTrainedTokenizerBase
 
-from choicelab.lm.tokenization import RequestEncoder
+from choicelab.lm.tokenization import RequestEncoder, left_padded
 
 
 @dataclass(frozen=True)
@@ -81,13 +81,7 @@ def _sample_batch(
 ) -> list[tuple[list[int], int]]:
     """One batch of left-padded prompts, sampled step by step until every row stopped or ran out of tokens."""
     generators = [torch.Generator(device="cpu").manual_seed(s) for s in seeds]
-    width = max(len(p) for p in prompts)
-    input_ids = torch.full((len(prompts), width), pad, dtype=torch.long)
-    mask = torch.zeros((len(prompts), width), dtype=torch.long)
-    for row, ids in enumerate(prompts):
-        input_ids[row, width - len(ids) :] = torch.tensor(ids)
-        mask[row, width - len(ids) :] = 1
-    positions = (mask.cumsum(-1) - 1).clamp(min=0)
+    input_ids, mask, positions = left_padded(prompts, pad)
     cache = DynamicCache()
     new_tokens: list[list[int]] = [[] for _ in prompts]
     running = [True] * len(prompts)

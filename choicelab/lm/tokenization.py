@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import torch
 from transformers import PreTrainedTokenizerBase
 
 
@@ -94,3 +95,14 @@ class RequestEncoder:
                 cont_ids, merged = self._encode_many([cont])[0], True
             encoded.append(EncodedRequest(self._with_prefix(ctx_ids, ctx), tuple(cont_ids), merged))
         return encoded
+
+
+def left_padded(rows: Sequence[Sequence[int]], pad_id: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Token rows as one left-padded batch: (input ids, attention mask, position ids counting real tokens only)."""
+    width = max(len(r) for r in rows)
+    input_ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
+    mask = torch.zeros((len(rows), width), dtype=torch.long)
+    for row, ids in enumerate(rows):
+        input_ids[row, width - len(ids) :] = torch.tensor(list(ids), dtype=torch.long)
+        mask[row, width - len(ids) :] = 1
+    return input_ids, mask, (mask.cumsum(-1) - 1).clamp(min=0)

@@ -341,12 +341,18 @@ PR_CONFIDENCE_TABLES = [
     "table_accuracy",
     "table_nra",
     "table_choice_paralysis",
+    "table_hits_at_k",
     "table_label_balance",
     "table_lengths",
     "table_overlap",
     "compare_paper",
 ]
-PR_TABLES = [*PR_CONFIDENCE_TABLES, "robustness_matrix", "table_timing"]
+PR_TABLES = [
+    *PR_CONFIDENCE_TABLES,
+    "robustness_matrix",
+    "table_timing",
+    "table_controls",
+]
 PR_CONFIDENCE_FIGURES = ["fig3", "fig4", "fig5", "fig6"]
 PR_FIGURES = [*PR_CONFIDENCE_FIGURES, "fig_robustness_matrix"]
 
@@ -361,16 +367,26 @@ def data_root():
 
 
 def pr_source_files(wildcards):
-    if config.get("data_mirror"):
-        return []
-    from choicelab.items.commonsense import SOURCES
+    """Public files a benchmark is read from: downloads unless a mirror is configured, and the official full train
+    release (always downloaded, checksummed) when studies.probes.train_data is full."""
+    from choicelab.items.commonsense import SOURCES, train_files
 
-    return [
-        f"results/downloads/{f.mirror_path}"
-        for (benchmark, _), files in SOURCES.items()
-        if benchmark == wildcards.benchmark
-        for f in files
-    ]
+    files = (
+        []
+        if config.get("data_mirror")
+        else [
+            f"results/downloads/{f.mirror_path}"
+            for (benchmark, _), remotes in SOURCES.items()
+            if benchmark == wildcards.benchmark
+            for f in remotes
+        ]
+    )
+    if pr_config("train_data", "mirror") == "full":
+        files += [
+            f"results/downloads/{f.mirror_path}"
+            for f in train_files(wildcards.benchmark, "full")
+        ]
+    return files
 
 
 def pr_checkpoint(wildcards):
@@ -387,6 +403,17 @@ def pr_dumps(wildcards):
         model=study_models("probes"),
         benchmark=pr_config("benchmarks", []),
     )
+
+
+def pr_control_models():
+    """Pre-trained encoders scored with an untrained multiple-choice head (Sec. 4.3-4.4 controls); default: the
+    fine-tuned encoders' base models."""
+    chosen = pr_config("control_models")
+    return list(study_models("probes") if chosen is None else chosen)
+
+
+def pr_control_dumps(wildcards):
+    return expand(f"{PR}/dumps/{{model}}.control.parquet", model=pr_control_models())
 
 
 def pr_probed(wildcards):

@@ -40,9 +40,12 @@ rule probes_benchmark:
         "../envs/analysis.yaml"
     params:
         root=data_root(),
+        full_root="results/downloads",
+        train_data=pr_config("train_data", "mirror"),
         train_size=pr_config("train_size"),
         dev_size=pr_config("dev_size"),
         dev_train_fraction=pr_config("dev_train_fraction", 0.5),
+        heldout_fraction=pr_config("heldout_fraction", 0.1),
         seed=config["seed"],
     script:
         "../scripts/probes_benchmark.py"
@@ -76,7 +79,6 @@ rule probes_finetune:
     input:
         base=wildcard_model_dir,
         train=f"{PR}/benchmarks/{{benchmark}}.train.parquet",
-        dev=f"{PR}/benchmarks/{{benchmark}}.dev.parquet",
     output:
         directory(f"{PR}/checkpoints/{{model}}__{{benchmark}}"),
     log:
@@ -118,6 +120,53 @@ rule probes_score:
         device=config["device"],
     script:
         "../scripts/probes_score.py"
+
+
+rule probes_control_score:
+    input:
+        base=wildcard_model_dir,
+        probed=pr_probed,
+    output:
+        f"{PR}/dumps/{{model}}.control.parquet",
+    log:
+        "results/logs/probes/control_{model}.log",
+    benchmark:
+        "results/benchmarks/probes/control_{model}.tsv"
+    conda:
+        "../envs/models.yaml"
+    resources:
+        mem_mb=8000,
+        runtime=60,
+        gpu=model_gpus,
+    params:
+        max_length=pr_config("finetune", {}).get("max_length", 128),
+        control_items=pr_config("control_items"),
+        seed=config["seed"],
+        device=config["device"],
+    script:
+        "../scripts/probes_control_score.py"
+
+
+rule probes_controls:
+    input:
+        dumps=pr_control_dumps,
+        probed=pr_probed,
+        confidences=f"{PR}/metrics/confidences.parquet",
+        paper=repo_file("data/probes/paper/controls.csv"),
+    output:
+        csv=report(
+            f"{PR}/tables/table_controls.csv",
+            caption="../report/probes.rst",
+            category="probes",
+            labels={"artifact": "table_controls"},
+        ),
+        md=f"{PR}/tables/table_controls.md",
+    log:
+        "results/logs/probes/table_controls.log",
+    conda:
+        "../envs/analysis.yaml"
+    script:
+        "../scripts/probes_controls.py"
 
 
 rule probes_confidences:
@@ -200,8 +249,6 @@ rule probes_robustness:
         "results/logs/probes/robustness_matrix.log",
     conda:
         "../envs/analysis.yaml"
-    params:
-        seed=config["seed"],
     script:
         "../scripts/probes_robustness.py"
 
@@ -226,6 +273,7 @@ rule probes_tables:
         "../envs/analysis.yaml"
     params:
         seed=config["seed"],
+        trials=pr_config("trials", 5),
     script:
         "../scripts/probes_tables.py"
 

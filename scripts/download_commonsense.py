@@ -1,23 +1,22 @@
 """Adapter: rule download_commonsense (a public commonsense file, checksum-verified)."""
 
+import json
 from pathlib import Path
 
 from choicelab.download import download
-from choicelab.items.commonsense import HELLASWAG_VAL_FULL, SOURCES, hellaswag_from_val_full
 from choicelab.io import write_text
+from choicelab.items.commonsense import HELLASWAG_VAL_FULL, hellaswag_from_val_full, remote_file
 from choicelab.workflow import log_to
 
 with log_to(snakemake.log[0]):
     target = Path(snakemake.output[0])
     relative = str(target.relative_to("results/downloads"))
-    remote = next(f for files in SOURCES.values() for f in files if f.mirror_path == relative)
+    remote = remote_file(relative)
     if remote.url:
         download(remote.url, target, remote.sha256)
     else:  # HellaSwag dev: converted from the public text file, then checked against the expected hash
         source = Path("results/downloads") / HELLASWAG_VAL_FULL.mirror_path
         download(HELLASWAG_VAL_FULL.url, source, HELLASWAG_VAL_FULL.sha256)
-        import json
-
         rows, labels = hellaswag_from_val_full(source.read_text(encoding="utf-8"))
         if relative.endswith("labels.lst"):
             write_text(target, "".join(f"{x}\n" for x in labels))

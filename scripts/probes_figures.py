@@ -9,8 +9,10 @@ from choicelab.pipelines import probes as pp
 from choicelab.provenance import write_artifact
 from choicelab.workflow import job_record, log_to, output_pairs
 
-WHAT = {"fig3": "Figure 3: No-Question confidences before and after", "fig4": "Figure 4: No-Right-Answer confidences",
-        "fig5": "Figure 5: Choice Paralysis confidence vs n and sampling", "fig6": "Figure 6: hits@k under Choice Paralysis"}
+WHAT = {"fig3": "Figure 3: No-Question confidences before and after",
+        "fig4": "Figure 4: No-Right-Answer confidence differences with standard errors",
+        "fig5": "Figure 5: Choice Paralysis confidence by n and sampling (mean +- SE over trials; grey: original)",
+        "fig6": "Figure 6: hits@k under Choice Paralysis, both samplings (+- SE; dashed: original accuracy)"}
 
 
 def draw(name, conf):
@@ -20,7 +22,7 @@ def draw(name, conf):
         return figs.fig4_no_right_answer(pp.nra_table(conf))
     if name == "fig5":
         return figs.fig5_choice_paralysis(pp.choice_paralysis_table(conf))
-    return figs.fig6_hits_at_k(conf)
+    return figs.fig6_hits_at_k(pp.hits_at_k_table(conf))
 
 
 with log_to(snakemake.log[0]):

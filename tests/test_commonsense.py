@@ -77,3 +77,36 @@ def test_seeded_split_of_dev_is_reproducible_and_disjoint(data_mirror):
     assert a_train == b_train and a_train != c_train
     assert not {i.item_id for i in a_train} & {i.item_id for i in a_eval}
     assert len(a_train) + len(a_eval) == 200
+
+
+def test_full_train_releases_are_checksummed_and_read_in_the_leaderboard_layout(tmp_path):
+    """``train_data: full`` reads the official full train files (HellaSwag's too) from the download folder."""
+    from choicelab.items.commonsense import FULL_TRAIN, load_benchmark, remote_file, train_files
+
+    assert set(FULL_TRAIN) == {"anli", "hellaswag", "piqa", "siqa"}
+    for files in FULL_TRAIN.values():
+        for remote in files:
+            assert remote.url.startswith("https://") and len(remote.sha256) == 64
+            assert remote_file(remote.mirror_path) == remote
+    assert train_files("hellaswag", "mirror") == ()  # the mirror has no HellaSwag train
+    with pytest.raises(ValueError, match="train_data"):
+        train_files("piqa", "everything")
+    folder = tmp_path / "commonsense" / "hellaswag" / "full"
+    folder.mkdir(parents=True)
+    row = {"ctx_a": "A man is on a roof. [header] How to fix", "ctx_b": "he", "activity_label": "Roof",
+           "ending_options": ["climbs down.", "fixes  the [step] roof.", "sings.", "sleeps."]}
+    (folder / "train.jsonl").write_text(json.dumps(row) + "\n")
+    (folder / "train-labels.lst").write_text("1\n")
+    item = load_benchmark("hellaswag", "train", tmp_path, release="full")[0]
+    assert item.prompt == "A man is on a roof. How to fix He"
+    assert item.choices[1] == "fixes the roof." and item.label == 1
+
+
+def test_heldout_split_keeps_the_last_rows_for_model_selection():
+    from choicelab.items.commonsense import heldout_split
+    from conftest import toy_items
+
+    fit, held = heldout_split(toy_items(20, 0, "train"), 0.1)
+    assert [it.item_id for it in held] == ["train18", "train19"] and len(fit) == 18
+    with pytest.raises(ValueError, match="heldout_fraction"):
+        heldout_split(toy_items(20, 0, "train"), 0.0)

@@ -63,18 +63,24 @@ def test_choice_paralysis_keeps_the_correct_answer_unique_among_n(n):
     assert len({p.label for p in probed}) > 1  # the correct position is shuffled
 
 
-def test_heuristic_sampling_draws_donors_from_the_most_similar_answers():
+def test_heuristic_sampling_takes_the_n_minus_1_answers_most_similar_to_the_prompt_in_every_trial():
     items = _items(30)
     prompts = np.tile([1.0, 0.0], (30, 1))
-    answers = np.tile([0.0, 1.0], (30, 1))
-    similar = {f"i{k}" for k in range(10, 22)}  # 12 = 3 (n - 1) answers point along item 0's prompt
-    for k in range(10, 22):
-        answers[k] = [1.0, 0.0]
+    angle = np.linspace(1.5, 0.0, 30)  # answer k moves towards the prompts' direction as k grows
+    answers = np.stack([np.cos(angle), np.sin(angle)], axis=1)
     probed = choice_paralysis(items, n=5, trials=3, instances=30, seed=0, sampling="heuristic",
                               answer_embeddings=answers, prompt_embeddings=prompts)
     first = [p for p in probed if p.meta["original_id"] == "i0"]
-    assert first and all(set(p.meta["donors"]) <= similar for p in first)
-    assert len({tuple(p.meta["donors"]) for p in first}) > 1  # trials differ
+    assert len(first) == 3  # all 30 instances in each of the 3 trials
+    assert all(sorted(p.meta["donors"]) == ["i26", "i27", "i28", "i29"] for p in first)  # deterministic top 4
+
+
+def test_choice_paralysis_redraws_its_instances_in_every_trial():
+    items = _items(40)
+    probed = choice_paralysis(items, n=5, trials=5, instances=8, seed=0)
+    per_trial = [{p.meta["original_id"] for p in probed if p.meta["trial"] == t} for t in range(5)]
+    assert all(len(s) == 8 for s in per_trial)
+    assert len(set.union(*per_trial)) > 8  # the paper draws 50 instances afresh in each of its 5 repeats
 
 
 def _conf(rows):
@@ -89,11 +95,42 @@ def test_hits_at_n_is_one_and_hits_at_1_is_accuracy():
     assert hits_at_k(conf, 2) == 1.0
 
 
-def test_maxprob_threshold_is_the_mean_of_the_fitting_half():
-    threshold, acc = maxprob_selective([0.9, 0.9, 0.9, 0.9], [0.3, 0.3, 0.3, 0.3], seed=0)
-    assert 0.3 <= threshold <= 0.9
-    assert threshold in {0.3, 0.45, 0.6, 0.75, 0.9}  # the mean of 4 values drawn from {0.9 x4, 0.3 x4}
-    assert acc == 1.0 or threshold in {0.3, 0.9}
+def test_maxprob_threshold_and_accuracy_on_a_constructed_confidence_set():
+    """Originals at 0.8 and perturbed versions at 0.6: whatever the split, the threshold is the 1:1 mean 0.7 and
+    every held-out decision is right."""
+    ids = [f"i{k}" for k in range(20)]
+    out = maxprob_selective({i: 0.8 for i in ids}, {i: 0.6 for i in ids}, seed=3)
+    assert out["threshold"] == pytest.approx(0.7)
+    assert out["accuracy"] == 1.0
+    assert out["fit_instances"] == out["eval_instances"] == 10
+
+
+def test_maxprob_cannot_beat_chance_when_perturbing_leaves_max_prob_unchanged():
+    """Split by instance, 1:1: an instance whose original and perturbed max-prob agree gives one right and one wrong
+    decision whatever the threshold, so the accuracy is exactly 0.5 (pooling values scored ~0.83 here)."""
+    rng = np.random.default_rng(0)
+    values = {f"i{k}": float(v) for k, v in enumerate(rng.uniform(0.5, 1.0, 50))}
+    for seed in range(5):
+        assert maxprob_selective(values, values, seed=seed)["accuracy"] == 0.5
+
+
+def test_table2_averages_maxprob_over_trials_with_a_standard_error():
+    from choicelab.pipelines.probes import table2
+
+    rows = []
+    for k in range(40):
+        rows.append({"model": "m", "benchmark": "piqa", "probe": "orig", "trial": 0, "original_id": f"i{k}",
+                     "max_prob": 0.9})
+        rows.append({"model": "m", "benchmark": "piqa", "probe": "nq", "trial": 0, "original_id": f"i{k}",
+                     "max_prob": 0.5})
+        for t in range(5):
+            rows.append({"model": "m", "benchmark": "piqa", "probe": "wq", "trial": t, "original_id": f"i{k}",
+                         "max_prob": 0.9 if k % 2 else 0.5})
+    table = table2(pd.DataFrame(rows), seed=0).set_index("probe")
+    assert table.loc["nq", "threshold"] == pytest.approx(0.7) and table.loc["nq", "accuracy"] == 1.0
+    assert table.loc["wq", "repeats"] == 5 and table.loc["wq", "eval_instances"] == 20
+    assert 0.5 < table.loc["wq", "accuracy"] < 1.0 and table.loc["wq", "accuracy_se"] >= 0
+    assert table.loc["nq", "accuracy_ci95_low"] < 1.0  # an exact binomial interval, never of zero width
 
 
 def test_nra_confidence_arithmetic():
@@ -103,6 +140,7 @@ def test_nra_confidence_arithmetic():
     assert out["ANC"] == pytest.approx(0.2) and out["ANC'"] == pytest.approx(0.4)
     assert out["RAC"] == pytest.approx(0.6) and out["SAC"] == pytest.approx(0.2)
     assert out["ANC'-SAC"] == pytest.approx(0.2)
+    assert np.isnan(out["ANC'-SAC_se"])  # one instance: no standard error
 
 
 def test_an_untrained_scorer_sits_near_chance():
@@ -170,3 +208,194 @@ def test_prompt_to_prompt_heuristic_ranks_donors_by_their_prompts():
 
     assert donors_of_item0("heuristic_prompt") <= {"i1", "i2", "i3"}
     assert donors_of_item0("heuristic") <= {"i5", "i6", "i7"}
+
+
+def test_exact_interval_keeps_a_width_when_three_items_agree():
+    from choicelab.metrics.probes import exact_interval
+
+    low, high = exact_interval(3, 3)
+    assert low == pytest.approx(0.025 ** (1 / 3)) and high == 1.0  # Clopper-Pearson: [0.29, 1]
+    low, high = exact_interval(0, 3)
+    assert low == 0.0 and high == pytest.approx(1 - 0.025 ** (1 / 3))
+    low, _ = exact_interval(1, 1)
+    assert low == pytest.approx(0.025)  # one right answer among 5 choices is no evidence against chance 0.2
+
+
+def test_robustness_matrix_counts_instances_once_and_marks_cells_that_cover_chance():
+    from choicelab.pipelines.probes import robustness_matrix
+
+    rows = []
+    for k in range(3):  # three instances, two Wrong-Question trials each, always the pseudo-correct option
+        for t in range(2):
+            rows.append({"item_id": f"i{k}/wq/t{t}", "benchmark": "anli", "model": "m", "method": "mc_logit",
+                         "probe": "wq", "trial": t, "n": None, "sampling": None, "original_id": f"i{k}",
+                         "probs": np.array([0.9, 0.1]), "label": 0, "pred": 0, "n_choices": 2, "p_label": 0.9})
+    cell = robustness_matrix(pd.DataFrame(rows)).iloc[0]
+    assert cell["instances"] == 3 and cell["rows"] == 6
+    assert cell["minus_chance"] == pytest.approx(0.5)
+    assert cell["ci95_low"] < 0 < cell["ci95_high"] and cell["covers_zero"]  # 3 of 3 is not evidence of bias
+
+
+def test_overlap_statistic_correlates_word_frequencies_of_selected_and_other_choices():
+    from choicelab.metrics.probes import overlap_correlation, overlap_frequencies
+
+    prompts = ["the cat sat on the mat", "a dog ran in the park", "the sun is hot"]
+    choices = [["the cat is on the mat", "a bird flew"], ["the dog is in the park", "the dog ran"],
+               ["the sun", "is the sun hot"]]
+    chosen, other = overlap_frequencies(prompts, choices, [0, 0, 1])
+    assert chosen == {"the": 5, "cat": 1, "on": 1, "mat": 1, "dog": 1, "in": 1, "park": 1, "sun": 1, "is": 1,
+                      "hot": 1}
+    assert other == {"the": 2, "dog": 1, "ran": 1, "sun": 1}
+    stat = overlap_correlation(prompts, choices, [0, 0, 1])
+    vocabulary = sorted(set(chosen) | set(other))
+    x = np.array([chosen[w] for w in vocabulary], float)
+    y = np.array([other[w] for w in vocabulary], float)
+    assert stat["pearson_r"] == pytest.approx(np.corrcoef(x, y)[0, 1])
+    assert stat["vocabulary"] == 11
+
+
+def test_lengths_are_counted_in_words():
+    from choicelab.pipelines.probes import length_table
+
+    conf = pd.DataFrame([{"model": "m", "benchmark": "piqa", "probe": "orig", "original_id": f"i{k}",
+                          "pred": 0, "label": 0} for k in range(4)])
+    items = pd.DataFrame({"item_id": [f"i{k}" for k in range(4)],
+                          "choices": [["one two three", "one"]] * 4})
+    row = length_table(conf, items).iloc[0]
+    assert row["selected_words"] == 3 and row["other_words"] == 1 and row["instances"] == 4
+
+
+def _wq_frame(n_instances, trials, hit, p_nq, p_wq, p_orig, seed=0):
+    rng = np.random.default_rng(seed)
+    rows = []
+    for k in range(n_instances):
+        rows.append({"probe": "orig", "trial": 0, "original_id": f"i{k}", "label": 0, "pred": 0, "n_choices": 2,
+                     "p_label": p_orig})
+        rows.append({"probe": "nq", "trial": 0, "original_id": f"i{k}", "label": 0, "pred": 0, "n_choices": 2,
+                     "p_label": p_nq + rng.normal(0, 0.01)})
+        for t in range(trials):
+            h = rng.random() < hit
+            rows.append({"probe": "wq", "trial": t, "original_id": f"i{k}", "label": 0, "pred": 0 if h else 1,
+                         "n_choices": 2, "p_label": p_wq + rng.normal(0, 0.01)})
+    return pd.DataFrame(rows)
+
+
+def test_table1_significance_tests_detect_a_strong_prior_bias_and_not_chance_behaviour():
+    from choicelab.metrics.probes import wrong_question_tests
+
+    biased = _wq_frame(200, 5, hit=0.75, p_nq=0.7, p_wq=0.65, p_orig=0.9)
+    out = wrong_question_tests(*(biased[biased["probe"] == p] for p in ("orig", "nq", "wq")))
+    assert out["n"] == 200 and out["trials"] == 5
+    assert out["pseudo_accuracy_vs_chance_significant_99"] and out["pseudo_accuracy_vs_before_significant_99"]
+    assert out["confidence_difference_gt0_significant_99"] and out["confidence_difference"] == pytest.approx(0.05, abs=0.01)
+    assert out["confidence_vs_before_significant_99"] and out["confidence_vs_ideal_significant_99"]
+    fair = _wq_frame(200, 5, hit=0.5, p_nq=0.5, p_wq=0.5, p_orig=0.5, seed=1)
+    out = wrong_question_tests(*(fair[fair["probe"] == p] for p in ("orig", "nq", "wq")))
+    assert not out["confidence_difference_gt0_significant_99"] and not out["confidence_vs_ideal_significant_99"]
+
+
+def test_hits_at_k_table_has_every_k_up_to_n_and_the_original_accuracy():
+    from choicelab.pipelines.probes import hits_at_k_table
+
+    rows = [{"model": "m", "benchmark": "anli", "probe": "orig", "original_id": f"i{k}", "trial": 0,
+             "probs": np.array([0.6, 0.4]), "label": 0, "pred": 0, "n_choices": 2, "n": None, "sampling": None}
+            for k in range(4)]
+    for t in range(2):
+        for k in range(4):
+            probs = np.array([0.1, 0.2, 0.3, 0.15, 0.25])  # the correct option (0) ranks last
+            rows.append({"model": "m", "benchmark": "anli", "probe": "cp", "original_id": f"i{k}", "trial": t,
+                         "probs": probs, "label": 0, "pred": 2, "n_choices": 5, "n": 5, "sampling": "random"})
+    table = hits_at_k_table(pd.DataFrame(rows))
+    assert list(table["k"]) == [1, 2, 3, 4, 5]
+    assert list(table["hits_at_k"]) == [0, 0, 0, 0, 1]
+    assert (table["original_accuracy"] == 1.0).all() and (table["ci95_high"] > 0).all()
+
+
+def test_finetune_dropout_sets_the_multiple_choice_heads_dropout_and_leaves_the_encoder(tmp_path, monkeypatch):
+    """``finetune.dropout`` (isi-nlp/ai2: 0.3) applies to the dropout before the MC head, as in the ai2 model."""
+    import choicelab.lm.encoder as encoder
+    from choicelab.lm.prepare import prepare_model
+    from choicelab.pipelines.finetune import FineTuneParams, fine_tune_checkpoint
+    from conftest import toy_items
+
+    seen = {}
+    real = encoder.fine_tune_mc
+
+    def spy(model, *args, **kwargs):
+        inside = {id(m) for m in model.base_model.modules()}
+        seen["head"] = [m.p for m in model.modules() if type(m).__name__ == "Dropout" and id(m) not in inside]
+        seen["encoder"] = {m.p for m in model.base_model.modules() if type(m).__name__ == "Dropout"}
+        return real(model, *args, **kwargs)
+
+    monkeypatch.setattr(encoder, "fine_tune_mc", spy)
+    base = tmp_path / "tiny-bert"
+    prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert"}, base)
+    params = FineTuneParams(learning_rate=1e-3, batch_size=8, max_epochs=1, seed=0, dropout=0.3)
+    meta = fine_tune_checkpoint(base, toy_items(16, 0, "train", 2), toy_items(8, 1, "dev", 2), params,
+                                tmp_path / "ckpt", name="tiny-bert__toy", device="cpu")
+    assert seen["head"] == [0.3] and 0.3 not in seen["encoder"]
+    assert meta["training"]["params"]["dropout"] == 0.3
+
+
+def test_model_selection_uses_a_held_out_slice_of_train_never_the_evaluation_set(data_mirror):
+    from choicelab.pipelines.probes import benchmark_splits, train_roles
+
+    train, dev = benchmark_splits("piqa", root=str(data_mirror), full_root="unused", train_data="mirror",
+                                  train_size=100, dev_size=30, dev_train_fraction=0.5, heldout_fraction=0.1, seed=0)
+    fit, heldout = train_roles(train)
+    assert len(fit) == 90 and len(heldout) == 10
+    assert heldout == list(train[-10:])  # the last rows, as isi-nlp/ai2's internal-dev
+    assert not {it.item_id for it in train} & {it.item_id for it in dev}
+    assert "held-out 10% of train" in heldout[0].meta["selection"]
+    hs_train, hs_dev = benchmark_splits("hellaswag", root=str(data_mirror), full_root="unused", train_data="mirror",
+                                        train_size=50, dev_size=20, dev_train_fraction=0.5, heldout_fraction=0.1,
+                                        seed=0)
+    assert not {it.item_id for it in hs_train} & {it.item_id for it in hs_dev}
+    assert "split of dev" in hs_train[0].meta["train_source"]
+
+
+def test_controls_table_puts_untrained_heads_beside_fine_tuned_models_and_lists_unrun_paper_controls():
+    from choicelab.pipelines.probes import control_name, controls_table
+
+    def frame(model, hit_rate):
+        rows = []
+        for b in ("anli", "piqa"):
+            for k in range(20):
+                hit = k < 20 * hit_rate
+                for probe in ("orig", "nq"):
+                    rows.append({"benchmark": b, "model": model, "method": "mc_logit", "probe": probe, "trial": 0,
+                                 "n": None, "sampling": None, "original_id": f"{b}{k}", "label": 0,
+                                 "pred": 0 if hit else 1, "n_choices": 2, "p_label": 0.5})
+        return pd.DataFrame(rows)
+
+    paper = pd.read_csv("data/probes/paper/controls.csv")
+    table = controls_table(frame(control_name("roberta-large"), 0.5), frame("roberta-large", 0.9), paper)
+    control = table[(table["paper_control"] == "pre-trained RoBERTa") & (table["benchmark"] == "aNLI")
+                    & (table["probe"] == "original (accuracy)")].iloc[0]
+    assert control["model"] == "roberta-large" and control["paper"] == 0.51 and control["covers_chance"]
+    assert control["instances"] == 20 and control["ci95_low"] < 0.5 < control["ci95_high"]
+    tuned = table[(table["condition"] == "fine-tuned") & (table["benchmark"] == "aNLI")
+                  & (table["probe"] == "original (accuracy)")].iloc[0]
+    assert not tuned["covers_chance"]
+    unified = table[table["paper_control"].str.startswith("UnifiedQA")]
+    assert len(unified) == (paper["control"].str.startswith("UnifiedQA")).sum()
+    assert unified["status"].str.startswith("not run").all()  # listed, never silently skipped
+    assert ((table["benchmark"] == "all") & (table["condition"] == "untrained head")).any()
+
+
+def test_heat_map_hatches_cells_whose_interval_covers_zero():
+    from choicelab.figures.probes import robustness_heatmap
+
+    matrix = pd.DataFrame([
+        {"benchmark": "anli", "model": "m", "method": "mc_logit", "probe": "No-Question", "minus_chance": 0.5,
+         "covers_zero": True, "instances": 3},
+        {"benchmark": "anli", "model": "m", "method": "mc_logit", "probe": "Wrong-Question", "minus_chance": 0.3,
+         "covers_zero": False, "instances": 200},
+    ])
+    fig = robustness_heatmap(matrix)
+    ax = fig.axes[0]
+    texts = [t.get_text() for t in ax.texts]
+    assert "(+0.50)\nn=3" in texts and "+0.30\nn=200" in texts
+    assert [p.get_hatch() for p in ax.patches] == ["///"]
+    shown = ax.images[0].get_array()
+    assert np.ma.is_masked(shown[0, 0]) or np.isnan(shown[0, 0])  # no colour for the covers-zero cell

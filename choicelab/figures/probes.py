@@ -6,7 +6,6 @@ import numpy as np
 import pandas as pd
 
 from choicelab.figures.common import plt
-from choicelab.metrics.probes import hits_at_k
 from choicelab.pipelines.probes import PAPER_NAMES
 
 
@@ -32,61 +31,88 @@ def fig3_no_question(conf: pd.DataFrame) -> plt.Figure:
 
 
 def fig4_no_right_answer(nra: pd.DataFrame) -> plt.Figure:
-    """Bars ANC'-SAC and ANC-RAC per benchmark (and model)."""
-    fig, ax = plt.subplots(figsize=(6, 3.2))
-    labels = [f"{r.benchmark}\n{r.model}" for r in nra.itertuples()]
+    """Bars ANC'-SAC and ANC-RAC per benchmark (and model), with standard errors over instances (the paper's error
+    bars); ideal: ANC'-SAC = 0, ANC-RAC = -1."""
+    fig, ax = plt.subplots(figsize=(6, 3.4))
+    labels = [f"{r.benchmark}\n{r.model}\nn={r.instances}" for r in nra.itertuples()]
     x = np.arange(len(labels))
-    ax.bar(x - 0.2, nra["ANC'-SAC"], 0.4, label="ANC' - SAC (after)")
-    ax.bar(x + 0.2, nra["ANC-RAC"], 0.4, label="ANC - RAC (before)")
+    ax.bar(x - 0.2, nra["ANC'-SAC"], 0.4, yerr=nra["ANC'-SAC_se"], capsize=3, label="ANC' - SAC (after)")
+    ax.bar(x + 0.2, nra["ANC-RAC"], 0.4, yerr=nra["ANC-RAC_se"], capsize=3, label="ANC - RAC (before)")
     ax.set_xticks(x, labels, fontsize=7)
     ax.axhline(0, color="black", lw=0.8)
     ax.legend(fontsize=7)
+    ax.set_ylabel("confidence difference (+/- SE)")
     ax.set_title("Fig. 4: No-Right-Answer confidences", fontsize=10)
     fig.tight_layout()
     return fig
 
 
 def fig5_choice_paralysis(cp: pd.DataFrame) -> plt.Figure:
-    """Confidence in the correct answer vs n, per sampling method and benchmark."""
-    fig, ax = plt.subplots(figsize=(6, 3.4))
-    for (benchmark, model, sampling), group in cp.groupby(["benchmark", "model", "sampling"]):
-        group = group.sort_values("n")
-        ax.plot(group["n"], group["confidence"], "-o" if sampling == "random" else "--s",
-                label=f"{benchmark} {model} ({sampling})")
-    ax.set_xlabel("number of choices n")
-    ax.set_ylabel("confidence in the correct answer")
-    ax.legend(fontsize=6)
-    ax.set_title("Fig. 5: Choice Paralysis", fontsize=10)
+    """Confidence in the correct answer after Choice Paralysis by n and sampling (mean +- SE over trials), beside the
+    grey bar of the original confidence, one panel per benchmark and model (the paper's Fig. 5)."""
+    panels = list(cp.groupby(["benchmark", "model"], sort=True))
+    fig, axes = plt.subplots(1, max(1, len(panels)), figsize=(3.4 * max(1, len(panels)), 3.4), squeeze=False,
+                             sharey=True)
+    for ax, ((benchmark, model), group) in zip(axes[0], panels, strict=False):
+        group = group.sort_values(["sampling", "n"])
+        labels = ["original"] + [f"{r.sampling}\nn={r.n}" for r in group.itertuples()]
+        values = [group["confidence_before"].iloc[0], *group["confidence"]]
+        errors = [0, *group["confidence_se"].fillna(0)]
+        colors = ["grey"] + ["tab:blue" if s == "random" else "tab:orange" for s in group["sampling"]]
+        ax.bar(range(len(values)), values, yerr=errors, color=colors, capsize=3)
+        ax.set_xticks(range(len(values)), labels, fontsize=6)
+        ax.set_title(f"{benchmark} / {model}\n{int(group['instances_per_trial'].iloc[0])} instances x "
+                     f"{int(group['trials'].iloc[0])} trials", fontsize=8)
+    axes[0][0].set_ylabel("confidence in the correct answer (+/- SE)")
+    fig.suptitle("Fig. 5: Choice Paralysis (grey: original confidence; blue random, orange heuristic sampling)",
+                 fontsize=9)
     fig.tight_layout()
     return fig
 
 
-def fig6_hits_at_k(conf: pd.DataFrame) -> plt.Figure:
-    """hits@k under Choice Paralysis (random sampling), per n and benchmark."""
-    cp = conf[(conf["probe"] == "cp") & (conf["sampling"] == "random")]
-    fig, ax = plt.subplots(figsize=(6, 3.4))
-    for (benchmark, model, n), group in cp.groupby(["benchmark", "model", "n"]):
-        ks = list(range(1, int(n) + 1))
-        ax.plot(ks, [hits_at_k(group, k) for k in ks], label=f"{PAPER_NAMES.get(benchmark, benchmark)} {model} n={int(n)}")
-    ax.set_xlabel("k")
-    ax.set_ylabel("hits@k")
-    ax.legend(fontsize=6)
-    ax.set_title("Fig. 6: hits@k under Choice Paralysis", fontsize=10)
+def fig6_hits_at_k(hits: pd.DataFrame) -> plt.Figure:
+    """hits@k under Choice Paralysis for both samplings and every n (mean +- SE over trials), one panel per benchmark
+    and model, with the original accuracy dashed (the paper's Fig. 6)."""
+    panels = list(hits.groupby(["benchmark", "model"], sort=True))
+    fig, axes = plt.subplots(1, max(1, len(panels)), figsize=(3.4 * max(1, len(panels)), 3.4), squeeze=False,
+                             sharey=True)
+    for ax, ((benchmark, model), group) in zip(axes[0], panels, strict=False):
+        for (sampling, n), curve in group.groupby(["sampling", "n"], sort=True):
+            ax.errorbar(curve["k"], curve["hits_at_k"], yerr=curve["se"].fillna(0), capsize=2, lw=1,
+                        ls="-" if sampling == "random" else "--", marker="o" if sampling == "random" else "s",
+                        ms=3, label=f"{sampling} n={n}")
+        ax.axhline(group["original_accuracy"].iloc[0], color="grey", ls="--", lw=1)
+        ax.set_xlabel("k")
+        ax.set_title(f"{benchmark} / {model}", fontsize=8)
+        ax.legend(fontsize=5)
+    axes[0][0].set_ylabel("hits@k (+/- SE)")
+    fig.suptitle("Fig. 6: hits@k under Choice Paralysis (dashed grey: original accuracy)", fontsize=9)
     fig.tight_layout()
     return fig
 
 
 def robustness_heatmap(matrix: pd.DataFrame) -> plt.Figure:
-    """Rows = benchmark / model / method, columns = probe; cell = pseudo-accuracy minus chance."""
-    pivot = matrix.pivot_table(index=["benchmark", "model", "method"], columns="probe", values="minus_chance")
-    fig, ax = plt.subplots(figsize=(1.2 * max(4, pivot.shape[1]) + 3, 0.35 * max(4, pivot.shape[0]) + 1.5))
-    image = ax.imshow(pivot.to_numpy(), cmap="RdBu_r", vmin=-0.5, vmax=0.5, aspect="auto")
+    """Rows = benchmark / model / method, columns = probe; cell = pseudo-accuracy minus chance, with its n. Cells
+    whose exact (Clopper-Pearson) 95 % interval covers zero are drawn white and hatched, their value in brackets: they are not
+    evidence of an effect."""
+    index = ["benchmark", "model", "method"]
+    pivot = matrix.pivot_table(index=index, columns="probe", values="minus_chance")
+    covers = matrix.pivot_table(index=index, columns="probe", values="covers_zero", aggfunc="max")
+    covers = covers.reindex_like(pivot).fillna(True).astype(bool).to_numpy()
+    counts = matrix.pivot_table(index=index, columns="probe", values="instances").reindex_like(pivot).to_numpy()
+    values = pivot.to_numpy()
+    fig, ax = plt.subplots(figsize=(1.3 * max(4, pivot.shape[1]) + 3, 0.38 * max(4, pivot.shape[0]) + 1.8))
+    image = ax.imshow(np.where(covers, np.nan, values), cmap="RdBu_r", vmin=-0.5, vmax=0.5, aspect="auto")
     ax.set_xticks(range(pivot.shape[1]), list(pivot.columns), rotation=45, ha="right", fontsize=7)
     ax.set_yticks(range(pivot.shape[0]), [" / ".join(map(str, i)) for i in pivot.index], fontsize=7)
-    for (r, c), value in np.ndenumerate(pivot.to_numpy()):
-        if not np.isnan(value):
-            ax.text(c, r, f"{value:+.2f}", ha="center", va="center", fontsize=6)
+    for (r, c), value in np.ndenumerate(values):
+        if np.isnan(value):
+            continue
+        if covers[r, c]:
+            ax.add_patch(plt.Rectangle((c - 0.5, r - 0.5), 1, 1, fill=False, hatch="///", color="0.8", lw=0))
+        text = f"({value:+.2f})" if covers[r, c] else f"{value:+.2f}"
+        ax.text(c, r, f"{text}\nn={int(counts[r, c])}", ha="center", va="center", fontsize=5)
     fig.colorbar(image, ax=ax, label="pseudo-accuracy - chance")
-    ax.set_title("Probes on every benchmark and scorer", fontsize=10)
+    ax.set_title("Probes on every benchmark and scorer (hatched, bracketed: 95% CI covers 0)", fontsize=9)
     fig.tight_layout()
     return fig

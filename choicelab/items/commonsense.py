@@ -6,13 +6,15 @@ here is 0-based. Sources: the public files (isi-nlp/ai2 at fixed commits; HellaS
 derived from the official val file), downloaded with checksums by the ``download_commonsense`` rule, or read from a
 local mirror (config ``data_mirror``; ``../shared/data`` is one). The mirror has no HellaSwag train split and only
 train *subsets* for the others (see its README): ``train_dev_split`` makes a seeded split of dev for benchmarks with
-no train file, and tables say so.
+no train file, and tables say so. ``FULL_TRAIN`` are the official full train releases (HellaSwag's too), fetched by
+the same rule when the probes config asks for them (``train_data: full``).
 """
 
 from __future__ import annotations
 
 import json
 import random
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -86,6 +88,65 @@ SOURCES: dict[tuple[str, str], tuple[RemoteFile, RemoteFile]] = {
     ),
 }
 
+# The official full train releases (the AI2-leaderboard zips the paper cites, e.g. ai2-mosaic/public/alphanli/
+# alphanli-train-dev.zip), as isi-nlp/ai2 keeps them in Git LFS on branch deniz_piqa: the sha256 values are the LFS
+# pointers' oids (for the label files they equal the sha256 of the same files on branch base). HellaSwag's is the
+# leaderboard layout (ctx_a, ctx_b, ending_options). Used with ``studies.probes.train_data: full``.
+_FULL = f"{_AI2_LFS}/3520c0c364a00cd85d17b986b3d8995a4bdc4fd7/cache"
+FULL_TRAIN: dict[str, tuple[RemoteFile, RemoteFile]] = {
+    "anli": (
+        RemoteFile("commonsense/anli/full/train.jsonl", f"{_FULL}/alphanli-train-dev/train.jsonl",
+                   "23839e688ba80b8b0d46bde6fef70d09fbaa53d810b6d135e3b61ed664267e0c"),
+        RemoteFile("commonsense/anli/full/train-labels.lst", f"{_FULL}/alphanli-train-dev/train-labels.lst",
+                   "f6876a0da8158651647ed7da9acd33d13037fd009d707b6f6eb764c0bcdc2c5e"),
+    ),
+    "hellaswag": (
+        RemoteFile("commonsense/hellaswag/full/train.jsonl",
+                   f"{_FULL}/hellaswag-train-dev/hellaswag-train-dev/train.jsonl",
+                   "2e9414a30d6ee18f1b13fb19509949d10569d71a7f257ed0c3259492b1b4ef77"),
+        RemoteFile("commonsense/hellaswag/full/train-labels.lst",
+                   f"{_FULL}/hellaswag-train-dev/hellaswag-train-dev/train-labels.lst",
+                   "cca70c225333e738fdd7f92212910e21f03898808707c6b3c38c1be7f127c63e"),
+    ),
+    "piqa": (
+        RemoteFile("commonsense/piqa/full/train.jsonl", f"{_FULL}/physicaliqa-train-dev/physicaliqa-train-dev/train.jsonl",
+                   "f55986008cf9f1a336854936b82cec4ccba6fb5c698d221861299fb508840a8c"),
+        RemoteFile("commonsense/piqa/full/train-labels.lst",
+                   f"{_FULL}/physicaliqa-train-dev/physicaliqa-train-dev/train-labels.lst",
+                   "df8ae080c41f02f88e81f6932d425f4b7ee72f433ad552e6a30d45e358e8f8bb"),
+    ),
+    "siqa": (
+        RemoteFile("commonsense/siqa/full/train.jsonl", f"{_FULL}/socialiqa-train-dev/socialiqa-train-dev/train.jsonl",
+                   "4c5333dea02be6d212114a83f17f7bbcbdb53b3d692f476bd40dcd242b6233de"),
+        RemoteFile("commonsense/siqa/full/train-labels.lst",
+                   f"{_FULL}/socialiqa-train-dev/socialiqa-train-dev/train-labels.lst",
+                   "37cd494b60750f4f7a8c7cdd15fad545f4159070dbeb0431597e06e996ae2fd6"),
+    ),
+}
+FULL_TRAIN_ROWS = {"anli": 169654, "hellaswag": 39905, "piqa": 16113, "siqa": 33410}
+TRAIN_DATA = ("mirror", "full")
+
+
+def remote_file(mirror_path: str) -> RemoteFile:
+    """The public file stored at ``mirror_path`` (under a mirror or the download folder)."""
+    for files in (*SOURCES.values(), *FULL_TRAIN.values()):
+        for remote in files:
+            if remote.mirror_path == mirror_path:
+                return remote
+    raise KeyError(f"no public commonsense file is stored at {mirror_path!r}")
+
+
+def train_files(benchmark: str, train_data: str) -> tuple[RemoteFile, ...]:
+    """The files fine-tuning reads for ``train_data`` (``mirror``: the mirror's train subset, none for HellaSwag;
+    ``full``: the official full train release)."""
+    _check_benchmark(benchmark)
+    if train_data not in TRAIN_DATA:
+        raise ValueError(f"studies.probes.train_data must be one of {TRAIN_DATA}, not {train_data!r}")
+    if train_data == "full":
+        return FULL_TRAIN[benchmark]
+    return SOURCES.get((benchmark, "train"), ())
+
+
 # All 10,042 HellaSwag validation items in official file order, 6 lines each: "activity_label: ctx", label, 4 endings.
 HELLASWAG_VAL_FULL = RemoteFile(
     "commonsense/hellaswag/source/hellaswag_val_full.txt",
@@ -118,15 +179,23 @@ def _check_benchmark(benchmark: str) -> None:
         raise ValueError(f"unknown commonsense benchmark {benchmark!r}; use one of {', '.join(BENCHMARKS)}")
 
 
-def split_files(root: Path, benchmark: str, split: str) -> tuple[Path, Path]:
-    """The data and label files of (benchmark, split) under a mirror/download root, with clear errors."""
+def split_files(root: Path, benchmark: str, split: str, release: str = "mirror") -> tuple[Path, Path]:
+    """The data and label files of (benchmark, split) under a mirror/download root, with clear errors;
+    ``release="full"`` is the official full train release (split "train" only)."""
     _check_benchmark(benchmark)
-    if not has_split(benchmark, split):
+    if release == "full":
+        if split != "train":
+            raise ValueError("the full releases are read for the train split only")
+        files = FULL_TRAIN[benchmark]
+    elif not has_split(benchmark, split):
         raise FileNotFoundError(
             f"{benchmark} has no {split} split in its public release mirror; use a seeded split of dev "
-            "(probes.train_from_dev) instead"
+            "(studies.probes.dev_train_fraction), or set studies.probes.train_data: full to download the official "
+            "full train release"
         )
-    data, labels = (root / f.mirror_path for f in SOURCES[(benchmark, split)])
+    else:
+        files = SOURCES[(benchmark, split)]
+    data, labels = (root / f.mirror_path for f in files)
     for path in (data, labels):
         if not path.is_file():
             raise FileNotFoundError(
@@ -141,6 +210,8 @@ def _prompt_and_choices(benchmark: str, row: dict) -> tuple[str, dict[str, str],
         fields = {"obs1": row["obs1"], "obs2": row["obs2"]}
         return f"{row['obs1']} {row['obs2']}", fields, (row["hyp1"], row["hyp2"])
     if benchmark == "hellaswag":
+        if "ctx" not in row:  # the leaderboard layout of the full train release
+            return _hellaswag_leaderboard(row)
         fields = {"activity_label": row["activity_label"], "ctx": row["ctx"]}
         return row["ctx"], fields, tuple(row["endings"])
     if benchmark == "piqa":
@@ -149,9 +220,26 @@ def _prompt_and_choices(benchmark: str, row: dict) -> tuple[str, dict[str, str],
     return f"{row['context']} {row['question']}", fields, (row["answerA"], row["answerB"], row["answerC"])
 
 
-def load_benchmark(benchmark: str, split: str, root: str | Path) -> list[MCItem]:
-    """Items of (benchmark, split) in the normalized schema: uid, prompt, prompt_fields (meta), choices, 0-based label."""
-    data, labels = split_files(Path(root), benchmark, split)
+def hellaswag_text(text: str) -> str:
+    """HellaSwag's WikiHow markup removed as in the dev text we read (``[header]``, ``[title]``, ``[step]`` ...
+    dropped, double spaces collapsed), so that train and dev prompts look alike."""
+    text = text.strip().replace(" [title]", ". ")
+    text = re.sub(r"\[.*?\]", "", text)
+    return re.sub(" +", " ", text).strip()
+
+
+def _hellaswag_leaderboard(row: dict) -> tuple[str, dict[str, str], tuple[str, ...]]:
+    ctx_b = row.get("ctx_b", "")
+    ctx = row["ctx_a"] + (" " + ctx_b[:1].upper() + ctx_b[1:] if ctx_b else "")  # HellaSwag's own ctx
+    ctx = hellaswag_text(ctx)
+    fields = {"activity_label": row.get("activity_label", ""), "ctx": ctx}
+    return ctx, fields, tuple(hellaswag_text(e) for e in row["ending_options"])
+
+
+def load_benchmark(benchmark: str, split: str, root: str | Path, release: str = "mirror") -> list[MCItem]:
+    """Items of (benchmark, split) in the normalized schema: uid, prompt, prompt_fields (meta), choices, 0-based label.
+    ``release="full"`` reads the official full train release (``FULL_TRAIN``)."""
+    data, labels = split_files(Path(root), benchmark, split, release)
     rows = [json.loads(line) for line in data.read_text(encoding="utf-8").splitlines() if line.strip()]
     gold = [int(x) for x in labels.read_text().split()]
     if len(rows) != len(gold):
@@ -159,7 +247,8 @@ def load_benchmark(benchmark: str, split: str, root: str | Path) -> list[MCItem]
     items = []
     for i, (row, label) in enumerate(zip(rows, gold, strict=True)):
         prompt, fields, choices = _prompt_and_choices(benchmark, row)
-        items.append(MCItem(benchmark, split, f"{benchmark}-{split}-{i:05d}", prompt, choices,
+        uid = f"{benchmark}-{split}-{i:05d}" if release == "mirror" else f"{benchmark}-{split}-full-{i:06d}"
+        items.append(MCItem(benchmark, split, uid, prompt, choices,
                             label - LABEL_BASE[benchmark], {"prompt_fields": fields, "row": i}))
     return items
 
@@ -173,3 +262,15 @@ def train_dev_split(items: Sequence[MCItem], train_fraction: float, seed: int) -
     cut = int(round(len(items) * train_fraction))
     chosen = set(order[:cut])
     return [it for i, it in enumerate(items) if i in chosen], [it for i, it in enumerate(items) if i not in chosen]
+
+
+def heldout_split(items: Sequence[MCItem], fraction: float) -> tuple[list[MCItem], list[MCItem]]:
+    """(fit part, held-out part) of a train list for model selection: the last ``fraction`` of the rows is held out,
+    as isi-nlp/ai2 trains on the first 90 % (``train_data_slice: 90``) and validates on its internal-dev (the last
+    10 % of the official train rows for SocialIQA). The evaluation (dev) set is never used to select a model."""
+    if not 0 < fraction < 1:
+        raise ValueError("studies.probes.heldout_fraction must be between 0 and 1 (exclusive)")
+    cut = len(items) - max(1, int(round(len(items) * fraction)))
+    if cut < 1:
+        raise ValueError(f"{len(items)} train items are too few to hold out {fraction:.0%} for model selection")
+    return list(items[:cut]), list(items[cut:])

@@ -9,10 +9,12 @@ trial, donors (never the instance itself), the original item and, for Choice Par
 * No-Right-Answer (``nra``): the correct choice is replaced by the correct choice of a random other instance, in the
   same slot (``trials`` times).
 * Choice Paralysis (``cp``): the prompt and the correct answer are kept, the wrong choices replaced by n-1 correct
-  answers of other instances, the correct answer's position shuffled; ``random`` or ``heuristic`` sampling (donors'
-  correct answers most similar to the target prompt by embedding cosine: n-1 drawn per trial from the 3(n-1) most
-  similar, so trials differ), on ``instances`` random instances x ``trials``. ``heuristic_prompt`` is the spec's
-  alternative setting (Sec. 2.3): donors ranked by the similarity of *their prompts* to the target prompt.
+  answers of other instances, the correct answer's position shuffled. ``random`` sampling draws the n-1 donors
+  uniformly; ``heuristic`` sampling takes, deterministically, the n-1 donor answers with the greatest cosine
+  similarity to the target prompt (paper Sec. 1.1). Each of the ``trials`` draws a fresh random set of ``instances``
+  instances (the paper's 50 instances x 5 repeats), so trials differ in their instances (and, for random sampling,
+  in their donors). ``heuristic_prompt`` is the spec's alternative setting (Sec. 2.3): the n-1 donors whose
+  *prompts* are most similar to the target prompt.
 """
 
 from __future__ import annotations
@@ -97,47 +99,53 @@ def choice_paralysis(
     answer_embeddings: np.ndarray | None = None,
     prompt_embeddings: np.ndarray | None = None,
 ) -> list[MCItem]:
-    """See the module docstring; embeddings (rows = items, unit vectors) are needed for ``heuristic`` sampling."""
+    """See the module docstring; embeddings (rows = items, unit vectors) are needed for heuristic sampling."""
     if sampling not in SAMPLINGS:
         raise ValueError(f"sampling must be one of {SAMPLINGS}, not {sampling!r}")
     if sampling != "random" and (answer_embeddings is None or prompt_embeddings is None):
         raise ValueError("heuristic sampling needs embeddings of the prompts and of the correct answers")
     if len(items) < n:
         raise ValueError(f"choice paralysis with n={n} needs at least {n} instances, got {len(items)}")
-    chosen = _rng(seed, "cp-instances").sample(range(len(items)), min(instances, len(items)))
     answers = [it.choices[it.label] for it in items]
-    out = []
-    for i in chosen:
-        it = items[i]
-        correct = answers[i]
-        pool = [j for j in range(len(items)) if j != i and answers[j] != correct]
-        if sampling != "random":  # the 3(n-1) nearest donors with distinct answers
+    nearest: dict[int, list[int]] = {}  # heuristic donors of an instance: the same in every trial
+
+    def heuristic_donors(i: int) -> list[int]:
+        if i not in nearest:
+            pool = [j for j in range(len(items)) if j != i and answers[j] != answers[i]]
             # heuristic: donor answer vs target prompt (the paper); heuristic_prompt: donor prompt vs target prompt
             donor_vectors = answer_embeddings if sampling == "heuristic" else prompt_embeddings
             sims = donor_vectors[pool] @ prompt_embeddings[i]
-            nearest, kept_answers = [], set()
+            chosen, kept = [], {answers[i]}
             for k in np.argsort(-sims, kind="stable"):
-                if answers[pool[k]] not in kept_answers:
-                    nearest.append(pool[k])
-                    kept_answers.add(answers[pool[k]])
-                if len(nearest) == 3 * (n - 1):
+                if answers[pool[k]] not in kept:
+                    chosen.append(pool[k])
+                    kept.add(answers[pool[k]])
+                if len(chosen) == n - 1:
                     break
-            pool = nearest
-        for t in range(trials):
+            nearest[i] = chosen
+        return nearest[i]
+
+    out = []
+    for t in range(trials):
+        for i in _rng(seed, "cp-instances", n, t).sample(range(len(items)), min(instances, len(items))):
+            it = items[i]
             rng = _rng(seed, "cp", it.item_id, n, sampling, t)
-            donors: list[int] = []
-            seen = {correct}
-            for j in rng.sample(pool, len(pool)):
-                if answers[j] not in seen:
-                    donors.append(j)
-                    seen.add(answers[j])
-                if len(donors) == n - 1:
-                    break
+            if sampling == "random":
+                donors: list[int] = []
+                seen = {answers[i]}
+                for j in rng.sample(range(len(items)), len(items)):
+                    if j != i and answers[j] not in seen:
+                        donors.append(j)
+                        seen.add(answers[j])
+                    if len(donors) == n - 1:
+                        break
+            else:
+                donors = heuristic_donors(i)
             if len(donors) < n - 1:
                 raise ValueError(f"not enough distinct donor answers for n={n} around {it.item_id}")
             position = rng.randrange(n)
             choices = [answers[j] for j in donors]
-            choices.insert(position, correct)
+            choices.insert(position, answers[i])
             out.append(_probed(it, "cp", f"/n{n}/{sampling}/t{t}", it.prompt, choices, position, trial=t,
                                donors=[items[j].item_id for j in donors], n=n, sampling=sampling))
     return out

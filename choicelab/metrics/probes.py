@@ -1,8 +1,10 @@
 """Metrics of the prior-bias / choice-paralysis probes, from per-item choice confidences.
 
 Confidences are the softmax over an instance's choices (the dump's ``prob``). Tests follow the spec: exact binomial
-test of pseudo-accuracy vs 1/n, paired Wilcoxon for before/after confidences, t-based 95 % CIs, seeded bootstrap
-CIs for accuracies, alpha = .01.
+test of pseudo-accuracy vs 1/n, paired Wilcoxon for before/after confidences, t-based 95 % CIs, alpha = .01 (the
+paper's 99 %). Every test runs on statistics that are independent: one value per instance (averaged over a probe's
+trials), or one test per trial; proportions get exact (Clopper-Pearson) intervals, valid and of non-zero width at
+small n.
 """
 
 from __future__ import annotations
@@ -10,7 +12,8 @@ from __future__ import annotations
 import math
 import random
 import re
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -55,14 +58,86 @@ def t_ci(values: Sequence[float], level: float = 0.95) -> tuple[float, float, fl
     return mean, mean - half, mean + half
 
 
+def _trials(conf: pd.DataFrame) -> list[pd.DataFrame]:
+    if "trial" not in conf or conf["trial"].isna().all():
+        return [conf]
+    return [group for _, group in conf.groupby("trial", sort=True)]
+
+
+def per_instance(conf: pd.DataFrame) -> pd.DataFrame:
+    """One row per original instance: the hit rate (pred == label) and the (pseudo-)correct option's confidence,
+    averaged over the instance's trials: independent values for the tests."""
+    frame = conf.assign(hit=(conf["pred"] == conf["label"]).astype(float), chance=1 / conf["n_choices"])
+    columns = [c for c in ("hit", "p_label", "chance") if c in frame]
+    return frame.groupby("original_id", sort=True)[columns].mean()
+
+
 def pseudo_accuracy_test(conf: pd.DataFrame) -> dict[str, float]:
-    """Pseudo-accuracy (choosing the pseudo-correct / substituted option) vs the bias-free 1/n, exact binomial test."""
-    hits = int((conf["pred"] == conf["label"]).sum())
-    n = len(conf)
-    chance = float((1 / conf["n_choices"]).mean())
-    p_value = stats.binomtest(hits, n, chance).pvalue if n else float("nan")
-    return {"pseudo_accuracy": hits / n if n else float("nan"), "chance": chance, "n": n, "p_value": float(p_value),
+    """Pseudo-accuracy (choosing the pseudo-correct / substituted option) vs the bias-free 1/n: an exact binomial
+    test within each trial (its instances are independent); ``p_value`` is the largest over the trials, so
+    "significant" means significant in every trial. The exact 95 % interval counts each instance once (its hit
+    rate over trials), not each trial."""
+    chance = float((1 / conf["n_choices"]).mean()) if len(conf) else float("nan")
+    p_values = []
+    for trial in _trials(conf):
+        hits = int((trial["pred"] == trial["label"]).sum())
+        p_values.append(stats.binomtest(hits, len(trial), float((1 / trial["n_choices"]).mean())).pvalue)
+    per = per_instance(conf) if len(conf) else pd.DataFrame({"hit": []})
+    n = len(per)
+    low, high = exact_interval(float(per["hit"].sum()), n)
+    p_value = float(max(p_values)) if n else float("nan")
+    return {"pseudo_accuracy": float(per["hit"].mean()) if n else float("nan"), "ci95_low": low, "ci95_high": high,
+            "chance": chance, "n": n, "trials": len(p_values), "p_value": p_value,
             "significant": bool(p_value < ALPHA)}
+
+
+def mcnemar_vs_before(orig: pd.DataFrame, probed: pd.DataFrame) -> float:
+    """Pseudo-accuracy after a probe vs accuracy before, paired by instance: an exact McNemar test within each trial;
+    the largest p over the trials."""
+    before = (orig.set_index("original_id")["pred"] == orig.set_index("original_id")["label"])
+    p_values = []
+    for trial in _trials(probed):
+        after = (trial.set_index("original_id")["pred"] == trial.set_index("original_id")["label"])
+        pairs = pd.concat([before.rename("before"), after.rename("after")], axis=1, join="inner")
+        worse = int((pairs["before"] & ~pairs["after"]).sum())
+        better = int((~pairs["before"] & pairs["after"]).sum())
+        p_values.append(1.0 if worse + better == 0 else stats.binomtest(worse, worse + better, 0.5).pvalue)
+    return float(max(p_values)) if p_values else float("nan")
+
+
+def signed_rank(differences: Sequence[float], alternative: str = "two-sided") -> float:
+    """Wilcoxon signed-rank p of per-instance differences (NaN when there are none or all are zero)."""
+    d = np.asarray(differences, dtype=float)
+    d = d[~np.isnan(d)]
+    if d.size == 0 or np.allclose(d, 0):
+        return float("nan")
+    return float(stats.wilcoxon(d, alternative=alternative).pvalue)
+
+
+def wrong_question_tests(orig: pd.DataFrame, nq: pd.DataFrame, wq: pd.DataFrame) -> dict[str, float]:
+    """The significance statements of Table 1 (Sec. 3.1.2), each at 99 % on independent statistics:
+    pseudo-accuracy vs 1/n (exact binomial per trial) and vs the accuracy before (exact McNemar per trial); the
+    No-Question minus Wrong-Question confidence difference > 0, the Wrong-Question confidence vs before and vs the
+    ideal 1/n (Wilcoxon signed-rank on per-instance values, Wrong-Question averaged over its trials)."""
+    wq_inst, nq_inst, orig_inst = per_instance(wq), per_instance(nq), per_instance(orig)
+    diff = (nq_inst["p_label"] - wq_inst["p_label"]).dropna()
+    vs_before = (wq_inst["p_label"] - orig_inst["p_label"]).dropna()
+    test = pseudo_accuracy_test(wq)
+    d_mean, d_low, d_high = t_ci(diff)
+    out = {
+        "n": test["n"], "trials": test["trials"], "chance": test["chance"],
+        "pseudo_accuracy_vs_chance_p": test["p_value"],
+        "pseudo_accuracy_vs_before_p": mcnemar_vs_before(orig, wq),
+        "confidence_difference": d_mean, "confidence_difference_ci95_low": d_low,
+        "confidence_difference_ci95_high": d_high,
+        "confidence_difference_gt0_p": signed_rank(diff, "greater"),
+        "confidence": float(wq_inst["p_label"].mean()) if len(wq_inst) else float("nan"),
+        "confidence_vs_before_p": signed_rank(vs_before),
+        "confidence_vs_ideal_p": signed_rank(wq_inst["p_label"] - wq_inst["chance"]),
+    }
+    for key in [k for k in out if k.endswith("_p")]:
+        out[key.removesuffix("_p") + "_significant_99"] = bool(out[key] < ALPHA)
+    return out
 
 
 def hits_at_k(conf: pd.DataFrame, k: int) -> float:
@@ -71,35 +146,62 @@ def hits_at_k(conf: pd.DataFrame, k: int) -> float:
     return float(np.mean([r < k for r in ranks])) if ranks else float("nan")
 
 
-def maxprob_selective(original: Sequence[float], perturbed: Sequence[float], seed: int) -> tuple[float, float]:
-    """MaxProb selective prediction: the threshold is the mean max-prob of a seeded 50 % half of originals+perturbed;
-    returns (threshold, accuracy of "max-prob > threshold => original" on the other half)."""
-    values = [(float(v), 1) for v in original] + [(float(v), 0) for v in perturbed]
-    order = list(range(len(values)))
-    random.Random(seed).shuffle(order)
-    half = len(order) // 2
-    fit, held = [values[i] for i in order[:half]], [values[i] for i in order[half:]]
-    threshold = float(np.mean([v for v, _ in fit]))
-    acc = float(np.mean([(v > threshold) == bool(is_original) for v, is_original in held]))
-    return threshold, acc
+def exact_interval(successes: float, n: int, level: float = 0.95) -> tuple[float, float]:
+    """Exact (Clopper-Pearson) binomial interval of a proportion: valid at any n, never of zero width (3 of 3 ->
+    [0.29, 1]; 1 of 1 -> [0.025, 1]). ``successes`` may be fractional (instances' hit rates averaged over trials)."""
+    if n <= 0:
+        return float("nan"), float("nan")
+    alpha = 1 - level
+    low = 0.0 if successes <= 0 else float(stats.beta.ppf(alpha / 2, successes, n - successes + 1))
+    high = 1.0 if successes >= n else float(stats.beta.ppf(1 - alpha / 2, successes + 1, n - successes))
+    return low, high
+
+
+def mean_se(values: Sequence[float]) -> tuple[float, float]:
+    """Mean and standard error (ddof 1; NaN with fewer than two values)."""
+    x = np.asarray(values, dtype=float)
+    if x.size == 0:
+        return float("nan"), float("nan")
+    return float(x.mean()), float(x.std(ddof=1) / math.sqrt(x.size)) if x.size > 1 else float("nan")
+
+
+def maxprob_selective(original: Mapping[str, float], perturbed: Mapping[str, float], seed: int) -> dict[str, float]:
+    """MaxProb selective prediction as in the paper (Sec. 3.3), for one repeat.
+
+    ``original`` and ``perturbed`` map an instance id to the max-prob of its original and of its perturbed version.
+    The instances (not the values) are split 50/50 (seeded); the threshold is the mean max-prob over the first half's
+    originals and their perturbed versions (1:1); "max-prob > threshold => original" is scored on the other half's
+    originals and perturbed versions. Always answering "perturbed" (or "original") scores exactly 0.5.
+    """
+    ids = sorted(set(original) & set(perturbed))
+    if len(ids) < 2:
+        raise ValueError("MaxProb needs at least two instances with an original and a perturbed version")
+    random.Random(seed).shuffle(ids)
+    fit, held = ids[: len(ids) // 2], ids[len(ids) // 2 :]
+    threshold = float(np.mean([original[i] for i in fit] + [perturbed[i] for i in fit]))
+    right = [original[i] > threshold for i in held] + [not perturbed[i] > threshold for i in held]
+    return {"threshold": threshold, "accuracy": float(np.mean(right)), "fit_instances": len(fit),
+            "eval_instances": len(held)}
 
 
 def nra_confidences(original: pd.DataFrame, nra: pd.DataFrame) -> dict[str, float]:
     """No-Right-Answer: ANC / ANC' (mean confidence of the non-substituted wrong options before / after), RAC (real
-    answer before), SAC (substituted answer after); ``nra`` rows carry ``original_id``."""
+    answer before), SAC (substituted answer after), the bars ANC'-SAC and ANC-RAC and their standard errors over
+    instances (each instance's values averaged over its trials first); ``nra`` rows carry ``original_id``."""
     before = original.set_index("item_id")
-    anc, anc_after, rac, sac = [], [], [], []
+    rows = []
     for row in nra.itertuples():
         orig = before.loc[row.original_id]
         others = [k for k in range(len(row.probs)) if k != row.label]
-        anc.append(float(np.mean(orig["probs"][others])))
-        anc_after.append(float(np.mean(row.probs[others])))
-        rac.append(float(orig["probs"][row.label]))
-        sac.append(float(row.probs[row.label]))
-    out = {"ANC": float(np.mean(anc)), "ANC'": float(np.mean(anc_after)), "RAC": float(np.mean(rac)),
-           "SAC": float(np.mean(sac))}
-    out["ANC'-SAC"] = out["ANC'"] - out["SAC"]
-    out["ANC-RAC"] = out["ANC"] - out["RAC"]
+        rows.append({"original_id": row.original_id, "ANC": float(np.mean(orig["probs"][others])),
+                     "ANC'": float(np.mean(row.probs[others])), "RAC": float(orig["probs"][row.label]),
+                     "SAC": float(row.probs[row.label])})
+    per = pd.DataFrame(rows).groupby("original_id").mean()
+    per["ANC'-SAC"] = per["ANC'"] - per["SAC"]
+    per["ANC-RAC"] = per["ANC"] - per["RAC"]
+    out = {key: float(per[key].mean()) for key in ("ANC", "ANC'", "RAC", "SAC", "ANC'-SAC", "ANC-RAC")}
+    out["ANC'-SAC_se"] = mean_se(per["ANC'-SAC"])[1]
+    out["ANC-RAC_se"] = mean_se(per["ANC-RAC"])[1]
     return out
 
 
@@ -118,22 +220,47 @@ def label_balance(conf: pd.DataFrame) -> pd.DataFrame:
                          "gold": [float((conf["label"] == k).mean()) for k in range(n)]})
 
 
-_WORD = re.compile(r"[a-z']+")
+_WORD = re.compile(r"[a-z0-9']+")
+
+
+def word_list(text: str) -> list[str]:
+    """Lower-cased word tokens (letters, digits, apostrophes), in order."""
+    return _WORD.findall(text.lower())
 
 
 def words(text: str) -> set[str]:
-    return set(_WORD.findall(text.lower()))
+    return set(word_list(text))
 
 
-def overlap_correlation(prompts: Sequence[str], choices: Sequence[Sequence[str]], probs: Sequence[np.ndarray]) -> tuple[float, float]:
-    """Pearson r (and p) between a choice's number of words shared with the prompt and the confidence it gets."""
-    overlap, conf = [], []
-    for prompt, options, p in zip(prompts, choices, probs, strict=True):
-        pw = words(prompt)
-        for option, c in zip(options, p, strict=True):
-            overlap.append(len(pw & words(option)))
-            conf.append(float(c))
-    if len(set(overlap)) < 2:
-        return float("nan"), float("nan")
-    r, p_value = stats.pearsonr(overlap, conf)
-    return float(r), float(p_value)
+def n_words(text: str) -> int:
+    return len(word_list(text))
+
+
+def overlap_frequencies(prompts: Sequence[str], choices: Sequence[Sequence[str]],
+                        selected: Sequence[int]) -> tuple[Counter, Counter]:
+    """Word frequencies of the prompt-overlapping words (tokens of a choice that also occur in its prompt) in the
+    selected choices and in the non-selected choices."""
+    chosen, other = Counter(), Counter()
+    for prompt, options, pick in zip(prompts, choices, selected, strict=True):
+        prompt_words = words(prompt)
+        for k, option in enumerate(options):
+            (chosen if k == pick else other).update(w for w in word_list(option) if w in prompt_words)
+    return chosen, other
+
+
+def overlap_correlation(prompts: Sequence[str], choices: Sequence[Sequence[str]],
+                        selected: Sequence[int]) -> dict[str, float]:
+    """The paper's irregularity statistic (Sec. 4.1): Pearson r between the word-frequency distributions of
+    prompt-overlapping words in the selected and in the non-selected choices, over their joint vocabulary."""
+    chosen, other = overlap_frequencies(prompts, choices, selected)
+    vocabulary = sorted(set(chosen) | set(other))
+    out = {"vocabulary": len(vocabulary), "selected_tokens": sum(chosen.values()),
+           "other_tokens": sum(other.values()), "pearson_r": float("nan"), "p_value": float("nan"),
+           "top_words": " ".join(w for w, _ in (chosen + other).most_common(8))}
+    if len(vocabulary) >= 3:
+        x = np.array([chosen[w] for w in vocabulary], dtype=float)
+        y = np.array([other[w] for w in vocabulary], dtype=float)
+        if x.std() > 0 and y.std() > 0:
+            r, p_value = stats.pearsonr(x / x.sum(), y / y.sum())
+            out["pearson_r"], out["p_value"] = float(r), float(p_value)
+    return out

@@ -30,6 +30,7 @@ class FineTuneParams:
     warmup_steps: int = 0
     weight_decay: float = 0.0
     grad_accumulation: int = 1
+    dropout: float | None = None  # the multiple-choice head's dropout (isi-nlp/ai2: 0.3); None keeps the model's
 
 
 def fine_tune_checkpoint(
@@ -53,7 +54,14 @@ def fine_tune_checkpoint(
 
     base_meta = read_model_json(base_dir)
     model, tokenizer, _ = load_encoder_mc(base_dir, seed=params.seed, device=device)
-    result = fine_tune_mc(model, tokenizer, train, dev, **asdict(params))
+    if params.dropout is not None:  # the head's dropout modules: those outside the pre-trained encoder
+        encoder = {id(m) for m in model.base_model.modules()}
+        head = [m for m in model.modules() if type(m).__name__ == "Dropout" and id(m) not in encoder]
+        if not head:
+            raise ValueError(f"finetune.dropout: {type(model).__name__} has no dropout module in its head to set")
+        for module in head:
+            module.p = params.dropout
+    result = fine_tune_mc(model, tokenizer, train, dev, **{k: v for k, v in asdict(params).items() if k != "dropout"})
     with atomic_directory(out_dir) as tmp:
         model.save_pretrained(str(tmp), safe_serialization=True)
         tokenizer.save_pretrained(str(tmp))

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from choicelab.items.probes import choice_paralysis, no_question, no_right_answer, wrong_question
 from choicelab.items.schema import MCItem
@@ -26,6 +27,70 @@ def subsample(items: Sequence[MCItem], size: int | None, seed: int) -> list[MCIt
         return list(items)
     keep = set(random.Random(seed).sample(range(len(items)), size))
     return [it for i, it in enumerate(items) if i in keep]
+
+
+def benchmark_splits(
+    benchmark: str,
+    *,
+    root: str,
+    full_root: str,
+    train_data: str,
+    train_size: int | None,
+    dev_size: int | None,
+    dev_train_fraction: float,
+    heldout_fraction: float,
+    seed: int,
+) -> tuple[list[MCItem], list[MCItem]]:
+    """Train items (each with meta ``role``: ``fit`` or ``heldout``, the slice that selects the best epoch, and
+    ``train_source``) and the evaluation (dev) items of one commonsense benchmark.
+
+    ``train_data: mirror`` reads the mirror's train subsets (HellaSwag has none: a seeded ``dev_train_fraction`` of
+    dev is fine-tuned on and the rest evaluated); ``full`` reads the official full train releases from
+    ``full_root`` (downloaded with checksums), and every benchmark is evaluated on its whole dev set (or
+    ``dev_size``). ``train_size`` subsamples train before the held-out slice (the last ``heldout_fraction``) is cut.
+    """
+    from choicelab.items import commonsense as cs
+
+    dev = cs.load_benchmark(benchmark, "dev", root)
+    if train_data == "full":
+        train = cs.load_benchmark(benchmark, "train", full_root, release="full")
+        source = f"official full train release ({len(train)} rows)"
+    elif cs.has_split(benchmark, "train"):
+        train = cs.load_benchmark(benchmark, "train", root)
+        source = f"data mirror's train subset ({len(train)} rows; not the full release)"
+    else:
+        train, dev = cs.train_dev_split(dev, dev_train_fraction, seed)
+        source = f"seeded {dev_train_fraction:.0%} split of dev (no train file in the mirror)"
+    train = subsample(train, train_size, seed)
+    fit, heldout = cs.heldout_split(train, heldout_fraction)
+    selection = (f"best epoch by accuracy on a held-out {heldout_fraction:.0%} of train ({len(heldout)} items, "
+                 "the last rows, as isi-nlp/ai2's internal-dev); never the evaluation set")
+    train = [MCItem(**{**it.__dict__, "meta": {**it.meta, "train_source": source, "role": role,
+                                                "selection": selection}})
+             for role, part in (("fit", fit), ("heldout", heldout)) for it in part]
+    dev = subsample(dev, dev_size, seed + 1)
+    print(f"{benchmark}: {len(fit)} fit + {len(heldout)} held-out train items ({source}), {len(dev)} dev items")
+    return train, dev
+
+
+def train_roles(items: Sequence[MCItem]) -> tuple[list[MCItem], list[MCItem]]:
+    """(fit items, held-out items) of a train file written by :func:`benchmark_splits`."""
+    fit = [it for it in items if it.meta.get("role", "fit") == "fit"]
+    heldout = [it for it in items if it.meta.get("role") == "heldout"]
+    if not heldout:
+        raise ValueError("the train file has no held-out items for model selection; rebuild it with probes_benchmark")
+    return fit, heldout
+
+
+def train_info(train: pd.DataFrame) -> dict[str, dict]:
+    """benchmark -> what its checkpoint was fine-tuned and selected on (for the accuracy table)."""
+    out: dict[str, dict] = {}
+    for benchmark, group in train.groupby("benchmark", sort=True):
+        metas = [json.loads(m) for m in group["meta"]]
+        out[benchmark] = {"train_source": metas[0].get("train_source", ""),
+                          "train_items": sum(m.get("role", "fit") == "fit" for m in metas),
+                          "selection": metas[0].get("selection", "")}
+    return out
 
 
 def original_instances(items: Sequence[MCItem]) -> list[MCItem]:
@@ -74,129 +139,227 @@ def _orig_of(conf: pd.DataFrame) -> pd.DataFrame:
     return conf[conf["probe"] == "orig"].assign(item_id=lambda f: f["original_id"])
 
 
-def accuracy_table(conf: pd.DataFrame, seed: int, train_sources: dict[str, str]) -> pd.DataFrame:
+def _name(benchmark: str) -> str:
+    return PAPER_NAMES.get(benchmark, benchmark)
+
+
+def accuracy_table(conf: pd.DataFrame, train_info: dict[str, dict]) -> pd.DataFrame:
+    """Dev accuracy of each scorer with its exact 95 % CI, and what each checkpoint was fine-tuned and selected on
+    (``train_info``: benchmark -> {train_source, train_items, selection})."""
     records = []
     for (model, benchmark), group in _orig_of(conf).groupby(["model", "benchmark"], sort=True):
-        correct = (group["pred"] == group["label"]).tolist()
-        low, high = pm.bootstrap_ci(correct, seed)
-        records.append({"benchmark": PAPER_NAMES.get(benchmark, benchmark), "model": model, "dev_items": len(group),
-                        "accuracy": float(np.mean(correct)), "ci95_low": low, "ci95_high": high,
-                        "fine_tuned_on": train_sources.get(benchmark, "")})
+        correct = int((group["pred"] == group["label"]).sum())
+        low, high = pm.exact_interval(correct, len(group))
+        info = train_info.get(benchmark, {})
+        records.append({"benchmark": _name(benchmark), "model": model, "dev_items": len(group),
+                        "accuracy": correct / len(group), "ci95_low": low, "ci95_high": high,
+                        "fine_tuned_on": info.get("train_source", ""), "train_items": info.get("train_items"),
+                        "model_selection": info.get("selection", "")})
     return pd.DataFrame.from_records(records)
 
 
 def table1(conf: pd.DataFrame) -> pd.DataFrame:
-    """Wrong-Question: bias-free 1/n, average confidence difference (NQ minus WQ, in the pseudo-correct option) and
-    the pseudo-accuracy under Wrong-Question (mean +- SE over trials), with the binomial test vs 1/n."""
+    """Wrong-Question (Table 1): bias-free 1/n, the average confidence difference (No-Question minus Wrong-Question,
+    in the pseudo-correct option), the pseudo-accuracy (mean +- SE over trials, exact 95 % CI over instances) and
+    the paper's significance statements at 99 % (``pm.wrong_question_tests``)."""
     records = []
     for (model, benchmark), group in conf.groupby(["model", "benchmark"], sort=True):
         nq, wq = group[group["probe"] == "nq"], group[group["probe"] == "wq"]
+        if wq.empty:
+            continue
         per_trial = [float((t["pred"] == t["label"]).mean()) for _, t in wq.groupby("trial")]
+        mean, se = pm.mean_se(per_trial)
         test = pm.pseudo_accuracy_test(wq)
-        records.append({"benchmark": PAPER_NAMES.get(benchmark, benchmark), "model": model,
-                        "bias_free": test["chance"], "avg_confidence_difference": nq["p_label"].mean() - wq["p_label"].mean(),
-                        "wq_pseudo_accuracy": float(np.mean(per_trial)),
-                        "wq_pseudo_accuracy_se": float(np.std(per_trial, ddof=1) / np.sqrt(len(per_trial))) if len(per_trial) > 1 else float("nan"),
-                        "binomial_p": test["p_value"], "significant_at_01": test["significant"]})
+        orig = _orig_of(group)
+        records.append({"benchmark": _name(benchmark), "model": model, "instances": test["n"],
+                        "trials": test["trials"], "bias_free": test["chance"],
+                        "accuracy_before": pm.accuracy(orig),
+                        "avg_confidence_difference": nq["p_label"].mean() - wq["p_label"].mean(),
+                        "wq_pseudo_accuracy": mean, "wq_pseudo_accuracy_se": se,
+                        "wq_pseudo_accuracy_ci95_low": test["ci95_low"],
+                        "wq_pseudo_accuracy_ci95_high": test["ci95_high"],
+                        **{k: v for k, v in pm.wrong_question_tests(orig, nq, wq).items()
+                           if k not in ("n", "trials", "chance", "confidence_difference")}})
     return pd.DataFrame.from_records(records)
 
 
-def table2(conf: pd.DataFrame, seed: int) -> pd.DataFrame:
-    """MaxProb threshold (accuracy of telling originals from perturbed instances) per probe."""
+def _maxprob_by_instance(frame: pd.DataFrame) -> dict[str, float]:
+    return dict(zip(frame["original_id"], frame["max_prob"], strict=True))
+
+
+def table2(conf: pd.DataFrame, seed: int, repeats: int | None = None) -> pd.DataFrame:
+    """MaxProb (Table 2), as in the paper: per probe and repeat, the instances are split 50/50; the threshold is the
+    mean max-prob of the first half's originals and their perturbed versions (1:1), the accuracy is that of
+    "max-prob > threshold => original" on the other half's originals and perturbed versions. Repeat r uses trial r
+    of Wrong-Question / No-Right-Answer (No-Question has one version; its repeats redraw the split). Mean +- SE over
+    the repeats; the exact 95 % CI counts one repeat's decisions (2 x evaluation instances)."""
     records = []
     for (model, benchmark), group in conf.groupby(["model", "benchmark"], sort=True):
-        original = group[group["probe"] == "orig"]["max_prob"].tolist()
-        record = {"benchmark": PAPER_NAMES.get(benchmark, benchmark), "model": model}
+        original = _maxprob_by_instance(group[group["probe"] == "orig"])
+        trials = sorted(group.loc[group["probe"].isin(["wq", "nra"]), "trial"].dropna().astype(int).unique())
+        count = repeats or max(1, len(trials))
         for probe in ("nq", "wq", "nra"):
-            perturbed = group[group["probe"] == probe]["max_prob"].tolist()
-            threshold, acc = pm.maxprob_selective(original, perturbed, seed)
-            record[f"{probe}_threshold"] = threshold
-            record[f"{probe}_accuracy"] = acc
-        records.append(record)
+            probed = group[group["probe"] == probe]
+            if probed.empty:
+                continue
+            runs = []
+            for r in range(count):
+                version = probed if probe == "nq" else probed[probed["trial"] == (trials[r] if r < len(trials) else -1)]
+                if version.empty:
+                    continue
+                runs.append(pm.maxprob_selective(original, _maxprob_by_instance(version), seed=seed * 1000 + r))
+            threshold, threshold_se = pm.mean_se([x["threshold"] for x in runs])
+            acc, acc_se = pm.mean_se([x["accuracy"] for x in runs])
+            decisions = 2 * runs[0]["eval_instances"]
+            low, high = pm.exact_interval(acc * decisions, decisions)
+            records.append({"benchmark": _name(benchmark), "model": model, "probe": probe, "repeats": len(runs),
+                            "fit_instances": runs[0]["fit_instances"], "eval_instances": runs[0]["eval_instances"],
+                            "threshold": threshold, "threshold_se": threshold_se, "accuracy": acc,
+                            "accuracy_se": acc_se, "accuracy_ci95_low": low, "accuracy_ci95_high": high})
     return pd.DataFrame.from_records(records)
 
 
 def nra_table(conf: pd.DataFrame) -> pd.DataFrame:
+    """No-Right-Answer (Fig. 4 numbers): ANC, ANC', RAC, SAC and the bars ANC'-SAC, ANC-RAC with their standard
+    errors over instances (the paper's error bars), and the pseudo-accuracy (choosing the substituted option)."""
     records = []
     for (model, benchmark), group in conf.groupby(["model", "benchmark"], sort=True):
-        values = pm.nra_confidences(_orig_of(group), group[group["probe"] == "nra"])
-        test = pm.pseudo_accuracy_test(group[group["probe"] == "nra"])
-        records.append({"benchmark": PAPER_NAMES.get(benchmark, benchmark), "model": model, **values,
-                        "nra_pseudo_accuracy": test["pseudo_accuracy"], "binomial_p": test["p_value"]})
+        nra = group[group["probe"] == "nra"]
+        if nra.empty:
+            continue
+        values = pm.nra_confidences(_orig_of(group), nra)
+        test = pm.pseudo_accuracy_test(nra)
+        records.append({"benchmark": _name(benchmark), "model": model, "instances": test["n"], **values,
+                        "nra_pseudo_accuracy": test["pseudo_accuracy"], "ci95_low": test["ci95_low"],
+                        "ci95_high": test["ci95_high"], "chance": test["chance"], "binomial_p": test["p_value"],
+                        "significant_99": test["significant"]})
     return pd.DataFrame.from_records(records)
 
 
-def choice_paralysis_table(conf: pd.DataFrame) -> pd.DataFrame:
-    """c_p - c (confidence in the correct answer under Choice Paralysis minus before), accuracy and hits@k by n."""
+def _cp_with_before(conf: pd.DataFrame) -> pd.DataFrame:
     orig = _orig_of(conf).set_index(["model", "item_id"])["p_label"]
-    cp = conf[conf["probe"] == "cp"]
+    cp = conf[conf["probe"] == "cp"].copy()
+    cp["before"] = [orig.get((m, o), np.nan) for m, o in zip(cp["model"], cp["original_id"], strict=True)]
+    return cp
+
+
+def choice_paralysis_table(conf: pd.DataFrame) -> pd.DataFrame:
+    """Choice Paralysis by n and sampling (Fig. 5 numbers): confidence in the correct answer and accuracy, mean +- SE
+    over trials (each trial a fresh draw of instances), with the confidence before; c_p - c with a t 95 % CI and a
+    Wilcoxon signed-rank test on per-instance values (an instance drawn in several trials counts once)."""
     records = []
+    cp = _cp_with_before(conf)
+    original = _orig_of(conf)
     for (model, benchmark, sampling, n), group in cp.groupby(["model", "benchmark", "sampling", "n"], sort=True):
-        before = [orig.get((model, o), np.nan) for o in group["original_id"]]
-        diff = np.asarray(group["p_label"]) - np.asarray(before)
-        mean, low, high = pm.t_ci(diff)
-        records.append({"benchmark": PAPER_NAMES.get(benchmark, benchmark), "model": model, "sampling": sampling,
-                        "n": int(n), "accuracy": pm.accuracy(group), "chance": 1 / n, "confidence": group["p_label"].mean(),
+        trials = [t for _, t in group.groupby("trial")]
+        confidence, confidence_se = pm.mean_se([t["p_label"].mean() for t in trials])
+        acc, acc_se = pm.mean_se([pm.accuracy(t) for t in trials])
+        per = group.assign(diff=group["p_label"] - group["before"]).groupby("original_id")["diff"].mean()
+        mean, low, high = pm.t_ci(per)
+        before = original[(original["model"] == model) & (original["benchmark"] == benchmark)]
+        records.append({"benchmark": _name(benchmark), "model": model, "sampling": sampling, "n": int(n),
+                        "trials": len(trials), "instances_per_trial": int(np.mean([len(t) for t in trials])),
+                        "distinct_instances": len(per), "accuracy": acc, "accuracy_se": acc_se, "chance": 1 / n,
+                        "accuracy_before": pm.accuracy(before), "confidence": confidence,
+                        "confidence_se": confidence_se, "confidence_before": float(before["p_label"].mean()),
                         "cp_minus_c": mean, "ci95_low": low, "ci95_high": high,
-                        "wilcoxon_p": pm.wilcoxon_paired(before, group["p_label"].tolist()),
-                        **{f"hits@{k}": pm.hits_at_k(group, k) for k in (1, 2, 3, 5) if k <= n}})
+                        "wilcoxon_p": pm.signed_rank(per), "significant_99": bool(pm.signed_rank(per) < pm.ALPHA)})
+    return pd.DataFrame.from_records(records)
+
+
+def hits_at_k_table(conf: pd.DataFrame) -> pd.DataFrame:
+    """hits@k under Choice Paralysis for every k = 1..n (Fig. 6 numbers): mean +- SE over trials, an exact 95 % CI
+    over all the instances of the trials, and the original accuracy (Fig. 6's dashed line)."""
+    records = []
+    original = _orig_of(conf)
+    for (model, benchmark, sampling, n), group in conf[conf["probe"] == "cp"].groupby(
+            ["model", "benchmark", "sampling", "n"], sort=True):
+        trials = [t for _, t in group.groupby("trial")]
+        before = original[(original["model"] == model) & (original["benchmark"] == benchmark)]
+        for k in range(1, int(n) + 1):
+            mean, se = pm.mean_se([pm.hits_at_k(t, k) for t in trials])
+            low, high = pm.exact_interval(pm.hits_at_k(group, k) * len(group), len(group))
+            records.append({"benchmark": _name(benchmark), "model": model, "sampling": sampling, "n": int(n),
+                            "k": k, "trials": len(trials), "instances": len(group), "hits_at_k": mean, "se": se,
+                            "ci95_low": low, "ci95_high": high, "original_accuracy": pm.accuracy(before)})
     return pd.DataFrame.from_records(records)
 
 
 def label_balance_table(conf: pd.DataFrame) -> pd.DataFrame:
+    """Share of gold labels and of predictions per option position (exact 95 % CIs), with an exact binomial test
+    of each gold share vs 1/n (Sec. 4.1: is the first option correct more often than chance?)."""
     frames = []
     for (model, benchmark), group in _orig_of(conf).groupby(["model", "benchmark"], sort=True):
-        frames.append(pm.label_balance(group).assign(benchmark=PAPER_NAMES.get(benchmark, benchmark), model=model))
-    return pd.concat(frames, ignore_index=True)[["benchmark", "model", "position", "predicted", "gold"]]
+        n = len(group)
+        balance = pm.label_balance(group)
+        gold_counts = [int((group["label"] == k).sum()) for k in balance["position"]]
+        chance = 1 / int(group["n_choices"].max())
+        balance = balance.assign(
+            benchmark=_name(benchmark), model=model, instances=n, gold_count=gold_counts,
+            gold_ci95_low=[pm.exact_interval(c, n)[0] for c in gold_counts],
+            gold_ci95_high=[pm.exact_interval(c, n)[1] for c in gold_counts],
+            gold_vs_chance_p=[stats.binomtest(c, n, chance).pvalue for c in gold_counts])
+        frames.append(balance)
+    return pd.concat(frames, ignore_index=True)[
+        ["benchmark", "model", "position", "instances", "gold_count", "gold", "gold_ci95_low", "gold_ci95_high",
+         "gold_vs_chance_p", "predicted"]]
 
 
 def length_table(conf: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
-    """Length (characters) of the selected choice vs the other choices, with t-based 95 % CIs."""
+    """Length in words of the selected vs the non-selected choices (Sec. 4.1), with t-based 95 % CIs and Welch's
+    t-test of the difference."""
     choices = dict(zip(items["item_id"], items["choices"], strict=True))
     records = []
     for (model, benchmark), group in _orig_of(conf).groupby(["model", "benchmark"], sort=True):
         selected, other = [], []
         for row in group.itertuples():
             options = choices[row.original_id]
-            selected.append(len(options[row.pred]))
-            other += [len(c) for k, c in enumerate(options) if k != row.pred]
+            selected.append(pm.n_words(options[row.pred]))
+            other += [pm.n_words(c) for k, c in enumerate(options) if k != row.pred]
         s_mean, s_low, s_high = pm.t_ci(selected)
         o_mean, o_low, o_high = pm.t_ci(other)
-        records.append({"benchmark": PAPER_NAMES.get(benchmark, benchmark), "model": model, "selected_length": s_mean,
-                        "selected_ci95": f"[{s_low:.1f}, {s_high:.1f}]", "other_length": o_mean,
-                        "other_ci95": f"[{o_low:.1f}, {o_high:.1f}]"})
+        p_value = float(stats.ttest_ind(selected, other, equal_var=False).pvalue) if len(selected) > 1 else np.nan
+        records.append({"benchmark": _name(benchmark), "model": model, "instances": len(group),
+                        "selected_words": s_mean, "selected_ci95_low": s_low, "selected_ci95_high": s_high,
+                        "other_words": o_mean, "other_ci95_low": o_low, "other_ci95_high": o_high,
+                        "welch_p": p_value, "significant_95": bool(p_value < 0.05)})
     return pd.DataFrame.from_records(records)
 
 
 def overlap_table(conf: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
+    """Sec. 4.1's words-overlap statistic: Pearson r between the frequency distributions of prompt-overlapping
+    words in the selected and in the non-selected choices (paper: 0.982 SocialIQA ... 0.997 HellaSwag)."""
     lookup = items.set_index("item_id")
     records = []
     for (model, benchmark), group in _orig_of(conf).groupby(["model", "benchmark"], sort=True):
         rows = lookup.loc[group["original_id"]]
-        r, p = pm.overlap_correlation(rows["prompt"].tolist(), [list(c) for c in rows["choices"]], group["probs"].tolist())
-        records.append({"benchmark": PAPER_NAMES.get(benchmark, benchmark), "model": model, "pearson_r": r, "p_value": p})
+        stat = pm.overlap_correlation(rows["prompt"].tolist(), [list(c) for c in rows["choices"]],
+                                      group["pred"].tolist())
+        records.append({"benchmark": _name(benchmark), "model": model, "instances": len(group), **stat})
     return pd.DataFrame.from_records(records)
 
 
 def compare_paper(table1_ours: pd.DataFrame, table2_ours: pd.DataFrame, paper1: pd.DataFrame, paper2: pd.DataFrame) -> pd.DataFrame:
-    """The paper's Table 1 and Table 2 numbers beside ours (ours are for the configured encoders, not RoBERTa-large)."""
+    """The paper's Table 1 and Table 2 numbers beside ours (ours are for the configured encoders), with our n."""
     records = []
     for row in paper1.itertuples():
-        ours = table1_ours[table1_ours["benchmark"] == row.benchmark]
+        ours = table1_ours[table1_ours["benchmark"] == row.benchmark] if len(table1_ours) else table1_ours
         for model_row in ours.itertuples() if len(ours) else [None]:
-            records.append({"table": "Table 1", "benchmark": row.benchmark, "quantity": "avg confidence difference",
-                            "paper": row.avg_confidence_difference, "model": getattr(model_row, "model", ""),
-                            "ours": getattr(model_row, "avg_confidence_difference", float("nan"))})
-            records.append({"table": "Table 1", "benchmark": row.benchmark, "quantity": "WQ pseudo-accuracy",
-                            "paper": row.wq_pseudo_accuracy, "model": getattr(model_row, "model", ""),
-                            "ours": getattr(model_row, "wq_pseudo_accuracy", float("nan"))})
+            for quantity, column in (("avg confidence difference", "avg_confidence_difference"),
+                                     ("WQ pseudo-accuracy", "wq_pseudo_accuracy")):
+                records.append({"table": "Table 1", "benchmark": row.benchmark, "quantity": quantity,
+                                "paper": getattr(row, column), "model": getattr(model_row, "model", ""),
+                                "ours": getattr(model_row, column, float("nan")),
+                                "instances": getattr(model_row, "instances", 0)})
     for row in paper2.itertuples():
-        ours = table2_ours[table2_ours["benchmark"] == row.benchmark]
+        ours = table2_ours[(table2_ours["benchmark"] == row.benchmark) & (table2_ours["probe"] == row.probe)] \
+            if len(table2_ours) else table2_ours
         for model_row in ours.itertuples() if len(ours) else [None]:
             for quantity in ("threshold", "accuracy"):
                 records.append({"table": "Table 2", "benchmark": row.benchmark, "quantity": f"{row.probe} {quantity}",
                                 "paper": getattr(row, quantity), "model": getattr(model_row, "model", ""),
-                                "ours": getattr(model_row, f"{row.probe}_{quantity}", float("nan"))})
+                                "ours": getattr(model_row, quantity, float("nan")),
+                                "instances": getattr(model_row, "eval_instances", 0)})
     return pd.DataFrame.from_records(records)
 
 
@@ -215,19 +378,96 @@ def probe_key(row: pd.Series) -> str:
     return {"orig": "original (accuracy)", "nq": "No-Question", "wq": "Wrong-Question", "nra": "No-Right-Answer"}[row["probe"]]
 
 
-def robustness_matrix(conf: pd.DataFrame, seed: int) -> pd.DataFrame:
-    """benchmark x model x method x probe -> pseudo-accuracy minus chance (1/n), with bootstrap 95 % CIs."""
+def robustness_matrix(conf: pd.DataFrame) -> pd.DataFrame:
+    """benchmark x model x method x probe -> pseudo-accuracy minus chance (1/n), with an exact 95 % interval that
+    counts each original instance once (its hit rate over the probe's trials): valid at small n and never of zero
+    width. ``covers_zero`` marks cells whose interval includes chance: they are not evidence of an effect."""
     conf = conf.assign(probe_name=conf.apply(probe_key, axis=1))
     records = []
     for (benchmark, model, method, probe), group in conf.groupby(["benchmark", "model", "method", "probe_name"], sort=True):
-        correct = (group["pred"] == group["label"]).to_numpy(dtype=float)
-        chance = float((1 / group["n_choices"]).mean())
-        low, high = pm.bootstrap_ci(correct, seed)
-        records.append({"benchmark": benchmark, "model": model, "method": method, "probe": probe, "items": len(group),
-                        "pseudo_accuracy": float(correct.mean()), "chance": chance,
-                        "minus_chance": float(correct.mean()) - chance, "ci95_low": low - chance,
-                        "ci95_high": high - chance})
+        per = pm.per_instance(group)
+        chance = float(per["chance"].mean())
+        rate = float(per["hit"].mean())
+        low, high = pm.exact_interval(float(per["hit"].sum()), len(per))
+        records.append({"benchmark": benchmark, "model": model, "method": method, "probe": probe,
+                        "instances": len(per), "rows": len(group), "pseudo_accuracy": rate, "chance": chance,
+                        "minus_chance": rate - chance, "ci95_low": low - chance, "ci95_high": high - chance,
+                        "covers_zero": bool(low - chance <= 0 <= high - chance)})
     return pd.DataFrame.from_records(records)
+
+
+CONTROL_SUFFIX = " (untrained head)"
+UNIFIEDQA_STATUS = ("not run: the probes study has no seq2seq multiple-choice scorer wired in (UnifiedQA, "
+                    "allenai/unifiedqa-t5-11b, Sec. 4.2: 50 instances x 3 draws); the paper's numbers are shown alone")
+
+
+def control_name(model: str) -> str:
+    """The dump's model name of a pre-trained encoder scored with an untrained multiple-choice head."""
+    return model + CONTROL_SUFFIX
+
+
+def paper_control(model: str) -> str:
+    """The paper's control a model stands for: XLNet (Sec. 4.3), UnifiedQA (Sec. 4.2), else the fine-tuned
+    encoder's own pre-trained base with an untrained head ("pre-trained RoBERTa", Sec. 4.4)."""
+    name = model.lower()
+    if "xlnet" in name:
+        return "XLNet (xlnet-large-cased)"
+    if "unifiedqa" in name:
+        return "UnifiedQA (unifiedqa-t5-11b)"
+    return "pre-trained RoBERTa"
+
+
+def _with_average(matrix: pd.DataFrame) -> pd.DataFrame:
+    """Adds, per (condition, model, probe), the mean over benchmarks (the paper's "average" statements), its n and a
+    exact binomial interval on the pooled instances."""
+    rows = []
+    for (condition, model, probe), group in matrix.groupby(["condition", "model", "probe"], sort=True):
+        if group["benchmark"].nunique() < 2:
+            continue
+        hits = float((group["pseudo_accuracy"] * group["instances"]).sum())
+        n = int(group["instances"].sum())
+        low, high = pm.exact_interval(hits, n)
+        rows.append({"condition": condition, "model": model, "benchmark": "all", "probe": probe, "instances": n,
+                     "pseudo_accuracy": float(group["pseudo_accuracy"].mean()), "ci95_low": low, "ci95_high": high,
+                     "chance": float(group["chance"].mean())})
+    return pd.concat([matrix, pd.DataFrame(rows)], ignore_index=True)
+
+
+def controls_table(control: pd.DataFrame, fine_tuned: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
+    """Sec. 4's controls: pre-trained encoders with an untrained multiple-choice head under the four probes (and
+    Choice Paralysis by n and sampling), beside the fine-tuned encoders on the same instances and the paper's
+    numbers. Pseudo-accuracy = accuracy on originals and Choice Paralysis; exact 95 % CIs count each instance once;
+    ``covers_chance`` marks cells indistinguishable from 1/n. Paper controls with no run here (UnifiedQA) are listed
+    with their status, never dropped."""
+    frames = []
+    for condition, conf in (("untrained head", control), ("fine-tuned", fine_tuned)):
+        if conf.empty:
+            continue
+        matrix = robustness_matrix(conf)
+        matrix["condition"] = condition
+        matrix["model"] = matrix["model"].str.removesuffix(CONTROL_SUFFIX)
+        matrix["benchmark"] = matrix["benchmark"].map(_name)
+        frames.append(matrix.drop(columns=["rows", "minus_chance", "covers_zero", "method"]).assign(
+            ci95_low=lambda f: f["ci95_low"] + f["chance"], ci95_high=lambda f: f["ci95_high"] + f["chance"]))
+    ours = _with_average(pd.concat(frames, ignore_index=True))
+    ours["covers_chance"] = (ours["ci95_low"] <= ours["chance"]) & (ours["chance"] <= ours["ci95_high"])
+    ours["paper_control"] = [paper_control(m) if c == "untrained head" else "fine-tuned RoBERTa (the paper's model)"
+                             for c, m in zip(ours["condition"], ours["model"], strict=True)]
+    ours["status"] = "run"
+    paper = paper.rename(columns={"control": "paper_control"})
+    table = ours.merge(paper, on=["paper_control", "benchmark", "probe"], how="left")
+    # paper statements without a run here: UnifiedQA always; the others when the config has no such control
+    covered = set(zip(table["paper_control"], table["benchmark"], table["probe"], strict=True))
+    missing = paper[[(c, b, p) not in covered for c, b, p in zip(paper["paper_control"], paper["benchmark"],
+                                                                   paper["probe"], strict=True)]]
+    missing = missing.assign(condition="untrained head", model="", instances=0, status=[
+        UNIFIEDQA_STATUS if "UnifiedQA" in c else "not run in this configuration (see studies.probes.control_models)"
+        for c in missing["paper_control"]])
+    columns = ["paper_control", "condition", "model", "benchmark", "probe", "instances", "pseudo_accuracy",
+               "ci95_low", "ci95_high", "chance", "covers_chance", "paper", "note", "status"]
+    table = pd.concat([table, missing], ignore_index=True).reindex(columns=columns)
+    return table.sort_values(["paper_control", "condition", "model", "benchmark", "probe"], kind="stable",
+                             ignore_index=True)
 
 
 def choice_paralysis_groups(probed: Sequence[MCItem], sampling: str = "random") -> dict[int, list[MCItem]]:

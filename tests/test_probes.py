@@ -161,12 +161,16 @@ def test_smoke_dag_produces_every_probes_artifact(smoke_run):
     expected = {f"probes/{x}" for x in ("table1", "table2", "fig3", "fig4", "fig5", "fig6", "compare_paper",
                                          "table_accuracy", "table_nra", "table_choice_paralysis",
                                          "table_label_balance", "table_lengths", "table_overlap",
-                                         "robustness_matrix", "fig_robustness_matrix", "table_timing")}
+                                         "robustness_matrix", "fig_robustness_matrix", "table_timing",
+                                         "table_hits_at_k", "table_controls")}
     assert expected <= manifest_ids(smoke_run)
     accuracy = pd.read_csv(smoke_run / "results" / "probes" / "tables" / "table_accuracy.csv")
     assert set(accuracy["benchmark"]) == {"aNLI", "HellaSwag", "PIQA", "SocialIQA"}
     hellaswag = accuracy[accuracy["benchmark"] == "HellaSwag"].iloc[0]
     assert "split of dev" in hellaswag["fine_tuned_on"]  # the table says HellaSwag had no train file
+    assert accuracy["model_selection"].str.contains("held-out").all()  # never selected on the evaluation set
+    controls = pd.read_csv(smoke_run / "results" / "probes" / "tables" / "table_controls.csv")
+    assert (controls["condition"] == "untrained head").any() and controls["status"].str.startswith("not run").any()
 
 
 def test_robustness_matrix_covers_encoders_and_causal_scorers(smoke_run):

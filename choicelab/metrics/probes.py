@@ -255,12 +255,16 @@ def overlap_correlation(prompts: Sequence[str], choices: Sequence[Sequence[str]]
     chosen, other = overlap_frequencies(prompts, choices, selected)
     vocabulary = sorted(set(chosen) | set(other))
     out = {"vocabulary": len(vocabulary), "selected_tokens": sum(chosen.values()),
-           "other_tokens": sum(other.values()), "pearson_r": float("nan"), "p_value": float("nan"),
+           "other_tokens": sum(other.values()), "pearson_r": float("nan"), "ci95_low": float("nan"),
+           "ci95_high": float("nan"), "p_value": float("nan"),
            "top_words": " ".join(w for w, _ in (chosen + other).most_common(8))}
     if len(vocabulary) >= 3:
         x = np.array([chosen[w] for w in vocabulary], dtype=float)
         y = np.array([other[w] for w in vocabulary], dtype=float)
         if x.std() > 0 and y.std() > 0:
-            r, p_value = stats.pearsonr(x / x.sum(), y / y.sum())
-            out["pearson_r"], out["p_value"] = float(r), float(p_value)
+            result = stats.pearsonr(x / x.sum(), y / y.sum())
+            out["pearson_r"], out["p_value"] = float(result.statistic), float(result.pvalue)
+            if len(vocabulary) > 3:  # Fisher-z 95 % interval, n = vocabulary size
+                ci = result.confidence_interval(0.95)
+                out["ci95_low"], out["ci95_high"] = float(ci.low), float(ci.high)
     return out

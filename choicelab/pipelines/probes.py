@@ -257,9 +257,12 @@ def choice_paralysis_table(conf: pd.DataFrame) -> pd.DataFrame:
         per = group.assign(diff=group["p_label"] - group["before"]).groupby("original_id")["diff"].mean()
         mean, low, high = pm.t_ci(per)
         before = original[(original["model"] == model) & (original["benchmark"] == benchmark)]
+        hits = pm.per_instance(group)["hit"]
+        acc_low, acc_high = pm.exact_interval(float(hits.sum()), len(hits))
         records.append({"benchmark": _name(benchmark), "model": model, "sampling": sampling, "n": int(n),
                         "trials": len(trials), "instances_per_trial": int(np.mean([len(t) for t in trials])),
-                        "distinct_instances": len(per), "accuracy": acc, "accuracy_se": acc_se, "chance": 1 / n,
+                        "distinct_instances": len(per), "accuracy": acc, "accuracy_se": acc_se,
+                        "accuracy_ci95_low": acc_low, "accuracy_ci95_high": acc_high, "chance": 1 / n,
                         "accuracy_before": pm.accuracy(before), "confidence": confidence,
                         "confidence_se": confidence_se, "confidence_before": float(before["p_label"].mean()),
                         "cp_minus_c": mean, "ci95_low": low, "ci95_high": high,

@@ -493,5 +493,66 @@ def generate_benchmark(scale: BenchmarkScale | dict[str, Any]) -> list[SteerQues
     return out
 
 
+FEWSHOT_SPLIT = "fewshot"
+
+
+def generate_benchmark_with_pool(scale: BenchmarkScale | dict[str, Any],
+                                 pool_per_test: int) -> tuple[list[SteerQuestion], list[SteerQuestion]]:
+    """The scored questions of :func:`generate_benchmark` and a few-shot pool of ``pool_per_test`` more per test.
+
+    Each test is generated once with ``n_per_test + pool_per_test`` distinct questions: the first ``n_per_test``
+    (identical to :func:`generate_benchmark`'s) are scored, the rest are the pool of solved examples, so the pool is
+    disjoint from the scored questions (different item ids and question texts) and of the same element, domain and
+    grade.
+    """
+    if isinstance(scale, dict):
+        scale = BenchmarkScale.from_dict(scale)
+    if pool_per_test < 0:
+        raise ValueError(f"pool_per_test must be >= 0, got {pool_per_test}")
+    scored: list[SteerQuestion] = []
+    pool: list[SteerQuestion] = []
+    for element_id, domain, grade in plan_tests(scale):
+        questions = generate(element_id, domain, grade, scale.n_per_test + pool_per_test, scale.seed)
+        scored.extend(questions[: scale.n_per_test])
+        pool.extend(questions[scale.n_per_test:])
+    return scored, pool
+
+
 def questions_to_items(questions: Iterable[SteerQuestion], split: str = "test") -> list[MCItem]:
     return [q.to_mc_item(split) for q in questions]
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Validity checks: letter collisions and catch-all options
+
+# A capital letter standing alone ("Investment C", "B and D", "plays A at point 1"), except the article "A" before a
+# lower-case word or a number ("A sure gain", "A 50% chance") and the pronoun "I".
+_LETTER_TOKEN = re.compile(r"(?<![\w'’-])([A-Z])(?![\w'’-])")
+_ARTICLE_AFTER = re.compile(r"\s+[a-z$0-9]")
+
+
+def letter_names(text: str) -> set[str]:
+    """Capital letters that ``text`` uses as names (single-letter tokens), articles and "I" excluded."""
+    found: set[str] = set()
+    for m in _LETTER_TOKEN.finditer(text):
+        letter = m.group(1)
+        if letter == "I" or (letter == "A" and _ARTICLE_AFTER.match(text, m.end())):
+            continue
+        found.add(letter)
+    return found
+
+
+def letter_collisions(options: Sequence[str]) -> list[tuple[int, str]]:
+    """(option index, letter) for every option that names a display letter of this question other than its own.
+
+    The options are shown as ``A. ...``, ``B. ...``; an option naming "C" listed under "A" makes letter-probability
+    scoring ambiguous ("the model means C" vs "the model picks letter C"). Letters beyond the question's display
+    letters (actions K, L, M in a 4-option question) cannot be confused with an answer letter and are allowed.
+    """
+    shown = set(letters(len(options)))
+    out = []
+    for i, text in enumerate(options):
+        for letter in sorted(letter_names(text) & shown):
+            if letter != chr(ord("A") + i):
+                out.append((i, letter))
+    return out

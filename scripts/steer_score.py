@@ -38,4 +38,5 @@ with log_to(snakemake.log[0]):
           "(context window)")
     record = record_json(job_record(snakemake, models=[snakemake.input.model]))
     write_dump(snakemake.output.dump, rows, record)
-    write_parquet(snakemake.output.prompts, ps.prompts_table(prompts, snakemake.wildcards.model), {"choicelab.provenance": record})
+    write_parquet(snakemake.output.prompts, ps.prompts_table(prompts, snakemake.wildcards.model),
+                  {"choicelab.provenance": record})

@@ -127,7 +127,8 @@ def table3(results: pd.DataFrame) -> pd.DataFrame:
     """Table 3: per model, the mean over elements of the three normalized accuracies and exact-match accuracy.
 
     ``normalized_accuracy`` = (acc - r)/r (the paper's text), ``random_gap`` = acc - r (the reference code's
-    normalized accuracy, acc - 1/k per question), ``gap_closed`` = (acc - r)/(1 - r). Uses the unadapted runs only ("Scores are averaged without model adaptations"); each element counts once.
+    normalized accuracy, acc - 1/k per question), ``gap_closed`` = (acc - r)/(1 - r). Uses the unadapted runs only
+    ("Scores are averaged without model adaptations"); each element counts once.
     Sorted by exact-match accuracy, descending, as in the paper.
     """
     base = unadapted(results)

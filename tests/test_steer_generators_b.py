@@ -251,7 +251,7 @@ def spe_plan(tree):
 
 
 def plan_from_text(text):
-    return {int(nid): letter for letter, nid in re.findall(r"\b([A-Z]) at point (\d+)", text)}
+    return {int(nid): letter for letter, nid in re.findall(r"\b([A-Z][a-z]+) at point (\d+)", text)}
 
 
 def bargain_brute(pies, t=0):

@@ -276,7 +276,14 @@ def join_list(words: Sequence[str], conj: str = "and") -> str:
 
 
 def letters(n: int) -> list[str]:
+    """The display letters A, B, C... (options are listed under these); never use them to name entities."""
     return [chr(ord("A") + i) for i in range(n)]
+
+
+def entity_numbers(n: int) -> list[str]:
+    """Names for n entities of a question ("Investment 1", "Project 2"): numbers, so no option names a letter that
+    could be confused with the display letter it is listed under (see :func:`letter_collisions`)."""
+    return [str(i + 1) for i in range(n)]
 
 
 # ----------------------------------------------------------------------------------------------------------------

@@ -30,7 +30,6 @@ from choicelab.items.steer.base import (
     fmt_num,
     generator,
     join_list,
-    letters,
     numeric_distractors,
 )
 
@@ -896,7 +895,7 @@ def random_tree(
     max_nodes: int,
 ) -> Tree | None:
     """Random perfect-information game tree; players move in turn by depth; every player's leaf payoffs differ
-    (so no decision node has a tie). Node ids and strategy letters are assigned breadth-first."""
+    (so no decision node has a tie). Node ids and move names (:data:`MOVE_NAMES`) are assigned breadth-first."""
 
     def build(d: int) -> Tree:
         if d == depth or (d >= 1 and rng.random() < p_leaf):
@@ -908,7 +907,7 @@ def random_tree(
     nodes = tree_decision_nodes(tree)
     if not min_nodes <= len(nodes) <= max_nodes:
         return None
-    letter = iter(letters(26))
+    letter = iter(MOVE_NAMES)
     leaves = []
     for idx, node in enumerate(nodes, 1):
         node["id"] = idx
@@ -920,6 +919,12 @@ def random_tree(
     for li, leaf in enumerate(leaves):
         leaf["pay"] = [columns[p][li] for p in range(n_players)]
     return tree
+
+
+# Move names of game trees: words, so that no strategy is named by a letter that could be confused with the answer
+# letters A, B, C... under which the options are listed.
+MOVE_NAMES = ("Red", "Blue", "Green", "Gold", "Gray", "Pink", "Teal", "Navy", "Plum", "Rose", "Lime", "Jade", "Ruby",
+              "Sand", "Snow", "Coal", "Moss", "Rust", "Sky", "Wine", "Mint", "Corn", "Fern", "Iron", "Opal", "Onyx")
 
 
 def backward_induction(tree: Tree) -> tuple[tuple[int, ...], dict[int, str]]:
@@ -940,7 +945,7 @@ def backward_induction(tree: Tree) -> tuple[tuple[int, ...], dict[int, str]]:
 
 
 def play_tree(tree: Tree, plan: dict[int, str]) -> tuple[tuple[int, ...], list[str]]:
-    """Outcome payoffs and the path of letters when everyone follows ``plan``."""
+    """Outcome payoffs and the path of move names when everyone follows ``plan``."""
     node, path = tree, []
     while "moves" in node:
         letter = plan[node["id"]]

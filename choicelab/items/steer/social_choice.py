@@ -25,7 +25,6 @@ from choicelab.items.steer.base import (
     fmt_num,
     generator,
     join_list,
-    letters,
     numeric_distractors,
 )
 
@@ -73,7 +72,7 @@ def _short(alt: str) -> str:
 
 def _alternatives(ctx: GenContext, m: int) -> list[str]:
     if ctx.rng.random() < 0.3:
-        return [f"Option {x}" for x in letters(m)]
+        return [f"Option {i + 1}" for i in range(m)]  # numbers: never a display letter
     return [_short(a) for a in ctx.rng.sample(ctx.vocab.alternatives, m)]
 
 

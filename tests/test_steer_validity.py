@@ -1,0 +1,35 @@
+"""STEER question validity over a large seeded generation, for every element: no option names a letter other than
+the display letter it is listed under, and catch-all options ("all give the same", "cannot be compared", "any
+action") are no answer cue: they appear as distractors too and are right at about the rate of any other option."""
+
+from __future__ import annotations
+
+import pytest
+
+from choicelab.items.steer.base import generate_benchmark, letter_collisions, letter_names, registered_elements
+
+
+@pytest.fixture(scope="module")
+def large():
+    """Every element, every allowed domain and grade, 3 questions per test (about 4,200 questions)."""
+    return generate_benchmark({"n_per_test": 3, "seed": 11})
+
+
+def test_the_letter_detector_finds_letter_names_but_not_articles():
+    assert letter_names("Investment C") == {"C"}
+    assert letter_names("B and D") == {"B", "D"}
+    assert letter_names("Grace plays A at point 1") == {"A"}
+    assert letter_names("A sure gain of $50") == set() and letter_names("A 50% chance") == set()
+    assert letter_names("I prefer Option 2") == set()
+    assert letter_collisions(["Project A", "Project B"]) == []           # aligned with its display letter
+    assert letter_collisions(["Project B", "Project A"]) == [(0, "B"), (1, "A")]
+    assert letter_collisions(["Action K", "Action L"]) == []             # K, L are no display letter here
+
+
+def test_no_option_names_a_display_letter_other_than_its_own_in_any_element(large):
+    colliding = {}
+    for q in large:
+        if letter_collisions(q.options):
+            colliding.setdefault(q.element, q.options)
+    assert not colliding, f"options name another display letter: {colliding}"
+    assert {q.element for q in large} == set(registered_elements())

@@ -532,18 +532,22 @@ def questions_to_items(questions: Iterable[SteerQuestion], split: str = "test") 
 # ----------------------------------------------------------------------------------------------------------------
 # Validity checks: letter collisions and catch-all options
 
-# A capital letter standing alone ("Investment C", "B and D", "plays A at point 1"), except the article "A" before a
-# lower-case word or a number ("A sure gain", "A 50% chance") and the pronoun "I".
+# A capital letter standing alone ("Investment C", "B and D", "plays A at point 1"), except the pronoun "I" and the
+# article "A" opening a sentence before a lower-case word or a number ("A sure gain", "A 50% chance").
 _LETTER_TOKEN = re.compile(r"(?<![\w'’-])([A-Z])(?![\w'’-])")
 _ARTICLE_AFTER = re.compile(r"\s+[a-z$0-9]")
+_SENTENCE_START = re.compile(r"(?:^|[.:;!?(\n]\s*)$")
 
 
 def letter_names(text: str) -> set[str]:
-    """Capital letters that ``text`` uses as names (single-letter tokens), articles and "I" excluded."""
+    """Capital letters that ``text`` uses as names (single-letter tokens), sentence-opening articles and "I"
+    excluded."""
     found: set[str] = set()
     for m in _LETTER_TOKEN.finditer(text):
         letter = m.group(1)
-        if letter == "I" or (letter == "A" and _ARTICLE_AFTER.match(text, m.end())):
+        article = (letter == "A" and _ARTICLE_AFTER.match(text, m.end())
+                   and _SENTENCE_START.search(text[: m.start()]))
+        if letter == "I" or article:
             continue
         found.add(letter)
     return found

@@ -219,8 +219,12 @@ def check(q):  # noqa: C901 - one branch per element by design
         assert ans == ("I prefer Option 1" if a > b else "I prefer Option 2" if b > a
                        else "I am indifferent between Options 1 and 2")
     elif e == "transitivity":
-        rank = {x: i for i, x in enumerate(p["chain"])}
-        assert ans == min(p["asked"], key=rank.get)
+        better = {tuple(s) for s in p["statements"]}
+        for _ in range(len(p["chain"])):  # transitive closure of the stated preferences
+            better |= {(a, d) for a, b in better for c, d in better if b == c}
+        x, y = p["asked"]
+        assert ans == (x if (x, y) in better else y if (y, x) in better
+                       else "It cannot be determined from these preferences")
     elif e == "independence":
         items = p["items"]
         chosen = "12".index(p["chosen_first"])

@@ -61,12 +61,14 @@ def _unique_argmax(values: list[Fraction]) -> int | None:
 @generator("completeness")
 def completeness(ctx: GenContext) -> Draft:
     """Each option's utility is the sum of its stated component utilities; answer = the option with the higher
-    total, or indifference when the totals are equal (a complete preference always exists)."""
+    total, or indifference when the totals are equal (a complete preference always exists). Three options (prefer
+    1, prefer 2, indifferent), a tie in a third of the questions, so "indifferent" is right about as often as any
+    option; "cannot be compared" is never offered (it is never right under completeness: an answer cue)."""
     rng, v = ctx.rng, ctx.vocab
     n_attr = ctx.scale(2, 3)
     a_parts = [rng.randint(10, 120)] + [-rng.randint(1, 60) for _ in range(n_attr - 1)]
     b_parts = [rng.randint(10, 120)] + [-rng.randint(1, 60) for _ in range(n_attr - 1)]
-    if rng.random() < 0.25:  # force a tie sometimes
+    if rng.random() < 1 / 3:  # a tie in a third of the questions: indifference is right as often as either option
         b_parts[0] += sum(a_parts) - sum(b_parts)
         if b_parts[0] <= 0:
             b_parts[0] = rng.randint(10, 120)
@@ -83,31 +85,40 @@ def completeness(ctx: GenContext) -> Draft:
          f"up. Which best describes your preference?")
     labels = {"A": "I prefer Option 1", "B": "I prefer Option 2", "=": "I am indifferent between Options 1 and 2"}
     key = "A" if ua > ub else "B" if ub > ua else "="
-    dis = [labels[k] for k in "AB=" if k != key] + ["The two options cannot be compared"]
-    return Draft(tid, q, labels[key], tuple(dis), {"a_parts": a_parts, "b_parts": b_parts}, ctx.n_options(3, 4))
+    dis = [labels[k] for k in "AB=" if k != key]
+    return Draft(tid, q, labels[key], tuple(dis), {"a_parts": a_parts, "b_parts": b_parts}, 3)
 
 
 @generator("transitivity")
 def transitivity(ctx: GenContext) -> Draft:
     """Stated strict preferences form a chain x0 > x1 > ... > xk (shown shuffled at higher grades); the asked pair
-    is ordered by the transitive closure, so the answer is the one earlier in the chain."""
+    is ordered by the transitive closure, so the answer is the one earlier in the chain. In a third of the
+    questions one link between the asked pair is left out, so the statements do not order the pair and the answer
+    is "It cannot be determined from these preferences" (three options; that catch-all is right about as often as
+    any option). "Indifferent" is never offered: strict stated preferences never imply indifference."""
     rng, v = ctx.rng, ctx.vocab
     k = ctx.scale(3, 5)
     chain = rng.sample(v.alternatives, k)
-    stmts = [(chain[i], chain[i + 1]) for i in range(k - 1)]
-    if ctx.level >= 0.5:
-        rng.shuffle(stmts)
     i = rng.randrange(0, k - 2)
     j = rng.randrange(i + 2, k)
+    links = list(range(k - 1))
+    determined = rng.random() >= 1 / 3
+    if not determined:
+        links.remove(rng.randrange(i, j))  # a missing link between x_i and x_j: the pair is not ordered
+    stmts = [(chain[m], chain[m + 1]) for m in links]
+    if ctx.level >= 0.5:
+        rng.shuffle(stmts)
     first, second = (chain[i], chain[j]) if rng.random() < 0.5 else (chain[j], chain[i])
     tid, lead = ctx.phrasing("trans", ("You are choosing a {n}.", "As {r}, you compare {n}s.",
                                        "You have clear tastes about {n}s."))
     lead = lead.format(n=v.option_noun, r=v.role)
     prefs = " ".join(f"You would rather have {a} than {b}." for a, b in stmts)
     q = f"{lead} {prefs} Would you rather have {first} or {second}?"
-    dis = [chain[j], "I am indifferent between them", "It cannot be determined from these preferences"]
-    return Draft(tid, q, chain[i], tuple(dis), {"chain": chain, "asked": [chain[i], chain[j]]},
-                 ctx.n_options(2, 4))
+    unknown = "It cannot be determined from these preferences"
+    correct = chain[i] if determined else unknown
+    dis = [x for x in (chain[i], chain[j], unknown) if x != correct]
+    return Draft(tid, q, correct, tuple(dis), {"chain": chain, "asked": [chain[i], chain[j]],
+                                               "statements": stmts, "determined": determined}, 3)
 
 
 @generator("independence")
@@ -215,7 +226,8 @@ def endowment_effect(ctx: GenContext) -> Draft:
 @generator("time_inconsistency")
 def time_inconsistency(ctx: GenContext) -> Draft:
     """Stationary (time-consistent) preferences: shifting both payments by the same delay D does not change the
-    choice, so the answer repeats the earlier choice (smaller-sooner or larger-later)."""
+    choice, so the answer repeats the earlier choice (smaller-sooner or larger-later). Two options: the consistent
+    and the switched choice ("it depends on the delay" would never be right, an answer cue)."""
     rng, v = ctx.rng, ctx.vocab
     small = rng.randint(2, 50) * 5
     large = small + rng.randint(1, 20) * 5
@@ -234,9 +246,8 @@ def time_inconsistency(ctx: GenContext) -> Draft:
     b = f"{fmt_money(large)} in {shift + gap} {unit}"
     q = f"{lead} Now you can choose between {a} and {b}. Which do you choose?"
     correct, wrong = (a, b) if chose_small else (b, a)
-    dis = (wrong, "It depends on how far in the future the payments are")
-    return Draft(tid, q, correct, dis, {"small": small, "large": large, "gap": gap, "shift": shift,
-                                        "chose_small": chose_small}, ctx.n_options(2, 3))
+    return Draft(tid, q, correct, (wrong,), {"small": small, "large": large, "gap": gap, "shift": shift,
+                                             "chose_small": chose_small}, 2)
 
 
 # ================================================================================================================
@@ -251,12 +262,12 @@ def _draw_lottery(rng, k: int, lo: int, hi: int) -> Lottery:
 @generator("completeness_lotteries")
 def completeness_lotteries(ctx: GenContext) -> Draft:
     """Compare two lotteries (base amount plus chance outcomes) by expected value; answer = the higher one, or
-    indifference on a tie."""
+    indifference on a tie (a third of the questions; three options, no "cannot be compared", as in completeness)."""
     rng, v = ctx.rng, ctx.vocab
     k = ctx.scale(2, 3)
     base_a = rng.randint(300, 800) * 100
     la = [(p, base_a + x) for p, x in _draw_lottery(rng, k, 0, 100)]
-    if rng.random() < 0.25:  # a different lottery with the same expected value
+    if rng.random() < 1 / 3:  # a different lottery with the same expected value
         lb = list(la[::-1])
         shift = rng.randint(1, 5)
         # moving shift*p2 to outcome 1 and shift*p1 away from outcome 2 keeps the expectation unchanged
@@ -272,8 +283,8 @@ def completeness_lotteries(ctx: GenContext) -> Draft:
          f"amount. Which best describes your preference?")
     labels = {"A": "I prefer Option 1", "B": "I prefer Option 2", "=": "I am indifferent between Options 1 and 2"}
     key = "A" if ea > eb else "B" if eb > ea else "="
-    dis = [labels[x] for x in "AB=" if x != key] + ["The two options cannot be compared"]
-    return Draft(tid, q, labels[key], tuple(dis), {"a": la, "b": lb}, ctx.n_options(3, 4))
+    dis = [labels[x] for x in "AB=" if x != key]
+    return Draft(tid, q, labels[key], tuple(dis), {"a": la, "b": lb}, 3)
 
 
 @generator("transitivity_lotteries")
@@ -522,7 +533,8 @@ def _pair_answer(first_a: bool, second_c: bool, noun: str = "Options") -> str:
 def certainty_effect(ctx: GenContext) -> Draft:
     """Common-ratio (Allais) pair: A = x for sure, B = p chance of y; C = r chance of x, D = r*p chance of y.
     EV(C)/EV(A) = EV(D)/EV(B) = r, so the EV-maximizing pattern is 'A and C' or 'B and D'; answer = the one
-    with the higher EV. The second template states the first choice and asks for the consistent second one."""
+    with the higher EV. The second template states the first choice and asks for the consistent second one (two
+    options: "either, they are equally good" would never be right -- EVs never tie -- an answer cue)."""
     rng, v = ctx.rng, ctx.vocab
     for _ in range(100):
         x = rng.randint(2, 60) * 10
@@ -547,8 +559,7 @@ def certainty_effect(ctx: GenContext) -> Draft:
     q = (f"{setup} A risk-neutral agent chose Option {'1' if a_better else '2'} in the first decision. Which option "
          f"should it choose in the second?")
     correct = "Option 3" if a_better else "Option 4"
-    return Draft(tid, q, correct, ("Option 4" if a_better else "Option 3", "Either, they are equally good"),
-                 params, ctx.n_options(2, 3))
+    return Draft(tid, q, correct, ("Option 4" if a_better else "Option 3",), params, 2)
 
 
 @generator("reflection_effect")
@@ -580,7 +591,7 @@ def ambiguity_aversion(ctx: GenContext) -> Draft:
     C on red-or-yellow, D on black-or-yellow. For any belief b about the black count, A > B iff R > b iff C > D, so
     consistent patterns are 'A and C' or 'B and D'. Template 'pair': with no information the symmetric belief
     b = (N-R)/2 applies (R != b drawn) -> the EV-maximizing pair. Template 'second': given the first choice, the
-    consistent second choice (C after A, D after B)."""
+    consistent second choice (C after A, D after B; two options, no never-right "either")."""
     rng, v = ctx.rng, ctx.vocab
     n = rng.choice((60, 90, 100, 120))
     for _ in range(100):
@@ -607,5 +618,4 @@ def ambiguity_aversion(ctx: GenContext) -> Draft:
          f"consistent with a single belief about the number of black balls, which should you choose between Gamble 3 and Gamble 4?")
     correct = "Gamble 3" if chose_a else "Gamble 4"
     params.update({"template": "second", "chose_a": chose_a})
-    return Draft(tid, q, correct, ("Gamble 4" if chose_a else "Gamble 3", "Either, they are equally good"),
-                 params, ctx.n_options(2, 3))
+    return Draft(tid, q, correct, ("Gamble 4" if chose_a else "Gamble 3",), params, 2)

@@ -567,3 +567,19 @@ def letter_collisions(options: Sequence[str]) -> list[tuple[int, str]]:
             if letter != chr(ord("A") + i):
                 out.append((i, letter))
     return out
+
+
+# Catch-all options: a blanket verdict instead of one of the question's alternatives ("all give the same", "cannot
+# be determined", "none of them", "no voter", "either ...", "indifferent", "abandon all", "equal probability").
+CATCH_ALL = re.compile(
+    r"^(?:i am indifferent|either\b|neither\b|none\b|no (?:voter|one|action|dominant|pure|alternative|option|winner|"
+    r"player)\b|any (?:action|strategy|option)\b|all (?:standard )?(?:formats|options|actions|of them)\b|they all\b|"
+    r"it (?:cannot|depends)\b|the two options cannot|there is no\b|abandon all\b|each action with equal|"
+    r"pooling on either\b)|\bare equally (?:good|preferred)\b",
+    re.IGNORECASE,
+)
+
+
+def is_catch_all(option: str) -> bool:
+    """Whether ``option`` is a catch-all (see :data:`CATCH_ALL`)."""
+    return bool(CATCH_ALL.search(option.strip()))

@@ -880,10 +880,12 @@ def level_k(ctx: GenContext) -> Draft:
         ),
     )
     correct = names[a]
-    dis = [x for x in names if x != correct] + ["Each action with equal probability"]
+    # no "each action with equal probability" (level-0 play): a level-k >= 1 player never does that, so it would
+    # never be right -- an answer cue
+    dis = [x for x in names if x != correct]
     params = {"kind": kind, "game": g.params(), "form": form, "player": i, "k": kk}
     return Draft(
-        f"{tid}.{form}", _game_question(ctx, g, form, ask), correct, tuple(dis), params, min(m + 1, ctx.n_options(3, 4))
+        f"{tid}.{form}", _game_question(ctx, g, form, ask), correct, tuple(dis), params, min(m, ctx.n_options(3, 4))
     )
 
 
@@ -1449,8 +1451,8 @@ def _pooling_question(ctx: GenContext) -> Draft:
         (True, False): f"Only pooling on {msgs[0]}",
         (False, True): f"Only pooling on {msgs[1]}",
         (True, True): f"Pooling on either {msgs[0]} or {msgs[1]}",
-        (False, False): "Neither pooling outcome",
     }
+    # no "neither pooling outcome": pooling on the free message can always be supported here (it was never right)
     params = {"kind": "pooling", "prior_pct": prior, "base": base, "cost": cost, "recv": recv, "msgs": list(msgs)}
     if rng.random() < 0.5:
         tid, ask = ctx.phrasing(
@@ -1461,9 +1463,7 @@ def _pooling_question(ctx: GenContext) -> Draft:
             ),
         )
         correct = opts[tuple(pool)]
-        return Draft(
-            tid, f"{desc} {ask}", correct, tuple(v for v in opts.values() if v != correct), params, ctx.n_options(3, 4)
-        )
+        return Draft(tid, f"{desc} {ask}", correct, tuple(v for v in opts.values() if v != correct), params, 3)
     m = rng.randrange(2)
     params["asked"] = m
     tid, ask = ctx.phrasing(

@@ -290,8 +290,7 @@ def completeness_lotteries(ctx: GenContext) -> Draft:
 @generator("transitivity_lotteries")
 def transitivity_lotteries(ctx: GenContext) -> Draft:
     """Stated preferences between lotteries form a chain L0 > L1 > ... ; the consistent statement is that an
-    earlier lottery is preferred to a later one (transitive closure); reversed or indifferent statements are
-    inconsistent."""
+    earlier lottery is preferred to a later one (transitive closure); reversed statements are inconsistent."""
     rng, v = ctx.rng, ctx.vocab
     k = ctx.scale(3, 5)
     outcomes = rng.sample(v.alternatives, k)
@@ -308,7 +307,8 @@ def transitivity_lotteries(ctx: GenContext) -> Draft:
                                            "Your preferences over chances are:"))
     q = f"{lead} {prefs} Which of the following is a consistent preference?"
     correct = f"{cap(lots[i])} is preferred over {lots[j]}"
-    dis = [f"{cap(lots[j])} is preferred over {lots[i]}", f"{cap(lots[i])} and {lots[j]} are equally good",
+    # every distractor reverses a stated or implied strict preference ("equally good" would never be right: a cue)
+    dis = [f"{cap(lots[j])} is preferred over {lots[i]}", f"{cap(lots[j])} is preferred over {lots[i + 1]}",
            f"{cap(lots[i + 1])} is preferred over {lots[i]}"]
     return Draft(tid, q, correct, tuple(dis), {"lotteries": list(zip(probs, outcomes)), "asked": [i, j]},
                  ctx.n_options(3, 4))

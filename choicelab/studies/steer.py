@@ -496,7 +496,10 @@ def few_shot_table(results: pd.DataFrame, metric: str = "normalized_accuracy",
         raise ValueError("no n-shot runs (adaptations like '0shot'..'5shot') in the results")
     frame = paired_questions(frame.assign(n_shot=frame["n_shot"].astype(int)), "n_shot")
     per_element = sm.summarize(frame, [*by, "n_shot", "element"])
-    table = per_element.groupby([*by, "n_shot"], sort=True)[metric].mean().reset_index()
+    grouped = per_element.groupby([*by, "n_shot"], sort=True)[metric]
+    table = grouped.mean().reset_index()
+    table["se_over_elements"] = (grouped.std(ddof=1) / np.sqrt(grouped.count())).to_numpy()
+    table["n_elements"] = grouped.count().to_numpy()
     return table.merge(_examples_columns(frame, [*by, "n_shot"]), on=[*by, "n_shot"], how="left")
 
 
@@ -507,13 +510,14 @@ def plot_few_shot_effect(results: pd.DataFrame, path: str | Path, metric: str = 
     fig, ax = plt.subplots(figsize=(6.5, 4.2))
     for model in _model_order(table, metric):
         part = table[table["model"] == model]
-        ax.plot(part["n_shot"], part[metric], marker="o", label=model)
+        ax.errorbar(part["n_shot"], part[metric], yerr=part["se_over_elements"].fillna(0.0), marker="o", capsize=3,
+                    label=f"{model} (n = {int(part['n_questions'].iloc[0])} questions per point)")
     if metric != "accuracy":
         ax.axhline(0.0, color="red", linewidth=1, label="random guessing")
     ax.set_xlabel("number of in-context examples (n-shot)")
     ax.set_ylabel(METRIC_AXIS_LABELS[metric])
     ax.set_xticks(sorted(table["n_shot"].unique()))
-    ax.set_title("Few-shot effect")
+    ax.set_title("Few-shot effect (same questions at every n; bars: SE over elements)")
     ax.legend(fontsize=7)
     return _save(fig, path)
 
@@ -639,21 +643,26 @@ def models_table(our_models: Mapping[str, Mapping[str, Any]], paper_path: str | 
 
 def plot_self_explanation_effect(results: pd.DataFrame, path: str | Path,
                                  metric: str = "normalized_accuracy") -> Path:
-    """Grouped bars per model: no explanation vs "together" vs "separate" (mean over elements, 0-shot)."""
+    """Grouped bars per model: no explanation vs each self-explanation mode (mean over elements, 0-shot, the same
+    questions for every mode), error bars = SE over elements."""
     plt = _plt()
     table = self_explanation_table(results, metric)
+    per_element = self_explanation_table(results, metric, by=("model", "element"))
     modes = [c for c in EXPLANATION_COLUMNS if c in table.columns]
+    se = per_element.groupby("model")[modes].agg(lambda v: v.std(ddof=1) / np.sqrt(v.count())).reindex(table["model"])
     fig, ax = plt.subplots(figsize=(max(6.0, 1.3 * len(table) + 2), 4.2))
     x = np.arange(len(table))
     width = 0.8 / max(len(modes), 1)
     for i, mode in enumerate(modes):
         ax.bar(x + (i - (len(modes) - 1) / 2) * width, table[mode].to_numpy(dtype=float), width,
+               yerr=se[mode].fillna(0.0).to_numpy(dtype=float), capsize=2,
                label={"none": "no explanation"}.get(mode, f"explain ({mode})"))
-    ax.set_xticks(x, [textwrap.fill(str(m), 16) for m in table["model"]], fontsize=8)
+    ax.set_xticks(x, [textwrap.fill(f"{m} (n = {int(n)})", 16) for m, n in zip(table["model"], table["n_questions"])],
+                  fontsize=8)
     if metric != "accuracy":
         ax.axhline(0.0, color="red", linewidth=1)
     ax.set_ylabel(METRIC_AXIS_LABELS[metric])
-    ax.set_title("Self-explanation effect")
+    ax.set_title("Self-explanation effect (same questions per model; bars: SE over elements)")
     ax.legend(fontsize=7)
     return _save(fig, path)
 

@@ -5,17 +5,14 @@ from collections import Counter
 
 from choicelab.items.schema import write_items
 from choicelab.items.steer.base import FEWSHOT_SPLIT, generate_benchmark_with_pool, questions_to_items
-from choicelab.pipelines.steer import max_shots
+from choicelab.pipelines.steer import check_pool_size
 from choicelab.provenance import record_json
 from choicelab.workflow import job_record, log_to
 
 with log_to(snakemake.log[0]):
     scale = {"seed": int(snakemake.config["seed"]), **dict(snakemake.params.scale)}
     pool_size = int(snakemake.params.fewshot_pool)
-    needed = max_shots(snakemake.params.adaptations)
-    if pool_size < needed:
-        raise ValueError(f"studies.steer.fewshot_pool is {pool_size} but studies.steer.adaptations asks for "
-                         f"{needed}-shot prompts: set fewshot_pool to at least {needed}")
+    check_pool_size(pool_size, snakemake.params.adaptations)
     questions, pool = generate_benchmark_with_pool(scale, pool_size)
     if not questions:
         raise ValueError("studies.steer.scale selects no question: check its elements, domains and grades")

@@ -88,6 +88,12 @@ def test_a_pool_too_small_for_the_asked_shots_fails_naming_the_config_key(items,
         ps.few_shot_examples(items[0], [items[0]], 1, seed=0)  # never the question itself
 
 
+def test_a_config_whose_pool_cannot_supply_its_largest_n_shot_fails_before_generation():
+    ps.check_pool_size(5, ["0shot", "5shot", "explain-separate"])
+    with pytest.raises(ValueError, match="fewshot_pool to at least 3"):
+        ps.check_pool_size(1, ["0shot", "1shot", "3shot"])
+
+
 def test_examples_are_dropped_until_the_prompt_fits_the_context_window_and_the_record_says_so(items, pool):
     item = items[0]
     words = lambda text: len(text.split())  # noqa: E731

@@ -70,6 +70,14 @@ def max_shots(adaptations: Sequence[str]) -> int:
     return max((parse_adaptation(a)[0] for a in adaptations), default=0)
 
 
+def check_pool_size(fewshot_pool: int, adaptations: Sequence[str]) -> None:
+    """Fail before generating anything when ``studies.steer.fewshot_pool`` cannot supply the largest n-shot."""
+    needed = max_shots(adaptations)
+    if fewshot_pool < needed:
+        raise ValueError(f"studies.steer.fewshot_pool is {fewshot_pool} but studies.steer.adaptations asks for "
+                         f"{needed}-shot prompts: set fewshot_pool to at least {needed}")
+
+
 def options_block(item: MCItem) -> str:
     """The lettered options, one per line (``A. ...``), no trailing newline."""
     if len(item.choices) > len(LETTERS):

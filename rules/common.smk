@@ -283,6 +283,7 @@ ST_TABLES = [
     "by_module",
     "by_setting",
     "by_grade",
+    "fig22_grades",
     "by_domain",
     "domain_robustness",
     "dependency_robustness",

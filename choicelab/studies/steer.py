@@ -19,7 +19,10 @@ Paper artefact -> function:
   element-model pair): :func:`plot_grade_and_domain_robustness`.
 - Few-shot effect (Sec. 5: helps up to 3 examples) and self-explanation effect (GPT-4 certainty effect
   0.079 -> 0.508): :func:`few_shot_table` / :func:`plot_few_shot_effect`, :func:`self_explanation_table` /
-  :func:`plot_self_explanation_effect`.
+  :func:`self_explanation_by_element` / :func:`plot_self_explanation_effect`, each adaptation on the questions its
+  0-shot baseline answered (:func:`paired_questions`); the numbers the text quotes: :func:`compare_element_quotes`.
+- Tables 1-2 (models): :func:`models_table`; the head-to-head comparison (Sec. 5): :func:`head_to_head`; which
+  normalized-accuracy definition Table 3 fits: :func:`paper_definition_fit`.
 """
 
 from __future__ import annotations

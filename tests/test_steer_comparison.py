@@ -72,6 +72,9 @@ def test_fig22_puts_every_foundations_question_at_grade_0():
     grades = st.grade_table(pd.DataFrame(rows), metric="accuracy").set_index("grade")
     assert sorted(grades.index) == [0, 5]
     assert grades.loc[0, "n_questions"] == 2 and grades.loc[5, "n_questions"] == 1
+    assert grades.loc[0, "se"] == pytest.approx((0.5 * 0.5 / 2) ** 0.5)  # binomial SE of the accuracy, n = 2
+    normalized = st.grade_table(pd.DataFrame(rows)).set_index("grade")
+    assert normalized.loc[0, "se"] == pytest.approx((0.5 * 0.5 / 2) ** 0.5 / 0.5)  # scaled by 1/r for (acc - r)/r
 
 
 def test_head_to_head_counts_element_wins_and_question_records_for_every_pair():

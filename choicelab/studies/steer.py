@@ -412,7 +412,20 @@ def grade_table(results: pd.DataFrame, metric: str = "normalized_accuracy") -> p
     _check_metric(metric)
     base = unadapted(results)
     summary = sm.summarize(base.assign(adaptation="", grade=paper_grades(base)), ["model", "grade"])
-    return summary[["model", "grade", metric, "random_accuracy", "n_questions"]]
+    summary["se"] = metric_se(summary, metric)
+    return summary[["model", "grade", metric, "se", "random_accuracy", "n_questions"]]
+
+
+SMALL_N = 10  # points from fewer questions are drawn hollow and labelled with their n
+
+
+def metric_se(summary: pd.DataFrame, metric: str) -> pd.Series:
+    """Binomial standard error of ``metric`` per summary row: SE(acc) = sqrt(acc (1 - acc) / n), scaled like the
+    metric (divided by r for (acc - r)/r, by 1 - r for gap closed; r treated as fixed)."""
+    acc, r, n = summary["accuracy"], summary["random_accuracy"], summary["n_questions"].clip(lower=1)
+    se = np.sqrt(acc * (1 - acc) / n)
+    scale = {"accuracy": 1.0, "random_gap": 1.0, "normalized_accuracy": r, "gap_closed": 1 - r}[metric]
+    return se / scale
 
 
 def plot_grade_and_domain_robustness(results: pd.DataFrame, path: str | Path,
@@ -425,7 +438,13 @@ def plot_grade_and_domain_robustness(results: pd.DataFrame, path: str | Path,
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 9))
     for model in _model_order(grades, metric):
         part = grades[grades["model"] == model].sort_values("grade")
-        top.plot(part["grade"], part[metric], marker="o", label=model)
+        line = top.errorbar(part["grade"], part[metric], yerr=part["se"].fillna(0.0), marker="o", capsize=3,
+                            label=model)
+        small = part[part["n_questions"] < SMALL_N]
+        colour = line[0].get_color()
+        top.scatter(small["grade"], small[metric], s=60, facecolors="white", edgecolors=colour, zorder=3)
+        for g, v, n in zip(small["grade"], small[metric], small["n_questions"]):
+            top.annotate(f"n={int(n)}", (g, v), textcoords="offset points", xytext=(4, 4), fontsize=6)
     if metric == "accuracy":
         chance = grades.groupby("grade")["random_accuracy"].mean()
         top.plot(chance.index, chance.to_numpy(), color="red", linewidth=2, label="random guessing")
@@ -433,7 +452,7 @@ def plot_grade_and_domain_robustness(results: pd.DataFrame, path: str | Path,
         top.axhline(0.0, color="red", linewidth=2, label="random guessing")
     top.set_xlabel("grade level (0 = Foundations)")
     top.set_ylabel(METRIC_AXIS_LABELS[metric])
-    top.set_title("Performance by grade level")
+    top.set_title(f"Performance by grade level (bars: binomial SE; hollow: fewer than {SMALL_N} questions)")
     top.legend(fontsize=7, ncol=2)
     for model in _model_order(robust, "overall"):
         part = robust[robust["model"] == model]

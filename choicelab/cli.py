@@ -1,4 +1,4 @@
-"""The ``choicelab`` command line: score, provenance, prepare-model (and study tools as they land)."""
+"""The ``choicelab`` command line: score, provenance, show, prepare-model (and study tools as they land)."""
 
 from __future__ import annotations
 
@@ -109,6 +109,16 @@ def cmd_code_free(args: argparse.Namespace) -> None:
     print(f"coded {len(result)} generations -> {args.out}: {result['coded_option'].value_counts().to_dict()}")
 
 
+def cmd_show(args: argparse.Namespace) -> None:
+    from choicelab.show import show_item
+
+    path = Path(args.path)
+    if not path.exists():
+        raise SystemExit(f"error: {path} does not exist")
+    filters = {k: v for k, v in (("model", args.model), ("variant", args.variant), ("method", args.method)) if v}
+    print(show_item(path, args.item, filters=filters))
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="choicelab", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -126,6 +136,15 @@ def build_parser() -> argparse.ArgumentParser:
     prov.add_argument("path")
     prov.add_argument("--json", action="store_true", help="print the lineage tree as JSON")
     prov.set_defaults(func=cmd_provenance)
+
+    show = sub.add_parser("show", help="print one item of a logit dump or score table: the exact prompt the model "
+                          "saw, its options and their scores")
+    show.add_argument("path", help="a logit dump (results/**/dumps/*.parquet) or a scoring-methods score table")
+    show.add_argument("--item", required=True, help="the item id (the item_id column)")
+    show.add_argument("--model", help="only this model's rows")
+    show.add_argument("--variant", help="only this prompt variant (e.g. 3shot, revealed, stated:chat)")
+    show.add_argument("--method", help="only this scoring method (e.g. letter_prob, sum_logprob)")
+    show.set_defaults(func=cmd_show)
 
     prep = sub.add_parser("prepare-model", help="materialize a configured model (used by rule prepare_model)")
     prep.add_argument("--name", required=True)

@@ -26,7 +26,7 @@ from typing import Any
 
 from choicelab.dumps import DumpRow
 from choicelab.items.schema import MCItem
-from choicelab.pipelines.mc import LETTERS, _rows_for_item
+from choicelab.pipelines.mc import LETTERS, candidate_rows
 
 ANSWER_SUFFIX = (
     "Answer by writing the option letter corresponding to the correct option. WRITE ONLY A SINGLE LETTER.\n\n"
@@ -137,9 +137,7 @@ def score_adaptation(scorer: Any, items: Sequence[MCItem], contexts: Sequence[st
     dists = candidate_distributions(scorer, list(contexts), candidates)
     rows: list[DumpRow] = []
     for item, dist in zip(items, dists, strict=True):
-        rows += _rows_for_item(item, study="steer", model=model, method="letter_prob", variant=adaptation,
-                               scores=list(dist.logprobs), token_ids=list(dist.token_ids),
-                               token_logprobs=list(dist.token_logprobs))
+        rows += candidate_rows(item, dist, study="steer", model=model, method="letter_prob", variant=adaptation)
     return rows
 
 

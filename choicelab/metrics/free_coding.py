@@ -42,6 +42,8 @@ ANSWER_SENTENCES = 2
 MIN_SIMILARITY = 0.2
 MAX_ANSWER_CHARS = 400
 
+RULES = ("coherence", "embedding", "empty", "non_answer", "echo", "below_threshold")
+
 Embed = Callable[[Sequence[str]], np.ndarray]
 
 

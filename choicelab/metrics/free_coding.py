@@ -313,7 +313,8 @@ def coarse_code(category: str) -> str:
 
 def agreement_table(coded: pd.DataFrame, by: Sequence[str] = ("phenomenon",)) -> pd.DataFrame:
     """Agreement of ``coded_option`` with ``hand_code`` per group and overall: n, agree, agreement (with a binomial
-    SE), the agreement on target / other option / error (:func:`coarse_code`), the majority-class baseline (the group's most frequent hand code) and Cohen's kappa."""
+    SE), the agreement on target / other option / error (:func:`coarse_code`), the target rate (= free-generation
+    accuracy) by hand and by the coder, the majority-class baseline (the group's most frequent hand code) and Cohen's kappa."""
     rows = []
     groups = list(coded.groupby(list(by), sort=True)) + [(("all",) * len(by), coded)]
     for key, group in groups:
@@ -334,6 +335,8 @@ def agreement_table(coded: pd.DataFrame, by: Sequence[str] = ("phenomenon",)) ->
                 "agreement": p,
                 "se": math.sqrt(p * (1 - p) / n),
                 "agreement_3way": coarse / n,
+                "hand_target_rate": float((group["hand_code"] == "target").mean()),
+                "coded_target_rate": float((group["coded_option"] == "target").mean()),
                 "majority_class": counts.index[0],
                 "majority_baseline": counts.iloc[0] / n,
                 "kappa": (p - pe) / (1 - pe) if pe < 1 else math.nan,

@@ -63,3 +63,28 @@ def test_pll_needs_sentinels(t5):
     assert len(build_examples(tokenizer, REQUESTS[:1], "pll")) == len(
         tokenizer(REQUESTS[0].continuation.lstrip(), add_special_tokens=False).input_ids
     )
+
+
+def test_every_scoring_method_runs_on_a_seq2seq_model(t5, data_mirror, tmp_path):
+    from choicelab.items import pragmatics as pr
+    from choicelab.metrics import scoring_methods as sm
+    from choicelab.pipelines import scoring_methods as ps
+
+    model, tokenizer = t5
+    items = ps.from_pragmatics([it for it in pr.load_items(data_mirror) if it.item_id in ("coherence-21", "irony-01")])
+    rows = ps.score_all(model, tokenizer, items, model="t5", kind="seq2seq", label_seeds=[0], scales=["likely"],
+                        generation_seeds=[0], temperatures=[0.9], max_new_tokens=6)
+    ps.write_scores(tmp_path / "scores.parquet", rows, '{"rule": "test"}')
+    scores = ps.read_scores(tmp_path / "scores.parquet").to_pandas()
+    assert set(scores["method"]) == set(ps.METHODS)
+    # string scores are the five formulas applied to the masked pseudo-log-likelihoods given I and I0
+    irony = next(it for it in items if it.condition == "irony")
+    given_i, given_i0 = Seq2SeqScorer(model, tokenizer, mode="pll").score([
+        ContinuationRequest("i", ps.string_prompt(irony), " " + irony.options[0]),
+        ContinuationRequest("i0", ps.string_prior_prompt(irony), " " + irony.options[0]),
+    ])
+    expected = sm.string_scores(given_i.token_logprobs, given_i0.token_logprobs)
+    mine = scores[(scores["item_id"] == irony.item_id) & (scores["method"] == "string") & (scores["option_index"] == 0)]
+    for row in mine.itertuples():
+        assert row.value == pytest.approx(expected[row.score], rel=1e-4, abs=1e-4)
+    assert (mine["context"] == ps.string_prompt(irony)).all()

@@ -443,7 +443,15 @@ def score_ratings(
 def embedder(
     model_obj: Any, tokenizer: Any, kind: str, max_length: int = 4096
 ) -> Callable[[Sequence[str]], np.ndarray]:
-    """texts -> unit-norm embeddings (causal: last token's last hidden state; encoder: mean pooling)."""
+    """texts -> unit-norm embeddings (causal: last token's last hidden state; encoder and seq2seq: the encoder's
+    mean-pooled last hidden states)."""
+    if kind == "seq2seq":
+        from choicelab.lm.seq2seq import embed_texts as embed_seq2seq
+
+        def embed_encoder_decoder(texts: Sequence[str]) -> np.ndarray:
+            return embed_seq2seq(model_obj, tokenizer, list(texts), max_length=max_length)
+
+        return embed_encoder_decoder
     from choicelab.lm.embed import embed_texts
 
     def embed(texts: Sequence[str]) -> np.ndarray:
@@ -581,22 +589,33 @@ def score_all(
     max_batch_tokens: int = 4096,
     tie_seed: int = 0,
 ) -> list[ScoreRow]:
-    """Every requested method for one loaded model. Encoders support only ``embedding``.
+    """Every requested method for one loaded model. Encoders support only ``embedding``. Seq2seq models
+    (:mod:`choicelab.lm.seq2seq`) score strings by the authors' masked pseudo-likelihood and labels and ratings
+    through the decoder, sample with :func:`choicelab.lm.seq2seq.sample` and embed with their encoder.
 
     ``classify_embed`` codes free generations (e.g. a sentence encoder's :func:`embedder`); default: this model's own
     embeddings."""
     unknown = set(methods) - set(METHODS)
     if unknown:
         raise ValueError(f"unknown methods {sorted(unknown)}; use some of {METHODS}")
-    if kind != "causal" and set(methods) - {"embedding"}:
+    if kind not in ("causal", "seq2seq") and set(methods) - {"embedding"}:
         raise ValueError(
             f"a {kind} model supports only the embedding method, not {sorted(set(methods) - {'embedding'})}"
         )
     embed = embedder(model_obj, tokenizer, kind)
-    if scorer is None and kind == "causal" and set(methods) & {"string", "label", "rating"}:
+    generate = None
+    string_scorer = label_scorer = scorer
+    if kind == "seq2seq":
+        from choicelab.lm import seq2seq
+
+        generate = seq2seq.sample
+        if scorer is None:  # string scores: the authors' masked pseudo-likelihood; labels, ratings: the decoder
+            string_scorer = seq2seq.Seq2SeqScorer(model_obj, tokenizer, mode="pll", max_batch_tokens=max_batch_tokens)
+            label_scorer = seq2seq.Seq2SeqScorer(model_obj, tokenizer, mode="decoder", max_batch_tokens=max_batch_tokens)
+    elif scorer is None and set(methods) & {"string", "label", "rating"}:
         from choicelab.lm.causal import CausalScorer
 
-        scorer = CausalScorer(model_obj, tokenizer, max_batch_tokens=max_batch_tokens)
+        string_scorer = label_scorer = CausalScorer(model_obj, tokenizer, max_batch_tokens=max_batch_tokens)
     rows: list[ScoreRow] = []
     if "free" in methods:
         rows += free_generation(
@@ -609,13 +628,16 @@ def score_all(
             seeds=generation_seeds,
             max_new_tokens=max_new_tokens,
             max_batch_tokens=max_batch_tokens,
+            generate=generate,
         )
     if "string" in methods:
-        rows += score_strings(scorer, items, model=model, tie_seed=tie_seed)
+        rows += score_strings(string_scorer, items, model=model, tie_seed=tie_seed)
     if "label" in methods:
-        rows += score_labels(scorer, items, model=model, seeds=label_seeds, label_sets=label_sets, tie_seed=tie_seed)
+        rows += score_labels(
+            label_scorer, items, model=model, seeds=label_seeds, label_sets=label_sets, tie_seed=tie_seed
+        )
     if "rating" in methods:
-        rows += score_ratings(scorer, items, model=model, scales=scales, tie_seed=tie_seed)
+        rows += score_ratings(label_scorer, items, model=model, scales=scales, tie_seed=tie_seed)
     if "embedding" in methods:
         rows += score_embeddings(embed, items, model=model, tie_seed=tie_seed)
     return rows

@@ -525,3 +525,36 @@ def test_smoke_dag_produces_every_scoring_methods_artifact(smoke_run):
     # the grid spans benchmarks of several studies, not only the pragmatics items
     assert {"pragmatics", "piqa", "bets_value_cv", "steer"} <= set(matrix["benchmark"].dropna())
     assert {"accuracy", "agreement", "flip_share"} == set(matrix["kind"])
+
+
+def test_numbers_table_shows_both_probability_clips_and_each_label_set_beside_the_pooled_value():
+    from choicelab.figures import scoring_methods as fs
+
+    rows = []
+    # label scoring: alpha labels always hit the target, numeric labels never do; strings hit half the time
+    for condition in ("irony", "humour"):
+        for i in range(4):
+            for label_set, hit in (("alpha", True), ("numeric", False)):
+                rows.append(("label", "label_logprob", label_set, condition, i, hit))
+            rows.append(("string", "option_logprob", "", condition, i, i % 2 == 0))
+    choices = pd.DataFrame(
+        [
+            {"benchmark": "pragmatics", "condition": c, "model": "m", "method": m, "score": s, "label_set": ls,
+             "variant": "", "seed": 0, "item_id": str(i), "is_target": hit, "chosen": int(not hit), "n_tied": 1,
+             "n_options": 4}
+            for m, s, ls, c, i, hit in rows
+        ]
+    )
+    human = pd.DataFrame({"condition": ["irony", "humour"], "k": [300, 310], "n": [374, 374]})
+    human["accuracy"] = human["k"] / human["n"]
+    numbers = fs.table_numbers(choices, human)
+    fig3 = numbers[numbers["figure"] == "fig3"].set_index(["method", "label_set"])
+    assert fig3.loc[("label", "pooled"), "accuracy"] == pytest.approx(0.5)
+    assert fig3.loc[("label", "alpha"), "accuracy"] == 1.0 and fig3.loc[("label", "numeric"), "accuracy"] == 0.0
+    fig2 = numbers[(numbers["figure"] == "fig2") & (numbers["method"] == "label")]
+    assert set(fig2["label_set"]) == {"pooled", "alpha", "numeric"}
+    # a target rate of 0 or 1 is where the clip matters: 1e-9 punishes it far harder than 1e-3
+    numeric = fig3.loc[("label", "numeric")]
+    assert numeric["loglik_clip1e-9"] < numeric["loglik"] < 0
+    string = fig3.loc[("string", "")]
+    assert string["loglik_clip1e-9"] == pytest.approx(string["loglik"])  # p = 0.5: no clipping

@@ -55,6 +55,7 @@ RATING_POINTS = (1, 2, 3, 4, 5)
 LABEL_SETS = {"alpha": tuple(string.ascii_uppercase), "numeric": tuple(str(k) for k in range(1, 27))}
 TIE_RTOL = 1e-12
 P_CLIP = (1e-3, 1 - 1e-3)
+AUTHORS_P_CLIP = (1e-9, 1 - 1e-9)  # the authors' analysis (LLM_link analysis/testing-stats.R); a sensitivity column
 UNCLASSIFIED = -1
 
 # -- string and label scores -------------------------------------------------------------------------------------

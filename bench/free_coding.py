@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import os
-from pathlib import Path
 
 import pandas as pd
 

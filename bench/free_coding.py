@@ -65,6 +65,9 @@ def main() -> None:
         target_only.update({c: "non-target option" for c in group["coded_option"].unique() if c not in ("target", fc.ERROR)})
         print(fc.confusion(group, target_only).to_string())
         print("rules:", group["coding_rule"].value_counts().to_dict())
+        text = group["response"].str.strip().str.lower().str.replace(r"\s+", " ", regex=True)
+        distinct = group.assign(_text=text).drop_duplicates(["phenomenon", "item_id", "_text", "hand_code"])
+        print(f"distinct (item, response, hand code): {fc.agreement_table(distinct).iloc[-1][['n', 'agreement', 'majority_baseline']].to_dict()}")
 
 
 if __name__ == "__main__":

@@ -427,7 +427,16 @@ def pr_control_models():
     """Pre-trained encoders scored with an untrained multiple-choice head (Sec. 4.3-4.4 controls); default: the
     fine-tuned encoders' base models."""
     chosen = pr_config("control_models")
-    return list(study_models("probes") if chosen is None else chosen)
+    names = list(study_models("probes") if chosen is None else chosen)
+    for name in names:
+        kind = config["models"].get(name, {}).get("kind")
+        if kind not in ("encoder", "seq2seq"):
+            raise ValueError(
+                f"config key 'studies.probes.control_models': {name!r} is "
+                f"{'not under models:' if kind is None else f'a {kind} model'}; controls are encoders "
+                "(untrained multiple-choice head) or seq2seq QA models (UnifiedQA)"
+            )
+    return names
 
 
 def pr_control_dumps(wildcards):

@@ -141,6 +141,8 @@ rule probes_control_score:
     params:
         max_length=pr_config("finetune", {}).get("max_length", 128),
         control_items=pr_config("control_items"),
+        seq2seq_control_items=pr_config("seq2seq_control_items", 150),
+        max_batch_tokens=config["engine"]["max_batch_tokens"],
         seed=config["seed"],
         device=config["device"],
     script:

@@ -170,7 +170,7 @@ def test_smoke_dag_produces_every_probes_artifact(smoke_run):
     assert "split of dev" in hellaswag["fine_tuned_on"]  # the table says HellaSwag had no train file
     assert accuracy["model_selection"].str.contains("held-out").all()  # never selected on the evaluation set
     controls = pd.read_csv(smoke_run / "results" / "probes" / "tables" / "table_controls.csv")
-    assert (controls["condition"] == "untrained head").any() and controls["status"].str.startswith("not run").any()
+    assert (controls["condition"] == "control").any() and controls["status"].str.startswith("not run").any()
 
 
 def test_robustness_matrix_covers_encoders_and_causal_scorers(smoke_run):
@@ -384,7 +384,7 @@ def test_controls_table_puts_untrained_heads_beside_fine_tuned_models_and_lists_
     unified = table[table["paper_control"].str.startswith("UnifiedQA")]
     assert len(unified) == (paper["control"].str.startswith("UnifiedQA")).sum()
     assert unified["status"].str.startswith("not run").all()  # listed, never silently skipped
-    assert ((table["benchmark"] == "all") & (table["condition"] == "untrained head")).any()
+    assert ((table["benchmark"] == "all") & (table["condition"] == "control")).any()
 
 
 def test_heat_map_hatches_cells_whose_interval_covers_zero():
@@ -403,3 +403,22 @@ def test_heat_map_hatches_cells_whose_interval_covers_zero():
     assert [p.get_hatch() for p in ax.patches] == ["///"]
     shown = ax.images[0].get_array()
     assert np.ma.is_masked(shown[0, 0]) or np.isnan(shown[0, 0])  # no colour for the covers-zero cell
+
+
+def test_unifiedqa_control_reads_the_unifiedqa_format_and_scores_each_choice_by_the_decoder():
+    """Sec. 4.2: UnifiedQA (T5) is probed without fine-tuning; its input is ``question \\n (a) .. (b) ..``."""
+    from choicelab.lm.seq2seq import Seq2SeqScorer, tiny_t5
+    from choicelab.pipelines.mc import score_sequences
+    from choicelab.pipelines.probes import control_name, paper_control, unifiedqa_input, unifiedqa_items
+
+    assert unifiedqa_input("How do you turn on an iPad?", ["Press Volume.", "Press Lock."]) == \
+        "how do you turn on an ipad? \\n (a) press volume. (b) press lock."
+    assert unifiedqa_input("", ["A", "B", "C"]).startswith(" \\n (a) a (b) b (c) c")  # No-Question
+    assert paper_control("unifiedqa-t5-11b") == "UnifiedQA (unifiedqa-t5-11b)"
+    model, tokenizer = tiny_t5(0)
+    items = unifiedqa_items(_items(3))
+    rows = score_sequences(Seq2SeqScorer(model, tokenizer, mode="decoder"), items, study="probes",
+                           model=control_name("unifiedqa-t5-11b"))
+    assert len(rows) == 9 and {r.context for r in rows} == {it.prompt for it in items}
+    first = [r for r in rows if r.item_id == "i0"]
+    assert sum(r.prob for r in first) == pytest.approx(1.0)

@@ -399,14 +399,29 @@ def robustness_matrix(conf: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame.from_records(records)
 
 
-CONTROL_SUFFIX = " (untrained head)"
-UNIFIEDQA_STATUS = ("not run: the probes study has no seq2seq multiple-choice scorer wired in (UnifiedQA, "
-                    "allenai/unifiedqa-t5-11b, Sec. 4.2: 50 instances x 3 draws); the paper's numbers are shown alone")
+CONTROL_SUFFIX = " (control)"
+UNIFIEDQA_STATUS = ("not run in this configuration (UnifiedQA, Sec. 4.2: the paper config scores "
+                    "allenai/unifiedqa-t5-11b on 50 instances x 3 draws); the paper's numbers are shown alone")
+_OPTION_LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
 def control_name(model: str) -> str:
-    """The dump's model name of a pre-trained encoder scored with an untrained multiple-choice head."""
+    """The dump's model name of a control: a pre-trained model scored without fine-tuning on the benchmark."""
     return model + CONTROL_SUFFIX
+
+
+def unifiedqa_input(prompt: str, choices: Sequence[str]) -> str:
+    """UnifiedQA's multiple-choice input: lower-cased ``question \\n (a) choice (b) choice ...`` (the literal
+    backslash-n of the UnifiedQA format)."""
+    options = " ".join(f"({_OPTION_LETTERS[k]}) {c.lower()}" for k, c in enumerate(choices))
+    return f"{prompt.lower()} \\n {options}"
+
+
+def unifiedqa_items(items: Sequence[MCItem]) -> list[MCItem]:
+    """Probed instances as UnifiedQA reads them: the prompt becomes :func:`unifiedqa_input`, the choices are
+    lower-cased (UnifiedQA answers in lower case); each choice is then scored by its decoder log-likelihood."""
+    return [MCItem(it.benchmark, it.split, it.item_id, unifiedqa_input(it.prompt, it.choices),
+                   tuple(c.lower() for c in it.choices), it.label, it.meta) for it in items]
 
 
 def paper_control(model: str) -> str:
@@ -437,13 +452,14 @@ def _with_average(matrix: pd.DataFrame) -> pd.DataFrame:
 
 
 def controls_table(control: pd.DataFrame, fine_tuned: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
-    """Sec. 4's controls: pre-trained encoders with an untrained multiple-choice head under the four probes (and
-    Choice Paralysis by n and sampling), beside the fine-tuned encoders on the same instances and the paper's
-    numbers. Pseudo-accuracy = accuracy on originals and Choice Paralysis; exact 95 % CIs count each instance once;
+    """Sec. 4's controls: pre-trained encoders with an untrained multiple-choice head (and UnifiedQA, a pre-trained
+    seq2seq QA model, where configured) under the four probes (and Choice Paralysis by n and sampling), beside the
+    fine-tuned encoders on the same instances and the paper's numbers. Pseudo-accuracy = accuracy on originals and Choice Paralysis; exact 95 % CIs count each instance once;
     ``covers_chance`` marks cells indistinguishable from 1/n. Paper controls with no run here (UnifiedQA) are listed
     with their status, never dropped."""
+    order = {"pre-trained RoBERTa": 0, "XLNet (xlnet-large-cased)": 1, "UnifiedQA (unifiedqa-t5-11b)": 2}
     frames = []
-    for condition, conf in (("untrained head", control), ("fine-tuned", fine_tuned)):
+    for condition, conf in (("control", control), ("fine-tuned", fine_tuned)):
         if conf.empty:
             continue
         matrix = robustness_matrix(conf)
@@ -454,8 +470,12 @@ def controls_table(control: pd.DataFrame, fine_tuned: pd.DataFrame, paper: pd.Da
             ci95_low=lambda f: f["ci95_low"] + f["chance"], ci95_high=lambda f: f["ci95_high"] + f["chance"]))
     ours = _with_average(pd.concat(frames, ignore_index=True))
     ours["covers_chance"] = (ours["ci95_low"] <= ours["chance"]) & (ours["chance"] <= ours["ci95_high"])
-    ours["paper_control"] = [paper_control(m) if c == "untrained head" else "fine-tuned RoBERTa (the paper's model)"
+    ours["paper_control"] = [paper_control(m) if c == "control" else "fine-tuned RoBERTa (the paper's model)"
                              for c, m in zip(ours["condition"], ours["model"], strict=True)]
+    ours["setup"] = [("fine-tuned on the benchmark" if c == "fine-tuned" else
+                      "pre-trained, no fine-tuning; choices scored by decoder log-likelihood" if "UnifiedQA" in p
+                      else "pre-trained encoder, untrained multiple-choice head")
+                     for c, p in zip(ours["condition"], ours["paper_control"], strict=True)]
     ours["status"] = "run"
     paper = paper.rename(columns={"control": "paper_control"})
     table = ours.merge(paper, on=["paper_control", "benchmark", "probe"], how="left")
@@ -463,14 +483,15 @@ def controls_table(control: pd.DataFrame, fine_tuned: pd.DataFrame, paper: pd.Da
     covered = set(zip(table["paper_control"], table["benchmark"], table["probe"], strict=True))
     missing = paper[[(c, b, p) not in covered for c, b, p in zip(paper["paper_control"], paper["benchmark"],
                                                                    paper["probe"], strict=True)]]
-    missing = missing.assign(condition="untrained head", model="", instances=0, status=[
+    missing = missing.assign(condition="control", model="", instances=0, status=[
         UNIFIEDQA_STATUS if "UnifiedQA" in c else "not run in this configuration (see studies.probes.control_models)"
         for c in missing["paper_control"]])
-    columns = ["paper_control", "condition", "model", "benchmark", "probe", "instances", "pseudo_accuracy",
+    columns = ["paper_control", "condition", "setup", "model", "benchmark", "probe", "instances", "pseudo_accuracy",
                "ci95_low", "ci95_high", "chance", "covers_chance", "paper", "note", "status"]
     table = pd.concat([table, missing], ignore_index=True).reindex(columns=columns)
-    return table.sort_values(["paper_control", "condition", "model", "benchmark", "probe"], kind="stable",
-                             ignore_index=True)
+    table["_order"] = table["paper_control"].map(order).fillna(3)
+    return table.sort_values(["_order", "condition", "model", "benchmark", "probe"], kind="stable",
+                             ignore_index=True).drop(columns="_order")
 
 
 def choice_paralysis_groups(probed: Sequence[MCItem], sampling: str = "random") -> dict[int, list[MCItem]]:

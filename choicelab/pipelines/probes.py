@@ -489,6 +489,7 @@ def controls_table(control: pd.DataFrame, fine_tuned: pd.DataFrame, paper: pd.Da
     columns = ["paper_control", "condition", "setup", "model", "benchmark", "probe", "instances", "pseudo_accuracy",
                "ci95_low", "ci95_high", "chance", "covers_chance", "paper", "note", "status"]
     table = pd.concat([table, missing], ignore_index=True).reindex(columns=columns)
+    table["covers_chance"] = table["covers_chance"].astype("boolean")
     table["_order"] = table["paper_control"].map(order).fillna(3)
     return table.sort_values(["_order", "condition", "model", "benchmark", "probe"], kind="stable",
                              ignore_index=True).drop(columns="_order")

@@ -39,15 +39,6 @@ def accuracy(conf: pd.DataFrame) -> float:
     return float((conf["pred"] == conf["label"]).mean()) if len(conf) else float("nan")
 
 
-def bootstrap_ci(correct: Sequence[bool], seed: int, resamples: int = 1000, level: float = 0.95) -> tuple[float, float]:
-    values = np.asarray(correct, dtype=float)
-    if values.size == 0:
-        return (float("nan"), float("nan"))
-    rng = np.random.default_rng(seed)
-    means = rng.choice(values, size=(resamples, values.size), replace=True).mean(axis=1)
-    return float(np.quantile(means, (1 - level) / 2)), float(np.quantile(means, (1 + level) / 2))
-
-
 def t_ci(values: Sequence[float], level: float = 0.95) -> tuple[float, float, float]:
     """Mean and t-based confidence interval."""
     x = np.asarray(values, dtype=float)
@@ -203,13 +194,6 @@ def nra_confidences(original: pd.DataFrame, nra: pd.DataFrame) -> dict[str, floa
     out["ANC'-SAC_se"] = mean_se(per["ANC'-SAC"])[1]
     out["ANC-RAC_se"] = mean_se(per["ANC-RAC"])[1]
     return out
-
-
-def wilcoxon_paired(before: Sequence[float], after: Sequence[float]) -> float:
-    diffs = np.asarray(after, dtype=float) - np.asarray(before, dtype=float)
-    if diffs.size == 0 or np.allclose(diffs, 0):
-        return float("nan")
-    return float(stats.wilcoxon(before, after).pvalue)
 
 
 def label_balance(conf: pd.DataFrame) -> pd.DataFrame:

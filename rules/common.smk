@@ -1,13 +1,21 @@
 import json
 from pathlib import Path
 
+from snakemake.logging import logger
 from snakemake.utils import min_version, validate
 
-from choicelab.config import check_references, validate_schema
+from choicelab.config import check_references, missing_keys, validate_schema
 
 min_version("9.0")
 
 
+# A config file that leaves keys out gets the schema's defaults for them (never config.yaml's values, see the
+# Snakefile); the run says which, so nothing is filled in silently. `choicelab config` prints the whole result.
+if missing_keys(config):
+    logger.warning(
+        "config: keys not in the config file take the schema's defaults (schemas/config.schema.yaml): "
+        + ", ".join(missing_keys(config))
+    )
 validate_schema(
     config
 )  # names the offending key as a dotted path (studies.bets.default_stage)

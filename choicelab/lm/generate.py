@@ -43,7 +43,9 @@ def sample(
     about what one prompt does. Each prompt still draws from its own generator, seeded by ``(seed, id)``, so its
     tokens do not depend on which prompts share its batch."""
     encoder = RequestEncoder(tokenizer)
-    device = next(model.parameters()).device
+    from choicelab.lm.loading import input_device
+
+    device = input_device(model)  # a model split over devices takes its inputs where its embeddings are
     stop = {tokenizer.eos_token_id} - {None}
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else (tokenizer.eos_token_id or 0)
     encoded = encoder.encode_contexts([prompt for _, prompt in prompts])

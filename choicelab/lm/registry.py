@@ -18,7 +18,6 @@ destination and renamed into place, so a killed run never leaves a half-written 
 
 from __future__ import annotations
 
-import hashlib
 import importlib.metadata
 import importlib.util
 import json

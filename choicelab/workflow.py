@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -12,16 +13,42 @@ from typing import Any
 from choicelab.provenance import make_record
 
 
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
+
+
+def job_threads() -> int | None:
+    """The running Snakemake script job's ``threads`` (Snakemake puts the ``snakemake`` object in the script's
+    ``__main__``); None outside a job."""
+    smk = getattr(sys.modules.get("__main__"), "snakemake", None)
+    threads = getattr(smk, "threads", None)
+    return int(threads) if threads else None
+
+
+def set_threads(threads: int) -> None:
+    """Size torch's (and the BLAS libraries') thread pools to ``threads``: set now if torch is loaded, and through
+    the environment for libraries loaded later, so parallel jobs do not each start a pool as wide as the machine."""
+    for variable in THREAD_VARIABLES:
+        os.environ[variable] = str(threads)
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(threads)
+
+
 @contextlib.contextmanager
-def log_to(path: str) -> Iterator[None]:
-    """Send stdout, stderr and logging of the job to its log file (the traceback too, on failure)."""
+def log_to(path: str, threads: int | None = None) -> Iterator[None]:
+    """Run a job's body: its stdout, stderr and logging go to its log file (the traceback too, on failure), and its
+    thread pools are sized to the job's ``threads`` (the rule's ``threads:``, read from the job when not given)."""
     Path(path).parent.mkdir(parents=True, exist_ok=True)
+    threads = threads or job_threads()
+    if threads:
+        set_threads(threads)
     with open(path, "w", encoding="utf-8") as handle:
         old_out, old_err = sys.stdout, sys.stderr
         sys.stdout = sys.stderr = handle
         handler = logging.StreamHandler(handle)
         logging.getLogger().addHandler(handler)
         logging.getLogger().setLevel(logging.INFO)
+        if threads:
+            logging.getLogger(__name__).info("threads: %d (torch and BLAS pools)", threads)
         try:
             yield
         except BaseException:

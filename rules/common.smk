@@ -1,3 +1,4 @@
+import functools
 import json
 from pathlib import Path
 
@@ -60,9 +61,31 @@ def model_gpus(wildcards):
     return config["models"].get(wildcards.model, {}).get("gpu", 0)
 
 
-def model_runtime_minutes(wildcards):
+def model_runtime_minutes(wildcards, attempt):
+    """prepare_model: seconds for a random model, up to hours for a hub download (scaled by the attempt)."""
     source = config["models"][wildcards.model]["source"]
-    return 10 if source.startswith("random:") else 60
+    base = (
+        10 if source.startswith("random:") else 240 if source.startswith("hf:") else 60
+    )
+    return base * attempt
+
+
+# -- cluster resources of jobs that load a model ----------------------------------------------------------------
+
+# Each model-loading job declares its threads (torch's pool size, set by choicelab.workflow.log_to;
+# SLURM's --cpus-per-task) and its retries, each attempt with attempt-scaled memory and time.
+MODEL_THREADS = config["engine"]["threads"]
+MODEL_RETRIES = config["engine"]["retries"]
+
+
+def attempt_times(wildcards, attempt, base):
+    return base * attempt
+
+
+def attempt_scaled(base):
+    """A resource of ``base`` on the first attempt, 2 x base on the second, ... (a retry after an out-of-memory
+    kill or a time limit asks for more)."""
+    return functools.partial(attempt_times, base=base)
 
 
 def study_models(study):

@@ -74,7 +74,7 @@ def test_several_visible_gpus_split_the_model_automatically(monkeypatch):
     assert placement(meta, "auto") == {"device_map": "auto"}
     assert placement(meta, "cpu") == {}
     monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
-    assert placement(meta, "auto") == {}  # one GPU: the caller moves the whole model there
+    assert placement(meta, "auto") == {"device_map": {"": "cuda"}}  # one GPU: loaded straight onto it
     assert placement({"name": "m", "device_map": "auto"}, "auto") == {"device_map": "auto"}
 
 

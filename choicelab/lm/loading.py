@@ -65,16 +65,19 @@ def load_tokenizer(model_dir: str | Path) -> PreTrainedTokenizerBase:
 
 
 def placement(meta: dict[str, Any], device: str = "auto") -> dict[str, Any]:
-    """from_pretrained arguments that place the model: an explicit ``device_map``, "auto" over the job's GPUs when it
-    sees more than one, else nothing (the caller moves the model to its one device)."""
+    """from_pretrained arguments that place the model: an explicit ``device_map``; "auto" over the job's GPUs when it
+    sees more than one; straight onto the one GPU otherwise (no copy in host memory); nothing on the CPU."""
     explicit = meta.get("device_map")
     if explicit is not None:
         kwargs: dict[str, Any] = {"device_map": explicit}
         if isinstance(explicit, dict) and "disk" in explicit.values():
             kwargs["offload_folder"] = tempfile.mkdtemp(prefix=f"choicelab-offload-{meta['name']}-")
         return kwargs
-    if device != "cpu" and torch.cuda.is_available() and torch.cuda.device_count() > 1:
+    target = resolve_device(device)
+    if target.type == "cuda" and torch.cuda.device_count() > 1:
         return {"device_map": "auto"}
+    if target.type == "cuda":
+        return {"device_map": {"": str(target)}}
     return {}
 
 
@@ -101,9 +104,9 @@ def load_causal(
     folder = weights_folder(model_dir, meta)
     placed = placement(meta, device)
     model = AutoModelForCausalLM.from_pretrained(str(folder), dtype=torch_dtype, **placed)
-    if placed:
-        log.info("model %s split over devices: %s", meta["name"], getattr(model, "hf_device_map", placed))
-    else:
+    if getattr(model, "hf_device_map", None) and len(set(model.hf_device_map.values())) > 1:
+        log.info("model %s split over devices: %s", meta["name"], model.hf_device_map)
+    if not placed:
         model = model.to(resolve_device(device))
     model.eval()
     return model, load_tokenizer(model_dir), meta

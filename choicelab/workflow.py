@@ -6,6 +6,7 @@ import contextlib
 import logging
 import os
 import sys
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -35,8 +36,9 @@ def set_threads(threads: int) -> None:
 
 @contextlib.contextmanager
 def log_to(path: str, threads: int | None = None) -> Iterator[None]:
-    """Run a job's body: its stdout, stderr and logging go to its log file (the traceback too, on failure), and its
-    thread pools are sized to the job's ``threads`` (the rule's ``threads:``, read from the job when not given)."""
+    """Run a job's body: its stdout, stderr and logging go to its log file (the traceback too, on failure), its
+    thread pools are sized to the job's ``threads`` (the rule's ``threads:``, read from the job when not given), and
+    what its models computed ends the log (a ``choicelab usage:`` line, see choicelab.lm.usage)."""
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     threads = threads or job_threads()
     if threads:
@@ -49,8 +51,10 @@ def log_to(path: str, threads: int | None = None) -> Iterator[None]:
         logging.getLogger().setLevel(logging.INFO)
         if threads:
             logging.getLogger(__name__).info("threads: %d (torch and BLAS pools)", threads)
+        started = time.perf_counter()
         try:
             yield
+            _log_usage(time.perf_counter() - started, threads)
         except BaseException:
             import traceback
 
@@ -61,6 +65,14 @@ def log_to(path: str, threads: int | None = None) -> Iterator[None]:
         finally:
             logging.getLogger().removeHandler(handler)
             sys.stdout, sys.stderr = old_out, old_err
+
+
+def _log_usage(seconds: float, threads: int | None) -> None:
+    """The job's model usage (tokens, estimated FLOPs; choicelab.lm.usage) as one log line, when a model ran."""
+    usage = sys.modules.get("choicelab.lm.usage")
+    line = usage.usage_line(seconds, threads) if usage is not None else None
+    if line:
+        logging.getLogger(__name__).info(line)
 
 
 def job_record(smk: Any, *, models: Sequence[str] = (), seed: int | None = None, extra_inputs: Sequence[str] = ()) -> dict:

@@ -27,6 +27,7 @@ from transformers import (
 )
 
 import choicelab.lm.deberta_mc  # noqa: F401  (registers DeBERTa v1's multiple-choice head)
+from choicelab.lm.usage import track
 
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 log = logging.getLogger(__name__)
@@ -109,7 +110,7 @@ def load_causal(
     if not placed:
         model = model.to(resolve_device(device))
     model.eval()
-    return model, load_tokenizer(model_dir), meta
+    return track(model, meta["name"]), load_tokenizer(model_dir), meta
 
 
 def load_encoder_mc(
@@ -127,4 +128,4 @@ def load_encoder_mc(
     model = AutoModelForMultipleChoice.from_pretrained(str(folder), dtype=DTYPES[meta.get("dtype") or "float32"])
     model = model.to(resolve_device(device))
     model.eval()
-    return model, load_tokenizer(model_dir), meta
+    return track(model, meta["name"]), load_tokenizer(model_dir), meta

@@ -123,3 +123,13 @@ def test_a_changed_weight_file_in_the_cache_is_refused(tmp_path, tiny_folder, hu
     (snapshot / "model.safetensors").symlink_to(Path("..") / ".." / "blobs" / other.name)
     with pytest.raises(HubModelError, match="not the file prepare_model recorded"):
         load_causal(out, device="cpu")
+
+
+def test_provenance_names_the_pinned_commit(tmp_path, tiny_folder, hub_cache):
+    from choicelab.provenance import format_lineage, lineage, model_reference
+
+    commit = lay_out_hub_cache(hub_cache, "tiny-org/tiny-llama", tiny_folder)
+    out = tmp_path / "results" / "models" / "tiny"
+    prepare_model("tiny", {"kind": "causal", "source": "hf:tiny-org/tiny-llama"}, out)
+    assert model_reference(out)["commit_sha"] == commit
+    assert f"at commit {commit[:12]}" in format_lineage(lineage(out))

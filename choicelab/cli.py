@@ -1,4 +1,4 @@
-"""The ``choicelab`` command line: score, provenance, prepare-model (and study tools as they land)."""
+"""The ``choicelab`` command line: score, provenance, show, prepare-model (and study tools as they land)."""
 
 from __future__ import annotations
 
@@ -118,6 +118,28 @@ def cmd_config(args: argparse.Namespace) -> None:
     print(yaml.safe_dump(config, sort_keys=False, default_flow_style=None, width=120), end="")
 
 
+def cmd_code_free(args: argparse.Namespace) -> None:
+    import os
+
+    from choicelab.coding import code_free_file
+
+    mirror = args.data_mirror or os.environ.get("CHOICELAB_DATA_MIRROR")
+    if not mirror:
+        raise ValueError("code-free needs the pragmatics items: pass --data-mirror or set CHOICELAB_DATA_MIRROR")
+    result = code_free_file(args.generations, args.embedder, args.out, mirror)
+    print(f"coded {len(result)} generations -> {args.out}: {result['coded_option'].value_counts().to_dict()}")
+
+
+def cmd_show(args: argparse.Namespace) -> None:
+    from choicelab.show import show_item
+
+    path = Path(args.path)
+    if not path.exists():
+        raise SystemExit(f"error: {path} does not exist")
+    filters = {k: v for k, v in (("model", args.model), ("variant", args.variant), ("method", args.method)) if v}
+    print(show_item(path, args.item, filters=filters))
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="choicelab", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -136,6 +158,15 @@ def build_parser() -> argparse.ArgumentParser:
     prov.add_argument("--json", action="store_true", help="print the lineage tree as JSON")
     prov.set_defaults(func=cmd_provenance)
 
+    show = sub.add_parser("show", help="print one item of a logit dump or score table: the exact prompt the model "
+                          "saw, its options and their scores")
+    show.add_argument("path", help="a logit dump (results/**/dumps/*.parquet) or a scoring-methods score table")
+    show.add_argument("--item", required=True, help="the item id (the item_id column)")
+    show.add_argument("--model", help="only this model's rows")
+    show.add_argument("--variant", help="only this prompt variant (e.g. 3shot, revealed, stated:chat)")
+    show.add_argument("--method", help="only this scoring method (e.g. letter_prob, sum_logprob)")
+    show.set_defaults(func=cmd_show)
+
     prep = sub.add_parser("prepare-model", help="materialize a configured model (used by rule prepare_model)")
     prep.add_argument("--name", required=True)
     prep.add_argument("--spec-json", required=True)
@@ -147,6 +178,17 @@ def build_parser() -> argparse.ArgumentParser:
     conf.add_argument("--configfile", default=None, help="as snakemake --configfile (default: the embedded config.yaml)")
     conf.add_argument("--config", nargs="*", metavar="KEY=VALUE", help="as snakemake --config (top-level keys)")
     conf.set_defaults(func=cmd_config)
+
+
+    code = sub.add_parser("code-free", help="code free generations of the pragmatics items into the option they "
+                          "express (target, competitor, ...) or error")
+    code.add_argument("--generations", required=True, help="CSV with model_name, phenomenon, item_id, response "
+                      "(phenomenon and item ids as in LLM_link data_hu_*.csv)")
+    code.add_argument("--embedder", required=True, help="sentence-encoder folder, e.g. results/models/minilm-l6")
+    code.add_argument("--out", required=True, help="output CSV: the input plus coded_option")
+    code.add_argument("--data-mirror", default=None, help="folder laid out like ../shared/data (default: "
+                      "$CHOICELAB_DATA_MIRROR)")
+    code.set_defaults(func=cmd_code_free)
 
     sub.add_parser("report-card", help="render a STEER report card: choicelab report-card --rubric RUBRIC.yaml "
                    "--metrics questions.parquet --out-html X.html --out-png X.png (see --help)", add_help=False)

@@ -12,12 +12,20 @@ item_id             string              the item's id within (benchmark, split)
 option_id           int32               0-based position of the option as presented to the model
 option_text         string              the option / continuation / candidate text
 variant             string              prompt variant (``0shot``, ``seed3-alpha``, ``probe=nq``...); "" if none
+context             dictionary<string>  the exact text the model was conditioned on before the option (causal LMs: the
+                                        context the option's tokens continue; encoders: the prompt paired with
+                                        ``option_text``). Dictionary-encoded: an item's options share one entry
 model               string              model name from the config's ``models:``
 method              string              scoring method (``sum_logprob``, ``letter_prob``, ``mc_logit``, ...)
 token_ids           list<int32>         the option's scored token ids (empty for encoder logits)
 token_logprobs      list<float64>       each token's log-prob given everything before it
 n_tokens            int32               len(token_ids)
 sum_logprob         float64             sum(token_logprobs) (+ terminal factor where the method uses one)
+boundary_merged     bool                the context's last token merged with the option's first when tokenized
+                                        together, so the option was scored from the shorter context (see
+                                        :mod:`choicelab.lm.tokenization`)
+terminal_logprob    float64             log P(the option ends here): the terminal factor added to ``sum_logprob``
+                                        (numbers: no further digit); NaN where the method uses none
 score               float64             the method's raw score (e.g. encoder logit, sum log-prob)
 prob                float64             ``score`` renormalized over the item's options (softmax); NaN if n/a
 is_label            bool                this option is the item's correct / target choice
@@ -38,7 +46,7 @@ import pyarrow as pa
 
 from choicelab.io import PathLike, read_versioned_table, write_provenanced_table
 
-DUMP_SCHEMA_VERSION = "logit_dump/1"
+DUMP_SCHEMA_VERSION = "logit_dump/2"
 
 DUMP_SCHEMA = pa.schema(
     [
@@ -49,12 +57,15 @@ DUMP_SCHEMA = pa.schema(
         pa.field("option_id", pa.int32(), nullable=False),
         pa.field("option_text", pa.string(), nullable=False),
         pa.field("variant", pa.string(), nullable=False),
+        pa.field("context", pa.dictionary(pa.int32(), pa.string()), nullable=False),
         pa.field("model", pa.string(), nullable=False),
         pa.field("method", pa.string(), nullable=False),
         pa.field("token_ids", pa.list_(pa.int32()), nullable=False),
         pa.field("token_logprobs", pa.list_(pa.float64()), nullable=False),
         pa.field("n_tokens", pa.int32(), nullable=False),
         pa.field("sum_logprob", pa.float64(), nullable=False),
+        pa.field("boundary_merged", pa.bool_(), nullable=False),
+        pa.field("terminal_logprob", pa.float64(), nullable=False),
         pa.field("score", pa.float64(), nullable=False),
         pa.field("prob", pa.float64(), nullable=False),
         pa.field("is_label", pa.bool_(), nullable=False),
@@ -72,6 +83,7 @@ class DumpRow:
     option_id: int
     option_text: str
     variant: str
+    context: str
     model: str
     method: str
     token_ids: tuple[int, ...]
@@ -80,6 +92,8 @@ class DumpRow:
     score: float
     prob: float
     is_label: bool
+    boundary_merged: bool = False
+    terminal_logprob: float = math.nan
 
 
 def softmax(scores: Sequence[float]) -> list[float]:
@@ -99,6 +113,7 @@ def rows_to_table(rows: Iterable[DumpRow]) -> pa.Table:
             else:
                 value = getattr(row, name)
                 columns[name].append(list(value) if isinstance(value, tuple) else value)
+    columns["context"] = pa.array(columns["context"], pa.string()).dictionary_encode()
     return pa.table(columns, schema=DUMP_SCHEMA)
 
 

@@ -39,13 +39,14 @@ PAPER_ARCHITECTURES = {
     **dict.fromkeys(["mixtral-8x22b-v0.1", "mixtral-8x22b-instruct-v0.1"], "mixtral"),
     **dict.fromkeys(["gemma-7b", "gemma-7b-it"], "gemma"),
     **dict.fromkeys(["falcon-7b", "falcon-7b-instruct", "falcon-40b", "falcon-40b-instruct"], "falcon"),
-    "bert-base-uncased": "bert",
+    **dict.fromkeys(["bert-base-uncased", "minilm-l6"], "bert"),
+    "flan-t5-xl": "t5",
     **dict.fromkeys(["roberta-base", "roberta-large"], "roberta"),
     "deberta-base": "deberta",
     "bigbird-roberta-base": "big_bird",
 }
-# Architectures of models another study brings (seq2seq: FLAN-T5, built by the scoring-methods work).
-OTHER_KINDS = {"t5"}
+# Encoder-decoder (kind seq2seq): its tiny twin is choicelab.lm.seq2seq.tiny_t5.
+SEQ2SEQ = {"t5"}
 
 CAUSAL = sorted(f for f, spec in TINY_FAMILIES.items() if spec.kind == "causal")
 ENCODERS = sorted(f for f, spec in TINY_FAMILIES.items() if spec.kind == "encoder")
@@ -56,11 +57,10 @@ def test_every_paper_model_has_a_known_architecture_with_a_tiny_twin():
     unknown = sorted(set(paper["models"]) - set(PAPER_ARCHITECTURES))
     assert not unknown, f"add the architecture of {unknown} to PAPER_ARCHITECTURES"
     used = {PAPER_ARCHITECTURES[name] for name in paper["models"]}
-    assert used - OTHER_KINDS <= set(TINY_FAMILIES)
+    assert used <= set(TINY_FAMILIES) | SEQ2SEQ
     for name, entry in paper["models"].items():  # the tiny twin has the checkpoint's kind
         family = PAPER_ARCHITECTURES[name]
-        if family in TINY_FAMILIES:
-            assert TINY_FAMILIES[family].kind == entry["kind"], name
+        assert entry["kind"] == ("seq2seq" if family in SEQ2SEQ else TINY_FAMILIES[family].kind), name
 
 
 def _prepared(tmp_path: Path, monkeypatch, family: str) -> Path:
@@ -129,3 +129,30 @@ def test_encoder_architecture_takes_a_multiple_choice_fine_tuning_step(tmp_path,
     assert any(name.startswith(model.base_model_prefix + ".") for name in changed)  # and so does the encoder
     vectors = embed_texts(model, tokenizer, ["one text", "another"], kind="encoder")
     assert vectors.shape[0] == 2 and np.isfinite(vectors).all()
+
+
+@pytest.mark.parametrize("mode", ["pll", "decoder"])
+def test_t5_scores_samples_and_embeds(tmp_path, monkeypatch, mode):
+    from choicelab.lm import seq2seq
+    from choicelab.lm.loading import load_seq2seq
+
+    source = tmp_path / "source"
+    model, tokenizer = seq2seq.tiny_t5(seed=0)
+    model.save_pretrained(source)
+    tokenizer.save_pretrained(source)
+    cache = tmp_path / "hub"
+    monkeypatch.setenv("HF_HUB_CACHE", str(cache))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    lay_out_hub_cache(cache, "tiny/t5", source)
+    prepare_model("t5", {"kind": "seq2seq", "source": "hf:tiny/t5"}, tmp_path / "models" / "t5")
+    model, tokenizer, meta = load_seq2seq(tmp_path / "models" / "t5", device="cpu")
+    assert meta["architecture"] == "T5ForConditionalGeneration"
+    requests = [ContinuationRequest("a", "The die lands on face number. Your answer:", " the first one"),
+                ContinuationRequest("b", "A or B? Your answer:", " B")]
+    batched = seq2seq.Seq2SeqScorer(model, tokenizer, mode=mode, max_batch_tokens=64).score(requests)
+    naive = seq2seq.score_naive(model, tokenizer, requests, mode)
+    for got, want in zip(batched, naive, strict=True):
+        assert got.token_ids == want.token_ids
+        assert np.allclose(got.token_logprobs, want.token_logprobs, atol=1e-5, rtol=0)
+    assert len(seq2seq.sample(model, tokenizer, [("a", "Hello")], max_new_tokens=3, temperature=0.9, seed=0)) == 1
+    assert seq2seq.embed_texts(model, tokenizer, ["one", "two"]).shape[0] == 2

@@ -22,8 +22,10 @@ from choicelab.provenance import (
 
 
 def _row(item, option, score, label):
-    return DumpRow("revealed_belief", "rb", "", item, option, str(option), "", "m", "sum_logprob", (1, 2), (-0.5, -0.25),
-                   -0.75, score, 0.5, label)
+    return DumpRow(study="revealed_belief", benchmark="rb", split="", item_id=item, option_id=option,
+                   option_text=str(option), variant="", context=f"prompt of {item}", model="m", method="sum_logprob",
+                   token_ids=(1, 2), token_logprobs=(-0.5, -0.25), sum_logprob=-0.75, score=score, prob=0.5,
+                   is_label=label)
 
 
 def test_dump_round_trips_with_provenance_in_the_metadata(tmp_path):

@@ -31,6 +31,7 @@ class CandidateDistribution:
     token_ids: tuple[tuple[int, ...], ...]
     token_logprobs: tuple[tuple[float, ...], ...]
     terminal_logprobs: tuple[float | None, ...]
+    boundary_merged: tuple[bool, ...]
 
     @property
     def first_token_probs(self) -> tuple[float, ...]:
@@ -93,6 +94,7 @@ def candidate_distributions(
                 token_ids=tuple(r.token_ids for r in rows),
                 token_logprobs=tuple(r.token_logprobs for r in rows),
                 terminal_logprobs=tuple(r.terminal_logprob for r in rows),
+                boundary_merged=tuple(r.boundary_merged for r in rows),
             )
         )
     return out

@@ -129,3 +129,22 @@ def load_encoder_mc(
     model = model.to(resolve_device(device))
     model.eval()
     return track(model, meta["name"]), load_tokenizer(model_dir), meta
+
+
+def load_seq2seq(
+    model_dir: str | Path, *, dtype: str | None = None, device: str = "auto"
+) -> tuple[PreTrainedModel, PreTrainedTokenizerBase, dict[str, Any]]:
+    """An encoder-decoder model (``kind: seq2seq``, e.g. FLAN-T5) for :mod:`choicelab.lm.seq2seq`, placed as
+    :func:`load_causal` places a causal LM."""
+    from transformers import AutoModelForSeq2SeqLM
+
+    meta = read_model_json(model_dir)
+    if meta["kind"] != "seq2seq":
+        raise ValueError(f"model {meta['name']!r} is a {meta['kind']} model; this step needs a seq2seq model")
+    torch_dtype = DTYPES[dtype or meta.get("dtype", "float32")]
+    placed = placement(meta, device)
+    model = AutoModelForSeq2SeqLM.from_pretrained(str(weights_folder(model_dir, meta)), dtype=torch_dtype, **placed)
+    if not placed:
+        model = model.to(resolve_device(device))
+    model.eval()
+    return track(model, meta["name"]), load_tokenizer(model_dir), meta

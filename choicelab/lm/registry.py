@@ -30,7 +30,7 @@ from typing import Any
 
 from choicelab.io import atomic_directory, sha256_file, write_json
 
-KINDS = ("causal", "encoder")
+KINDS = ("causal", "encoder", "seq2seq")  # seq2seq: encoder-decoder (T5), choicelab.lm.seq2seq
 DTYPES = ("float32", "bfloat16", "float16")
 SOURCE_PREFIXES = ("pypi", "hf", "path", "random")
 

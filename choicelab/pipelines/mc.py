@@ -1,6 +1,7 @@
 """Scoring any multiple-choice benchmark (a list of MCItem) with the shared engine into logit-dump rows.
 
-Rows take the ``variant`` given, else the item's ``meta["variant"]`` (probed instances carry theirs).
+Rows take the ``variant`` given, else the item's ``meta["variant"]`` (probed instances carry theirs), and the
+``context`` the model was conditioned on (the prompt a continuation follows, or the lettered prompt).
 
 Three generic methods, used by every study and by the cross-benchmark grids:
 
@@ -12,6 +13,7 @@ Three generic methods, used by every study and by the cross-benchmark grids:
 
 from __future__ import annotations
 
+import math
 import string
 from collections.abc import Sequence
 from typing import Any
@@ -40,13 +42,18 @@ def _rows_for_item(
     model: str,
     method: str,
     variant: str,
+    context: str,
     scores: Sequence[float],
     token_ids: Sequence[Sequence[int]],
     token_logprobs: Sequence[Sequence[float]],
     option_texts: Sequence[str] | None = None,
+    boundary_merged: Sequence[bool] | None = None,
+    terminal_logprobs: Sequence[float | None] | None = None,
 ) -> list[DumpRow]:
     probs = softmax(list(scores))
     texts = option_texts if option_texts is not None else item.choices
+    merged = boundary_merged if boundary_merged is not None else [False] * len(item.choices)
+    terminal = terminal_logprobs if terminal_logprobs is not None else [None] * len(item.choices)
     return [
         DumpRow(
             study=study,
@@ -56,17 +63,29 @@ def _rows_for_item(
             option_id=k,
             option_text=texts[k],
             variant=variant or str(item.meta.get("variant", "")),
+            context=context,
             model=model,
             method=method,
             token_ids=tuple(token_ids[k]),
             token_logprobs=tuple(token_logprobs[k]),
-            sum_logprob=float(sum(token_logprobs[k])) if token_logprobs[k] else float(scores[k]),
+            sum_logprob=float(sum(token_logprobs[k])) + (terminal[k] or 0.0) if token_logprobs[k] else float(scores[k]),
             score=float(scores[k]),
             prob=probs[k],
             is_label=k == item.label,
+            boundary_merged=bool(merged[k]),
+            terminal_logprob=math.nan if terminal[k] is None else float(terminal[k]),
         )
         for k in range(len(item.choices))
     ]
+
+
+def candidate_rows(item: MCItem, dist: Any, *, study: str, model: str, method: str, variant: str) -> list[DumpRow]:
+    """Rows for one item from a :class:`choicelab.lm.candidates.CandidateDistribution` over its option labels."""
+    return _rows_for_item(
+        item, study=study, model=model, method=method, variant=variant, context=dist.context,
+        scores=list(dist.logprobs), token_ids=list(dist.token_ids), token_logprobs=list(dist.token_logprobs),
+        boundary_merged=list(dist.boundary_merged), terminal_logprobs=list(dist.terminal_logprobs),
+    )
 
 
 def score_sequences(scorer: Any, items: Sequence[MCItem], *, study: str, model: str, variant: str = "") -> list[DumpRow]:
@@ -83,9 +102,10 @@ def score_sequences(scorer: Any, items: Sequence[MCItem], *, study: str, model: 
     for item in items:
         per_choice = [next(scores) for _ in item.choices]
         rows += _rows_for_item(
-            item, study=study, model=model, method="sum_logprob", variant=variant,
+            item, study=study, model=model, method="sum_logprob", variant=variant, context=item.prompt,
             scores=[s.sum_logprob for s in per_choice], token_ids=[s.token_ids for s in per_choice],
             token_logprobs=[s.token_logprobs for s in per_choice],
+            boundary_merged=[s.boundary_merged for s in per_choice],
         )
     return rows
 
@@ -108,10 +128,7 @@ def score_letters(
     dists = candidate_distributions(scorer, contexts, candidates)
     rows: list[DumpRow] = []
     for item, dist in zip(items, dists, strict=True):
-        rows += _rows_for_item(
-            item, study=study, model=model, method="letter_prob", variant=variant, scores=list(dist.logprobs),
-            token_ids=list(dist.token_ids), token_logprobs=list(dist.token_logprobs),
-        )
+        rows += candidate_rows(item, dist, study=study, model=model, method="letter_prob", variant=variant)
     return rows
 
 
@@ -133,7 +150,8 @@ def score_encoder(
     rows: list[DumpRow] = []
     for item, values in zip(items, logits, strict=True):
         rows += _rows_for_item(
-            item, study=study, model=model, method="mc_logit", variant=variant, scores=[float(v) for v in values],
-            token_ids=[() for _ in item.choices], token_logprobs=[() for _ in item.choices],
+            item, study=study, model=model, method="mc_logit", variant=variant, context=item.prompt,
+            scores=[float(v) for v in values], token_ids=[() for _ in item.choices],
+            token_logprobs=[() for _ in item.choices],
         )
     return rows

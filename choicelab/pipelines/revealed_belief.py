@@ -93,6 +93,10 @@ def _numeric(outcomes: Sequence[str]) -> bool:
     return all(o.isdigit() for o in outcomes)
 
 
+def _nan_if_none(value: float | None) -> float:
+    return math.nan if value is None else float(value)
+
+
 def revealed_rows(scorer: Any, scenarios: pd.DataFrame, model_name: str) -> list[DumpRow]:
     """Score every scenario's outcomes after its prompt; one dump row per (scenario, outcome)."""
     from choicelab.lm.candidates import candidate_distributions, digit_continuation_ids
@@ -114,9 +118,10 @@ def revealed_rows(scorer: Any, scenarios: pd.DataFrame, model_name: str) -> list
                     DumpRow(
                         study="revealed_belief", benchmark=f"rb_{scenario['family']}", split="",
                         item_id=scenario["setting_id"], option_id=k, option_text=outcome, variant="revealed",
-                        model=model_name, method="outcome_prob", token_ids=dist.token_ids[k],
+                        context=dist.context, model=model_name, method="outcome_prob", token_ids=dist.token_ids[k],
                         token_logprobs=dist.token_logprobs[k], sum_logprob=dist.logprobs[k], score=dist.logprobs[k],
-                        prob=probs[k], is_label=False,
+                        prob=probs[k], is_label=False, boundary_merged=dist.boundary_merged[k],
+                        terminal_logprob=_nan_if_none(dist.terminal_logprobs[k]),
                     )
                 )
     return rows
@@ -144,9 +149,10 @@ def stated_rows(scorer: Any, questions: pd.DataFrame, model_name: str) -> tuple[
             rows.append(
                 DumpRow(
                     study="revealed_belief", benchmark="rb_stated", split="", item_id=q.question_id, option_id=k,
-                    option_text=f"{letter}) {q.answers[k]}", variant=variant, model=model_name, method="letter_prob",
-                    token_ids=dist.token_ids[k], token_logprobs=dist.token_logprobs[k], sum_logprob=dist.logprobs[k],
-                    score=dist.logprobs[k], prob=probs[k], is_label=k == q.correct_index,
+                    option_text=f"{letter}) {q.answers[k]}", variant=variant, context=dist.context, model=model_name,
+                    method="letter_prob", token_ids=dist.token_ids[k], token_logprobs=dist.token_logprobs[k],
+                    sum_logprob=dist.logprobs[k], score=dist.logprobs[k], prob=probs[k], is_label=k == q.correct_index,
+                    boundary_merged=dist.boundary_merged[k], terminal_logprob=_nan_if_none(dist.terminal_logprobs[k]),
                 )
             )
     return rows, used_chat

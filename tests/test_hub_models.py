@@ -133,3 +133,60 @@ def test_provenance_names_the_pinned_commit(tmp_path, tiny_folder, hub_cache):
     prepare_model("tiny", {"kind": "causal", "source": "hf:tiny-org/tiny-llama"}, out)
     assert model_reference(out)["commit_sha"] == commit
     assert f"at commit {commit[:12]}" in format_lineage(lineage(out))
+
+
+@pytest.fixture()
+def sharded_folder(tmp_path):
+    """A checkpoint saved in shards with an index, next to weights transformers would not load (as Mistral's repos
+    ship consolidated.safetensors)."""
+    from choicelab.lm.tiny import tiny_model
+
+    folder = tmp_path / "sharded-src"
+    model, tokenizer = tiny_model("llama", seed=0)
+    model.save_pretrained(folder, max_shard_size="200KB")
+    tokenizer.save_pretrained(folder)
+    (folder / "consolidated.safetensors").write_bytes(b"other weights, not loaded by transformers")
+    return folder
+
+
+def test_only_the_weights_transformers_loads_are_recorded(tmp_path, sharded_folder, hub_cache):
+    lay_out_hub_cache(hub_cache, "org/sharded", sharded_folder)
+    meta = prepare_model("sharded", {"kind": "causal", "source": "hf:org/sharded"}, tmp_path / "m")
+    index = json.loads((sharded_folder / "model.safetensors.index.json").read_text())
+    shards = sorted(set(index["weight_map"].values()))
+    assert len(shards) > 1 and sorted(meta["weights_files"]) == shards
+    load_causal(tmp_path / "m", device="cpu")
+
+
+def test_online_prepare_downloads_the_config_then_exactly_the_indexed_weights(tmp_path, sharded_folder, hub_cache,
+                                                                            monkeypatch):
+    import fnmatch
+    import shutil
+    from types import SimpleNamespace
+
+    import huggingface_hub
+
+    commit = "cd" * 20
+    requested = []
+
+    def model_info(self, repo_id, revision=None, **kwargs):  # the hub's answer: the commit and the file list
+        files = [p.name for p in sharded_folder.iterdir()]
+        return SimpleNamespace(sha=commit, siblings=[SimpleNamespace(rfilename=f) for f in files])
+
+    def snapshot_download(repo_id, revision, cache_dir, allow_patterns, token=None, **kwargs):
+        requested.append(list(allow_patterns))  # "download" the matching files into the cache
+        subset = tmp_path / f"download-{len(requested)}"
+        subset.mkdir()
+        for path in sharded_folder.iterdir():
+            if any(fnmatch.fnmatch(path.name, pattern) for pattern in allow_patterns):
+                shutil.copy(path, subset / path.name)
+        lay_out_hub_cache(Path(cache_dir), repo_id, subset, commit=revision)
+        return str(hub.repo_folder(Path(cache_dir), repo_id) / "snapshots" / revision)
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "0")
+    monkeypatch.setattr(huggingface_hub.HfApi, "model_info", model_info)
+    monkeypatch.setattr(huggingface_hub, "snapshot_download", snapshot_download)
+    meta = prepare_model("sharded", {"kind": "causal", "source": "hf:org/sharded"}, tmp_path / "m")
+    assert meta["commit_sha"] == commit and requested[0] == hub.CONFIG_PATTERNS
+    assert requested[1] == sorted(meta["weights_files"]) and "consolidated.safetensors" not in requested[1]
+    load_causal(tmp_path / "m", device="cpu")

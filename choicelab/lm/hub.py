@@ -12,6 +12,7 @@ lay one out with :func:`lay_out_hub_cache` and run offline.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -48,19 +49,32 @@ def repo_folder(cache: Path, repo_id: str) -> Path:
     return cache / ("models--" + repo_id.replace("/", "--"))
 
 
+# What transformers loads, in its order of preference: a sharded index names its shards, else one file.
+WEIGHT_INDEXES = ("model.safetensors.index.json", "pytorch_model.bin.index.json")
+WEIGHT_SINGLES = ("model.safetensors", "pytorch_model.bin")
+
+
+def weight_names(files: set[str], read_index) -> list[str]:
+    """The weight files transformers loads from a repository holding ``files`` (``read_index(name)`` returns an
+    index file's JSON). Other weights in the repository (Mistral's consolidated.safetensors, Llama's original/)
+    are neither downloaded nor recorded."""
+    for index in WEIGHT_INDEXES:
+        if index in files:
+            return sorted(set(read_index(index)["weight_map"].values()))
+    for single in WEIGHT_SINGLES:
+        if single in files:
+            return [single]
+    raise HubModelError(f"no {' / '.join(WEIGHT_INDEXES + WEIGHT_SINGLES)} in the repository (files: {sorted(files)[:20]})")
+
+
 def weight_files(folder: Path) -> list[Path]:
-    """The weight files a Hugging Face folder loads: safetensors if any, else PyTorch .bin files."""
-    safetensors = sorted(folder.glob("*.safetensors"))
-    return safetensors or sorted(folder.glob("pytorch_model*.bin"))
-
-
-def _weight_patterns(files: list[str]) -> list[str]:
-    top = [f for f in files if "/" not in f]
-    if any(f.endswith(".safetensors") for f in top):
-        return ["*.safetensors"]
-    if any(f.startswith("pytorch_model") and f.endswith(".bin") for f in top):
-        return ["pytorch_model*.bin"]
-    raise HubModelError(f"no safetensors or pytorch_model*.bin weights at the top of the repository (files: {top[:20]})")
+    """The weight files a Hugging Face folder loads (see weight_names)."""
+    present = {p.name for p in folder.iterdir()}
+    try:
+        names = weight_names(present, lambda name: json.loads((folder / name).read_text()))
+    except HubModelError:
+        return []
+    return [folder / name for name in names]
 
 
 def _fix(name: str, repo_id: str) -> str:
@@ -89,11 +103,14 @@ def fetch_snapshot(name: str, repo_id: str, revision: str | None) -> tuple[Path,
             folder = Path(snapshot_download(repo_id, revision=revision, cache_dir=str(cache), local_files_only=True))
             return folder, folder.name
         info = HfApi(token=token).model_info(repo_id, revision=revision)
-        patterns = CONFIG_PATTERNS + _weight_patterns([s.rfilename for s in info.siblings or []])
-        folder = Path(
-            snapshot_download(repo_id, revision=info.sha, cache_dir=str(cache), allow_patterns=patterns, token=token)
-        )
-        return folder, str(info.sha)
+        commit = str(info.sha)
+        # first the small files (config, tokenizer, the weight index), then exactly the weights they name
+        folder = Path(snapshot_download(repo_id, revision=commit, cache_dir=str(cache), allow_patterns=CONFIG_PATTERNS,
+                                        token=token))
+        names = weight_names({s.rfilename for s in info.siblings or []},
+                             lambda name: json.loads((folder / name).read_text()))
+        snapshot_download(repo_id, revision=commit, cache_dir=str(cache), allow_patterns=names, token=token)
+        return folder, commit
     except GatedRepoError as exc:
         raise HubModelError(f"{_fix(name, repo_id)}; the hub refused the download: the repository is gated") from exc
     except RepositoryNotFoundError as exc:
@@ -145,7 +162,7 @@ def weight_digests(folder: Path) -> tuple[str, dict[str, str]]:
     """sha256 of every weight file (read once) and their combined digest."""
     files = weight_files(folder)
     if not files:
-        raise FileNotFoundError(f"no .safetensors or pytorch_model*.bin weights in {folder}")
+        raise FileNotFoundError(f"no weights in {folder}: expected one of {', '.join(WEIGHT_INDEXES + WEIGHT_SINGLES)}")
     per_file = {p.name: sha256_file(p) for p in files}
     combined = hashlib.sha256("\n".join(f"{k}:{per_file[k]}" for k in sorted(per_file)).encode()).hexdigest()
     return combined, per_file

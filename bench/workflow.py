@@ -10,7 +10,8 @@ Runs ``snakemake --cores N`` from scratch in a fresh working directory (or only 
 * per model job (from the ``choicelab usage:`` line its log ends with, see choicelab.lm.usage): its threads, the
   tokens its models ran (and the share that was padding), the estimated FLOPs, and the achieved FLOP/s next to this
   machine's measured fp32 matmul peak at the same thread count, so waste shows (a job far below the peak is bound
-  by something other than arithmetic: loading, Python, small batches).
+  by something other than arithmetic: loading, Python, small batches). Seconds there are the job body's (the
+  script's ``log_to`` block: imports, model loading and the work), not Snakemake's start-up.
 
 Jobs run in parallel on N cores, so the per-study sums add up to more than the wall time; light rules (tables,
 figures) have no ``benchmark:`` file and are only in the total.

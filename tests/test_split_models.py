@@ -122,3 +122,24 @@ def test_out_of_memory_on_a_single_context_fails_with_the_fix(whole_and_split):
 def test_input_device_is_where_the_embeddings_run(whole_and_split):
     whole, split, _, _ = whole_and_split
     assert loading.input_device(whole) == torch.device("cpu") == loading.input_device(split)
+
+
+def test_sampling_out_of_memory_splits_the_batch_with_the_same_tokens(whole_and_split, caplog):
+    whole, _, tokenizer, _ = whole_and_split
+    prompts = [("a", CONTEXT), ("b", "Hello there"), ("c", "Answer: A or B?"), ("d", "One")]
+    reference = sample(whole, tokenizer, prompts, max_new_tokens=4, temperature=0.9, seed=5)
+    forward = whole.forward
+
+    def one_row_at_a_time(*args, **kwargs):  # a device that holds one prompt per forward
+        if kwargs["input_ids"].shape[0] > 1:
+            raise torch.OutOfMemoryError("CUDA out of memory")
+        return forward(*args, **kwargs)
+
+    whole.forward = one_row_at_a_time
+    try:
+        with caplog.at_level(logging.WARNING, logger="choicelab.lm.generate"):
+            got = sample(whole, tokenizer, prompts, max_new_tokens=4, temperature=0.9, seed=5)
+    finally:
+        del whole.forward
+    assert [g.token_ids for g in got] == [g.token_ids for g in reference]
+    assert "split in two" in caplog.text

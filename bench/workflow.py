@@ -6,7 +6,12 @@ Runs ``snakemake --cores N`` from scratch in a fresh working directory (or only 
 * the measured wall-clock time of the run and its ratio to the goal (smoke <= 5 min, default <= 30 min on 2 cores);
 * per study, the summed wall time of its benchmarked jobs (``benchmark:`` files under results/benchmarks/<study>/;
   model preparation is its own group), and each study's share of the benchmarked total;
-* the slowest jobs.
+* the slowest jobs;
+* per model job (from the ``choicelab usage:`` line its log ends with, see choicelab.lm.usage): its threads, the
+  tokens its models ran (and the share that was padding), the estimated FLOPs, and the achieved FLOP/s next to this
+  machine's measured fp32 matmul peak at the same thread count, so waste shows (a job far below the peak is bound
+  by something other than arithmetic: loading, Python, small batches). Seconds there are the job body's (the
+  script's ``log_to`` block: imports, model loading and the work), not Snakemake's start-up.
 
 Jobs run in parallel on N cores, so the per-study sums add up to more than the wall time; light rules (tables,
 figures) have no ``benchmark:`` file and are only in the total.
@@ -19,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import json
 import subprocess
 import sys
 import tempfile
@@ -67,6 +73,58 @@ def report(label: str, wall: float | None, jobs: dict[str, float]) -> str:
     return "\n".join(lines)
 
 
+USAGE_PREFIX = "choicelab usage: "  # choicelab.lm.usage.USAGE_PREFIX (not imported: that module loads torch)
+
+
+def model_jobs(workdir: Path) -> dict[str, dict]:
+    """The usage record of every job whose log reports one, keyed by its log (relative to results/logs)."""
+    out = {}
+    root = workdir / "results" / "logs"
+    for path in sorted(root.rglob("*.log")):
+        lines = [x for x in path.read_text(errors="replace").splitlines() if x.startswith(USAGE_PREFIX)]
+        if lines:
+            out[str(path.relative_to(root))] = json.loads(lines[-1][len(USAGE_PREFIX):])
+    return out
+
+
+def matmul_peak(threads: int, n: int = 1024, repeats: int = 7) -> float:
+    """This machine's fp32 matmul rate (FLOP/s) with ``threads`` threads: best of ``repeats`` n x n products."""
+    import torch
+
+    previous = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        a, b = torch.randn(n, n), torch.randn(n, n)
+        a @ b
+        best = float("inf")
+        for _ in range(repeats):
+            start = time.perf_counter()
+            a @ b
+            best = min(best, time.perf_counter() - start)
+    finally:
+        torch.set_num_threads(previous)
+    return 2.0 * n**3 / best
+
+
+def model_report(jobs: dict[str, dict], peaks: dict[int, float]) -> str:
+    lines = ["model jobs (tokens and FLOPs from choicelab.lm.usage; peak = fp32 matmul at the job's threads):"]
+    for threads, peak in sorted(peaks.items()):
+        lines.append(f"  matmul peak with {threads} thread(s): {peak / 1e9:7.1f} GFLOP/s")
+    lines.append(f"  {'job':<46} {'thr':>3} {'tokens':>9} {'pad':>5} {'GFLOP':>9} {'s':>7} {'GFLOP/s':>8} {'of peak':>7}")
+    for name, record in sorted(jobs.items(), key=lambda kv: -kv[1]["seconds"]):
+        models = record["models"].values()
+        tokens = sum(m["tokens"] for m in models)
+        real = sum(m["real_tokens"] for m in models)
+        flops = sum(m["flops"] for m in models)
+        seconds = record["seconds"]
+        rate = flops / seconds if seconds else 0.0
+        peak = peaks.get(record.get("threads") or 1)
+        share = f"{rate / peak:7.1%}" if peak else f"{'-':>7}"
+        lines.append(f"  {name[:46]:<46} {record.get('threads') or '-':>3} {tokens:9d} {1 - real / tokens if tokens else 0:5.0%} "
+                     f"{flops / 1e9:9.1f} {seconds:7.1f} {rate / 1e9:8.2f} {share}")
+    return "\n".join(lines)
+
+
 def run(config: str, cores: int, workdir: Path, mirror: str | None) -> float:
     command = [sys.executable, "-m", "snakemake", "--cores", str(cores), "-s", str(REPO / "Snakefile"),
                "-d", str(workdir), "--configfile", str(CONFIGS[config])]
@@ -81,6 +139,14 @@ def run(config: str, cores: int, workdir: Path, mirror: str | None) -> float:
     return wall
 
 
+def usage_report(workdir: Path) -> str:
+    jobs = model_jobs(workdir)
+    if not jobs:
+        return "model jobs: none reported usage (logs without a 'choicelab usage:' line)"
+    peaks = {threads: matmul_peak(threads) for threads in sorted({r.get("threads") or 1 for r in jobs.values()})}
+    return model_report(jobs, peaks)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--config", choices=sorted(CONFIGS), default="smoke")
@@ -91,12 +157,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.summarize:
         print(report(args.config, None, job_seconds(args.summarize)))
+        print(usage_report(args.summarize))
         return 0
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix=f"choicelab-{args.config}-"))
     if (workdir / "results").exists():
         raise SystemExit(f"{workdir} already has results/: give a fresh --workdir so the whole workflow runs")
     wall = run(args.config, args.cores, workdir, args.mirror)
     print(report(args.config, wall, job_seconds(workdir)))
+    print(usage_report(workdir))
     print(f"workdir: {workdir}")
     return 0
 

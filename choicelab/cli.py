@@ -97,6 +97,27 @@ def cmd_prepare_model(args: argparse.Namespace) -> None:
     prepare_model(args.name, json.loads(args.spec_json), Path(args.out), seed=args.seed)
 
 
+def cmd_config(args: argparse.Namespace) -> None:
+    """Print the config a run would use: the Snakefile parsed by Snakemake with these --configfile / --config."""
+    import yaml
+
+    from choicelab.config import effective_config, missing_keys
+
+    overrides = {}
+    for pair in args.config or []:
+        key, sep, value = pair.partition("=")
+        if not sep:
+            raise ValueError(f"--config {pair!r}: write KEY=VALUE, as for snakemake --config")
+        overrides[key] = yaml.safe_load(value)
+    if args.configfile:
+        filled = missing_keys(yaml.safe_load(Path(args.configfile).read_text()) or {})
+        if filled:
+            print(f"# keys {args.configfile} leaves out, filled from the schema's defaults: {', '.join(filled)}")
+    config = effective_config(args.configfile, overrides)
+    print(f"# the config `snakemake{' --configfile ' + args.configfile if args.configfile else ''}` runs with")
+    print(yaml.safe_dump(config, sort_keys=False, default_flow_style=None, width=120), end="")
+
+
 def cmd_code_free(args: argparse.Namespace) -> None:
     import os
 
@@ -152,6 +173,12 @@ def build_parser() -> argparse.ArgumentParser:
     prep.add_argument("--out", required=True)
     prep.add_argument("--seed", type=int, default=0)
     prep.set_defaults(func=cmd_prepare_model)
+
+    conf = sub.add_parser("config", help="print the effective config a run uses (config.yaml, or --configfile alone)")
+    conf.add_argument("--configfile", default=None, help="as snakemake --configfile (default: the embedded config.yaml)")
+    conf.add_argument("--config", nargs="*", metavar="KEY=VALUE", help="as snakemake --config (top-level keys)")
+    conf.set_defaults(func=cmd_config)
+
 
     code = sub.add_parser("code-free", help="code free generations of the pragmatics items into the option they "
                           "express (target, competitor, ...) or error")

@@ -97,3 +97,82 @@ def load_config(path: str | Path) -> dict[str, Any]:
     validate_schema(config)
     check_references(config)
     return config
+
+
+# -- what a run uses -----------------------------------------------------------------------------------------------
+
+# Optional model-entry keys whose null default means "as the model ships" (its tokenizer's chat template, its context
+# window, device placement from ``gpu``): a shipped config may leave them out. Every other key is written explicitly.
+MODEL_OWN_KEYS = frozenset({"chat_template", "max_length", "device_map"})
+
+
+def missing_keys(config: Mapping[str, Any], schema: Mapping[str, Any] | None = None) -> list[str]:
+    """Dotted paths of the schema's keys that ``config`` leaves out (filled from the schema's defaults, or absent).
+
+    A complete config (every shipped one) returns []: what the file says is what runs. Model entries may leave out
+    the keys of MODEL_OWN_KEYS. Objects whose keys are free (``paper_labels``) are not descended into.
+    """
+    schema = load_schema() if schema is None else schema
+    found: list[str] = []
+
+    def walk(node: Any, node_schema: Mapping[str, Any], path: str, model_entry: bool = False) -> None:
+        if not isinstance(node, Mapping):
+            return
+        for key, sub in (node_schema.get("properties") or {}).items():
+            dotted = f"{path}.{key}" if path else key
+            if key not in node:
+                if not (model_entry and key in MODEL_OWN_KEYS):
+                    found.append(dotted)
+                continue
+            walk(node[key], sub, dotted)
+        extra = node_schema.get("additionalProperties")
+        if isinstance(extra, Mapping) and extra.get("properties"):
+            for key, value in node.items():
+                walk(value, extra, f"{path}.{key}", model_entry=path == "models")
+
+    walk(config, schema, "")
+    return found
+
+
+def effective_config(
+    configfile: str | Path | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    workdir: str | Path | None = None,
+) -> dict[str, Any]:
+    """The config the workflow's Snakefile ends up with, computed by Snakemake parsing the real Snakefile.
+
+    ``configfile`` None is a run without ``--configfile`` (the embedded default ``config.yaml``); ``overrides`` are
+    ``--config key=value`` pairs. Nothing is executed: Snakemake reads the rules and validates the config, which
+    fills the schema's defaults for keys a partial config leaves out (the run logs them).
+    """
+    from snakemake.api import SnakemakeApi
+    from snakemake.settings.types import ConfigSettings, OutputSettings, ResourceSettings
+
+    repo = Path(__file__).resolve().parent.parent
+    workdir = Path(workdir or Path.cwd()).resolve()
+    configfiles = [Path(configfile).resolve()] if configfile else []
+    if configfile and not configfiles[0].exists():
+        raise ConfigError(f"config file {configfile} does not exist")
+    previous = Path.cwd()
+    try:
+        with SnakemakeApi(OutputSettings(quiet={"all"})) as api:
+            workflow_api = api.workflow(
+                ResourceSettings(),
+                ConfigSettings(configfiles=configfiles, config=dict(overrides or {})),
+                snakefile=repo / "Snakefile",
+                workdir=workdir,
+            )
+            return _plain(workflow_api._workflow.config)
+    finally:
+        import os
+
+        os.chdir(previous)
+
+
+def _plain(value: Any) -> Any:
+    """Snakemake's config objects as plain dicts and lists (for printing and comparing)."""
+    if isinstance(value, Mapping):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    return value

@@ -85,7 +85,11 @@ def describe_inputs(paths: Iterable[PathLike]) -> list[dict[str, str]]:
 
 def model_reference(model_dir: PathLike) -> dict[str, Any]:
     meta = json.loads((Path(model_dir) / "model.json").read_text())
-    return {"name": meta["name"], "source": meta["source"], "weights_sha256": meta["weights_sha256"], "dir": str(model_dir)}
+    reference = {"name": meta["name"], "source": meta["source"], "weights_sha256": meta["weights_sha256"],
+                 "dir": str(model_dir)}
+    if meta.get("commit_sha"):  # a hub model: the commit its weights were pinned at
+        reference["commit_sha"] = meta["commit_sha"]
+    return reference
 
 
 def make_record(
@@ -176,6 +180,8 @@ def lineage(path: PathLike, _seen: set[str] | None = None, root: Path | None = N
     node["models"] = record.get("models", [])
     if "model" in record:
         node["model"] = {k: record["model"].get(k) for k in ("name", "source", "weights_sha256")}
+        if record["model"].get("commit_sha"):
+            node["model"]["commit_sha"] = record["model"]["commit_sha"]
     node["inputs"] = []
     for entry in record.get("inputs", []):
         child = lineage(entry["path"], seen, root)
@@ -200,7 +206,8 @@ def format_lineage(node: Mapping[str, Any], indent: int = 0) -> str:
         details.append(f"sha256 {node['sha256'][:12]}")
     if node.get("model"):
         m = node["model"]
-        details.append(f"model {m.get('name')} from {m.get('source')} weights {str(m.get('weights_sha256'))[:12]}")
+        details.append(f"model {m.get('name')} from {m.get('source')} weights {str(m.get('weights_sha256'))[:12]}"
+                       + (f" at commit {m['commit_sha'][:12]}" if m.get("commit_sha") else ""))
     if node.get("repeated"):
         details.append("see above")
     elif node.get("record", True) is None:

@@ -61,11 +61,13 @@ rule bets_default_stage:
         "results/logs/bets/finetune_{model}__default.log",
     benchmark:
         "results/benchmarks/bets/finetune_{model}__default.tsv"
+    retries: MODEL_RETRIES
     conda:
         "../envs/models.yaml"
+    threads: MODEL_THREADS
     resources:
-        mem_mb=8000,
-        runtime=240,
+        mem_mb=attempt_scaled(8000),
+        runtime=attempt_scaled(240),
         gpu=model_gpus,
     params:
         stage=be_config("default_stage", {}),
@@ -87,11 +89,13 @@ rule bets_task_finetune:
         "results/benchmarks/bets/finetune_{model}__{qset}.tsv"
     wildcard_constraints:
         qset="value_(BE|BV|CE|CV)|bet_(coin|dice|card)",
+    retries: MODEL_RETRIES
     conda:
         "../envs/models.yaml"
+    threads: MODEL_THREADS
     resources:
-        mem_mb=8000,
-        runtime=120,
+        mem_mb=attempt_scaled(8000),
+        runtime=attempt_scaled(120),
         gpu=model_gpus,
     params:
         stage=be_config("task_stage", {}),
@@ -113,11 +117,13 @@ rule bets_score:
         "results/benchmarks/bets/score_{model}__{stage}.tsv"
     wildcard_constraints:
         stage="default|value_(BE|BV|CE|CV)|bet_(coin|dice|card)",
+    retries: MODEL_RETRIES
     conda:
         "../envs/models.yaml"
+    threads: MODEL_THREADS
     resources:
-        mem_mb=8000,
-        runtime=60,
+        mem_mb=attempt_scaled(8000),
+        runtime=attempt_scaled(60),
         gpu=model_gpus,
     params:
         max_length=be_config("task_stage", {}).get("max_length", 64),

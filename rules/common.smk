@@ -1,13 +1,22 @@
+import functools
 import json
 from pathlib import Path
 
+from snakemake.logging import logger
 from snakemake.utils import min_version, validate
 
-from choicelab.config import check_references, validate_schema
+from choicelab.config import check_references, missing_keys, validate_schema
 
 min_version("9.0")
 
 
+# A config file that leaves keys out gets the schema's defaults for them (never config.yaml's values, see the
+# Snakefile); the run says which, so nothing is filled in silently. `choicelab config` prints the whole result.
+if missing_keys(config):
+    logger.warning(
+        "config: keys not in the config file take the schema's defaults (schemas/config.schema.yaml): "
+        + ", ".join(missing_keys(config))
+    )
 validate_schema(
     config
 )  # names the offending key as a dotted path (studies.bets.default_stage)
@@ -52,9 +61,31 @@ def model_gpus(wildcards):
     return config["models"].get(wildcards.model, {}).get("gpu", 0)
 
 
-def model_runtime_minutes(wildcards):
+def model_runtime_minutes(wildcards, attempt):
+    """prepare_model: seconds for a random model, up to hours for a hub download (scaled by the attempt)."""
     source = config["models"][wildcards.model]["source"]
-    return 10 if source.startswith("random:") else 60
+    base = (
+        10 if source.startswith("random:") else 240 if source.startswith("hf:") else 60
+    )
+    return base * attempt
+
+
+# -- cluster resources of jobs that load a model ----------------------------------------------------------------
+
+# Each model-loading job declares its threads (torch's pool size, set by choicelab.workflow.log_to;
+# SLURM's --cpus-per-task) and its retries, each attempt with attempt-scaled memory and time.
+MODEL_THREADS = config["engine"]["threads"]
+MODEL_RETRIES = config["engine"]["retries"]
+
+
+def attempt_times(wildcards, attempt, base):
+    return base * attempt
+
+
+def attempt_scaled(base):
+    """A resource of ``base`` on the first attempt, 2 x base on the second, ... (a retry after an out-of-memory
+    kill or a time limit asks for more)."""
+    return functools.partial(attempt_times, base=base)
 
 
 def study_models(study):

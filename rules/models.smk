@@ -5,10 +5,12 @@ rule prepare_model:
         "results/logs/prepare_model/{model}.log",
     benchmark:
         "results/benchmarks/prepare_model/{model}.tsv"
+    retries: MODEL_RETRIES
     conda:
         "../envs/models.yaml"
+    threads: MODEL_THREADS
     resources:
-        mem_mb=8000,
+        mem_mb=attempt_scaled(8000),
         runtime=model_runtime_minutes,
         gpu=0,
     params:

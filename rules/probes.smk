@@ -59,11 +59,13 @@ rule probes_probed:
         f"{PR}/probed/{{benchmark}}.parquet",
     log:
         "results/logs/probes/probed_{benchmark}.log",
+    retries: MODEL_RETRIES
     conda:
         "../envs/models.yaml"
+    threads: MODEL_THREADS
     resources:
-        mem_mb=4000,
-        runtime=30,
+        mem_mb=attempt_scaled(4000),
+        runtime=attempt_scaled(30),
     params:
         trials=pr_config("trials", 5),
         cp_n=pr_config("cp_n", [5, 10, 15]),
@@ -85,11 +87,13 @@ rule probes_finetune:
         "results/logs/probes/finetune_{model}__{benchmark}.log",
     benchmark:
         "results/benchmarks/probes/finetune_{model}__{benchmark}.tsv"
+    retries: MODEL_RETRIES
     conda:
         "../envs/models.yaml"
+    threads: MODEL_THREADS
     resources:
-        mem_mb=8000,
-        runtime=120,
+        mem_mb=attempt_scaled(8000),
+        runtime=attempt_scaled(120),
         gpu=model_gpus,
     params:
         finetune=pr_config("finetune", {}),
@@ -109,11 +113,13 @@ rule probes_score:
         "results/logs/probes/score_{model}__{benchmark}.log",
     benchmark:
         "results/benchmarks/probes/score_{model}__{benchmark}.tsv"
+    retries: MODEL_RETRIES
     conda:
         "../envs/models.yaml"
+    threads: MODEL_THREADS
     resources:
-        mem_mb=8000,
-        runtime=60,
+        mem_mb=attempt_scaled(8000),
+        runtime=attempt_scaled(60),
         gpu=model_gpus,
     params:
         max_length=pr_config("finetune", {}).get("max_length", 128),
@@ -212,11 +218,13 @@ rule probes_causal_score:
         "results/logs/probes/causal_{model}__{benchmark}.log",
     benchmark:
         "results/benchmarks/probes/causal_{model}__{benchmark}.tsv"
+    retries: MODEL_RETRIES
     conda:
         "../envs/models.yaml"
+    threads: MODEL_THREADS
     resources:
-        mem_mb=8000,
-        runtime=60,
+        mem_mb=attempt_scaled(8000),
+        runtime=attempt_scaled(60),
         gpu=model_gpus,
     params:
         causal_items=pr_config("causal_items"),
@@ -288,11 +296,13 @@ rule probes_time:
         f"{PR}/timing/{{model}}__{{benchmark}}.csv",
     log:
         "results/logs/probes/time_{model}__{benchmark}.log",
+    retries: MODEL_RETRIES
     conda:
         "../envs/models.yaml"
+    threads: MODEL_THREADS
     resources:
-        mem_mb=8000,
-        runtime=30,
+        mem_mb=attempt_scaled(8000),
+        runtime=attempt_scaled(30),
         gpu=model_gpus,
     params:
         max_length=pr_config("finetune", {}).get("max_length", 128),

@@ -41,11 +41,13 @@ rule rb_revealed:
         "results/logs/revealed_belief/revealed_{model}.log",
     benchmark:
         "results/benchmarks/revealed_belief/revealed_{model}.tsv"
+    retries: MODEL_RETRIES
     conda:
         "../envs/models.yaml"
+    threads: MODEL_THREADS
     resources:
-        mem_mb=8000,
-        runtime=60,
+        mem_mb=attempt_scaled(8000),
+        runtime=attempt_scaled(60),
         gpu=model_gpus,
     params:
         max_batch_tokens=config["engine"]["max_batch_tokens"],
@@ -64,11 +66,13 @@ rule rb_stated:
         "results/logs/revealed_belief/stated_{model}.log",
     benchmark:
         "results/benchmarks/revealed_belief/stated_{model}.tsv"
+    retries: MODEL_RETRIES
     conda:
         "../envs/models.yaml"
+    threads: MODEL_THREADS
     resources:
-        mem_mb=8000,
-        runtime=60,
+        mem_mb=attempt_scaled(8000),
+        runtime=attempt_scaled(60),
         gpu=model_gpus,
     params:
         max_batch_tokens=config["engine"]["max_batch_tokens"],

@@ -53,11 +53,13 @@ rule sm_score:
         "results/logs/scoring_methods/score_{model}.log",
     benchmark:
         "results/benchmarks/scoring_methods/score_{model}.tsv"
+    retries: MODEL_RETRIES
     conda:
         "../envs/models.yaml"
+    threads: MODEL_THREADS
     resources:
-        mem_mb=8000,
-        runtime=180,
+        mem_mb=attempt_scaled(8000),
+        runtime=attempt_scaled(180),
         gpu=model_gpus,
     params:
         root=data_root(),
@@ -81,11 +83,13 @@ rule sm_grid_score:
         "results/logs/scoring_methods/grid_{model}__{benchmark}.log",
     benchmark:
         "results/benchmarks/scoring_methods/grid_{model}__{benchmark}.tsv"
+    retries: MODEL_RETRIES
     conda:
         "../envs/models.yaml"
+    threads: MODEL_THREADS
     resources:
-        mem_mb=8000,
-        runtime=120,
+        mem_mb=attempt_scaled(8000),
+        runtime=attempt_scaled(120),
         gpu=model_gpus,
     params:
         root=data_root(),

@@ -53,11 +53,13 @@ rule steer_score:
         "results/benchmarks/steer/score_{model}__{adaptation}.tsv"
     wildcard_constraints:
         adaptation="[0-5]shot|explain-together|explain-separate-hidden|explain-separate",
+    retries: MODEL_RETRIES
     conda:
         "../envs/models.yaml"
+    threads: MODEL_THREADS
     resources:
-        mem_mb=8000,
-        runtime=120,
+        mem_mb=attempt_scaled(8000),
+        runtime=attempt_scaled(120),
         gpu=model_gpus,
     params:
         adaptation_questions=st_config("adaptation_questions"),

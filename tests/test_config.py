@@ -99,3 +99,71 @@ def test_snakemake_rejects_an_unknown_key_before_any_job(tmp_path, smoke):
     )
     assert proc.returncode != 0
     assert "facez" in proc.stdout + proc.stderr
+
+
+# -- what a run uses: exactly the config file it is given -----------------------------------------------------
+
+SHIPPED = ["config.yaml", "configs/smoke.yaml", "configs/paper.yaml"]
+
+
+@pytest.mark.parametrize("path", SHIPPED)
+def test_a_run_uses_exactly_the_shipped_config_it_is_given(path):
+    """The config the real Snakefile ends up with is the file: nothing from config.yaml, no schema default."""
+    from choicelab.config import MODEL_OWN_KEYS, effective_config, load_schema
+
+    written = yaml.safe_load((REPO / path).read_text())
+    configfile = None if path == "config.yaml" else REPO / path
+    effective = effective_config(configfile, {"data_mirror": None}, workdir=REPO)
+    # the only keys a shipped config may leave out: per model, "as the model ships" (null) -- see MODEL_OWN_KEYS
+    entry_schema = load_schema()["properties"]["models"]["additionalProperties"]["properties"]
+    for entry in written["models"].values():
+        for key in MODEL_OWN_KEYS & entry_schema.keys():
+            entry.setdefault(key, entry_schema[key].get("default"))
+    written.pop("data_mirror"), effective.pop("data_mirror")
+    assert effective == written
+
+
+@pytest.mark.parametrize("path", SHIPPED)
+def test_shipped_configs_write_every_key(path):
+    from choicelab.config import missing_keys
+
+    assert missing_keys(yaml.safe_load((REPO / path).read_text())) == []
+
+
+def test_a_key_left_out_comes_from_the_schema_never_from_config_yaml(tmp_path, smoke):
+    from choicelab.config import effective_config, missing_keys
+
+    del smoke["studies"]["revealed_belief"]["n_dice"]  # config.yaml says [1, 2]; the schema's default is the paper's
+    smoke["data_mirror"] = None
+    assert missing_keys(smoke) == ["studies.revealed_belief.n_dice"]
+    partial = tmp_path / "partial.yaml"
+    partial.write_text(yaml.safe_dump(smoke))
+    effective = effective_config(partial, workdir=REPO)
+    assert effective["studies"]["revealed_belief"]["n_dice"] == [1, 2, 3]
+    assert set(effective["models"]) == set(smoke["models"])  # no model of config.yaml sneaks in
+    assert effective["studies"]["probes"]["trials"] == smoke["studies"]["probes"]["trials"]
+
+
+def test_the_paper_config_runs_the_papers_settings():
+    from choicelab.config import effective_config
+
+    paper = effective_config(REPO / "configs" / "paper.yaml", workdir=REPO)["studies"]
+    assert paper["revealed_belief"]["n_dice"] == [1, 2, 3]
+    assert paper["scoring_methods"]["scales"] == ["likely", "appropriate", "plausible", "possible"]
+    assert paper["scoring_methods"]["grid_benchmarks"] is None and paper["probes"]["causal_benchmarks"] is None
+    assert paper["bets"]["task_stage"]["train_size"] is None and paper["bets"]["train_eval_size"] is None
+    assert paper["probes"]["train_size"] is None and paper["probes"]["dev_size"] is None
+
+
+def test_choicelab_config_prints_what_a_run_uses(tmp_path, smoke):
+    del smoke["studies"]["revealed_belief"]["n_dice"]
+    smoke["data_mirror"] = None
+    partial = tmp_path / "partial.yaml"
+    partial.write_text(yaml.safe_dump(smoke))
+    proc = subprocess.run([sys.executable, "-m", "choicelab.cli", "config", "--configfile", str(partial)],
+                          capture_output=True, text=True, cwd=REPO, timeout=300, env=repo_env())
+    assert proc.returncode == 0, proc.stderr
+    assert "studies.revealed_belief.n_dice" in proc.stdout.splitlines()[0]  # the filled keys are named first
+    printed = yaml.safe_load(proc.stdout)
+    assert printed["studies"]["revealed_belief"]["n_dice"] == [1, 2, 3]
+    assert set(printed["models"]) == set(smoke["models"])

@@ -16,13 +16,20 @@ How it stays fast without changing the numbers:
   phase 2 only the continuation positions whose next token is scored. For a 262k-word vocabulary this is most of
   the cost.
 
+* **Out of memory, halve and retry.** A CUDA out-of-memory error in a batch halves the token budget (logged) and
+  runs that batch again in smaller pieces; results do not depend on the budget.
+* **Split models.** A model spread over devices (accelerate's device map) gets its inputs on the input
+  embeddings' device; each layer's cache rows are selected on that layer's device; log-probs are read where the
+  head leaves them.
+
 ``score_naive`` is the reference: one full forward per request, the LM head everywhere. Tests require the engine to
 match it per token within 1e-5 in fp32.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
+import logging
+from collections import defaultdict, deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -30,6 +37,19 @@ import torch
 from transformers import DynamicCache, PreTrainedModel, PreTrainedTokenizerBase
 
 from choicelab.lm.tokenization import EncodedRequest, RequestEncoder, left_padded
+
+log = logging.getLogger(__name__)
+
+
+def is_out_of_memory(error: BaseException) -> bool:
+    """A device out-of-memory error (CUDA's, or the message other backends raise)."""
+    return isinstance(error, torch.OutOfMemoryError) or "out of memory" in str(error).lower()
+
+
+def model_input_device(model: PreTrainedModel) -> torch.device:
+    from choicelab.lm.loading import input_device
+
+    return input_device(model)
 
 
 @dataclass(frozen=True)
@@ -66,7 +86,7 @@ def _log_not_in(logprobs: torch.Tensor, excluded: torch.Tensor | None) -> torch.
     """log(1 - sum_{t in excluded} p(t)) for each row of a log-softmax matrix."""
     if excluded is None or excluded.numel() == 0:
         return torch.zeros(logprobs.shape[0], dtype=logprobs.dtype)
-    mass = torch.logsumexp(logprobs.index_select(-1, excluded), dim=-1)
+    mass = torch.logsumexp(logprobs.index_select(-1, excluded.to(logprobs.device)), dim=-1)
     return torch.log1p(-torch.exp(mass).clamp(max=1.0 - 1e-12))
 
 
@@ -157,7 +177,8 @@ class CausalScorer:
         if pad is None:
             pad = tokenizer.eos_token_id if tokenizer.eos_token_id is not None else 0
         self.pad_id = int(pad)
-        self.device = next(model.parameters()).device
+        self.device = model_input_device(model)
+        self.oom_retries = 0  # how often the budget was halved (also logged)
         self.max_length = _max_context_length(model)
 
     # -- public API ---------------------------------------------------------------------------------------
@@ -182,11 +203,45 @@ class CausalScorer:
         groups = shared_prefix_groups(sorted(by_context), min_shared)
         groups.sort(key=lambda group: (group.length, group.contexts[0][: group.length]))
         results: list[ContinuationScore | None] = [None] * len(requests)
-        for batch in self._prefix_batches(groups):
-            for contexts in self._run_contexts(batch):
-                members = [(row, i) for row, ctx in enumerate(contexts.contexts) for i in by_context[ctx]]
-                self._score_members(contexts, members, requests, encoded, excluded, want_terminal, results)
+        pending = deque(groups)
+        while pending:
+            batch = self._next_prefix_batch(pending)
+            try:
+                for contexts in self._run_contexts(batch):
+                    members = [(row, i) for row, ctx in enumerate(contexts.contexts) for i in by_context[ctx]]
+                    self._score_members(contexts, members, requests, encoded, excluded, want_terminal, results)
+            except (torch.OutOfMemoryError, RuntimeError) as error:
+                if not is_out_of_memory(error):
+                    raise
+                self._halve_budget(error, batch)
+                pending.extendleft(reversed(batch))  # the same groups again, in smaller batches
         return [r for r in results if r is not None]
+
+    def _halve_budget(self, error: BaseException, batch: list[PrefixGroup]) -> None:
+        longest = max(len(ctx) for group in batch for ctx in group.contexts)
+        if self.max_batch_tokens // 2 < max(16, longest):
+            raise RuntimeError(
+                f"out of memory with a token budget of {self.max_batch_tokens} (already halved {self.oom_retries} "
+                f"times) on contexts of up to {longest} tokens: the model needs more GPU memory (raise 'gpu:' for "
+                "this model to split it over more GPUs) or shorter prompts"
+            ) from error
+        self.max_batch_tokens //= 2
+        self.oom_retries += 1
+        log.warning("out of memory (%s): token budget halved to %d; retrying %d prefix groups",
+                    str(error).splitlines()[0][:120], self.max_batch_tokens, len(batch))
+        del error
+        if torch.cuda.is_available():
+            torch.cuda.empty_cache()
+
+    def _next_prefix_batch(self, pending: deque[PrefixGroup]) -> list[PrefixGroup]:
+        """Take the next batch of prefix groups under the token budget (at least one group)."""
+        batch = [pending.popleft()]
+        while pending:
+            longest = max(pending[0].length, *(g.length for g in batch))
+            if longest * (len(batch) + 1) > self.max_batch_tokens:
+                break
+            batch.append(pending.popleft())
+        return batch
 
     # -- internals -----------------------------------------------------------------------------------------
     def _check_lengths(self, requests: Sequence[ContinuationRequest], encoded: Sequence[EncodedRequest]) -> None:
@@ -199,17 +254,6 @@ class CausalScorer:
                     f"request {req.id!r} has {total} tokens, longer than the model's context window of "
                     f"{self.max_length}; shorten the prompt (fewer few-shot examples) or use a model with a longer window"
                 )
-
-    def _prefix_batches(self, groups: Sequence[PrefixGroup]) -> Iterable[list[PrefixGroup]]:
-        batch: list[PrefixGroup] = []
-        for group in groups:
-            longest = max([group.length] + [g.length for g in batch])
-            if batch and longest * (len(batch) + 1) > self.max_batch_tokens:
-                yield batch
-                batch = []
-            batch.append(group)
-        if batch:
-            yield batch
 
     def _run_contexts(self, batch: list[PrefixGroup]) -> Iterable[_RunContexts]:
         """Phase 0 on the batch's prefixes, then phase 1 on the tokens after them; yields the contexts run."""
@@ -392,8 +436,9 @@ class CausalScorer:
             keep[r, : len(cont) - 1] = True  # position j predicts token j + 1
             if want_terminal:
                 keep[r, len(cont) - 1] = True  # the last position predicts what follows the continuation
-        row_device = rows.to(self.device)
-        cache = DynamicCache(ddp_cache_data=[(k.index_select(0, row_device), v.index_select(0, row_device)) for k, v in layers])
+        cache = DynamicCache(
+            ddp_cache_data=[(k.index_select(0, rows.to(k.device)), v.index_select(0, rows.to(v.device))) for k, v in layers]
+        )
         attention = torch.cat([ctx_mask.index_select(0, rows), cont_mask], dim=1)
         positions = ctx_lengths.index_select(0, rows)[:, None] + torch.arange(longest)[None, :]
         out = self.model(

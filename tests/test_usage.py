@@ -1,0 +1,52 @@
+"""Each job reports what its models computed (tokens, estimated FLOPs), so bench/workflow.py can show waste."""
+
+from __future__ import annotations
+
+import json
+
+import torch
+
+from choicelab.items.schema import MCItem
+from choicelab.lm.causal import ContinuationRequest, score_naive
+from choicelab.lm.encoder import fine_tune_mc
+from choicelab.lm.tiny import tiny_model
+from choicelab.lm.tokenization import RequestEncoder
+from choicelab.lm.usage import USAGE_PREFIX, _parameter_split, track, usage
+from choicelab.workflow import log_to
+
+
+def test_a_forward_counts_its_tokens_and_dense_flops():
+    model, tokenizer = tiny_model("llama", seed=0)
+    track(model, "usage-llama")
+    request = ContinuationRequest("a", "The die lands on face number", " 12")
+    encoded = RequestEncoder(tokenizer).encode([request.context], [request.continuation])[0]
+    n = len(encoded.context_ids) + len(encoded.continuation_ids)  # one naive forward over all of them
+    score_naive(model, tokenizer, [request])
+    counted = usage()["usage-llama"]
+    body, head = _parameter_split(model)
+    assert head == model.lm_head.weight.numel() and 0 < body < sum(p.numel() for p in model.parameters())
+    assert counted["tokens"] == counted["real_tokens"] == counted["logit_positions"] == n
+    assert counted["flops"] == 2.0 * body * n + 2.0 * head * n and counted["train_tokens"] == 0
+
+
+def test_a_training_step_counts_three_times_the_forward():
+    model, tokenizer = tiny_model("bert", seed=0)
+    track(model, "usage-bert")
+    items = [MCItem("t", "train", str(i), f"Question {i}?", ("yes", "no"), i % 2) for i in range(2)]
+    fine_tune_mc(model, tokenizer, items, items, learning_rate=1e-3, batch_size=2, max_epochs=1, seed=0,
+                 max_length=16, log=lambda _: None)
+    counted = usage()["usage-bert"]
+    body, _ = _parameter_split(model)
+    train, evaluated = counted["train_tokens"], counted["tokens"] - counted["train_tokens"]
+    assert train > 0 and evaluated > 0  # one training batch, then the dev evaluation
+    assert counted["flops"] == 3 * 2.0 * body * train + 2.0 * body * evaluated
+
+
+def test_the_job_log_ends_with_its_usage(tmp_path):
+    model, tokenizer = tiny_model("llama", seed=0)
+    track(model, "usage-job")
+    with log_to(str(tmp_path / "job.log"), threads=torch.get_num_threads()):
+        score_naive(model, tokenizer, [ContinuationRequest("a", "Hello", " world")])
+    line = [x for x in (tmp_path / "job.log").read_text().splitlines() if x.startswith(USAGE_PREFIX)][-1]
+    record = json.loads(line[len(USAGE_PREFIX):])
+    assert record["models"]["usage-job"]["tokens"] > 0 and record["seconds"] >= 0

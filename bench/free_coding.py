@@ -15,7 +15,7 @@ import os
 
 import pandas as pd
 
-from choicelab.coding import code_free_frame, load_embedder
+from choicelab.coding import code_free_frame, hand_coded_examples, load_embedder
 from choicelab.metrics import free_coding as fc
 
 
@@ -39,20 +39,36 @@ def main() -> None:
                 cache[t] = v
         return np.stack([cache[t] for t in texts])
 
-    settings = {"min_similarity": fc.MIN_SIMILARITY, "sentences": fc.ANSWER_SENTENCES}
+    settings = {
+        "min_similarity": fc.MIN_SIMILARITY, "sentences": fc.ANSWER_SENTENCES,
+        "prototype_weight": fc.PROTOTYPE_WEIGHT, "example_weight": fc.EXAMPLE_WEIGHT,
+    }
     if args.fit:
         dev = hand[hand["model"] == args.fit]
+        dev_examples = hand_coded_examples(dev)
         best = None
-        for sentences in (1, 2, 3):
-            for threshold in [round(0.05 * k, 2) for k in range(2, 13)]:
-                coded = code_free_frame(dev, args.data_mirror, cached, min_similarity=threshold, sentences=sentences)
-                agreement = float((coded["coded_option"] == coded["hand_code"]).mean())
-                print(f"fit on {args.fit}: sentences={sentences} min_similarity={threshold:.2f} -> {agreement:.3f}")
-                if best is None or agreement > best[0]:
-                    best = (agreement, {"min_similarity": threshold, "sentences": sentences})
+        for threshold in (0.15, 0.2, 0.25):
+            for prototype_weight in (0.0, 1.0, 2.0, 4.0):
+                for example_weight in (0.0, 0.3, 1.0, 3.0):
+                    trial = {"min_similarity": threshold, "sentences": 1, "prototype_weight": prototype_weight,
+                             "example_weight": example_weight}
+                    # the dev model's own examples, less the generation's own (item, answer): leave-one-out
+                    coded = code_free_frame(dev, args.data_mirror, cached, examples=dev_examples,
+                                            exclude_identical=True, **trial)
+                    agreement = float((coded["coded_option"] == coded["hand_code"]).mean())
+                    print(f"fit on {args.fit}: {trial} -> {agreement:.3f}")
+                    if best is None or agreement > best[0]:
+                        best = (agreement, trial)
         settings = best[1]
-        print(f"chosen on {args.fit}: {settings} (agreement there {best[0]:.3f})")
-    coded = code_free_frame(hand, args.data_mirror, cached, **settings)
+        print(f"chosen on {args.fit}: {settings} (agreement there, leave-one-out {best[0]:.3f})")
+        examples = dev_examples
+        coded = code_free_frame(hand, args.data_mirror, cached, examples=examples, **settings)
+        # the dev model's own rows again leave-one-out (its row in the printout is development, not held out)
+        own = code_free_frame(dev, args.data_mirror, cached, examples=examples, exclude_identical=True, **settings)
+        coded.loc[coded["model"] == args.fit, own.columns] = own.values
+    else:
+        examples = hand_coded_examples(hand)
+        coded = code_free_frame(hand, args.data_mirror, cached, examples=examples, exclude_identical=True, **settings)
     if args.out:
         coded.to_csv(args.out, index=False)
     pd.set_option("display.width", 200)

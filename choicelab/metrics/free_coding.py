@@ -42,6 +42,10 @@ ANSWER_CUE = "Your answer:"
 ANSWER_SENTENCES = 1  # fitted: the best on either model's hand codes (bench/free_coding.py --fit)
 MIN_SIMILARITY = 0.2  # fitted: the best on either model's hand codes (bench/free_coding.py --fit)
 MAX_ANSWER_CHARS = 400
+PROTOTYPE_WEIGHT = 1.0  # fitted on one model, measured on the other (bench/free_coding.py --fit)
+EXAMPLE_WEIGHT = 0.3  # fitted on one model, measured on the other (bench/free_coding.py --fit)
+NEIGHBOURS = 5
+SAME_ITEM_BONUS = 1.0
 
 RULES = ("coherence", "embedding", "empty", "non_answer", "echo", "below_threshold")
 
@@ -60,6 +64,21 @@ class Coded:
     margin: float = math.nan
 
 
+@dataclass(frozen=True)
+class Example:
+    """A hand-coded answer the coder learns from: its condition, item, the answer text read from the generation
+    (:func:`extract_answer`) and the hand code."""
+
+    condition: str
+    item_id: object
+    answer: str
+    code: str
+
+
+def _unit(vector: np.ndarray) -> np.ndarray:
+    return vector / max(float(np.linalg.norm(vector)), 1e-12)
+
+
 # -- the answer --------------------------------------------------------------------------------------------------
 
 _NEW_PROMPT = re.compile(r"Your answer:|You will read a |Is this story coherent or not\?|Why has the speaker responded")
@@ -73,7 +92,7 @@ _LABEL_ONLY = re.compile(
     r"|example|output|\d+)?\W*$",
     re.I,
 )
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)]*\s+")
+_SENTENCE_END = re.compile(r"(?<!\bMr\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bMrs\.)(?<!\bSt\.)(?<=[.!?])[\"'”’)]*\s+")
 
 
 def extract_answer(response: str, sentences: int = ANSWER_SENTENCES) -> str:
@@ -110,12 +129,17 @@ def _words(text: str) -> list[str]:
     return re.findall(r"[a-z0-9']+", text.lower())
 
 
-def echoes(answer: str, context: str, min_overlap: float = 0.8) -> bool:
+ECHO_MIN_WORDS = 13
+
+
+def echoes(answer: str, context: str, min_overlap: float = 0.8, min_words: int = ECHO_MIN_WORDS) -> bool:
     """True when the answer's first sentence repeats the item's story: at least ``min_overlap`` of its words (and
-    at least 4) occur in ``context``."""
+    at least ``min_words``) occur in ``context``. Short answers are exempt: "She is in a committed relationship." uses
+    the story's words but is an answer (the hand coders coded most echo-like answers of 12 words or fewer as an
+    option, most longer ones as an error)."""
     first = _words(_SENTENCE_END.split(answer, maxsplit=1)[0])
     story = set(_words(context))
-    return len(first) >= 4 and sum(w in story for w in first) / len(first) >= min_overlap
+    return len(first) >= min_words and sum(w in story for w in first) / len(first) >= min_overlap
 
 
 def non_answer(answer: str) -> bool:
@@ -187,13 +211,33 @@ def code_generations(
     contexts: Sequence[str] | None = None,
     min_similarity: float = MIN_SIMILARITY,
     sentences: int = ANSWER_SENTENCES,
+    item_ids: Sequence[object] | None = None,
+    prototypes: Mapping[tuple[str, str], Sequence[str]] | None = None,
+    examples: Sequence[Example] | None = None,
+    prototype_weight: float = PROTOTYPE_WEIGHT,
+    example_weight: float = EXAMPLE_WEIGHT,
+    neighbours: int = NEIGHBOURS,
+    same_item_bonus: float = SAME_ITEM_BONUS,
+    exclude_identical: bool = False,
 ) -> list[Coded]:
     """:func:`code_generation` for many generations, embedding every answer and option text once. ``contexts`` (the
-    item's story and question per generation) lets an answer that only repeats the story be coded ``error``."""
+    item's story and question per generation) lets an answer that only repeats the story be coded ``error``.
+
+    The option is chosen by a score per option (step 3 of the module docstring): the cosine between answer and option,
+    plus ``prototype_weight`` x the cosine between the answer and the category's prototype (the mean embedding of
+    that category's options over every item of the condition, ``prototypes[(condition, category)]``: what a
+    ``target`` of deceits says in general), plus ``example_weight`` x the share of the ``neighbours`` most similar
+    hand-coded answers of the same condition (``examples``; an example of the same item, ``item_ids``, counts
+    ``same_item_bonus`` more similar) that carry the category. ``exclude_identical`` leaves out examples with the
+    generation's own item and answer text (fitting on the examples' own model)."""
     if not len(responses) == len(conditions) == len(options) == len(categories):
         raise ValueError("responses, conditions, options and categories differ in length")
     if contexts is not None and len(contexts) != len(responses):
         raise ValueError("contexts and responses differ in length")
+    if item_ids is not None and len(item_ids) != len(responses):
+        raise ValueError("item_ids and responses differ in length")
+    if examples and item_ids is None:
+        raise ValueError("coding with hand-coded examples needs the generations' item_ids")
     answers = [extract_answer(r, sentences) for r in responses]
     out: list[Coded | None] = [None] * len(responses)
     pending: list[int] = []
@@ -215,19 +259,43 @@ def code_generations(
     if pending:
         if embed is None:
             raise ValueError("coding free generations of multiple-choice conditions needs an embedder")
-        texts = sorted({t for i in pending for t in (answers[i], *options[i])})
+        texts = {t for i in pending for t in (answers[i], *options[i])}
+        conditions_pending = {conditions[i] for i in pending}
+        protos = {k: v for k, v in (prototypes or {}).items() if k[0] in conditions_pending and prototype_weight}
+        shots = [e for e in (examples or ()) if e.condition in conditions_pending and example_weight]
+        texts |= {t for v in protos.values() for t in v} | {e.answer for e in shots}
+        texts = sorted(texts)
         index = {t: k for k, t in enumerate(texts)}
         vectors = np.asarray(embed(texts), dtype=float)
         vectors = vectors / np.clip(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12, None)
+        centroid = {k: _unit(vectors[[index[t] for t in v]].mean(axis=0)) for k, v in protos.items()}
+        by_condition: dict[str, tuple[np.ndarray, list[Example]]] = {}
+        for condition in {e.condition for e in shots}:
+            group = [e for e in shots if e.condition == condition]
+            by_condition[condition] = (vectors[[index[e.answer] for e in group]], group)
         for i in pending:
-            sims = [float(vectors[index[answers[i]]] @ vectors[index[o]]) for o in options[i]]
-            ranked = sorted(range(len(sims)), key=lambda k: sims[k], reverse=True)
-            best = sims[ranked[0]]
-            margin = best - sims[ranked[1]] if len(ranked) > 1 else math.inf
-            if best >= min_similarity:
+            a = vectors[index[answers[i]]]
+            sims = np.array([float(a @ vectors[index[o]]) for o in options[i]])
+            score = sims.copy()
+            for k, category in enumerate(categories[i]):
+                if (conditions[i], category) in centroid:
+                    score[k] += prototype_weight * float(a @ centroid[(conditions[i], category)])
+            if conditions[i] in by_condition:
+                matrix, group = by_condition[conditions[i]]
+                near = matrix @ a + same_item_bonus * np.array([str(e.item_id) == str(item_ids[i]) for e in group])
+                if exclude_identical:
+                    near[[str(e.item_id) == str(item_ids[i]) and e.answer == answers[i] for e in group]] = -np.inf
+                order = [j for j in np.argsort(-near, kind="stable")[:neighbours] if np.isfinite(near[j])]
+                for j in order:
+                    if group[j].code in categories[i]:
+                        score[list(categories[i]).index(group[j].code)] += example_weight / neighbours
+            ranked = np.argsort(-score, kind="stable")
+            best = float(sims[ranked[0]])
+            margin = float(score[ranked[0]] - score[ranked[1]]) if len(ranked) > 1 else math.inf
+            if float(sims.max()) >= min_similarity:
                 out[i] = Coded(categories[i][ranked[0]], "embedding", answers[i], best, margin)
             else:
-                out[i] = Coded(ERROR, "below_threshold", answers[i], best, margin)
+                out[i] = Coded(ERROR, "below_threshold", answers[i], float(sims.max()), margin)
     return [c for c in out if c is not None]
 
 

@@ -56,11 +56,8 @@ def item_options(root: str | Path) -> dict[tuple[str, int], tuple[tuple[str, ...
 def option_prototypes(root: str | Path) -> dict[tuple[str, str], tuple[str, ...]]:
     """(condition, category) -> the texts of that category's options over every item of the condition (what the
     coder's prototypes are made of; no hand codes involved)."""
-    out: dict[tuple[str, str], list[str]] = {}
-    for (condition, _), (texts, categories, _) in item_options(root).items():
-        for text, category in zip(texts, categories, strict=True):
-            out.setdefault((condition, category), []).append(text)
-    return {k: tuple(v) for k, v in out.items()}
+    options = item_options(root)
+    return fc.prototypes_of([k[0] for k in options], [v[0] for v in options.values()], [v[1] for v in options.values()])
 
 
 def hand_coded_examples(hand_coded: pd.DataFrame, sentences: int = fc.ANSWER_SENTENCES) -> list[fc.Example]:

@@ -42,8 +42,8 @@ ANSWER_CUE = "Your answer:"
 ANSWER_SENTENCES = 1  # fitted: the best on either model's hand codes (bench/free_coding.py --fit)
 MIN_SIMILARITY = 0.2  # fitted: the best on either model's hand codes (bench/free_coding.py --fit)
 MAX_ANSWER_CHARS = 400
-PROTOTYPE_WEIGHT = 1.0  # fitted on one model, measured on the other (bench/free_coding.py --fit)
-EXAMPLE_WEIGHT = 0.3  # fitted on one model, measured on the other (bench/free_coding.py --fit)
+PROTOTYPE_WEIGHT = 2.0  # fitted: the best on either model's hand codes (bench/free_coding.py --fit)
+EXAMPLE_WEIGHT = 1.0  # fitted: the best on either model's hand codes (bench/free_coding.py --fit)
 NEIGHBOURS = 5
 SAME_ITEM_BONUS = 1.0
 
@@ -73,6 +73,19 @@ class Example:
     item_id: object
     answer: str
     code: str
+
+
+def prototypes_of(
+    conditions: Sequence[str], options: Sequence[Sequence[str]], categories: Sequence[Sequence[str]]
+) -> dict[tuple[str, str], tuple[str, ...]]:
+    """(condition, category) -> the distinct texts of that category's options over the given items: the coder's
+    category prototypes."""
+    out: dict[tuple[str, str], list[str]] = {}
+    for condition, texts, names in zip(conditions, options, categories, strict=True):
+        for text, name in zip(texts, names, strict=True):
+            if text not in out.setdefault((condition, name), []):
+                out[(condition, name)].append(text)
+    return {k: tuple(v) for k, v in out.items()}
 
 
 def _unit(vector: np.ndarray) -> np.ndarray:

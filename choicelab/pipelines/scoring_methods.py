@@ -524,7 +524,12 @@ def code_free(
     **settings: Any,
 ) -> list[fc.Coded]:
     """Code one generation per item with the study's one coder (:func:`choicelab.metrics.free_coding.code_generations`,
-    validated against the authors' hand codes; docs/scoring_methods.md)."""
+    validated against the authors' hand codes; docs/scoring_methods.md). The category prototypes are the options of
+    ``items`` (:func:`choicelab.metrics.free_coding.prototypes_of`); hand-coded ``examples`` only where passed."""
+    settings.setdefault(
+        "prototypes", fc.prototypes_of([item.condition for item in items], [item.options for item in items],
+                                       [free_categories(item) for item in items])
+    )
     return fc.code_generations(
         list(generations),
         [item.condition for item in items],

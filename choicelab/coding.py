@@ -83,7 +83,7 @@ def code_free_frame(
     """``generations`` (columns phenomenon, item_id, response, ...) plus ``coded_option``, ``coding_rule``,
     ``answer`` (the text read) and ``similarity`` (the best cosine, embedding rule only). The coder's prototypes
     are every item's options (:func:`option_prototypes`); ``examples`` are hand-coded answers
-    (:func:`hand_coded_examples`; ``code-free`` uses all of the authors' hand codes in the data mirror)."""
+    (:func:`hand_coded_examples`), used only with an ``example_weight`` > 0 (off by default: docs/scoring_methods.md)."""
     missing = [c for c in ("phenomenon", "item_id", "response") if c not in generations.columns]
     if missing:
         raise ValueError(f"the generations table lacks columns {missing}; it needs {list(GENERATION_COLUMNS)}")
@@ -118,14 +118,13 @@ def code_free_frame(
 def code_free_file(generations: str | Path, embedder: str | Path, out: str | Path, data_mirror: str | Path) -> pd.DataFrame:
     """``choicelab code-free``: read IN (CSV with model_name, phenomenon, item_id, response), write IN plus
     ``coded_option`` to ``out`` (CSV, written whole to a temporary file and renamed)."""
-    from choicelab.metrics.free_coding import read_generations_csv, read_hand_coded
+    from choicelab.metrics.free_coding import read_generations_csv
 
     frame = read_generations_csv(generations)
     missing = [c for c in GENERATION_COLUMNS if c not in frame.columns]
     if missing:
         raise ValueError(f"{generations}: missing columns {missing}; the generations CSV needs {list(GENERATION_COLUMNS)}")
-    examples = hand_coded_examples(read_hand_coded(data_mirror))
-    coded = code_free_frame(frame, data_mirror, load_embedder(embedder), examples=examples)
+    coded = code_free_frame(frame, data_mirror, load_embedder(embedder))
     result = frame.assign(coded_option=coded["coded_option"])
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -39,13 +39,19 @@ import pandas as pd
 
 ERROR = "error"
 ANSWER_CUE = "Your answer:"
-ANSWER_SENTENCES = 1  # fitted: the best on either model's hand codes (bench/free_coding.py --fit)
-MIN_SIMILARITY = 0.2  # fitted: the best on either model's hand codes (bench/free_coding.py --fit)
+# Settings (bench/free_coding.py --fit, docs/scoring_methods.md): the answer length is the best on either model's hand
+# codes; threshold and prototype weight the best on either model's hand codes (grid 0.15/0.2 x 0/1/2/4).
+# Hand-coded examples are off (EXAMPLE_WEIGHT 0): they raise agreement with the hand codes but vote the item's usual
+# code, so that an answer that IS an option's text is coded as that option only 73 % of the time (docs).
+ANSWER_SENTENCES = 1
+MIN_SIMILARITY = 0.2
 MAX_ANSWER_CHARS = 400
-PROTOTYPE_WEIGHT = 2.0  # fitted: the best on either model's hand codes (bench/free_coding.py --fit)
-EXAMPLE_WEIGHT = 1.0  # fitted: the best on either model's hand codes (bench/free_coding.py --fit)
+PROTOTYPE_WEIGHT = 1.0
+EXAMPLE_WEIGHT = 0.0
 NEIGHBOURS = 5
 SAME_ITEM_BONUS = 1.0
+MIN_EXAMPLE_SIMILARITY = 0.0
+WEIGHTED_VOTES = True
 
 RULES = ("coherence", "embedding", "empty", "non_answer", "echo", "below_threshold")
 
@@ -231,6 +237,8 @@ def code_generations(
     example_weight: float = EXAMPLE_WEIGHT,
     neighbours: int = NEIGHBOURS,
     same_item_bonus: float = SAME_ITEM_BONUS,
+    min_example_similarity: float = MIN_EXAMPLE_SIMILARITY,
+    weighted_votes: bool = WEIGHTED_VOTES,
     exclude_identical: bool = False,
 ) -> list[Coded]:
     """:func:`code_generation` for many generations, embedding every answer and option text once. ``contexts`` (the
@@ -241,7 +249,9 @@ def code_generations(
     that category's options over every item of the condition, ``prototypes[(condition, category)]``: what a
     ``target`` of deceits says in general), plus ``example_weight`` x the share of the ``neighbours`` most similar
     hand-coded answers of the same condition (``examples``; an example of the same item, ``item_ids``, counts
-    ``same_item_bonus`` more similar) that carry the category. ``exclude_identical`` leaves out examples with the
+    ``same_item_bonus`` more similar; only examples whose cosine with the answer is at least ``min_example_similarity``
+    vote, so an item's usual code does not outvote what the answer says; with ``weighted_votes`` each vote counts its
+    cosine) that carry the category. ``exclude_identical`` leaves out examples with the
     generation's own item and answer text (fitting on the examples' own model)."""
     if not len(responses) == len(conditions) == len(options) == len(categories):
         raise ValueError("responses, conditions, options and categories differ in length")
@@ -295,13 +305,16 @@ def code_generations(
                     score[k] += prototype_weight * float(a @ centroid[(conditions[i], category)])
             if conditions[i] in by_condition:
                 matrix, group = by_condition[conditions[i]]
-                near = matrix @ a + same_item_bonus * np.array([str(e.item_id) == str(item_ids[i]) for e in group])
+                cosines = matrix @ a
+                near = cosines + same_item_bonus * np.array([str(e.item_id) == str(item_ids[i]) for e in group])
+                near[cosines < min_example_similarity] = -np.inf
                 if exclude_identical:
                     near[[str(e.item_id) == str(item_ids[i]) and e.answer == answers[i] for e in group]] = -np.inf
                 order = [j for j in np.argsort(-near, kind="stable")[:neighbours] if np.isfinite(near[j])]
                 for j in order:
                     if group[j].code in categories[i]:
-                        score[list(categories[i]).index(group[j].code)] += example_weight / neighbours
+                        vote = max(float(cosines[j]), 0.0) if weighted_votes else 1.0
+                        score[list(categories[i]).index(group[j].code)] += example_weight * vote / neighbours
             ranked = np.argsort(-score, kind="stable")
             best = float(sims[ranked[0]])
             margin = float(score[ranked[0]] - score[ranked[1]]) if len(ranked) > 1 else math.inf
@@ -382,6 +395,35 @@ def read_hand_coded(root: str | Path) -> pd.DataFrame:
                 }
             )
         )
+    return pd.concat(frames, ignore_index=True)
+
+
+def read_double_coded(paths: Sequence[str | Path]) -> pd.DataFrame:
+    """Generations coded by both annotators (files with ``annotation_tsvilodub`` and ``annotation_wang``, as in an
+    earlier LLM_link commit; see docs/scoring_methods.md). Columns: phenomenon, item_id, response, tsvilodub, wang
+    (both normalized with :data:`HAND_CODE_ALIASES`), file."""
+    frames = []
+    for path in paths:
+        frame = read_generations_csv(path)
+        if not {"annotation_tsvilodub", "annotation_wang"} <= set(frame.columns):
+            continue
+        phenomenon = frame["phenomenon"].str.strip()
+        frames.append(
+            pd.DataFrame(
+                {
+                    "phenomenon": phenomenon,
+                    "item_id": frame["item_id"].astype(int),
+                    "response": frame["response"],
+                    **{
+                        who: [normalize_hand_code(ph, c) for ph, c in zip(phenomenon, frame[f"annotation_{who}"])]
+                        for who in ("tsvilodub", "wang")
+                    },
+                    "file": Path(path).name,
+                }
+            )
+        )
+    if not frames:
+        raise FileNotFoundError(f"no file with both annotation_tsvilodub and annotation_wang among {len(paths)} paths")
     return pd.concat(frames, ignore_index=True)
 
 

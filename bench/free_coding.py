@@ -2,8 +2,12 @@
 
 Reads the hand-coded generations (LLM_link ``results/free/{llama2,flan-t5-xl}``, under the data mirror), codes them
 with :func:`choicelab.coding.code_free_frame` (the library's one coder) and prints agreement per condition and overall,
-the majority-class baseline, Cohen's kappa and the confusion matrix, per model. With ``--fit MODEL`` the similarity
-threshold and answer length are chosen on MODEL's generations only and then measured on the other model's.
+the majority-class baseline, Cohen's kappa and the confusion matrix, per model, with the shipped settings. With
+``--fit MODEL`` the similarity threshold and the prototype weight are chosen on MODEL's generations only and then
+measured on the other model's (held out). ``--with-examples`` runs the rejected variant in which hand-coded answers
+vote (another model's hand codes; in a fit, MODEL's own, leaving out each generation's own item and answer).
+``--annotators DIR`` adds the agreement of the two annotators with each other on generations both coded
+(docs/scoring_methods.md says where those files come from).
 
     python bench/free_coding.py --data-mirror ../shared/data --embedder results/models/minilm-l6 [--fit llama2]
 """
@@ -15,7 +19,7 @@ import os
 
 import pandas as pd
 
-from choicelab.coding import code_free_frame, load_embedder
+from choicelab.coding import code_free_frame, hand_coded_examples, load_embedder
 from choicelab.metrics import free_coding as fc
 
 
@@ -23,8 +27,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data-mirror", default=os.environ.get("CHOICELAB_DATA_MIRROR", "../shared/data"))
     parser.add_argument("--embedder", required=True, help="a sentence-encoder folder (e.g. results/models/minilm-l6)")
-    parser.add_argument("--fit", choices=["llama2", "flan-t5-xl"], help="choose the thresholds on this model only")
+    parser.add_argument("--fit", choices=["llama2", "flan-t5-xl"], help="choose the settings on this model only")
     parser.add_argument("--out", help="write the coded generations here (CSV)")
+    parser.add_argument(
+        "--with-examples", action="store_true",
+        help="the rejected variant: hand-coded examples vote (weight 2, cosine-weighted; the fit tries 0 and 2)",
+    )
+    parser.add_argument(
+        "--annotators",
+        help="a folder of generations coded by both annotators (annotation_tsvilodub and annotation_wang): print their "
+        "agreement with each other (the human ceiling) and the coder's with each (with --with-examples the coder "
+        "uses the Llama-2 hand codes only: held out)",
+    )
     args = parser.parse_args()
     hand = fc.read_hand_coded(args.data_mirror)
     embed = load_embedder(args.embedder)
@@ -39,22 +53,59 @@ def main() -> None:
                 cache[t] = v
         return np.stack([cache[t] for t in texts])
 
-    settings = {"min_similarity": fc.MIN_SIMILARITY, "sentences": fc.ANSWER_SENTENCES}
+    settings = {
+        "min_similarity": fc.MIN_SIMILARITY, "sentences": fc.ANSWER_SENTENCES,
+        "prototype_weight": fc.PROTOTYPE_WEIGHT, "example_weight": fc.EXAMPLE_WEIGHT,
+        "min_example_similarity": fc.MIN_EXAMPLE_SIMILARITY, "weighted_votes": fc.WEIGHTED_VOTES,
+    }
+    if args.with_examples:
+        settings["example_weight"] = 2.0
     if args.fit:
         dev = hand[hand["model"] == args.fit]
+        dev_examples = hand_coded_examples(dev)
         best = None
-        for sentences in (1, 2, 3):
-            for threshold in [round(0.05 * k, 2) for k in range(2, 13)]:
-                coded = code_free_frame(dev, args.data_mirror, cached, min_similarity=threshold, sentences=sentences)
-                agreement = float((coded["coded_option"] == coded["hand_code"]).mean())
-                print(f"fit on {args.fit}: sentences={sentences} min_similarity={threshold:.2f} -> {agreement:.3f}")
-                if best is None or agreement > best[0]:
-                    best = (agreement, {"min_similarity": threshold, "sentences": sentences})
+        for threshold in (0.15, 0.2):
+            for prototype_weight in (0.0, 1.0, 2.0, 4.0):
+                for example_weight in ((0.0, 2.0) if args.with_examples else (0.0,)):
+                    trial = {**settings, "min_similarity": threshold, "sentences": 1,
+                             "prototype_weight": prototype_weight, "example_weight": example_weight}
+                    # the dev model's own examples, less the generation's own (item, answer): leave-one-out
+                    coded = code_free_frame(dev, args.data_mirror, cached, examples=dev_examples,
+                                            exclude_identical=True, **trial)
+                    agreement = float((coded["coded_option"] == coded["hand_code"]).mean())
+                    print(f"fit on {args.fit}: {trial} -> {agreement:.3f}")
+                    if best is None or agreement > best[0]:
+                        best = (agreement, trial)
         settings = best[1]
-        print(f"chosen on {args.fit}: {settings} (agreement there {best[0]:.3f})")
-    coded = code_free_frame(hand, args.data_mirror, cached, **settings)
+        print(f"chosen on {args.fit}: {settings} (agreement there, leave-one-out {best[0]:.3f})")
+        examples = dev_examples
+        coded = code_free_frame(hand, args.data_mirror, cached, examples=examples, **settings)
+        # the dev model's own rows again leave-one-out (its row in the printout is development, not held out)
+        own = code_free_frame(dev, args.data_mirror, cached, examples=examples, exclude_identical=True, **settings)
+        coded.loc[coded["model"] == args.fit, own.columns] = own.values
+    else:
+        # the shipped settings; examples (only used with --with-examples) are the other model's hand codes
+        coded = pd.concat(
+            [
+                code_free_frame(group, args.data_mirror, cached,
+                                examples=hand_coded_examples(hand[hand["model"] != model]), **settings)
+                for model, group in hand.groupby("model")
+            ]
+        )
     if args.out:
         coded.to_csv(args.out, index=False)
+    if args.annotators:
+        from pathlib import Path
+
+        double = fc.read_double_coded(sorted(Path(args.annotators).glob("*.csv")))
+        held_out = code_free_frame(double, args.data_mirror, cached,
+                                   examples=hand_coded_examples(hand[hand["model"] == "llama2"]), **settings)
+        for name, a, b in (("tsvilodub vs wang", double["tsvilodub"], double["wang"]),
+                           ("coder vs tsvilodub", held_out["coded_option"], double["tsvilodub"]),
+                           ("coder vs wang", held_out["coded_option"], double["wang"])):
+            table = fc.agreement_table(double.assign(coded_option=a.values, hand_code=b.values))
+            print(f"\n== {name} ({len(double)} generations coded by both)")
+            print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     pd.set_option("display.width", 200)
     for model, group in coded.groupby("model"):
         role = "" if not args.fit else (" (DEVELOPMENT)" if model == args.fit else " (HELD OUT)")

@@ -3,6 +3,7 @@ table of generations (``choicelab code-free``, ``bench/free_coding.py``) with a 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -35,8 +36,8 @@ def load_embedder(model_dir: str | Path, *, batch_size: int = 64, max_length: in
     return embed
 
 
-def item_options(root: str | Path) -> dict[tuple[str, int], tuple[tuple[str, ...], tuple[str, ...], str]]:
-    """(phenomenon, LLM_link item number) -> (option texts, their LLM_link category names, story + question)."""
+@functools.lru_cache(maxsize=4)
+def _item_options(root: str) -> dict[tuple[str, int], tuple[tuple[str, ...], tuple[str, ...], str]]:
     from choicelab.items.pragmatics import load_items
 
     return {
@@ -47,14 +48,43 @@ def item_options(root: str | Path) -> dict[tuple[str, int], tuple[tuple[str, ...
     }
 
 
+def item_options(root: str | Path) -> dict[tuple[str, int], tuple[tuple[str, ...], tuple[str, ...], str]]:
+    """(phenomenon, LLM_link item number) -> (option texts, their LLM_link category names, story + question)."""
+    return dict(_item_options(str(root)))
+
+
+def option_prototypes(root: str | Path) -> dict[tuple[str, str], tuple[str, ...]]:
+    """(condition, category) -> the texts of that category's options over every item of the condition (what the
+    coder's prototypes are made of; no hand codes involved)."""
+    options = item_options(root)
+    return fc.prototypes_of([k[0] for k in options], [v[0] for v in options.values()], [v[1] for v in options.values()])
+
+
+def hand_coded_examples(hand_coded: pd.DataFrame, sentences: int = fc.ANSWER_SENTENCES) -> list[fc.Example]:
+    """The hand-coded generations (:func:`choicelab.metrics.free_coding.read_hand_coded`) as the coder's examples:
+    the answer read from each generation and its hand code; generations without an answer are left out."""
+    examples = []
+    for condition, item, response, code in zip(
+        hand_coded["phenomenon"], hand_coded["item_id"], hand_coded["response"], hand_coded["hand_code"], strict=True
+    ):
+        answer = fc.extract_answer(str(response), sentences)
+        if answer and condition != "coherence":
+            examples.append(fc.Example(str(condition).strip(), int(item), answer, str(code)))
+    return examples
+
+
 def code_free_frame(
     generations: pd.DataFrame,
     root: str | Path,
     embed: Callable[[Sequence[str]], np.ndarray],
+    examples: Sequence[fc.Example] | None = None,
     **settings,
 ) -> pd.DataFrame:
     """``generations`` (columns phenomenon, item_id, response, ...) plus ``coded_option``, ``coding_rule``,
-    ``answer`` (the text read) and ``similarity`` (the best cosine, embedding rule only)."""
+    ``answer`` (the text read) and ``similarity`` (the best cosine, embedding rule only). The coder's prototypes
+    are every item's options (:func:`option_prototypes`); ``examples`` are hand-coded answers
+    (:func:`hand_coded_examples`), used only with an ``example_weight`` > 0 (off by default:
+    docs/scoring_methods.md)."""
     missing = [c for c in ("phenomenon", "item_id", "response") if c not in generations.columns]
     if missing:
         raise ValueError(f"the generations table lacks columns {missing}; it needs {list(GENERATION_COLUMNS)}")
@@ -73,6 +103,9 @@ def code_free_frame(
         [options[k][1] for k in keys],
         embed=embed,
         contexts=[options[k][2] for k in keys],
+        item_ids=[k[1] for k in keys],
+        prototypes=option_prototypes(root),
+        examples=examples,
         **settings,
     )
     out = generations.copy()

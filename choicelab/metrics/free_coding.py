@@ -15,13 +15,16 @@ expresses none. :func:`code_generation` does the same automatically, in three st
    sentence's words nearly all in the story: :func:`echoes`).
 3. **The option**: coherence is a yes/no judgement coded by rules on the first sentence (:func:`coherence_judgement`;
    "yes", "coherent" -> the coherent option; "no", "not coherent", "incoherent", "does not make sense" -> the
-   incoherent one). In every other condition the answer is compared with each option by the cosine of sentence
-   embeddings (all-MiniLM-L6-v2 in the workflow): the most similar option, if its cosine is at least
-   ``min_similarity``; else ``error``.
+   incoherent one). In every other condition each option is scored by the cosine of sentence embeddings
+   (all-MiniLM-L6-v2 in the workflow) between answer and option plus ``prototype_weight`` x the cosine between the answer and the
+   option category's prototype (the mean embedding of that category's options over every item of the condition,
+   :func:`prototypes_of`); the best-scoring option, if the answer's best cosine with an option is at least
+   ``min_similarity``; else ``error``. Hand-coded examples can vote too (``examples``, ``example_weight``) but are
+   off by default: they pull answers towards the item's usual code (docs/scoring_methods.md).
 
-The thresholds are fitted on one model's hand-coded generations and measured on the other's
-(``bench/free_coding.py``; docs/scoring_methods.md reports the agreement). No torch here: the embedder is passed in
-as a function ``texts -> unit-norm vectors``.
+The settings are fitted on one model's hand-coded generations and measured on the other's
+(``bench/free_coding.py``; docs/scoring_methods.md reports the agreement and the authors' agreement with each other).
+No torch here: the embedder is passed in as a function ``texts -> unit-norm vectors``.
 """
 
 from __future__ import annotations
@@ -39,25 +42,83 @@ import pandas as pd
 
 ERROR = "error"
 ANSWER_CUE = "Your answer:"
-ANSWER_SENTENCES = 1  # fitted: the best on either model's hand codes (bench/free_coding.py --fit)
-MIN_SIMILARITY = 0.2  # fitted: the best on either model's hand codes (bench/free_coding.py --fit)
+# Settings (bench/free_coding.py --fit, docs/scoring_methods.md): the answer length is the best on either model's hand
+# codes; threshold and prototype weight the best on either model's hand codes (grid 0.15/0.2 x 0/1/2/4).
+# Hand-coded examples are off (EXAMPLE_WEIGHT 0): they raise agreement with the hand codes but vote the item's usual
+# code, so that an answer that IS an option's text is coded as that option only 64-73 % of the time (docs).
+ANSWER_SENTENCES = 1
+MIN_SIMILARITY = 0.2
 MAX_ANSWER_CHARS = 400
+PROTOTYPE_WEIGHT = 1.0
+EXAMPLE_WEIGHT = 0.0
+NEIGHBOURS = 5
+SAME_ITEM_BONUS = 1.0
+MIN_EXAMPLE_SIMILARITY = 0.0
+WEIGHTED_VOTES = True
 
-RULES = ("coherence", "embedding", "empty", "non_answer", "echo", "below_threshold")
+RULES = ("coherence", "cue", "embedding", "empty", "non_answer", "echo", "below_threshold")
+
+# Condition-level cues: an answer that states the category's defining content is coded as that category, whatever
+# the option wording. Deceits' target is by design the white lie's motive, sparing the other's feelings or avoiding
+# trouble ("She does not want to hurt Andy's feelings", "She wants to make her partner feel better"), which sentence
+# similarity matches to the option that shares the names instead. Over both models' generations this cue fires on 32
+# answers the authors coded as the target and on 1 they coded otherwise.
+CUES: dict[str, tuple[re.Pattern[str], str]] = {
+    "deceits": (
+        re.compile(
+            r"\b(?:(?:not|n't) want(?:s|ed)? to (?:hurt|upset|offend|disappoint|ruin|worry|stress|embarrass|"
+            r"make \w+ (?:feel )?(?:sad|bad|upset|worse)|get (?:in|into) trouble|admit|tell)|"
+            r"(?:make|makes|made) (?:\w+ ){0,2}(?:feel|be) (?:better|good|happy)|spare|"
+            r"(?:hurt|hurting) (?:\w+ ){0,2}feelings|be (?:nice|kind|polite|supportive)|"
+            r"(?:supportive|support|polite|nice|kind|caring|tactful|protect|reassure|comfort|please|"
+            r"avoid (?:trouble|getting|being|punishment|hurting|upsetting))\b)",
+            re.I,
+        ),
+        "target",
+    ),
+}
 
 Embed = Callable[[Sequence[str]], np.ndarray]
 
 
 @dataclass(frozen=True)
 class Coded:
-    """One coded generation: the option category (or ``error``), the rule that decided, the answer text read, and
-    the best cosine / its margin over the runner-up (embedding rule only)."""
+    """One coded generation: the option category (or ``error``), the rule that decided, the answer text read, the
+    coded option's cosine with the answer and its score's margin over the runner-up (embedding rule only)."""
 
     category: str
-    rule: str  # "coherence" | "embedding" | "empty" | "non_answer" | "echo" | "below_threshold"
+    rule: str  # one of RULES
     answer: str
     similarity: float = math.nan
     margin: float = math.nan
+
+
+@dataclass(frozen=True)
+class Example:
+    """A hand-coded answer the coder learns from: its condition, item, the answer text read from the generation
+    (:func:`extract_answer`) and the hand code."""
+
+    condition: str
+    item_id: object
+    answer: str
+    code: str
+
+
+def prototypes_of(
+    conditions: Sequence[str], options: Sequence[Sequence[str]], categories: Sequence[Sequence[str]]
+) -> dict[tuple[str, str], tuple[str, ...]]:
+    """(condition, category) -> the distinct texts of that category's options over the given items: the coder's
+    category prototypes."""
+    out: dict[tuple[str, str], list[str]] = {}
+    for condition, texts, names in zip(conditions, options, categories, strict=True):
+        for text, name in zip(texts, names, strict=True):
+            if text not in out.setdefault((condition, name), []):
+                out[(condition, name)].append(text)
+    return {k: tuple(v) for k, v in out.items()}
+
+
+def _unit(vector: np.ndarray) -> np.ndarray:
+    return vector / max(float(np.linalg.norm(vector)), 1e-12)
 
 
 # -- the answer --------------------------------------------------------------------------------------------------
@@ -73,7 +134,7 @@ _LABEL_ONLY = re.compile(
     r"|example|output|\d+)?\W*$",
     re.I,
 )
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)]*\s+")
+_SENTENCE_END = re.compile(r"(?<!\bMr\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bMrs\.)(?<!\bSt\.)(?<=[.!?])[\"'”’)]*\s+")
 
 
 def extract_answer(response: str, sentences: int = ANSWER_SENTENCES) -> str:
@@ -110,12 +171,17 @@ def _words(text: str) -> list[str]:
     return re.findall(r"[a-z0-9']+", text.lower())
 
 
-def echoes(answer: str, context: str, min_overlap: float = 0.8) -> bool:
+ECHO_MIN_WORDS = 13
+
+
+def echoes(answer: str, context: str, min_overlap: float = 0.8, min_words: int = ECHO_MIN_WORDS) -> bool:
     """True when the answer's first sentence repeats the item's story: at least ``min_overlap`` of its words (and
-    at least 4) occur in ``context``."""
+    at least ``min_words``) occur in ``context``. Short answers are exempt: "She is in a committed relationship." uses
+    the story's words but is an answer (the hand coders coded most echo-like answers of 12 words or fewer as an
+    option, most longer ones as an error)."""
     first = _words(_SENTENCE_END.split(answer, maxsplit=1)[0])
     story = set(_words(context))
-    return len(first) >= 4 and sum(w in story for w in first) / len(first) >= min_overlap
+    return len(first) >= min_words and sum(w in story for w in first) / len(first) >= min_overlap
 
 
 def non_answer(answer: str) -> bool:
@@ -167,13 +233,13 @@ def code_generation(
     *,
     embed: Embed | None,
     context: str | None = None,
-    min_similarity: float = MIN_SIMILARITY,
-    sentences: int = ANSWER_SENTENCES,
+    **settings,
 ) -> Coded:
-    """The option category one generation expresses, or ``error`` (see the module docstring)."""
+    """The option category one generation expresses, or ``error`` (see the module docstring; ``settings`` as for
+    :func:`code_generations`)."""
     return code_generations(
         [response], [condition], [options], [categories], embed=embed,
-        contexts=None if context is None else [context], min_similarity=min_similarity, sentences=sentences,
+        contexts=None if context is None else [context], **settings,
     )[0]
 
 
@@ -187,13 +253,37 @@ def code_generations(
     contexts: Sequence[str] | None = None,
     min_similarity: float = MIN_SIMILARITY,
     sentences: int = ANSWER_SENTENCES,
+    item_ids: Sequence[object] | None = None,
+    prototypes: Mapping[tuple[str, str], Sequence[str]] | None = None,
+    examples: Sequence[Example] | None = None,
+    prototype_weight: float = PROTOTYPE_WEIGHT,
+    example_weight: float = EXAMPLE_WEIGHT,
+    neighbours: int = NEIGHBOURS,
+    same_item_bonus: float = SAME_ITEM_BONUS,
+    min_example_similarity: float = MIN_EXAMPLE_SIMILARITY,
+    weighted_votes: bool = WEIGHTED_VOTES,
+    exclude_identical: bool = False,
 ) -> list[Coded]:
     """:func:`code_generation` for many generations, embedding every answer and option text once. ``contexts`` (the
-    item's story and question per generation) lets an answer that only repeats the story be coded ``error``."""
+    item's story and question per generation) lets an answer that only repeats the story be coded ``error``.
+
+    The option is chosen by a score per option (step 3 of the module docstring): the cosine between answer and option,
+    plus ``prototype_weight`` x the cosine between the answer and the category's prototype (the mean embedding of
+    that category's options over every item of the condition, ``prototypes[(condition, category)]``: what a
+    ``target`` of deceits says in general), plus ``example_weight`` x the share of the ``neighbours`` most similar
+    hand-coded answers of the same condition (``examples``; an example of the same item, ``item_ids``, counts
+    ``same_item_bonus`` more similar; only examples whose cosine with the answer is at least ``min_example_similarity``
+    vote, so an item's usual code does not outvote what the answer says; with ``weighted_votes`` each vote counts its
+    cosine) that carry the category. ``exclude_identical`` leaves out examples with the
+    generation's own item and answer text (fitting on the examples' own model)."""
     if not len(responses) == len(conditions) == len(options) == len(categories):
         raise ValueError("responses, conditions, options and categories differ in length")
     if contexts is not None and len(contexts) != len(responses):
         raise ValueError("contexts and responses differ in length")
+    if item_ids is not None and len(item_ids) != len(responses):
+        raise ValueError("item_ids and responses differ in length")
+    if examples and item_ids is None:
+        raise ValueError("coding with hand-coded examples needs the generations' item_ids")
     answers = [extract_answer(r, sentences) for r in responses]
     out: list[Coded | None] = [None] * len(responses)
     pending: list[int] = []
@@ -210,24 +300,55 @@ def code_generations(
                 out[i] = Coded(categories[i][list(map(str.lower, options[i])).index(judgement)], "coherence", answer)
         elif contexts is not None and echoes(answer, contexts[i]):
             out[i] = Coded(ERROR, "echo", answer)
+        elif condition in CUES and CUES[condition][1] in categories[i] and CUES[condition][0].search(
+            _SENTENCE_END.split(answer, maxsplit=1)[0]
+        ):
+            out[i] = Coded(CUES[condition][1], "cue", answer)
         else:
             pending.append(i)
     if pending:
         if embed is None:
             raise ValueError("coding free generations of multiple-choice conditions needs an embedder")
-        texts = sorted({t for i in pending for t in (answers[i], *options[i])})
+        texts = {t for i in pending for t in (answers[i], *options[i])}
+        conditions_pending = {conditions[i] for i in pending}
+        protos = {k: v for k, v in (prototypes or {}).items() if k[0] in conditions_pending and prototype_weight}
+        shots = [e for e in (examples or ()) if e.condition in conditions_pending and example_weight]
+        texts |= {t for v in protos.values() for t in v} | {e.answer for e in shots}
+        texts = sorted(texts)
         index = {t: k for k, t in enumerate(texts)}
         vectors = np.asarray(embed(texts), dtype=float)
         vectors = vectors / np.clip(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12, None)
+        centroid = {k: _unit(vectors[[index[t] for t in v]].mean(axis=0)) for k, v in protos.items()}
+        by_condition: dict[str, tuple[np.ndarray, list[Example]]] = {}
+        for condition in {e.condition for e in shots}:
+            group = [e for e in shots if e.condition == condition]
+            by_condition[condition] = (vectors[[index[e.answer] for e in group]], group)
         for i in pending:
-            sims = [float(vectors[index[answers[i]]] @ vectors[index[o]]) for o in options[i]]
-            ranked = sorted(range(len(sims)), key=lambda k: sims[k], reverse=True)
-            best = sims[ranked[0]]
-            margin = best - sims[ranked[1]] if len(ranked) > 1 else math.inf
-            if best >= min_similarity:
+            a = vectors[index[answers[i]]]
+            sims = np.array([float(a @ vectors[index[o]]) for o in options[i]])
+            score = sims.copy()
+            for k, category in enumerate(categories[i]):
+                if (conditions[i], category) in centroid:
+                    score[k] += prototype_weight * float(a @ centroid[(conditions[i], category)])
+            if conditions[i] in by_condition:
+                matrix, group = by_condition[conditions[i]]
+                cosines = matrix @ a
+                near = cosines + same_item_bonus * np.array([str(e.item_id) == str(item_ids[i]) for e in group])
+                near[cosines < min_example_similarity] = -np.inf
+                if exclude_identical:
+                    near[[str(e.item_id) == str(item_ids[i]) and e.answer == answers[i] for e in group]] = -np.inf
+                order = [j for j in np.argsort(-near, kind="stable")[:neighbours] if np.isfinite(near[j])]
+                for j in order:
+                    if group[j].code in categories[i]:
+                        vote = max(float(cosines[j]), 0.0) if weighted_votes else 1.0
+                        score[list(categories[i]).index(group[j].code)] += example_weight * vote / neighbours
+            ranked = np.argsort(-score, kind="stable")
+            best = float(sims[ranked[0]])
+            margin = float(score[ranked[0]] - score[ranked[1]]) if len(ranked) > 1 else math.inf
+            if float(sims.max()) >= min_similarity:
                 out[i] = Coded(categories[i][ranked[0]], "embedding", answers[i], best, margin)
             else:
-                out[i] = Coded(ERROR, "below_threshold", answers[i], best, margin)
+                out[i] = Coded(ERROR, "below_threshold", answers[i], float(sims.max()), margin)
     return [c for c in out if c is not None]
 
 
@@ -301,6 +422,35 @@ def read_hand_coded(root: str | Path) -> pd.DataFrame:
                 }
             )
         )
+    return pd.concat(frames, ignore_index=True)
+
+
+def read_double_coded(paths: Sequence[str | Path]) -> pd.DataFrame:
+    """Generations coded by both annotators (files with ``annotation_tsvilodub`` and ``annotation_wang``, as in an
+    earlier LLM_link commit; see docs/scoring_methods.md). Columns: phenomenon, item_id, response, tsvilodub, wang
+    (both normalized with :data:`HAND_CODE_ALIASES`), file."""
+    frames = []
+    for path in paths:
+        frame = read_generations_csv(path)
+        if not {"annotation_tsvilodub", "annotation_wang"} <= set(frame.columns):
+            continue
+        phenomenon = frame["phenomenon"].str.strip()
+        frames.append(
+            pd.DataFrame(
+                {
+                    "phenomenon": phenomenon,
+                    "item_id": frame["item_id"].astype(int),
+                    "response": frame["response"],
+                    **{
+                        who: [normalize_hand_code(ph, c) for ph, c in zip(phenomenon, frame[f"annotation_{who}"])]
+                        for who in ("tsvilodub", "wang")
+                    },
+                    "file": Path(path).name,
+                }
+            )
+        )
+    if not frames:
+        raise FileNotFoundError(f"no file with both annotation_tsvilodub and annotation_wang among {len(paths)} paths")
     return pd.concat(frames, ignore_index=True)
 
 

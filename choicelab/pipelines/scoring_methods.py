@@ -524,7 +524,14 @@ def code_free(
     **settings: Any,
 ) -> list[fc.Coded]:
     """Code one generation per item with the study's one coder (:func:`choicelab.metrics.free_coding.code_generations`,
-    validated against the authors' hand codes; docs/scoring_methods.md)."""
+    validated against the authors' hand codes; docs/scoring_methods.md). The category prototypes are the options of
+    the ``items`` that have LLM_link categories (:func:`choicelab.metrics.free_coding.prototypes_of`; option indices
+    of other benchmarks name no category); hand-coded ``examples`` only where passed."""
+    named = [item for item in items if item.categories]
+    settings.setdefault(
+        "prototypes", fc.prototypes_of([item.condition for item in named], [item.options for item in named],
+                                       [item.categories for item in named])
+    )
     return fc.code_generations(
         list(generations),
         [item.condition for item in items],

@@ -138,11 +138,13 @@ rule probes_control_score:
         "results/logs/probes/control_{model}.log",
     benchmark:
         "results/benchmarks/probes/control_{model}.tsv"
+    retries: MODEL_RETRIES
     conda:
         "../envs/models.yaml"
+    threads: MODEL_THREADS
     resources:
-        mem_mb=8000,
-        runtime=60,
+        mem_mb=attempt_scaled(8000),
+        runtime=attempt_scaled(60),
         gpu=model_gpus,
     params:
         max_length=pr_config("finetune", {}).get("max_length", 128),

@@ -170,6 +170,51 @@ def default_stage_items(
     return train, dev, f"{source}: {len(train)} train / {len(dev)} dev items"
 
 
+def input_format(config: Mapping[str, Any]) -> str:
+    """The one text layout of every bets stage (SWAG stage, task fine-tuning, scoring): ``bets.input_format``."""
+    from choicelab.pipelines.finetune import INPUT_FORMATS
+
+    fmt = config.get("input_format", "pair")
+    if fmt not in INPUT_FORMATS:
+        raise ValueError(f"studies.bets.input_format must be one of {INPUT_FORMATS}, not {fmt!r}")
+    return fmt
+
+
+def score_checkpoint(
+    checkpoint_dir: str,
+    benchmarks: Sequence[Sequence[MCItem]],
+    *,
+    name: str,
+    configured_format: str,
+    max_length: int,
+    train_eval_size: int | None,
+    seed: int,
+    device: str = "auto",
+    log: Any = print,
+) -> list[Any]:
+    """Dump rows (``mc_logit`` and ``mc_sigmoid``) of one checkpoint on each benchmark's scored questions.
+
+    The checkpoint is scored in the input format it was trained in; a checkpoint trained in another format than
+    ``configured_format`` is refused (see :func:`choicelab.pipelines.finetune.require_input_format`).
+    """
+    from choicelab.lm.loading import load_encoder_mc
+    from choicelab.pipelines.finetune import require_input_format
+    from choicelab.pipelines.mc import score_encoder
+
+    fmt = require_input_format(checkpoint_dir, configured_format, purpose="bets scoring")
+    model, tokenizer, _ = load_encoder_mc(checkpoint_dir, seed=0, device=device)
+    rows: list[Any] = []
+    for items in benchmarks:
+        scored = scored_questions(items, train_eval_size, seed)
+        logits = score_encoder(
+            model, tokenizer, scored, study="bets", model=name, input_format=fmt, max_length=max_length
+        )
+        rows += logits + sigmoid_rows(logits)
+        if scored:
+            log(f"{scored[0].benchmark} {scored[0].split}: {len(scored)} questions scored ({fmt} format)")
+    return rows
+
+
 # ----------------------------------------------------------------------------------------------------------------
 # Dumps -> per-question scores
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from fractions import Fraction
 
 import numpy as np
@@ -259,6 +260,47 @@ def test_result_tables_render_in_the_papers_layout(oracle_evaluations):
     assert "card->card" in markdown and "100†/100†" in markdown
     for name in pb.RESULT_TABLES:
         pb.result_table(evaluations, name)
+
+
+def test_tables_6_and_14_order_columns_and_rows_as_the_paper(oracle_evaluations):
+    evaluations, _ = oracle_evaluations
+    header = pb.result_table(evaluations, "table6")[1].splitlines()[0]
+    assert [c.strip() for c in header.strip("|").split("|")][1:] == [
+        "coin standard", "coin bca", "dice standard", "dice bca", "card standard", "card bca"]
+    lines = pb.result_table(evaluations, "table14")[1].splitlines()
+    assert [c.strip() for c in lines[0].strip("|").split("|")][2:] == ["coin", "dice", "card"]
+    assert [line.split("|")[2].strip() for line in lines[2:5]] == ["strict", "positive_gain", "non_negative_gain"]
+    rq3 = pb.result_table(evaluations, "table20")[1].splitlines()[0]
+    assert rq3.index("card->card") < rq3.index("card->coin") < rq3.index("coin->card")  # the paper's Card, Coin, Dice
+
+
+def test_training_table_sets_the_swag_stage_beside_the_papers_accuracy():
+    def meta(stage, dev, fmt="pair"):
+        return {"training": {"data": "d", "params": {"input_format": fmt, "learning_rate": 5e-5}, "stage": stage,
+                             "best_dev_accuracy": dev, "reached_target": False}}
+
+    notes = pb.training_notes({"bert-base-uncased__default": meta("default", 0.74),
+                               "bert-base-uncased__bet_coin": meta("bet_coin", 0.95),
+                               "minilm__default": meta("default", 0.3)},
+                              {"bert-base-uncased": "BERT"})
+    row = notes.set_index(["model", "stage"])
+    assert row.loc[("bert-base-uncased", "default"), "paper_swag_dev_accuracy"] == 0.77
+    assert row.loc[("bert-base-uncased", "default"), "best_dev_accuracy"] == 0.74
+    assert np.isnan(row.loc[("bert-base-uncased", "bet_coin"), "paper_swag_dev_accuracy"])  # no paper number
+    assert np.isnan(row.loc[("minilm", "default"), "paper_swag_dev_accuracy"])  # not one of the paper's models
+    assert set(notes["input_format"]) == {"pair"}
+
+
+def test_paper_numbers_hold_every_table_the_docs_say_is_transcribed():
+    paper = pb.read_paper_numbers(str(Path(pb.__file__).parents[2] / "data/bets/paper/paper_numbers.csv"))
+    counts = paper.groupby("table").size().to_dict()
+    # 4 models x cells per model: Tables 5/9-12 (4 templates x 2 stages), 6/13 (3 modalities x 2 metrics x 2
+    # stages), 14/15 (3 x 3 ground truths x 2), 16/20 (9 fine-tune->test x 2 splits), 17-19 (9, test items)
+    assert counts == {**{t: 32 for t in ("table5", "table9", "table10", "table11", "table12")},
+                      "table6": 48, "table13": 48, "table14": 72, "table15": 72, "table16": 72, "table20": 72,
+                      "table17": 36, "table18": 36, "table19": 36}
+    weak = paper[(paper["table"] == "table12") & (paper["model"] == "BigBird") & (paper["condition"] == "BE")]
+    assert list(weak["value"]) == ["<.001", "<.001"] and set(weak["metric"]) == {"weak"}
 
 
 def test_compare_paper_puts_the_papers_numbers_beside_ours_and_says_when_models_differ(oracle_evaluations):

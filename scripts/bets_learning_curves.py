@@ -80,7 +80,13 @@ def main() -> None:
         seed=args.seed, input_format=args.format, max_length=args.max_length, target_dev_accuracy=args.target,
         eval_every_steps=args.eval_every, warmup_steps=args.warmup, log=log,
     )
+    from choicelab.lm.encoder import accuracy_of, mc_logits
+
+    seen = train[: min(len(train), 200)]
+    train_accuracy = accuracy_of(mc_logits(model, tokenizer, seen, input_format=args.format,
+                                           max_length=args.max_length), seen)
     print(json.dumps({"summary": vars(args), "steps": result.steps, "best_dev": result.best_dev_accuracy,
+                      "train_accuracy_best_state": train_accuracy,
                       "history": result.history, "wall_s": round(time.time() - t0, 1),
                       "cpu_s": round(time.process_time() - c0, 1)}), flush=True)
 

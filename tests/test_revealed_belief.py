@@ -18,8 +18,14 @@ from choicelab.items.revealed_belief import (
     stated_prompt,
     stated_questions,
 )
-from choicelab.metrics.distributions import chebyshev, l1, symmetric_kl
-from choicelab.pipelines.revealed_belief import appendix_table_ids, stated_metrics
+from choicelab.figures.revealed_belief import fig5_increase
+from choicelab.metrics.distributions import chebyshev, first_token_mass, l1, symmetric_kl
+from choicelab.pipelines.revealed_belief import (
+    appendix_table_ids,
+    baseline_increases,
+    models_note,
+    stated_metrics,
+)
 from conftest import manifest_ids
 
 
@@ -116,6 +122,58 @@ def test_stated_error_is_one_minus_the_probability_of_the_correct_letter():
                               "appendix": ["b1"], "row_key": ["[0]"]})
     (row,) = stated_metrics(dump, questions, scenarios, 1e-6).itertuples()
     assert row.chebyshev == pytest.approx(0.4) and row.l1 == pytest.approx(0.8)
+
+
+def test_first_token_mass_counts_a_shared_first_token_once_and_is_a_probability():
+    import math
+
+    # A tokenizer that writes " " as its own token before every number: " 1", " 2", " 10" all start with id 7.
+    ids = [(7, 11), (7, 12), (7, 11, 10)]
+    lps = [(math.log(0.9), -1.0), (math.log(0.9), -2.0), (math.log(0.9), -1.0, -3.0)]
+    assert first_token_mass(ids, lps) == pytest.approx(0.9)  # summing over outcomes would give 2.7
+    assert first_token_mass([(3,), (4,)], [(math.log(0.2),), (math.log(0.3),)]) == pytest.approx(0.5)
+
+
+def _fig5_inputs():
+    scenarios = dice_scenarios(faces=(4, 6), n_dice=(1, 2))
+    frame = pd.DataFrame({"setting_id": [s.setting_id for s in scenarios], "family": "dice",
+                          "variant": [s.variant for s in scenarios],
+                          "params": [__import__("json").dumps(s.params) for s in scenarios]})
+    # Chebyshev error = 0.1 x faces for the single rolls, + 0.05 for every other setting: each increase is 0.05
+    # against its own baseline, and would be +-0.1 against a baseline averaged over face counts.
+    faces = [s.params["faces"] for s in scenarios]
+    error = [0.1 * f / 4 + (0.0 if s.variant == "single" else 0.05) for s, f in zip(scenarios, faces, strict=True)]
+    revealed = frame.assign(method="revealed", model="base-m", chebyshev=error)
+    stated = frame.assign(method="stated", model="chat-m", template="chat", chebyshev=[e + 0.01 for e in error])
+    return pd.concat([revealed, stated], ignore_index=True), frame
+
+
+def test_fig5_increases_are_per_model_and_setting_against_the_same_dice_single_roll():
+    metrics, scenarios = _fig5_inputs()
+    increases = baseline_increases(metrics, scenarios, {"base-m": "base", "chat-m": "instruct"})
+    assert set(increases["group"]) == {"RevB base", "StaA"}
+    assert set(increases["change"]) == {"prior independent result", "one observation"}
+    assert increases["increase"].to_numpy() == pytest.approx(0.05)
+    row = increases[increases["setting_id"] == "dice-obs-2d6-smaller"].iloc[0]
+    assert row["baseline_setting"] == "dice-single-2d6"
+    # one row per (model, setting): 2 models x (independent + observation settings)
+    n_changed = int(scenarios["variant"].isin(["independent", "observation"]).sum())
+    assert len(increases) == 2 * n_changed
+    fig = fig5_increase(increases)
+    assert [ax.get_title() for ax in fig.axes] == ["Prior independent result", "One observation"]
+
+
+def test_fig5_refuses_a_setting_without_its_baseline():
+    metrics, scenarios = _fig5_inputs()
+    metrics = metrics[metrics["setting_id"] != "dice-single-1d4"]
+    with pytest.raises(ValueError, match="dice-single-1d4"):
+        baseline_increases(metrics, scenarios, {"base-m": "base", "chat-m": "instruct"})
+
+
+def test_captions_name_the_models_that_ran_by_role():
+    note = models_note(["llama-3-8b", "llama-3-8b-instruct"], {"llama-3-8b": "base", "llama-3-8b-instruct": "instruct"})
+    assert "Base models: llama-3-8b;" in note and "instruction-tuned models: llama-3-8b-instruct" in note
+    assert "Gemma" not in note and "SmolLM" not in note
 
 
 def test_smoke_dag_produces_every_revealed_belief_artifact(smoke_run):

@@ -143,12 +143,17 @@ def fine_tune_mc(
     result = TrainResult(0.0, 0, -1.0, False, target_dev_accuracy)
     best_state: dict[str, torch.Tensor] | None = None
     evals_without_gain = 0
+    losses: list[float] = []  # training losses since the last evaluation (the learning curve's train side)
 
     def evaluate(epoch_position: float) -> bool:
         nonlocal best_state, evals_without_gain
         accuracy = accuracy_of(mc_logits(model, tokenizer, dev, input_format=input_format, max_length=max_length), dev)
-        result.history.append({"epoch": epoch_position, "step": result.steps, "dev_accuracy": accuracy})
-        log(f"epoch {epoch_position:.2f} step {result.steps}: dev accuracy {accuracy:.4f}")
+        train_loss = float(np.mean(losses)) if losses else float("nan")
+        losses.clear()
+        result.history.append(
+            {"epoch": epoch_position, "step": result.steps, "train_loss": train_loss, "dev_accuracy": accuracy}
+        )
+        log(f"epoch {epoch_position:.2f} step {result.steps}: train loss {train_loss:.4f}, dev accuracy {accuracy:.4f}")
         if accuracy > result.best_dev_accuracy:
             result.best_dev_accuracy = accuracy
             best_state = {k: v.detach().clone() for k, v in model.state_dict().items()}
@@ -180,6 +185,7 @@ def fine_tune_mc(
             labels = torch.tensor([it.label for it in chunk], device=device)
             loss = model(**{k: v.to(device) for k, v in enc.items()}, labels=labels).loss / grad_accumulation
             loss.backward()
+            losses.append(float(loss.detach()) * grad_accumulation)
             result.steps += 1
             if result.steps % grad_accumulation == 0:
                 optimizer.step()

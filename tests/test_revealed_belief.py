@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+from dataclasses import asdict
 from fractions import Fraction
 
 import pandas as pd
@@ -125,8 +127,6 @@ def test_stated_error_is_one_minus_the_probability_of_the_correct_letter():
 
 
 def test_first_token_mass_counts_a_shared_first_token_once_and_is_a_probability():
-    import math
-
     # A tokenizer that writes " " as its own token before every number: " 1", " 2", " 10" all start with id 7.
     ids = [(7, 11), (7, 12), (7, 11, 10)]
     lps = [(math.log(0.9), -1.0), (math.log(0.9), -2.0), (math.log(0.9), -1.0, -3.0)]
@@ -183,3 +183,132 @@ def test_smoke_dag_produces_every_revealed_belief_artifact(smoke_run):
     b11 = pd.read_csv(smoke_run / "results" / "revealed_belief" / "tables" / "table_b1_1.csv")
     assert b11["row"].tolist()[:3] == ["Regular – 1 die", "Regular – 2 dice", "Independent 1 die"]
     assert set(b11["metric"]) == {"Chebyshev", "L1", "Symmetric KL"}
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The scoring path on tokenizers built like the paper's families: a separate space token before every number and
+# digits split one by one (Qwen2 / Llama-3 regex style; Mistral / Yi / Llama-2 sentencepiece style), a chat
+# template with special tokens, and a pre-filled "[" that merges with the letter ("[A" is one token).
+
+QWEN2_SPLIT = r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
+CHATML = ("{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"
+          "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}")
+MISTRAL = "{{ bos_token }}{% for m in messages %}[INST] {{ m['content'] }}[/INST]{% endfor %}"  # v3: control tokens
+
+
+def _mimic_tokenizer(style, texts):
+    """A word-level tokenizer whose pieces are exactly the family's pre-tokenization of ``texts`` (plus single
+    digits and letters), so it tokenizes those texts the way the family splits them."""
+    from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+
+    if style == "qwen2":
+        pre = pre_tokenizers.Split(Regex(QWEN2_SPLIT), behavior="isolated")
+        specials, template, bos = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"], CHATML, None
+    else:  # mistral: "▁" for spaces, digits isolated one by one
+        pre = pre_tokenizers.Sequence([pre_tokenizers.Metaspace(prepend_scheme="never"),
+                                       pre_tokenizers.Digits(individual_digits=True)])
+        specials, template, bos = ["<s>", "</s>", "<unk>", "[INST]", "[/INST]"], MISTRAL, "<s>"
+    pieces = {p for text in texts for p, _ in pre.pre_tokenize_str(text)}
+    pieces |= set("0123456789ABCDE[") | {"<unk>", "[A", "[B", "[C", "[D", "[E"}
+    vocab = {tok: i for i, tok in enumerate([*specials, *sorted(pieces - set(specials))])}
+    tok = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
+    tok.pre_tokenizer = pre
+    tok.decoder = decoders.Metaspace(prepend_scheme="never") if style == "mistral" else decoders.Fuse()
+    fast = PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="<unk>", bos_token=bos,
+                                   eos_token="</s>" if style == "mistral" else "<|endoftext|>",
+                                   additional_special_tokens=specials)
+    fast.chat_template = template
+    if style == "mistral":
+        from tokenizers.processors import TemplateProcessing
+
+        fast.backend_tokenizer.post_processor = TemplateProcessing(single="<s> $A", special_tokens=[("<s>", 0)])
+    return fast
+
+
+def _tiny_causal(tokenizer):
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(0)
+    config = LlamaConfig(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=2048,
+                         bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id,
+                         pad_token_id=tokenizer.eos_token_id)
+    return LlamaForCausalLM(config).eval()
+
+
+def _family_setup(style):
+    from choicelab.lm.causal import CausalScorer
+    from choicelab.pipelines.revealed_belief import questions_table, scenarios_table
+
+    scenarios = [s for s in dice_scenarios(faces=(10,), n_dice=(1,)) if s.setting_id == "dice-single-1d10"]
+    questions = stated_questions(scenarios[0], seed=0, max_outcomes=2)
+    texts = [s.prompt for s in scenarios] + [q.text for q in questions] + ["user assistant"]
+    texts += [f" {o}" for o in scenarios[0].outcomes]
+    rendered = [stated_prompt(q, _mimic_tokenizer(style, texts))[0] for q in questions]  # the template's text too
+    tokenizer = _mimic_tokenizer(style, texts + rendered)
+    scorer = CausalScorer(_tiny_causal(tokenizer), tokenizer)
+    return scorer, scenarios_table(scenarios).to_pandas(), questions_table(questions).to_pandas()
+
+
+@pytest.mark.parametrize("style", ["qwen2", "mistral"])
+def test_stated_path_on_a_chat_template_with_a_prefilled_bracket_that_merges_with_the_letter(style):
+    from choicelab.lm.causal import ContinuationRequest
+    from choicelab.pipelines.revealed_belief import stated_rows
+
+    scorer, _, questions = _family_setup(style)
+    tokenizer = scorer.tokenizer
+    assert len(tokenizer("[A", add_special_tokens=False)["input_ids"]) == 1, "test premise: '[A' is one token"
+    rows, used_chat = stated_rows(scorer, questions, "m")
+    assert used_chat and {r.variant for r in rows} == {"stated:chat"}
+    first = [r for r in rows if r.item_id == questions["question_id"][0]]
+    context = first[0].context
+    assert context.endswith("[") and ("<|im_start|>assistant\n[" in context or "[/INST][" in context)
+    ids = scorer.encoder.encode([context], ["A"])[0]
+    specials = set(tokenizer.all_special_ids)
+    # the chat template's special tokens are atomic and the BOS is not doubled
+    assert sum(i == tokenizer.bos_token_id for i in ids.context_ids) <= 1
+    expected = ["<|im_start|>", "<|im_end|>", "<|im_start|>"] if style == "qwen2" else ["<s>", "[INST]", "[/INST]"]
+    assert [i for i in ids.context_ids if i in specials] == tokenizer.convert_tokens_to_ids(expected)
+    assert ids.context_ids[-1] == tokenizer.convert_tokens_to_ids("[")
+    for r, letter in zip(first, "ABCDE", strict=True):
+        # "[A" would be one token in the joint text: the "[" stays in the context, the letter is scored alone
+        assert r.boundary_merged
+        assert list(r.token_ids) == tokenizer(letter, add_special_tokens=False)["input_ids"]
+        (ref,) = scorer.score([ContinuationRequest("x", context, letter)])
+        assert r.sum_logprob == pytest.approx(sum(ref.token_logprobs), abs=1e-5)
+        assert math.isnan(r.terminal_logprob)
+    assert math.fsum(r.prob for r in first) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("style", ["qwen2", "mistral"])
+def test_revealed_numbers_with_a_separate_space_token_score_1_and_10_apart(style):
+    from choicelab.lm.causal import ContinuationRequest
+    from choicelab.lm.candidates import digit_continuation_ids
+    from choicelab.pipelines.revealed_belief import revealed_metrics, revealed_rows
+
+    scorer, scenarios, _ = _family_setup(style)
+    tokenizer = scorer.tokenizer
+    rows = revealed_rows(scorer, scenarios, "m")
+    by_text = {r.option_text: r for r in rows}
+    space = tokenizer.convert_tokens_to_ids(" " if style == "qwen2" else "▁")
+    one, zero = tokenizer.convert_tokens_to_ids("1"), tokenizer.convert_tokens_to_ids("0")
+    assert list(by_text["1"].token_ids) == [space, one]  # " 1" = " " + "1"
+    assert list(by_text["10"].token_ids) == [space, one, zero]  # " 10" = " " + "1" + "0"
+    context = by_text["1"].context
+    digits = digit_continuation_ids(tokenizer)
+    (prefix,) = scorer.score([ContinuationRequest("p", context, " 1")])
+    p_prefix = math.exp(sum(prefix.token_logprobs))
+    # " 1" carries only the mass of a number that ends there, so " 1" and " 10" together stay within P(" 1"...)
+    assert by_text["1"].terminal_logprob < 0
+    assert math.exp(by_text["1"].sum_logprob) + math.exp(by_text["10"].sum_logprob) <= p_prefix + 1e-9
+    for r in rows:
+        assert r.sum_logprob == pytest.approx(sum(r.token_logprobs) + r.terminal_logprob, abs=1e-6)
+        assert not r.boundary_merged
+    assert len(digits) >= 10
+    dump = pd.DataFrame([asdict(r) for r in rows])
+    (metric,) = revealed_metrics(dump, scenarios, 1e-6).itertuples()
+    p_space = math.exp(by_text["1"].token_logprobs[0])
+    assert metric.first_token_mass == pytest.approx(p_space)  # every outcome starts with the same " " token
+    assert metric.first_token_mass <= 1.0

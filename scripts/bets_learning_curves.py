@@ -40,6 +40,7 @@ def main() -> None:
     ap.add_argument("--default-train", type=int, default=96)
     ap.add_argument("--default-epochs", type=float, default=1)
     ap.add_argument("--seed", type=int, default=1234)
+    ap.add_argument("--freeze-embeddings", action="store_true")
     args = ap.parse_args()
 
     work = Path(args.work)
@@ -79,6 +80,7 @@ def main() -> None:
         model, tokenizer, train, dev, learning_rate=args.lr, batch_size=args.batch_size, max_epochs=args.epochs,
         seed=args.seed, input_format=args.format, max_length=args.max_length, target_dev_accuracy=args.target,
         eval_every_steps=args.eval_every, warmup_steps=args.warmup, log=log,
+        freeze_word_embeddings=args.freeze_embeddings,
     )
     from choicelab.lm.encoder import accuracy_of, mc_logits
 

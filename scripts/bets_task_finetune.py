@@ -14,6 +14,7 @@ with log_to(snakemake.log[0]):
         input_format=input_format(snakemake.params.settings),
         max_length=int(stage.get("max_length", 64)), target_dev_accuracy=float(stage.get("target_dev_accuracy", 0.9)),
         eval_every_steps=stage.get("eval_every_steps"), warmup_steps=int(stage.get("warmup_steps", 0)),
+        freeze_word_embeddings=bool(stage.get("freeze_word_embeddings", False)),
     )
     qset = snakemake.wildcards.qset
     train = read_items(snakemake.input.train)

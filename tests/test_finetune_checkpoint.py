@@ -76,3 +76,19 @@ def test_bets_scoring_uses_the_format_the_checkpoint_was_trained_in(tmp_path):
     with pytest.raises(ValueError, match="bets scoring"):
         score_checkpoint(str(ckpt), [items], name="x", configured_format="concat", max_length=32,
                          train_eval_size=None, seed=0, device="cpu")
+
+
+def test_frozen_word_embeddings_stay_the_pretrained_ones_while_the_rest_learns(tmp_path):
+    import torch
+
+    base = tmp_path / "tiny-bert"
+    prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert"}, base)
+    params = FineTuneParams(learning_rate=5e-3, batch_size=8, max_epochs=1, seed=0, freeze_word_embeddings=True)
+    meta = fine_tune_checkpoint(base, toy_items(16, 0, "train", 3), toy_items(8, 1, "dev", 3), params,
+                                tmp_path / "ckpt", name="tiny-bert__frozen", device="cpu")
+    assert meta["training"]["params"]["freeze_word_embeddings"] is True
+    before, _, _ = load_encoder_mc(base, seed=0, device="cpu")
+    after, _, _ = load_encoder_mc(tmp_path / "ckpt", seed=0, device="cpu")
+    assert torch.equal(before.get_input_embeddings().weight, after.get_input_embeddings().weight)
+    layer = "bert.encoder.layer.0.attention.self.query.weight"
+    assert not torch.equal(before.state_dict()[layer], after.state_dict()[layer])

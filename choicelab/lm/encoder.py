@@ -125,6 +125,7 @@ def fine_tune_mc(
     warmup_steps: int = 0,
     weight_decay: float = 0.0,
     grad_accumulation: int = 1,
+    freeze_word_embeddings: bool = False,
     log: Callable[[str], None] = print,
 ) -> TrainResult:
     """Fine-tune ``model`` in place on ``train``; returns the training record. See the module docstring."""
@@ -137,7 +138,10 @@ def fine_tune_mc(
     groups = _groups_by_choice_count(train)
     steps_per_epoch = sum(math.ceil(len(ix) / batch_size) for ix in groups.values())
     total_steps = max(1, int(math.ceil(steps_per_epoch * max_epochs / grad_accumulation)))
-    optimizer = torch.optim.AdamW(model.parameters(), lr=learning_rate, weight_decay=weight_decay)
+    if freeze_word_embeddings:  # keep the pretrained word vectors: items unseen in training keep their meaning
+        model.get_input_embeddings().weight.requires_grad_(False)
+    trainable = [p for p in model.parameters() if p.requires_grad]
+    optimizer = torch.optim.AdamW(trainable, lr=learning_rate, weight_decay=weight_decay)
     scheduler = get_linear_schedule_with_warmup(optimizer, warmup_steps, total_steps)
     device = next(model.parameters()).device
     result = TrainResult(0.0, 0, -1.0, False, target_dev_accuracy)
@@ -205,4 +209,6 @@ def fine_tune_mc(
     model.eval()
     if best_state is not None:
         model.load_state_dict(best_state)
+    if freeze_word_embeddings:
+        model.get_input_embeddings().weight.requires_grad_(True)
     return result

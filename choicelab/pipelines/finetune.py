@@ -32,6 +32,7 @@ class FineTuneParams:
     warmup_steps: int = 0
     weight_decay: float = 0.0
     grad_accumulation: int = 1
+    freeze_word_embeddings: bool = False
 
 
 INPUT_FORMATS = ("pair", "concat")

@@ -97,6 +97,18 @@ def cmd_prepare_model(args: argparse.Namespace) -> None:
     prepare_model(args.name, json.loads(args.spec_json), Path(args.out), seed=args.seed)
 
 
+def cmd_code_free(args: argparse.Namespace) -> None:
+    import os
+
+    from choicelab.coding import code_free_file
+
+    mirror = args.data_mirror or os.environ.get("CHOICELAB_DATA_MIRROR")
+    if not mirror:
+        raise ValueError("code-free needs the pragmatics items: pass --data-mirror or set CHOICELAB_DATA_MIRROR")
+    result = code_free_file(args.generations, args.embedder, args.out, mirror)
+    print(f"coded {len(result)} generations -> {args.out}: {result['coded_option'].value_counts().to_dict()}")
+
+
 def cmd_show(args: argparse.Namespace) -> None:
     from choicelab.show import show_item
 
@@ -140,6 +152,16 @@ def build_parser() -> argparse.ArgumentParser:
     prep.add_argument("--out", required=True)
     prep.add_argument("--seed", type=int, default=0)
     prep.set_defaults(func=cmd_prepare_model)
+
+    code = sub.add_parser("code-free", help="code free generations of the pragmatics items into the option they "
+                          "express (target, competitor, ...) or error")
+    code.add_argument("--generations", required=True, help="CSV with model_name, phenomenon, item_id, response "
+                      "(phenomenon and item ids as in LLM_link data_hu_*.csv)")
+    code.add_argument("--embedder", required=True, help="sentence-encoder folder, e.g. results/models/minilm-l6")
+    code.add_argument("--out", required=True, help="output CSV: the input plus coded_option")
+    code.add_argument("--data-mirror", default=None, help="folder laid out like ../shared/data (default: "
+                      "$CHOICELAB_DATA_MIRROR)")
+    code.set_defaults(func=cmd_code_free)
 
     sub.add_parser("report-card", help="render a STEER report card: choicelab report-card --rubric RUBRIC.yaml "
                    "--metrics questions.parquet --out-html X.html --out-png X.png (see --help)", add_help=False)

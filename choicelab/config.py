@@ -39,7 +39,7 @@ REQUIRED_KINDS = {
     ("probes", "models"): "encoder",
     ("probes", "causal_models"): "causal",
     ("steer", "models"): "causal",
-    ("scoring_methods", "models"): "causal",
+    ("scoring_methods", "models"): ("causal", "seq2seq"),  # seq2seq: FLAN-T5 (choicelab.lm.seq2seq)
     ("scoring_methods", "grid_models"): "causal",
 }
 
@@ -56,11 +56,12 @@ def check_references(config: Mapping[str, Any]) -> None:
                         f"add it under 'models:' or use one of {sorted(models)}"
                     )
                 wanted = REQUIRED_KINDS.get((study, key))
-                if wanted and models[name].get("kind") != wanted:
+                kinds = (wanted,) if isinstance(wanted, str) else wanted
+                if kinds and models[name].get("kind") not in kinds:
                     raise ConfigError(
                         f"config key 'studies.{study}.{key}': model {name!r} is a {models[name].get('kind')} model, "
-                        f"but this key needs {wanted} models (kind: {wanted}); choose one of "
-                        f"{sorted(n for n, m in models.items() if m.get('kind') == wanted)}"
+                        f"but this key needs {' or '.join(kinds)} models (kind: {' | '.join(kinds)}); choose one of "
+                        f"{sorted(n for n, m in models.items() if m.get('kind') in kinds)}"
                     )
     mirror = config.get("data_mirror")
     if mirror is not None and not Path(mirror).is_dir():

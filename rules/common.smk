@@ -283,11 +283,17 @@ ST_TABLES = [
     "by_module",
     "by_setting",
     "by_grade",
+    "fig22_grades",
     "by_domain",
     "domain_robustness",
     "dependency_robustness",
     "few_shot",
     "self_explanation",
+    "self_explanation_by_element",
+    "paper_element_quotes",
+    "paper_definition_fit",
+    "head_to_head",
+    "models",
 ]
 ST_MODULE_FIGURES = [f"fig{n}" for n in (*range(7, 16), *range(17, 22))]
 ST_FIGURES = [
@@ -311,6 +317,18 @@ def st_adaptations():
 def st_dumps(wildcards):
     return expand(
         f"{ST}/dumps/{{model}}__{{adaptation}}.parquet",
+        model=study_models("steer"),
+        adaptation=st_adaptations(),
+    )
+
+
+def st_model_entries():
+    return {m: config["models"][m] for m in study_models("steer")}
+
+
+def st_prompts(wildcards):
+    return expand(
+        f"{ST}/prompts/{{model}}__{{adaptation}}.parquet",
         model=study_models("steer"),
         adaptation=st_adaptations(),
     )

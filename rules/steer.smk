@@ -23,7 +23,8 @@ rule steer_benchmark:
         taxonomy=repo_file("data/steer/taxonomy.yaml"),
         dependencies=repo_file("data/steer/dependencies.yaml"),
     output:
-        f"{ST}/benchmark.parquet",
+        benchmark=f"{ST}/benchmark.parquet",
+        pool=f"{ST}/fewshot_pool.parquet",
     log:
         "results/logs/steer/benchmark.log",
     benchmark:
@@ -32,6 +33,8 @@ rule steer_benchmark:
         "../envs/analysis.yaml"
     params:
         scale=st_config("scale", {}),
+        fewshot_pool=st_config("fewshot_pool"),
+        adaptations=st_adaptations(),
     script:
         "../scripts/steer_benchmark.py"
 
@@ -40,14 +43,16 @@ rule steer_score:
     input:
         model=wildcard_model_dir,
         benchmark=f"{ST}/benchmark.parquet",
+        pool=f"{ST}/fewshot_pool.parquet",
     output:
-        f"{ST}/dumps/{{model}}__{{adaptation}}.parquet",
+        dump=f"{ST}/dumps/{{model}}__{{adaptation}}.parquet",
+        prompts=f"{ST}/prompts/{{model}}__{{adaptation}}.parquet",
     log:
         "results/logs/steer/score_{model}__{adaptation}.log",
     benchmark:
         "results/benchmarks/steer/score_{model}__{adaptation}.tsv"
     wildcard_constraints:
-        adaptation="[0-5]shot|explain-together|explain-separate",
+        adaptation="[0-5]shot|explain-together|explain-separate-hidden|explain-separate",
     conda:
         "../envs/models.yaml"
     resources:
@@ -67,6 +72,7 @@ rule steer_score:
 rule steer_questions:
     input:
         dumps=st_dumps,
+        prompts=st_prompts,
         benchmark=f"{ST}/benchmark.parquet",
     output:
         f"{ST}/metrics/questions.parquet",
@@ -83,6 +89,8 @@ rule steer_tables:
         questions=f"{ST}/metrics/questions.parquet",
         dependencies=repo_file("data/steer/dependencies.yaml"),
         paper=repo_file("data/steer/paper/table3.csv"),
+        paper_models=repo_file("data/steer/paper/models.csv"),
+        paper_quotes=repo_file("data/steer/paper/element_quotes.csv"),
     output:
         report_pairs(
             f"{ST}/tables", ST_TABLES, caption="../report/steer.rst", category="steer"
@@ -91,6 +99,8 @@ rule steer_tables:
         "results/logs/steer/tables.log",
     conda:
         "../envs/analysis.yaml"
+    params:
+        models=st_model_entries(),
     script:
         "../scripts/steer_tables.py"
 

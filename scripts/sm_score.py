@@ -2,7 +2,7 @@
 
 from choicelab.items.pragmatics import load_items
 from choicelab.items.schema import read_items
-from choicelab.lm.loading import load_causal, load_encoder_mc
+from choicelab.lm.loading import load_causal, load_encoder_mc, load_seq2seq, read_model_json
 from choicelab.pipelines import scoring_methods as psm
 from choicelab.provenance import record_json
 from choicelab.workflow import job_record, log_to
@@ -26,13 +26,15 @@ with log_to(snakemake.log[0]):
         methods = s.get("methods", list(psm.METHODS))
         label_seeds = s.get("label_seeds", [0, 1, 2, 3, 4])
         scales = s.get("scales", list(psm.SCALES))
-    model, tokenizer, _ = load_causal(snakemake.input.model, device=p.device)
+    kind = read_model_json(snakemake.input.model)["kind"]
+    loader = load_seq2seq if kind == "seq2seq" else load_causal
+    model, tokenizer, _ = loader(snakemake.input.model, device=p.device)
     classify_embed = None
     if snakemake.input.embedder:
         encoder, encoder_tokenizer, _ = load_encoder_mc(snakemake.input.embedder[0], seed=seed, device=p.device)
         classify_embed = psm.embedder(encoder, encoder_tokenizer, "encoder")
     rows = psm.score_all(
-        model, tokenizer, items, model=snakemake.wildcards.model, methods=methods, label_seeds=label_seeds,
+        model, tokenizer, items, model=snakemake.wildcards.model, kind=kind, methods=methods, label_seeds=label_seeds,
         label_sets=s.get("label_sets", ["alpha", "numeric"]), scales=scales,
         temperatures=s.get("temperatures", list(psm.TEMPERATURES)), generation_seeds=s.get("generation_seeds", [0]),
         max_new_tokens=int(s.get("max_new_tokens", psm.MAX_NEW_TOKENS)), classify_embed=classify_embed,

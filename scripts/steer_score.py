@@ -1,6 +1,8 @@
-"""Adapter: rule steer_score (letter probabilities of one causal model under one adaptation)."""
+"""Adapter: rule steer_score (letter probabilities of one causal model under one adaptation, and the prompt record
+of every scored question: how many solved examples it holds, which ones, the explanation)."""
 
 from choicelab.dumps import write_dump
+from choicelab.io import write_parquet
 from choicelab.items.schema import read_items
 from choicelab.lm.causal import CausalScorer
 from choicelab.lm.generate import sample
@@ -14,7 +16,8 @@ with log_to(snakemake.log[0]):
     adaptation = snakemake.wildcards.adaptation
     seed = int(p.seed)
     items = read_items(snakemake.input.benchmark)
-    scored = items if adaptation == "0shot" else ps.subsample_questions(items, p.adaptation_questions, seed)
+    pool = read_items(snakemake.input.pool)
+    scored = ps.scored_questions(items, adaptation, p.adaptation_questions, seed)
     model, tokenizer, meta = load_causal(snakemake.input.model, device=p.device)
     scorer = CausalScorer(model, tokenizer, max_batch_tokens=int(p.max_batch_tokens))
 
@@ -25,9 +28,15 @@ with log_to(snakemake.log[0]):
             print(f"explanation of {g.id}: {g.text!r}")
         return {g.id: g.text for g in generations}
 
-    contexts = ps.build_contexts(scored, items, adaptation, seed=seed,
-                                 count_tokens=lambda text: len(tokenizer(text)["input_ids"]),
-                                 max_tokens=meta.get("max_context_length"), explain=explain)
-    rows = ps.score_adaptation(scorer, scored, contexts, model=snakemake.wildcards.model, adaptation=adaptation)
-    print(f"{len(scored)} questions scored under {adaptation}")
-    write_dump(snakemake.output[0], rows, record_json(job_record(snakemake, models=[snakemake.input.model])))
+    prompts = ps.build_prompts(scored, pool, adaptation, seed=seed,
+                               count_tokens=lambda text: len(tokenizer(text)["input_ids"]),
+                               max_tokens=meta.get("max_context_length"), explain=explain)
+    rows = ps.score_adaptation(scorer, scored, [q.context for q in prompts], model=snakemake.wildcards.model,
+                               adaptation=adaptation)
+    short = sum(q.n_examples < q.n_examples_requested for q in prompts)
+    print(f"{len(scored)} questions scored under {adaptation}; {short} prompts hold fewer examples than asked "
+          "(context window)")
+    record = record_json(job_record(snakemake, models=[snakemake.input.model]))
+    write_dump(snakemake.output.dump, rows, record)
+    write_parquet(snakemake.output.prompts, ps.prompts_table(prompts, snakemake.wildcards.model),
+                  {"choicelab.provenance": record})

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from choicelab.items import pragmatics as pr
+from choicelab.metrics import free_coding as fc
 from choicelab.metrics import scoring_methods as sm
 from choicelab.pipelines import scoring_methods as ps
 
@@ -234,43 +235,20 @@ def test_label_prior_prompt_keeps_the_labelled_options_but_drops_context_and_que
 OPTIONS = ("The dress fits well.", "Lara needs a shorter dress.", "Simon dislikes the colour.", "Simon must go.")
 
 
-def _embed(table: dict[str, list[float]]):
+def test_the_workflows_free_method_codes_with_the_validated_coder_into_item_options():
+    item = _irony_item()
+    vectors = {o: [float(k == j) for j in range(4)] for k, o in enumerate(item.options)}
+    vectors["She should get it shortened"] = [0.1, 0.9, 0.0, 0.0]
+
     def embed(texts):
-        return np.array([table.get(t, [0.0, 0.0, 0.0, 1.0]) for t in texts], dtype=float)
+        return np.array([vectors.get(t, [0.0, 0.0, 0.0, 0.0]) for t in texts], dtype=float)
 
-    return embed
-
-
-def test_free_generation_text_match_first():
-    coded = sm.classify_generation(" lara needs a shorter dress!\n\nScenario: another story", OPTIONS)
-    assert (coded.option, coded.rule) == (1, "text")
-
-
-def test_free_generation_label_match_when_labels_were_shown():
-    coded = sm.classify_generation("B) because", OPTIONS, labels=("A", "B", "C", "D"), order=(3, 2, 1, 0))
-    assert (coded.option, coded.rule) == (2, "label")
-    assert sm.match_label("A woman walks in", ("A", "B")) is None  # an article is not a label
-    assert sm.match_label("The answer is 2.", ("1", "2")) == 1
-
-
-def test_free_generation_embedding_with_minimum_margin():
-    vectors = {OPTIONS[0]: [1, 0, 0, 0], OPTIONS[1]: [0, 1, 0, 0], OPTIONS[2]: [0, 0, 1, 0], OPTIONS[3]: [0, 0, 0, 1]}
-    clear = _embed({**vectors, "She should get it shortened": [0.1, 0.9, 0.0, 0.0]})
-    coded = sm.classify_generation("She should get it shortened", OPTIONS, embed=clear)
-    assert (coded.option, coded.rule) == (1, "embedding") and coded.margin > 0.05
-    close = _embed({**vectors, "hmm": [0.70, 0.69, 0.0, 0.0]})
-    coded = sm.classify_generation("hmm", OPTIONS, embed=close, min_margin=0.05)
-    assert (coded.option, coded.rule) == (sm.UNCLASSIFIED, "unclassified")
-
-
-def test_free_generation_unclassified_without_embeddings_or_text():
-    assert sm.classify_generation("   ", OPTIONS).rule == "unclassified"
-    assert sm.classify_generation("no idea", OPTIONS).option == sm.UNCLASSIFIED
-
-
-def test_text_match_prefers_the_longest_contained_option():
-    options = ("Simon must go.", "Simon must go home now.")
-    assert sm.match_option_text("I think Simon must go home now", options) == 1
+    coded = ps.code_free([item, item], ["She should get it shortened", "I don't know."], embed)
+    assert [c.rule for c in coded] == ["embedding", "non_answer"]
+    rows = ps.free_rows(item, "She should get it shortened", coded[0], model="m", variant="tau=0.1", seed=0)
+    assert [r.chosen for r in rows] == [False, True, False, False]
+    assert all(r.context == ps.string_prompt(item) for r in rows)
+    assert not any(r.chosen for r in ps.free_rows(item, "?", coded[1], model="m", variant="tau=0.1", seed=0))
 
 
 # -- choices, accuracy and the fit to human data -------------------------------------------------------------------
@@ -303,14 +281,12 @@ def _choice_frame() -> pd.DataFrame:
 def test_choices_and_accuracy_from_the_option_table():
     item = _irony_item()
     rows = ps.option_rows(item, [0.1, 0.9, 0.9, 0.0], model="m", method="string", score="option_logprob")
-    rows += ps.free_rows(
-        item, "?", sm.Classification(sm.UNCLASSIFIED, "unclassified"), model="m", variant="tau=0.1", seed=0
-    )
+    rows += ps.free_rows(item, "?", fc.Coded(fc.ERROR, "empty", ""), model="m", variant="tau=0.1", seed=0)
     choices = sm.choices_from_scores(ps.rows_to_table(rows).to_pandas())
     string = choices[choices["method"] == "string"].iloc[0]
     assert string["chosen"] in (1, 2) and string["n_tied"] == 2 and string["target"] == 1
     free = choices[choices["method"] == "free"].iloc[0]
-    assert free["chosen"] == sm.UNCLASSIFIED and not free["is_target"] and free["classified_by"] == "unclassified"
+    assert free["chosen"] == sm.UNCLASSIFIED and not free["is_target"] and free["classified_by"] == "empty"
     acc = sm.accuracy_table(choices)
     assert set(acc.columns) >= {"condition", "model", "method", "score", "seed", "accuracy", "n_unclassified"}
     assert acc[acc["method"] == "free"]["n_unclassified"].iloc[0] == 1
@@ -462,7 +438,14 @@ def test_every_method_end_to_end_on_three_items(tiny_llama, data_mirror, tmp_pat
     choices = sm.choices_from_scores(scores)
     assert len(choices) == len(items) * (5 + 12 + 8 + 1 + 4)
     assert (choices.groupby(["method", "score", "label_set", "variant", "seed", "item_id"]).size() == 1).all()
-    assert set(choices.loc[choices["method"] == "free", "classified_by"]) <= {"text", "embedding", "unclassified"}
+    assert set(choices.loc[choices["method"] == "free", "classified_by"]) <= set(fc.RULES)
+    # every row keeps the exact prompt the model saw
+    string_row = scores[(scores["method"] == "string")].iloc[0]
+    item_of = {it.item_id: it for it in items}
+    assert string_row["context"] == ps.string_prompt(item_of[string_row["item_id"]])
+    rating = scores[(scores["method"] == "rating")].iloc[0]
+    option = item_of[rating["item_id"]].options[rating["option_index"]]
+    assert rating["context"] == ps.rating_prompt(item_of[rating["item_id"]], option, rating["variant"])
 
     # the string scores are the formulas applied to the engine's per-token log-probs (scored here one by one)
     irony = next(it for it in items if it.condition == "irony")
@@ -542,3 +525,36 @@ def test_smoke_dag_produces_every_scoring_methods_artifact(smoke_run):
     # the grid spans benchmarks of several studies, not only the pragmatics items
     assert {"pragmatics", "piqa", "bets_value_cv", "steer"} <= set(matrix["benchmark"].dropna())
     assert {"accuracy", "agreement", "flip_share"} == set(matrix["kind"])
+
+
+def test_numbers_table_shows_both_probability_clips_and_each_label_set_beside_the_pooled_value():
+    from choicelab.figures import scoring_methods as fs
+
+    rows = []
+    # label scoring: alpha labels always hit the target, numeric labels never do; strings hit half the time
+    for condition in ("irony", "humour"):
+        for i in range(4):
+            for label_set, hit in (("alpha", True), ("numeric", False)):
+                rows.append(("label", "label_logprob", label_set, condition, i, hit))
+            rows.append(("string", "option_logprob", "", condition, i, i % 2 == 0))
+    choices = pd.DataFrame(
+        [
+            {"benchmark": "pragmatics", "condition": c, "model": "m", "method": m, "score": s, "label_set": ls,
+             "variant": "", "seed": 0, "item_id": str(i), "is_target": hit, "chosen": int(not hit), "n_tied": 1,
+             "n_options": 4}
+            for m, s, ls, c, i, hit in rows
+        ]
+    )
+    human = pd.DataFrame({"condition": ["irony", "humour"], "k": [300, 310], "n": [374, 374]})
+    human["accuracy"] = human["k"] / human["n"]
+    numbers = fs.table_numbers(choices, human)
+    fig3 = numbers[numbers["figure"] == "fig3"].set_index(["method", "label_set"])
+    assert fig3.loc[("label", "pooled"), "accuracy"] == pytest.approx(0.5)
+    assert fig3.loc[("label", "alpha"), "accuracy"] == 1.0 and fig3.loc[("label", "numeric"), "accuracy"] == 0.0
+    fig2 = numbers[(numbers["figure"] == "fig2") & (numbers["method"] == "label")]
+    assert set(fig2["label_set"]) == {"pooled", "alpha", "numeric"}
+    # a target rate of 0 or 1 is where the clip matters: 1e-9 punishes it far harder than 1e-3
+    numeric = fig3.loc[("label", "numeric")]
+    assert numeric["loglik_clip1e-9"] < numeric["loglik"] < 0
+    string = fig3.loc[("string", "")]
+    assert string["loglik_clip1e-9"] == pytest.approx(string["loglik"])  # p = 0.5: no clipping

@@ -20,18 +20,35 @@ def items():
                                                   "elements": ["add_subtract", "bayes_rule"], "grades": [3, 4]}))
 
 
+@pytest.fixture(scope="module")
+def pool():
+    from choicelab.items.steer.base import FEWSHOT_SPLIT, generate_benchmark_with_pool
+
+    _, extra = generate_benchmark_with_pool({"n_per_test": 3, "max_domains": 1, "seed": 5,
+                                             "elements": ["add_subtract", "bayes_rule"], "grades": [3, 4]}, 5)
+    return questions_to_items(extra, FEWSHOT_SPLIT)
+
+
 def test_adaptations_are_parsed_and_unknown_ones_fail_with_the_accepted_forms():
     assert ps.parse_adaptation("3shot") == (3, "none")
     assert ps.parse_adaptation("explain-separate") == (0, "separate")
+    assert ps.parse_adaptation("explain-separate-hidden") == (0, "separate-hidden")
     with pytest.raises(ValueError, match="explain-together"):
         ps.parse_adaptation("7shot")
 
 
+def test_the_prompt_has_the_reference_codes_layout_and_suffix(items):
+    item = items[0]
+    options = "\n".join(f"{LETTERS[k]}. {c}" for k, c in enumerate(item.choices))
+    assert ps.answer_prompt(item, []) == (
+        f"{item.prompt}\n{options}\n\nAnswer by writing the option letter corresponding to the correct option. "
+        "WRITE ONLY A SINGLE LETTER. \n\nCorrect Answer: ")
+
+
 def test_letters_and_the_recorded_permutation_round_trip(items):
     for item in items:
-        block = ps.question_block(item)
-        for k, choice in enumerate(item.choices):
-            assert f"\n{LETTERS[k]}. {choice}" in block
+        lines = ps.options_block(item).split("\n")
+        assert lines == [f"{LETTERS[k]}. {choice}" for k, choice in enumerate(item.choices)]
         order = item.meta["option_order"]
         assert sorted(order) == list(range(len(item.choices)))
         assert order[item.label] == 0  # draft position 0 is the solver's answer
@@ -41,54 +58,114 @@ def test_letters_and_the_recorded_permutation_round_trip(items):
         assert draft[0] == item.choices[item.label]
 
 
-def test_few_shot_examples_come_from_the_same_test_and_never_the_question_itself(items):
-    item = items[0]
-    examples = ps.few_shot_examples(item, items, 5, seed=1)
-    assert 0 < len(examples) <= 2  # 3 questions per test: at most the 2 others
-    assert all(ps.test_key(e) == ps.test_key(item) and e.item_id != item.item_id for e in examples)
-    assert ps.few_shot_examples(item, items, 2, seed=1) == ps.few_shot_examples(item, items, 2, seed=1)
-    prompt = ps.answer_prompt(item, examples)
-    assert prompt.endswith(ps.ANSWER_SUFFIX) and prompt.count("Correct Answer: ") == len(examples) + 1
+def test_the_few_shot_pool_is_disjoint_from_the_scored_questions_and_matches_their_tests(items, pool):
+    assert not {it.item_id for it in items} & {p.item_id for p in pool}
+    assert not {it.prompt for it in items} & {p.prompt for p in pool}
+    assert {ps.test_key(p) for p in pool} == {ps.test_key(it) for it in items}
+    assert all(sum(ps.test_key(p) == ps.test_key(it) for p in pool) == 5 for it in items)
+    assert {p.split for p in pool} == {"fewshot"}
 
 
-def test_examples_are_dropped_until_the_prompt_fits_the_context_window(items):
+def test_n_shot_prompts_hold_n_solved_examples_of_the_same_test(items, pool):
+    for n in (1, 3, 5):
+        prompts = ps.build_prompts(items, pool, f"{n}shot", seed=1, count_tokens=len, max_tokens=None)
+        for item, prompt in zip(items, prompts, strict=True):
+            assert prompt.n_examples == prompt.n_examples_requested == n
+            assert prompt.context.count("Correct Answer: ") == n + 1 and prompt.context.endswith("Correct Answer: ")
+            examples = [p for p in pool if p.item_id in prompt.example_ids]
+            assert len(examples) == n and all(ps.test_key(e) == ps.test_key(item) for e in examples)
+            for e in examples:  # each example is answered with its correct letter
+                assert ps.solved_example(e) + "\n\n" in prompt.context
+    first = ps.build_prompts(items, pool, "3shot", seed=1, count_tokens=len, max_tokens=None)
+    again = ps.build_prompts(items, pool, "3shot", seed=1, count_tokens=len, max_tokens=None)
+    assert [p.example_ids for p in first] == [p.example_ids for p in again]
+
+
+def test_a_pool_too_small_for_the_asked_shots_fails_naming_the_config_key(items, pool):
+    with pytest.raises(ValueError, match="fewshot_pool"):
+        ps.few_shot_examples(items[0], pool[:2], 3, seed=0)
+    with pytest.raises(ValueError, match="fewshot_pool"):
+        ps.few_shot_examples(items[0], [items[0]], 1, seed=0)  # never the question itself
+
+
+def test_a_config_whose_pool_cannot_supply_its_largest_n_shot_fails_before_generation():
+    ps.check_pool_size(5, ["0shot", "5shot", "explain-separate"])
+    with pytest.raises(ValueError, match="fewshot_pool to at least 3"):
+        ps.check_pool_size(1, ["0shot", "1shot", "3shot"])
+
+
+def test_examples_are_dropped_until_the_prompt_fits_the_context_window_and_the_record_says_so(items, pool):
     item = items[0]
-    examples = ps.few_shot_examples(item, items, 2, seed=1)
     words = lambda text: len(text.split())  # noqa: E731
     alone = words(ps.answer_prompt(item, []))
+    examples = ps.few_shot_examples(item, pool, 2, seed=1)
     assert ps.fit_to_window(item, examples, words, alone + 2) == []
     assert ps.fit_to_window(item, examples, words, None) == examples
+    [short] = ps.build_prompts([item], pool, "2shot", seed=1, count_tokens=words, max_tokens=alone + 2)
+    assert (short.n_examples_requested, short.n_examples) == (2, 0)
     with pytest.raises(ValueError, match="context window"):
         ps.fit_to_window(item, examples, words, alone - 5)
 
 
-def test_self_explanation_separate_explains_without_options_then_answers_with_them(items):
-    seen = {}
+def test_every_adaptation_other_than_0shot_scores_the_same_subsample_which_0shot_also_scores(items):
+    zero = ps.scored_questions(items, "0shot", 3, seed=4)
+    subsets = [ps.scored_questions(items, a, 3, seed=4) for a in ("1shot", "explain-together", "explain-separate")]
+    assert zero == list(items)
+    assert all(s == subsets[0] for s in subsets) and len(subsets[0]) == 3
+    assert {it.item_id for it in subsets[0]} <= {it.item_id for it in zero}
 
+
+GENERATION = "'''because of the numbers''' Correct Answer: B"
+
+
+def _explainer(seen):
     def explain(prompts):
         seen.update(prompts)
-        return {pid: "because of the numbers" for pid, _ in prompts}
+        return {pid: GENERATION for pid, _ in prompts}
+    return explain
 
-    contexts = ps.build_contexts(items[:2], items, "explain-separate", seed=0, count_tokens=len, max_tokens=None,
-                                 explain=explain)
+
+def test_explain_separate_is_the_papers_question_with_options_then_options_with_the_explanation(items):
+    seen = {}
+    [prompt] = ps.build_prompts(items[:1], [], "explain-separate", seed=0, count_tokens=len, max_tokens=None,
+                                explain=_explainer(seen))
+    item, options = items[0], ps.options_block(items[0])
+    first = seen[item.item_id]
+    assert first == f"{item.prompt}\n{options}\n{ps.EXPLAIN_SUFFIX}" and prompt.explanation_prompt == first
+    # call 2: after call 1 and its explanation, only the options and the answer suffix
+    assert prompt.context == f"{first}\n{GENERATION}\n{options}\n{ps.MC_SUFFIX}"
+
+
+def test_explain_separate_hidden_explains_without_the_options(items):
+    seen = {}
+    [prompt] = ps.build_prompts(items[:1], [], "explain-separate-hidden", seed=0, count_tokens=len,
+                                max_tokens=None, explain=_explainer(seen))
     first = seen[items[0].item_id]
-    assert "A. " not in first and ps.EXPLAIN_SEPARATE in first
-    assert "A. " in contexts[0] and "Explanation: because of the numbers" in contexts[0]
-    together = ps.build_contexts(items[:1], items, "explain-together", seed=0, count_tokens=len, max_tokens=None,
-                                 explain=explain)
-    assert together[0].index("A. ") < together[0].index("because of the numbers") < together[0].index("Correct Answer")
+    assert "A. " not in first and first == f"{items[0].prompt}\n{ps.EXPLAIN_SUFFIX}"
+    assert prompt.context == f"{first}\n{GENERATION}\n{ps.options_block(items[0])}\n{ps.MC_SUFFIX}"
 
 
-def test_letter_scores_are_renormalized_over_each_questions_letters(items, tiny_llama):
+def test_explain_together_scores_the_letter_after_the_explanation_cut_before_the_models_answer(items):
+    seen = {}
+    [prompt] = ps.build_prompts(items[:1], [], "explain-together", seed=0, count_tokens=len, max_tokens=None,
+                                explain=_explainer(seen))
+    first = seen[items[0].item_id]
+    assert first == f"{items[0].prompt}\n{ps.options_block(items[0])}\n{ps.EXPLAIN_ANSWER_SUFFIX}"
+    assert prompt.context == f"{first}\n'''because of the numbers'''\nCorrect Answer: "
+    assert prompt.explanation == "'''because of the numbers'''"
+
+
+def test_letter_scores_are_renormalized_over_each_questions_letters(items, pool, tiny_llama):
     from choicelab.lm.causal import CausalScorer
 
     model, tokenizer = tiny_llama
     scorer = CausalScorer(model, tokenizer)
     subset = items[:3]
-    contexts = ps.build_contexts(subset, items, "1shot", seed=0, count_tokens=len, max_tokens=None)
+    contexts = ps.build_contexts(subset, pool, "1shot", seed=0, count_tokens=len, max_tokens=None)
     rows = pd.DataFrame([r.__dict__ for r in ps.score_adaptation(scorer, subset, contexts, model="tiny",
                                                                  adaptation="1shot")])
     assert set(rows["variant"]) == {"1shot"} and set(rows["method"]) == {"letter_prob"}
+    assert (rows["context"] == rows["item_id"].map(dict(zip([it.item_id for it in subset], contexts)))).all()
     sums = rows.groupby("item_id")["prob"].sum()
     np.testing.assert_allclose(sums.to_numpy(), 1.0)
     assert rows.groupby("item_id")["is_label"].sum().eq(1).all()

@@ -216,14 +216,18 @@ def check(q):  # noqa: C901 - one branch per element by design
         assert ans == f"In the {thinks[(p['x'], p['y'])]}"
     elif e == "completeness":
         a, b = sum(p["a_parts"]), sum(p["b_parts"])
-        assert ans == ("I prefer Option A" if a > b else "I prefer Option B" if b > a
-                       else "I am indifferent between A and B")
+        assert ans == ("I prefer Option 1" if a > b else "I prefer Option 2" if b > a
+                       else "I am indifferent between Options 1 and 2")
     elif e == "transitivity":
-        rank = {x: i for i, x in enumerate(p["chain"])}
-        assert ans == min(p["asked"], key=rank.get)
+        better = {tuple(s) for s in p["statements"]}
+        for _ in range(len(p["chain"])):  # transitive closure of the stated preferences
+            better |= {(a, d) for a, b in better for c, d in better if b == c}
+        x, y = p["asked"]
+        assert ans == (x if (x, y) in better else y if (y, x) in better
+                       else "It cannot be determined from these preferences")
     elif e == "independence":
         items = p["items"]
-        chosen = "AB".index(p["chosen_first"])
+        chosen = "12".index(p["chosen_first"])
         other = items[1 - chosen]
         for quality, price in items[2:]:  # every added option is dominated by the rejected one
             assert quality <= other[0] and price >= other[1]
@@ -234,7 +238,7 @@ def check(q):  # noqa: C901 - one branch per element by design
             assert ans.startswith("Continue") == (nets[0] > 0)
         else:
             best = max(range(len(nets)), key=nets.__getitem__)
-            assert ans == ("Abandon all projects" if nets[best] < 0 else f"Finish Project {'ABC'[best]}")
+            assert ans == ("Abandon all projects" if nets[best] < 0 else f"Finish Project {best + 1}")
     elif e == "endowment_effect":
         if p["kind"] == "offer":
             assert ans == ("Yes, sell it" if p["offer"] > p["wtp"] else "No, keep it")
@@ -246,8 +250,8 @@ def check(q):  # noqa: C901 - one branch per element by design
         assert ans == expected
     elif e == "completeness_lotteries":
         a, b = ev(p["a"]), ev(p["b"])
-        assert ans == ("I prefer Option A" if a > b else "I prefer Option B" if b > a
-                       else "I am indifferent between A and B")
+        assert ans == ("I prefer Option 1" if a > b else "I prefer Option 2" if b > a
+                       else "I am indifferent between Options 1 and 2")
     elif e == "transitivity_lotteries":
         i, j = sorted(p["asked"])
         pr, out = p["lotteries"][i]
@@ -256,13 +260,13 @@ def check(q):  # noqa: C901 - one branch per element by design
         assert re.fullmatch(rf"an? {p['lotteries'][j][0]}% chance of {re.escape(p['lotteries'][j][1])}", second)
     elif e == "independence_lotteries":
         evs = [ev(lot) for lot in p["lotteries"]]
-        assert ans == f"Option {'ABCD'[evs.index(max(evs))]}"
+        assert ans == f"Option {evs.index(max(evs)) + 1}"
     elif e == "compute_eu":
         assert ans == fmt_num(ev(list(zip(p["probs_pct"], p["utils"]))))
     elif e in ("maximize_eu", "avoid_risk_aversion", "avoid_risk_seeking", "avoid_loss_aversion"):
         evs = [float(sum(pp / 100 * x for pp, x in lot)) for lot in p["prospects"]]
         assert sorted(evs)[-1] > sorted(evs)[-2]
-        assert ans.endswith(" " + "ABCDEF"[evs.index(max(evs))])
+        assert ans.endswith(f" {evs.index(max(evs)) + 1}")
     elif e == "gamblers_fallacy":
         if p["kind"] == "noreplace":
             total, wins, k = p["total"], p["target"], p["streak"]
@@ -284,13 +288,13 @@ def check(q):  # noqa: C901 - one branch per element by design
         c, d = Fraction(p["r"] * p["x"], 100), Fraction(p["r"] * p["p"] * p["y"], 10000)
         assert (a > b) == (c > d)
         if q.template_id == "cert.pair":
-            assert ans == f"{'A' if a > b else 'B'} and {'C' if c > d else 'D'}"
+            assert ans == f"Options {1 if a > b else 2} and {3 if c > d else 4}"
         else:
-            assert ans == ("Option C" if c > d else "Option D")
+            assert ans == ("Option 3" if c > d else "Option 4")
     elif e == "reflection_effect":
         gain_sure = p["g"] > Fraction(p["p"] * p["G"], 100)
         loss_sure = -p["l"] > -Fraction(p["q"] * p["L"], 100)
-        assert ans == f"{'A' if gain_sure else 'B'} and {'C' if loss_sure else 'D'}"
+        assert ans == f"Options {1 if gain_sure else 2} and {3 if loss_sure else 4}"
     elif e == "ambiguity_aversion":
         n, red = p["n"], p["red"]
         if p["template"] == "pair":
@@ -301,12 +305,12 @@ def check(q):  # noqa: C901 - one branch per element by design
             bb = avg(lambda b: b)
             c = avg(lambda b: n - b)
             d = avg(lambda b: n - red)
-            assert ans == f"{'A' if a > bb else 'B'} and {'C' if c > d else 'D'}"
+            assert ans == f"Gambles {1 if a > bb else 2} and {3 if c > d else 4}"
         else:
             for b in range(0, n - red + 1):
                 if (red > b) == p["chose_a"] and red != b:  # beliefs that rationalise the first choice
                     c_better = (n - b) > (n - red)
-                    assert ans == ("Gamble C" if c_better else "Gamble D")
+                    assert ans == ("Gamble 3" if c_better else "Gamble 4")
     else:
         raise AssertionError(f"no independent check for {e}")
 

@@ -301,7 +301,7 @@ def test_adaptation_tables(synthetic):
     few = st.few_shot_table(synthetic)
     assert sorted(few["n_shot"].unique()) == [0, 1, 3]
     selfexp = st.self_explanation_table(synthetic)
-    assert list(selfexp.columns) == ["model", "none", "together", "separate"]
+    assert list(selfexp.columns) == ["model", "none", "together", "separate", "n_questions"]
     base = sm.summarize(synthetic[synthetic["adaptation"] == "0shot"], ["model", "element"])
     strong_none = base[base["model"] == "strong"]["normalized_accuracy"].mean()
     assert selfexp.set_index("model").loc["strong", "none"] == pytest.approx(strong_none)

@@ -121,27 +121,70 @@ def fig2_table(choices: pd.DataFrame, human: pd.DataFrame) -> pd.DataFrame:
     return out.sort_values(["condition", "model", "_m"]).drop(columns="_m").reset_index(drop=True)
 
 
-def fig3_table(choices: pd.DataFrame, human: pd.DataFrame, reference: dict[str, str] | None = None) -> pd.DataFrame:
+def fig3_table(
+    choices: pd.DataFrame,
+    human: pd.DataFrame,
+    reference: dict[str, str] | None = None,
+    clip: tuple[float, float] = sm.P_CLIP,
+) -> pd.DataFrame:
     """Per (model, method, score): pooled accuracy, mean of the condition accuracies, log-likelihood of the human
-    data (binomial per condition, summed) and its difference to the worst row (or ``reference``)."""
+    data (binomial per condition, p clipped to ``clip``, summed) and its difference to the worst row (or
+    ``reference``)."""
     rows = reported_choices(choices)
-    table = sm.human_loglik(rows, human, by=("model", "method", "score"))
+    table = sm.human_loglik(rows, human, by=("model", "method", "score"), clip=clip)
     table = sm.delta_loglik(table, reference)
     table["_m"] = table["method"].map(_method_rank)
     table["_s"] = table["score"].map(_score_rank)
     return table.sort_values(["model", "_m", "_s"]).drop(columns=["_m", "_s"]).reset_index(drop=True)
 
 
+CLIP_SENSITIVITY = "clip1e-9"  # suffix of the columns computed with the authors' clip (sm.AUTHORS_P_CLIP)
+
+
+def _with_authors_clip(fig3: pd.DataFrame, choices: pd.DataFrame, human: pd.DataFrame, reference: float | None
+                       ) -> pd.DataFrame:
+    """``fig3`` plus loglik and delta_loglik with p clipped to [1e-9, 1 - 1e-9] (the authors' analysis)."""
+    authors = fig3_table(choices, human, clip=sm.AUTHORS_P_CLIP)
+    ref = float(authors["loglik"].min()) if reference is None else reference
+    authors = authors.assign(delta_loglik=authors["loglik"] - ref)[["model", "method", "score", "loglik", "delta_loglik"]]
+    authors = authors.rename(columns={c: f"{c}_{CLIP_SENSITIVITY}" for c in ("loglik", "delta_loglik")})
+    return fig3.merge(authors, on=["model", "method", "score"], how="left")
+
+
 def table_numbers(choices: pd.DataFrame, human: pd.DataFrame) -> pd.DataFrame:
-    """Every number behind Figs. 2 and 3 in one long frame (column ``figure``)."""
+    """Every number behind Figs. 2 and 3 in one long frame (column ``figure``), with two sensitivity analyses:
+
+    * the log-likelihood with the authors' clip 1e-9 beside ours (1e-3): columns ``loglik_clip1e-9`` and
+      ``delta_loglik_clip1e-9`` (the delta to the same worst pooled row);
+    * label scoring per label set: the pooled label rows have ``label_set`` "pooled"; rows "alpha" and "numeric"
+      give the same numbers for one label set alone (the authors report one set), their deltas relative to the
+      pooled table's worst row."""
     fig2 = fig2_table(choices, human).assign(figure="fig2", score="")
-    fig3 = fig3_table(choices, human).assign(figure="fig3", condition="")
+    fig3 = fig3_table(choices, human)
+    worst = float(fig3["loglik"].min()) if not fig3.empty else None
+    worst_authors = float(fig3_table(choices, human, clip=sm.AUTHORS_P_CLIP)["loglik"].min()) if not fig3.empty else None
+    fig3 = _with_authors_clip(fig3, choices, human, worst_authors).assign(figure="fig3", condition="")
+    parts = [fig2, fig3]
+    labels = choices[choices["method"] == "label"]
+    for label_set in sorted(labels["label_set"].dropna().unique()):
+        subset = labels[labels["label_set"] == label_set]
+        f2 = fig2_table(subset, human)
+        parts.append(f2[f2["method"] == "label"].assign(figure="fig2", score="", label_set=label_set))
+        f3 = fig3_table(subset, human)
+        f3 = f3.assign(delta_loglik=f3["loglik"] - worst)
+        parts.append(_with_authors_clip(f3, subset, human, worst_authors).assign(
+            figure="fig3", condition="", label_set=label_set))
+    out = pd.concat(parts, ignore_index=True)
+    pooled = out["label_set"].isna() if "label_set" in out else pd.Series(True, index=out.index)
+    out["label_set"] = out.get("label_set", pd.Series("", index=out.index)).where(~pooled, "")
+    out.loc[pooled & (out["method"] == "label"), "label_set"] = "pooled"
     columns = [
         "figure",
         "condition",
         "model",
         "method",
         "score",
+        "label_set",
         "n",
         "k",
         "accuracy",
@@ -149,9 +192,11 @@ def table_numbers(choices: pd.DataFrame, human: pd.DataFrame) -> pd.DataFrame:
         "mean_condition_accuracy",
         "loglik",
         "delta_loglik",
+        f"loglik_{CLIP_SENSITIVITY}",
+        f"delta_loglik_{CLIP_SENSITIVITY}",
         "n_conditions",
     ]
-    return pd.concat([fig2, fig3], ignore_index=True).reindex(columns=columns)
+    return out.reindex(columns=columns)
 
 
 # -- robustness across methods ------------------------------------------------------------------------------------

@@ -310,12 +310,17 @@ class PragmaticsItem:
     option_types: tuple[str, ...]
     target: int
     meta: dict = field(default_factory=dict, compare=False, hash=False)
+    # LLM_link's name for each option (the data_hu_* column: target, competitor, incorrect_literal, ...); the names
+    # the authors' hand codes of free generations use. Empty for items built elsewhere.
+    categories: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not 0 <= self.target < len(self.options):
             raise ValueError(f"{self.item_id}: target {self.target} outside the {len(self.options)} options")
         if not len(self.options) == len(self.option_numbers) == len(self.option_types):
             raise ValueError(f"{self.item_id}: options, option numbers and option types differ in length")
+        if self.categories and len(self.categories) != len(self.options):
+            raise ValueError(f"{self.item_id}: {len(self.categories)} categories for {len(self.options)} options")
 
 
 def _check_condition(condition: str) -> None:
@@ -429,6 +434,7 @@ def _load_coherence(root: str | Path) -> list[PragmaticsItem]:
                 option_types=("Coherent", "Incoherent"),
                 target=target,
                 meta={"llm_link_number": number},
+                categories=("target", "competitor") if target == 0 else ("competitor", "target"),
             )
         )
     return items
@@ -444,6 +450,7 @@ def _load_multiple_choice(root: str | Path, condition: str) -> list[PragmaticsIt
         number = _original_item_number(condition, row, scenarios)
         by_key = {match_key(text): k for k, (text, _) in originals[number].items()}
         texts: dict[int, str] = {}
+        category: dict[int, str] = {}
         for column in option_columns:
             k = by_key.get(match_key(row[column]))
             if k is None or k in texts:
@@ -451,6 +458,7 @@ def _load_multiple_choice(root: str | Path, condition: str) -> list[PragmaticsIt
                     f"{condition} item {number}: option {column!r} ({row[column]!r}) matches no original option"
                 )
             texts[k] = clean_text(row[column])
+            category[k] = column
         if sorted(texts) != sorted(originals[number]):
             raise ValueError(
                 f"{condition} item {number}: options {sorted(texts)} do not cover {sorted(originals[number])}"
@@ -479,6 +487,7 @@ def _load_multiple_choice(root: str | Path, condition: str) -> list[PragmaticsIt
                 option_types=types,
                 target=numbers.index(target_number),
                 meta={"llm_link_number": int(row["item_number"])},
+                categories=tuple(category[k] for k in numbers),
             )
         )
     return items

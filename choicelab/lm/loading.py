@@ -63,3 +63,18 @@ def load_encoder_mc(
     model = AutoModelForMultipleChoice.from_pretrained(str(model_dir)).to(resolve_device(device))
     model.eval()
     return model, load_tokenizer(model_dir), meta
+
+
+def load_seq2seq(
+    model_dir: str | Path, *, dtype: str | None = None, device: str = "auto"
+) -> tuple[PreTrainedModel, PreTrainedTokenizerBase, dict[str, Any]]:
+    """An encoder-decoder model (``kind: seq2seq``, e.g. FLAN-T5) for :mod:`choicelab.lm.seq2seq`."""
+    from transformers import AutoModelForSeq2SeqLM
+
+    meta = read_model_json(model_dir)
+    if meta["kind"] != "seq2seq":
+        raise ValueError(f"model {meta['name']!r} is a {meta['kind']} model; this step needs a seq2seq model")
+    torch_dtype = DTYPES[dtype or meta.get("dtype", "float32")]
+    model = AutoModelForSeq2SeqLM.from_pretrained(str(model_dir), dtype=torch_dtype).to(resolve_device(device))
+    model.eval()
+    return model, load_tokenizer(model_dir), meta

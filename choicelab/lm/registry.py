@@ -29,7 +29,7 @@ from typing import Any
 
 from choicelab.io import atomic_directory, sha256_file, write_json
 
-KINDS = ("causal", "encoder")
+KINDS = ("causal", "encoder", "seq2seq")  # seq2seq: encoder-decoder (T5), choicelab.lm.seq2seq
 DTYPES = ("float32", "bfloat16", "float16")
 SOURCE_PREFIXES = ("pypi", "hf", "path", "random")
 
@@ -196,6 +196,8 @@ def _save_hf_folder(source: str, kind: str, out: Path, revision: str | None = No
     from transformers import AutoModel, AutoModelForCausalLM, AutoTokenizer
 
     loader = AutoModelForCausalLM if kind == "causal" else AutoModel
+    if kind == "seq2seq":
+        from transformers import AutoModelForSeq2SeqLM as loader
     model = loader.from_pretrained(source, revision=revision)
     model.save_pretrained(str(out), safe_serialization=True)
     AutoTokenizer.from_pretrained(source, revision=revision).save_pretrained(str(out))

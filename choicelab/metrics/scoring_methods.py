@@ -22,7 +22,7 @@ Rating: E[r] = sum_r r * softmax_r(log P(rating r)), r = 1..5. Embedding: cosine
 
 Choices are the argmax; ties (values within ``TIE_RTOL`` relative) are broken by a seeded random choice whose
 seed is derived from (seed, key), and the number of tied options is recorded. Free generations are classified
-with :func:`classify_generation`.
+with :func:`choicelab.metrics.free_coding.code_generations`.
 """
 
 from __future__ import annotations
@@ -55,6 +55,7 @@ RATING_POINTS = (1, 2, 3, 4, 5)
 LABEL_SETS = {"alpha": tuple(string.ascii_uppercase), "numeric": tuple(str(k) for k in range(1, 27))}
 TIE_RTOL = 1e-12
 P_CLIP = (1e-3, 1 - 1e-3)
+AUTHORS_P_CLIP = (1e-9, 1 - 1e-9)  # the authors' analysis (LLM_link analysis/testing-stats.R); a sensitivity column
 UNCLASSIFIED = -1
 
 # -- string and label scores -------------------------------------------------------------------------------------
@@ -222,94 +223,6 @@ def label_permutations(seeds: Sequence[int], label_sets: Sequence[str] = ("alpha
 
 
 # -- free generation -------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Classification:
-    """How a free generation was coded: ``option`` (original index) or ``UNCLASSIFIED``, and by which rule."""
-
-    option: int
-    rule: str  # "label" | "text" | "embedding" | "unclassified"
-    similarity: float = math.nan
-    margin: float = math.nan
-
-
-def _norm(text: str) -> str:
-    return re.sub(r"\s+", " ", re.sub(r"[^a-z0-9 ]+", " ", text.lower())).strip()
-
-
-def answer_text(generation: str) -> str:
-    """The answer part of a generation: up to the first blank line (later paragraphs are a new prompt)."""
-    return re.split(r"\n\s*\n", generation.strip(), maxsplit=1)[0].strip()
-
-
-_LABEL_PREFIX = re.compile(r"^(?:the\s+)?(?:correct\s+|best\s+)?(?:answer|option)(?:\s+is)?\s*[:\-]?\s*", re.I)
-
-
-def match_label(text: str, labels: Sequence[str]) -> int | None:
-    """The position of the label a generation starts with, else None.
-
-    Matches "B", "B.", "B)", "(B)", "B: ..." and, after "Answer:", "Option" or "The answer is", also "B ...".
-    A bare label followed by a space is not a match ("A woman..." is not option A). Letters are case-sensitive."""
-    head = text.strip()
-    prefixed = _LABEL_PREFIX.match(head)
-    rest = head[prefixed.end() :] if prefixed else head
-    ends = r"(?:[\)\]\.:,]|\s|$)" if prefixed else r"(?:[\)\]\.:,](?:\s|$)|$)"
-    match = re.match(r"^[\(\[]?([A-Za-z]|\d{1,2})" + ends, rest)
-    if not match:
-        return None
-    token = match.group(1)
-    return labels.index(token) if token in labels else None
-
-
-def match_option_text(text: str, options: Sequence[str]) -> int | None:
-    """The one option whose whole (normalized) text occurs in the generation; None if none or several do."""
-    norm_text = f" {_norm(text)} "
-    found = [k for k, option in enumerate(options) if _norm(option) and f" {_norm(option)} " in norm_text]
-    if len(found) > 1:  # one option contained in another: keep the longest if it is unique
-        longest = max(len(_norm(options[k])) for k in found)
-        found = [k for k in found if len(_norm(options[k])) == longest]
-    return found[0] if len(found) == 1 else None
-
-
-def classify_generation(
-    generation: str,
-    options: Sequence[str],
-    *,
-    embed: Callable[[Sequence[str]], np.ndarray] | None = None,
-    labels: Sequence[str] | None = None,
-    order: Sequence[int] | None = None,
-    min_margin: float = 0.05,
-    min_similarity: float = 0.0,
-) -> Classification:
-    """Code a free generation as one of the options (original indices) or unclassified.
-
-    1. label match (only when the options were shown with ``labels`` in presentation ``order``);
-    2. option-text match: exactly one option's whole text occurs in the answer;
-    3. embedding similarity: the most similar option, if its cosine is at least ``min_similarity`` and beats the
-       runner-up by at least ``min_margin``;
-    4. else ``UNCLASSIFIED`` (counted as a non-target choice, reported separately).
-    """
-    text = answer_text(generation)
-    if not text:
-        return Classification(UNCLASSIFIED, "unclassified")
-    if labels is not None:
-        position = match_label(text, labels)
-        if position is not None:
-            return Classification(to_original(position, order) if order is not None else position, "label")
-    option = match_option_text(text, options)
-    if option is not None:
-        return Classification(option, "text")
-    if embed is None:
-        return Classification(UNCLASSIFIED, "unclassified")
-    vectors = np.asarray(embed([text, *options]), dtype=float)
-    sims = [cosine(vectors[0], v) for v in vectors[1:]]
-    ranked = sorted(range(len(sims)), key=lambda k: sims[k], reverse=True)
-    best = sims[ranked[0]]
-    margin = best - sims[ranked[1]] if len(ranked) > 1 else math.inf
-    if best >= min_similarity and margin >= min_margin:
-        return Classification(ranked[0], "embedding", best, margin)
-    return Classification(UNCLASSIFIED, "unclassified", best, margin)
 
 
 # -- accuracy and goodness of fit ---------------------------------------------------------------------------------

@@ -160,6 +160,33 @@ def per_question_results(scores: pd.DataFrame, questions: pd.DataFrame,
     return merged[list(QUESTION_FRAME_COLUMNS)]
 
 
+PROMPT_COLUMNS = ("n_examples_requested", "n_examples")
+
+
+def attach_prompts(results: pd.DataFrame, prompts: pd.DataFrame) -> pd.DataFrame:
+    """Add ``n_examples_requested`` and ``n_examples`` (solved examples the prompt held) to the question frame.
+
+    ``prompts``: the prompt records written next to the dumps (columns model, adaptation, item_id and the two counts;
+    see :func:`choicelab.pipelines.steer.prompts_table`). Every scored question must have exactly one record.
+    """
+    missing = {"model", "adaptation", "item_id", *PROMPT_COLUMNS} - set(prompts.columns)
+    if missing:
+        raise ValueError(f"prompt records lack columns {sorted(missing)}")
+    keys = ["model", "adaptation", "item_id"]
+    records = prompts[[*keys, *PROMPT_COLUMNS]]
+    if records.duplicated(keys).any():
+        raise ValueError(f"prompt records repeat {records.loc[records.duplicated(keys), keys].iloc[0].tolist()}")
+    merged = results.drop(columns=[c for c in PROMPT_COLUMNS if c in results.columns]).merge(
+        records, on=keys, how="left", validate="many_to_one")
+    unmatched = merged["n_examples"].isna()
+    if unmatched.any():
+        raise ValueError(f"{int(unmatched.sum())} scored questions have no prompt record, e.g. "
+                         f"{merged.loc[unmatched, keys].iloc[0].tolist()}")
+    for col in PROMPT_COLUMNS:
+        merged[col] = merged[col].astype(int)
+    return merged
+
+
 def check_question_frame(results: pd.DataFrame, source: str = "question frame") -> None:
     """Raise ``ValueError`` naming the missing columns if ``results`` is not a per-question frame."""
     missing = [c for c in ("model", "adaptation", "element", "module", "setting", "domain", "grade", "correct",
@@ -330,9 +357,12 @@ def parse_n_shot(adaptation: str) -> int | None:
 
 
 def parse_self_explanation(adaptation: str) -> str:
-    """"together", "separate" or "none": the self-explanation mode named in an adaptation label."""
+    """"together", "separate", "separate-hidden" or "none": the self-explanation mode named in an adaptation label
+    ("separate-hidden" is the reference code's sequential-hidden: call 1 without the options)."""
     label = str(adaptation or "").lower()
     has_together, has_separate = "together" in label, "separate" in label
     if has_together and has_separate:
         raise ValueError(f"adaptation {adaptation!r} names both self-explanation modes")
-    return "together" if has_together else "separate" if has_separate else "none"
+    if has_separate:
+        return "separate-hidden" if "separate-hidden" in label else "separate"
+    return "together" if has_together else "none"

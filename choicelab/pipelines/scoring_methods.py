@@ -11,7 +11,8 @@ Methods (``METHODS``) and the scores each writes (column ``score``):
 * ``embedding``: cosine(E(I), E(o)); causal models: last token's last hidden state; encoders: mean pooling
   (:func:`choicelab.lm.embed.embed_texts`).
 * ``free``: seeded sampling (``variant`` = "tau=0.1" / "tau=0.9", ``seed`` = the sampling seed, <= 50 new tokens),
-  coded automatically (:func:`choicelab.metrics.scoring_methods.classify_generation`).
+  coded into the option it expresses or ``error`` by the coder validated against the authors' hand codes
+  (:func:`choicelab.metrics.free_coding.code_generations`).
 
 Prompts (the authors' templates, LLM_link ``scripts/score_completions.py`` / ``rate_completions.py``)::
 
@@ -42,6 +43,7 @@ import pyarrow as pa
 
 from choicelab.io import PathLike, read_versioned_table, write_provenanced_table
 from choicelab.items.schema import MCItem
+from choicelab.metrics import free_coding as fc
 from choicelab.metrics import scoring_methods as sm
 
 STUDY = "scoring_methods"
@@ -80,6 +82,7 @@ class ScoringItem:
     option_types: tuple[str, ...]
     target: int
     rating_task: str = GENERIC_RATING_TASK
+    categories: tuple[str, ...] = ()  # LLM_link's option names (pragmatics), what free generations are coded into
 
 
 def from_pragmatics(items: Iterable[Any]) -> list[ScoringItem]:
@@ -98,6 +101,7 @@ def from_pragmatics(items: Iterable[Any]) -> list[ScoringItem]:
             tuple(it.option_types),
             it.target,
             RATING_TASKS[it.condition],
+            tuple(it.categories),
         )
         for it in items
     ]
@@ -212,7 +216,7 @@ def rating_prompt(item: ScoringItem, option: str, scale: str) -> str:
 
 # -- the score table ----------------------------------------------------------------------------------------------
 
-SCORE_SCHEMA_VERSION = "scoring_methods_scores/1"
+SCORE_SCHEMA_VERSION = "scoring_methods_scores/2"
 SCORE_SCHEMA = pa.schema(
     [
         pa.field("study", pa.string(), nullable=False),
@@ -233,8 +237,12 @@ SCORE_SCHEMA = pa.schema(
         pa.field("is_target", pa.bool_(), nullable=False),
         pa.field("chosen", pa.bool_(), nullable=False),  # the argmax after tie breaking / the coded option
         pa.field("n_tied", pa.int32(), nullable=False),  # options tied at the max in this item version (1 = no tie)
-        pa.field("classified_by", pa.string(), nullable=False),  # argmax | label | text | embedding | unclassified
+        pa.field("classified_by", pa.string(), nullable=False),  # argmax; free: the coder rule (free_coding.RULES)
         pa.field("generation", pa.string(), nullable=False),  # free generation: the sampled text, else ""
+        # the exact text the model was conditioned on for this row (string: I; label: the labelled prompt; rating:
+        # the option's rating prompt; embedding: the embedded prompt I; free: the sampling prompt I). Priors (I0)
+        # follow from string_prior_prompt / label_prior_prompt.
+        pa.field("context", pa.dictionary(pa.int32(), pa.string()), nullable=False),
     ],
     metadata={b"choicelab.schema": SCORE_SCHEMA_VERSION.encode()},
 )
@@ -261,6 +269,7 @@ class ScoreRow:
     n_tied: int
     classified_by: str
     generation: str = ""
+    context: str = ""
     study: str = STUDY
 
 
@@ -282,8 +291,10 @@ def option_rows(
     seed: int = 0,
     positions: Sequence[int] | None = None,
     tie_seed: int = 0,
+    context: str | Sequence[str] = "",
 ) -> list[ScoreRow]:
-    """One row per option (``values`` in canonical order), with the argmax choice and its tie count."""
+    """One row per option (``values`` in canonical order), with the argmax choice and its tie count; ``context``:
+    the prompt the model saw (one for all options, or one per option)."""
     if len(values) != len(item.options):
         raise ValueError(f"{item.item_id}: {len(values)} values for {len(item.options)} options")
     key = _version_key(item, model, method, score, label_set, variant, seed)
@@ -308,6 +319,8 @@ def option_rows(
             k == chosen,
             n_tied,
             "argmax",
+            "",
+            context if isinstance(context, str) else context[k],
         )
         for k in range(len(item.options))
     ]
@@ -352,7 +365,8 @@ def score_strings(scorer: Any, items: Sequence[ScoringItem], *, model: str, tie_
         per_option = [sm.string_scores(next(logprobs), next(logprobs)) for _ in item.options]
         for score in sm.STRING_SCORES:
             rows += option_rows(
-                item, [s[score] for s in per_option], model=model, method="string", score=score, tie_seed=tie_seed
+                item, [s[score] for s in per_option], model=model, method="string", score=score, tie_seed=tie_seed,
+                context=string_prompt(item),
             )
     return rows
 
@@ -393,6 +407,7 @@ def score_labels(
                 seed=seed,
                 positions=positions,
                 tie_seed=tie_seed,
+                context=label_prompt(item, order, labels),
             )
     return rows
 
@@ -419,7 +434,8 @@ def score_ratings(
                 expected["rating_phrase"].append(sm.rating_expectation(sums[n_points:]))
             for score in RATING_SCORES:
                 rows += option_rows(
-                    item, expected[score], model=model, method="rating", score=score, variant=scale, tie_seed=tie_seed
+                    item, expected[score], model=model, method="rating", score=score, variant=scale, tie_seed=tie_seed,
+                    context=[rating_prompt(item, option, scale) for option in item.options],
                 )
     return rows
 
@@ -427,7 +443,15 @@ def score_ratings(
 def embedder(
     model_obj: Any, tokenizer: Any, kind: str, max_length: int = 4096
 ) -> Callable[[Sequence[str]], np.ndarray]:
-    """texts -> unit-norm embeddings (causal: last token's last hidden state; encoder: mean pooling)."""
+    """texts -> unit-norm embeddings (causal: last token's last hidden state; encoder and seq2seq: the encoder's
+    mean-pooled last hidden states)."""
+    if kind == "seq2seq":
+        from choicelab.lm.seq2seq import embed_texts as embed_seq2seq
+
+        def embed_encoder_decoder(texts: Sequence[str]) -> np.ndarray:
+            return embed_seq2seq(model_obj, tokenizer, list(texts), max_length=max_length)
+
+        return embed_encoder_decoder
     from choicelab.lm.embed import embed_texts
 
     def embed(texts: Sequence[str]) -> np.ndarray:
@@ -446,14 +470,26 @@ def score_embeddings(
     for item in items:
         prompt_vector = next(vectors)
         values = [sm.cosine(prompt_vector, next(vectors)) for _ in item.options]
-        rows += option_rows(item, values, model=model, method="embedding", score="cosine", tie_seed=tie_seed)
+        rows += option_rows(
+            item, values, model=model, method="embedding", score="cosine", tie_seed=tie_seed,
+            context=string_prompt(item),
+        )
     return rows
 
 
+def free_categories(item: ScoringItem) -> tuple[str, ...]:
+    """What a free generation of ``item`` is coded into: LLM_link's option names for the pragmatics items, else the
+    option indices ("0", "1", ...)."""
+    return item.categories or tuple(str(k) for k in range(len(item.options)))
+
+
 def free_rows(
-    item: ScoringItem, generation: str, coded: sm.Classification, *, model: str, variant: str, seed: int
+    item: ScoringItem, generation: str, coded: fc.Coded, *, model: str, variant: str, seed: int
 ) -> list[ScoreRow]:
-    """Rows of one coded generation: value 1 and ``chosen`` for the coded option (none when unclassified)."""
+    """Rows of one coded generation: value 1 and ``chosen`` for the coded option (none when coded ``error``);
+    ``classified_by`` = the coder's rule (:class:`choicelab.metrics.free_coding.Coded`)."""
+    categories = free_categories(item)
+    option = categories.index(coded.category) if coded.category != fc.ERROR else sm.UNCLASSIFIED
     return [
         ScoreRow(
             item.benchmark,
@@ -469,15 +505,35 @@ def free_rows(
             k,
             len(item.options),
             item.option_types[k],
-            1.0 if k == coded.option else 0.0,
+            1.0 if k == option else 0.0,
             k == item.target,
-            k == coded.option,
+            k == option,
             1,
             coded.rule,
             generation,
+            string_prompt(item),
         )
         for k in range(len(item.options))
     ]
+
+
+def code_free(
+    items: Sequence[ScoringItem],
+    generations: Sequence[str],
+    embed: Callable[[Sequence[str]], np.ndarray] | None,
+    **settings: Any,
+) -> list[fc.Coded]:
+    """Code one generation per item with the study's one coder (:func:`choicelab.metrics.free_coding.code_generations`,
+    validated against the authors' hand codes; docs/scoring_methods.md)."""
+    return fc.code_generations(
+        list(generations),
+        [item.condition for item in items],
+        [item.options for item in items],
+        [free_categories(item) for item in items],
+        embed=embed,
+        contexts=[f"{item.context} {item.question}" for item in items],
+        **settings,
+    )
 
 
 def free_generation(
@@ -490,26 +546,27 @@ def free_generation(
     temperatures: Sequence[float] = TEMPERATURES,
     seeds: Sequence[int] = range(5),
     max_new_tokens: int = MAX_NEW_TOKENS,
-    min_margin: float = 0.05,
-    min_similarity: float = 0.0,
     max_batch_tokens: int = 4096,
+    generate: Callable[..., Any] | None = None,
 ) -> list[ScoreRow]:
-    """Method ``free``: sample from I per (temperature, seed) and code each answer (text match, then embeddings)."""
-    from choicelab.lm.generate import sample
+    """Method ``free``: sample from I per (temperature, seed) and code each answer (:func:`code_free`).
+
+    ``generate`` (default :func:`choicelab.lm.generate.sample`) samples ``[(id, prompt)]`` -> objects with ``.text``;
+    encoder-decoder models pass :func:`choicelab.lm.seq2seq.sample`."""
+    if generate is None:
+        from choicelab.lm.generate import sample as generate
 
     rows: list[ScoreRow] = []
     for temperature in temperatures:
         for seed in seeds:
             prompts = [(item.item_id, string_prompt(item)) for item in items]
-            generations = sample(
+            generations = generate(
                 model_obj, tokenizer, prompts, max_new_tokens=max_new_tokens, temperature=temperature, seed=seed,
                 max_batch_tokens=max_batch_tokens,
             )
-            for item, gen in zip(items, generations, strict=True):
-                coded = sm.classify_generation(
-                    gen.text, item.options, embed=embed, min_margin=min_margin, min_similarity=min_similarity
-                )
-                rows += free_rows(item, gen.text, coded, model=model, variant=f"tau={temperature:g}", seed=seed)
+            texts = [gen.text for gen in generations]
+            for item, text, coded in zip(items, texts, code_free(items, texts, embed), strict=True):
+                rows += free_rows(item, text, coded, model=model, variant=f"tau={temperature:g}", seed=seed)
     return rows
 
 
@@ -532,22 +589,33 @@ def score_all(
     max_batch_tokens: int = 4096,
     tie_seed: int = 0,
 ) -> list[ScoreRow]:
-    """Every requested method for one loaded model. Encoders support only ``embedding``.
+    """Every requested method for one loaded model. Encoders support only ``embedding``. Seq2seq models
+    (:mod:`choicelab.lm.seq2seq`) score strings by the authors' masked pseudo-likelihood and labels and ratings
+    through the decoder, sample with :func:`choicelab.lm.seq2seq.sample` and embed with their encoder.
 
     ``classify_embed`` codes free generations (e.g. a sentence encoder's :func:`embedder`); default: this model's own
     embeddings."""
     unknown = set(methods) - set(METHODS)
     if unknown:
         raise ValueError(f"unknown methods {sorted(unknown)}; use some of {METHODS}")
-    if kind != "causal" and set(methods) - {"embedding"}:
+    if kind not in ("causal", "seq2seq") and set(methods) - {"embedding"}:
         raise ValueError(
             f"a {kind} model supports only the embedding method, not {sorted(set(methods) - {'embedding'})}"
         )
     embed = embedder(model_obj, tokenizer, kind)
-    if scorer is None and kind == "causal" and set(methods) & {"string", "label", "rating"}:
+    generate = None
+    string_scorer = label_scorer = scorer
+    if kind == "seq2seq":
+        from choicelab.lm import seq2seq
+
+        generate = seq2seq.sample
+        if scorer is None:  # string scores: the authors' masked pseudo-likelihood; labels, ratings: the decoder
+            string_scorer = seq2seq.Seq2SeqScorer(model_obj, tokenizer, mode="pll", max_batch_tokens=max_batch_tokens)
+            label_scorer = seq2seq.Seq2SeqScorer(model_obj, tokenizer, mode="decoder", max_batch_tokens=max_batch_tokens)
+    elif scorer is None and set(methods) & {"string", "label", "rating"}:
         from choicelab.lm.causal import CausalScorer
 
-        scorer = CausalScorer(model_obj, tokenizer, max_batch_tokens=max_batch_tokens)
+        string_scorer = label_scorer = CausalScorer(model_obj, tokenizer, max_batch_tokens=max_batch_tokens)
     rows: list[ScoreRow] = []
     if "free" in methods:
         rows += free_generation(
@@ -560,13 +628,16 @@ def score_all(
             seeds=generation_seeds,
             max_new_tokens=max_new_tokens,
             max_batch_tokens=max_batch_tokens,
+            generate=generate,
         )
     if "string" in methods:
-        rows += score_strings(scorer, items, model=model, tie_seed=tie_seed)
+        rows += score_strings(string_scorer, items, model=model, tie_seed=tie_seed)
     if "label" in methods:
-        rows += score_labels(scorer, items, model=model, seeds=label_seeds, label_sets=label_sets, tie_seed=tie_seed)
+        rows += score_labels(
+            label_scorer, items, model=model, seeds=label_seeds, label_sets=label_sets, tie_seed=tie_seed
+        )
     if "rating" in methods:
-        rows += score_ratings(scorer, items, model=model, scales=scales, tie_seed=tie_seed)
+        rows += score_ratings(label_scorer, items, model=model, scales=scales, tie_seed=tie_seed)
     if "embedding" in methods:
         rows += score_embeddings(embed, items, model=model, tie_seed=tie_seed)
     return rows

@@ -1,20 +1,26 @@
 """STEER evaluation on causal LMs: letter probabilities after the answer suffix, few-shot and self-explanation.
 
-Prompts follow the public STEER-evaluation code's shape (our own wording of the framing lines):
+Prompts follow the layout of the public STEER-evaluation code (``utils/question_utils.py``: ``format_question``,
+``build_prefix``, ``reconstruct_context`` for completion models), with its suffix wording:
 
-* the question, then its options as ``A. ...`` lines (options are already shuffled by the generator with a seed, the
-  permutation is in the question's ``option_order``), then :data:`ANSWER_SUFFIX`; the answer is the next-token
-  probability of each option letter, renormalized over the question's letters (method ``letter_prob``);
-* ``<n>shot``: n solved examples (question, options, suffix, correct letter) from the **same element, domain and
-  grade** (never the question itself) go first; examples are dropped from the end until the prompt fits the model's
-  context window (the spec's "rounded down to fit");
-* ``explain-together``: one call; the model writes an explanation after the options, then the suffix follows its
-  explanation and the letters are scored;
-* ``explain-separate``: call 1 sees only the question and explains; call 2 gets the question, the options, that
-  explanation and the suffix, and the letters are scored.
+* a question is ``{question}\\n{A. ...\\nB. ...}\\n`` + :data:`MC_SUFFIX`; the answer is the next-token probability of
+  each option letter, renormalized over the question's letters (method ``letter_prob``). Options are already shuffled
+  by the generator with a seed (the permutation is each question's ``option_order``);
+* ``<n>shot``: n solved examples (question, options, suffix, correct letter) of the **same element, domain and
+  grade** from the few-shot pool (questions generated for the pool, never scored), joined by a blank line, then a
+  blank line and the question. Examples are dropped from the end until the prompt fits the model's context window
+  (the paper's "rounding down"), and every prompt records how many it holds (:class:`Prompt`);
+* ``explain-together``: one call; question, options and :data:`EXPLAIN_ANSWER_SUFFIX`; the model's explanation (cut
+  where it starts writing its answer) is followed by ``\\nCorrect Answer: `` and the letters are scored;
+* ``explain-separate`` (the paper's *separate*, the reference code's ``sequential-shown``): call 1 shows the question
+  with its options and asks for an explanation (:data:`EXPLAIN_SUFFIX`); call 2 shows only the options and the
+  answer suffix, after call 1 and its explanation, as the reference code's completion-model conversation does;
+* ``explain-separate-hidden`` (the reference code's ``sequential-hidden``, not reported in the paper): as
+  ``explain-separate`` but call 1 shows the question without its options.
 
-Explanations are greedy and capped at ``max_new_tokens`` tokens; the default config evaluates the adaptations on a
-seeded subsample of questions (``adaptation_questions``), the paper config on all of them.
+Explanations are greedy and capped at ``max_new_tokens`` tokens. The default config evaluates the adaptations on a
+seeded subsample of questions (``adaptation_questions``); the adaptation tables compare each adaptation with 0-shot
+on exactly the questions both scored.
 """
 
 from __future__ import annotations
@@ -22,19 +28,28 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from choicelab.dumps import DumpRow
 from choicelab.items.schema import MCItem
 from choicelab.pipelines.mc import LETTERS, candidate_rows
 
-ANSWER_SUFFIX = (
-    "Answer by writing the option letter corresponding to the correct option. WRITE ONLY A SINGLE LETTER.\n\n"
+# The reference code's SUFFIX_OPTIONS, verbatim ('mc', 'explain-answer', 'explanation').
+MC_SUFFIX = (
+    "\nAnswer by writing the option letter corresponding to the correct option. WRITE ONLY A SINGLE LETTER. \n\n"
     "Correct Answer: "
 )
-EXPLAIN_TOGETHER = "Explain your reasoning step by step before answering.\nExplanation:"
-EXPLAIN_SEPARATE = "Explain step by step how to answer this question.\nExplanation:"
-ADAPTATION_RE = re.compile(r"^(?:(?P<shots>[0-5])shot|explain-(?P<mode>together|separate))$")
+EXPLAIN_ANSWER_SUFFIX = (
+    "\nLet's think step by step. Begin by explaining your reasoning in 2-3 sentences, enclosed in triple quotes. "
+    "After your explanation, select and state the correct answer by writing 'Correct Answer: ' followed by your "
+    "choice. BEGIN WITH YOUR EXPLANATION AND WRITE THE CORRECT ANSWER AT THE END"
+)
+EXPLAIN_SUFFIX = "\nLet's think step by step. Briefly explain your reasoning in triple quotes."
+ANSWER_CUE = "Correct Answer: "
+EXPLANATION_MODES = ("together", "separate", "separate-hidden")
+ADAPTATION_RE = re.compile(r"^(?:(?P<shots>[0-5])shot|explain-(?P<mode>together|separate|separate-hidden))$")
+ADAPTATION_PATTERN = "[0-5]shot|explain-together|explain-separate|explain-separate-hidden"
 
 
 def parse_adaptation(adaptation: str) -> tuple[int, str]:
@@ -42,25 +57,41 @@ def parse_adaptation(adaptation: str) -> tuple[int, str]:
     match = ADAPTATION_RE.match(adaptation)
     if not match:
         raise ValueError(
-            f"unknown STEER adaptation {adaptation!r}: use '<n>shot' with n in 0..5, 'explain-together' or "
-            "'explain-separate'"
+            f"unknown STEER adaptation {adaptation!r}: use '<n>shot' with n in 0..5, 'explain-together', "
+            "'explain-separate' or 'explain-separate-hidden'"
         )
     if match["shots"] is not None:
         return int(match["shots"]), "none"
     return 0, match["mode"]
 
 
-def question_block(item: MCItem) -> str:
-    """The question and its lettered options."""
+def max_shots(adaptations: Sequence[str]) -> int:
+    """The most in-context examples any of ``adaptations`` asks for."""
+    return max((parse_adaptation(a)[0] for a in adaptations), default=0)
+
+
+def check_pool_size(fewshot_pool: int, adaptations: Sequence[str]) -> None:
+    """Fail before generating anything when ``studies.steer.fewshot_pool`` cannot supply the largest n-shot."""
+    needed = max_shots(adaptations)
+    if fewshot_pool < needed:
+        raise ValueError(f"studies.steer.fewshot_pool is {fewshot_pool} but studies.steer.adaptations asks for "
+                         f"{needed}-shot prompts: set fewshot_pool to at least {needed}")
+
+
+def options_block(item: MCItem) -> str:
+    """The lettered options, one per line (``A. ...``), no trailing newline."""
     if len(item.choices) > len(LETTERS):
         raise ValueError(f"STEER question {item.item_id} has {len(item.choices)} options, more than {len(LETTERS)}")
-    lines = [f"Question: {item.prompt.strip()}"]
-    lines += [f"{LETTERS[k]}. {choice}" for k, choice in enumerate(item.choices)]
-    return "\n".join(lines) + "\n"
+    return "\n".join(f"{LETTERS[k]}. {choice}" for k, choice in enumerate(item.choices))
+
+
+def mc_question(item: MCItem) -> str:
+    """The reference code's ``mc`` format: question, options, answer suffix (ends with ``Correct Answer: ``)."""
+    return f"{item.prompt.strip()}\n{options_block(item)}\n{MC_SUFFIX}"
 
 
 def solved_example(item: MCItem) -> str:
-    return question_block(item) + ANSWER_SUFFIX + LETTERS[item.label] + "\n\n"
+    return mc_question(item) + LETTERS[item.label]
 
 
 def test_key(item: MCItem) -> tuple[str, str, int]:
@@ -68,19 +99,31 @@ def test_key(item: MCItem) -> tuple[str, str, int]:
 
 
 def few_shot_examples(item: MCItem, pool: Sequence[MCItem], n: int, seed: int) -> list[MCItem]:
-    """Up to n other questions of the same test (element, domain, grade), chosen with a per-question seed."""
+    """n solved examples of the same test (element, domain, grade) from ``pool``, chosen with a per-question seed.
+
+    Never the question itself nor a pool question with the same text. Raises when the pool holds fewer than n for
+    this test: a prompt never silently holds fewer examples than its adaptation asks for.
+    """
     if n == 0:
         return []
-    same_test = [q for q in pool if test_key(q) == test_key(item) and q.item_id != item.item_id]
+    text = " ".join(item.prompt.split())
+    same_test = [q for q in pool if test_key(q) == test_key(item) and q.item_id != item.item_id
+                 and " ".join(q.prompt.split()) != text]
+    if len(same_test) < n:
+        element, domain, grade = test_key(item)
+        raise ValueError(
+            f"STEER question {item.item_id}: the few-shot pool has {len(same_test)} solved examples for test "
+            f"{element}/{domain}/g{grade}, the adaptation asks for {n}; raise studies.steer.fewshot_pool to at least "
+            f"{n} (results/steer/fewshot_pool.parquet is generated with that many per test)"
+        )
     rng = random.Random(f"{seed}:{item.item_id}")
-    return rng.sample(same_test, min(n, len(same_test)))
+    return rng.sample(same_test, n)
 
 
-def answer_prompt(item: MCItem, examples: Sequence[MCItem], explanation: str | None = None) -> str:
-    body = "".join(solved_example(e) for e in examples) + question_block(item)
-    if explanation is not None:
-        body += f"Explanation: {explanation.strip()}\n"
-    return body + ANSWER_SUFFIX
+def answer_prompt(item: MCItem, examples: Sequence[MCItem]) -> str:
+    """Solved examples (blank line between), a blank line, then the question in ``mc`` format."""
+    prefix = "\n\n".join(solved_example(e) for e in examples)
+    return (prefix + "\n\n" if prefix else "") + mc_question(item)
 
 
 def fit_to_window(item: MCItem, examples: Sequence[MCItem], count_tokens: Callable[[str], int],
@@ -108,29 +151,97 @@ def subsample_questions(items: Sequence[MCItem], size: int | None, seed: int) ->
     return [it for i, it in enumerate(items) if i in keep]
 
 
-def build_contexts(items: Sequence[MCItem], pool: Sequence[MCItem], adaptation: str, *, seed: int,
-                   count_tokens: Callable[[str], int], max_tokens: int | None,
-                   explain: Callable[[list[tuple[str, str]]], dict[str, str]] | None = None) -> list[str]:
-    """The scoring context of each question under ``adaptation``; ``explain`` generates explanations by id."""
+def scored_questions(items: Sequence[MCItem], adaptation: str, size: int | None, seed: int) -> list[MCItem]:
+    """The questions one adaptation scores: every question under 0-shot, the seeded subsample under the others.
+
+    Every adaptation other than 0-shot draws the same subsample (same seed), and 0-shot scores it too, so each
+    adaptation effect can be computed on the questions its 0-shot baseline answered (see
+    :func:`choicelab.studies.steer.paired_questions`).
+    """
+    return list(items) if adaptation == "0shot" else subsample_questions(items, size, seed)
+
+
+def explanation_prompt(item: MCItem, mode: str) -> str:
+    """Call 1 of a self-explanation adaptation (the reference code's first ``format_question`` variant)."""
+    if mode == "together":
+        return f"{item.prompt.strip()}\n{options_block(item)}\n{EXPLAIN_ANSWER_SUFFIX}"
+    if mode == "separate":
+        return f"{item.prompt.strip()}\n{options_block(item)}\n{EXPLAIN_SUFFIX}"
+    if mode == "separate-hidden":
+        return f"{item.prompt.strip()}\n{EXPLAIN_SUFFIX}"
+    raise ValueError(f"unknown self-explanation mode {mode!r}; known: {EXPLANATION_MODES}")
+
+
+_ANSWER_CUE_RE = re.compile(r"correct\s+answer\s*:?", re.IGNORECASE)
+
+
+def explanation_text(generation: str, mode: str) -> str:
+    """The explanation kept in the scoring context: the generation, stripped; under ``together`` cut where the
+    model starts writing its answer ("Correct Answer"), as the reference code removes the answer it wrote."""
+    text = generation.strip()
+    if mode == "together":
+        match = _ANSWER_CUE_RE.search(text)
+        if match:
+            text = text[: match.start()].rstrip()
+    return text
+
+
+def explained_context(item: MCItem, mode: str, generation: str) -> str:
+    """The context the letters are scored after, given call 1's generation (completion-model conversation layout:
+    call 1, newline, the model's text, newline, call 2)."""
+    first = explanation_prompt(item, mode)
+    explanation = explanation_text(generation, mode)
+    if mode == "together":
+        return f"{first}\n{explanation}\n{ANSWER_CUE}"
+    return f"{first}\n{explanation}\n{options_block(item)}\n{MC_SUFFIX}"
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """What one question was scored after under one adaptation (written next to the dump, joined into the
+    per-question frame): the exact context, how many solved examples it holds (and which), and the explanation."""
+
+    item_id: str
+    adaptation: str
+    context: str
+    n_examples_requested: int
+    n_examples: int
+    example_ids: tuple[str, ...] = ()
+    explanation_prompt: str = ""
+    explanation: str = ""
+
+
+def build_prompts(items: Sequence[MCItem], pool: Sequence[MCItem], adaptation: str, *, seed: int,
+                  count_tokens: Callable[[str], int], max_tokens: int | None,
+                  explain: Callable[[list[tuple[str, str]]], dict[str, str]] | None = None) -> list[Prompt]:
+    """The scoring prompt of each question under ``adaptation``; ``explain`` generates call-1 texts by id."""
     shots, mode = parse_adaptation(adaptation)
     if mode == "none":
-        return [answer_prompt(it, fit_to_window(it, few_shot_examples(it, pool, shots, seed), count_tokens, max_tokens))
-                for it in items]
+        out = []
+        for it in items:
+            kept = fit_to_window(it, few_shot_examples(it, pool, shots, seed), count_tokens, max_tokens)
+            out.append(Prompt(it.item_id, adaptation, answer_prompt(it, kept), shots, len(kept),
+                              tuple(e.item_id for e in kept)))
+        return out
     if explain is None:
         raise ValueError(f"adaptation {adaptation} needs a generator for the explanations")
-    if mode == "together":
-        first = {it.item_id: question_block(it) + EXPLAIN_TOGETHER for it in items}
-    else:
-        first = {it.item_id: f"Question: {it.prompt.strip()}\n" + EXPLAIN_SEPARATE for it in items}
-    explanations = explain(list(first.items()))
-    if mode == "together":
-        return [first[it.item_id] + " " + explanations[it.item_id].strip() + "\n" + ANSWER_SUFFIX for it in items]
-    return [answer_prompt(it, [], explanations[it.item_id]) for it in items]
+    first = {it.item_id: explanation_prompt(it, mode) for it in items}
+    generations = explain(list(first.items()))
+    return [Prompt(it.item_id, adaptation, explained_context(it, mode, generations[it.item_id]), 0, 0, (),
+                   first[it.item_id], explanation_text(generations[it.item_id], mode)) for it in items]
+
+
+def build_contexts(items: Sequence[MCItem], pool: Sequence[MCItem], adaptation: str, **kwargs: Any) -> list[str]:
+    """The scoring context of each question (see :func:`build_prompts`)."""
+    return [p.context for p in build_prompts(items, pool, adaptation, **kwargs)]
 
 
 def score_adaptation(scorer: Any, items: Sequence[MCItem], contexts: Sequence[str], *, model: str,
                      adaptation: str) -> list[DumpRow]:
-    """Letter probabilities of every question after its context (method ``letter_prob``, variant = adaptation)."""
+    """Letter probabilities of every question after its context (method ``letter_prob``, variant = adaptation).
+
+    The letters are scored right after ``Correct Answer: `` (no extra space); each row's ``context`` is that text.
+    """
     from choicelab.lm.candidates import candidate_distributions
 
     candidates = [list(LETTERS[: len(it.choices)]) for it in items]
@@ -139,6 +250,29 @@ def score_adaptation(scorer: Any, items: Sequence[MCItem], contexts: Sequence[st
     for item, dist in zip(items, dists, strict=True):
         rows += candidate_rows(item, dist, study="steer", model=model, method="letter_prob", variant=adaptation)
     return rows
+
+
+PROMPT_SCHEMA_FIELDS = ("model", "item_id", "adaptation", "n_examples_requested", "n_examples", "example_ids",
+                        "explanation_prompt", "explanation")
+
+
+def prompts_table(prompts: Sequence[Prompt], model: str) -> Any:
+    """Arrow table of one model's prompt records (the context itself lives in the dump's ``context`` column)."""
+    import pyarrow as pa
+
+    schema = pa.schema([
+        pa.field("model", pa.string(), nullable=False),
+        pa.field("item_id", pa.string(), nullable=False),
+        pa.field("adaptation", pa.string(), nullable=False),
+        pa.field("n_examples_requested", pa.int32(), nullable=False),
+        pa.field("n_examples", pa.int32(), nullable=False),
+        pa.field("example_ids", pa.list_(pa.string()), nullable=False),
+        pa.field("explanation_prompt", pa.string(), nullable=False),
+        pa.field("explanation", pa.string(), nullable=False),
+    ])
+    rows = [{"model": model, **{f: (list(getattr(p, f)) if f == "example_ids" else getattr(p, f))
+                                for f in PROMPT_SCHEMA_FIELDS[1:]}} for p in prompts]
+    return pa.Table.from_pylist(rows, schema=schema)
 
 
 def question_frame(items: Sequence[MCItem]) -> Any:

@@ -19,7 +19,10 @@ Paper artefact -> function:
   element-model pair): :func:`plot_grade_and_domain_robustness`.
 - Few-shot effect (Sec. 5: helps up to 3 examples) and self-explanation effect (GPT-4 certainty effect
   0.079 -> 0.508): :func:`few_shot_table` / :func:`plot_few_shot_effect`, :func:`self_explanation_table` /
-  :func:`plot_self_explanation_effect`.
+  :func:`self_explanation_by_element` / :func:`plot_self_explanation_effect`, each adaptation on the questions its
+  0-shot baseline answered (:func:`paired_questions`); the numbers the text quotes: :func:`compare_element_quotes`.
+- Tables 1-2 (models): :func:`models_table`; the head-to-head comparison (Sec. 5): :func:`head_to_head`; which
+  normalized-accuracy definition Table 3 fits: :func:`paper_definition_fit`.
 """
 
 from __future__ import annotations
@@ -124,9 +127,11 @@ def metric_tables(results: pd.DataFrame, edges: Iterable[tuple[str, str]]) -> di
 
 # ---------------------------------------------------------------------------------------------------------- Table 3
 def table3(results: pd.DataFrame) -> pd.DataFrame:
-    """Table 3: per model, the mean over elements of normalized accuracy (paper's and gap-closed) and accuracy.
+    """Table 3: per model, the mean over elements of the three normalized accuracies and exact-match accuracy.
 
-    Uses the unadapted runs only ("Scores are averaged without model adaptations"); each element counts once.
+    ``normalized_accuracy`` = (acc - r)/r (the paper's text), ``random_gap`` = acc - r (the reference code's
+    normalized accuracy, acc - 1/k per question), ``gap_closed`` = (acc - r)/(1 - r). Uses the unadapted runs only
+    ("Scores are averaged without model adaptations"); each element counts once.
     Sorted by exact-match accuracy, descending, as in the paper.
     """
     base = unadapted(results)
@@ -134,7 +139,9 @@ def table3(results: pd.DataFrame) -> pd.DataFrame:
         raise ValueError("no unadapted (0-shot, no self-explanation) rows in the results")
     per_element = sm.summarize(base.assign(adaptation=""), ["model", "adaptation", "element"])
     table = sm.macro_average(per_element, over="element", by=("model",),
-                             metrics=("normalized_accuracy", "gap_closed", "accuracy", "ece"))
+                             metrics=("normalized_accuracy", "random_gap", "gap_closed", "accuracy",
+                                      "random_accuracy", "ece"))
+    table["n_questions"] = base.groupby("model").size().reindex(table["model"]).to_numpy()
     return table.sort_values("accuracy", ascending=False, kind="stable").reset_index(drop=True)
 
 
@@ -183,13 +190,51 @@ def compare_paper(ours: pd.DataFrame, paper_path: str | Path = PAPER_TABLE3,
         "our_model": merged["model_ours"],
         "paper_normalized_accuracy": merged["normalized_accuracy_paper"],
         "our_normalized_accuracy": merged["normalized_accuracy_ours"],
+        "our_random_gap": merged.get("random_gap"),
         "our_gap_closed": merged.get("gap_closed"),
         "paper_exact_match": merged["exact_match"],
         "our_accuracy": merged["accuracy"],
+        "our_n_questions": merged.get("n_questions"),
     })
     out["diff_normalized_accuracy"] = out["our_normalized_accuracy"] - out["paper_normalized_accuracy"]
+    out["diff_random_gap"] = out["our_random_gap"] - out["paper_normalized_accuracy"]
     out["diff_exact_match"] = out["our_accuracy"] - out["paper_exact_match"]
     return out.reset_index(drop=True)
+
+
+# Chance level r implied by the paper's (exact match, normalized) pair under each candidate definition.
+_IMPLIED_CHANCE = {
+    "normalized_accuracy": lambda acc, n: acc / (1.0 + n),       # n = (acc - r)/r
+    "random_gap": lambda acc, n: acc - n,                        # n = acc - r
+    "gap_closed": lambda acc, n: (acc - n) / (1.0 - n),          # n = (acc - r)/(1 - r)
+}
+
+
+def paper_definition_fit(paper_path: str | Path = PAPER_TABLE3,
+                         our_random_accuracy: float | None = None) -> pd.DataFrame:
+    """Which normalized-accuracy definition the paper's Table 3 fits.
+
+    Every model answered the same questions, so under the definition the paper used, its (exact match, normalized)
+    pair implies about the same chance level r for every model, and r <= 1/2 (every question has >= 2 options).
+    One row per paper model with the r each definition implies (``implied_r_<definition>``), then a summary row per
+    definition (``paper_model`` = "summary: <definition>") with the spread (sd) of the implied r, how many models
+    imply an impossible r > 1/2, and (with ``our_random_accuracy``, the mean 1/k of our benchmark) the mean absolute
+    difference from our chance level. Caveat: the paper macro-averages over elements, so even the right definition
+    gives a spread.
+    """
+    paper = load_paper_table3(paper_path)
+    acc, norm = paper["exact_match"], paper["normalized_accuracy"]
+    rows = pd.DataFrame({"paper_model": paper["model"], "paper_exact_match": acc, "paper_normalized_accuracy": norm})
+    for name, implied in _IMPLIED_CHANCE.items():
+        rows[f"implied_r_{name}"] = implied(acc, norm)
+    summary = []
+    for name in _IMPLIED_CHANCE:
+        r = rows[f"implied_r_{name}"]
+        summary.append({"paper_model": f"summary: {name}", f"implied_r_{name}": float(r.mean()),
+                        "sd_implied_r": float(r.std(ddof=1)), "n_impossible_r": int((r > 0.5).sum()),
+                        "mean_abs_diff_from_our_r": (math.nan if our_random_accuracy is None
+                                                     else float((r - our_random_accuracy).abs().mean()))})
+    return pd.concat([rows, pd.DataFrame(summary)], ignore_index=True)
 
 
 # ---------------------------------------------------------------------------------------- Figs 7-15, 17-21 modules
@@ -350,11 +395,37 @@ def plot_figure5(taxonomy: Any, path: str | Path, full_ancestry: bool = False) -
 
 
 # -------------------------------------------------------------------------------------------------------- Fig. 22
+FOUNDATIONS_SETTING = "1"
+
+
+def paper_grades(results: pd.DataFrame) -> pd.Series:
+    """The grade axis of the paper's Fig. 22: Foundations questions (setting 1) at grade 0, the others at their own."""
+    grade = results["grade"].astype(int)
+    return grade.where(results["setting"].astype(str) != FOUNDATIONS_SETTING, 0)
+
+
 def grade_table(results: pd.DataFrame, metric: str = "normalized_accuracy") -> pd.DataFrame:
-    """Per model x grade: ``metric`` over the unadapted questions of that grade (plus random_accuracy)."""
+    """Per model x grade: ``metric`` over the unadapted questions of that grade (plus random_accuracy and n).
+
+    Grades as in the paper's Fig. 22: every Foundations question at grade 0 ("Grade 0 (Foundations)").
+    """
     _check_metric(metric)
-    summary = sm.summarize(unadapted(results).assign(adaptation=""), ["model", "grade"])
-    return summary[["model", "grade", metric, "random_accuracy", "n_questions"]]
+    base = unadapted(results)
+    summary = sm.summarize(base.assign(adaptation="", grade=paper_grades(base)), ["model", "grade"])
+    summary["se"] = metric_se(summary, metric)
+    return summary[["model", "grade", metric, "se", "random_accuracy", "n_questions"]]
+
+
+SMALL_N = 10  # points from fewer questions are drawn hollow and labelled with their n
+
+
+def metric_se(summary: pd.DataFrame, metric: str) -> pd.Series:
+    """Binomial standard error of ``metric`` per summary row: SE(acc) = sqrt(acc (1 - acc) / n), scaled like the
+    metric (divided by r for (acc - r)/r, by 1 - r for gap closed; r treated as fixed)."""
+    acc, r, n = summary["accuracy"], summary["random_accuracy"], summary["n_questions"].clip(lower=1)
+    se = np.sqrt(acc * (1 - acc) / n)
+    scale = {"accuracy": 1.0, "random_gap": 1.0, "normalized_accuracy": r, "gap_closed": 1 - r}[metric]
+    return se / scale
 
 
 def plot_grade_and_domain_robustness(results: pd.DataFrame, path: str | Path,
@@ -367,15 +438,21 @@ def plot_grade_and_domain_robustness(results: pd.DataFrame, path: str | Path,
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 9))
     for model in _model_order(grades, metric):
         part = grades[grades["model"] == model].sort_values("grade")
-        top.plot(part["grade"], part[metric], marker="o", label=model)
+        line = top.errorbar(part["grade"], part[metric], yerr=part["se"].fillna(0.0), marker="o", capsize=3,
+                            label=model)
+        small = part[part["n_questions"] < SMALL_N]
+        colour = line[0].get_color()
+        top.scatter(small["grade"], small[metric], s=60, facecolors="white", edgecolors=colour, zorder=3)
+        for g, v, n in zip(small["grade"], small[metric], small["n_questions"]):
+            top.annotate(f"n={int(n)}", (g, v), textcoords="offset points", xytext=(4, 4), fontsize=6)
     if metric == "accuracy":
         chance = grades.groupby("grade")["random_accuracy"].mean()
         top.plot(chance.index, chance.to_numpy(), color="red", linewidth=2, label="random guessing")
     else:
         top.axhline(0.0, color="red", linewidth=2, label="random guessing")
-    top.set_xlabel("grade level")
+    top.set_xlabel("grade level (0 = Foundations)")
     top.set_ylabel(METRIC_AXIS_LABELS[metric])
-    top.set_title("Performance by grade level")
+    top.set_title(f"Performance by grade level (bars: binomial SE; hollow: fewer than {SMALL_N} questions)")
     top.legend(fontsize=7, ncol=2)
     for model in _model_order(robust, "overall"):
         part = robust[robust["model"] == model]
@@ -394,9 +471,44 @@ def plot_grade_and_domain_robustness(results: pd.DataFrame, path: str | Path,
 
 
 # -------------------------------------------------------------------------------------------------- adaptations
+def paired_questions(frame: pd.DataFrame, condition: str) -> pd.DataFrame:
+    """Rows of ``frame`` whose question was scored under every value of ``condition`` its model ran.
+
+    The adaptations score a seeded subsample of the questions 0-shot scores (``adaptation_questions``); an
+    adaptation effect compares conditions on the same questions, so each model keeps the intersection of its
+    conditions' question sets.
+    """
+    keep = []
+    for _, part in frame.groupby("model", sort=True):
+        sets = [set(g["item_id"]) for _, g in part.groupby(condition)]
+        common = set.intersection(*sets) if sets else set()
+        keep.append(part[part["item_id"].isin(common)])
+    out = pd.concat(keep) if keep else frame.iloc[:0]
+    if out.empty and not frame.empty:
+        raise ValueError(f"no question was scored under every {condition} of a model; adaptation effects need the "
+                         "adaptations to share questions with 0-shot")
+    return out
+
+
+def _examples_columns(frame: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
+    """n_questions, mean examples per prompt and prompts holding fewer examples than asked, per ``by``."""
+    grouped = frame.groupby(list(by), sort=True)
+    out = grouped.size().rename("n_questions").to_frame()
+    if {"n_examples", "n_examples_requested"} <= set(frame.columns):
+        out["mean_examples"] = grouped["n_examples"].mean()
+        short = frame["n_examples"] < frame["n_examples_requested"]
+        out["n_short_prompts"] = short.groupby([frame[c] for c in by]).sum().astype(int)
+    return out.reset_index()
+
+
 def few_shot_table(results: pd.DataFrame, metric: str = "normalized_accuracy",
                    by: Sequence[str] = ("model",)) -> pd.DataFrame:
-    """``metric`` per ``by`` x n_shot (0..5) over the runs without self-explanation; mean over elements."""
+    """``metric`` per ``by`` x n_shot (0..5) over the runs without self-explanation; mean over elements.
+
+    Every n-shot value of a model is computed on the same questions (:func:`paired_questions`). Columns also give
+    the number of questions, the mean number of solved examples the prompts held (``mean_examples``) and how many
+    prompts held fewer than asked because the context window was too short (``n_short_prompts``).
+    """
     _check_metric(metric)
     sm.check_question_frame(results)
     labels = results["adaptation"].fillna("").astype(str)
@@ -404,9 +516,13 @@ def few_shot_table(results: pd.DataFrame, metric: str = "normalized_accuracy",
     frame = frame[frame["n_shot"].notna() & (frame["explanation"] == "none")]
     if frame.empty:
         raise ValueError("no n-shot runs (adaptations like '0shot'..'5shot') in the results")
-    frame = frame.assign(n_shot=frame["n_shot"].astype(int))
+    frame = paired_questions(frame.assign(n_shot=frame["n_shot"].astype(int)), "n_shot")
     per_element = sm.summarize(frame, [*by, "n_shot", "element"])
-    return per_element.groupby([*by, "n_shot"], sort=True)[metric].mean().reset_index()
+    grouped = per_element.groupby([*by, "n_shot"], sort=True)[metric]
+    table = grouped.mean().reset_index()
+    table["se_over_elements"] = (grouped.std(ddof=1) / np.sqrt(grouped.count())).to_numpy()
+    table["n_elements"] = grouped.count().to_numpy()
+    return table.merge(_examples_columns(frame, [*by, "n_shot"]), on=[*by, "n_shot"], how="left")
 
 
 def plot_few_shot_effect(results: pd.DataFrame, path: str | Path, metric: str = "normalized_accuracy") -> Path:
@@ -416,55 +532,159 @@ def plot_few_shot_effect(results: pd.DataFrame, path: str | Path, metric: str = 
     fig, ax = plt.subplots(figsize=(6.5, 4.2))
     for model in _model_order(table, metric):
         part = table[table["model"] == model]
-        ax.plot(part["n_shot"], part[metric], marker="o", label=model)
+        ax.errorbar(part["n_shot"], part[metric], yerr=part["se_over_elements"].fillna(0.0), marker="o", capsize=3,
+                    label=f"{model} (n = {int(part['n_questions'].iloc[0])} questions per point)")
     if metric != "accuracy":
         ax.axhline(0.0, color="red", linewidth=1, label="random guessing")
     ax.set_xlabel("number of in-context examples (n-shot)")
     ax.set_ylabel(METRIC_AXIS_LABELS[metric])
     ax.set_xticks(sorted(table["n_shot"].unique()))
-    ax.set_title("Few-shot effect")
+    ax.set_title("Few-shot effect (same questions at every n; bars: SE over elements)")
     ax.legend(fontsize=7)
     return _save(fig, path)
 
 
+EXPLANATION_COLUMNS = ("none", "together", "separate", "separate-hidden")
+
+
+def _explanation_frame(results: pd.DataFrame) -> pd.DataFrame:
+    """0-shot rows labelled with their self-explanation mode, restricted to the questions every mode of a model
+    scored (:func:`paired_questions`)."""
+    sm.check_question_frame(results)
+    labels = results["adaptation"].fillna("").astype(str)
+    n_shot = labels.map(sm.parse_n_shot)
+    frame = results.assign(explanation=labels.map(sm.parse_self_explanation))
+    frame = frame[(n_shot.isna() | (n_shot == 0)).to_numpy()]
+    return paired_questions(frame, "explanation")
+
+
 def self_explanation_table(results: pd.DataFrame, metric: str = "normalized_accuracy",
                            by: Sequence[str] = ("model",)) -> pd.DataFrame:
-    """``metric`` per ``by`` with one column per self-explanation mode (none, together, separate), 0-shot runs.
+    """``metric`` per ``by`` with one column per self-explanation mode (none, together, separate, separate-hidden),
+    0-shot runs, every mode on the same questions (``n_questions`` per ``by``).
 
     Adaptation labels without an n-shot count ("explain-together") count as 0-shot. With ``by=("model",)`` the
     value is the mean over elements; with ``by=("model", "element")`` it is the element's metric (e.g. the paper's
     GPT-4 certainty effect 0.079 -> 0.508).
     """
     _check_metric(metric)
-    sm.check_question_frame(results)
-    labels = results["adaptation"].fillna("").astype(str)
-    n_shot = labels.map(sm.parse_n_shot)
-    frame = results.assign(explanation=labels.map(sm.parse_self_explanation))
-    frame = frame[(n_shot.isna() | (n_shot == 0)).to_numpy()]
+    frame = _explanation_frame(results)
     per_element = sm.summarize(frame, list(dict.fromkeys([*by, "explanation", "element"])))
     table = per_element.groupby([*by, "explanation"], sort=True)[metric].mean().unstack("explanation")
-    table = table.reindex(columns=[c for c in ("none", "together", "separate") if c in table.columns])
+    table = table.reindex(columns=[c for c in EXPLANATION_COLUMNS if c in table.columns])
     table.columns.name = None
-    return table.reset_index()
+    counts = frame[frame["explanation"] == "none"].groupby(list(by), sort=True).size().rename("n_questions")
+    return table.join(counts).reset_index()
+
+
+def self_explanation_by_element(results: pd.DataFrame, metric: str = "normalized_accuracy") -> pd.DataFrame:
+    """Per model x element: ``metric`` without explanation and under each mode (same questions), the effect of each
+    mode (mode - none) and ``n_questions`` -- the paper's per-element self-explanation effects (Sec. 5)."""
+    table = self_explanation_table(results, metric, by=("model", "element"))
+    for mode in EXPLANATION_COLUMNS[1:]:
+        if mode in table.columns and "none" in table.columns:
+            table[f"effect_{mode}"] = table[mode] - table["none"]
+    return table
+
+
+PAPER_QUOTES = REPO_ROOT / "data" / "steer" / "paper" / "element_quotes.csv"
+
+
+def compare_element_quotes(results: pd.DataFrame, quotes_path: str | Path = PAPER_QUOTES,
+                           metric: str = "normalized_accuracy") -> pd.DataFrame:
+    """The per-element numbers the paper's text quotes (e.g. GPT-4 Turbo, certainty effect, 0.079 without and 0.508
+    with self-explanation) beside ours for every one of our models, on the same questions per model.
+
+    ``quotes_path`` columns: paper_model, element, adaptation (none or a self-explanation mode; "explain" = the paper
+    does not say which), paper_value, source. Our value for "explain" rows is given for each mode we ran.
+    """
+    quotes = pd.read_csv(quotes_path, dtype={"adaptation": str})
+    ours = self_explanation_table(results, metric, by=("model", "element"))
+    modes = [c for c in EXPLANATION_COLUMNS if c in ours.columns]
+    rows = []
+    for q in quotes.itertuples(index=False):
+        wanted = ["none"] if q.adaptation == "none" else [m for m in modes if m != "none"]
+        for model in sorted(ours["model"].astype(str).unique()):
+            part = ours[(ours["model"] == model) & (ours["element"] == q.element)]
+            for mode in wanted:
+                value = float(part[mode].iloc[0]) if len(part) and mode in part else math.nan
+                n = int(part["n_questions"].iloc[0]) if len(part) else 0
+                rows.append({"paper_model": q.paper_model, "element": q.element, "paper_adaptation": q.adaptation,
+                             "paper_value": float(q.paper_value), "our_model": model, "our_adaptation": mode,
+                             "our_value": value, "our_n_questions": n, "source": q.source})
+    return pd.DataFrame(rows, columns=["paper_model", "element", "paper_adaptation", "paper_value", "our_model",
+                                       "our_adaptation", "our_value", "our_n_questions", "source"])
+
+
+def head_to_head(results: pd.DataFrame, metric: str = "normalized_accuracy") -> pd.DataFrame:
+    """The paper's head-to-head comparison of every pair of models (unadapted runs): per ordered pair, over the
+    elements both answered, how many elements model_a scores higher on ``metric`` (wins), equal (ties) and lower
+    (losses), and the question-level record on the questions both answered (a right where b is wrong and the
+    reverse)."""
+    _check_metric(metric)
+    base = unadapted(results)
+    per_element = sm.summarize(base.assign(adaptation=""), ["model", "element"])
+    wide = per_element.pivot(index="element", columns="model", values=metric)
+    correct = base.pivot_table(index="item_id", columns="model", values="correct", aggfunc="first")
+    models = sorted(wide.columns.astype(str))
+    rows = []
+    for a in models:
+        for b in models:
+            if a == b:
+                continue
+            both = wide[[a, b]].dropna()
+            q = correct[[a, b]].dropna().astype(bool)
+            wins, ties = int((both[a] > both[b]).sum()), int((both[a] == both[b]).sum())
+            rows.append({"model_a": a, "model_b": b, "n_elements": len(both), "wins": wins, "ties": ties,
+                         "losses": len(both) - wins - ties,
+                         "win_rate": (wins + 0.5 * ties) / len(both) if len(both) else math.nan,
+                         "n_questions": len(q), "a_right_b_wrong": int((q[a] & ~q[b]).sum()),
+                         "b_right_a_wrong": int((q[b] & ~q[a]).sum())})
+    return pd.DataFrame(rows, columns=["model_a", "model_b", "n_elements", "wins", "ties", "losses", "win_rate",
+                                       "n_questions", "a_right_b_wrong", "b_right_a_wrong"])
+
+
+PAPER_MODELS = REPO_ROOT / "data" / "steer" / "paper" / "models.csv"
+
+
+def models_table(our_models: Mapping[str, Mapping[str, Any]], paper_path: str | Path = PAPER_MODELS) -> pd.DataFrame:
+    """Tables 1-2: the paper's 14 models (base LM, instruction/chat tuning, parameters, origin) and which of our
+    configured models (``our_models``: name -> the config's model entry) stands for each; our models the paper did
+    not evaluate follow, with their source and role."""
+    paper = pd.read_csv(paper_path)
+    ours = {paper_model_key(name): name for name in our_models}
+    paper["our_model"] = [ours.get(paper_model_key(m), "") for m in paper["model"]]
+    matched = set(paper["our_model"]) - {""}
+    extra = [{"model": "", "our_model": name, "our_source": str(entry.get("source", "")),
+              "our_role": str(entry.get("role", ""))}
+             for name, entry in our_models.items() if name not in matched]
+    paper["our_source"] = [str(our_models[m].get("source", "")) if m else "" for m in paper["our_model"]]
+    paper["our_role"] = [str(our_models[m].get("role", "")) if m else "" for m in paper["our_model"]]
+    return pd.concat([paper, pd.DataFrame(extra)], ignore_index=True).fillna("")
 
 
 def plot_self_explanation_effect(results: pd.DataFrame, path: str | Path,
                                  metric: str = "normalized_accuracy") -> Path:
-    """Grouped bars per model: no explanation vs "together" vs "separate" (mean over elements, 0-shot)."""
+    """Grouped bars per model: no explanation vs each self-explanation mode (mean over elements, 0-shot, the same
+    questions for every mode), error bars = SE over elements."""
     plt = _plt()
     table = self_explanation_table(results, metric)
-    modes = [c for c in ("none", "together", "separate") if c in table.columns]
+    per_element = self_explanation_table(results, metric, by=("model", "element"))
+    modes = [c for c in EXPLANATION_COLUMNS if c in table.columns]
+    se = per_element.groupby("model")[modes].agg(lambda v: v.std(ddof=1) / np.sqrt(v.count())).reindex(table["model"])
     fig, ax = plt.subplots(figsize=(max(6.0, 1.3 * len(table) + 2), 4.2))
     x = np.arange(len(table))
     width = 0.8 / max(len(modes), 1)
     for i, mode in enumerate(modes):
         ax.bar(x + (i - (len(modes) - 1) / 2) * width, table[mode].to_numpy(dtype=float), width,
+               yerr=se[mode].fillna(0.0).to_numpy(dtype=float), capsize=2,
                label={"none": "no explanation"}.get(mode, f"explain ({mode})"))
-    ax.set_xticks(x, [textwrap.fill(str(m), 16) for m in table["model"]], fontsize=8)
+    ax.set_xticks(x, [textwrap.fill(f"{m} (n = {int(n)})", 16) for m, n in zip(table["model"], table["n_questions"])],
+                  fontsize=8)
     if metric != "accuracy":
         ax.axhline(0.0, color="red", linewidth=1)
     ax.set_ylabel(METRIC_AXIS_LABELS[metric])
-    ax.set_title("Self-explanation effect")
+    ax.set_title("Self-explanation effect (same questions per model; bars: SE over elements)")
     ax.legend(fontsize=7)
     return _save(fig, path)
 

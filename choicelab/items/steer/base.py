@@ -276,7 +276,14 @@ def join_list(words: Sequence[str], conj: str = "and") -> str:
 
 
 def letters(n: int) -> list[str]:
+    """The display letters A, B, C... (options are listed under these); never use them to name entities."""
     return [chr(ord("A") + i) for i in range(n)]
+
+
+def entity_numbers(n: int) -> list[str]:
+    """Names for n entities of a question ("Investment 1", "Project 2"): numbers, so no option names a letter that
+    could be confused with the display letter it is listed under (see :func:`letter_collisions`)."""
+    return [str(i + 1) for i in range(n)]
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -493,5 +500,86 @@ def generate_benchmark(scale: BenchmarkScale | dict[str, Any]) -> list[SteerQues
     return out
 
 
+FEWSHOT_SPLIT = "fewshot"
+
+
+def generate_benchmark_with_pool(scale: BenchmarkScale | dict[str, Any],
+                                 pool_per_test: int) -> tuple[list[SteerQuestion], list[SteerQuestion]]:
+    """The scored questions of :func:`generate_benchmark` and a few-shot pool of ``pool_per_test`` more per test.
+
+    Each test is generated once with ``n_per_test + pool_per_test`` distinct questions: the first ``n_per_test``
+    (identical to :func:`generate_benchmark`'s) are scored, the rest are the pool of solved examples, so the pool is
+    disjoint from the scored questions (different item ids and question texts) and of the same element, domain and
+    grade.
+    """
+    if isinstance(scale, dict):
+        scale = BenchmarkScale.from_dict(scale)
+    if pool_per_test < 0:
+        raise ValueError(f"pool_per_test must be >= 0, got {pool_per_test}")
+    scored: list[SteerQuestion] = []
+    pool: list[SteerQuestion] = []
+    for element_id, domain, grade in plan_tests(scale):
+        questions = generate(element_id, domain, grade, scale.n_per_test + pool_per_test, scale.seed)
+        scored.extend(questions[: scale.n_per_test])
+        pool.extend(questions[scale.n_per_test:])
+    return scored, pool
+
+
 def questions_to_items(questions: Iterable[SteerQuestion], split: str = "test") -> list[MCItem]:
     return [q.to_mc_item(split) for q in questions]
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Validity checks: letter collisions and catch-all options
+
+# A capital letter standing alone ("Investment C", "B and D", "plays A at point 1"), except the pronoun "I" and the
+# article "A" opening a sentence before a lower-case word or a number ("A sure gain", "A 50% chance").
+_LETTER_TOKEN = re.compile(r"(?<![\w'’-])([A-Z])(?![\w'’-])")
+_ARTICLE_AFTER = re.compile(r"\s+[a-z$0-9]")
+_SENTENCE_START = re.compile(r"(?:^|[.:;!?(\n]\s*)$")
+
+
+def letter_names(text: str) -> set[str]:
+    """Capital letters that ``text`` uses as names (single-letter tokens), sentence-opening articles and "I"
+    excluded."""
+    found: set[str] = set()
+    for m in _LETTER_TOKEN.finditer(text):
+        letter = m.group(1)
+        article = (letter == "A" and _ARTICLE_AFTER.match(text, m.end())
+                   and _SENTENCE_START.search(text[: m.start()]))
+        if letter == "I" or article:
+            continue
+        found.add(letter)
+    return found
+
+
+def letter_collisions(options: Sequence[str]) -> list[tuple[int, str]]:
+    """(option index, letter) for every option that names a display letter of this question other than its own.
+
+    The options are shown as ``A. ...``, ``B. ...``; an option naming "C" listed under "A" makes letter-probability
+    scoring ambiguous ("the model means C" vs "the model picks letter C"). Letters beyond the question's display
+    letters (actions K, L, M in a 4-option question) cannot be confused with an answer letter and are allowed.
+    """
+    shown = set(letters(len(options)))
+    out = []
+    for i, text in enumerate(options):
+        for letter in sorted(letter_names(text) & shown):
+            if letter != chr(ord("A") + i):
+                out.append((i, letter))
+    return out
+
+
+# Catch-all options: a blanket verdict instead of one of the question's alternatives ("all give the same", "cannot
+# be determined", "none of them", "no voter", "either ...", "indifferent", "abandon all", "equal probability").
+CATCH_ALL = re.compile(
+    r"^(?:i am indifferent|either\b|neither\b|none\b|no (?:voter|one|action|dominant|pure|alternative|option|winner|"
+    r"player)\b|any (?:action|strategy|option)\b|all (?:standard )?(?:formats|options|actions|of them)\b|they all\b|"
+    r"it (?:cannot|depends)\b|the two options cannot|there is no\b|abandon all\b|each action with equal|"
+    r"pooling on either\b)|\bare equally (?:good|preferred)\b",
+    re.IGNORECASE,
+)
+
+
+def is_catch_all(option: str) -> bool:
+    """Whether ``option`` is a catch-all (see :data:`CATCH_ALL`)."""
+    return bool(CATCH_ALL.search(option.strip()))

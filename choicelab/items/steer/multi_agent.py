@@ -30,7 +30,6 @@ from choicelab.items.steer.base import (
     fmt_num,
     generator,
     join_list,
-    letters,
     numeric_distractors,
 )
 
@@ -452,10 +451,11 @@ def best_response(ctx: GenContext) -> Draft:
         ),
     )
     correct = names[best]
-    dis = [a for a in names if a != correct] + ["Any action; they all give the same payoff"]
+    # no "any action; they all give the same payoff": the best response is unique, so it would never be right
+    dis = [a for a in names if a != correct]
     params = {"game": g.params(), "form": form, "player": i, "opp_mix": {str(b): p for b, p in mix.items()}}
     return Draft(
-        f"{tid}.{form}", _game_question(ctx, g, form, ask), correct, tuple(dis), params, min(k + 1, ctx.n_options(3, 5))
+        f"{tid}.{form}", _game_question(ctx, g, form, ask), correct, tuple(dis), params, min(k, ctx.n_options(3, 5))
     )
 
 
@@ -481,18 +481,23 @@ def dominant_strategies(ctx: GenContext) -> Draft:
     names = _action_names(ctx, k)
     i = rng.randrange(2)
     may_be_none = rng.random() < 0.5
+    # 'exists' template: no dominant action in 1 of k + 1 questions, so "no action is dominant" is right about as
+    # often as any of the k + 1 options
+    want_none = may_be_none and rng.random() < 1 / (k + 1)
 
     def draw():
         g = random_game(rng, players, [names, names], lo, hi, dec)
-        if not may_be_none:  # plant a dominant action: above every other action in every column
-            d = rng.randrange(k)
-            step = 10**dec
-            for b in range(k):
-                prof = lambda a, b=b: (a, b) if i == 0 else (b, a)  # noqa: E731
-                top = max(g.u(i, prof(a)) for a in range(k) if a != d)
-                pay = list(g.pay[prof(d)])
-                pay[i] = top + rng.randint(1, 6) * step
-                g.pay[prof(d)] = tuple(pay)
+        if want_none:
+            return g if _distinct_columns(g, i) and dominant_action(g, i) is None else None
+        # plant a dominant action: above every other action in every column
+        d = rng.randrange(k)
+        step = 10**dec
+        for b in range(k):
+            prof = lambda a, b=b: (a, b) if i == 0 else (b, a)  # noqa: E731
+            top = max(g.u(i, prof(a)) for a in range(k) if a != d)
+            pay = list(g.pay[prof(d)])
+            pay[i] = top + rng.randint(1, 6) * step
+            g.pay[prof(d)] = tuple(pay)
         if not _distinct_columns(g, i):
             return None
         return g
@@ -520,21 +525,25 @@ def dominant_strategies(ctx: GenContext) -> Draft:
                 f"What should {players[i]} play, given that {players[i]} does not know {players[1 - i]}'s choice?",
             ),
         )
-        correct = names[dom]
-        dis = [a for a in names if a != correct] + [none]
+        correct = names[dom]  # a dominant action was planted: "none" would never be right here, so not offered
+        dis = [a for a in names if a != correct]
     params = {"game": g.params(), "form": form, "player": i, "template": "exists" if may_be_none else "play"}
     return Draft(
-        f"{tid}.{form}", _game_question(ctx, g, form, ask), correct, tuple(dis), params, min(k + 1, ctx.n_options(3, 5))
+        f"{tid}.{form}", _game_question(ctx, g, form, ask), correct, tuple(dis), params,
+        min(len(dis) + 1, ctx.n_options(3, 5)),
     )
 
 
 @generator("dominated_strategies")
 def dominated_strategies(ctx: GenContext) -> Draft:
     """Exactly one of the asked player's actions is strictly dominated by another action (never a best response);
-    every other action is the unique best response to some opponent action. Answer = the dominated action."""
+    every other action is the unique best response to some opponent action. Answer = the dominated action. In 1 of
+    k + 1 questions no action is dominated (each is the unique best response to its own opponent action) and the
+    answer is "None; every action can be a best response", offered in every question."""
     rng = ctx.rng
     k = ctx.scale(2, 4)
-    m = max(2, k - 1)  # opponent actions: one column per undominated action
+    want_none = rng.random() < 1 / (k + 1)
+    m = k if want_none else max(2, k - 1)  # opponent actions: one column per undominated action
     lo, hi, dec = _payoff_scale(ctx)
     players = _two_players(ctx)
     names = _action_names(ctx, max(k, m))
@@ -554,6 +563,10 @@ def dominated_strategies(ctx: GenContext) -> Draft:
             pay[i] = v
             g.pay[prof(a, b)] = tuple(pay)
 
+        if want_none:  # every action the unique best response to its own opponent action: none dominated
+            for a, c in zip(range(k), rng.sample(range(m), k)):
+                setu(a, c, max(g.u(i, prof(x, c)) for x in range(k)) + rng.randint(1, 5) * step)
+            return (g, None) if dominated_actions(g, i) == [] else None
         d = rng.randrange(k)
         others = [a for a in range(k) if a != d]
         cols = rng.sample(range(m), len(others))
@@ -576,8 +589,9 @@ def dominated_strategies(ctx: GenContext) -> Draft:
             f"A rational {players[i]} avoids which action, whatever {players[1 - i]} does?",
         ),
     )
-    correct = own[d]
-    dis = [a for a in own if a != correct] + ["None; every action can be a best response"]
+    none = "None; every action can be a best response"
+    correct = none if d is None else own[d]
+    dis = [a for a in own if a != correct] + ([] if d is None else [none])
     params = {"game": g.params(), "form": form, "player": i}
     return Draft(
         f"{tid}.{form}", _game_question(ctx, g, form, ask), correct, tuple(dis), params, min(k + 1, ctx.n_options(3, 5))
@@ -680,9 +694,16 @@ def pure_nash(ctx: GenContext) -> Draft:
     acts = [names] * len(players) if three else [names, names]
     n_opts = ctx.n_options(3, 5)
 
+    which = rng.random() < 0.7 or (8 if three else k * k) < 5
+    # 'which' template: no pure equilibrium in 1 of n_opts questions, and "there is none" offered in every one, so
+    # that catch-all is right about as often as any option
+    want_none = rng.random() < 1 / n_opts
+
     def draw():
         g = random_game(rng, players, acts, lo, hi, dec)
         eqs = pure_nash_equilibria(g)
+        if which and (not eqs) != want_none:
+            return None
         return (g, eqs) if len(g.profiles()) - len(eqs) >= n_opts - 1 else None
 
     g, eqs = _retry(draw)
@@ -690,7 +711,7 @@ def pure_nash(ctx: GenContext) -> Draft:
     non = [p for p in g.profiles() if p not in eqs]
     rng.shuffle(non)
     none = "There is no pure-strategy Nash equilibrium"
-    if rng.random() < 0.7 or len(g.profiles()) < 5:
+    if which:
         tid, ask = ctx.phrasing(
             "pne",
             (
@@ -701,7 +722,7 @@ def pure_nash(ctx: GenContext) -> Draft:
         )
         if eqs:
             eq = rng.choice(eqs)
-            correct, dis = g.label(eq), [g.label(p) for p in non]
+            correct, dis = g.label(eq), [none] + [g.label(p) for p in non]
         else:
             eq = None
             correct, dis = none, [g.label(p) for p in non]
@@ -859,10 +880,12 @@ def level_k(ctx: GenContext) -> Draft:
         ),
     )
     correct = names[a]
-    dis = [x for x in names if x != correct] + ["Each action with equal probability"]
+    # no "each action with equal probability" (level-0 play): a level-k >= 1 player never does that, so it would
+    # never be right -- an answer cue
+    dis = [x for x in names if x != correct]
     params = {"kind": kind, "game": g.params(), "form": form, "player": i, "k": kk}
     return Draft(
-        f"{tid}.{form}", _game_question(ctx, g, form, ask), correct, tuple(dis), params, min(m + 1, ctx.n_options(3, 4))
+        f"{tid}.{form}", _game_question(ctx, g, form, ask), correct, tuple(dis), params, min(m, ctx.n_options(3, 4))
     )
 
 
@@ -896,7 +919,7 @@ def random_tree(
     max_nodes: int,
 ) -> Tree | None:
     """Random perfect-information game tree; players move in turn by depth; every player's leaf payoffs differ
-    (so no decision node has a tie). Node ids and strategy letters are assigned breadth-first."""
+    (so no decision node has a tie). Node ids and move names (:data:`MOVE_NAMES`) are assigned breadth-first."""
 
     def build(d: int) -> Tree:
         if d == depth or (d >= 1 and rng.random() < p_leaf):
@@ -908,7 +931,7 @@ def random_tree(
     nodes = tree_decision_nodes(tree)
     if not min_nodes <= len(nodes) <= max_nodes:
         return None
-    letter = iter(letters(26))
+    letter = iter(MOVE_NAMES)
     leaves = []
     for idx, node in enumerate(nodes, 1):
         node["id"] = idx
@@ -920,6 +943,12 @@ def random_tree(
     for li, leaf in enumerate(leaves):
         leaf["pay"] = [columns[p][li] for p in range(n_players)]
     return tree
+
+
+# Move names of game trees: words, so that no strategy is named by a letter that could be confused with the answer
+# letters A, B, C... under which the options are listed.
+MOVE_NAMES = ("Red", "Blue", "Green", "Gold", "Gray", "Pink", "Teal", "Navy", "Plum", "Rose", "Lime", "Jade", "Ruby",
+              "Sand", "Snow", "Coal", "Moss", "Rust", "Sky", "Wine", "Mint", "Corn", "Fern", "Iron", "Opal", "Onyx")
 
 
 def backward_induction(tree: Tree) -> tuple[tuple[int, ...], dict[int, str]]:
@@ -940,7 +969,7 @@ def backward_induction(tree: Tree) -> tuple[tuple[int, ...], dict[int, str]]:
 
 
 def play_tree(tree: Tree, plan: dict[int, str]) -> tuple[tuple[int, ...], list[str]]:
-    """Outcome payoffs and the path of letters when everyone follows ``plan``."""
+    """Outcome payoffs and the path of move names when everyone follows ``plan``."""
     node, path = tree, []
     while "moves" in node:
         letter = plan[node["id"]]
@@ -1072,8 +1101,8 @@ def backward_induction_element(ctx: GenContext) -> Draft:
             ),
         )
         correct = f"Strategy {plan[node['id']]}"
+        # no "either strategy; same payoff": the tree has no ties, so it would never be right
         dis = [f"Strategy {m[0]}" for m in node["moves"] if m[0] != plan[node["id"]]]
-        dis.append(f"Either strategy; {who} gets the same payoff")
         params = {"tree": tree, "kind": kind, "node": node["id"], "players": players}
         n_opts = min(len(dis) + 1, ctx.n_options(3, 4))
     elif kind == "outcome":
@@ -1395,8 +1424,8 @@ def sequential_equilibrium(ctx: GenContext) -> Draft:
     )
     params["mu"] = mu
     correct = acts2[best]
-    dis = (acts2[1 - best], f"Either; {b} is indifferent")
-    return Draft(tid, f"{desc} {ask}", correct, dis, params, ctx.n_options(2, 3))
+    # no "either; indifferent": the expected payoffs never tie here, so it would never be right
+    return Draft(tid, f"{desc} {ask}", correct, (acts2[1 - best],), params, 2)
 
 
 def _pooling_question(ctx: GenContext) -> Draft:
@@ -1422,8 +1451,8 @@ def _pooling_question(ctx: GenContext) -> Draft:
         (True, False): f"Only pooling on {msgs[0]}",
         (False, True): f"Only pooling on {msgs[1]}",
         (True, True): f"Pooling on either {msgs[0]} or {msgs[1]}",
-        (False, False): "Neither pooling outcome",
     }
+    # no "neither pooling outcome": pooling on the free message can always be supported here (it was never right)
     params = {"kind": "pooling", "prior_pct": prior, "base": base, "cost": cost, "recv": recv, "msgs": list(msgs)}
     if rng.random() < 0.5:
         tid, ask = ctx.phrasing(
@@ -1434,9 +1463,7 @@ def _pooling_question(ctx: GenContext) -> Draft:
             ),
         )
         correct = opts[tuple(pool)]
-        return Draft(
-            tid, f"{desc} {ask}", correct, tuple(v for v in opts.values() if v != correct), params, ctx.n_options(3, 4)
-        )
+        return Draft(tid, f"{desc} {ask}", correct, tuple(v for v in opts.values() if v != correct), params, 3)
     m = rng.randrange(2)
     params["asked"] = m
     tid, ask = ctx.phrasing(
@@ -1869,9 +1896,17 @@ def bayes_nash(ctx: GenContext) -> Draft:
     acts2 = rng.sample(gv.actions, n)
     types = ("High", "Low")
     prior = rng.randint(2, 8) * 10
-    u1 = [[[rng.randint(0, 12) for _ in range(n)] for _ in range(2)] for _ in range(2)]
-    u2 = [[[rng.randint(0, 12) for _ in range(n)] for _ in range(2)] for _ in range(2)]
-    eqs = bayes_nash_2type(Fraction(prior, 100), u1, u2)
+    # no pure Bayes-Nash equilibrium in 1 of n_opts questions, and "there is none" offered in every one
+    n_opts = ctx.n_options(3, 5)
+    want_none = rng.random() < 1 / n_opts
+
+    def draw():
+        u1 = [[[rng.randint(0, 12) for _ in range(n)] for _ in range(2)] for _ in range(2)]
+        u2 = [[[rng.randint(0, 12) for _ in range(n)] for _ in range(2)] for _ in range(2)]
+        eqs = bayes_nash_2type(Fraction(prior, 100), u1, u2)
+        return (u1, u2, eqs) if (not eqs) == want_none else None
+
+    u1, u2, eqs = _retry(draw)
     desc = (
         f"{gv.setting.format(a=a_name, b=b_name)}. {a_name} is of type {types[0]} with probability {prior}% and "
         f"of type {types[1]} otherwise; {a_name} knows the type, {b_name} does not. They choose at the same "
@@ -1903,12 +1938,13 @@ def bayes_nash(ctx: GenContext) -> Draft:
             f"an equilibrium?",
         ),
     )
+    none = "There is no pure-strategy Bayes-Nash equilibrium"
     if eqs:
         eq = rng.choice(eqs)
         correct = label(*eq)
     else:
         eq = None
-        correct = "There is no pure-strategy Bayes-Nash equilibrium"
+        correct = none
     params = {
         "kind": "matrix",
         "players": [a_name, b_name],
@@ -1920,7 +1956,8 @@ def bayes_nash(ctx: GenContext) -> Draft:
         "u2": u2,
         "shown": None if eq is None else [list(eq[0]), eq[1]],
     }
-    return Draft(tid, f"{desc}{ask}", correct, tuple(label(*p) for p in non), params, ctx.n_options(3, 5))
+    dis = ([none] if eqs else []) + [label(*p) for p in non]
+    return Draft(tid, f"{desc}{ask}", correct, tuple(dis), params, n_opts)
 
 
 def _split5(rng, k: int) -> list[int]:

@@ -17,7 +17,7 @@ from choicelab.items.steer.base import (
     fmt_pct,
     generator,
     join_list,
-    letters,
+    entity_numbers,
     numeric_distractors,
 )
 
@@ -61,12 +61,14 @@ def _unique_argmax(values: list[Fraction]) -> int | None:
 @generator("completeness")
 def completeness(ctx: GenContext) -> Draft:
     """Each option's utility is the sum of its stated component utilities; answer = the option with the higher
-    total, or indifference when the totals are equal (a complete preference always exists)."""
+    total, or indifference when the totals are equal (a complete preference always exists). Three options (prefer
+    1, prefer 2, indifferent), a tie in a third of the questions, so "indifferent" is right about as often as any
+    option; "cannot be compared" is never offered (it is never right under completeness: an answer cue)."""
     rng, v = ctx.rng, ctx.vocab
     n_attr = ctx.scale(2, 3)
     a_parts = [rng.randint(10, 120)] + [-rng.randint(1, 60) for _ in range(n_attr - 1)]
     b_parts = [rng.randint(10, 120)] + [-rng.randint(1, 60) for _ in range(n_attr - 1)]
-    if rng.random() < 0.25:  # force a tie sometimes
+    if rng.random() < 1 / 3:  # a tie in a third of the questions: indifference is right as often as either option
         b_parts[0] += sum(a_parts) - sum(b_parts)
         if b_parts[0] <= 0:
             b_parts[0] = rng.randint(10, 120)
@@ -79,35 +81,44 @@ def completeness(ctx: GenContext) -> Draft:
         f"You are comparing two {v.option_noun}s.",
         f"A friend asks you to rank two {v.option_noun}s.",
     ))
-    q = (f"{lead} Option A, {x}, has {describe(a_parts)}. Option B, {y}, has {describe(b_parts)}. Utilities add "
+    q = (f"{lead} Option 1, {x}, has {describe(a_parts)}. Option 2, {y}, has {describe(b_parts)}. Utilities add "
          f"up. Which best describes your preference?")
-    labels = {"A": "I prefer Option A", "B": "I prefer Option B", "=": "I am indifferent between A and B"}
+    labels = {"A": "I prefer Option 1", "B": "I prefer Option 2", "=": "I am indifferent between Options 1 and 2"}
     key = "A" if ua > ub else "B" if ub > ua else "="
-    dis = [labels[k] for k in "AB=" if k != key] + ["The two options cannot be compared"]
-    return Draft(tid, q, labels[key], tuple(dis), {"a_parts": a_parts, "b_parts": b_parts}, ctx.n_options(3, 4))
+    dis = [labels[k] for k in "AB=" if k != key]
+    return Draft(tid, q, labels[key], tuple(dis), {"a_parts": a_parts, "b_parts": b_parts}, 3)
 
 
 @generator("transitivity")
 def transitivity(ctx: GenContext) -> Draft:
     """Stated strict preferences form a chain x0 > x1 > ... > xk (shown shuffled at higher grades); the asked pair
-    is ordered by the transitive closure, so the answer is the one earlier in the chain."""
+    is ordered by the transitive closure, so the answer is the one earlier in the chain. In a third of the
+    questions one link between the asked pair is left out, so the statements do not order the pair and the answer
+    is "It cannot be determined from these preferences" (three options; that catch-all is right about as often as
+    any option). "Indifferent" is never offered: strict stated preferences never imply indifference."""
     rng, v = ctx.rng, ctx.vocab
     k = ctx.scale(3, 5)
     chain = rng.sample(v.alternatives, k)
-    stmts = [(chain[i], chain[i + 1]) for i in range(k - 1)]
-    if ctx.level >= 0.5:
-        rng.shuffle(stmts)
     i = rng.randrange(0, k - 2)
     j = rng.randrange(i + 2, k)
+    links = list(range(k - 1))
+    determined = rng.random() >= 1 / 3
+    if not determined:
+        links.remove(rng.randrange(i, j))  # a missing link between x_i and x_j: the pair is not ordered
+    stmts = [(chain[m], chain[m + 1]) for m in links]
+    if ctx.level >= 0.5:
+        rng.shuffle(stmts)
     first, second = (chain[i], chain[j]) if rng.random() < 0.5 else (chain[j], chain[i])
     tid, lead = ctx.phrasing("trans", ("You are choosing a {n}.", "As {r}, you compare {n}s.",
                                        "You have clear tastes about {n}s."))
     lead = lead.format(n=v.option_noun, r=v.role)
     prefs = " ".join(f"You would rather have {a} than {b}." for a, b in stmts)
     q = f"{lead} {prefs} Would you rather have {first} or {second}?"
-    dis = [chain[j], "I am indifferent between them", "It cannot be determined from these preferences"]
-    return Draft(tid, q, chain[i], tuple(dis), {"chain": chain, "asked": [chain[i], chain[j]]},
-                 ctx.n_options(2, 4))
+    unknown = "It cannot be determined from these preferences"
+    correct = chain[i] if determined else unknown
+    dis = [x for x in (chain[i], chain[j], unknown) if x != correct]
+    return Draft(tid, q, correct, tuple(dis), {"chain": chain, "asked": [chain[i], chain[j]],
+                                               "statements": stmts, "determined": determined}, 3)
 
 
 @generator("independence")
@@ -118,7 +129,7 @@ def independence(ctx: GenContext) -> Draft:
     qa, qb = rng.sample(range(50, 100), 2)
     pa, pb = rng.randint(100, 900), rng.randint(100, 900)
     x_is_a = rng.random() < 0.5
-    names = letters(4)
+    names = entity_numbers(4)
     y_quality, y_price = (qb, pb) if x_is_a else (qa, pa)
     n_decoys = ctx.scale(1, 2)
     decoys = [(y_quality - rng.randint(1, 10 * (d + 1)), y_price + rng.randint(10, 150)) for d in range(n_decoys)]
@@ -167,7 +178,7 @@ def sunk_cost(ctx: GenContext) -> Draft:
         cont, stop = "Continue investing to finish it", "Abandon it now"
         correct = cont if rev > rem else stop
         return Draft(tid, q, correct, (stop if correct == cont else cont,), {"projects": projects}, 2)
-    names = [f"Project {n}" for n in letters(n_proj)]
+    names = [f"Project {n}" for n in entity_numbers(n_proj)]
     desc = " ".join(f"{n} has already cost {fmt_money(s)}; finishing it costs {fmt_money(f)} more and would bring "
                     f"{fmt_money(r)}." for n, (s, f, r) in zip(names, projects))
     tid = "sunk.multi"
@@ -215,7 +226,8 @@ def endowment_effect(ctx: GenContext) -> Draft:
 @generator("time_inconsistency")
 def time_inconsistency(ctx: GenContext) -> Draft:
     """Stationary (time-consistent) preferences: shifting both payments by the same delay D does not change the
-    choice, so the answer repeats the earlier choice (smaller-sooner or larger-later)."""
+    choice, so the answer repeats the earlier choice (smaller-sooner or larger-later). Two options: the consistent
+    and the switched choice ("it depends on the delay" would never be right, an answer cue)."""
     rng, v = ctx.rng, ctx.vocab
     small = rng.randint(2, 50) * 5
     large = small + rng.randint(1, 20) * 5
@@ -234,9 +246,8 @@ def time_inconsistency(ctx: GenContext) -> Draft:
     b = f"{fmt_money(large)} in {shift + gap} {unit}"
     q = f"{lead} Now you can choose between {a} and {b}. Which do you choose?"
     correct, wrong = (a, b) if chose_small else (b, a)
-    dis = (wrong, "It depends on how far in the future the payments are")
-    return Draft(tid, q, correct, dis, {"small": small, "large": large, "gap": gap, "shift": shift,
-                                        "chose_small": chose_small}, ctx.n_options(2, 3))
+    return Draft(tid, q, correct, (wrong,), {"small": small, "large": large, "gap": gap, "shift": shift,
+                                             "chose_small": chose_small}, 2)
 
 
 # ================================================================================================================
@@ -251,12 +262,12 @@ def _draw_lottery(rng, k: int, lo: int, hi: int) -> Lottery:
 @generator("completeness_lotteries")
 def completeness_lotteries(ctx: GenContext) -> Draft:
     """Compare two lotteries (base amount plus chance outcomes) by expected value; answer = the higher one, or
-    indifference on a tie."""
+    indifference on a tie (a third of the questions; three options, no "cannot be compared", as in completeness)."""
     rng, v = ctx.rng, ctx.vocab
     k = ctx.scale(2, 3)
     base_a = rng.randint(300, 800) * 100
     la = [(p, base_a + x) for p, x in _draw_lottery(rng, k, 0, 100)]
-    if rng.random() < 0.25:  # a different lottery with the same expected value
+    if rng.random() < 1 / 3:  # a different lottery with the same expected value
         lb = list(la[::-1])
         shift = rng.randint(1, 5)
         # moving shift*p2 to outcome 1 and shift*p1 away from outcome 2 keeps the expectation unchanged
@@ -268,19 +279,18 @@ def completeness_lotteries(ctx: GenContext) -> Draft:
     tid, lead = ctx.phrasing("compl_lot", (f"You must choose between two {v.option_noun}s with uncertain payoffs.",
                                            f"As {v.role}, you compare two risky {v.option_noun}s.",
                                            "Consider two lotteries."))
-    q = (f"{lead} Option A pays {_describe(la)}. Option B pays {_describe(lb)}. You care only about the expected "
+    q = (f"{lead} Option 1 pays {_describe(la)}. Option 2 pays {_describe(lb)}. You care only about the expected "
          f"amount. Which best describes your preference?")
-    labels = {"A": "I prefer Option A", "B": "I prefer Option B", "=": "I am indifferent between A and B"}
+    labels = {"A": "I prefer Option 1", "B": "I prefer Option 2", "=": "I am indifferent between Options 1 and 2"}
     key = "A" if ea > eb else "B" if eb > ea else "="
-    dis = [labels[x] for x in "AB=" if x != key] + ["The two options cannot be compared"]
-    return Draft(tid, q, labels[key], tuple(dis), {"a": la, "b": lb}, ctx.n_options(3, 4))
+    dis = [labels[x] for x in "AB=" if x != key]
+    return Draft(tid, q, labels[key], tuple(dis), {"a": la, "b": lb}, 3)
 
 
 @generator("transitivity_lotteries")
 def transitivity_lotteries(ctx: GenContext) -> Draft:
     """Stated preferences between lotteries form a chain L0 > L1 > ... ; the consistent statement is that an
-    earlier lottery is preferred to a later one (transitive closure); reversed or indifferent statements are
-    inconsistent."""
+    earlier lottery is preferred to a later one (transitive closure); reversed statements are inconsistent."""
     rng, v = ctx.rng, ctx.vocab
     k = ctx.scale(3, 5)
     outcomes = rng.sample(v.alternatives, k)
@@ -297,7 +307,8 @@ def transitivity_lotteries(ctx: GenContext) -> Draft:
                                            "Your preferences over chances are:"))
     q = f"{lead} {prefs} Which of the following is a consistent preference?"
     correct = f"{cap(lots[i])} is preferred over {lots[j]}"
-    dis = [f"{cap(lots[j])} is preferred over {lots[i]}", f"{cap(lots[i])} and {lots[j]} are equally good",
+    # every distractor reverses a stated or implied strict preference ("equally good" would never be right: a cue)
+    dis = [f"{cap(lots[j])} is preferred over {lots[i]}", f"{cap(lots[j])} is preferred over {lots[i + 1]}",
            f"{cap(lots[i + 1])} is preferred over {lots[i]}"]
     return Draft(tid, q, correct, tuple(dis), {"lotteries": list(zip(probs, outcomes)), "asked": [i, j]},
                  ctx.n_options(3, 4))
@@ -318,7 +329,7 @@ def independence_lotteries(ctx: GenContext) -> Draft:
     px, xx = (pa, xa) if best == 0 else (pb, xb)
     n_new = ctx.scale(1, 2)
     new = [[(pc, xx), (100 - pc, 0)] for pc in rng.sample(range(5, px), min(n_new, px - 5))]
-    names = letters(2 + len(new))
+    names = entity_numbers(2 + len(new))
     lots = [la, lb] + new
     describe = lambda lot: f"a {lot[0][0]}% chance of {fmt_money(lot[0][1])} and nothing otherwise"  # noqa: E731
     listing = " ".join(f"Option {names[i]}: {describe(lot)}." for i, lot in enumerate(lots[:2]))
@@ -377,7 +388,7 @@ def maximize_eu(ctx: GenContext) -> Draft:
         evs = [expected_value(p) for p in pros]
         if _unique_argmax(evs) is not None:
             break
-    names = [f"{v.option_noun.capitalize()} {n}" for n in letters(m)]
+    names = [f"{v.option_noun.capitalize()} {n}" for n in entity_numbers(m)]
     listing = " ".join(f"{n} pays {_describe(p)}." for n, p in zip(names, pros))
     tid, lead = ctx.phrasing("meu", (f"You are choosing a {v.option_noun}.", f"As {v.role}, you have {m} options.",
                                      "Consider the following prospects."))
@@ -416,7 +427,7 @@ def _risk_question(ctx: GenContext, kind: str) -> Draft:
         intended = 1 if kind == "aversion" else 0  # the risky / safe / possibly-losing option should win
         if _unique_argmax(evs) == intended and (kind != "aversion" or evs[1] > evs[0]):
             break
-    names = [f"{v.option_noun.capitalize()} {n}" for n in letters(len(pros))]
+    names = [f"{v.option_noun.capitalize()} {n}" for n in entity_numbers(len(pros))]
     order = list(range(len(pros)))
     rng.shuffle(order)
     pros = [pros[i] for i in order]
@@ -510,18 +521,20 @@ def gamblers_fallacy(ctx: GenContext) -> Draft:
     return Draft(tid, q, fmt_pct(answer), tuple(dis), params, ctx.n_options(3, 5))
 
 
-_PAIRS = ("A and C", "A and D", "B and C", "B and D")
+# Options and gambles are numbered 1-4 (not lettered A-D), so no answer names a letter other than its own.
+_PAIRS = ("Options 1 and 3", "Options 1 and 4", "Options 2 and 3", "Options 2 and 4")
 
 
-def _pair_answer(first_a: bool, second_c: bool) -> str:
-    return f"{'A' if first_a else 'B'} and {'C' if second_c else 'D'}"
+def _pair_answer(first_a: bool, second_c: bool, noun: str = "Options") -> str:
+    return f"{noun} {'1' if first_a else '2'} and {'3' if second_c else '4'}"
 
 
 @generator("certainty_effect")
 def certainty_effect(ctx: GenContext) -> Draft:
     """Common-ratio (Allais) pair: A = x for sure, B = p chance of y; C = r chance of x, D = r*p chance of y.
     EV(C)/EV(A) = EV(D)/EV(B) = r, so the EV-maximizing pattern is 'A and C' or 'B and D'; answer = the one
-    with the higher EV. The second template states the first choice and asks for the consistent second one."""
+    with the higher EV. The second template states the first choice and asks for the consistent second one (two
+    options: "either, they are equally good" would never be right -- EVs never tie -- an answer cue)."""
     rng, v = ctx.rng, ctx.vocab
     for _ in range(100):
         x = rng.randint(2, 60) * 10
@@ -533,9 +546,9 @@ def certainty_effect(ctx: GenContext) -> Draft:
     a_better = 100 * x > p * y
     pc = r
     d_text = f"a {fmt_num(Fraction(r * p, 100))}% chance of {fmt_money(y)} and nothing otherwise"
-    setup = (f"As {v.role}, consider Option A: {fmt_money(x)} for sure; or Option B: a {p}% chance of "
-             f"{fmt_money(y)} and nothing otherwise. Then consider Option C: a {pc}% chance of {fmt_money(x)} and "
-             f"nothing otherwise; or Option D: {d_text}.")
+    setup = (f"As {v.role}, consider Option 1: {fmt_money(x)} for sure; or Option 2: a {p}% chance of "
+             f"{fmt_money(y)} and nothing otherwise. Then consider Option 3: a {pc}% chance of {fmt_money(x)} and "
+             f"nothing otherwise; or Option 4: {d_text}.")
     params = {"x": x, "p": p, "y": y, "r": r}
     if ctx.level < 0.5 or rng.random() < 0.5:
         tid = "cert.pair"
@@ -543,11 +556,10 @@ def certainty_effect(ctx: GenContext) -> Draft:
         correct = _pair_answer(a_better, a_better)
         return Draft(tid, q, correct, tuple(s for s in _PAIRS if s != correct), params, ctx.n_options(3, 4))
     tid = "cert.second"
-    q = (f"{setup} A risk-neutral agent chose Option {'A' if a_better else 'B'} in the first decision. Which option "
+    q = (f"{setup} A risk-neutral agent chose Option {'1' if a_better else '2'} in the first decision. Which option "
          f"should it choose in the second?")
-    correct = "Option C" if a_better else "Option D"
-    return Draft(tid, q, correct, ("Option D" if a_better else "Option C", "Either, they are equally good"),
-                 params, ctx.n_options(2, 3))
+    correct = "Option 3" if a_better else "Option 4"
+    return Draft(tid, q, correct, ("Option 4" if a_better else "Option 3",), params, 2)
 
 
 @generator("reflection_effect")
@@ -564,8 +576,8 @@ def reflection_effect(ctx: GenContext) -> Draft:
     c_better = -100 * loss > -q_ * big_l  # sure loss better (smaller expected loss)
     tid, lead = ctx.phrasing("refl", (f"As {v.role}, you face two decisions.", "Imagine two separate decisions.",
                                       "Consider the following choices."))
-    q = (f"{lead} First: Option A is a sure gain of {fmt_money(g)}; Option B is a {p}% chance to gain "
-         f"{fmt_money(big_g)} and nothing otherwise. Second: Option C is a sure loss of {fmt_money(loss)}; Option D "
+    q = (f"{lead} First: Option 1 is a sure gain of {fmt_money(g)}; Option 2 is a {p}% chance to gain "
+         f"{fmt_money(big_g)} and nothing otherwise. Second: Option 3 is a sure loss of {fmt_money(loss)}; Option 4 "
          f"is a {q_}% chance to lose {fmt_money(big_l)} and nothing otherwise. Which pair of choices maximizes "
          f"expected value?")
     correct = _pair_answer(a_better, c_better)
@@ -579,7 +591,7 @@ def ambiguity_aversion(ctx: GenContext) -> Draft:
     C on red-or-yellow, D on black-or-yellow. For any belief b about the black count, A > B iff R > b iff C > D, so
     consistent patterns are 'A and C' or 'B and D'. Template 'pair': with no information the symmetric belief
     b = (N-R)/2 applies (R != b drawn) -> the EV-maximizing pair. Template 'second': given the first choice, the
-    consistent second choice (C after A, D after B)."""
+    consistent second choice (C after A, D after B; two options, no never-right "either")."""
     rng, v = ctx.rng, ctx.vocab
     n = rng.choice((60, 90, 100, 120))
     for _ in range(100):
@@ -587,23 +599,23 @@ def ambiguity_aversion(ctx: GenContext) -> Draft:
         if 2 * red != n - red:
             break
     setup = (f"To decide {v.urn_story}, a ball is drawn from an urn with {n} balls: {red} are red and the remaining "
-             f"{n - red} are black or yellow in an unknown proportion. Gamble A pays $100 if the ball is red; Gamble "
-             f"B pays $100 if it is black. Gamble C pays $100 if it is red or yellow; Gamble D pays $100 if it is "
+             f"{n - red} are black or yellow in an unknown proportion. Gamble 1 pays $100 if the ball is red; Gamble "
+             f"2 pays $100 if it is black. Gamble 3 pays $100 if it is red or yellow; Gamble 4 pays $100 if it is "
              f"black or yellow.")
     params = {"n": n, "red": red}
     if rng.random() < 0.5:
         tid = "ambig.pair"
         q = (f"{setup} You have no information about the black/yellow split, so you treat both colours as equally "
-             f"likely. Which pair of choices (one of A/B, one of C/D) maximizes expected value?")
+             f"likely. Which pair of choices (one of Gambles 1 and 2, one of Gambles 3 and 4) maximizes expected value?")
         a_better = 2 * red > n - red
-        correct = _pair_answer(a_better, a_better)
+        correct = _pair_answer(a_better, a_better, "Gambles")
         params["template"] = "pair"
-        return Draft(tid, q, correct, tuple(s for s in _PAIRS if s != correct), params, ctx.n_options(3, 4))
+        pairs = tuple(p.replace("Options", "Gambles") for p in _PAIRS)
+        return Draft(tid, q, correct, tuple(s for s in pairs if s != correct), params, ctx.n_options(3, 4))
     chose_a = rng.random() < 0.5
     tid = "ambig.second"
-    q = (f"{setup} You strictly prefer Gamble {'A' if chose_a else 'B'} to Gamble {'B' if chose_a else 'A'}. To be "
-         f"consistent with a single belief about the number of black balls, which should you choose between C and D?")
-    correct = "Gamble C" if chose_a else "Gamble D"
+    q = (f"{setup} You strictly prefer Gamble {'1' if chose_a else '2'} to Gamble {'2' if chose_a else '1'}. To be "
+         f"consistent with a single belief about the number of black balls, which should you choose between Gamble 3 and Gamble 4?")
+    correct = "Gamble 3" if chose_a else "Gamble 4"
     params.update({"template": "second", "chose_a": chose_a})
-    return Draft(tid, q, correct, ("Gamble D" if chose_a else "Gamble C", "Either, they are equally good"),
-                 params, ctx.n_options(2, 3))
+    return Draft(tid, q, correct, ("Gamble 4" if chose_a else "Gamble 3",), params, 2)

@@ -25,7 +25,6 @@ from choicelab.items.steer.base import (
     fmt_num,
     generator,
     join_list,
-    letters,
     numeric_distractors,
 )
 
@@ -73,7 +72,7 @@ def _short(alt: str) -> str:
 
 def _alternatives(ctx: GenContext, m: int) -> list[str]:
     if ctx.rng.random() < 0.3:
-        return [f"Option {x}" for x in letters(m)]
+        return [f"Option {i + 1}" for i in range(m)]  # numbers: never a display letter
     return [_short(a) for a in ctx.rng.sample(ctx.vocab.alternatives, m)]
 
 
@@ -276,8 +275,22 @@ def pareto_efficiency(ctx: GenContext) -> Draft:
         correct = "No" if dom[chosen] else "Yes"
         return Draft(tid, f"{setup} {ask}", correct, ("Yes" if correct == "No" else "No",), params, 2)
     if kind == "which":
+        none = "None of them; every alternative is Pareto efficient"
+        n_opts = ctx.n_options(3, 5)
+        if rng.random() < 1 / n_opts:  # "none of them" right in about 1 of n_opts questions: no answer cue
+            for _ in range(2000):
+                profile = random_profile(rng, m, n_types, 1, 10 * ctx.scale(1, 5))
+                dom = pareto_dominated(profile, m)
+                if not any(dom.values()):
+                    break
+            else:
+                raise RuntimeError("pareto_efficiency: no profile without a Pareto-dominated alternative")
+            setup = f"A committee must choose among {join_list(names)} on behalf of its {voters}. " + _profile_text(
+                names, profile, voters
+            )
+            params["profile"] = profile
         dominated = [a for a in range(m) if dom[a]]
-        pick = rng.choice(dominated)
+        pick = rng.choice(dominated) if dominated else None
         others = [names[a] for a in range(m) if not dom[a]]
         tid, ask = ctx.phrasing(
             "pareto_which",
@@ -287,8 +300,9 @@ def pareto_efficiency(ctx: GenContext) -> Draft:
             ),
         )
         params["shown"] = pick
-        dis = others + ["None of them; every alternative is Pareto efficient"]
-        return Draft(tid, f"{setup} {ask}", names[pick], tuple(dis), params, min(len(dis) + 1, ctx.n_options(3, 5)))
+        correct = none if pick is None else names[pick]
+        dis = ([] if pick is None else [none]) + [o for o in others if o != correct]
+        return Draft(tid, f"{setup} {ask}", correct, tuple(dis), params, min(len(dis) + 1, n_opts))
     unanimous = {(a, b) for b, above in dom.items() for a in above}
     perms = list(itertools.permutations(range(m)))
     rng.shuffle(perms)
@@ -545,7 +559,10 @@ def non_dictatorship(ctx: GenContext) -> Draft:
         return Draft(tid, ask, correct, tuple(dis), params, ctx.n_options(3, 4))
     n_obs = ctx.scale(2, 4)
     perms = list(itertools.permutations(range(m)))
-    rule = rng.choice(("copy", "borda"))
+    # "no voter" right in 1 of n_options questions (and offered in every one): no answer cue
+    n_opts = ctx.n_options(3, 4)
+    want_none = rng.random() < 1 / n_opts
+    rule = "borda" if want_none else rng.choice(("copy", "borda"))
 
     def draw():
         obs = []
@@ -553,12 +570,14 @@ def non_dictatorship(ctx: GenContext) -> Draft:
             prof = tuple(rng.choice(perms) for _ in range(n))
             obs.append((prof, swf_apply(rule, k, prof, m)))
         match = [d for d in range(n) if all(p[d] == out for p, out in obs)]
-        return (obs, match) if len(match) <= 1 else None
+        return (obs, match) if len(match) <= 1 and (not match) == want_none else None
 
-    for _ in range(200):
+    for _ in range(2000):
         got = draw()
         if got:
             break
+    else:
+        raise RuntimeError(f"non_dictatorship: no observation set with {'no' if want_none else 'one'} matching voter")
     obs, match = got
     lines = " ".join(
         f"Case {i + 1}: "
@@ -576,7 +595,7 @@ def non_dictatorship(ctx: GenContext) -> Draft:
     none = "No voter; these cases already show the function is non-dictatorial"
     opts = [f"Voter {d + 1}" for d in range(n)]
     correct = opts[match[0]] if match else none
-    dis = [o for o in opts if o != correct] + ([none] if match else [])
+    dis = ([none] if match else []) + [o for o in opts if o != correct]
     params = {
         "kind": "observe",
         "n": n,
@@ -585,7 +604,7 @@ def non_dictatorship(ctx: GenContext) -> Draft:
         "names": names,
     }
     q = f"A social welfare function turns the rankings of {n} voters over {join_list(names)} into a social ranking. {lines} {ask}"
-    return Draft(tid, q, correct, tuple(dis), params, ctx.n_options(3, 4))
+    return Draft(tid, q, correct, tuple(dis), params, n_opts)
 
 
 # ================================================================================================================
@@ -1391,7 +1410,11 @@ def optimal_auction_risk(ctx: GenContext) -> Draft:
     people = ctx.people(n)
     bids = rng.sample(range(10, 100), n)
     bids = [b * 5 for b in bids]
-    attitude = rng.choice(("risk-averse", "risk-seeking", "risk-seeking", "risk-averse", "risk-neutral"))
+    # risk-neutral bidders (answer: revenue equivalence) in 1 of n_opts questions, and that answer offered in the
+    # other templates too, so it is right about as often as any option
+    n_opts = ctx.n_options(3, 4)
+    equal = "All standard formats give the same expected revenue"
+    attitude = "risk-neutral" if rng.random() < 1 / n_opts else rng.choice(("risk-averse", "risk-seeking"))
     reserve = 0
     if attitude == "risk-seeking" and ctx.level >= 0.5 and rng.random() < 0.5:
         srt = sorted(bids)
@@ -1422,9 +1445,8 @@ def optimal_auction_risk(ctx: GenContext) -> Draft:
                 "If the seller wants the most expected revenue, which format should be used?",
             ),
         )
-        correct = "All standard formats give the same expected revenue"
         dis = ("First-price sealed-bid auction", "Second-price sealed-bid auction", "English auction")
-        return Draft(tid, f"{setup} {ask}", correct, dis, params, ctx.n_options(3, 4))
+        return Draft(tid, f"{setup} {ask}", equal, dis, params, n_opts)
     tid, ask = ctx.phrasing(
         "oar_format",
         (
@@ -1448,7 +1470,7 @@ def optimal_auction_risk(ctx: GenContext) -> Draft:
     dis.append(f"{head}; {people[order[1]]} wins and pays {fmt_money(bids[order[1]])}")
     dis.append(f"{head}; {people[order[0]]} wins and pays {fmt_money(bids[order[-1]])}")
     dis.append(f"{head}; nobody wins")
-    return Draft(tid, f"{setup} {ask}", correct, tuple(dis), params, ctx.n_options(3, 5))
+    return Draft(tid, f"{setup} {ask}", correct, (equal, *dis), params, n_opts)
 
 
 # Revenue ranking with affiliated values (Milgrom & Weber 1982, linkage principle; risk-neutral symmetric bidders):

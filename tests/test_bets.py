@@ -413,3 +413,20 @@ def test_paper_config_keeps_the_papers_recipe_and_every_config_one_input_format(
             paper["default_stage"]["max_epochs"]) == (8, 5e-5, 3)  # Sec. 4.2.2: batch 8, lr 5e-5, 3 epochs on SWAG
     assert (paper["task_stage"]["batch_size"], paper["task_stage"]["learning_rate"],
             paper["task_stage"]["target_dev_accuracy"]) == (32, 5e-5, 0.9)  # "uniformly ... batch 32, lr 5e-5"
+
+
+def test_the_rq3_headline_flags_a_gap_only_when_it_exceeds_its_standard_error():
+    paper = pb.read_paper_numbers(str(ib.DATA_DIR / "paper" / "paper_numbers.csv"))
+    acc = paper[paper["table"] == "table20"].assign(paper_value=lambda f: f["value"].astype(float))
+
+    def ours(diagonal, off):
+        rows = [{"table": "table20", "stage": f"fine-tuned:{ft}", "condition": f"{te}:test", "metric": "standard",
+                 "model": "enc", "accuracy_percent": diagonal if ft == te else off, "n": 100}
+                for ft in ib.MODALITIES for te in ib.MODALITIES]
+        return pb._headline(acc, pd.DataFrame(rows), {}).set_index("condition").loc["diagonal minus off-diagonal"]
+
+    big = ours(88.0, 67.0)
+    assert big["our_percent"] == pytest.approx(21.0) and big["gap_appears"] is True
+    assert big["our_se_percent"] == pytest.approx(np.hypot(np.sqrt(3 * 0.88 * 0.12 / 100) / 3,
+                                                           np.sqrt(6 * 0.67 * 0.33 / 100) / 6) * 100)
+    assert ours(70.0, 68.0)["gap_appears"] is False  # 2 points is within 1.96 SE at n = 100 per cell

@@ -71,6 +71,7 @@ rule bets_default_stage:
         gpu=model_gpus,
     params:
         stage=be_config("default_stage", {}),
+        settings=be_settings(),
         root=data_root(),
         seed=config["seed"],
         device=config["device"],
@@ -99,6 +100,7 @@ rule bets_task_finetune:
         gpu=model_gpus,
     params:
         stage=be_config("task_stage", {}),
+        settings=be_settings(),
         seed=config["seed"],
         device=config["device"],
     script:
@@ -127,6 +129,7 @@ rule bets_score:
         gpu=model_gpus,
     params:
         max_length=be_config("task_stage", {}).get("max_length", 64),
+        settings=be_settings(),
         train_eval_size=be_config("train_eval_size"),
         seed=config["seed"],
         device=config["device"],

@@ -1,6 +1,6 @@
 """Adapter: rule bets_default_stage (multiple-choice fine-tuning on SWAG or its stand-in: the "default" model)."""
 
-from choicelab.pipelines.bets import default_stage_items
+from choicelab.pipelines.bets import default_stage_items, input_format
 from choicelab.pipelines.finetune import FineTuneParams, fine_tune_checkpoint
 from choicelab.workflow import log_to
 
@@ -13,7 +13,8 @@ with log_to(snakemake.log[0]):
     print(described)
     params = FineTuneParams(
         learning_rate=float(stage.get("learning_rate", 5e-5)), batch_size=int(stage.get("batch_size", 8)),
-        max_epochs=float(stage.get("max_epochs", 3)), seed=seed, input_format="pair",
+        max_epochs=float(stage.get("max_epochs", 3)), seed=seed,
+        input_format=input_format(snakemake.params.settings),
         max_length=int(stage.get("max_length", 128)), warmup_steps=int(stage.get("warmup_steps", 0)),
     )
     meta = fine_tune_checkpoint(snakemake.input.base, train, dev, params, snakemake.output[0],

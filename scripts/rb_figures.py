@@ -3,6 +3,7 @@
 import pandas as pd
 
 from choicelab.figures import revealed_belief as figs
+from choicelab.pipelines import revealed_belief as rb
 from choicelab.provenance import write_artifact
 from choicelab.workflow import job_record, log_to, output_pairs
 
@@ -10,7 +11,8 @@ CAPTIONS = {
     "fig2": ("Figure 2", "RevB Chebyshev distance per task, base vs instruct models"),
     "fig3": ("Figure 3", "RevB distributions for 4 abstract choices and 3 coins, with RevB and StaA errors"),
     "fig4": ("Figure 4", "RevB of one die with no prior and with a previous roll"),
-    "fig5": ("Figure 5", "increase of the Chebyshev error over the single roll for a prior roll and one observation"),
+    "fig5": ("Figure 5", "distribution of the per-(model, setting) increase of the Chebyshev error over the same dice's "
+                         "single roll, for a prior independent result and for one observation (box plots)"),
     "fig6": ("Figure 6", "order effect of the options Left / Right"),
     "fig_single_die": ("extra", "RevB over the faces of one die vs the true uniform distribution"),
 }
@@ -29,7 +31,7 @@ def draw(name, metrics, scenarios, dump, models, roles):
         note = "" if faces == 10 else f" (no 10-sided die in this configuration: {faces} faces shown)"
         return figs.fig4_die_priors(dump, scenarios, models, faces), note
     if name == "fig5":
-        return figs.fig5_increase(metrics, roles), ""
+        return figs.fig5_increase(rb.baseline_increases(metrics, scenarios, roles)), ""
     if name == "fig6":
         return figs.fig6_order(dump, scenarios, models), ""
     return figs.single_die_figure(dump, scenarios, models), ""
@@ -47,6 +49,6 @@ with log_to(snakemake.log[0]):
         reproduces, what = CAPTIONS[name]
         write_artifact(
             [png, svg], artifact_id=f"revealed_belief/{name}", reproduces=reproduces,
-            caption=f"{reproduces}: {what}{note}; models: {', '.join(models)}. {figs.EMBEDDED_PAIR_NOTE}",
+            caption=f"{reproduces}: {what}{note}. {rb.models_note(models, roles)}",
             record=record,
         )

@@ -2,7 +2,6 @@
 
 import pandas as pd
 
-from choicelab.figures.revealed_belief import EMBEDDED_PAIR_NOTE
 from choicelab.io import write_csv, write_text
 from choicelab.pipelines import revealed_belief as rb
 from choicelab.provenance import write_artifact
@@ -16,7 +15,7 @@ def build(table_id, metrics, scenarios, models, roles):
     if table_id == "compare_paper":
         paper = pd.read_csv(snakemake.input.paper)
         caption = ("The paper's Llama-3-70B Chebyshev distances beside ours, as context (different models, not a "
-                   "pass/fail). " + EMBEDDED_PAIR_NOTE)
+                   "pass/fail). " + rb.models_note(models, roles))
         return (rb.compare_paper(metrics, paper, models),
                 "extra: Llama-3-70B rows of the appendix tables beside our models", caption)
     group, block = rb.appendix_table_ids()[table_id]
@@ -29,7 +28,7 @@ def build(table_id, metrics, scenarios, models, roles):
         block_models = [f"{m} (plain template)" if m in plain else m for m in block_models]
     reproduces = rb.paper_reference(table_id)
     return (rb.appendix_table(subset, group, block_models), reproduces,
-            f"{reproduces}; models: {', '.join(block_models)}. {EMBEDDED_PAIR_NOTE}")
+            f"{reproduces}; models: {', '.join(block_models)}. {rb.models_note(models, roles)}")
 
 
 with log_to(snakemake.log[0]):

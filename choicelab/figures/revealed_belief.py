@@ -9,10 +9,6 @@ import pandas as pd  # noqa: E402
 import json  # noqa: E402
 import math  # noqa: E402
 
-EMBEDDED_PAIR_NOTE = (
-    "The embedded models are not a matched base/instruct pair (Gemma-3-270M base, SmolLM2-135M-Instruct)."
-)
-
 
 def single_die_figure(dump: pd.DataFrame, scenarios: pd.DataFrame, models: Sequence[str]) -> plt.Figure:
     """Revealed distribution over the faces of one die vs the true uniform distribution, per model and face count."""
@@ -114,28 +110,43 @@ def fig4_die_priors(dump: pd.DataFrame, scenarios: pd.DataFrame, models: Sequenc
     return fig
 
 
-def fig5_increase(metrics: pd.DataFrame, roles: dict[str, str]) -> plt.Figure:
-    """Increase of the Chebyshev error over the single-roll baseline, for an independent prior roll and for one
-    observation (single die), per group: RevB base, RevB instruct, StaA."""
-    dice = metrics[(metrics["family"] == "dice")].copy()
-    dice["faces"] = dice["setting_id"].str.extract(r"-1d(\d+)")[0]
-    dice = dice.dropna(subset=["faces"])
-    dice["group"] = [("StaA" if m == "stated" else f"RevB {roles.get(model, '?')}") for m, model in zip(dice["method"], dice["model"], strict=True)]
-    records = []
-    for (group, faces), sub in dice.groupby(["group", "faces"]):
-        base = sub[sub["variant"] == "single"]["chebyshev"].mean()
-        for variant, label in (("independent", "independent prior"), ("observation", "one observation")):
-            values = sub[sub["variant"] == variant]["chebyshev"]
-            if len(values) and not math.isnan(base):
-                records.append({"group": group, "change": label, "increase": values.mean() - base})
-    frame = pd.DataFrame.from_records(records)
-    fig, ax = plt.subplots(figsize=(6, 3.2))
-    if not frame.empty:
-        pivot = frame.groupby(["change", "group"])["increase"].mean().unstack("group")
-        pivot.plot.bar(ax=ax, rot=0)
-    ax.axhline(0, color="black", lw=0.8)
-    ax.set_ylabel("Chebyshev increase vs single roll")
-    ax.set_title("Fig. 5: effect of a prior roll and of one observation (one die)", fontsize=10)
+FIG5_GROUPS = (("RevB base", "tab:blue"), ("RevB instruct", "tab:orange"), ("StaA", "tab:green"))
+FEW = 5  # boxes drawn from fewer (model, setting) increases than this are hatched and say so
+
+
+def fig5_increase(increases: pd.DataFrame) -> plt.Figure:
+    """The paper's Fig. 5: box plots of the per-(model, setting) increase of the Chebyshev error over each setting's
+    own single-roll baseline (see :func:`choicelab.pipelines.revealed_belief.baseline_increases`), for a prior
+    independent result (left) and one observation (right); RevB base, RevB instruct and StaA side by side. Boxes
+    25-75 %, whiskers 10-90 %, red line at the median; n under each box."""
+    from choicelab.pipelines.revealed_belief import FIG5_CHANGES
+
+    fig, axes = plt.subplots(1, len(FIG5_CHANGES), figsize=(9, 3.4), sharey=True, squeeze=False)
+    for ax, (_, change) in zip(axes[0], FIG5_CHANGES, strict=True):
+        sub = increases[increases["change"] == change] if not increases.empty else increases
+        groups, labels, colors = [], [], []
+        for group, color in FIG5_GROUPS:
+            values = sub[sub["group"] == group]["increase"].tolist() if not sub.empty else []
+            if values:
+                groups.append(values)
+                labels.append(f"{group}\nn={len(values)}" + (" (few)" if len(values) < FEW else ""))
+                colors.append(color)
+        if groups:
+            bp = ax.boxplot(groups, whis=(10, 90), showfliers=False, patch_artist=True, tick_labels=labels,
+                            medianprops={"color": "red"})
+            for patch, color, values in zip(bp["boxes"], colors, groups, strict=True):
+                patch.set_facecolor(color)
+                if len(values) < FEW:
+                    patch.set_alpha(0.35)
+                    patch.set_hatch("//")
+        else:
+            ax.text(0.5, 0.5, "no settings", ha="center", va="center", transform=ax.transAxes)
+        ax.axhline(0, color="black", lw=0.8)
+        ax.set_title(change.capitalize(), fontsize=9)
+        ax.tick_params(labelsize=7)
+    axes[0][0].set_ylabel("Chebyshev increase over baseline")
+    fig.suptitle("Fig. 5: increase of the Chebyshev error over the same dice's single roll "
+                 "(box 25-75 %, whiskers 10-90 %, red: median)", fontsize=9)
     fig.tight_layout()
     return fig
 

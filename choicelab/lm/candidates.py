@@ -22,7 +22,8 @@ class CandidateDistribution:
 
     ``logprobs[i]`` is log P(candidate i [and it ends there]); ``coverage`` = sum of the raw probabilities, i.e. how
     much of the model's probability mass falls on the candidate set at all; ``first_token_probs[i]`` is the
-    probability of candidate i's first token only.
+    probability of candidate i's first token only; ``first_token_mass`` is the probability that the next token is
+    the first token of any candidate (distinct first tokens counted once, so it is <= 1).
     """
 
     context: str
@@ -36,6 +37,12 @@ class CandidateDistribution:
     @property
     def first_token_probs(self) -> tuple[float, ...]:
         return tuple(math.exp(lps[0]) if lps else 1.0 for lps in self.token_logprobs)
+
+    @property
+    def first_token_mass(self) -> float:
+        from choicelab.metrics.distributions import first_token_mass
+
+        return first_token_mass(self.token_ids, self.token_logprobs)
 
     @property
     def raw_probs(self) -> tuple[float, ...]:

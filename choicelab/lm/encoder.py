@@ -125,6 +125,7 @@ def fine_tune_mc(
     warmup_steps: int = 0,
     weight_decay: float = 0.0,
     grad_accumulation: int = 1,
+    freeze_word_embeddings: bool = False,
     log: Callable[[str], None] = print,
 ) -> TrainResult:
     """Fine-tune ``model`` in place on ``train``; returns the training record. See the module docstring."""
@@ -137,18 +138,26 @@ def fine_tune_mc(
     groups = _groups_by_choice_count(train)
     steps_per_epoch = sum(math.ceil(len(ix) / batch_size) for ix in groups.values())
     total_steps = max(1, int(math.ceil(steps_per_epoch * max_epochs / grad_accumulation)))
-    optimizer = torch.optim.AdamW(model.parameters(), lr=learning_rate, weight_decay=weight_decay)
+    if freeze_word_embeddings:  # keep the pretrained word vectors: items unseen in training keep their meaning
+        model.get_input_embeddings().weight.requires_grad_(False)
+    trainable = [p for p in model.parameters() if p.requires_grad]
+    optimizer = torch.optim.AdamW(trainable, lr=learning_rate, weight_decay=weight_decay)
     scheduler = get_linear_schedule_with_warmup(optimizer, warmup_steps, total_steps)
     device = next(model.parameters()).device
     result = TrainResult(0.0, 0, -1.0, False, target_dev_accuracy)
     best_state: dict[str, torch.Tensor] | None = None
     evals_without_gain = 0
+    losses: list[float] = []  # training losses since the last evaluation (the learning curve's train side)
 
     def evaluate(epoch_position: float) -> bool:
         nonlocal best_state, evals_without_gain
         accuracy = accuracy_of(mc_logits(model, tokenizer, dev, input_format=input_format, max_length=max_length), dev)
-        result.history.append({"epoch": epoch_position, "step": result.steps, "dev_accuracy": accuracy})
-        log(f"epoch {epoch_position:.2f} step {result.steps}: dev accuracy {accuracy:.4f}")
+        train_loss = float(np.mean(losses)) if losses else float("nan")
+        losses.clear()
+        result.history.append(
+            {"epoch": epoch_position, "step": result.steps, "train_loss": train_loss, "dev_accuracy": accuracy}
+        )
+        log(f"epoch {epoch_position:.2f} step {result.steps}: train loss {train_loss:.4f}, dev accuracy {accuracy:.4f}")
         if accuracy > result.best_dev_accuracy:
             result.best_dev_accuracy = accuracy
             best_state = {k: v.detach().clone() for k, v in model.state_dict().items()}
@@ -180,6 +189,7 @@ def fine_tune_mc(
             labels = torch.tensor([it.label for it in chunk], device=device)
             loss = model(**{k: v.to(device) for k, v in enc.items()}, labels=labels).loss / grad_accumulation
             loss.backward()
+            losses.append(float(loss.detach()) * grad_accumulation)
             result.steps += 1
             if result.steps % grad_accumulation == 0:
                 optimizer.step()
@@ -199,4 +209,6 @@ def fine_tune_mc(
     model.eval()
     if best_state is not None:
         model.load_state_dict(best_state)
+    if freeze_word_embeddings:
+        model.get_input_embeddings().weight.requires_grad_(True)
     return result

@@ -170,6 +170,51 @@ def default_stage_items(
     return train, dev, f"{source}: {len(train)} train / {len(dev)} dev items"
 
 
+def input_format(config: Mapping[str, Any]) -> str:
+    """The one text layout of every bets stage (SWAG stage, task fine-tuning, scoring): ``bets.input_format``."""
+    from choicelab.pipelines.finetune import INPUT_FORMATS
+
+    fmt = config.get("input_format", "pair")
+    if fmt not in INPUT_FORMATS:
+        raise ValueError(f"studies.bets.input_format must be one of {INPUT_FORMATS}, not {fmt!r}")
+    return fmt
+
+
+def score_checkpoint(
+    checkpoint_dir: str,
+    benchmarks: Sequence[Sequence[MCItem]],
+    *,
+    name: str,
+    configured_format: str,
+    max_length: int,
+    train_eval_size: int | None,
+    seed: int,
+    device: str = "auto",
+    log: Any = print,
+) -> list[Any]:
+    """Dump rows (``mc_logit`` and ``mc_sigmoid``) of one checkpoint on each benchmark's scored questions.
+
+    The checkpoint is scored in the input format it was trained in; a checkpoint trained in another format than
+    ``configured_format`` is refused (see :func:`choicelab.pipelines.finetune.require_input_format`).
+    """
+    from choicelab.lm.loading import load_encoder_mc
+    from choicelab.pipelines.finetune import require_input_format
+    from choicelab.pipelines.mc import score_encoder
+
+    fmt = require_input_format(checkpoint_dir, configured_format, purpose="bets scoring")
+    model, tokenizer, _ = load_encoder_mc(checkpoint_dir, seed=0, device=device)
+    rows: list[Any] = []
+    for items in benchmarks:
+        scored = scored_questions(items, train_eval_size, seed)
+        logits = score_encoder(
+            model, tokenizer, scored, study="bets", model=name, input_format=fmt, max_length=max_length
+        )
+        rows += logits + sigmoid_rows(logits)
+        if scored:
+            log(f"{scored[0].benchmark} {scored[0].split}: {len(scored)} questions scored ({fmt} format)")
+    return rows
+
+
 # ----------------------------------------------------------------------------------------------------------------
 # Dumps -> per-question scores
 
@@ -594,6 +639,26 @@ def long_table(ev: pd.DataFrame) -> pd.DataFrame:
     return out[cols].sort_values(["model", "stage", "condition", "split", "ground_truth"]).reset_index(drop=True)
 
 
+CONDITION_ORDER = [*items_mod.VALUE_TEMPLATES, *items_mod.MODALITIES]  # the paper's: BE BV CE CV; Coin Dice Card
+GROUND_TRUTH_ORDER = ["standard", "bca", *items_mod.VALUE_GROUND_TRUTHS, *items_mod.BET_GROUND_TRUTHS]
+
+
+def paper_order(long: pd.DataFrame) -> pd.DataFrame:
+    """Rows in the paper's column order: templates BE, BV, CE, CV; modalities Coin, Dice, Card (Tables 6, 13-15);
+    ACC before BCA; ground truths Strict, Positive Gain, Non-Negative Gain. Other conditions (the RQ3
+    'fine-tune->test' pairs, which the paper orders alphabetically: Card, Coin, Dice) sort after, alphabetically.
+    The model order is kept (the config's)."""
+    def rank(values: pd.Series, order: Sequence[str]) -> list[tuple[int, str]]:
+        return [(order.index(v), "") if v in order else (len(order), str(v)) for v in values]
+
+    keys = pd.DataFrame(
+        {"condition": rank(long["condition"], CONDITION_ORDER), "gt": rank(long["ground_truth"], GROUND_TRUTH_ORDER)},
+        index=long.index,
+    )
+    order = sorted(range(len(long)), key=lambda i: (keys["condition"].iat[i], keys["gt"].iat[i]))
+    return long.iloc[order]
+
+
 def pivot_markdown(
     ev: pd.DataFrame,
     *,
@@ -606,7 +671,7 @@ def pivot_markdown(
     """The paper's layout: one row per ``rows`` key, one column per ``columns`` key, cells 'default/fine-tuned'."""
     if ev.empty:
         return "_no evaluations (the study has no models configured)_\n"
-    long = long_table(ev)
+    long = paper_order(long_table(ev))
     cell = _cell_formatter(stages, value, symbol)
     grouped = {key: cell(group) for key, group in long.groupby(list(rows) + list(columns), sort=False)}
     row_keys = list(dict.fromkeys(tuple(k[: len(rows)]) for k in grouped))
@@ -809,20 +874,42 @@ def _rq3_markdown(sel: pd.DataFrame, spec: Mapping[str, Any]) -> str:
     )
 
 
-def training_notes(model_meta: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
-    """Which data each default checkpoint was trained on, and whether each task fine-tuning reached its target."""
+PAPER_SWAG_DEV_ACCURACY = {"BERT": 0.77, "RoBERTa": 0.79, "DeBERTa": 0.85, "BigBird": 0.81}  # Sec. 4.2.2
+
+
+def training_notes(
+    model_meta: Mapping[str, Mapping[str, Any]], paper_labels: Mapping[str, str] | None = None
+) -> pd.DataFrame:
+    """Which data each checkpoint was trained on, with which recipe, and its best dev accuracy -- for the default
+    (SWAG) stage beside the paper's SWAG validation accuracy of the same model (BERT 77, RoBERTa 79, DeBERTa 85,
+    BigBird 81; empty where our model is not one of the paper's) -- and whether each task fine-tuning reached its
+    target."""
+    paper_labels = paper_labels or {}
     rows = []
     for name, meta in sorted(model_meta.items()):
         training = meta.get("training", {})
+        params = training.get("params", {})
         model, stage = split_checkpoint(name)
+        paper_model = paper_labels.get(model, "")
         rows.append(
             {
                 "model": model,
                 "stage": stage,
                 "trained_on": training.get("data", ""),
                 "train_items": training.get("train_items"),
+                "dev_items": training.get("dev_items"),
+                "input_format": params.get("input_format", ""),
+                "learning_rate": params.get("learning_rate"),
+                "batch_size": params.get("batch_size"),
+                "warmup_steps": params.get("warmup_steps"),
+                "max_length": params.get("max_length"),
                 "epochs_run": training.get("epochs_run"),
+                "steps": training.get("steps"),
                 "best_dev_accuracy": training.get("best_dev_accuracy"),
+                "paper_model": paper_model,
+                "paper_swag_dev_accuracy": (
+                    PAPER_SWAG_DEV_ACCURACY.get(paper_model, np.nan) if stage == STAGE_DEFAULT else np.nan
+                ),
                 "target_dev_accuracy": training.get("target_dev_accuracy"),
                 "reached_target": training.get("reached_target"),
             }
@@ -861,9 +948,10 @@ def _our_key(ev: pd.DataFrame) -> pd.DataFrame:
                 "metric": r.ground_truth,
                 "model": r.model,
                 "accuracy_percent": 100 * r.accuracy,
+                "n": r.n,
             }
         )
-    return pd.DataFrame(rows, columns=["table", "stage", "condition", "metric", "model", "accuracy_percent"])
+    return pd.DataFrame(rows, columns=["table", "stage", "condition", "metric", "model", "accuracy_percent", "n"])
 
 
 def compare_paper(
@@ -908,16 +996,34 @@ def _diag(frame: pd.DataFrame, diagonal: bool) -> pd.Series:
     return (ft == te) if diagonal else (ft != te)
 
 
+def _mean_and_se(frame: pd.DataFrame) -> tuple[float, float]:
+    """Mean accuracy (%) of a set of cells and its binomial standard error (cells independent)."""
+    if frame.empty:
+        return np.nan, np.nan
+    p = frame["accuracy_percent"].to_numpy(dtype=float) / 100
+    n = frame["n"].to_numpy(dtype=float)
+    return 100 * float(p.mean()), 100 * float(np.sqrt(np.sum(p * (1 - p) / n)) / len(p))
+
+
 def _headline(acc: pd.DataFrame, ours: pd.DataFrame, paper_labels: Mapping[str, str]) -> pd.DataFrame:
+    """RQ3's headline on test items: the mean of the diagonal (fine-tuned and tested on the same modality), of the
+    off-diagonal cells, and their gap (paper: 96.1 - 71.8 = 24.3 points), ours with a binomial SE; the gap row's
+    ``gap_appears`` says whether our gap is positive by more than 1.96 SE."""
     paper20 = acc[(acc["table"] == "table20") & acc["condition"].str.endswith(":test")]
     ours20 = ours[(ours["table"] == "table20") & ours["condition"].str.endswith(":test")] if not ours.empty else ours
+    paper_means = {d: paper20[_diag(paper20, d)]["paper_value"].mean() for d in (True, False)}
     rows = []
-    for diagonal, label in ((True, "diagonal mean"), (False, "off-diagonal mean")):
-        paper_mean = paper20[_diag(paper20, diagonal)]["paper_value"].mean()
-        our_models = sorted(ours20["model"].unique()) if len(ours20) else [""]
-        for model in our_models:
-            mine = ours20[(ours20["model"] == model)] if model else ours20
-            ours_mean = mine[_diag(mine, diagonal)]["accuracy_percent"].mean() if len(mine) else np.nan
+    for model in sorted(ours20["model"].unique()) if len(ours20) else [""]:
+        mine = ours20[ours20["model"] == model] if model else ours20
+        stats = {d: _mean_and_se(mine[_diag(mine, d)]) if len(mine) else (np.nan, np.nan) for d in (True, False)}
+        gap = stats[True][0] - stats[False][0]
+        gap_se = float(np.hypot(stats[True][1], stats[False][1]))
+        cells = [
+            ("diagonal mean", paper_means[True], stats[True][0], stats[True][1]),
+            ("off-diagonal mean", paper_means[False], stats[False][0], stats[False][1]),
+            ("diagonal minus off-diagonal", paper_means[True] - paper_means[False], gap, gap_se),
+        ]
+        for label, paper_value, our_value, se in cells:
             rows.append(
                 {
                     "table": "table20 headline",
@@ -925,11 +1031,15 @@ def _headline(acc: pd.DataFrame, ours: pd.DataFrame, paper_labels: Mapping[str, 
                     "condition": label,
                     "metric": "standard",
                     "paper_model": "mean of 4",
-                    "paper_percent": paper_mean,
+                    "paper_percent": paper_value,
                     "our_model": model,
-                    "our_percent": ours_mean,
+                    "our_percent": our_value,
+                    "our_se_percent": se,
                     "same_model": False,
-                    "difference": ours_mean - paper_mean,
+                    "difference": our_value - paper_value,
+                    "gap_appears": (bool(gap > 1.96 * gap_se) if not np.isnan(gap) else None)
+                    if label == "diagonal minus off-diagonal"
+                    else None,
                 }
             )
     return pd.DataFrame(rows)
@@ -937,6 +1047,12 @@ def _headline(acc: pd.DataFrame, ours: pd.DataFrame, paper_labels: Mapping[str, 
 
 def _note(row: Any, notes: pd.DataFrame) -> str:
     parts = []
+    if row.condition == "diagonal minus off-diagonal" and row.our_model:
+        appears = getattr(row, "gap_appears", None)
+        if appears is True:
+            parts.append("the paper's same- vs cross-modality gap appears (> 1.96 SE)")
+        elif appears is False:
+            parts.append("the paper's same- vs cross-modality gap does not appear (not > 1.96 SE)")
     if row.our_model and not row.same_model:
         parts.append(
             f"different model ({row.our_model} vs the paper's {row.paper_model}): a comparison, not a reproduction"

@@ -2,7 +2,9 @@
 
 The checkpoint folder looks like any materialized model (safetensors, tokenizer, ``model.json``), so every scoring
 step loads it the same way; its ``model.json`` adds the base model's weights hash, the training record (epochs,
-steps, dev accuracy history, whether the target was reached) and the hyper-parameters.
+steps, dev accuracy history, whether the target was reached) and the hyper-parameters, among them the
+``input_format`` the checkpoint was trained in: :func:`trained_input_format` reads it back, and
+:func:`require_input_format` refuses to score or continue training a checkpoint in any other format.
 """
 
 from __future__ import annotations
@@ -31,6 +33,43 @@ class FineTuneParams:
     weight_decay: float = 0.0
     grad_accumulation: int = 1
     dropout: float | None = None  # the multiple-choice head's dropout (isi-nlp/ai2: 0.3); None keeps the model's
+    freeze_word_embeddings: bool = False
+
+
+INPUT_FORMATS = ("pair", "concat")
+
+
+def trained_input_format(checkpoint_dir: str | Path) -> str | None:
+    """The input format a fine-tuned checkpoint was trained in (``model.json`` training params), or None for a
+    model that was never fine-tuned here (a materialized base encoder)."""
+    from choicelab.lm.loading import read_model_json
+
+    training = read_model_json(checkpoint_dir).get("training")
+    if training is None:
+        return None
+    fmt = training.get("params", {}).get("input_format")
+    if fmt not in INPUT_FORMATS:
+        raise ValueError(
+            f"{checkpoint_dir}/model.json records no valid training input_format ({fmt!r}); rebuild the checkpoint"
+        )
+    return fmt
+
+
+def require_input_format(checkpoint_dir: str | Path, configured: str, *, purpose: str) -> str:
+    """``configured`` if the checkpoint was trained in it (or is a base model); otherwise a ValueError naming both.
+
+    A multiple-choice head scores the text layout it was trained on; scoring (or task fine-tuning) in another
+    layout would silently measure a different input, so a mismatch is refused instead.
+    """
+    if configured not in INPUT_FORMATS:
+        raise ValueError(f"input_format must be one of {INPUT_FORMATS}, not {configured!r}")
+    trained = trained_input_format(checkpoint_dir)
+    if trained is not None and trained != configured:
+        raise ValueError(
+            f"{checkpoint_dir} was fine-tuned with input_format={trained!r} but {purpose} is configured with "
+            f"{configured!r}: set the study's input_format to {trained!r} or rebuild the checkpoint"
+        )
+    return configured
 
 
 def fine_tune_checkpoint(
@@ -52,6 +91,7 @@ def fine_tune_checkpoint(
     from choicelab.lm.loading import load_encoder_mc, read_model_json
     from choicelab.lm.registry import weights_digest
 
+    require_input_format(base_dir, params.input_format, purpose="fine-tuning from it")
     base_meta = read_model_json(base_dir)
     model, tokenizer, _ = load_encoder_mc(base_dir, seed=params.seed, device=device)
     if params.dropout is not None:  # the head's dropout modules: those outside the pre-trained encoder

@@ -21,7 +21,7 @@ import pyarrow as pa
 
 from choicelab.dumps import DumpRow
 from choicelab.items.revealed_belief import ANSWER_LETTERS, Scenario, StatedQuestion, row_sort_key, stated_prompt
-from choicelab.metrics.distributions import chebyshev, l1, symmetric_kl
+from choicelab.metrics.distributions import chebyshev, first_token_mass, l1, symmetric_kl
 
 SCENARIO_SCHEMA = pa.schema(
     [
@@ -178,7 +178,7 @@ def revealed_metrics(dump: pd.DataFrame, scenarios: pd.DataFrame, epsilon: float
                 **{c: truth.loc[setting_id, c] for c in ("family", "variant", "row_label", "appendix", "row_key")},
                 **_distances(revealed, true_probs, epsilon),
                 "coverage": math.fsum(math.exp(s) for s in group["score"]),
-                "first_token_mass": math.fsum(math.exp(t[0]) if len(t) else 1.0 for t in group["token_logprobs"]),
+                "first_token_mass": first_token_mass(list(group["token_ids"]), list(group["token_logprobs"])),
             }
         )
     return pd.DataFrame.from_records(records)
@@ -203,6 +203,49 @@ def stated_metrics(dump: pd.DataFrame, questions: pd.DataFrame, scenarios: pd.Da
         out[c] = out["setting_id"].map(truth[c])
     out["method"] = "stated"
     return out
+
+
+def baseline_setting(setting_id: str, params: dict[str, Any]) -> str:
+    """The single-roll setting a dice setting is compared with in Fig. 5: the same number of dice and faces."""
+    return f"dice-single-{params['dice']}d{params['faces']}"
+
+
+FIG5_CHANGES = (("independent", "prior independent result"), ("observation", "one observation"))
+
+
+def baseline_increases(metrics: pd.DataFrame, scenarios: pd.DataFrame, roles: dict[str, str]) -> pd.DataFrame:
+    """Fig. 5's data: per (model, setting) of a dice roll with a prior independent result or one observation, the
+    increase of its Chebyshev error over *its own* baseline -- the single roll with the same dice and faces, scored by
+    the same model with the same method (and, for StaA, the same prompt template). One row per (group, model,
+    setting); ``group`` is "RevB base", "RevB instruct" or "StaA". A setting whose baseline is missing is an error."""
+    params = {s: json.loads(p) for s, p in zip(scenarios["setting_id"], scenarios["params"], strict=True)}
+    dice = metrics[metrics["family"] == "dice"]
+    template = dice["template"] if "template" in dice.columns else pd.Series("", index=dice.index)
+    dice = dice.assign(template=template.fillna(""))
+    baseline = dice.set_index(["method", "model", "template", "setting_id"])["chebyshev"]
+    records = []
+    for variant, change in FIG5_CHANGES:
+        for r in dice[dice["variant"] == variant].itertuples(index=False):
+            base_id = baseline_setting(r.setting_id, params[r.setting_id])
+            key = (r.method, r.model, r.template, base_id)
+            if key not in baseline.index:
+                raise ValueError(f"Fig. 5: no {r.method} baseline {base_id} for {r.model} (setting {r.setting_id})")
+            group = "StaA" if r.method == "stated" else f"RevB {roles.get(r.model, '?')}"
+            records.append({"group": group, "change": change, "model": r.model, "setting_id": r.setting_id,
+                            "baseline_setting": base_id, "chebyshev": r.chebyshev,
+                            "baseline_chebyshev": float(baseline[key]),
+                            "increase": r.chebyshev - float(baseline[key])})
+    columns = ["group", "change", "model", "setting_id", "baseline_setting", "chebyshev", "baseline_chebyshev",
+               "increase"]
+    return pd.DataFrame.from_records(records, columns=columns)
+
+
+def models_note(models: Sequence[str], roles: dict[str, str]) -> str:
+    """A caption's sentence naming the models that actually ran, by role (RevB base / instruct; StaA: instruct)."""
+    base = [m for m in models if roles.get(m) == "base"]
+    instruct = [m for m in models if roles.get(m) == "instruct"]
+    return (f"Base models: {', '.join(base) or 'none'}; instruction-tuned models: {', '.join(instruct) or 'none'} "
+            "(StaA is asked of the instruction-tuned ones).")
 
 
 # -- tables ---------------------------------------------------------------------------------------------------

@@ -15,11 +15,14 @@ report: "report/workflow.rst"
 
 include: "rules/common.smk"
 include: "rules/models.smk"
-include: "rules/revealed_belief.smk"
-include: "rules/bets.smk"
-include: "rules/steer.smk"
-include: "rules/probes.smk"
-include: "rules/scoring_methods.smk"
+
+
+# One rules/<study>.smk per study registered in choicelab.studies.STUDIES (registering a study there is all it takes).
+for study in STUDIES:
+
+    include: f"rules/{study}.smk"
+
+
 include: "rules/manifest.smk"
 
 

@@ -27,6 +27,8 @@ STUDIES = ("bets", "steer", "revealed_belief", "probes", "scoring_methods")
 ARTIFACT_ID = re.compile(r"^(bets|steer|revealed_belief|probes|scoring_methods)/[a-z0-9_]+$")
 SIDECAR_SUFFIX = ".prov.json"
 TRACKED_LIBRARIES = ("torch", "transformers", "tokenizers", "numpy", "pandas", "pyarrow", "scipy", "statsmodels")
+# What a materialized model records in its model.json.
+MODEL_LIBRARIES = ("torch", "transformers", "tokenizers", "safetensors", "gguf")
 
 
 @functools.lru_cache(maxsize=1)
@@ -51,10 +53,11 @@ def code_version() -> dict[str, Any]:
     return info
 
 
-@functools.lru_cache(maxsize=1)
-def library_versions() -> dict[str, str]:
+@functools.lru_cache(maxsize=4)
+def library_versions(names: tuple[str, ...] = TRACKED_LIBRARIES) -> dict[str, str]:
+    """The installed version of each named library (those not installed are left out)."""
     versions = {}
-    for name in TRACKED_LIBRARIES:
+    for name in names:
         try:
             versions[name] = importlib.metadata.version(name)
         except importlib.metadata.PackageNotFoundError:

@@ -5,6 +5,8 @@ from pathlib import Path
 from snakemake.logging import logger
 from snakemake.utils import min_version, validate
 
+import choicelab.studies
+from choicelab.studies import STUDIES
 from choicelab.config import check_references, missing_keys, validate_schema
 
 min_version("9.0")
@@ -89,17 +91,17 @@ def attempt_scaled(base):
 
 
 def study_models(study):
-    section = config["studies"].get(study, {})
-    if not section.get("enabled", True):
+    """The models a study runs (none when it is disabled or its section is absent)."""
+    if study not in config["studies"]:
         return []
-    return list(section.get("models", []))
+    return choicelab.studies.study_models(config, study)
 
 
 # -- multiple-choice benchmarks shared across studies -----------------------------------------------------------
 
-# Benchmarks other studies build, as MC item files (schema mc_items/1): name -> path. The probes and scoring-methods
-# studies run their grids on every benchmark registered here (each study registers its own in its section below).
-MC_BENCHMARKS = {}
+# Benchmarks studies build for the others to score, as MC item files (schema mc_items/1): name -> path. Each study
+# package says which it builds (its ``mc_benchmarks``); the probes and scoring-methods grids run on them.
+MC_BENCHMARKS = choicelab.studies.mc_benchmarks(config)
 
 
 # -- artifacts ------------------------------------------------------------------------------------------------
@@ -242,7 +244,7 @@ def be_default_stage_data(wildcards):
 
 
 def pr_hellaswag_files():
-    from choicelab.items.commonsense import SOURCES
+    from choicelab.mc.commonsense import SOURCES
 
     return [
         f"results/downloads/{f.mirror_path}"
@@ -295,12 +297,6 @@ def be_benchmarks(wildcards):
         qset=be_question_sets(),
         split=["train", "dev", "test"],
     )
-
-
-# The bets question sets join the probes and scoring-methods grids (their test splits).
-if study_models("bets"):
-    for _qset in be_question_sets():
-        MC_BENCHMARKS[f"bets_{_qset.lower()}"] = f"{BE}/benchmarks/{_qset}.test.parquet"
 
 
 # -- steer ---------------------------------------------------------------------------------------------------
@@ -365,11 +361,6 @@ def st_prompts(wildcards):
     )
 
 
-# The generated STEER questions join the probes and scoring-methods grids.
-if study_models("steer"):
-    MC_BENCHMARKS["steer"] = f"{ST}/benchmark.parquet"
-
-
 def st_rubrics():
     return sorted(p.stem for p in Path(repo_file("data/steer/rubrics")).glob("*.yaml"))
 
@@ -418,7 +409,7 @@ def data_root():
 def pr_source_files(wildcards):
     """Public files a benchmark is read from: downloads unless a mirror is configured, and the official full train
     release (always downloaded, checksummed) when studies.probes.train_data is full."""
-    from choicelab.items.commonsense import SOURCES, train_files
+    from choicelab.mc.commonsense import SOURCES, train_files
 
     files = (
         []
@@ -541,11 +532,6 @@ SM_FIGURES = ["fig1", "fig2", "fig3", "fig_robustness_matrix"]
 
 def sm_config(key, default=None):
     return config["studies"].get("scoring_methods", {}).get(key, default)
-
-
-# The pragmatics items join the probes grid (and every other study that reads MC_BENCHMARKS).
-if study_models("scoring_methods"):
-    MC_BENCHMARKS["pragmatics"] = f"{SM}/benchmarks/pragmatics.parquet"
 
 
 def sm_source_files(wildcards):

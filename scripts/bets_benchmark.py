@@ -1,7 +1,7 @@
 """Adapter: rule bets_benchmark (one value template or bet modality, train / dev / test questions)."""
 
 from choicelab.items.bets import question_set
-from choicelab.items.schema import write_items
+from choicelab.mc.items import write_items
 from choicelab.provenance import record_json
 from choicelab.workflow import job_record, log_to
 

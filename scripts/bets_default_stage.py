@@ -1,7 +1,7 @@
 """Adapter: rule bets_default_stage (multiple-choice fine-tuning on SWAG or its stand-in: the "default" model)."""
 
 from choicelab.pipelines.bets import default_stage_items, input_format
-from choicelab.pipelines.finetune import FineTuneParams, fine_tune_checkpoint
+from choicelab.mc.finetune import FineTuneParams, fine_tune_checkpoint
 from choicelab.workflow import log_to
 
 with log_to(snakemake.log[0]):

@@ -4,7 +4,7 @@ import pandas as pd
 
 from choicelab.dumps import read_dump
 from choicelab.io import write_parquet
-from choicelab.items.schema import read_items
+from choicelab.mc.items import read_items
 from choicelab.pipelines import bets as pb
 from choicelab.provenance import record_json
 from choicelab.workflow import job_record, log_to

@@ -3,7 +3,7 @@
 import pandas as pd
 
 from choicelab.figures.bets import FIGURES
-from choicelab.figures.common import save_figure
+from choicelab.plotting import save_figure
 from choicelab.provenance import write_artifact
 from choicelab.workflow import job_record, log_to, output_pairs
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from choicelab.items.bets import question_set
 from choicelab.items.swag import seeded_sample
 from choicelab.pipelines.bets import default_stage_items
-from choicelab.pipelines.finetune import FineTuneParams, fine_tune_checkpoint
+from choicelab.mc.finetune import FineTuneParams, fine_tune_checkpoint
 
 
 def main() -> None:

@@ -1,7 +1,7 @@
 """Adapter: rule bets_score (a checkpoint's raw logits and sigmoids on every question set it is evaluated on)."""
 
 from choicelab.dumps import write_dump
-from choicelab.items.schema import read_items
+from choicelab.mc.items import read_items
 from choicelab.pipelines.bets import checkpoint_name, input_format, score_checkpoint
 from choicelab.provenance import record_json
 from choicelab.workflow import job_record, log_to

@@ -1,9 +1,9 @@
 """Adapter: rule bets_task_finetune (from the default model, on one value template or bet modality)."""
 
-from choicelab.items.schema import read_items
+from choicelab.mc.items import read_items
 from choicelab.items.swag import seeded_sample
 from choicelab.pipelines.bets import input_format
-from choicelab.pipelines.finetune import FineTuneParams, fine_tune_checkpoint
+from choicelab.mc.finetune import FineTuneParams, fine_tune_checkpoint
 from choicelab.workflow import log_to
 
 with log_to(snakemake.log[0]):

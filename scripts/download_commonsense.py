@@ -5,7 +5,7 @@ from pathlib import Path
 
 from choicelab.download import download
 from choicelab.io import write_text
-from choicelab.items.commonsense import HELLASWAG_VAL_FULL, hellaswag_from_val_full, remote_file
+from choicelab.mc.commonsense import HELLASWAG_VAL_FULL, hellaswag_from_val_full, remote_file
 from choicelab.workflow import log_to
 
 with log_to(snakemake.log[0]):

@@ -1,6 +1,6 @@
 """Adapter: rule probes_benchmark (train items, with the held-out slice for model selection, and dev items)."""
 
-from choicelab.items.schema import write_items
+from choicelab.mc.items import write_items
 from choicelab.pipelines.probes import benchmark_splits
 from choicelab.provenance import record_json
 from choicelab.workflow import job_record, log_to

@@ -1,10 +1,10 @@
 """Adapter: rule probes_causal_score (a causal LM's letter and sequence scores on a benchmark's probed instances)."""
 
 from choicelab.dumps import write_dump
-from choicelab.items.schema import read_items
+from choicelab.mc.items import read_items
 from choicelab.lm.causal import CausalScorer
 from choicelab.lm.loading import load_causal
-from choicelab.pipelines.mc import score_letters, score_sequences
+from choicelab.mc.scoring import score_letters, score_sequences
 from choicelab.pipelines.probes import causal_subset
 from choicelab.provenance import record_json
 from choicelab.workflow import job_record, log_to

@@ -3,7 +3,7 @@ job): an encoder with an untrained multiple-choice head, or a seq2seq QA model (
 decoder log-likelihood."""
 
 from choicelab.dumps import write_dump
-from choicelab.items.schema import read_items
+from choicelab.mc.items import read_items
 from choicelab.lm.loading import read_model_json
 from choicelab.pipelines.probes import causal_subset, control_name, unifiedqa_items
 from choicelab.provenance import record_json
@@ -16,14 +16,14 @@ with log_to(snakemake.log[0]):
     if kind == "seq2seq":
         from choicelab.lm.loading import load_seq2seq
         from choicelab.lm.seq2seq import Seq2SeqScorer
-        from choicelab.pipelines.mc import score_sequences
+        from choicelab.mc.scoring import score_sequences
 
         model, tokenizer, _ = load_seq2seq(snakemake.input.base, device=p.device)
         scorer = Seq2SeqScorer(model, tokenizer, mode="decoder", max_batch_tokens=int(p.max_batch_tokens))
         count = p.seq2seq_control_items
     else:
         from choicelab.lm.loading import load_encoder_mc
-        from choicelab.pipelines.mc import score_encoder
+        from choicelab.mc.scoring import score_encoder
 
         model, tokenizer, _ = load_encoder_mc(snakemake.input.base, seed=int(p.seed), device=p.device)  # seeded head
         count = p.control_items

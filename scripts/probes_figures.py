@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 
 from choicelab.figures import probes as figs
-from choicelab.figures.common import save_figure
+from choicelab.plotting import save_figure
 from choicelab.pipelines import probes as pp
 from choicelab.provenance import write_artifact
 from choicelab.workflow import job_record, log_to, output_pairs

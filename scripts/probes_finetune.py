@@ -1,7 +1,7 @@
 """Adapter: rule probes_finetune (one multiple-choice encoder per benchmark, selected on held-out train items)."""
 
-from choicelab.items.schema import read_items
-from choicelab.pipelines.finetune import FineTuneParams, fine_tune_checkpoint
+from choicelab.mc.items import read_items
+from choicelab.mc.finetune import FineTuneParams, fine_tune_checkpoint
 from choicelab.pipelines.probes import train_roles
 from choicelab.workflow import log_to
 

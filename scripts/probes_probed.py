@@ -1,6 +1,6 @@
 """Adapter: rule probes_probed (originals + the four probes of one benchmark's dev items)."""
 
-from choicelab.items.schema import read_items, write_items
+from choicelab.mc.items import read_items, write_items
 from choicelab.lm.embed import embed_texts
 from choicelab.lm.loading import load_encoder_mc
 from choicelab.pipelines.probes import probe_all

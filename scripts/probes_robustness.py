@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from choicelab.figures.common import save_figure
+from choicelab.plotting import save_figure
 from choicelab.figures.probes import robustness_heatmap
 from choicelab.io import write_csv, write_text
 from choicelab.pipelines.probes import confidence_frame, robustness_matrix

@@ -1,9 +1,9 @@
 """Adapter: rule probes_score (a fine-tuned encoder's confidences on the originals and every probe)."""
 
 from choicelab.dumps import write_dump
-from choicelab.items.schema import read_items
+from choicelab.mc.items import read_items
 from choicelab.lm.loading import load_encoder_mc
-from choicelab.pipelines.mc import score_encoder
+from choicelab.mc.scoring import score_encoder
 from choicelab.provenance import record_json
 from choicelab.workflow import job_record, log_to
 

@@ -5,9 +5,9 @@ import time
 import pandas as pd
 
 from choicelab.io import write_csv
-from choicelab.items.schema import read_items
+from choicelab.mc.items import read_items
 from choicelab.lm.loading import load_encoder_mc
-from choicelab.pipelines.mc import score_encoder
+from choicelab.mc.scoring import score_encoder
 from choicelab.pipelines.probes import choice_paralysis_groups
 from choicelab.workflow import log_to
 

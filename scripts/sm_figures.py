@@ -3,7 +3,7 @@
 import pandas as pd
 
 from choicelab.figures import scoring_methods as fsm
-from choicelab.figures.common import save_figure
+from choicelab.plotting import save_figure
 from choicelab.items.pragmatics import load_condition
 from choicelab.provenance import write_artifact
 from choicelab.workflow import job_record, log_to, output_pairs

@@ -1,7 +1,7 @@
 """Adapter: rule sm_pragmatics_items (the pragmatics items as multiple-choice items for the cross-study grids)."""
 
 from choicelab.items.pragmatics import load_items, to_mc_items
-from choicelab.items.schema import write_items
+from choicelab.mc.items import write_items
 from choicelab.provenance import record_json
 from choicelab.workflow import job_record, log_to
 

@@ -1,7 +1,7 @@
 """Adapter: rules sm_score (the pragmatics study) and sm_grid_score (one benchmark of the method x score grid)."""
 
 from choicelab.items.pragmatics import load_items
-from choicelab.items.schema import read_items
+from choicelab.mc.items import read_items
 from choicelab.lm.loading import load_causal, load_encoder_mc, load_seq2seq, read_model_json
 from choicelab.pipelines import scoring_methods as psm
 from choicelab.provenance import record_json

@@ -4,7 +4,7 @@ import pandas as pd
 
 from choicelab.items.steer.taxonomy import load_taxonomy
 from choicelab.provenance import write_artifact
-from choicelab.studies import steer as st
+from choicelab.studies.steer import tables as st
 from choicelab.workflow import job_record, log_to, outputs_by_name
 
 MODULE_OF_FIGURE = {f"fig{number}": module for module, number in st.MODULE_FIGURES.items()}

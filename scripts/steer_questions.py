@@ -6,7 +6,7 @@ import pyarrow as pa
 
 from choicelab.dumps import read_dump
 from choicelab.io import write_parquet
-from choicelab.items.schema import read_items
+from choicelab.mc.items import read_items
 from choicelab.metrics.steer import attach_prompts, per_question_results
 from choicelab.pipelines.steer import question_frame
 from choicelab.provenance import record_json

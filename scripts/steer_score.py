@@ -3,7 +3,7 @@ of every scored question: how many solved examples it holds, which ones, the exp
 
 from choicelab.dumps import write_dump
 from choicelab.io import write_parquet
-from choicelab.items.schema import read_items
+from choicelab.mc.items import read_items
 from choicelab.lm.causal import CausalScorer
 from choicelab.lm.generate import sample
 from choicelab.lm.loading import load_causal

@@ -78,7 +78,7 @@ def toy_items(n: int, seed: int, split: str, n_choices: int = 3):
     """Separable multiple-choice items: the correct choice starts with "yes indeed"."""
     import random
 
-    from choicelab.items.schema import MCItem
+    from choicelab.mc.items import MCItem
 
     rng = random.Random(seed)
     words = ["red", "blue", "green", "cat", "dog", "sun"]

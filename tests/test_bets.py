@@ -386,7 +386,7 @@ def test_smoke_dag_produces_every_bets_artifact(smoke_run):
 
 
 def test_checkpoints_are_scored_on_a_seeded_subset_of_train_questions_and_on_every_dev_and_test_question():
-    from choicelab.items.schema import MCItem
+    from choicelab.mc.items import MCItem
 
     def questions(split, n):
         return [MCItem("bets_bet_coin", split, f"{split}{k}", "Bet?", ("A", "B", "C"), k % 3) for k in range(n)]

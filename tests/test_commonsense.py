@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from choicelab.io import sha256_file
-from choicelab.items.commonsense import (
+from choicelab.mc.commonsense import (
     HELLASWAG_VAL_FULL,
     SOURCES,
     hellaswag_from_val_full,
@@ -81,7 +81,7 @@ def test_seeded_split_of_dev_is_reproducible_and_disjoint(data_mirror):
 
 def test_full_train_releases_are_checksummed_and_read_in_the_leaderboard_layout(tmp_path):
     """``train_data: full`` reads the official full train files (HellaSwag's too) from the download folder."""
-    from choicelab.items.commonsense import FULL_TRAIN, load_benchmark, remote_file, train_files
+    from choicelab.mc.commonsense import FULL_TRAIN, load_benchmark, remote_file, train_files
 
     assert set(FULL_TRAIN) == {"anli", "hellaswag", "piqa", "siqa"}
     for files in FULL_TRAIN.values():
@@ -103,7 +103,7 @@ def test_full_train_releases_are_checksummed_and_read_in_the_leaderboard_layout(
 
 
 def test_heldout_split_keeps_the_last_rows_for_model_selection():
-    from choicelab.items.commonsense import heldout_split
+    from choicelab.mc.commonsense import heldout_split
     from conftest import toy_items
 
     fit, held = heldout_split(toy_items(20, 0, "train"), 0.1)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 from transformers import AutoModelForMultipleChoice, DebertaConfig, DebertaForMaskedLM
 
-from choicelab.items.schema import MCItem
+from choicelab.mc.items import MCItem
 from choicelab.lm.deberta_mc import DebertaForMultipleChoice
 from choicelab.lm.encoder import fine_tune_mc, mc_logits
 from choicelab.lm.loading import load_encoder_mc

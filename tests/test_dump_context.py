@@ -17,11 +17,11 @@ import pytest
 from conftest import repo_env
 
 from choicelab.dumps import read_dump, write_dump
-from choicelab.items.schema import MCItem
+from choicelab.mc.items import MCItem
 from choicelab.lm.candidates import candidate_distributions, digit_continuation_ids
 from choicelab.lm.causal import CausalScorer, ContinuationRequest
 from choicelab.lm.tiny import tiny_model
-from choicelab.pipelines.mc import letter_prompt, score_letters, score_sequences
+from choicelab.mc.scoring import letter_prompt, score_letters, score_sequences
 from choicelab.provenance import make_record, record_json
 from choicelab.show import show_item
 
@@ -70,7 +70,7 @@ def test_context_is_dictionary_encoded_so_repeated_prompts_are_stored_once(score
 
 
 def test_outcome_rows_keep_the_terminal_factor_and_the_boundary_flag(scorer, tmp_path):
-    from choicelab.pipelines.mc import candidate_rows
+    from choicelab.mc.scoring import candidate_rows
 
     item = MCItem("rb", "", "die", "A fair six-sided die lands on", ("1", "10", "12"), 0)
     [dist] = candidate_distributions(scorer, [item.prompt], [list(item.choices)],

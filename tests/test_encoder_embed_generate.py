@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from choicelab.items.schema import MCItem
+from choicelab.mc.items import MCItem
 from choicelab.lm.embed import embed_texts
 from choicelab.lm.encoder import fine_tune_mc, mc_logits
 from choicelab.lm.generate import sample

@@ -8,7 +8,7 @@ import pytest
 
 from choicelab.lm.loading import load_encoder_mc
 from choicelab.lm.prepare import prepare_model
-from choicelab.pipelines.finetune import (
+from choicelab.mc.finetune import (
     FineTuneParams,
     fine_tune_checkpoint,
     require_input_format,

@@ -12,7 +12,7 @@ import pytest
 import torch
 import yaml
 
-from choicelab.items.schema import MCItem
+from choicelab.mc.items import MCItem
 from choicelab.lm.causal import CausalScorer, ContinuationRequest, score_naive
 from choicelab.lm.embed import embed_texts
 from choicelab.lm.encoder import fine_tune_mc

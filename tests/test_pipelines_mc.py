@@ -7,9 +7,9 @@ import math
 import pytest
 
 from choicelab.dumps import rows_to_table
-from choicelab.items.schema import MCItem
+from choicelab.mc.items import MCItem
 from choicelab.lm.causal import CausalScorer, ContinuationRequest, score_naive
-from choicelab.pipelines.mc import letter_prompt, score_encoder, score_letters, score_sequences
+from choicelab.mc.scoring import letter_prompt, score_encoder, score_letters, score_sequences
 
 ITEMS = [
     MCItem("toy", "dev", "q1", "The sky is", ("blue", "green", "made of cheese"), 0),

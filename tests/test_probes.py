@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from choicelab.items.probes import choice_paralysis, no_question, no_right_answer, wrong_question
-from choicelab.items.schema import MCItem
+from choicelab.mc.items import MCItem
 from choicelab.metrics.probes import (
     hits_at_k,
     maxprob_selective,
@@ -198,7 +198,7 @@ def test_prompt_to_prompt_heuristic_ranks_donors_by_their_prompts():
     """heuristic_prompt draws donors among those whose prompts are nearest the target's (spec Sec. 2.3); the
     paper's heuristic among those whose correct answers are nearest the target's prompt."""
     from choicelab.items.probes import choice_paralysis
-    from choicelab.items.schema import MCItem
+    from choicelab.mc.items import MCItem
 
     items = [MCItem("toy", "dev", f"i{k}", f"prompt {k}", (f"right {k}", f"wrong {k}"), 0) for k in range(8)]
     angle = np.arange(8) * 0.1
@@ -319,7 +319,7 @@ def test_finetune_dropout_sets_the_multiple_choice_heads_dropout_and_leaves_the_
     """``finetune.dropout`` (isi-nlp/ai2: 0.3) applies to the dropout before the MC head, as in the ai2 model."""
     import choicelab.lm.encoder as encoder
     from choicelab.lm.prepare import prepare_model
-    from choicelab.pipelines.finetune import FineTuneParams, fine_tune_checkpoint
+    from choicelab.mc.finetune import FineTuneParams, fine_tune_checkpoint
     from conftest import toy_items
 
     seen = {}
@@ -408,7 +408,7 @@ def test_heat_map_hatches_cells_whose_interval_covers_zero():
 def test_unifiedqa_control_reads_the_unifiedqa_format_and_scores_each_choice_by_the_decoder():
     """Sec. 4.2: UnifiedQA (T5) is probed without fine-tuning; its input is ``question \\n (a) .. (b) ..``."""
     from choicelab.lm.seq2seq import Seq2SeqScorer, tiny_t5
-    from choicelab.pipelines.mc import score_sequences
+    from choicelab.mc.scoring import score_sequences
     from choicelab.pipelines.probes import control_name, paper_control, unifiedqa_input, unifiedqa_items
 
     assert unifiedqa_input("How do you turn on an iPad?", ["Press Volume.", "Press Lock."]) == \

@@ -23,7 +23,7 @@ from choicelab.items.revealed_belief import (
     stated_questions,
 )
 from choicelab.figures.revealed_belief import fig5_increase
-from choicelab.metrics.distributions import chebyshev, first_token_mass, l1, symmetric_kl
+from choicelab.stats import chebyshev, first_token_mass, l1, symmetric_kl
 from choicelab.pipelines.revealed_belief import (
     appendix_table_ids,
     baseline_increases,

@@ -416,7 +416,7 @@ def one_torch_thread():
 
 def test_every_method_end_to_end_on_three_items(tiny_llama, data_mirror, tmp_path, one_torch_thread):
     from choicelab.figures import scoring_methods as fs
-    from choicelab.figures.common import save_figure
+    from choicelab.plotting import save_figure
     from choicelab.lm.causal import CausalScorer, ContinuationRequest
 
     model, tokenizer = tiny_llama

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from choicelab.studies import steer as st
+from choicelab.studies.steer import tables as st
 
 
 def row(model, adaptation, item, correct, element="add_subtract", setting="1", grade=2, k=2, **extra):

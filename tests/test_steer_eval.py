@@ -11,7 +11,7 @@ import pytest
 
 from choicelab.items.steer.base import generate_benchmark, questions_to_items
 from choicelab.pipelines import steer as ps
-from choicelab.pipelines.mc import LETTERS
+from choicelab.mc.scoring import LETTERS
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ from fractions import Fraction
 import pytest
 from scipy.optimize import minimize_scalar
 
-from choicelab.items.schema import MCItem
+from choicelab.mc.items import MCItem
 from choicelab.items.steer import base
 from choicelab.items.steer.base import fmt_frac, fmt_money, fmt_num, fmt_pct
 from choicelab.items.steer.taxonomy import load_taxonomy

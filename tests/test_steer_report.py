@@ -11,7 +11,7 @@ import pytest
 from choicelab import steer_report as sr
 from choicelab.items.steer.taxonomy import load_taxonomy, parse_taxonomy
 from choicelab.metrics import steer as sm
-from choicelab.studies import steer as st
+from choicelab.studies.steer import tables as st
 
 # A small taxonomy: 2 settings, 3 modules, 5 elements; the report card must work with any taxonomy of this shape.
 SMALL_TAX = {

@@ -6,7 +6,7 @@ import json
 
 import torch
 
-from choicelab.items.schema import MCItem
+from choicelab.mc.items import MCItem
 from choicelab.lm.causal import ContinuationRequest, score_naive
 from choicelab.lm.encoder import fine_tune_mc
 from choicelab.lm.tiny import tiny_model

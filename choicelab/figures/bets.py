@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from choicelab.figures.common import plt
+from choicelab.plotting import plt
 from choicelab.items.bets import BET_GROUND_TRUTHS, GROUND_TRUTH_NAMES, VALUE_GROUND_TRUTHS
 
 COLORS = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from choicelab.figures.common import plt
+from choicelab.plotting import plt
 from choicelab.pipelines.probes import PAPER_NAMES
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from choicelab.figures.common import plt, save_figure  # noqa: F401  (save_figure is re-exported for the rules)
+from choicelab.plotting import plt, save_figure  # noqa: F401  (save_figure is re-exported for the rules)
 import pandas as pd  # noqa: E402
 import json  # noqa: E402
 import math  # noqa: E402

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from choicelab.figures.common import plt
+from choicelab.plotting import plt
 from choicelab.metrics import scoring_methods as sm
 
 METHOD_ORDER = ("free", "string", "label", "rating", "embedding")

@@ -30,7 +30,7 @@ from typing import Any
 
 import yaml
 
-from choicelab.items.schema import MCItem
+from choicelab.mc.items import MCItem
 
 STUDY = "bets"
 SPLITS = ("train", "dev", "test")

@@ -45,8 +45,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from choicelab.items.commonsense import RemoteFile
-from choicelab.items.schema import MCItem
+from choicelab.mc.commonsense import RemoteFile
+from choicelab.mc.items import MCItem
 
 BENCHMARK = "pragmatics"
 CONDITIONS = ("coherence", "deceits", "humour", "indirect_speech", "irony", "maxims", "metaphor")

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from choicelab.items.schema import MCItem
+from choicelab.mc.items import MCItem
 
 PROBES = ("nq", "wq", "nra", "cp")
 

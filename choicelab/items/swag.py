@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from choicelab.io import sha256_file
-from choicelab.items.schema import MCItem
+from choicelab.mc.items import MCItem
 
 SWAG_COMMIT = "0613674cca3612664c3a77a7d26a888ca7d3b127"
 

@@ -40,7 +40,7 @@ class CandidateDistribution:
 
     @property
     def first_token_mass(self) -> float:
-        from choicelab.metrics.distributions import first_token_mass
+        from choicelab.stats import first_token_mass
 
         return first_token_mass(self.token_ids, self.token_logprobs)
 

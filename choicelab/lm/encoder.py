@@ -14,12 +14,26 @@ import random
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 import torch
 from transformers import PreTrainedModel, PreTrainedTokenizerBase, get_linear_schedule_with_warmup
 
-from choicelab.items.schema import MCItem
+
+
+class MCItem(Protocol):
+    """What the encoder reads of a multiple-choice question (any study's item type with these fields will do):
+    the prompt, the choices, and the index of the right choice (-1 when there is none)."""
+
+    @property
+    def prompt(self) -> str: ...
+
+    @property
+    def choices(self) -> Sequence[str]: ...
+
+    @property
+    def label(self) -> int: ...
 
 
 def _encode(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import hashlib
+
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import torch
 from transformers import DynamicCache, PreTrainedModel, PreTrainedTokenizerBase
 
+from choicelab.stats import derived_seed
 from choicelab.lm.causal import is_out_of_memory
 from choicelab.lm.tokenization import RequestEncoder, left_padded
 
@@ -23,10 +24,6 @@ class Generation:
     token_ids: tuple[int, ...]
     seed: int
 
-
-def derived_seed(seed: int, key: str) -> int:
-    """A 63-bit seed from (seed, key), stable across Python versions (no ``hash()``)."""
-    return int.from_bytes(hashlib.sha256(f"{seed}:{key}".encode()).digest()[:8], "big") >> 1
 
 
 @torch.inference_mode()

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from choicelab.io import atomic_directory, sha256_file, write_json
+from choicelab.provenance import MODEL_LIBRARIES, library_versions
 
 KINDS = ("causal", "encoder", "seq2seq")  # seq2seq: encoder-decoder (T5), choicelab.lm.seq2seq
 DTYPES = ("float32", "bfloat16", "float16")
@@ -160,16 +161,6 @@ def weight_package(name: str, spec: ModelSpec) -> WeightPackage:
 # -- materialization ----------------------------------------------------------------------------------------
 
 
-def _library_versions(extra: tuple[str, ...] = ()) -> dict[str, str]:
-    versions = {}
-    for lib in ("torch", "transformers", "tokenizers", "safetensors", "gguf", *extra):
-        try:
-            versions[lib] = importlib.metadata.version(lib)
-        except importlib.metadata.PackageNotFoundError:
-            continue
-    return versions
-
-
 def weights_digest(folder: Path) -> tuple[str, dict[str, str]]:
     """sha256 of each weight file of a Hugging Face folder (safetensors, else pytorch_model*.bin) and combined."""
     from choicelab.lm.hub import weight_digests
@@ -229,7 +220,7 @@ def _describe(spec: ModelSpec, folder: Path, architecture: str, source_files: li
         "weights_sha256": combined,
         "weights_files": per_file,
         "source_files": source_files,
-        "library_versions": _library_versions(),
+        "library_versions": library_versions(MODEL_LIBRARIES),
         "has_chat_template": bool(getattr(tokenizer, "chat_template", None)),
         "max_context_length": spec.max_length or getattr(text_config, "max_position_embeddings", None),
         "bos_token_id": tokenizer.bos_token_id,

@@ -29,7 +29,7 @@ itself. :func:`score_naive` is the one-request-at-a-time reference the tests com
 
 from __future__ import annotations
 
-import hashlib
+
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -37,6 +37,7 @@ import numpy as np
 import torch
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
+from choicelab.stats import derived_seed
 from choicelab.lm.causal import ContinuationRequest, ContinuationScore
 
 SENTINELS = ("<extra_id_0>", "<extra_id_1>")
@@ -197,9 +198,6 @@ class Generation:
     text: str
     seed: int
 
-
-def derived_seed(seed: int, key: str) -> int:
-    return int.from_bytes(hashlib.sha256(f"{seed}:{key}".encode()).digest()[:8], "big") >> 1
 
 
 @torch.inference_mode()

@@ -22,7 +22,7 @@ import pandas as pd
 import pyarrow as pa
 
 from choicelab.items import bets as items_mod
-from choicelab.items.schema import MCItem
+from choicelab.mc.items import MCItem
 from choicelab.metrics import bets as m
 
 STAGE_DEFAULT = "default"
@@ -159,7 +159,7 @@ def default_stage_items(
         train, dev = swag.load_swag(root, "train"), swag.load_swag(root, "val")
         source = "SWAG (rowanz/swagaf train.csv / val.csv)"
     elif data == "hellaswag":
-        from choicelab.items.commonsense import load_benchmark, train_dev_split
+        from choicelab.mc.commonsense import load_benchmark, train_dev_split
 
         train, dev = train_dev_split(load_benchmark("hellaswag", "dev", root), 0.5, seed)
         source = "HellaSwag validation, seeded half/half split (stand-in for SWAG)"
@@ -172,7 +172,7 @@ def default_stage_items(
 
 def input_format(config: Mapping[str, Any]) -> str:
     """The one text layout of every bets stage (SWAG stage, task fine-tuning, scoring): ``bets.input_format``."""
-    from choicelab.pipelines.finetune import INPUT_FORMATS
+    from choicelab.mc.finetune import INPUT_FORMATS
 
     fmt = config.get("input_format", "pair")
     if fmt not in INPUT_FORMATS:
@@ -195,11 +195,11 @@ def score_checkpoint(
     """Dump rows (``mc_logit`` and ``mc_sigmoid``) of one checkpoint on each benchmark's scored questions.
 
     The checkpoint is scored in the input format it was trained in; a checkpoint trained in another format than
-    ``configured_format`` is refused (see :func:`choicelab.pipelines.finetune.require_input_format`).
+    ``configured_format`` is refused (see :func:`choicelab.mc.finetune.require_input_format`).
     """
     from choicelab.lm.loading import load_encoder_mc
-    from choicelab.pipelines.finetune import require_input_format
-    from choicelab.pipelines.mc import score_encoder
+    from choicelab.mc.finetune import require_input_format
+    from choicelab.mc.scoring import score_encoder
 
     fmt = require_input_format(checkpoint_dir, configured_format, purpose="bets scoring")
     model, tokenizer, _ = load_encoder_mc(checkpoint_dir, seed=0, device=device)

@@ -15,7 +15,7 @@ import pandas as pd
 from scipy import stats
 
 from choicelab.items.probes import choice_paralysis, no_question, no_right_answer, wrong_question
-from choicelab.items.schema import MCItem
+from choicelab.mc.items import MCItem
 from choicelab.metrics import probes as pm
 
 PAPER_NAMES = {"anli": "aNLI", "hellaswag": "HellaSwag", "piqa": "PIQA", "siqa": "SocialIQA"}
@@ -49,7 +49,7 @@ def benchmark_splits(
     ``full_root`` (downloaded with checksums), and every benchmark is evaluated on its whole dev set (or
     ``dev_size``). ``train_size`` subsamples train before the held-out slice (the last ``heldout_fraction``) is cut.
     """
-    from choicelab.items import commonsense as cs
+    from choicelab.mc import commonsense as cs
 
     dev = cs.load_benchmark(benchmark, "dev", root)
     if train_data == "full":

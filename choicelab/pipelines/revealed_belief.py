@@ -21,7 +21,7 @@ import pyarrow as pa
 
 from choicelab.dumps import DumpRow
 from choicelab.items.revealed_belief import ANSWER_LETTERS, Scenario, StatedQuestion, row_sort_key, stated_prompt
-from choicelab.metrics.distributions import chebyshev, first_token_mass, l1, symmetric_kl
+from choicelab.stats import chebyshev, first_token_mass, l1, symmetric_kl
 
 SCENARIO_SCHEMA = pa.schema(
     [

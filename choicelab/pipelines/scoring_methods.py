@@ -42,7 +42,7 @@ import numpy as np
 import pyarrow as pa
 
 from choicelab.io import PathLike, read_versioned_table, write_provenanced_table
-from choicelab.items.schema import MCItem
+from choicelab.mc.items import MCItem
 from choicelab.metrics import free_coding as fc
 from choicelab.metrics import scoring_methods as sm
 

@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from choicelab.dumps import DumpRow
-from choicelab.items.schema import MCItem
-from choicelab.pipelines.mc import LETTERS, candidate_rows
+from choicelab.mc.items import MCItem
+from choicelab.mc.scoring import LETTERS, candidate_rows
 
 # The reference code's SUFFIX_OPTIONS, verbatim ('mc', 'explain-answer', 'explanation').
 MC_SUFFIX = (
@@ -156,7 +156,7 @@ def scored_questions(items: Sequence[MCItem], adaptation: str, size: int | None,
 
     Every adaptation other than 0-shot draws the same subsample (same seed), and 0-shot scores it too, so each
     adaptation effect can be computed on the questions its 0-shot baseline answered (see
-    :func:`choicelab.studies.steer.paired_questions`).
+    :func:`choicelab.studies.steer.tables.paired_questions`).
     """
     return list(items) if adaptation == "0shot" else subsample_questions(items, size, seed)
 

@@ -1,1 +1,50 @@
-"""Per-study table and figure functions (pure Python: pandas, matplotlib, networkx)."""
+"""The studies: one package each (``choicelab.studies.<name>``), registered once in :data:`STUDIES`.
+
+A study package holds its items, its scoring steps, its metrics, its tables and figures, and an ``artifacts`` module
+with its ``ARTIFACTS`` table (:mod:`choicelab.artifacts`); its rules are ``rules/<name>.smk`` (the Snakefile includes
+the rules of every registered study). A study whose questions other studies may score as a multiple-choice
+benchmark defines ``mc_benchmarks(config) -> {benchmark name: item file}`` in its package ``__init__``.
+
+Shared layers (``choicelab.lm``, ``choicelab.mc``, ``choicelab.stats``, the dump/provenance/io contract) never import
+a study.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from types import ModuleType
+from typing import Any
+
+# name -> what it reproduces; the order is the order of the Snakefile's includes and of the manifest.
+STUDIES: dict[str, str] = {
+    "revealed_belief": "Revealed vs stated belief of causal LMs (dice, coins, choice, preference)",
+    "bets": "Can language representation models think in bets? (Tang & Kejriwal)",
+    "steer": "STEER: economic rationality of LLMs (Raman et al.)",
+    "probes": "Prior bias and choice paralysis probes of commonsense MC models",
+    "scoring_methods": "Scoring methods for pragmatic MC items (Tsvilodub et al., LLM_link)",
+}
+
+
+def study_module(name: str) -> ModuleType:
+    if name not in STUDIES:
+        raise ValueError(f"unknown study {name!r}; registered studies: {list(STUDIES)}")
+    return importlib.import_module(f"choicelab.studies.{name}")
+
+
+def study_models(config: Mapping[str, Any], study: str) -> list[str]:
+    """The models a study runs: ``studies.<study>.models``, or none when the study is disabled."""
+    section = config["studies"][study]
+    return list(section["models"]) if section["enabled"] else []
+
+
+def mc_benchmarks(config: Mapping[str, Any]) -> dict[str, str]:
+    """Every multiple-choice benchmark a study of this config builds for the others to score: name -> item file."""
+    found: dict[str, str] = {}
+    for name in STUDIES:
+        provide = getattr(study_module(name), "mc_benchmarks", None)
+        for benchmark, path in (provide(config) if provide else {}).items():
+            if benchmark in found:
+                raise ValueError(f"two studies build a benchmark named {benchmark!r}")
+            found[benchmark] = path
+    return found

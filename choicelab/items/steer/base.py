@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from choicelab.items.schema import MCItem
+from choicelab.mc.items import MCItem
 from choicelab.items.steer.domains import PEOPLE, DomainVocab, vocab
 from choicelab.items.steer.taxonomy import Element, Taxonomy, load_taxonomy
 

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from choicelab.items.schema import MCItem
+from choicelab.mc.items import MCItem
 
 BENCHMARKS = ("anli", "hellaswag", "piqa", "siqa")
 LABEL_BASE = {"anli": 1, "hellaswag": 0, "piqa": 0, "siqa": 1}

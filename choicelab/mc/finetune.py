@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from choicelab.io import atomic_directory, write_json
-from choicelab.items.schema import MCItem
+from choicelab.mc.items import MCItem
 
 
 @dataclass(frozen=True)

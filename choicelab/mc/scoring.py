@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from choicelab.dumps import DumpRow, softmax
-from choicelab.items.schema import MCItem
+from choicelab.mc.items import MCItem
 
 LETTERS = tuple(string.ascii_uppercase)
 DEFAULT_ANSWER_SUFFIX = "Answer:"

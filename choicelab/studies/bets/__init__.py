@@ -1,0 +1,24 @@
+"""Bets (Tang & Kejriwal, "Can language representation models think in bets?"): value and bet questions, SWAG-then-task
+fine-tuning of encoders, Tables 1-20 and Figs. 1-3."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+RESULTS = "results/bets"
+
+
+def question_sets(section: Mapping[str, Any]) -> list[str]:
+    """The value question sets (one per template) and the bet question sets (one per modality) a config builds."""
+    return [f"value_{t}" for t in section["templates"]] + [f"bet_{m}" for m in section["modalities"]]
+
+
+def mc_benchmarks(config: Mapping[str, Any]) -> dict[str, str]:
+    """The test split of every question set joins the probes and scoring-methods grids."""
+    from choicelab.studies import study_models
+
+    if "bets" not in config["studies"] or not study_models(config, "bets"):
+        return {}
+    return {f"bets_{qset.lower()}": f"{RESULTS}/benchmarks/{qset}.test.parquet"
+            for qset in question_sets(config["studies"]["bets"])}

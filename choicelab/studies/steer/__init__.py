@@ -1,0 +1,18 @@
+"""STEER (Raman et al.): economic rationality of LLMs from generated multiple-choice questions across a taxonomy of
+elements, domains and grades; normalized accuracy, calibration, robustness and rubric-driven report cards."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+RESULTS = "results/steer"
+
+
+def mc_benchmarks(config: Mapping[str, Any]) -> dict[str, str]:
+    """The generated questions join the probes and scoring-methods grids."""
+    from choicelab.studies import study_models
+
+    if "steer" not in config["studies"] or not study_models(config, "steer"):
+        return {}
+    return {"steer": f"{RESULTS}/benchmark.parquet"}

@@ -118,6 +118,28 @@ def all_artifact_files():
     return [f for files in ARTIFACTS.values() for f in files]
 
 
+def study_settings(study):
+    """The typed settings of a study (its package's ``settings.from_config``): the config section after validation
+    filled the schema's defaults -- the one place defaults live."""
+    return choicelab.studies.study_module(study).settings.from_config(config)
+
+
+def artifact_outputs(folder, artifacts, caption, category, label="artifact"):
+    """Outputs of a job that writes ``artifacts`` (rows of a study's ARTIFACTS table) into ``folder``: per artifact
+    its files -- the first shown in the report, labelled with the artifact's name -- and each file's provenance
+    sidecar (``<file>.prov.json``, written by choicelab.provenance.write_artifact)."""
+    entries = []
+    for artifact in artifacts:
+        shown, *others = artifact.files(folder)
+        shown_file = report(
+            shown, caption=caption, category=category, labels={label: artifact.name}
+        )
+        entries.append(shown_file)
+        entries.extend(others)
+        entries.extend(artifact.sidecars(folder))
+    return entries
+
+
 def report_pairs(
     folder,
     names,

@@ -3,11 +3,11 @@ import json
 from pathlib import Path
 
 from snakemake.logging import logger
-from snakemake.utils import min_version, validate
+from snakemake.utils import min_version
 
 import choicelab.studies
 from choicelab.studies import STUDIES
-from choicelab.config import check_references, missing_keys, validate_schema
+from choicelab.config import check_references, missing_keys, validate_config
 
 min_version("9.0")
 
@@ -19,10 +19,8 @@ if missing_keys(config):
         "config: keys not in the config file take the schema's defaults (schemas/config.schema.yaml): "
         + ", ".join(missing_keys(config))
     )
-validate_schema(
-    config
-)  # names the offending key as a dotted path (studies.bets.default_stage)
-validate(config, schema="../schemas/config.schema.yaml")  # fills the schema's defaults
+# The one validation: fills the schema's defaults and names an offending key as a dotted path (studies.bets.seed).
+validate_config(config)
 check_references(config)
 
 

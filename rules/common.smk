@@ -104,22 +104,27 @@ MC_BENCHMARKS = choicelab.studies.mc_benchmarks(config)
 
 # -- artifacts ------------------------------------------------------------------------------------------------
 
-ARTIFACTS = {}
+ARTIFACT_FILES = {}
 
 
 def register_artifacts(study, files):
     """Each study's .smk registers the files of its tables and figures: they are targets of `rule all`."""
-    ARTIFACTS.setdefault(study, []).extend(files)
+    ARTIFACT_FILES.setdefault(study, []).extend(files)
 
 
 def all_artifact_files():
-    return [f for files in ARTIFACTS.values() for f in files]
+    return [f for files in ARTIFACT_FILES.values() for f in files]
 
 
 def study_settings(study):
     """The typed settings of a study (its package's ``settings.from_config``): the config section after validation
     filled the schema's defaults -- the one place defaults live."""
-    return choicelab.studies.study_module(study).settings.from_config(config)
+    return choicelab.studies.study_settings(config, study)
+
+
+def study_artifacts(study):
+    """The rows of a study's ARTIFACTS table (choicelab.studies.<study>.artifacts)."""
+    return choicelab.studies.study_artifacts(study)
 
 
 def artifact_outputs(folder, artifacts, caption, category, label="artifact"):

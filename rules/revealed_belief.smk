@@ -15,16 +15,12 @@ RB_ARTIFACTS = rb_artifacts.written(RB_MODELS, RB_ROLES, RB_SETTINGS.families)
 RB_TABLES = of_rule(RB_ARTIFACTS, "rb_tables")
 RB_FIGURES = of_rule(RB_ARTIFACTS, "rb_figures")
 RB_PAPER = "data/revealed_belief/paper/llama3_70b_chebyshev.csv"
-
-
-def rb_revealed_dumps(wildcards):
-    return expand(f"{RB}/dumps/{{model}}.revealed.parquet", model=RB_MODELS)
-
-
-def rb_stated_dumps(wildcards):
-    instruct = [m for m in RB_MODELS if RB_ROLES[m] == "instruct"]
-    return expand(f"{RB}/dumps/{{model}}.stated.parquet", model=instruct)
-
+# RevB of every model; StaA of the instruct models
+RB_REVEALED_DUMPS = expand(f"{RB}/dumps/{{model}}.revealed.parquet", model=RB_MODELS)
+RB_STATED_DUMPS = expand(
+    f"{RB}/dumps/{{model}}.stated.parquet",
+    model=[m for m in RB_MODELS if RB_ROLES[m] == "instruct"],
+)
 
 register_artifacts(
     "revealed_belief",
@@ -105,8 +101,8 @@ rule rb_metrics:
     input:
         scenarios=f"{RB}/scenarios.parquet",
         questions=f"{RB}/stated_questions.parquet",
-        revealed=rb_revealed_dumps,
-        stated=rb_stated_dumps,
+        revealed=RB_REVEALED_DUMPS,
+        stated=RB_STATED_DUMPS,
     output:
         f"{RB}/metrics/distances.parquet",
     log:
@@ -147,7 +143,7 @@ rule rb_figures:
     input:
         metrics=f"{RB}/metrics/distances.parquet",
         scenarios=f"{RB}/scenarios.parquet",
-        revealed=rb_revealed_dumps,
+        revealed=RB_REVEALED_DUMPS,
     output:
         artifact_outputs(
             RB_FIG,

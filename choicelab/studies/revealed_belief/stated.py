@@ -30,11 +30,7 @@ class StatedQuestion:
     outcome: str
     text: str  # the user message
     answers: tuple[str, ...]  # the five printed probabilities, in letter order
-    correct_index: int
-
-    @property
-    def correct_letter(self) -> str:
-        return ANSWER_LETTERS[self.correct_index]
+    correct_index: int  # position of the correct answer (A = 0)
 
 
 def answer_values(p: Fraction) -> tuple[list[str], int]:

@@ -173,52 +173,6 @@ def report_pairs(
     return entries
 
 
-# -- revealed belief ------------------------------------------------------------------------------------------
-
-RB = "results/revealed_belief"
-RB_FIG = "figures/revealed_belief"
-RB_FIGURES = ["fig2", "fig3", "fig4", "fig5", "fig6", "fig_single_die"]
-
-
-def rb_config(key, default=None):
-    return config["studies"].get("revealed_belief", {}).get(key, default)
-
-
-def rb_models(role=None):
-    names = study_models("revealed_belief")
-    if role is None:
-        return names
-    return [m for m in names if config["models"][m].get("role") == role]
-
-
-def rb_revealed_dumps(wildcards):
-    return expand(f"{RB}/dumps/{{model}}.revealed.parquet", model=rb_models())
-
-
-def rb_stated_dumps(wildcards):
-    return expand(f"{RB}/dumps/{{model}}.stated.parquet", model=rb_models("instruct"))
-
-
-def rb_block_models(block):
-    return rb_models("base" if block == 1 else "instruct")
-
-
-def rb_table_names():
-    """Appendix tables with at least one model of their block's role, plus Table 1 and compare_paper."""
-    from choicelab.pipelines.revealed_belief import appendix_table_ids
-
-    if not rb_models():
-        return []
-    families = rb_config("families", ["dice", "coins", "choice", "preference"])
-    group_family = {"b": "dice", "c": "coins", "d": "choice", "e": "preference"}
-    tables = [
-        t
-        for t, (group, block) in appendix_table_ids().items()
-        if rb_block_models(block) and group_family[group[0]] in families
-    ]
-    return ["table1", *tables, "compare_paper"]
-
-
 # -- bets ----------------------------------------------------------------------------------------------------
 
 BE = "results/bets"

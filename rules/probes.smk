@@ -1,16 +1,165 @@
 # Prior bias and choice paralysis: commonsense benchmarks -> one fine-tuned encoder per benchmark -> the four
 # probes -> logit dumps -> Tables 1-2, the in-text tables, Figs 3-6 and the comparison with the paper.
+#
+# Names other rule files may use: PR (the study's results folder), PR_SETTINGS (its typed settings,
+# choicelab.studies.probes.settings.Settings: PR_SETTINGS.benchmarks are the commonsense benchmarks whose dev items
+# it writes to f"{PR}/benchmarks/{benchmark}.dev.parquet") and PR_MODELS (its fine-tuned encoders; empty when the
+# study is off).
+
+from dataclasses import asdict
+
+from choicelab.artifacts import captions, of_rule
+from choicelab.studies.probes import RESULTS as PR
+from choicelab.studies.probes.artifacts import ARTIFACTS as PR_ARTIFACTS
+
+PR_FIG = "figures/probes"
+PR_SETTINGS = study_settings("probes")
+PR_MODELS = study_models("probes")
+
+
+def pr_folder(artifact):
+    return f"{PR}/tables" if artifact.kind == "table" else PR_FIG
+
+
+def pr_outputs(rule):
+    """The outputs of a job that writes artifacts: each one's files and provenance sidecars (ARTIFACTS)."""
+    return [
+        entry
+        for artifact in of_rule(PR_ARTIFACTS, rule)
+        for entry in artifact_outputs(
+            pr_folder(artifact),
+            [artifact],
+            caption="../report/probes.rst",
+            category="probes",
+        )
+    ]
+
+
+def pr_captions(rule):
+    return captions(of_rule(PR_ARTIFACTS, rule))
 
 
 register_artifacts(
     "probes",
-    (
-        [f"{PR}/tables/{t}.{ext}" for t in PR_TABLES for ext in ("csv", "md")]
-        + [f"{PR_FIG}/{f}.{ext}" for f in PR_FIGURES for ext in ("png", "svg")]
-        if study_models("probes")
-        else []
-    ),
+    [f for a in PR_ARTIFACTS for f in a.files(pr_folder(a))] if PR_MODELS else [],
 )
+
+
+def pr_source_files(wildcards):
+    """Public files a benchmark is read from (the data mirror's, else the download rules'), and the official full
+    train release (always downloaded, checksummed) when studies.probes.train_data is full.
+    """
+    from choicelab.mc.commonsense import SOURCES, train_files
+
+    files = [
+        f"{data_root()}/{f.mirror_path}"
+        for (benchmark, _), remotes in SOURCES.items()
+        if benchmark == wildcards.benchmark
+        for f in remotes
+    ]
+    if PR_SETTINGS.train_data == "full":
+        files += [
+            f"results/downloads/{f.mirror_path}"
+            for f in train_files(wildcards.benchmark, "full")
+        ]
+    return files
+
+
+def pr_checkpoint(wildcards):
+    return f"{PR}/checkpoints/{wildcards.model}__{wildcards.benchmark}"
+
+
+def pr_embedder(wildcards):
+    return model_dir(PR_SETTINGS.embedder)
+
+
+def pr_dumps(wildcards):
+    return expand(
+        f"{PR}/dumps/{{model}}__{{benchmark}}.parquet",
+        model=PR_MODELS,
+        benchmark=PR_SETTINGS.benchmarks,
+    )
+
+
+def pr_control_models():
+    """Pre-trained encoders scored with an untrained multiple-choice head (Sec. 4.3-4.4 controls); null: the
+    fine-tuned encoders' base models."""
+    chosen = PR_SETTINGS.control_models
+    names = list(PR_MODELS if chosen is None else chosen)
+    for name in names:
+        kind = config["models"].get(name, {}).get("kind")
+        if kind not in ("encoder", "seq2seq"):
+            raise ValueError(
+                f"config key 'studies.probes.control_models': {name!r} is "
+                f"{'not under models:' if kind is None else f'a {kind} model'}; controls are encoders "
+                "(untrained multiple-choice head) or seq2seq QA models (UnifiedQA)"
+            )
+    return names
+
+
+def pr_control_dumps(wildcards):
+    return expand(f"{PR}/dumps/{{model}}.control.parquet", model=pr_control_models())
+
+
+def pr_probed(wildcards):
+    return expand(
+        f"{PR}/probed/{{benchmark}}.parquet", benchmark=PR_SETTINGS.benchmarks
+    )
+
+
+def pr_timings(wildcards):
+    return expand(
+        f"{PR}/timing/{{model}}__{{benchmark}}.csv",
+        model=PR_MODELS,
+        benchmark=PR_SETTINGS.benchmarks,
+    )
+
+
+def pr_causal_benchmarks():
+    """The benchmarks the causal LMs score probes on: studies.probes.causal_benchmarks (null = every one the
+    workflow builds, the commonsense ones first)."""
+    from choicelab.config import chosen_benchmarks
+
+    every = list(dict.fromkeys([*PR_SETTINGS.benchmarks, *sorted(MC_BENCHMARKS)]))
+    return chosen_benchmarks(
+        every, PR_SETTINGS.causal_benchmarks, "studies.probes.causal_benchmarks"
+    )
+
+
+def pr_causal_dumps(wildcards):
+    return expand(
+        f"{PR}/dumps/{{model}}__{{benchmark}}.causal.parquet",
+        model=PR_SETTINGS.causal_models,
+        benchmark=pr_causal_benchmarks(),
+    )
+
+
+def pr_all_probed(wildcards):
+    """The probes of every benchmark in the robustness matrix: the encoders' and the causal LMs'."""
+    benchmarks = dict.fromkeys([*PR_SETTINGS.benchmarks, *pr_causal_benchmarks()])
+    return expand(f"{PR}/probed/{{benchmark}}.parquet", benchmark=list(benchmarks))
+
+
+def pr_external_items(wildcards):
+    return MC_BENCHMARKS[wildcards.benchmark]
+
+
+def pr_train(wildcards):
+    return expand(
+        f"{PR}/benchmarks/{{benchmark}}.train.parquet",
+        benchmark=PR_SETTINGS.benchmarks,
+    )
+
+
+def pr_dev(wildcards):
+    return expand(
+        f"{PR}/benchmarks/{{benchmark}}.dev.parquet",
+        benchmark=PR_SETTINGS.benchmarks,
+    )
+
+
+# A causal-benchmark selection naming a benchmark this config does not build fails here, before any job runs.
+pr_causal_benchmarks()
 
 
 rule download_commonsense:
@@ -41,11 +190,11 @@ rule probes_benchmark:
     params:
         root=data_root(),
         full_root="results/downloads",
-        train_data=pr_config("train_data", "mirror"),
-        train_size=pr_config("train_size"),
-        dev_size=pr_config("dev_size"),
-        dev_train_fraction=pr_config("dev_train_fraction", 0.5),
-        heldout_fraction=pr_config("heldout_fraction", 0.1),
+        train_data=PR_SETTINGS.train_data,
+        train_size=PR_SETTINGS.train_size,
+        dev_size=PR_SETTINGS.dev_size,
+        dev_train_fraction=PR_SETTINGS.dev_train_fraction,
+        heldout_fraction=PR_SETTINGS.heldout_fraction,
         seed=config["seed"],
     script:
         "../scripts/probes_benchmark.py"
@@ -67,10 +216,10 @@ rule probes_probed:
         mem_mb=attempt_scaled(4000),
         runtime=attempt_scaled(30),
     params:
-        trials=pr_config("trials", 5),
-        cp_n=pr_config("cp_n", [5, 10, 15]),
-        cp_instances=pr_config("cp_instances", 50),
-        cp_sampling=pr_config("cp_sampling", ["random", "heuristic"]),
+        trials=PR_SETTINGS.trials,
+        cp_n=PR_SETTINGS.cp_n,
+        cp_instances=PR_SETTINGS.cp_instances,
+        cp_sampling=PR_SETTINGS.cp_sampling,
         seed=config["seed"],
         device=config["device"],
     script:
@@ -96,7 +245,7 @@ rule probes_finetune:
         runtime=attempt_scaled(120),
         gpu=model_gpus,
     params:
-        finetune=pr_config("finetune", {}),
+        finetune=asdict(PR_SETTINGS.finetune),
         seed=config["seed"],
         device=config["device"],
     script:
@@ -122,7 +271,7 @@ rule probes_score:
         runtime=attempt_scaled(60),
         gpu=model_gpus,
     params:
-        max_length=pr_config("finetune", {}).get("max_length", 128),
+        max_length=PR_SETTINGS.finetune.max_length,
         device=config["device"],
     script:
         "../scripts/probes_score.py"
@@ -147,9 +296,9 @@ rule probes_control_score:
         runtime=attempt_scaled(60),
         gpu=model_gpus,
     params:
-        max_length=pr_config("finetune", {}).get("max_length", 128),
-        control_items=pr_config("control_items"),
-        seq2seq_control_items=pr_config("seq2seq_control_items", 150),
+        max_length=PR_SETTINGS.finetune.max_length,
+        control_items=PR_SETTINGS.control_items,
+        seq2seq_control_items=PR_SETTINGS.seq2seq_control_items,
         max_batch_tokens=config["engine"]["max_batch_tokens"],
         seed=config["seed"],
         device=config["device"],
@@ -164,17 +313,13 @@ rule probes_controls:
         confidences=f"{PR}/metrics/confidences.parquet",
         paper=repo_file("data/probes/paper/controls.csv"),
     output:
-        csv=report(
-            f"{PR}/tables/table_controls.csv",
-            caption="../report/probes.rst",
-            category="probes",
-            labels={"artifact": "table_controls"},
-        ),
-        md=f"{PR}/tables/table_controls.md",
+        pr_outputs("probes_controls"),
     log:
         "results/logs/probes/table_controls.log",
     conda:
         "../envs/analysis.yaml"
+    params:
+        captions=pr_captions("probes_controls"),
     script:
         "../scripts/probes_controls.py"
 
@@ -229,7 +374,7 @@ rule probes_causal_score:
         runtime=attempt_scaled(60),
         gpu=model_gpus,
     params:
-        causal_items=pr_config("causal_items"),
+        causal_items=PR_SETTINGS.causal_items,
         max_batch_tokens=config["engine"]["max_batch_tokens"],
         seed=config["seed"],
         device=config["device"],
@@ -243,24 +388,13 @@ rule probes_robustness:
         causal=pr_causal_dumps,
         probed=pr_all_probed,
     output:
-        csv=report(
-            f"{PR}/tables/robustness_matrix.csv",
-            caption="../report/probes.rst",
-            category="probes",
-            labels={"artifact": "robustness_matrix"},
-        ),
-        md=f"{PR}/tables/robustness_matrix.md",
-        png=report(
-            f"{PR_FIG}/fig_robustness_matrix.png",
-            caption="../report/probes.rst",
-            category="probes",
-            labels={"artifact": "fig_robustness_matrix"},
-        ),
-        svg=f"{PR_FIG}/fig_robustness_matrix.svg",
+        pr_outputs("probes_robustness"),
     log:
         "results/logs/probes/robustness_matrix.log",
     conda:
         "../envs/analysis.yaml"
+    params:
+        captions=pr_captions("probes_robustness"),
     script:
         "../scripts/probes_robustness.py"
 
@@ -273,19 +407,15 @@ rule probes_tables:
         paper1=repo_file("data/probes/paper/table1.csv"),
         paper2=repo_file("data/probes/paper/table2.csv"),
     output:
-        report_pairs(
-            f"{PR}/tables",
-            PR_CONFIDENCE_TABLES,
-            caption="../report/probes.rst",
-            category="probes",
-        ),
+        pr_outputs("probes_tables"),
     log:
         "results/logs/probes/tables.log",
     conda:
         "../envs/analysis.yaml"
     params:
         seed=config["seed"],
-        trials=pr_config("trials", 5),
+        trials=PR_SETTINGS.trials,
+        captions=pr_captions("probes_tables"),
     script:
         "../scripts/probes_tables.py"
 
@@ -307,7 +437,7 @@ rule probes_time:
         runtime=attempt_scaled(30),
         gpu=model_gpus,
     params:
-        max_length=pr_config("finetune", {}).get("max_length", 128),
+        max_length=PR_SETTINGS.finetune.max_length,
         device=config["device"],
     script:
         "../scripts/probes_time.py"
@@ -315,19 +445,15 @@ rule probes_time:
 
 rule probes_timing_table:
     input:
-        pr_timings,
+        timings=pr_timings,
     output:
-        csv=report(
-            f"{PR}/tables/table_timing.csv",
-            caption="../report/probes.rst",
-            category="probes",
-            labels={"artifact": "table_timing"},
-        ),
-        md=f"{PR}/tables/table_timing.md",
+        pr_outputs("probes_timing_table"),
     log:
         "results/logs/probes/table_timing.log",
     conda:
         "../envs/analysis.yaml"
+    params:
+        captions=pr_captions("probes_timing_table"),
     script:
         "../scripts/probes_timing_table.py"
 
@@ -336,17 +462,12 @@ rule probes_figures:
     input:
         confidences=f"{PR}/metrics/confidences.parquet",
     output:
-        report_pairs(
-            PR_FIG,
-            PR_CONFIDENCE_FIGURES,
-            caption="../report/probes.rst",
-            category="probes",
-            shown="png",
-            paired="svg",
-        ),
+        pr_outputs("probes_figures"),
     log:
         "results/logs/probes/figures.log",
     conda:
         "../envs/analysis.yaml"
+    params:
+        captions=pr_captions("probes_figures"),
     script:
         "../scripts/probes_figures.py"

@@ -1,165 +1,47 @@
 # Prior bias and choice paralysis: commonsense benchmarks -> one fine-tuned encoder per benchmark -> the four
 # probes -> logit dumps -> Tables 1-2, the in-text tables, Figs 3-6 and the comparison with the paper.
+# Settings: choicelab.studies.probes.settings (studies.probes, defaults in the schema); tables and figures:
+# choicelab.studies.probes.artifacts.ARTIFACTS; input functions and params: choicelab.studies.probes.jobs.Jobs.
 #
-# Names other rule files may use: PR (the study's results folder), PR_SETTINGS (its typed settings,
-# choicelab.studies.probes.settings.Settings: PR_SETTINGS.benchmarks are the commonsense benchmarks whose dev items
-# it writes to f"{PR}/benchmarks/{benchmark}.dev.parquet") and PR_MODELS (its fine-tuned encoders; empty when the
-# study is off).
-
-from dataclasses import asdict
+# Names other rule files may use (all names of this file start with pr_/PR_): PR (the study's results folder),
+# PR_SETTINGS (its typed settings, or None without a studies.probes section; PR_SETTINGS.benchmarks are the
+# commonsense benchmarks whose dev items it writes to f"{PR}/benchmarks/{benchmark}.dev.parquet") and PR_MODELS
+# (its fine-tuned encoders; empty when the study is off).
 
 from choicelab.artifacts import captions, of_rule
 from choicelab.studies.probes import RESULTS as PR
-from choicelab.studies.probes.artifacts import ARTIFACTS as PR_ARTIFACTS
+from choicelab.studies.probes import artifacts as pr_artifacts
+from choicelab.studies.probes import jobs as pr_jobs
 
-PR_FIG = "figures/probes"
-PR_SETTINGS = study_settings("probes")
 PR_MODELS = study_models("probes")
-
-
-def pr_folder(artifact):
-    return f"{PR}/tables" if artifact.kind == "table" else PR_FIG
-
-
-def pr_outputs(rule):
-    """The outputs of a job that writes artifacts: each one's files and provenance sidecars (ARTIFACTS)."""
-    return [
+PR_JOBS = pr_jobs.Jobs.from_config(
+    config,
+    models=PR_MODELS,
+    data_root=data_root(),
+    mc_benchmarks=MC_BENCHMARKS,
+    model_dir=model_dir,
+)
+PR_SETTINGS = PR_JOBS.section
+# Each artifact-writing rule's outputs (files and provenance sidecars) and report captions, from ARTIFACTS.
+PR_OUTPUTS = {
+    job: [
         entry
-        for artifact in of_rule(PR_ARTIFACTS, rule)
+        for folder, rows in pr_artifacts.by_folder(job).items()
         for entry in artifact_outputs(
-            pr_folder(artifact),
-            [artifact],
-            caption="../report/probes.rst",
-            category="probes",
+            folder, rows, caption="../report/probes.rst", category="probes"
         )
     ]
+    for job in pr_artifacts.RULES
+}
+PR_CAPTIONS = {
+    job: captions(of_rule(pr_artifacts.ARTIFACTS, job)) for job in pr_artifacts.RULES
+}
 
-
-def pr_captions(rule):
-    return captions(of_rule(PR_ARTIFACTS, rule))
-
-
-register_artifacts(
-    "probes",
-    [f for a in PR_ARTIFACTS for f in a.files(pr_folder(a))] if PR_MODELS else [],
-)
-
-
-def pr_source_files(wildcards):
-    """Public files a benchmark is read from (the data mirror's, else the download rules'), and the official full
-    train release (always downloaded, checksummed) when studies.probes.train_data is full.
-    """
-    from choicelab.mc.commonsense import SOURCES, train_files
-
-    files = [
-        f"{data_root()}/{f.mirror_path}"
-        for (benchmark, _), remotes in SOURCES.items()
-        if benchmark == wildcards.benchmark
-        for f in remotes
-    ]
-    if PR_SETTINGS.train_data == "full":
-        files += [
-            f"results/downloads/{f.mirror_path}"
-            for f in train_files(wildcards.benchmark, "full")
-        ]
-    return files
-
-
-def pr_checkpoint(wildcards):
-    return f"{PR}/checkpoints/{wildcards.model}__{wildcards.benchmark}"
-
-
-def pr_embedder(wildcards):
-    return model_dir(PR_SETTINGS.embedder)
-
-
-def pr_dumps(wildcards):
-    return expand(
-        f"{PR}/dumps/{{model}}__{{benchmark}}.parquet",
-        model=PR_MODELS,
-        benchmark=PR_SETTINGS.benchmarks,
-    )
-
-
-def pr_control_models():
-    """Pre-trained encoders scored with an untrained multiple-choice head (Sec. 4.3-4.4 controls); null: the
-    fine-tuned encoders' base models."""
-    chosen = PR_SETTINGS.control_models
-    names = list(PR_MODELS if chosen is None else chosen)
-    for name in names:
-        kind = config["models"].get(name, {}).get("kind")
-        if kind not in ("encoder", "seq2seq"):
-            raise ValueError(
-                f"config key 'studies.probes.control_models': {name!r} is "
-                f"{'not under models:' if kind is None else f'a {kind} model'}; controls are encoders "
-                "(untrained multiple-choice head) or seq2seq QA models (UnifiedQA)"
-            )
-    return names
-
-
-def pr_control_dumps(wildcards):
-    return expand(f"{PR}/dumps/{{model}}.control.parquet", model=pr_control_models())
-
-
-def pr_probed(wildcards):
-    return expand(
-        f"{PR}/probed/{{benchmark}}.parquet", benchmark=PR_SETTINGS.benchmarks
-    )
-
-
-def pr_timings(wildcards):
-    return expand(
-        f"{PR}/timing/{{model}}__{{benchmark}}.csv",
-        model=PR_MODELS,
-        benchmark=PR_SETTINGS.benchmarks,
-    )
-
-
-def pr_causal_benchmarks():
-    """The benchmarks the causal LMs score probes on: studies.probes.causal_benchmarks (null = every one the
-    workflow builds, the commonsense ones first)."""
-    from choicelab.config import chosen_benchmarks
-
-    every = list(dict.fromkeys([*PR_SETTINGS.benchmarks, *sorted(MC_BENCHMARKS)]))
-    return chosen_benchmarks(
-        every, PR_SETTINGS.causal_benchmarks, "studies.probes.causal_benchmarks"
-    )
-
-
-def pr_causal_dumps(wildcards):
-    return expand(
-        f"{PR}/dumps/{{model}}__{{benchmark}}.causal.parquet",
-        model=PR_SETTINGS.causal_models,
-        benchmark=pr_causal_benchmarks(),
-    )
-
-
-def pr_all_probed(wildcards):
-    """The probes of every benchmark in the robustness matrix: the encoders' and the causal LMs'."""
-    benchmarks = dict.fromkeys([*PR_SETTINGS.benchmarks, *pr_causal_benchmarks()])
-    return expand(f"{PR}/probed/{{benchmark}}.parquet", benchmark=list(benchmarks))
-
-
-def pr_external_items(wildcards):
-    return MC_BENCHMARKS[wildcards.benchmark]
-
-
-def pr_train(wildcards):
-    return expand(
-        f"{PR}/benchmarks/{{benchmark}}.train.parquet",
-        benchmark=PR_SETTINGS.benchmarks,
-    )
-
-
-def pr_dev(wildcards):
-    return expand(
-        f"{PR}/benchmarks/{{benchmark}}.dev.parquet",
-        benchmark=PR_SETTINGS.benchmarks,
-    )
-
+register_artifacts("probes", pr_artifacts.artifact_files(enabled=bool(PR_MODELS)))
 
 # A causal-benchmark selection naming a benchmark this config does not build fails here, before any job runs.
-pr_causal_benchmarks()
+if PR_SETTINGS is not None:
+    PR_JOBS.causal_benchmarks()
 
 
 rule download_commonsense:
@@ -177,7 +59,7 @@ rule download_commonsense:
 
 rule probes_benchmark:
     input:
-        pr_source_files,
+        PR_JOBS.source_files,
     output:
         train=f"{PR}/benchmarks/{{benchmark}}.train.parquet",
         dev=f"{PR}/benchmarks/{{benchmark}}.dev.parquet",
@@ -190,11 +72,11 @@ rule probes_benchmark:
     params:
         root=data_root(),
         full_root="results/downloads",
-        train_data=PR_SETTINGS.train_data,
-        train_size=PR_SETTINGS.train_size,
-        dev_size=PR_SETTINGS.dev_size,
-        dev_train_fraction=PR_SETTINGS.dev_train_fraction,
-        heldout_fraction=PR_SETTINGS.heldout_fraction,
+        train_data=PR_JOBS.setting("train_data"),
+        train_size=PR_JOBS.setting("train_size"),
+        dev_size=PR_JOBS.setting("dev_size"),
+        dev_train_fraction=PR_JOBS.setting("dev_train_fraction"),
+        heldout_fraction=PR_JOBS.setting("heldout_fraction"),
         seed=config["seed"],
     script:
         "../scripts/probes_benchmark.py"
@@ -203,7 +85,7 @@ rule probes_benchmark:
 rule probes_probed:
     input:
         dev=f"{PR}/benchmarks/{{benchmark}}.dev.parquet",
-        embedder=pr_embedder,
+        embedder=PR_JOBS.embedder,
     output:
         f"{PR}/probed/{{benchmark}}.parquet",
     log:
@@ -216,10 +98,10 @@ rule probes_probed:
         mem_mb=attempt_scaled(4000),
         runtime=attempt_scaled(30),
     params:
-        trials=PR_SETTINGS.trials,
-        cp_n=PR_SETTINGS.cp_n,
-        cp_instances=PR_SETTINGS.cp_instances,
-        cp_sampling=PR_SETTINGS.cp_sampling,
+        trials=PR_JOBS.setting("trials"),
+        cp_n=PR_JOBS.setting("cp_n"),
+        cp_instances=PR_JOBS.setting("cp_instances"),
+        cp_sampling=PR_JOBS.setting("cp_sampling"),
         seed=config["seed"],
         device=config["device"],
     script:
@@ -245,7 +127,7 @@ rule probes_finetune:
         runtime=attempt_scaled(120),
         gpu=model_gpus,
     params:
-        finetune=asdict(PR_SETTINGS.finetune),
+        finetune=PR_JOBS.setting("finetune"),
         seed=config["seed"],
         device=config["device"],
     script:
@@ -254,7 +136,7 @@ rule probes_finetune:
 
 rule probes_score:
     input:
-        checkpoint=pr_checkpoint,
+        checkpoint=PR_JOBS.checkpoint,
         probed=f"{PR}/probed/{{benchmark}}.parquet",
     output:
         f"{PR}/dumps/{{model}}__{{benchmark}}.parquet",
@@ -271,7 +153,7 @@ rule probes_score:
         runtime=attempt_scaled(60),
         gpu=model_gpus,
     params:
-        max_length=PR_SETTINGS.finetune.max_length,
+        max_length=PR_JOBS.setting("finetune.max_length"),
         device=config["device"],
     script:
         "../scripts/probes_score.py"
@@ -280,7 +162,7 @@ rule probes_score:
 rule probes_control_score:
     input:
         base=wildcard_model_dir,
-        probed=pr_probed,
+        probed=PR_JOBS.probed,
     output:
         f"{PR}/dumps/{{model}}.control.parquet",
     log:
@@ -296,9 +178,9 @@ rule probes_control_score:
         runtime=attempt_scaled(60),
         gpu=model_gpus,
     params:
-        max_length=PR_SETTINGS.finetune.max_length,
-        control_items=PR_SETTINGS.control_items,
-        seq2seq_control_items=PR_SETTINGS.seq2seq_control_items,
+        max_length=PR_JOBS.setting("finetune.max_length"),
+        control_items=PR_JOBS.setting("control_items"),
+        seq2seq_control_items=PR_JOBS.setting("seq2seq_control_items"),
         max_batch_tokens=config["engine"]["max_batch_tokens"],
         seed=config["seed"],
         device=config["device"],
@@ -308,26 +190,26 @@ rule probes_control_score:
 
 rule probes_controls:
     input:
-        dumps=pr_control_dumps,
-        probed=pr_probed,
+        dumps=PR_JOBS.control_dumps,
+        probed=PR_JOBS.probed,
         confidences=f"{PR}/metrics/confidences.parquet",
         paper=repo_file("data/probes/paper/controls.csv"),
     output:
-        pr_outputs("probes_controls"),
+        PR_OUTPUTS["probes_controls"],
     log:
         "results/logs/probes/table_controls.log",
     conda:
         "../envs/analysis.yaml"
     params:
-        captions=pr_captions("probes_controls"),
+        captions=PR_CAPTIONS["probes_controls"],
     script:
         "../scripts/probes_controls.py"
 
 
 rule probes_confidences:
     input:
-        dumps=pr_dumps,
-        probed=pr_probed,
+        dumps=PR_JOBS.dumps,
+        probed=PR_JOBS.probed,
     output:
         f"{PR}/metrics/confidences.parquet",
     log:
@@ -342,7 +224,7 @@ if MC_BENCHMARKS:
 
     rule probes_external_benchmark:
         input:
-            pr_external_items,
+            PR_JOBS.external_items,
         output:
             dev=f"{PR}/benchmarks/{{benchmark}}.dev.parquet",
         log:
@@ -374,7 +256,7 @@ rule probes_causal_score:
         runtime=attempt_scaled(60),
         gpu=model_gpus,
     params:
-        causal_items=PR_SETTINGS.causal_items,
+        causal_items=PR_JOBS.setting("causal_items"),
         max_batch_tokens=config["engine"]["max_batch_tokens"],
         seed=config["seed"],
         device=config["device"],
@@ -384,17 +266,17 @@ rule probes_causal_score:
 
 rule probes_robustness:
     input:
-        encoder=pr_dumps,
-        causal=pr_causal_dumps,
-        probed=pr_all_probed,
+        encoder=PR_JOBS.dumps,
+        causal=PR_JOBS.causal_dumps,
+        probed=PR_JOBS.all_probed,
     output:
-        pr_outputs("probes_robustness"),
+        PR_OUTPUTS["probes_robustness"],
     log:
         "results/logs/probes/robustness_matrix.log",
     conda:
         "../envs/analysis.yaml"
     params:
-        captions=pr_captions("probes_robustness"),
+        captions=PR_CAPTIONS["probes_robustness"],
     script:
         "../scripts/probes_robustness.py"
 
@@ -402,27 +284,27 @@ rule probes_robustness:
 rule probes_tables:
     input:
         confidences=f"{PR}/metrics/confidences.parquet",
-        dev=pr_dev,
-        train=pr_train,
+        dev=PR_JOBS.dev,
+        train=PR_JOBS.train,
         paper1=repo_file("data/probes/paper/table1.csv"),
         paper2=repo_file("data/probes/paper/table2.csv"),
     output:
-        pr_outputs("probes_tables"),
+        PR_OUTPUTS["probes_tables"],
     log:
         "results/logs/probes/tables.log",
     conda:
         "../envs/analysis.yaml"
     params:
         seed=config["seed"],
-        trials=PR_SETTINGS.trials,
-        captions=pr_captions("probes_tables"),
+        trials=PR_JOBS.setting("trials"),
+        captions=PR_CAPTIONS["probes_tables"],
     script:
         "../scripts/probes_tables.py"
 
 
 rule probes_time:
     input:
-        checkpoint=pr_checkpoint,
+        checkpoint=PR_JOBS.checkpoint,
         probed=f"{PR}/probed/{{benchmark}}.parquet",
     output:
         f"{PR}/timing/{{model}}__{{benchmark}}.csv",
@@ -437,7 +319,7 @@ rule probes_time:
         runtime=attempt_scaled(30),
         gpu=model_gpus,
     params:
-        max_length=PR_SETTINGS.finetune.max_length,
+        max_length=PR_JOBS.setting("finetune.max_length"),
         device=config["device"],
     script:
         "../scripts/probes_time.py"
@@ -445,15 +327,15 @@ rule probes_time:
 
 rule probes_timing_table:
     input:
-        timings=pr_timings,
+        timings=PR_JOBS.timings,
     output:
-        pr_outputs("probes_timing_table"),
+        PR_OUTPUTS["probes_timing_table"],
     log:
         "results/logs/probes/table_timing.log",
     conda:
         "../envs/analysis.yaml"
     params:
-        captions=pr_captions("probes_timing_table"),
+        captions=PR_CAPTIONS["probes_timing_table"],
     script:
         "../scripts/probes_timing_table.py"
 
@@ -462,12 +344,12 @@ rule probes_figures:
     input:
         confidences=f"{PR}/metrics/confidences.parquet",
     output:
-        pr_outputs("probes_figures"),
+        PR_OUTPUTS["probes_figures"],
     log:
         "results/logs/probes/figures.log",
     conda:
         "../envs/analysis.yaml"
     params:
-        captions=pr_captions("probes_figures"),
+        captions=PR_CAPTIONS["probes_figures"],
     script:
         "../scripts/probes_figures.py"

@@ -456,9 +456,8 @@ def test_a_key_left_out_takes_the_schemas_default_and_nothing_else(tmp_path):
     from pathlib import Path
 
     import yaml
-    from snakemake.utils import validate
 
-    from choicelab.config import SCHEMA_PATH
+    from choicelab.config import validate_config
     from choicelab.studies.probes.settings import from_config
 
     smoke = yaml.safe_load((Path(__file__).resolve().parent.parent / "configs" / "smoke.yaml").read_text())
@@ -468,7 +467,7 @@ def test_a_key_left_out_takes_the_schemas_default_and_nothing_else(tmp_path):
     del partial["studies"]["probes"]["finetune"]["max_length"], partial["studies"]["probes"]["causal_items"]
     with pytest.raises(KeyError, match="studies.probes.causal_items"):
         from_config(partial)
-    validate(partial, schema=str(SCHEMA_PATH))
+    validate_config(partial)
     filled = from_config(partial)
     assert filled.finetune.max_length == 128 and filled.causal_items is None
     del partial["studies"]["probes"]
@@ -504,3 +503,52 @@ def test_a_job_builds_a_table_another_artifact_reads_once(monkeypatch):
     assert list(artifacts.build(["table_nra", "fig4"], {"conf": "c"})) == [("table_nra", "frame"),
                                                                            ("fig4", ("fig", "frame"))]
     assert calls == ["c"]
+
+
+OTHER_BENCHMARKS = ("steer", "bets_value_cv", "bets_bet_coin", "pragmatics")  # other studies' MC benchmarks
+
+
+def _jobs(mutate=None, mirror="/mirror"):
+    from pathlib import Path
+
+    import yaml
+
+    from choicelab.config import validate_config
+    from choicelab.studies.probes.jobs import Jobs
+
+    config = yaml.safe_load((Path(__file__).resolve().parent.parent / "configs" / "smoke.yaml").read_text())
+    if mutate:
+        mutate(config)
+    validate_config(config)
+    return Jobs.from_config(config, models=["tiny-bert"], data_root=mirror,
+                            mc_benchmarks={name: f"{name}.parquet" for name in OTHER_BENCHMARKS},
+                            model_dir="results/models/{}".format)
+
+
+def test_a_benchmark_job_declares_the_mirror_files_it_reads_and_the_full_release_when_asked():
+    from types import SimpleNamespace
+
+    piqa = SimpleNamespace(benchmark="piqa")
+    assert _jobs().source_files(piqa) == ["/mirror/commonsense/piqa/dev.jsonl", "/mirror/commonsense/piqa/dev-labels.lst",
+                                          "/mirror/commonsense/piqa/train.jsonl",
+                                          "/mirror/commonsense/piqa/train-labels.lst"]
+    full = _jobs(lambda c: c["studies"]["probes"].update(train_data="full"), mirror="results/downloads")
+    assert full.source_files(piqa)[-2:] == ["results/downloads/commonsense/piqa/full/train.jsonl",
+                                            "results/downloads/commonsense/piqa/full/train-labels.lst"]
+
+
+def test_jobs_give_typed_settings_as_params_and_name_a_bad_selection():
+    from choicelab.config import ConfigError
+
+    jobs = _jobs()
+    assert jobs.setting("finetune.max_length")(None) == 64  # the encoders' scoring bound: the fine-tuning max_length
+    assert jobs.setting("finetune")(None)["learning_rate"] == 0.001  # a nested section travels as a dict
+    # the smoke config's selection, in the workflow's order: the commonsense benchmarks first, then the others by name
+    assert jobs.causal_benchmarks() == ["anli", "bets_bet_coin", "bets_value_cv", "pragmatics", "steer"]
+    assert jobs.control_models() == ["tiny-bert"]  # null: the fine-tuned encoders' base models
+    bad = _jobs(lambda c: c["studies"]["probes"].update(causal_benchmarks=["anli", "stear"]))
+    with pytest.raises(ConfigError, match=r"studies\.probes\.causal_benchmarks.*'stear'"):
+        bad.causal_benchmarks()
+    causal = _jobs(lambda c: c["studies"]["probes"].update(control_models=["tiny-llama"]))
+    with pytest.raises(ValueError, match="control_models.*a causal model"):
+        causal.control_models()

@@ -11,11 +11,11 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from choicelab.artifacts import SIDECAR_SUFFIX, Artifact, by_name
+from choicelab.artifacts import Artifact, by_name
 from choicelab.io import write_csv, write_text
 from choicelab.plotting import save_figure
-from choicelab.provenance import write_artifact
-from choicelab.studies.probes import figures, paper, tables
+from choicelab.provenance import SIDECAR_SUFFIX, write_artifact
+from choicelab.studies.probes import RESULTS, figures, paper, tables
 
 ARTIFACTS: tuple[Artifact, ...] = (
     # rule probes_tables: Tables 1-2, the in-text tables and the comparison with the paper
@@ -82,6 +82,29 @@ ARTIFACTS: tuple[Artifact, ...] = (
     Artifact("fig6", "Figure 6", "hits@k under Choice Paralysis, both samplings (+- SE; dashed: original accuracy)",
              figures.fig6_hits_at_k, "probes_figures", kind="figure"),
 )
+
+TABLES = f"{RESULTS}/tables"
+FIGURES = "figures/probes"
+RULES = tuple(dict.fromkeys(artifact.rule for artifact in ARTIFACTS))  # the rules that write artifacts
+
+
+def folder(artifact: Artifact) -> str:
+    return TABLES if artifact.kind == "table" else FIGURES
+
+
+def by_folder(rule: str) -> dict[str, list[Artifact]]:
+    """The artifacts a rule writes, by the folder they go to (tables, figures)."""
+    found: dict[str, list[Artifact]] = {}
+    for artifact in ARTIFACTS:
+        if artifact.rule == rule:
+            found.setdefault(folder(artifact), []).append(artifact)
+    return found
+
+
+def artifact_files(enabled: bool) -> list[str]:
+    """Every table's and figure's files (the targets of ``rule all``), or none when the study is off."""
+    return [path for artifact in ARTIFACTS for path in artifact.files(folder(artifact))] if enabled else []
+
 
 # What each builder is called with, in order: a job's named input, or the frame of another artifact.
 ARGUMENTS: dict[str, tuple[str, ...]] = {

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import byte_reproducible, REPO, repo_env, run_snakemake
+from conftest import REPO, byte_reproducible, repo_env, run_snakemake
 
 pytestmark = pytest.mark.slurm
 CLUSTER = REPO / "tests" / "slurm" / "cluster.sh"

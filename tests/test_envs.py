@@ -183,7 +183,7 @@ def _site_tree(tmp: Path, names: set[str]) -> Path:
     tree = tmp / "site-packages"
     tree.mkdir()
     for dist in metadata.distributions():
-        if _canonical(dist.metadata["Name"]) not in names:
+        if _canonical(dist.metadata["Name"] or "") not in names:
             continue
         for top in {Path(str(f)).parts[0] for f in dist.files or []} - {".."}:
             source = Path(str(dist.locate_file(top)))

@@ -62,6 +62,12 @@ def _embedded_pins() -> dict[str, str]:
     return _pins([line for line in lines if line])
 
 
+def test_pyproject_pins_every_dependency_exactly():
+    project = _pyproject()["project"]
+    for extra in [project["dependencies"], *project["optional-dependencies"].values()]:
+        _pins(extra)  # each `name==version`
+
+
 def test_there_are_the_two_environments_the_rules_use():
     assert [p.name for p in ENV_FILES] == ["analysis.yaml", "models.yaml"]
 

@@ -27,7 +27,17 @@ stop_recorded() {
 }
 
 stop_cluster() {
-  local dir=$1
+  local dir=$1 pid
+  # Cancel the cluster's jobs first: slurmd ends their step daemons (slurmstepd), which outlive a stopped slurmd.
+  pid=$(cat "$dir/slurmctld.pid" 2>/dev/null || true)
+  if [ -n "$pid" ] && [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = slurmctld ]; then
+    export SLURM_CONF="$dir/slurm.conf"
+    scancel --partition=debug 2>/dev/null || true
+    for _ in $(seq 1 60); do
+      [ -z "$(squeue -h -t PENDING,RUNNING,COMPLETING,CONFIGURING,SUSPENDED 2>/dev/null)" ] && break
+      sleep 0.5
+    done
+  fi
   stop_recorded "$dir/slurmd.pid" slurmd
   stop_recorded "$dir/slurmctld.pid" slurmctld
   stop_recorded "$dir/munged.pid" munged

@@ -1,16 +1,75 @@
 # MC predictions under different scoring methods (Tsvilodub et al.): pragmatics items and human data ->
 # per-option scores of every method per model -> choices -> Figs 1-3, the numbers table, the comparison with the
 # paper; beyond the paper, the method x score grid on every multiple-choice benchmark of the workflow.
+# Code: choicelab/studies/scoring_methods (settings.py, artifacts.py, ...).
 
+from choicelab.artifacts import captions, of_rule
+from choicelab.studies import probes as probes_study
+from choicelab.studies import scoring_methods as sm_study
+from choicelab.studies.scoring_methods import artifacts as sm_artifacts
+from choicelab.studies.scoring_methods import grid as sm_grid
+
+SM = sm_study.RESULTS
+# A config without a scoring_methods section runs no part of the study.
+SM_SETTINGS = (
+    study_settings("scoring_methods") if "scoring_methods" in config["studies"] else None
+)
+SM_TABLES = of_rule(sm_artifacts.ARTIFACTS, "sm_tables")
+SM_FIGURES = of_rule(sm_artifacts.ARTIFACTS, "sm_figures")
+
+
+def sm_source_files(wildcards):
+    """The pragmatics items and human data: the mirror's files, else the download rules'."""
+    from choicelab.studies.scoring_methods.items import SOURCES
+
+    root = config["data_mirror"] or "results/downloads"
+    return [f"{root}/{path}" for path in sorted(SOURCES)]
+
+
+def sm_embedder(wildcards):
+    name = SM_SETTINGS.embedder
+    return [model_dir(name)] if name else []
+
+
+def sm_scores(wildcards):
+    return expand(
+        f"{SM}/scores/{{model}}.parquet", model=study_models("scoring_methods")
+    )
+
+
+def sm_grid_benchmarks():
+    """The grid's benchmarks (studies.scoring_methods.grid_benchmarks; null = every multiple-choice benchmark the
+    workflow builds: pragmatics, the probes' commonsense benchmarks, bets, STEER)."""
+    if SM_SETTINGS is None:
+        return []
+    commonsense = (
+        config["studies"]["probes"]["benchmarks"] if study_models("probes") else []
+    )
+    return sm_grid.grid_benchmarks(SM_SETTINGS, commonsense, MC_BENCHMARKS)
+
+
+def sm_grid_items(wildcards):
+    if wildcards.benchmark == sm_grid.OWN_BENCHMARK:
+        return sm_source_files(wildcards)
+    if wildcards.benchmark in MC_BENCHMARKS:
+        return [MC_BENCHMARKS[wildcards.benchmark]]
+    return [f"{probes_study.RESULTS}/benchmarks/{wildcards.benchmark}.dev.parquet"]
+
+
+def sm_grid_scores(wildcards):
+    return expand(
+        f"{SM}/grid/{{model}}__{{benchmark}}.parquet",
+        model=SM_SETTINGS.grid_models,
+        benchmark=sm_grid_benchmarks(),
+    )
+
+
+# A benchmark selection naming a benchmark this config does not build fails here, before any job runs.
+sm_grid_benchmarks()
 
 register_artifacts(
     "scoring_methods",
-    (
-        [f"{SM}/tables/{t}.{ext}" for t in SM_TABLES for ext in ("csv", "md")]
-        + [f"{SM_FIG}/{f}.{ext}" for f in SM_FIGURES for ext in ("png", "svg")]
-        if study_models("scoring_methods")
-        else []
-    ),
+    sm_artifacts.artifact_files(bool(study_models("scoring_methods"))),
 )
 
 
@@ -29,15 +88,13 @@ rule download_pragmatics:
 
 rule sm_pragmatics_items:
     input:
-        sm_source_files,
+        sources=sm_source_files,
     output:
         f"{SM}/benchmarks/pragmatics.parquet",
     log:
         "results/logs/scoring_methods/pragmatics_items.log",
     conda:
         "../envs/analysis.yaml"
-    params:
-        root=data_root(),
     script:
         "../scripts/sm_pragmatics_items.py"
 
@@ -46,7 +103,7 @@ rule sm_score:
     input:
         model=wildcard_model_dir,
         embedder=sm_embedder,
-        sources=sm_source_files,
+        items=sm_source_files,
     output:
         f"{SM}/scores/{{model}}.parquet",
     log:
@@ -62,8 +119,7 @@ rule sm_score:
         runtime=attempt_scaled(180),
         gpu=model_gpus,
     params:
-        root=data_root(),
-        settings=config["studies"].get("scoring_methods", {}),
+        settings=SM_SETTINGS,
         grid=False,
         max_batch_tokens=config["engine"]["max_batch_tokens"],
         seed=config["seed"],
@@ -76,7 +132,7 @@ rule sm_grid_score:
     input:
         model=wildcard_model_dir,
         embedder=sm_embedder,
-        mc_items=sm_grid_items,
+        items=sm_grid_items,
     output:
         f"{SM}/grid/{{model}}__{{benchmark}}.parquet",
     log:
@@ -92,8 +148,7 @@ rule sm_grid_score:
         runtime=attempt_scaled(120),
         gpu=model_gpus,
     params:
-        root=data_root(),
-        settings=config["studies"].get("scoring_methods", {}),
+        settings=SM_SETTINGS,
         grid=True,
         max_batch_tokens=config["engine"]["max_batch_tokens"],
         seed=config["seed"],
@@ -115,8 +170,6 @@ rule sm_choices:
         "results/logs/scoring_methods/choices.log",
     conda:
         "../envs/analysis.yaml"
-    params:
-        root=data_root(),
     script:
         "../scripts/sm_choices.py"
 
@@ -127,8 +180,8 @@ rule sm_tables:
         grid=f"{SM}/metrics/grid_choices.parquet",
         human=f"{SM}/metrics/human.parquet",
     output:
-        report_pairs(
-            f"{SM}/tables",
+        artifact_outputs(
+            sm_artifacts.TABLES,
             SM_TABLES,
             caption="../report/scoring_methods.rst",
             category="scoring_methods",
@@ -137,6 +190,8 @@ rule sm_tables:
         "results/logs/scoring_methods/tables.log",
     conda:
         "../envs/analysis.yaml"
+    params:
+        captions=captions(SM_TABLES),
     script:
         "../scripts/sm_tables.py"
 
@@ -148,19 +203,17 @@ rule sm_figures:
         human=f"{SM}/metrics/human.parquet",
         sources=sm_source_files,
     output:
-        report_pairs(
-            SM_FIG,
+        artifact_outputs(
+            sm_artifacts.FIGURES,
             SM_FIGURES,
             caption="../report/scoring_methods.rst",
             category="scoring_methods",
-            shown="png",
-            paired="svg",
         ),
     log:
         "results/logs/scoring_methods/figures.log",
     conda:
         "../envs/analysis.yaml"
     params:
-        root=data_root(),
+        captions=captions(SM_FIGURES),
     script:
         "../scripts/sm_figures.py"

@@ -47,6 +47,7 @@ import pandas as pd
 
 from choicelab.mc.commonsense import RemoteFile
 from choicelab.mc.items import MCItem
+from choicelab.studies.scoring_methods.metrics import option_order
 
 BENCHMARK = "pragmatics"
 CONDITIONS = ("coherence", "deceits", "humour", "indirect_speech", "irony", "maxims", "metaphor")
@@ -274,6 +275,23 @@ def source_path(root: str | Path, mirror_path: str) -> Path:
             "../shared/data, or run the pragmatics download rule to fetch the public files"
         )
     return path
+
+
+def source_root(paths: Iterable[str | Path]) -> Path:
+    """The folder the source files ``paths`` lie under (a mirror or the download rules' folder): each path ends with
+    a :data:`SOURCES` key, and every source must be among them (a rule declares them all as inputs)."""
+    roots = set()
+    found = set()
+    for path in map(str, paths):
+        key = next((k for k in SOURCES if path == k or path.endswith("/" + k)), None)
+        if key is None:
+            raise ValueError(f"{path} is not a pragmatics source file (known: {sorted(SOURCES)[:3]}...)")
+        found.add(key)
+        roots.add(path[: -len(key)].rstrip("/") or ".")
+    missing = sorted(set(SOURCES) - found)
+    if missing or len(roots) != 1:
+        raise ValueError(f"the pragmatics sources must all lie under one folder; missing {missing[:3]}, roots {roots}")
+    return Path(roots.pop())
 
 
 def _items_file(condition: str) -> str:
@@ -507,8 +525,6 @@ def load_items(root: str | Path, conditions: Iterable[str] = CONDITIONS) -> list
 
 def permutation(n: int, seed: int, key: str) -> tuple[int, ...]:
     """A seeded option order for one item: ``order[j]`` is the original index shown at position j."""
-    from choicelab.metrics.scoring_methods import option_order
-
     return option_order(n, seed, key)
 
 

@@ -3,7 +3,7 @@
 Methods (``METHODS``) and the scores each writes (column ``score``):
 
 * ``string``: each option scored as a continuation of I and of I0 = T (the engine's per-token log-probs);
-  the five string scores of :mod:`choicelab.metrics.scoring_methods`.
+  the five string scores of :mod:`choicelab.studies.scoring_methods.metrics`.
 * ``label``: the options listed with labels after I; the label's log-prob given I and given I0 = T + the labelled
   options; scores (1), (4), (5). One version per (option-order seed, label set): ``seed`` and ``label_set`` columns.
 * ``rating``: each option rated on a 5-point scale (``variant`` = the scale word); ``rating_number`` scores the
@@ -12,332 +12,55 @@ Methods (``METHODS``) and the scores each writes (column ``score``):
   (:func:`choicelab.lm.embed.embed_texts`).
 * ``free``: seeded sampling (``variant`` = "tau=0.1" / "tau=0.9", ``seed`` = the sampling seed, <= 50 new tokens),
   coded into the option it expresses or ``error`` by the coder validated against the authors' hand codes
-  (:func:`choicelab.metrics.free_coding.code_generations`).
+  (:func:`choicelab.studies.scoring_methods.coder.code_generations`).
 
-Prompts (the authors' templates, LLM_link ``scripts/score_completions.py`` / ``rate_completions.py``)::
-
-    I      = T \\n\\n C Q \\n Your answer:                        + " " + option
-    I0     = T \\n Your answer:                                  + " " + option
-    label  = T \\n\\n C Q \\n Choose one of the following options and return the label of that option.
-             \\n A. o1 \\n B. o2 ... \\n Your answer:               + " " + label
-    label0 = T \\n\\n Choose one ... \\n A. o1 ... \\n Your answer:
-    rating = T_rating(scale) \\n\\n C Q \\n How would you rate the following answer: o
-             \\n Choose one of the following options and return the number of that option:
-             \\n 1. very unlikely ... \\n 5. very likely \\n Your answer:   + " " + "1".."5" / phrase
-
-Every option/label/rating is scored after a space following "Your answer:" (not after a newline as in the authors'
-code), so that the separator is not one of the option's scored tokens; see docs/scoring_methods.md.
-
-The per-option score table (:data:`SCORE_SCHEMA`) is the study's raw output; choices, accuracies and fits are
-derived from it (``choicelab.metrics.scoring_methods.choices_from_scores``).
+The prompts are :mod:`choicelab.studies.scoring_methods.prompts`; the rows go to the per-option score table
+(:mod:`choicelab.studies.scoring_methods.score_table`). What each method runs with (seeds, label sets, scales,
+temperatures) is a :class:`MethodPlan` (:func:`choicelab.studies.scoring_methods.grid.method_plan` builds it from the
+study's settings).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pyarrow as pa
 
-from choicelab.io import PathLike, read_versioned_table, write_provenanced_table
-from choicelab.mc.items import MCItem
-from choicelab.metrics import free_coding as fc
-from choicelab.metrics import scoring_methods as sm
-
-STUDY = "scoring_methods"
-METHODS = ("free", "string", "label", "rating", "embedding")
-ANSWER_CUE = "Your answer:"
-LABEL_INSTRUCTION = "Choose one of the following options and return the label of that option."
-RATING_QUESTION = "How would you rate the following answer:"
-RATING_INSTRUCTION = "Choose one of the following options and return the number of that option:"
-SCALES: dict[str, tuple[str, ...]] = {
-    "likely": ("very unlikely", "unlikely", "neutral", "likely", "very likely"),
-    "appropriate": ("very inappropriate", "inappropriate", "neutral", "appropriate", "very appropriate"),
-    "plausible": ("very implausible", "implausible", "neutral", "plausible", "very plausible"),
-    "possible": ("very impossible", "impossible", "neutral", "possible", "very possible"),
-}
-RATING_SCORES = ("rating_number", "rating_phrase")
-GENERIC_TASK = "Read the text and choose the best answer."
-GENERIC_RATING_TASK = "Read the text. Your task is to rate how {} a given answer is."
-TEMPERATURES = (0.1, 0.9)
-MAX_NEW_TOKENS = 50
-
-
-# -- items --------------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ScoringItem:
-    """What every method needs of an item: prompt parts, options (canonical order), option types and the target."""
-
-    benchmark: str
-    condition: str
-    item_id: str
-    task: str
-    context: str
-    question: str
-    options: tuple[str, ...]
-    option_types: tuple[str, ...]
-    target: int
-    rating_task: str = GENERIC_RATING_TASK
-    categories: tuple[str, ...] = ()  # LLM_link's option names (pragmatics), what free generations are coded into
-
-
-def from_pragmatics(items: Iterable[Any]) -> list[ScoringItem]:
-    """ScoringItems from :class:`choicelab.items.pragmatics.PragmaticsItem` (original option order)."""
-    from choicelab.items.pragmatics import BENCHMARK, RATING_TASKS
-
-    return [
-        ScoringItem(
-            BENCHMARK,
-            it.condition,
-            it.item_id,
-            it.task,
-            it.context,
-            it.question,
-            tuple(it.options),
-            tuple(it.option_types),
-            it.target,
-            RATING_TASKS[it.condition],
-            tuple(it.categories),
-        )
-        for it in items
-    ]
-
-
-def from_mc_items(
-    items: Iterable[MCItem], task: str = GENERIC_TASK, rating_task: str = GENERIC_RATING_TASK
-) -> list[ScoringItem]:
-    """ScoringItems from any benchmark's MCItems: the prompt is the context; pragmatics MCItems keep their parts."""
-    from choicelab.items.pragmatics import RATING_TASKS
-
-    out = []
-    for it in items:
-        meta = it.meta or {}
-        types = tuple(
-            meta.get("option_types") or ["target" if k == it.label else "other" for k in range(len(it.choices))]
-        )
-        if "task" in meta and "context" in meta:
-            condition = meta.get("condition", it.benchmark)
-            out.append(
-                ScoringItem(
-                    it.benchmark,
-                    condition,
-                    it.item_id,
-                    meta["task"],
-                    meta["context"],
-                    meta.get("question", ""),
-                    tuple(it.choices),
-                    types,
-                    it.label,
-                    RATING_TASKS.get(condition, rating_task),
-                )
-            )
-        else:
-            out.append(
-                ScoringItem(
-                    it.benchmark,
-                    str(meta.get("condition", it.benchmark)),
-                    it.item_id,
-                    task,
-                    it.prompt,
-                    "",
-                    tuple(it.choices),
-                    types,
-                    it.label,
-                    rating_task,
-                )
-            )
-    return out
-
-
-def subsample_items(items: Sequence[ScoringItem], size: int | None, seed: int) -> list[ScoringItem]:
-    """A seeded subsample in the original order (all when ``size`` is None or larger)."""
-    import random
-
-    if size is None or size >= len(items):
-        return list(items)
-    keep = set(random.Random(seed).sample(range(len(items)), size))
-    return [it for i, it in enumerate(items) if i in keep]
-
-
-def subsample_per_condition(items: Sequence[ScoringItem], size: int | None, seed: int) -> list[ScoringItem]:
-    """Up to ``size`` items of each condition (seeded), in the original order."""
-    if size is None:
-        return list(items)
-    kept: set[str] = set()
-    for condition in dict.fromkeys(it.condition for it in items):
-        group = [it for it in items if it.condition == condition]
-        kept |= {it.item_id for it in subsample_items(group, size, seed)}
-    return [it for it in items if it.item_id in kept]
-
-
-# -- prompts ------------------------------------------------------------------------------------------------------
-
-
-def _body(item: ScoringItem) -> str:
-    return item.context.strip() + (f" {item.question}" if item.question else "")
-
-
-def _blocks(*blocks: str) -> str:
-    return "\n\n".join(b for b in blocks if b)
-
-
-def string_prompt(item: ScoringItem) -> str:
-    """I = T, C, Q and the answer cue (the options are not shown)."""
-    return f"{_blocks(item.task, _body(item))}\n{ANSWER_CUE}"
-
-
-def string_prior_prompt(item: ScoringItem) -> str:
-    """I0 = T and the answer cue."""
-    return f"{item.task}\n{ANSWER_CUE}" if item.task else ANSWER_CUE
-
-
-def labelled_options(options: Sequence[str], order: Sequence[int], labels: Sequence[str]) -> str:
-    return "\n".join(f"{label}. {text}" for label, text in zip(labels, sm.present(options, order), strict=True))
-
-
-def label_prompt(item: ScoringItem, order: Sequence[int], labels: Sequence[str]) -> str:
-    listing = f"{LABEL_INSTRUCTION}\n{labelled_options(item.options, order, labels)}\n{ANSWER_CUE}"
-    return f"{_blocks(item.task, _body(item))}\n{listing}"
-
-
-def label_prior_prompt(item: ScoringItem, order: Sequence[int], labels: Sequence[str]) -> str:
-    return _blocks(item.task, f"{LABEL_INSTRUCTION}\n{labelled_options(item.options, order, labels)}\n{ANSWER_CUE}")
-
-
-def rating_prompt(item: ScoringItem, option: str, scale: str) -> str:
-    phrases = "\n".join(f"{r}. {phrase}" for r, phrase in zip(sm.RATING_POINTS, SCALES[scale], strict=True))
-    ask = f"{RATING_QUESTION} {option}\n{RATING_INSTRUCTION}\n{phrases}\n{ANSWER_CUE}"
-    return f"{_blocks(item.rating_task.format(scale), _body(item))}\n{ask}"
-
-
-# -- the score table ----------------------------------------------------------------------------------------------
-
-SCORE_SCHEMA_VERSION = "scoring_methods_scores/2"
-SCORE_SCHEMA = pa.schema(
-    [
-        pa.field("study", pa.string(), nullable=False),
-        pa.field("benchmark", pa.string(), nullable=False),
-        pa.field("condition", pa.string(), nullable=False),  # pragmatics condition, else the benchmark
-        pa.field("item_id", pa.string(), nullable=False),
-        pa.field("model", pa.string(), nullable=False),
-        pa.field("method", pa.string(), nullable=False),  # free | string | label | rating | embedding
-        pa.field("score", pa.string(), nullable=False),  # e.g. prior_corrected, label_logprob, rating_number, cosine
-        pa.field("label_set", pa.string(), nullable=False),  # alpha | numeric for label scoring, else ""
-        pa.field("variant", pa.string(), nullable=False),  # rating scale, "tau=0.1" for free generation, else ""
-        pa.field("seed", pa.int32(), nullable=False),  # option-order seed (label), sampling seed (free), else 0
-        pa.field("option_index", pa.int32(), nullable=False),  # 0-based index in the item's canonical order
-        pa.field("position", pa.int32(), nullable=False),  # position as presented (label scoring), else option_index
-        pa.field("n_options", pa.int32(), nullable=False),
-        pa.field("option_type", pa.string(), nullable=False),
-        pa.field("value", pa.float64(), nullable=False),  # the score; free generation: 1 for the coded option
-        pa.field("is_target", pa.bool_(), nullable=False),
-        pa.field("chosen", pa.bool_(), nullable=False),  # the argmax after tie breaking / the coded option
-        pa.field("n_tied", pa.int32(), nullable=False),  # options tied at the max in this item version (1 = no tie)
-        pa.field("classified_by", pa.string(), nullable=False),  # argmax; free: the coder rule (free_coding.RULES)
-        pa.field("generation", pa.string(), nullable=False),  # free generation: the sampled text, else ""
-        # the exact text the model was conditioned on for this row (string: I; label: the labelled prompt; rating:
-        # the option's rating prompt; embedding: the embedded prompt I; free: the sampling prompt I). Priors (I0)
-        # follow from string_prior_prompt / label_prior_prompt.
-        pa.field("context", pa.dictionary(pa.int32(), pa.string()), nullable=False),
-    ],
-    metadata={b"choicelab.schema": SCORE_SCHEMA_VERSION.encode()},
+from choicelab.studies.scoring_methods import coder as fc
+from choicelab.studies.scoring_methods import metrics as sm
+from choicelab.studies.scoring_methods.prompts import (
+    SCALES,
+    ScoringItem,
+    label_prior_prompt,
+    label_prompt,
+    rating_prompt,
+    string_prior_prompt,
+    string_prompt,
 )
+from choicelab.studies.scoring_methods.score_table import ScoreRow, option_rows
+
+METHODS = ("free", "string", "label", "rating", "embedding")
+RATING_SCORES = ("rating_number", "rating_phrase")
 
 
 @dataclass(frozen=True)
-class ScoreRow:
-    benchmark: str
-    condition: str
-    item_id: str
-    model: str
-    method: str
-    score: str
-    label_set: str
-    variant: str
-    seed: int
-    option_index: int
-    position: int
-    n_options: int
-    option_type: str
-    value: float
-    is_target: bool
-    chosen: bool
-    n_tied: int
-    classified_by: str
-    generation: str = ""
-    context: str = ""
-    study: str = STUDY
+class MethodPlan:
+    """What one scoring job runs: the methods, and the versions each method scores every item in."""
 
+    methods: tuple[str, ...]
+    label_seeds: tuple[int, ...]  # option-order seeds of label scoring
+    label_sets: tuple[str, ...]  # alpha | numeric
+    scales: tuple[str, ...]  # rating scales (SCALES)
+    temperatures: tuple[float, ...]  # free generation
+    generation_seeds: tuple[int, ...]  # free generation's sampling seeds
+    max_new_tokens: int  # free generation's length cap
 
-def _version_key(
-    item: ScoringItem, model: str, method: str, score: str, label_set: str, variant: str, seed: int
-) -> str:
-    return "|".join([item.benchmark, item.item_id, model, method, score, label_set, variant, str(seed)])
-
-
-def option_rows(
-    item: ScoringItem,
-    values: Sequence[float],
-    *,
-    model: str,
-    method: str,
-    score: str,
-    label_set: str = "",
-    variant: str = "",
-    seed: int = 0,
-    positions: Sequence[int] | None = None,
-    tie_seed: int = 0,
-    context: str | Sequence[str] = "",
-) -> list[ScoreRow]:
-    """One row per option (``values`` in canonical order), with the argmax choice and its tie count; ``context``:
-    the prompt the model saw (one for all options, or one per option)."""
-    if len(values) != len(item.options):
-        raise ValueError(f"{item.item_id}: {len(values)} values for {len(item.options)} options")
-    key = _version_key(item, model, method, score, label_set, variant, seed)
-    chosen, n_tied = sm.choose(values, tie_seed, key)
-    return [
-        ScoreRow(
-            item.benchmark,
-            item.condition,
-            item.item_id,
-            model,
-            method,
-            score,
-            label_set,
-            variant,
-            seed,
-            k,
-            positions[k] if positions is not None else k,
-            len(item.options),
-            item.option_types[k],
-            float(values[k]),
-            k == item.target,
-            k == chosen,
-            n_tied,
-            "argmax",
-            "",
-            context if isinstance(context, str) else context[k],
-        )
-        for k in range(len(item.options))
-    ]
-
-
-def rows_to_table(rows: Iterable[ScoreRow]) -> pa.Table:
-    rows = list(rows)
-    return pa.table({name: [getattr(r, name) for r in rows] for name in SCORE_SCHEMA.names}, schema=SCORE_SCHEMA)
-
-
-def write_scores(path: PathLike, rows: Iterable[ScoreRow], provenance_json: str) -> None:
-    """Write the per-option score table atomically, provenance in the Parquet metadata (like logit dumps)."""
-    write_provenanced_table(path, rows_to_table(rows), provenance_json, "score table")
-
-
-def read_scores(path: PathLike) -> pa.Table:
-    return read_versioned_table(path, SCORE_SCHEMA_VERSION, "scoring-methods score table")
+    def __post_init__(self) -> None:
+        unknown = set(self.methods) - set(METHODS)
+        if unknown:
+            raise ValueError(f"unknown methods {sorted(unknown)}; use some of {METHODS}")
 
 
 # -- methods ------------------------------------------------------------------------------------------------------
@@ -376,8 +99,8 @@ def score_labels(
     items: Sequence[ScoringItem],
     *,
     model: str,
-    seeds: Sequence[int] = range(5),
-    label_sets: Sequence[str] = ("alpha", "numeric"),
+    seeds: Sequence[int],
+    label_sets: Sequence[str],
     tie_seed: int = 0,
 ) -> list[ScoreRow]:
     """Method ``label``: scores (1), (4), (5) of each option's label, per option-order seed and label set."""
@@ -413,7 +136,7 @@ def score_labels(
 
 
 def score_ratings(
-    scorer: Any, items: Sequence[ScoringItem], *, model: str, scales: Sequence[str] = tuple(SCALES), tie_seed: int = 0
+    scorer: Any, items: Sequence[ScoringItem], *, model: str, scales: Sequence[str], tie_seed: int = 0
 ) -> list[ScoreRow]:
     """Method ``rating``: expected rating of each option per scale, from the numbers and from the phrases."""
     pairs = []
@@ -487,7 +210,7 @@ def free_rows(
     item: ScoringItem, generation: str, coded: fc.Coded, *, model: str, variant: str, seed: int
 ) -> list[ScoreRow]:
     """Rows of one coded generation: value 1 and ``chosen`` for the coded option (none when coded ``error``);
-    ``classified_by`` = the coder's rule (:class:`choicelab.metrics.free_coding.Coded`)."""
+    ``classified_by`` = the coder's rule (:class:`choicelab.studies.scoring_methods.coder.Coded`)."""
     categories = free_categories(item)
     option = categories.index(coded.category) if coded.category != fc.ERROR else sm.UNCLASSIFIED
     return [
@@ -523,10 +246,11 @@ def code_free(
     embed: Callable[[Sequence[str]], np.ndarray] | None,
     **settings: Any,
 ) -> list[fc.Coded]:
-    """Code one generation per item with the study's one coder (:func:`choicelab.metrics.free_coding.code_generations`,
-    validated against the authors' hand codes; docs/scoring_methods.md). The category prototypes are the options of
-    the ``items`` that have LLM_link categories (:func:`choicelab.metrics.free_coding.prototypes_of`; option indices
-    of other benchmarks name no category); hand-coded ``examples`` only where passed."""
+    """Code one generation per item with the study's one coder
+    (:func:`choicelab.studies.scoring_methods.coder.code_generations`, validated against the authors' hand codes;
+    docs/scoring_methods.md). The category prototypes are the options of the ``items`` that have LLM_link categories
+    (:func:`choicelab.studies.scoring_methods.coder.prototypes_of`; option indices of other benchmarks name no
+    category); hand-coded ``examples`` only where passed."""
     named = [item for item in items if item.categories]
     settings.setdefault(
         "prototypes", fc.prototypes_of([item.condition for item in named], [item.options for item in named],
@@ -550,10 +274,10 @@ def free_generation(
     *,
     model: str,
     embed: Callable[[Sequence[str]], np.ndarray] | None,
-    temperatures: Sequence[float] = TEMPERATURES,
-    seeds: Sequence[int] = range(5),
-    max_new_tokens: int = MAX_NEW_TOKENS,
-    max_batch_tokens: int = 4096,
+    temperatures: Sequence[float],
+    seeds: Sequence[int],
+    max_new_tokens: int,
+    max_batch_tokens: int,
     generate: Callable[..., Any] | None = None,
 ) -> list[ScoreRow]:
     """Method ``free``: sample from I per (temperature, seed) and code each answer (:func:`code_free`).
@@ -583,17 +307,11 @@ def score_all(
     items: Sequence[ScoringItem],
     *,
     model: str,
-    kind: str = "causal",
-    methods: Sequence[str] = METHODS,
+    kind: str,
+    plan: MethodPlan,
+    max_batch_tokens: int,
     scorer: Any = None,
-    label_seeds: Sequence[int] = range(5),
-    label_sets: Sequence[str] = ("alpha", "numeric"),
-    scales: Sequence[str] = tuple(SCALES),
-    temperatures: Sequence[float] = TEMPERATURES,
-    generation_seeds: Sequence[int] = range(5),
-    max_new_tokens: int = MAX_NEW_TOKENS,
     classify_embed: Callable[[Sequence[str]], np.ndarray] | None = None,
-    max_batch_tokens: int = 4096,
     tie_seed: int = 0,
 ) -> list[ScoreRow]:
     """Every requested method for one loaded model. Encoders support only ``embedding``. Seq2seq models
@@ -602,13 +320,9 @@ def score_all(
 
     ``classify_embed`` codes free generations (e.g. a sentence encoder's :func:`embedder`); default: this model's own
     embeddings."""
-    unknown = set(methods) - set(METHODS)
-    if unknown:
-        raise ValueError(f"unknown methods {sorted(unknown)}; use some of {METHODS}")
-    if kind not in ("causal", "seq2seq") and set(methods) - {"embedding"}:
-        raise ValueError(
-            f"a {kind} model supports only the embedding method, not {sorted(set(methods) - {'embedding'})}"
-        )
+    methods = set(plan.methods)
+    if kind not in ("causal", "seq2seq") and methods - {"embedding"}:
+        raise ValueError(f"a {kind} model supports only the embedding method, not {sorted(methods - {'embedding'})}")
     embed = embedder(model_obj, tokenizer, kind)
     generate = None
     string_scorer = label_scorer = scorer
@@ -619,7 +333,7 @@ def score_all(
         if scorer is None:  # string scores: the authors' masked pseudo-likelihood; labels, ratings: the decoder
             string_scorer = seq2seq.Seq2SeqScorer(model_obj, tokenizer, mode="pll", max_batch_tokens=max_batch_tokens)
             label_scorer = seq2seq.Seq2SeqScorer(model_obj, tokenizer, mode="decoder", max_batch_tokens=max_batch_tokens)
-    elif scorer is None and set(methods) & {"string", "label", "rating"}:
+    elif scorer is None and methods & {"string", "label", "rating"}:
         from choicelab.lm.causal import CausalScorer
 
         string_scorer = label_scorer = CausalScorer(model_obj, tokenizer, max_batch_tokens=max_batch_tokens)
@@ -631,9 +345,9 @@ def score_all(
             items,
             model=model,
             embed=classify_embed or embed,
-            temperatures=temperatures,
-            seeds=generation_seeds,
-            max_new_tokens=max_new_tokens,
+            temperatures=plan.temperatures,
+            seeds=plan.generation_seeds,
+            max_new_tokens=plan.max_new_tokens,
             max_batch_tokens=max_batch_tokens,
             generate=generate,
         )
@@ -641,10 +355,38 @@ def score_all(
         rows += score_strings(string_scorer, items, model=model, tie_seed=tie_seed)
     if "label" in methods:
         rows += score_labels(
-            label_scorer, items, model=model, seeds=label_seeds, label_sets=label_sets, tie_seed=tie_seed
+            label_scorer, items, model=model, seeds=plan.label_seeds, label_sets=plan.label_sets, tie_seed=tie_seed
         )
     if "rating" in methods:
-        rows += score_ratings(label_scorer, items, model=model, scales=scales, tie_seed=tie_seed)
+        rows += score_ratings(label_scorer, items, model=model, scales=plan.scales, tie_seed=tie_seed)
     if "embedding" in methods:
         rows += score_embeddings(embed, items, model=model, tie_seed=tie_seed)
     return rows
+
+
+def score_model(
+    model_dir: str,
+    items: Sequence[ScoringItem],
+    *,
+    model: str,
+    plan: MethodPlan,
+    embedder_dir: str | None,
+    seed: int,
+    device: str,
+    max_batch_tokens: int,
+) -> list[ScoreRow]:
+    """A scoring job: load the materialized model (causal or seq2seq, by its model.json) and the encoder that codes
+    free generations (``embedder_dir``; None: the model's own embeddings), and run :func:`score_all`."""
+    from choicelab.lm.loading import load_causal, load_encoder_mc, load_seq2seq, read_model_json
+
+    kind = read_model_json(model_dir)["kind"]
+    loader = load_seq2seq if kind == "seq2seq" else load_causal
+    model_obj, tokenizer, _ = loader(model_dir, device=device)
+    classify_embed = None
+    if embedder_dir:
+        encoder, encoder_tokenizer, _ = load_encoder_mc(embedder_dir, seed=seed, device=device)
+        classify_embed = embedder(encoder, encoder_tokenizer, "encoder")
+    return score_all(
+        model_obj, tokenizer, items, model=model, kind=kind, plan=plan, classify_embed=classify_embed,
+        max_batch_tokens=max_batch_tokens, tie_seed=seed,
+    )

@@ -8,64 +8,53 @@ from choicelab.studies import probes as probes_study
 from choicelab.studies import scoring_methods as sm_study
 from choicelab.studies.scoring_methods import artifacts as sm_artifacts
 from choicelab.studies.scoring_methods import grid as sm_grid
+from choicelab.studies.scoring_methods import items as sm_items
 
 SM = sm_study.RESULTS
 # A config without a scoring_methods section runs no part of the study.
 SM_SETTINGS = (
-    study_settings("scoring_methods") if "scoring_methods" in config["studies"] else None
+    study_settings("scoring_methods")
+    if "scoring_methods" in config["studies"]
+    else None
 )
 SM_TABLES = of_rule(sm_artifacts.ARTIFACTS, "sm_tables")
 SM_FIGURES = of_rule(sm_artifacts.ARTIFACTS, "sm_figures")
 
 
-def sm_source_files(wildcards):
-    """The pragmatics items and human data: the mirror's files, else the download rules'."""
-    from choicelab.studies.scoring_methods.items import SOURCES
-
-    root = config["data_mirror"] or "results/downloads"
-    return [f"{root}/{path}" for path in sorted(SOURCES)]
-
-
-def sm_embedder(wildcards):
-    name = SM_SETTINGS.embedder
-    return [model_dir(name)] if name else []
-
-
-def sm_scores(wildcards):
-    return expand(
-        f"{SM}/scores/{{model}}.parquet", model=study_models("scoring_methods")
+# The pragmatics items and human data: the mirror's files, else the download rules'.
+SM_SOURCES = [
+    f"{config['data_mirror'] or 'results/downloads'}/{path}"
+    for path in sorted(sm_items.SOURCES)
+]
+SM_EMBEDDER = (
+    [model_dir(SM_SETTINGS.embedder)] if SM_SETTINGS and SM_SETTINGS.embedder else []
+)
+SM_SCORES = expand(
+    f"{SM}/scores/{{model}}.parquet", model=study_models("scoring_methods")
+)
+# The grid's benchmarks (studies.scoring_methods.grid_benchmarks; null = every multiple-choice benchmark the
+# workflow builds). A selection naming a benchmark this config does not build fails here, before any job runs.
+SM_GRID_BENCHMARKS = (
+    sm_grid.grid_benchmarks(
+        SM_SETTINGS,
+        config["studies"]["probes"]["benchmarks"] if study_models("probes") else [],
+        MC_BENCHMARKS,
     )
-
-
-def sm_grid_benchmarks():
-    """The grid's benchmarks (studies.scoring_methods.grid_benchmarks; null = every multiple-choice benchmark the
-    workflow builds: pragmatics, the probes' commonsense benchmarks, bets, STEER)."""
-    if SM_SETTINGS is None:
-        return []
-    commonsense = (
-        config["studies"]["probes"]["benchmarks"] if study_models("probes") else []
+    if SM_SETTINGS
+    else []
+)
+SM_GRID_ITEMS = {
+    benchmark: sm_grid.item_files(
+        benchmark, SM_SOURCES, MC_BENCHMARKS, probes_study.RESULTS
     )
-    return sm_grid.grid_benchmarks(SM_SETTINGS, commonsense, MC_BENCHMARKS)
+    for benchmark in SM_GRID_BENCHMARKS
+}
+SM_GRID_SCORES = expand(
+    f"{SM}/grid/{{model}}__{{benchmark}}.parquet",
+    model=SM_SETTINGS.grid_models if SM_SETTINGS else [],
+    benchmark=SM_GRID_BENCHMARKS,
+)
 
-
-def sm_grid_items(wildcards):
-    if wildcards.benchmark == sm_grid.OWN_BENCHMARK:
-        return sm_source_files(wildcards)
-    if wildcards.benchmark in MC_BENCHMARKS:
-        return [MC_BENCHMARKS[wildcards.benchmark]]
-    return [f"{probes_study.RESULTS}/benchmarks/{wildcards.benchmark}.dev.parquet"]
-
-
-def sm_grid_scores(wildcards):
-    return expand(
-        f"{SM}/grid/{{model}}__{{benchmark}}.parquet",
-        model=SM_SETTINGS.grid_models,
-        benchmark=sm_grid_benchmarks(),
-    )
-
-
-# A benchmark selection naming a benchmark this config does not build fails here, before any job runs.
-sm_grid_benchmarks()
 
 register_artifacts(
     "scoring_methods",
@@ -88,7 +77,7 @@ rule download_pragmatics:
 
 rule sm_pragmatics_items:
     input:
-        sources=sm_source_files,
+        sources=SM_SOURCES,
     output:
         f"{SM}/benchmarks/pragmatics.parquet",
     log:
@@ -102,8 +91,8 @@ rule sm_pragmatics_items:
 rule sm_score:
     input:
         model=wildcard_model_dir,
-        embedder=sm_embedder,
-        items=sm_source_files,
+        embedder=SM_EMBEDDER,
+        item_files=SM_SOURCES,
     output:
         f"{SM}/scores/{{model}}.parquet",
     log:
@@ -131,8 +120,8 @@ rule sm_score:
 rule sm_grid_score:
     input:
         model=wildcard_model_dir,
-        embedder=sm_embedder,
-        items=sm_grid_items,
+        embedder=SM_EMBEDDER,
+        item_files=lookup(dpath="{benchmark}", within=SM_GRID_ITEMS),
     output:
         f"{SM}/grid/{{model}}__{{benchmark}}.parquet",
     log:
@@ -159,9 +148,9 @@ rule sm_grid_score:
 
 rule sm_choices:
     input:
-        scores=sm_scores,
-        grid=sm_grid_scores,
-        sources=sm_source_files,
+        scores=SM_SCORES,
+        grid=SM_GRID_SCORES,
+        sources=SM_SOURCES,
     output:
         choices=f"{SM}/metrics/choices.parquet",
         grid=f"{SM}/metrics/grid_choices.parquet",
@@ -201,7 +190,7 @@ rule sm_figures:
         choices=f"{SM}/metrics/choices.parquet",
         grid=f"{SM}/metrics/grid_choices.parquet",
         human=f"{SM}/metrics/human.parquet",
-        sources=sm_source_files,
+        sources=SM_SOURCES,
     output:
         artifact_outputs(
             sm_artifacts.FIGURES,

@@ -9,9 +9,9 @@ with log_to(snakemake.log[0]):
     p, wildcards = snakemake.params, snakemake.wildcards
     benchmark = wildcards.get("benchmark", grid.OWN_BENCHMARK)
     if benchmark == grid.OWN_BENCHMARK:
-        scoring_items = prompts.from_pragmatics(items.load_items(items.source_root(snakemake.input["items"])))
+        scoring_items = prompts.from_pragmatics(items.load_items(items.source_root(snakemake.input.item_files)))
     else:
-        scoring_items = prompts.from_mc_items(read_items(snakemake.input["items"][0]))
+        scoring_items = prompts.from_mc_items(read_items(snakemake.input.item_files[0]))
     scoring_items = grid.select_items(scoring_items, p.settings, grid=p.grid, seed=int(p.seed))
     plan = grid.method_plan(p.settings, grid=p.grid)
     rows = scoring.score_model(

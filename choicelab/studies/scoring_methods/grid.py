@@ -4,7 +4,7 @@ the study's :class:`~choicelab.studies.scoring_methods.settings.Settings`; and w
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from choicelab.stats import seeded_subsample
 from choicelab.studies.scoring_methods.prompts import ScoringItem
@@ -56,3 +56,13 @@ def grid_benchmarks(settings: Settings, commonsense: Iterable[str], built: Itera
 
     every = list(dict.fromkeys([OWN_BENCHMARK, *commonsense, *sorted(built)]))
     return chosen_benchmarks(every, settings.grid_benchmarks, "studies.scoring_methods.grid_benchmarks")
+
+
+def item_files(benchmark: str, sources: Sequence[str], built: Mapping[str, str], probes_results: str) -> list[str]:
+    """The files a grid job reads its items from: the pragmatics sources, another study's item file
+    (:func:`choicelab.studies.mc_benchmarks`), else the probes' dev split of a commonsense benchmark."""
+    if benchmark == OWN_BENCHMARK:
+        return list(sources)
+    if benchmark in built:
+        return [built[benchmark]]
+    return [f"{probes_results}/benchmarks/{benchmark}.dev.parquet"]

@@ -8,7 +8,7 @@ from choicelab.studies import probes as probes_study
 from choicelab.studies import scoring_methods as sm_study
 from choicelab.studies.scoring_methods import artifacts as sm_artifacts
 from choicelab.studies.scoring_methods import grid as sm_grid
-from choicelab.studies.scoring_methods import items as sm_items
+from choicelab.studies.scoring_methods import sources as sm_sources
 
 SM = sm_study.RESULTS
 # A config without a scoring_methods section runs no part of the study.
@@ -24,7 +24,7 @@ SM_FIGURES = of_rule(sm_artifacts.ARTIFACTS, "sm_figures")
 # The pragmatics items and human data: the mirror's files, else the download rules'.
 SM_SOURCES = [
     f"{config['data_mirror'] or 'results/downloads'}/{path}"
-    for path in sorted(sm_items.SOURCES)
+    for path in sorted(sm_sources.SOURCES)
 ]
 SM_EMBEDDER = (
     [model_dir(SM_SETTINGS.embedder)] if SM_SETTINGS and SM_SETTINGS.embedder else []

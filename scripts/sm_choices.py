@@ -5,9 +5,10 @@ import pyarrow as pa
 
 from choicelab.io import write_parquet
 from choicelab.provenance import record_json
-from choicelab.studies.scoring_methods.items import human_condition_accuracy, source_root
+from choicelab.studies.scoring_methods.human import human_condition_accuracy
 from choicelab.studies.scoring_methods.metrics import choices_from_scores
 from choicelab.studies.scoring_methods.score_table import read_scores
+from choicelab.studies.scoring_methods.sources import source_root
 from choicelab.workflow import job_record, log_to
 
 

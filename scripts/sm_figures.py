@@ -6,7 +6,7 @@ from choicelab.artifacts import by_name
 from choicelab.plotting import save_figure
 from choicelab.provenance import write_artifact
 from choicelab.studies.scoring_methods.artifacts import ARTIFACTS
-from choicelab.studies.scoring_methods.items import source_root
+from choicelab.studies.scoring_methods.sources import source_root
 from choicelab.studies.scoring_methods.tables import StudyFrames
 from choicelab.workflow import job_record, log_to, output_pairs
 

@@ -2,7 +2,8 @@
 
 from choicelab.mc.items import write_items
 from choicelab.provenance import record_json
-from choicelab.studies.scoring_methods.items import load_items, source_root, to_mc_items
+from choicelab.studies.scoring_methods.items import load_items, to_mc_items
+from choicelab.studies.scoring_methods.sources import source_root
 from choicelab.workflow import job_record, log_to
 
 with log_to(snakemake.log[0]):

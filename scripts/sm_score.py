@@ -2,14 +2,14 @@
 
 from choicelab.mc.items import read_items
 from choicelab.provenance import record_json
-from choicelab.studies.scoring_methods import grid, items, prompts, score_table, scoring
+from choicelab.studies.scoring_methods import grid, items, prompts, score_table, scoring, sources
 from choicelab.workflow import job_record, log_to
 
 with log_to(snakemake.log[0]):
     p, wildcards = snakemake.params, snakemake.wildcards
     benchmark = wildcards.get("benchmark", grid.OWN_BENCHMARK)
     if benchmark == grid.OWN_BENCHMARK:
-        scoring_items = prompts.from_pragmatics(items.load_items(items.source_root(snakemake.input.item_files)))
+        scoring_items = prompts.from_pragmatics(items.load_items(sources.source_root(snakemake.input.item_files)))
     else:
         scoring_items = prompts.from_mc_items(read_items(snakemake.input.item_files[0]))
     scoring_items = grid.select_items(scoring_items, p.settings, grid=p.grid, seed=int(p.seed))

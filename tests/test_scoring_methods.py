@@ -5,13 +5,15 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from dataclasses import replace as dataclasses_replace
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from choicelab.studies.scoring_methods import coder as fc
-from choicelab.studies.scoring_methods import figures, paper, prompts, score_table, scoring, tables
+from choicelab.studies.scoring_methods import figures, paper, prompts, score_table, scoring, sources, tables
+from choicelab.studies.scoring_methods import human as hu
 from choicelab.studies.scoring_methods import items as pr
 from choicelab.studies.scoring_methods import metrics as sm
 
@@ -324,7 +326,7 @@ def test_human_log_likelihood_sums_conditions_and_delta_is_relative_to_the_worst
 def test_every_source_file_matches_its_checksum(data_mirror):
     from choicelab.io import sha256_file
 
-    for path, remote in pr.SOURCES.items():
+    for path, remote in sources.SOURCES.items():
         assert sha256_file(data_mirror / path) == remote.sha256, path
         assert remote.url.startswith("https://raw.githubusercontent.com/")
 
@@ -357,29 +359,29 @@ def test_irony_example_item(data_mirror):
 
 
 def test_human_accuracy_per_condition_reproduces_the_paper(data_mirror):
-    ours = pr.human_condition_accuracy(data_mirror).set_index("condition")
-    for condition, printed in pr.PAPER_HUMAN_ACCURACY.items():
+    ours = hu.human_condition_accuracy(data_mirror).set_index("condition")
+    for condition, printed in hu.PAPER_HUMAN_ACCURACY.items():
         assert round(ours.at[condition, "accuracy"], 3) == printed, condition
     assert (ours["n"] / ours["n_items"] == 374).all()
     # maxims' .796 includes original item 13, which no language model sees; without it: .808
-    scored = pr.human_condition_accuracy(data_mirror, items="scored").set_index("condition")
+    scored = hu.human_condition_accuracy(data_mirror, items="scored").set_index("condition")
     assert round(scored.at["maxims", "accuracy"], 3) == 0.808 and scored.at["maxims", "n_items"] == 19
 
 
 def test_human_choices_agree_with_the_correct_column_and_llm_link_proportions(data_mirror):
     for condition in pr.CONDITIONS:
-        responses = pr.human_responses(data_mirror, condition)
-        counts = pr.human_choice_counts(data_mirror, [condition])
+        responses = hu.human_responses(data_mirror, condition)
+        counts = hu.human_choice_counts(data_mirror, [condition])
         target = counts[counts["is_target"]].set_index("item_number")["option_number"]
         assert (responses["option_number"].eq(responses["item_number"].map(target)) == responses["correct"].eq(1)).all()
         assert (counts.groupby("item_number")["count"].sum() == 374).all()
-    ours = pr.human_choice_counts(data_mirror, [c for c in pr.CONDITIONS if c != "coherence"])
+    ours = hu.human_choice_counts(data_mirror, [c for c in pr.CONDITIONS if c != "coherence"])
     ours = (
         ours[ours["scored"]]
         .groupby(["condition", "item_number", "option_type"], as_index=False)
         .agg(count=("count", "sum"), n=("n", "first"))
     )
-    theirs = pr.llm_link_proportions(data_mirror).rename(
+    theirs = hu.llm_link_proportions(data_mirror).rename(
         columns={"item_id": "item_number", "answer_label_complex": "option_type"}
     )
     merged = theirs.merge(ours, on=["condition", "item_number", "option_type"], how="outer").fillna(
@@ -418,8 +420,8 @@ def one_torch_thread():
 
 
 def test_every_method_end_to_end_on_three_items(tiny_llama, data_mirror, tmp_path, one_torch_thread):
-    from choicelab.plotting import save_figure
     from choicelab.lm.causal import CausalScorer, ContinuationRequest
+    from choicelab.plotting import save_figure
 
     model, tokenizer = tiny_llama
     wanted = ("coherence-21", "irony-01", "humour-02")
@@ -467,7 +469,7 @@ def test_every_method_end_to_end_on_three_items(tiny_llama, data_mirror, tmp_pat
         assert row.value == pytest.approx(expected[row.score], rel=1e-4, abs=1e-4)  # batching: fp32 noise
 
     # the tables and figures build from these rows
-    human = pr.human_condition_accuracy(data_mirror)
+    human = hu.human_condition_accuracy(data_mirror)
     numbers = tables.table_numbers(choices, human)
     assert set(numbers["figure"]) == {"fig2", "fig3"}
     comparison = paper.compare_paper(choices, human)
@@ -631,10 +633,10 @@ def test_the_grid_names_only_benchmarks_the_workflow_builds():
 
 
 def test_the_sources_root_is_where_every_declared_source_file_lies(data_mirror):
-    paths = [f"{data_mirror}/{key}" for key in sorted(pr.SOURCES)]
-    assert pr.source_root(paths) == pr.Path(data_mirror)
+    paths = [f"{data_mirror}/{key}" for key in sorted(sources.SOURCES)]
+    assert sources.source_root(paths) == Path(data_mirror)
     with pytest.raises(ValueError, match="missing"):
-        pr.source_root(paths[1:])
+        sources.source_root(paths[1:])
 
 
 def test_every_table_and_figure_has_one_artifact_row_with_its_builder():

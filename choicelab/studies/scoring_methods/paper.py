@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from choicelab.studies.scoring_methods.items import PAPER_HUMAN_ACCURACY
+from choicelab.studies.scoring_methods.human import PAPER_HUMAN_ACCURACY
 from choicelab.studies.scoring_methods.tables import (
     StudyFrames,
     fig2_table,

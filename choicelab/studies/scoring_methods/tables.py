@@ -2,7 +2,7 @@
 and 3, and the robustness of predictions across methods on every benchmark of the grid.
 
 Inputs are the choice frame (:func:`choicelab.studies.scoring_methods.metrics.choices_from_scores` of the score table)
-and the human per-condition counts (:func:`choicelab.studies.scoring_methods.items.human_condition_accuracy`:
+and the human per-condition counts (:func:`choicelab.studies.scoring_methods.human.human_condition_accuracy`:
 condition, k, n, accuracy).
 
 What the paper reports, and what :func:`reported_choices` therefore keeps: free generation at tau = 0.1 only; rating
@@ -281,7 +281,7 @@ def numbers_table(data: StudyFrames) -> tuple[pd.DataFrame, str]:
 
 def human_accuracy_table(data: StudyFrames) -> tuple[pd.DataFrame, str]:
     """Human accuracy per condition from the raw human data, beside the paper's."""
-    from choicelab.studies.scoring_methods.items import PAPER_HUMAN_ACCURACY
+    from choicelab.studies.scoring_methods.human import PAPER_HUMAN_ACCURACY
 
     frame = data.human.assign(paper=data.human["condition"].map(PAPER_HUMAN_ACCURACY))
     return frame, frame.to_markdown(index=False, floatfmt=".3f")

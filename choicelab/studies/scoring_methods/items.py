@@ -37,15 +37,6 @@ from choicelab.studies.scoring_methods.sources import fj_file, items_file, sourc
 BENCHMARK = "pragmatics"
 CONDITIONS = ("coherence", "deceits", "humour", "indirect_speech", "irony", "maxims", "metaphor")
 
-CODES = {
-    "coherence": "CIV",
-    "deceits": "DV",
-    "humour": "HV",
-    "indirect_speech": "ISV",
-    "irony": "IV",
-    "maxims": "MV",
-    "metaphor": "MPV",
-}
 N_ITEMS = {
     "coherence": 40,
     "deceits": 20,

@@ -40,16 +40,6 @@ from choicelab.stats import derived_seed
 
 STRING_SCORES = ("option_logprob", "mean_token_prob", "mean_token_logprob", "prior_corrected", "surprisal_reduction")
 LABEL_SCORES = ("label_logprob", "label_prior_corrected", "label_surprisal_reduction")
-PAPER_SCORE_NUMBERS = {
-    "option_logprob": "(1)",
-    "mean_token_prob": "(2)",
-    "mean_token_logprob": "(3)",
-    "prior_corrected": "(4)",
-    "surprisal_reduction": "(5)",
-    "label_logprob": "(1)",
-    "label_prior_corrected": "(4)",
-    "label_surprisal_reduction": "(5)",
-}
 RATING_POINTS = (1, 2, 3, 4, 5)
 LABEL_SETS = {"alpha": tuple(string.ascii_uppercase), "numeric": tuple(str(k) for k in range(1, 27))}
 TIE_RTOL = 1e-12

@@ -1,8 +1,8 @@
 """Agreement of the automatic free-generation coder with the paper authors' hand codes.
 
 Reads the hand-coded generations (LLM_link ``results/free/{llama2,flan-t5-xl}``, under the data mirror), codes them
-with :func:`choicelab.coding.code_free_frame` (the library's one coder) and prints agreement per condition and overall,
-the majority-class baseline, Cohen's kappa and the confusion matrix, per model, with the shipped settings. With
+with :func:`choicelab.studies.scoring_methods.code_free.code_free_frame` (the library's one coder) and prints agreement
+per condition and overall, the majority-class baseline, Cohen's kappa and the confusion matrix, per model, with the shipped settings. With
 ``--fit MODEL`` the similarity threshold and the prototype weight are chosen on MODEL's generations only and then
 measured on the other model's (held out). ``--with-examples`` runs the rejected variant in which hand-coded answers
 vote (another model's hand codes; in a fit, MODEL's own, leaving out each generation's own item and answer).
@@ -19,8 +19,8 @@ import os
 
 import pandas as pd
 
-from choicelab.coding import code_free_frame, hand_coded_examples, load_embedder
-from choicelab.metrics import free_coding as fc
+from choicelab.studies.scoring_methods import coder as fc
+from choicelab.studies.scoring_methods.code_free import code_free_frame, hand_coded_examples, load_embedder
 
 
 def main() -> None:

@@ -121,7 +121,7 @@ def cmd_config(args: argparse.Namespace) -> None:
 def cmd_code_free(args: argparse.Namespace) -> None:
     import os
 
-    from choicelab.coding import code_free_file
+    from choicelab.studies.scoring_methods.code_free import code_free_file
 
     mirror = args.data_mirror or os.environ.get("CHOICELAB_DATA_MIRROR")
     if not mirror:

@@ -1,7 +1,7 @@
 """``choicelab show``: one item of a dump, as the model saw it -- the prompt, the options and their scores.
 
 Reads the per-model outputs that carry the prompt on every row: logit dumps (:mod:`choicelab.dumps`) and the
-scoring-methods score tables (:data:`choicelab.pipelines.scoring_methods.SCORE_SCHEMA`). Rows of one item are
+scoring-methods score tables (:data:`choicelab.studies.scoring_methods.score_table.SCORE_SCHEMA`). Rows of one item are
 grouped by everything that changes the prompt or the scoring (model, method, variant, ...); each group prints its
 keys, the exact context, then one line per option.
 """

@@ -1,16 +1,64 @@
 # MC predictions under different scoring methods (Tsvilodub et al.): pragmatics items and human data ->
 # per-option scores of every method per model -> choices -> Figs 1-3, the numbers table, the comparison with the
 # paper; beyond the paper, the method x score grid on every multiple-choice benchmark of the workflow.
+# Code: choicelab/studies/scoring_methods (settings.py, artifacts.py, ...).
+
+from choicelab.artifacts import captions, of_rule
+from choicelab.studies import probes as probes_study
+from choicelab.studies import scoring_methods as sm_study
+from choicelab.studies.scoring_methods import artifacts as sm_artifacts
+from choicelab.studies.scoring_methods import grid as sm_grid
+from choicelab.studies.scoring_methods import sources as sm_sources
+
+SM = sm_study.RESULTS
+# A config without a scoring_methods section runs no part of the study.
+SM_SETTINGS = (
+    study_settings("scoring_methods")
+    if "scoring_methods" in config["studies"]
+    else None
+)
+SM_TABLES = of_rule(sm_artifacts.ARTIFACTS, "sm_tables")
+SM_FIGURES = of_rule(sm_artifacts.ARTIFACTS, "sm_figures")
+
+
+# The pragmatics items and human data: the mirror's files, else the download rules'.
+SM_SOURCES = [
+    f"{config['data_mirror'] or 'results/downloads'}/{path}"
+    for path in sorted(sm_sources.SOURCES)
+]
+SM_EMBEDDER = (
+    [model_dir(SM_SETTINGS.embedder)] if SM_SETTINGS and SM_SETTINGS.embedder else []
+)
+SM_SCORES = expand(
+    f"{SM}/scores/{{model}}.parquet", model=study_models("scoring_methods")
+)
+# The grid's benchmarks (studies.scoring_methods.grid_benchmarks; null = every multiple-choice benchmark the
+# workflow builds). A selection naming a benchmark this config does not build fails here, before any job runs.
+SM_GRID_BENCHMARKS = (
+    sm_grid.grid_benchmarks(
+        SM_SETTINGS,
+        config["studies"]["probes"]["benchmarks"] if study_models("probes") else [],
+        MC_BENCHMARKS,
+    )
+    if SM_SETTINGS
+    else []
+)
+SM_GRID_ITEMS = {
+    benchmark: sm_grid.item_files(
+        benchmark, SM_SOURCES, MC_BENCHMARKS, probes_study.RESULTS
+    )
+    for benchmark in SM_GRID_BENCHMARKS
+}
+SM_GRID_SCORES = expand(
+    f"{SM}/grid/{{model}}__{{benchmark}}.parquet",
+    model=SM_SETTINGS.grid_models if SM_SETTINGS else [],
+    benchmark=SM_GRID_BENCHMARKS,
+)
 
 
 register_artifacts(
     "scoring_methods",
-    (
-        [f"{SM}/tables/{t}.{ext}" for t in SM_TABLES for ext in ("csv", "md")]
-        + [f"{SM_FIG}/{f}.{ext}" for f in SM_FIGURES for ext in ("png", "svg")]
-        if study_models("scoring_methods")
-        else []
-    ),
+    sm_artifacts.artifact_files(bool(study_models("scoring_methods"))),
 )
 
 
@@ -29,15 +77,13 @@ rule download_pragmatics:
 
 rule sm_pragmatics_items:
     input:
-        sm_source_files,
+        sources=SM_SOURCES,
     output:
         f"{SM}/benchmarks/pragmatics.parquet",
     log:
         "results/logs/scoring_methods/pragmatics_items.log",
     conda:
         "../envs/analysis.yaml"
-    params:
-        root=data_root(),
     script:
         "../scripts/sm_pragmatics_items.py"
 
@@ -45,8 +91,8 @@ rule sm_pragmatics_items:
 rule sm_score:
     input:
         model=wildcard_model_dir,
-        embedder=sm_embedder,
-        sources=sm_source_files,
+        embedder=SM_EMBEDDER,
+        item_files=SM_SOURCES,
     output:
         f"{SM}/scores/{{model}}.parquet",
     log:
@@ -62,8 +108,7 @@ rule sm_score:
         runtime=attempt_scaled(180),
         gpu=model_gpus,
     params:
-        root=data_root(),
-        settings=config["studies"].get("scoring_methods", {}),
+        settings=SM_SETTINGS,
         grid=False,
         max_batch_tokens=config["engine"]["max_batch_tokens"],
         seed=config["seed"],
@@ -75,8 +120,8 @@ rule sm_score:
 rule sm_grid_score:
     input:
         model=wildcard_model_dir,
-        embedder=sm_embedder,
-        mc_items=sm_grid_items,
+        embedder=SM_EMBEDDER,
+        item_files=lookup(dpath="{benchmark}", within=SM_GRID_ITEMS),
     output:
         f"{SM}/grid/{{model}}__{{benchmark}}.parquet",
     log:
@@ -92,8 +137,7 @@ rule sm_grid_score:
         runtime=attempt_scaled(120),
         gpu=model_gpus,
     params:
-        root=data_root(),
-        settings=config["studies"].get("scoring_methods", {}),
+        settings=SM_SETTINGS,
         grid=True,
         max_batch_tokens=config["engine"]["max_batch_tokens"],
         seed=config["seed"],
@@ -104,9 +148,9 @@ rule sm_grid_score:
 
 rule sm_choices:
     input:
-        scores=sm_scores,
-        grid=sm_grid_scores,
-        sources=sm_source_files,
+        scores=SM_SCORES,
+        grid=SM_GRID_SCORES,
+        sources=SM_SOURCES,
     output:
         choices=f"{SM}/metrics/choices.parquet",
         grid=f"{SM}/metrics/grid_choices.parquet",
@@ -115,8 +159,6 @@ rule sm_choices:
         "results/logs/scoring_methods/choices.log",
     conda:
         "../envs/analysis.yaml"
-    params:
-        root=data_root(),
     script:
         "../scripts/sm_choices.py"
 
@@ -127,8 +169,8 @@ rule sm_tables:
         grid=f"{SM}/metrics/grid_choices.parquet",
         human=f"{SM}/metrics/human.parquet",
     output:
-        report_pairs(
-            f"{SM}/tables",
+        artifact_outputs(
+            sm_artifacts.TABLES,
             SM_TABLES,
             caption="../report/scoring_methods.rst",
             category="scoring_methods",
@@ -137,6 +179,8 @@ rule sm_tables:
         "results/logs/scoring_methods/tables.log",
     conda:
         "../envs/analysis.yaml"
+    params:
+        captions=captions(SM_TABLES),
     script:
         "../scripts/sm_tables.py"
 
@@ -146,21 +190,19 @@ rule sm_figures:
         choices=f"{SM}/metrics/choices.parquet",
         grid=f"{SM}/metrics/grid_choices.parquet",
         human=f"{SM}/metrics/human.parquet",
-        sources=sm_source_files,
+        sources=SM_SOURCES,
     output:
-        report_pairs(
-            SM_FIG,
+        artifact_outputs(
+            sm_artifacts.FIGURES,
             SM_FIGURES,
             caption="../report/scoring_methods.rst",
             category="scoring_methods",
-            shown="png",
-            paired="svg",
         ),
     log:
         "results/logs/scoring_methods/figures.log",
     conda:
         "../envs/analysis.yaml"
     params:
-        root=data_root(),
+        captions=captions(SM_FIGURES),
     script:
         "../scripts/sm_figures.py"

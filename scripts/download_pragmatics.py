@@ -3,7 +3,7 @@
 from pathlib import Path
 
 from choicelab.download import download
-from choicelab.items.pragmatics import SOURCES
+from choicelab.studies.scoring_methods.sources import SOURCES
 from choicelab.workflow import log_to
 
 with log_to(snakemake.log[0]):

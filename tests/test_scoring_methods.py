@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from dataclasses import replace as dataclasses_replace
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from choicelab.items import pragmatics as pr
-from choicelab.metrics import free_coding as fc
-from choicelab.metrics import scoring_methods as sm
-from choicelab.pipelines import scoring_methods as ps
+from choicelab.studies.scoring_methods import coder as fc
+from choicelab.studies.scoring_methods import figures, paper, prompts, score_table, scoring, sources, tables
+from choicelab.studies.scoring_methods import human as hu
+from choicelab.studies.scoring_methods import items as pr
+from choicelab.studies.scoring_methods import metrics as sm
 
 LOG = math.log
 
@@ -140,18 +143,19 @@ def test_permutations_round_trip():
         shown = sm.present(options, order)
         assert sm.present(shown, sm.inverse_order(order)) == options
         for k in range(4):
-            assert sm.to_original(sm.to_position(k, order), order) == k
-            assert shown[sm.to_position(k, order)] == options[k]
+            assert order[sm.inverse_order(order)[k]] == k  # original k is shown at inverse_order(order)[k]
+            assert shown[sm.inverse_order(order)[k]] == options[k]
 
 
 def test_labels_round_trip_for_both_label_sets():
     assert sm.labels_for(4, "alpha") == ("A", "B", "C", "D")
     assert sm.labels_for(5, "numeric") == ("1", "2", "3", "4", "5")
     for label_set in sm.LABEL_SETS:
-        labels = sm.labels_for(5, label_set)
-        assert [sm.label_position(lab, label_set, 5) for lab in labels] == list(range(5))
-    with pytest.raises(ValueError):
-        sm.label_position("E", "alpha", 4)
+        assert len(set(sm.labels_for(26, label_set))) == 26  # one distinct label per option, up to 26 options
+    with pytest.raises(ValueError, match="27 options"):
+        sm.labels_for(27, "alpha")
+    with pytest.raises(ValueError, match="unknown label set"):
+        sm.labels_for(4, "roman")
 
 
 def test_label_scoring_grid_is_five_order_seeds_times_two_label_sets():
@@ -182,8 +186,8 @@ class TargetSeekingScorer:
         return out
 
 
-def _irony_item() -> ps.ScoringItem:
-    return ps.ScoringItem(
+def _irony_item() -> prompts.ScoringItem:
+    return prompts.ScoringItem(
         "pragmatics",
         "irony",
         "irony-99",
@@ -198,8 +202,9 @@ def _irony_item() -> ps.ScoringItem:
 
 def test_label_scoring_maps_every_permutation_back_to_the_original_options():
     item = _irony_item()
-    rows = ps.score_labels(TargetSeekingScorer("ironic"), [item], model="fake")
-    frame = ps.rows_to_table(rows).to_pandas()
+    rows = scoring.score_labels(TargetSeekingScorer("ironic"), [item], model="fake", seeds=range(5),
+                                label_sets=("alpha", "numeric"))
+    frame = score_table.rows_to_table(rows).to_pandas()
     assert len(frame) == 10 * 3 * 4  # versions x label scores x options
     chosen = frame[frame["chosen"]]
     assert (chosen["option_index"] == 1).all() and chosen["is_target"].all()
@@ -213,10 +218,10 @@ def test_label_scoring_maps_every_permutation_back_to_the_original_options():
 def test_string_scoring_prior_prompt_is_the_task_only():
     item = _irony_item()
     scorer = TargetSeekingScorer("x")
-    ps.score_strings(scorer, [item], model="fake")
-    assert set(scorer.contexts) == {ps.string_prompt(item), "T.\nYour answer:"}
+    scoring.score_strings(scorer, [item], model="fake")
+    assert set(scorer.contexts) == {prompts.string_prompt(item), "T.\nYour answer:"}
     assert (
-        ps.string_prompt(item)
+        prompts.string_prompt(item)
         == 'T.\n\nLara asks: "Fits?" Simon: "Perfect!" What did Simon want to convey?\nYour answer:'
     )
 
@@ -224,10 +229,10 @@ def test_string_scoring_prior_prompt_is_the_task_only():
 def test_label_prior_prompt_keeps_the_labelled_options_but_drops_context_and_question():
     item = _irony_item()
     order = (2, 0, 3, 1)
-    prior = ps.label_prior_prompt(item, order, ("A", "B", "C", "D"))
+    prior = prompts.label_prior_prompt(item, order, ("A", "B", "C", "D"))
     assert "Lara" not in prior and "What did Simon" not in prior
     assert "A. associate\nB. literal\nC. non sequitur\nD. ironic\nYour answer:" in prior
-    assert ps.label_prompt(item, order, ("A", "B", "C", "D")).endswith(prior.split("\n\n", 1)[1])
+    assert prompts.label_prompt(item, order, ("A", "B", "C", "D")).endswith(prior.split("\n\n", 1)[1])
 
 
 # -- free generation coding ----------------------------------------------------------------------------------------
@@ -243,12 +248,12 @@ def test_the_workflows_free_method_codes_with_the_validated_coder_into_item_opti
     def embed(texts):
         return np.array([vectors.get(t, [0.0, 0.0, 0.0, 0.0]) for t in texts], dtype=float)
 
-    coded = ps.code_free([item, item], ["She should get it shortened", "I don't know."], embed)
+    coded = scoring.code_free([item, item], ["She should get it shortened", "I don't know."], embed)
     assert [c.rule for c in coded] == ["embedding", "non_answer"]
-    rows = ps.free_rows(item, "She should get it shortened", coded[0], model="m", variant="tau=0.1", seed=0)
+    rows = scoring.free_rows(item, "She should get it shortened", coded[0], model="m", variant="tau=0.1", seed=0)
     assert [r.chosen for r in rows] == [False, True, False, False]
-    assert all(r.context == ps.string_prompt(item) for r in rows)
-    assert not any(r.chosen for r in ps.free_rows(item, "?", coded[1], model="m", variant="tau=0.1", seed=0))
+    assert all(r.context == prompts.string_prompt(item) for r in rows)
+    assert not any(r.chosen for r in scoring.free_rows(item, "?", coded[1], model="m", variant="tau=0.1", seed=0))
 
 
 # -- choices, accuracy and the fit to human data -------------------------------------------------------------------
@@ -280,9 +285,9 @@ def _choice_frame() -> pd.DataFrame:
 
 def test_choices_and_accuracy_from_the_option_table():
     item = _irony_item()
-    rows = ps.option_rows(item, [0.1, 0.9, 0.9, 0.0], model="m", method="string", score="option_logprob")
-    rows += ps.free_rows(item, "?", fc.Coded(fc.ERROR, "empty", ""), model="m", variant="tau=0.1", seed=0)
-    choices = sm.choices_from_scores(ps.rows_to_table(rows).to_pandas())
+    rows = score_table.option_rows(item, [0.1, 0.9, 0.9, 0.0], model="m", method="string", score="option_logprob")
+    rows += scoring.free_rows(item, "?", fc.Coded(fc.ERROR, "empty", ""), model="m", variant="tau=0.1", seed=0)
+    choices = sm.choices_from_scores(score_table.rows_to_table(rows).to_pandas())
     string = choices[choices["method"] == "string"].iloc[0]
     assert string["chosen"] in (1, 2) and string["n_tied"] == 2 and string["target"] == 1
     free = choices[choices["method"] == "free"].iloc[0]
@@ -321,7 +326,7 @@ def test_human_log_likelihood_sums_conditions_and_delta_is_relative_to_the_worst
 def test_every_source_file_matches_its_checksum(data_mirror):
     from choicelab.io import sha256_file
 
-    for path, remote in pr.SOURCES.items():
+    for path, remote in sources.SOURCES.items():
         assert sha256_file(data_mirror / path) == remote.sha256, path
         assert remote.url.startswith("https://raw.githubusercontent.com/")
 
@@ -354,29 +359,29 @@ def test_irony_example_item(data_mirror):
 
 
 def test_human_accuracy_per_condition_reproduces_the_paper(data_mirror):
-    ours = pr.human_condition_accuracy(data_mirror).set_index("condition")
-    for condition, paper in pr.PAPER_HUMAN_ACCURACY.items():
-        assert round(ours.at[condition, "accuracy"], 3) == paper, condition
+    ours = hu.human_condition_accuracy(data_mirror).set_index("condition")
+    for condition, printed in hu.PAPER_HUMAN_ACCURACY.items():
+        assert round(ours.at[condition, "accuracy"], 3) == printed, condition
     assert (ours["n"] / ours["n_items"] == 374).all()
     # maxims' .796 includes original item 13, which no language model sees; without it: .808
-    scored = pr.human_condition_accuracy(data_mirror, items="scored").set_index("condition")
+    scored = hu.human_condition_accuracy(data_mirror, items="scored").set_index("condition")
     assert round(scored.at["maxims", "accuracy"], 3) == 0.808 and scored.at["maxims", "n_items"] == 19
 
 
 def test_human_choices_agree_with_the_correct_column_and_llm_link_proportions(data_mirror):
     for condition in pr.CONDITIONS:
-        responses = pr.human_responses(data_mirror, condition)
-        counts = pr.human_choice_counts(data_mirror, [condition])
+        responses = hu.human_responses(data_mirror, condition)
+        counts = hu.human_choice_counts(data_mirror, [condition])
         target = counts[counts["is_target"]].set_index("item_number")["option_number"]
         assert (responses["option_number"].eq(responses["item_number"].map(target)) == responses["correct"].eq(1)).all()
         assert (counts.groupby("item_number")["count"].sum() == 374).all()
-    ours = pr.human_choice_counts(data_mirror, [c for c in pr.CONDITIONS if c != "coherence"])
+    ours = hu.human_choice_counts(data_mirror, [c for c in pr.CONDITIONS if c != "coherence"])
     ours = (
         ours[ours["scored"]]
         .groupby(["condition", "item_number", "option_type"], as_index=False)
         .agg(count=("count", "sum"), n=("n", "first"))
     )
-    theirs = pr.llm_link_proportions(data_mirror).rename(
+    theirs = hu.llm_link_proportions(data_mirror).rename(
         columns={"item_id": "item_number", "answer_label_complex": "option_type"}
     )
     merged = theirs.merge(ours, on=["condition", "item_number", "option_type"], how="outer").fillna(
@@ -396,7 +401,7 @@ def test_to_mc_items_keeps_the_target_under_any_option_order(data_mirror):
         assert a.choices[a.label] == b.choices[b.label] == it.options[it.target]
         assert b.meta["option_types"][b.label] == "CorrectNonLiteral"
     assert [mc.label for mc in shuffled] != [mc.label for mc in plain]
-    again = ps.from_mc_items(shuffled[:1])[0]
+    again = prompts.from_mc_items(shuffled[:1])[0]
     assert (again.task, again.question, again.condition) == (items[0].task, items[0].question, "metaphor")
 
 
@@ -415,19 +420,20 @@ def one_torch_thread():
 
 
 def test_every_method_end_to_end_on_three_items(tiny_llama, data_mirror, tmp_path, one_torch_thread):
-    from choicelab.figures import scoring_methods as fs
-    from choicelab.plotting import save_figure
     from choicelab.lm.causal import CausalScorer, ContinuationRequest
+    from choicelab.plotting import save_figure
 
     model, tokenizer = tiny_llama
     wanted = ("coherence-21", "irony-01", "humour-02")
-    items = ps.from_pragmatics([it for it in pr.load_items(data_mirror) if it.item_id in wanted])
-    rows = ps.score_all(
-        model, tokenizer, items, model="tiny", label_seeds=range(2), generation_seeds=range(2), max_new_tokens=12
+    items = prompts.from_pragmatics([it for it in pr.load_items(data_mirror) if it.item_id in wanted])
+    plan = scoring.MethodPlan(
+        methods=scoring.METHODS, label_seeds=(0, 1), label_sets=("alpha", "numeric"), scales=tuple(prompts.SCALES),
+        temperatures=(0.1, 0.9), generation_seeds=(0, 1), max_new_tokens=12,
     )
+    rows = scoring.score_all(model, tokenizer, items, model="tiny", kind="causal", plan=plan, max_batch_tokens=4096)
     path = tmp_path / "scores.parquet"
-    ps.write_scores(path, rows, '{"rule": "test"}')
-    scores = ps.read_scores(path).to_pandas()
+    score_table.write_scores(path, rows, '{"rule": "test"}')
+    scores = score_table.read_scores(path).to_pandas()
     n_options = sum(len(it.options) for it in items)  # 2 + 4 + 5
     per_method = scores.groupby("method").size()
     assert per_method["string"] == 5 * n_options
@@ -442,18 +448,18 @@ def test_every_method_end_to_end_on_three_items(tiny_llama, data_mirror, tmp_pat
     # every row keeps the exact prompt the model saw
     string_row = scores[(scores["method"] == "string")].iloc[0]
     item_of = {it.item_id: it for it in items}
-    assert string_row["context"] == ps.string_prompt(item_of[string_row["item_id"]])
+    assert string_row["context"] == prompts.string_prompt(item_of[string_row["item_id"]])
     rating = scores[(scores["method"] == "rating")].iloc[0]
     option = item_of[rating["item_id"]].options[rating["option_index"]]
-    assert rating["context"] == ps.rating_prompt(item_of[rating["item_id"]], option, rating["variant"])
+    assert rating["context"] == prompts.rating_prompt(item_of[rating["item_id"]], option, rating["variant"])
 
     # the string scores are the formulas applied to the engine's per-token log-probs (scored here one by one)
     irony = next(it for it in items if it.condition == "irony")
     scorer = CausalScorer(model, tokenizer)
     given_i, given_i0 = scorer.score(
         [
-            ContinuationRequest("a", ps.string_prompt(irony), " " + irony.options[2]),
-            ContinuationRequest("b", ps.string_prior_prompt(irony), " " + irony.options[2]),
+            ContinuationRequest("a", prompts.string_prompt(irony), " " + irony.options[2]),
+            ContinuationRequest("b", prompts.string_prior_prompt(irony), " " + irony.options[2]),
         ]
     )
     assert given_i.token_ids == given_i0.token_ids
@@ -463,22 +469,22 @@ def test_every_method_end_to_end_on_three_items(tiny_llama, data_mirror, tmp_pat
         assert row.value == pytest.approx(expected[row.score], rel=1e-4, abs=1e-4)  # batching: fp32 noise
 
     # the tables and figures build from these rows
-    human = pr.human_condition_accuracy(data_mirror)
-    numbers = fs.table_numbers(choices, human)
+    human = hu.human_condition_accuracy(data_mirror)
+    numbers = tables.table_numbers(choices, human)
     assert set(numbers["figure"]) == {"fig2", "fig3"}
-    comparison = fs.compare_paper(choices, human)
+    comparison = paper.compare_paper(choices, human)
     assert comparison[comparison["kind"] == "human_accuracy"]["agrees"].all()
     assert comparison[comparison["kind"] == "finding"]["ours"].str.len().gt(0).all()
-    matrix = fs.robustness_matrix(choices)
+    matrix = tables.robustness_matrix(choices)
     assert len(matrix) == 12  # method x score combinations
-    assert not fs.method_agreement(choices).empty
-    figures = {
-        "fig1": fs.fig1_example(irony),
-        "fig2": fs.fig2_accuracy(fs.fig2_table(choices, human)),
-        "fig3": fs.fig3_accuracy_loglik(fs.fig3_table(choices, human)),
-        "robustness": fs.robustness_heatmap(matrix, fs.flip_share(choices)),
+    assert not tables.method_agreement(choices).empty
+    drawn = {
+        "fig1": figures.fig1_example(irony),
+        "fig2": figures.fig2_accuracy(tables.fig2_table(choices, human)),
+        "fig3": figures.fig3_accuracy_loglik(tables.fig3_table(choices, human)),
+        "robustness": figures.robustness_heatmap(matrix, tables.flip_share(choices)),
     }
-    for name, fig in figures.items():
+    for name, fig in drawn.items():
         save_figure(fig, str(tmp_path / f"{name}.png"), str(tmp_path / f"{name}.svg"))
         assert (tmp_path / f"{name}.png").stat().st_size > 0
 
@@ -486,33 +492,34 @@ def test_every_method_end_to_end_on_three_items(tiny_llama, data_mirror, tmp_pat
 def test_robustness_matrix_on_any_mc_benchmark(tiny_llama, one_torch_thread):
     from conftest import toy_items
 
-    from choicelab.figures import scoring_methods as fs
     from choicelab.lm.causal import CausalScorer
 
     model, tokenizer = tiny_llama
-    items = ps.from_mc_items(toy_items(4, seed=0, split="dev"))
-    assert {it.condition for it in items} == {"toy"} and items[0].task == ps.GENERIC_TASK
+    items = prompts.from_mc_items(toy_items(4, seed=0, split="dev"))
+    assert {it.condition for it in items} == {"toy"} and items[0].task == prompts.GENERIC_TASK
     scorer = CausalScorer(model, tokenizer)
-    rows = ps.score_strings(scorer, items, model="tiny") + ps.score_labels(scorer, items, model="tiny", seeds=[0])
-    rows += ps.score_embeddings(ps.embedder(model, tokenizer, "causal"), items, model="tiny")
-    choices = sm.choices_from_scores(ps.rows_to_table(rows).to_pandas())
-    matrix = fs.robustness_matrix(choices)
+    rows = scoring.score_strings(scorer, items, model="tiny") + scoring.score_labels(
+        scorer, items, model="tiny", seeds=[0], label_sets=("alpha", "numeric")
+    )
+    rows += scoring.score_embeddings(scoring.embedder(model, tokenizer, "causal"), items, model="tiny")
+    choices = sm.choices_from_scores(score_table.rows_to_table(rows).to_pandas())
+    matrix = tables.robustness_matrix(choices)
     assert set(matrix["benchmark"]) == {"toy"} and len(matrix) == 5 + 3 + 1
     assert matrix["chance"].eq(1 / 3).all()
-    agreement = fs.method_agreement(choices, level="method")
+    agreement = tables.method_agreement(choices, level="method")
     assert set(zip(agreement["a"], agreement["b"], strict=True)) == {
         ("string", "label"),
         ("string", "embedding"),
         ("label", "embedding"),
     }
     assert agreement["agreement"].between(0, 1).all()
-    flips = fs.flip_share(choices)
+    flips = tables.flip_share(choices)
     assert flips.iloc[0]["n_items"] == 4 and 0 <= flips.iloc[0]["flip_share"] <= 1
     # a method agrees with an identical copy of itself on every item
     one = choices[choices["score"] == "option_logprob"]
     twins = pd.concat([one.assign(method="a"), one.assign(method="b")])
-    assert fs.method_agreement(twins, level="method")["agreement"].eq(1.0).all()
-    assert fs.flip_share(twins)["flip_share"].eq(0.0).all()
+    assert tables.method_agreement(twins, level="method")["agreement"].eq(1.0).all()
+    assert tables.flip_share(twins)["flip_share"].eq(0.0).all()
 
 
 def test_smoke_dag_produces_every_scoring_methods_artifact(smoke_run):
@@ -528,7 +535,6 @@ def test_smoke_dag_produces_every_scoring_methods_artifact(smoke_run):
 
 
 def test_numbers_table_shows_both_probability_clips_and_each_label_set_beside_the_pooled_value():
-    from choicelab.figures import scoring_methods as fs
 
     rows = []
     # label scoring: alpha labels always hit the target, numeric labels never do; strings hit half the time
@@ -547,7 +553,7 @@ def test_numbers_table_shows_both_probability_clips_and_each_label_set_beside_th
     )
     human = pd.DataFrame({"condition": ["irony", "humour"], "k": [300, 310], "n": [374, 374]})
     human["accuracy"] = human["k"] / human["n"]
-    numbers = fs.table_numbers(choices, human)
+    numbers = tables.table_numbers(choices, human)
     fig3 = numbers[numbers["figure"] == "fig3"].set_index(["method", "label_set"])
     assert fig3.loc[("label", "pooled"), "accuracy"] == pytest.approx(0.5)
     assert fig3.loc[("label", "alpha"), "accuracy"] == 1.0 and fig3.loc[("label", "numeric"), "accuracy"] == 0.0
@@ -558,3 +564,89 @@ def test_numbers_table_shows_both_probability_clips_and_each_label_set_beside_th
     assert numeric["loglik_clip1e-9"] < numeric["loglik"] < 0
     string = fig3.loc[("string", "")]
     assert string["loglik_clip1e-9"] == pytest.approx(string["loglik"])  # p = 0.5: no clipping
+
+
+# -- settings, the job plan and the artifact table -----------------------------------------------------------------
+
+
+def _section_without_optional_keys() -> dict:
+    import yaml
+    from snakemake.utils import validate
+
+    from choicelab.studies.scoring_methods.settings import from_config
+
+    config = yaml.safe_load(open("configs/smoke.yaml"))
+    config["studies"]["scoring_methods"] = {"models": ["tiny-llama"]}
+    validate(config, "schemas/config.schema.yaml")  # fills the schema's defaults, as the Snakefile does
+    return from_config(config)
+
+
+def test_settings_have_one_field_per_key_of_the_schema_section():
+    import dataclasses
+
+    import yaml
+
+    from choicelab.studies.scoring_methods.settings import Settings
+
+    schema = yaml.safe_load(open("schemas/config.schema.yaml"))
+    keys = schema["properties"]["studies"]["properties"]["scoring_methods"]["properties"]
+    assert [f.name for f in dataclasses.fields(Settings)] == list(keys)
+
+
+def test_a_section_with_only_its_models_runs_the_papers_methods_on_every_item():
+    from choicelab.studies.scoring_methods import grid
+
+    settings = _section_without_optional_keys()
+    study = grid.method_plan(settings, grid=False)
+    assert study.methods == scoring.METHODS and study.label_seeds == (0, 1, 2, 3, 4)
+    assert study.scales == tuple(prompts.SCALES) and study.label_sets == ("alpha", "numeric")
+    assert study.temperatures == (0.1, 0.9) and study.max_new_tokens == 50
+    assert settings.items_per_condition is None and settings.embedder is None and settings.grid_benchmarks is None
+    # the grid is smaller: 10 items per benchmark, one option order, one scale
+    plan = grid.method_plan(settings, grid=True)
+    assert settings.grid_items == 10 and plan.label_seeds == (0,) and plan.scales == ("likely",)
+
+
+def test_jobs_score_a_seeded_subsample_per_condition_or_per_benchmark():
+    from choicelab.studies.scoring_methods import grid
+
+    settings = dataclasses_replace(_section_without_optional_keys(), items_per_condition=2, grid_items=3)
+    items = [dataclasses_replace(_irony_item(), condition=c, item_id=f"{c}-{i}") for c in ("a", "b") for i in range(5)]
+    study = grid.select_items(items, settings, grid=False, seed=1)
+    assert [it.condition for it in study] == ["a", "a", "b", "b"]
+    assert study == grid.select_items(items, settings, grid=False, seed=1)
+    assert len(grid.select_items(items, settings, grid=True, seed=1)) == 3
+
+
+def test_the_grid_names_only_benchmarks_the_workflow_builds():
+    from choicelab.config import ConfigError
+    from choicelab.studies.scoring_methods import grid
+
+    every = _section_without_optional_keys()
+    assert grid.grid_benchmarks(every, ["piqa"], ["steer", "bets_value_cv"]) == [
+        "pragmatics", "piqa", "bets_value_cv", "steer"
+    ]
+    chosen = dataclasses_replace(every, grid_benchmarks=("steer", "pragmatics"))
+    assert grid.grid_benchmarks(chosen, ["piqa"], ["steer"]) == ["pragmatics", "steer"]
+    with pytest.raises(ConfigError, match="piqa2"):
+        grid.grid_benchmarks(dataclasses_replace(every, grid_benchmarks=("piqa2",)), ["piqa"], [])
+
+
+def test_the_sources_root_is_where_every_declared_source_file_lies(data_mirror):
+    paths = [f"{data_mirror}/{key}" for key in sorted(sources.SOURCES)]
+    assert sources.source_root(paths) == Path(data_mirror)
+    with pytest.raises(ValueError, match="missing"):
+        sources.source_root(paths[1:])
+
+
+def test_every_table_and_figure_has_one_artifact_row_with_its_builder():
+    from choicelab.artifacts import by_name, of_rule
+    from choicelab.studies.scoring_methods.artifacts import ARTIFACTS, artifact_files
+
+    names = by_name(ARTIFACTS)  # unique names
+    assert [a.name for a in of_rule(ARTIFACTS, "sm_tables")] == [
+        "table_numbers", "compare_paper", "human_accuracy", "robustness_matrix"
+    ]
+    assert {a.kind for a in of_rule(ARTIFACTS, "sm_figures")} == {"figure"}
+    assert all(callable(a.builder) for a in names.values())
+    assert "figures/scoring_methods/fig1.svg" in artifact_files(True) and artifact_files(False) == []

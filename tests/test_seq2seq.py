@@ -66,32 +66,33 @@ def test_pll_needs_sentinels(t5):
 
 
 def test_every_scoring_method_runs_on_a_seq2seq_model(t5, data_mirror, tmp_path):
-    from choicelab.items import pragmatics as pr
-    from choicelab.metrics import scoring_methods as sm
-    from choicelab.pipelines import scoring_methods as ps
+    from choicelab.studies.scoring_methods import items as pr
+    from choicelab.studies.scoring_methods import metrics as sm
+    from choicelab.studies.scoring_methods import prompts, score_table, scoring
 
     model, tokenizer = t5
-    items = ps.from_pragmatics([it for it in pr.load_items(data_mirror) if it.item_id in ("coherence-21", "irony-01")])
-    rows = ps.score_all(model, tokenizer, items, model="t5", kind="seq2seq", label_seeds=[0], scales=["likely"],
-                        generation_seeds=[0], temperatures=[0.9], max_new_tokens=6)
-    ps.write_scores(tmp_path / "scores.parquet", rows, '{"rule": "test"}')
-    scores = ps.read_scores(tmp_path / "scores.parquet").to_pandas()
-    assert set(scores["method"]) == set(ps.METHODS)
+    items = prompts.from_pragmatics([it for it in pr.load_items(data_mirror) if it.item_id in ("coherence-21", "irony-01")])
+    plan = scoring.MethodPlan(methods=scoring.METHODS, label_seeds=(0,), label_sets=("alpha", "numeric"),
+                              scales=("likely",), temperatures=(0.9,), generation_seeds=(0,), max_new_tokens=6)
+    rows = scoring.score_all(model, tokenizer, items, model="t5", kind="seq2seq", plan=plan, max_batch_tokens=4096)
+    score_table.write_scores(tmp_path / "scores.parquet", rows, '{"rule": "test"}')
+    scores = score_table.read_scores(tmp_path / "scores.parquet").to_pandas()
+    assert set(scores["method"]) == set(scoring.METHODS)
     # string scores are the five formulas applied to the masked pseudo-log-likelihoods given I and I0
     irony = next(it for it in items if it.condition == "irony")
     given_i, given_i0 = Seq2SeqScorer(model, tokenizer, mode="pll").score([
-        ContinuationRequest("i", ps.string_prompt(irony), " " + irony.options[0]),
-        ContinuationRequest("i0", ps.string_prior_prompt(irony), " " + irony.options[0]),
+        ContinuationRequest("i", prompts.string_prompt(irony), " " + irony.options[0]),
+        ContinuationRequest("i0", prompts.string_prior_prompt(irony), " " + irony.options[0]),
     ])
     expected = sm.string_scores(given_i.token_logprobs, given_i0.token_logprobs)
     mine = scores[(scores["item_id"] == irony.item_id) & (scores["method"] == "string") & (scores["option_index"] == 0)]
     for row in mine.itertuples():
         assert row.value == pytest.approx(expected[row.score], rel=1e-4, abs=1e-4)
-    assert (mine["context"] == ps.string_prompt(irony)).all()
+    assert (mine["context"] == prompts.string_prompt(irony)).all()
     # `choicelab show` prints the prompt each version saw
     from choicelab.show import show_item
 
-    assert ps.string_prompt(irony) in show_item(tmp_path / "scores.parquet", irony.item_id)
+    assert prompts.string_prompt(irony) in show_item(tmp_path / "scores.parquet", irony.item_id)
 
 
 def test_a_seq2seq_model_is_materialized_and_loaded_by_its_kind(t5, tmp_path):

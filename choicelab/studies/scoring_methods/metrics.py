@@ -21,36 +21,25 @@ I0 = T + labelled options (``label_logprob``, ``label_prior_corrected``, ``label
 Rating: E[r] = sum_r r * softmax_r(log P(rating r)), r = 1..5. Embedding: cosine(E(I), E(o)).
 
 Choices are the argmax; ties (values within ``TIE_RTOL`` relative) are broken by a seeded random choice whose
-seed is derived from (seed, key), and the number of tied options is recorded. Free generations are classified
-with :func:`choicelab.metrics.free_coding.code_generations`.
+seed is derived from (seed, key) (:func:`choicelab.stats.derived_seed`), and the number of tied options is
+recorded. Free generations are classified with :func:`choicelab.studies.scoring_methods.coder.code_generations`.
 """
 
 from __future__ import annotations
 
-import hashlib
 import math
 import random
-import re
 import string
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
+from choicelab.stats import derived_seed
+
 STRING_SCORES = ("option_logprob", "mean_token_prob", "mean_token_logprob", "prior_corrected", "surprisal_reduction")
 LABEL_SCORES = ("label_logprob", "label_prior_corrected", "label_surprisal_reduction")
-PAPER_SCORE_NUMBERS = {
-    "option_logprob": "(1)",
-    "mean_token_prob": "(2)",
-    "mean_token_logprob": "(3)",
-    "prior_corrected": "(4)",
-    "surprisal_reduction": "(5)",
-    "label_logprob": "(1)",
-    "label_prior_corrected": "(4)",
-    "label_surprisal_reduction": "(5)",
-}
 RATING_POINTS = (1, 2, 3, 4, 5)
 LABEL_SETS = {"alpha": tuple(string.ascii_uppercase), "numeric": tuple(str(k) for k in range(1, 27))}
 TIE_RTOL = 1e-12
@@ -145,11 +134,6 @@ def cosine(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray) -> 
 # -- choices, ties, permutations ------------------------------------------------------------------------------------
 
 
-def derived_seed(seed: int, key: str) -> int:
-    """A 63-bit seed from (seed, key), stable across Python versions (same recipe as ``choicelab.lm.generate``)."""
-    return int.from_bytes(hashlib.sha256(f"{seed}:{key}".encode()).digest()[:8], "big") >> 1
-
-
 def tied_maxima(values: Sequence[float], rtol: float = TIE_RTOL) -> list[int]:
     """Indices whose value equals the maximum up to ``rtol`` (relative to max(1, |values|)). NaN never wins."""
     array = np.asarray(values, dtype=float)
@@ -182,16 +166,6 @@ def present(options: Sequence[str], order: Sequence[int]) -> list[str]:
     return [options[k] for k in order]
 
 
-def to_original(position: int, order: Sequence[int]) -> int:
-    """The original option index shown at ``position``."""
-    return int(order[position])
-
-
-def to_position(original: int, order: Sequence[int]) -> int:
-    """The position at which original option ``original`` is shown."""
-    return list(order).index(original)
-
-
 def inverse_order(order: Sequence[int]) -> tuple[int, ...]:
     """``inv[original] = position``; ``present(present(x, order), inverse_order(order)) == x``."""
     inverse = [0] * len(order)
@@ -209,20 +183,9 @@ def labels_for(n: int, label_set: str) -> tuple[str, ...]:
     return LABEL_SETS[label_set][:n]
 
 
-def label_position(label: str, label_set: str, n: int) -> int:
-    """The position a label stands for (inverse of :func:`labels_for`)."""
-    labels = labels_for(n, label_set)
-    if label not in labels:
-        raise ValueError(f"{label!r} is not one of the {n} {label_set} labels {labels}")
-    return labels.index(label)
-
-
 def label_permutations(seeds: Sequence[int], label_sets: Sequence[str] = ("alpha", "numeric")) -> list[tuple[int, str]]:
     """The (option-order seed, label set) grid of label scoring: 5 seeds x 2 label sets in the paper."""
     return [(seed, label_set) for seed in seeds for label_set in label_sets]
-
-
-# -- free generation -------------------------------------------------------------------------------------------------
 
 
 # -- accuracy and goodness of fit ---------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
-"""Coding free generations of the pragmatics items: the coder of :mod:`choicelab.metrics.free_coding` applied to a
-table of generations (``choicelab code-free``, ``bench/free_coding.py``) with a sentence encoder as its embedder."""
+"""Coding free generations of the pragmatics items: the coder of :mod:`choicelab.studies.scoring_methods.coder`
+applied to a table of generations (``choicelab code-free``, ``bench/free_coding.py``) with a sentence encoder as its
+embedder."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from choicelab.metrics import free_coding as fc
+from choicelab.studies.scoring_methods import coder as fc
 
 GENERATION_COLUMNS = ("model_name", "phenomenon", "item_id", "response")
 
@@ -38,7 +39,7 @@ def load_embedder(model_dir: str | Path, *, batch_size: int = 64, max_length: in
 
 @functools.lru_cache(maxsize=4)
 def _item_options(root: str) -> dict[tuple[str, int], tuple[tuple[str, ...], tuple[str, ...], str]]:
-    from choicelab.items.pragmatics import load_items
+    from choicelab.studies.scoring_methods.items import load_items
 
     return {
         (item.condition, int(item.meta["llm_link_number"])): (
@@ -61,8 +62,8 @@ def option_prototypes(root: str | Path) -> dict[tuple[str, str], tuple[str, ...]
 
 
 def hand_coded_examples(hand_coded: pd.DataFrame, sentences: int = fc.ANSWER_SENTENCES) -> list[fc.Example]:
-    """The hand-coded generations (:func:`choicelab.metrics.free_coding.read_hand_coded`) as the coder's examples:
-    the answer read from each generation and its hand code; generations without an answer are left out."""
+    """The hand-coded generations (:func:`choicelab.studies.scoring_methods.coder.read_hand_coded`) as the coder's
+    examples: the answer read from each generation and its hand code; generations without an answer are left out."""
     examples = []
     for condition, item, response, code in zip(
         hand_coded["phenomenon"], hand_coded["item_id"], hand_coded["response"], hand_coded["hand_code"], strict=True
@@ -119,7 +120,7 @@ def code_free_frame(
 def code_free_file(generations: str | Path, embedder: str | Path, out: str | Path, data_mirror: str | Path) -> pd.DataFrame:
     """``choicelab code-free``: read IN (CSV with model_name, phenomenon, item_id, response), write IN plus
     ``coded_option`` to ``out`` (CSV, written whole to a temporary file and renamed)."""
-    from choicelab.metrics.free_coding import read_generations_csv
+    from choicelab.studies.scoring_methods.coder import read_generations_csv
 
     frame = read_generations_csv(generations)
     missing = [c for c in GENERATION_COLUMNS if c not in frame.columns]

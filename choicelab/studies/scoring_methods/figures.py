@@ -1,0 +1,274 @@
+"""Figures of the scoring-methods study (Tsvilodub et al.): Fig. 1 (an item under every method, with the score
+formulas), Fig. 2 (accuracy per condition), Fig. 3 (accuracy and fit to the human data) and the robustness heat map of
+the method x score grid. The numbers behind them are :mod:`choicelab.studies.scoring_methods.tables`."""
+
+from __future__ import annotations
+
+import math
+import textwrap
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from choicelab.plotting import plt
+from choicelab.studies.scoring_methods import metrics as sm
+from choicelab.studies.scoring_methods import prompts as ps
+from choicelab.studies.scoring_methods import tables
+from choicelab.studies.scoring_methods.tables import METHOD_ORDER, StudyFrames, method_rank, score_rank
+
+METHOD_COLORS = {
+    "free": "#e6850e",
+    "string": "#a6cee3",
+    "label": "#1f78b4",
+    "rating": "#33a02c",
+    "embedding": "#b15928",
+    "human": "#444444",
+}
+SHORT_SCORE = {
+    "free": "free",
+    "option_logprob": "str::optProb (1)",
+    "mean_token_prob": "str::avgOptProb (2)",
+    "mean_token_logprob": "str::avgNegSurp (3)",
+    "prior_corrected": "str::priorCorr (4)",
+    "surprisal_reduction": "str::surpRed (5)",
+    "label_logprob": "lbl::optProb (1)",
+    "label_prior_corrected": "lbl::priorCorr (4)",
+    "label_surprisal_reduction": "lbl::surpRed (5)",
+    "rating_number": "rating (numbers)",
+    "rating_phrase": "rating (phrases)",
+    "cosine": "embedding",
+}
+CONDITION_NAMES = {
+    "coherence": "Coherence",
+    "deceits": "Deceits",
+    "humour": "Humour",
+    "indirect_speech": "Indirect speech",
+    "irony": "Irony",
+    "maxims": "Maxims",
+    "metaphor": "Metaphor",
+}
+
+
+def robustness_heatmap(matrix: pd.DataFrame, flips: pd.DataFrame | None = None) -> plt.Figure:
+    """Rows = benchmark / model, columns = method:score; cell = accuracy minus chance (annotated with accuracy).
+    Right panel: the share of items whose prediction flips across methods."""
+    frame = matrix.assign(
+        row=matrix["benchmark"] + " / " + matrix["model"], col=matrix["score"].map(lambda s: SHORT_SCORE.get(s, s))
+    )
+    pairs = sorted(
+        set(zip(frame["method"], frame["score"], frame["col"], strict=True)),
+        key=lambda p: (method_rank(p[0]), score_rank(p[1]), p[1]),
+    )
+    cols = list(dict.fromkeys(p[2] for p in pairs))
+    rows = sorted(frame["row"].unique())
+    acc = frame.pivot_table(index="row", columns="col", values="accuracy").reindex(index=rows, columns=cols)
+    chance = frame.pivot_table(index="row", columns="col", values="chance").reindex(index=rows, columns=cols)
+    width = 1.0 + 0.55 * len(cols) + (1.8 if flips is not None else 0)
+    fig, axes = plt.subplots(
+        1,
+        2 if flips is not None else 1,
+        figsize=(width, 1.2 + 0.45 * len(rows)),
+        squeeze=False,
+        gridspec_kw={"width_ratios": [len(cols), 3]} if flips is not None else None,
+    )
+    ax = axes[0][0]
+    delta = (acc - chance).to_numpy(dtype=float)
+    image = ax.imshow(delta, cmap="RdBu", vmin=-0.5, vmax=0.5, aspect="auto")
+    for i in range(len(rows)):
+        for j in range(len(cols)):
+            if not math.isnan(acc.iat[i, j]):
+                ax.text(j, i, f"{acc.iat[i, j]:.2f}", ha="center", va="center", fontsize=6)
+    ax.set_xticks(range(len(cols)), cols, rotation=60, ha="right", fontsize=6)
+    ax.set_yticks(range(len(rows)), rows, fontsize=7)
+    fig.colorbar(image, ax=ax, fraction=0.03, label="accuracy - chance")
+    if flips is not None:
+        fl = flips.assign(row=flips["benchmark"] + " / " + flips["model"]).set_index("row").reindex(rows)
+        axes[0][1].barh(range(len(rows)), fl["flip_share"].to_numpy(dtype=float), color="#777777")
+        axes[0][1].set_yticks(range(len(rows)), [""] * len(rows))
+        axes[0][1].invert_yaxis()
+        axes[0][1].set_xlim(0, 1)
+        axes[0][1].set_xlabel("items whose choice\nflips across methods", fontsize=7)
+    fig.suptitle("Robustness of MC predictions across scoring methods", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+# -- figures --------------------------------------------------------------------------------------------------------
+
+FORMULAS = [
+    ("(1) option probability", r"$P(o\,|\,I)=\prod_t P(w_t\,|\,I,w_{<t})$"),
+    ("(2) average option probability", r"$\frac{1}{|o|}\sum_t P(w_t\,|\,I,w_{<t})$"),
+    ("(3) average negative surprisal", r"$\frac{1}{|o|}\sum_t \log P(w_t\,|\,I,w_{<t})$"),
+    ("(4) prior-corrected probability", r"$P(o\,|\,I)\,/\,P(o\,|\,I_0)$"),
+    ("(5) surprisal reduction", r"$S(o\,|\,I_0)\,/\,S(o\,|\,I),\ S=-\sum_t \log P(w_t\,|\,\cdot)$"),
+    ("(6) rating aggregation", r"$\sum_{r=1}^{5} r\ \mathrm{softmax}_r\,\log P(r\,|\,I,o)$"),
+    ("(7) embedding similarity", r"$\cos(E(I),E(o))$"),
+]
+
+
+def _wrap(text: str, width: int = 95) -> str:
+    return "\n".join(textwrap.fill(line, width) if line else "" for line in text.split("\n"))
+
+
+def fig1_example(
+    item: Any, order: Sequence[int] | None = None, label_set: str = "alpha", scale: str = "likely"
+) -> plt.Figure:
+    """Fig. 1: one item (the paper shows an irony item) as each method presents it, the scored sequences in colour,
+    and the set of scores with their formulas. ``item`` is a ScoringItem or a PragmaticsItem."""
+    if not isinstance(item, ps.ScoringItem):
+        item = ps.from_pragmatics([item])[0]
+    order = tuple(order) if order is not None else tuple(range(len(item.options)))
+    labels = sm.labels_for(len(item.options), label_set)
+    target = item.options[item.target]
+    panels = [
+        ("free generation (tau = 0.1, <= 50 tokens)", ps.string_prompt(item), "<generated text, coded as an option>"),
+        ("string scoring: each option given I and given I0 = T", ps.string_prompt(item), " | ".join(item.options)),
+        (
+            "label scoring: labels given I and given I0 = T + options",
+            ps.label_prompt(item, order, labels),
+            " | ".join(labels),
+        ),
+        (
+            f"rating ({scale}): numbers / phrases given I and the option",
+            ps.rating_prompt(item, target, scale),
+            " | ".join(str(r) for r in sm.RATING_POINTS) + "   or   " + " | ".join(ps.SCALES[scale]),
+        ),
+        ("embedding similarity: E(I) vs E(o)", ps.string_prompt(item), " | ".join(item.options)),
+    ]
+    fig = plt.figure(figsize=(13, 11))
+    left = fig.add_axes((0.01, 0.01, 0.64, 0.95))
+    right = fig.add_axes((0.66, 0.01, 0.33, 0.95))
+    for ax in (left, right):
+        ax.set_axis_off()
+    y = 1.0
+    for title, prompt, scored in panels:
+        left.text(0, y, title, fontsize=9, fontweight="bold", va="top", transform=left.transAxes)
+        body = _wrap(prompt)
+        n_lines = body.count("\n") + 1
+        left.text(0.01, y - 0.025, body, fontsize=6.5, va="top", family="monospace", transform=left.transAxes)
+        y -= 0.025 + 0.0107 * n_lines
+        left.text(
+            0.01,
+            y - 0.004,
+            _wrap("scored: " + scored),
+            fontsize=6.5,
+            va="top",
+            color="#b2182b",
+            family="monospace",
+            transform=left.transAxes,
+        )
+        y -= 0.05
+    right.text(0, 1.0, "Scores (argmax over the options)", fontsize=10, fontweight="bold", va="top")
+    for k, (name, formula) in enumerate(FORMULAS):
+        right.text(0, 0.93 - 0.12 * k, name, fontsize=9, va="top")
+        right.text(0.03, 0.89 - 0.12 * k, formula, fontsize=11, va="top")
+    right.text(
+        0,
+        0.06,
+        _wrap(
+            f"I: task T, context C and question Q. I0 (string): T only.\n"
+            f'I0 (label): T + labelled options. Target: "{target}"',
+            60,
+        ),
+        fontsize=7,
+        va="top",
+    )
+    fig.suptitle(f"Fig. 1: item {item.item_id} presented by each method", fontsize=11)
+    return fig
+
+
+def fig2_accuracy(fig2: pd.DataFrame) -> plt.Figure:
+    """Fig. 2: accuracy per condition (facets); bars per model x method, human bar, dashed chance line 1/k."""
+    conditions = sorted(fig2["condition"].unique())
+    models = sorted(m for m in fig2["model"].unique() if m != "human")
+    methods = [m for m in METHOD_ORDER if m in set(fig2["method"])]
+    ncols = 4
+    nrows = math.ceil((len(conditions) + 1) / ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(3.4 * ncols, 2.9 * nrows), squeeze=False, sharey=True)
+    width = 0.8 / max(1, len(methods))
+    for ax, condition in zip(axes.flat, conditions, strict=False):
+        sub = fig2[fig2["condition"] == condition]
+        for j, method in enumerate(methods):
+            values = [sub[(sub["model"] == m) & (sub["method"] == method)]["accuracy"] for m in models]
+            heights = [float(v.iloc[0]) if len(v) else np.nan for v in values]
+            ax.bar(
+                np.arange(len(models)) - 0.4 + width * (j + 0.5),
+                heights,
+                width,
+                color=METHOD_COLORS[method],
+                label=method,
+            )
+        human = sub[sub["model"] == "human"]["accuracy"]
+        if len(human):
+            ax.bar([len(models)], [float(human.iloc[0])], 0.5, color=METHOD_COLORS["human"], label="human")
+        ax.axhline(float(sub["chance"].iloc[0]), color="black", ls="--", lw=1)
+        ax.set_xticks(range(len(models) + 1), [*models, "human"], rotation=30, ha="right", fontsize=7)
+        ax.set_title(CONDITION_NAMES.get(condition, condition), fontsize=9)
+        ax.set_ylim(0, 1)
+    for ax in axes.flat[len(conditions) :]:
+        ax.set_axis_off()
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    handles.append(plt.Line2D([], [], color="black", ls="--"))
+    labels.append("chance 1/k")
+    axes.flat[-1].legend(handles, labels, loc="center", fontsize=8)
+    for row in axes:
+        row[0].set_ylabel("accuracy")
+    fig.suptitle("Fig. 2: accuracy per condition, model and method (averaged over each method's versions)", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def fig3_accuracy_loglik(fig3: pd.DataFrame) -> plt.Figure:
+    """Fig. 3: accuracy (top) and delta log-likelihood of the human data (bottom) per score (x axis), one column per
+    model; bar colour = method."""
+    models = sorted(fig3["model"].unique())
+    fig, axes = plt.subplots(2, len(models), figsize=(max(4.5, 4.2 * len(models)), 6), squeeze=False, sharey="row")
+    for j, model in enumerate(models):
+        sub = fig3[fig3["model"] == model].copy()
+        sub["_m"] = sub["method"].map(method_rank)
+        sub["_s"] = sub["score"].map(score_rank)
+        sub = sub.sort_values(["_m", "_s"])
+        x = np.arange(len(sub))
+        colors = [METHOD_COLORS.get(m, "grey") for m in sub["method"]]
+        names = [SHORT_SCORE.get(s, s) for s in sub["score"]]
+        for i, (column, label) in enumerate((("accuracy", "accuracy"), ("delta_loglik", "Δ log-likelihood"))):
+            ax = axes[i][j]
+            ax.bar(x, sub[column].to_numpy(dtype=float), color=colors)
+            ax.set_xticks(x, names if i == 1 else [""] * len(x), rotation=60, ha="right", fontsize=7)
+            if j == 0:
+                ax.set_ylabel(label)
+        axes[0][j].set_title(model, fontsize=9)
+        axes[0][j].set_ylim(0, 1)
+    handles = [plt.Rectangle((0, 0), 1, 1, color=METHOD_COLORS[m]) for m in METHOD_ORDER if m in set(fig3["method"])]
+    names = [m for m in METHOD_ORDER if m in set(fig3["method"])]
+    fig.legend(handles, names, fontsize=7, loc="lower center", ncol=len(names), frameon=False)
+    fig.suptitle(
+        "Fig. 3: accuracy and goodness of fit to the human data (Δ to the worst model/score), pooled over conditions",
+        fontsize=10,
+    )
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    return fig
+
+
+# -- the study's figures, as the ARTIFACTS table builds them --------------------------------------------------------
+
+
+def fig1_figure(data: StudyFrames) -> plt.Figure:
+    """Fig. 1 on the first irony item (the paper shows an irony item)."""
+    from choicelab.studies.scoring_methods.items import load_condition
+
+    return fig1_example(load_condition(data.sources_root, "irony")[0])
+
+
+def fig2_figure(data: StudyFrames) -> plt.Figure:
+    return fig2_accuracy(tables.fig2_table(data.reported, data.human))
+
+
+def fig3_figure(data: StudyFrames) -> plt.Figure:
+    return fig3_accuracy_loglik(tables.fig3_table(data.reported, data.human))
+
+
+def robustness_figure(data: StudyFrames) -> plt.Figure:
+    return robustness_heatmap(tables.robustness_matrix(data.grid), tables.flip_share(data.grid))

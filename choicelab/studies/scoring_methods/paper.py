@@ -1,0 +1,211 @@
+"""The paper's findings (Tsvilodub et al.) checked on our data, beside the human accuracies it prints."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from choicelab.studies.scoring_methods.human import PAPER_HUMAN_ACCURACY
+from choicelab.studies.scoring_methods.tables import (
+    StudyFrames,
+    fig2_table,
+    fig3_table,
+    flip_share,
+    reported_choices,
+)
+
+
+def _method_accuracy(fig3: pd.DataFrame) -> pd.DataFrame:
+    """Per (model, method): the mean of its scores' pooled accuracies."""
+    return fig3.groupby(["model", "method"], as_index=False)["accuracy"].mean()
+
+
+def _finding(key: str, paper: str, ours: str, agrees: bool | None, note: str = "") -> dict[str, Any]:
+    return {"kind": "finding", "key": key, "paper": paper, "ours": ours, "agrees": agrees, "note": note}
+
+
+def _best_methods(per_method: pd.DataFrame) -> dict[str, str]:
+    return {
+        model: group.sort_values(["accuracy", "method"], ascending=[False, True])["method"].iloc[0]
+        for model, group in per_method.groupby("model")
+    }
+
+
+def _findings(fig2: pd.DataFrame, fig3: pd.DataFrame, flips: pd.DataFrame) -> list[dict[str, Any]]:
+    out = []
+    per_method = _method_accuracy(fig3)
+    models = sorted(per_method["model"].unique())
+    best = _best_methods(per_method)
+    # 1. Variation across methods.
+    spread = fig3.groupby("model")["accuracy"].agg(lambda s: float(s.max() - s.min()))
+    flip_text = ", ".join(f"{r.model}: {r.flip_share:.2f}" for r in flips.itertuples()) if len(flips) else "n/a"
+    out.append(
+        _finding(
+            "not_robust",
+            "predictions are not robust under variation of the scoring method (within and across models)",
+            f"accuracy range over method x score per model: {', '.join(f'{m}: {v:.2f}' for m, v in spread.items())}; "
+            f"share of items whose choice flips across methods: {flip_text}",
+            bool(len(spread)) and bool((spread >= 0.10).all()),
+            "criterion: range >= 0.10 for every model",
+        )
+    )
+    # 2. Label scoring best.
+    label_best = [m for m in models if best[m] == "label"]
+    out.append(
+        _finding(
+            "label_best",
+            "label scoring works best for all models except GPT-instruct (free generation there)",
+            "best method per model: " + ", ".join(f"{m}: {best[m]}" for m in models),
+            len(label_best) >= len(models) - 1 if models else None,
+            "criterion: label is the best method for all models but at most one",
+        )
+    )
+    # 3. No single method supreme.
+    out.append(
+        _finding(
+            "no_single_best",
+            "no single method delivers supreme results for all models",
+            f"{len(set(best.values()))} different best methods over {len(models)} models",
+            len(set(best.values())) > 1 if len(models) > 1 else None,
+            "needs at least two models",
+        )
+    )
+    # 4. Accuracy and likelihood correlated.
+    if len(fig3) >= 3 and fig3["accuracy"].std() > 0 and fig3["loglik"].std() > 0:
+        r = float(np.corrcoef(fig3["accuracy"], fig3["loglik"])[0, 1])
+        out.append(
+            _finding(
+                "accuracy_loglik_correlated",
+                "accuracy and log-likelihood of the human data are fairly correlated",
+                f"Pearson r over (model, method, score) = {r:.2f}",
+                r >= 0.5,
+                "criterion: r >= 0.5",
+            )
+        )
+    else:
+        out.append(
+            _finding(
+                "accuracy_loglik_correlated",
+                "accuracy and likelihood are fairly correlated",
+                "too few distinct rows",
+                None,
+            )
+        )
+    # 5. No model-method pair beats humans in all conditions.
+    humans = fig2[fig2["model"] == "human"].set_index("condition")["accuracy"]
+    machine = fig2[fig2["model"] != "human"]
+    beats = (
+        machine.assign(above=machine["accuracy"] > machine["condition"].map(humans))
+        .groupby(["model", "method"])["above"]
+        .all()
+    )
+    out.append(
+        _finding(
+            "humans_not_beaten",
+            "no model-method pair outperforms human accuracy in all conditions",
+            f"pairs above humans in every condition: {int(beats.sum())} of {len(beats)}",
+            bool(not beats.any()) if len(beats) else None,
+        )
+    )
+    # 6. Rating no payback.
+    pivot = per_method.pivot_table(index="model", columns="method", values="accuracy")
+    if {"rating"} <= set(pivot.columns) and set(pivot.columns) & {"string", "label"}:
+        others = pivot[[c for c in ("string", "label") if c in pivot.columns]].max(axis=1)
+        out.append(
+            _finding(
+                "rating_no_payback",
+                "rating is more expensive with no payback in accuracy",
+                ", ".join(
+                    f"{m}: rating {pivot.at[m, 'rating']:.2f} vs best of string/label {others[m]:.2f}"
+                    for m in pivot.index
+                ),
+                bool((pivot["rating"] <= others).all()),
+            )
+        )
+    # 7. Embedding worse.
+    if "embedding" in pivot.columns and len(pivot.columns) > 1:
+        rest = pivot.drop(columns="embedding").mean(axis=1)
+        out.append(
+            _finding(
+                "embedding_worse",
+                "the embedding method performs generally worse",
+                ", ".join(
+                    f"{m}: embedding {pivot.at[m, 'embedding']:.2f} vs other methods' mean {rest[m]:.2f}"
+                    for m in pivot.index
+                ),
+                bool((pivot["embedding"] < rest).all()),
+            )
+        )
+    # 8. Method choice matters more for worse models.
+    best_acc = fig3.groupby("model")["accuracy"].max()
+    if len(models) >= 3:
+        r = float(np.corrcoef(best_acc[spread.index], spread)[0, 1])
+        out.append(
+            _finding(
+                "spread_larger_for_worse_models",
+                "the choice of method matters more for models that perform worse overall",
+                f"correlation of best accuracy with accuracy range: {r:.2f}",
+                r < 0,
+            )
+        )
+    else:
+        out.append(
+            _finding(
+                "spread_larger_for_worse_models",
+                "the choice of method matters more for worse models",
+                f"{len(models)} model(s): not testable",
+                None,
+                "needs at least three models",
+            )
+        )
+    # 9. Free generation best for the best model (GPT-instruct in the paper).
+    if models:
+        top = best_acc.idxmax()
+        out.append(
+            _finding(
+                "free_best_for_best_model",
+                "GPT-instruct (the best model) does best with free generation",
+                f"best model here: {top}; its best method: {best[top]}",
+                best[top] == "free",
+                "GPT-instruct itself is not in our model set",
+            )
+        )
+    return out
+
+
+def compare_paper(
+    choices: pd.DataFrame,
+    human: pd.DataFrame,
+    paper_human: dict[str, float] | None = None,
+    flips: pd.DataFrame | None = None,
+) -> pd.DataFrame:
+    """Our human accuracies beside the paper's, then each of the paper's qualitative findings checked on our data.
+
+    Columns: kind ("human_accuracy" | "finding"), key, paper, ours, agrees (None = not testable here), note."""
+    paper_human = paper_human or PAPER_HUMAN_ACCURACY
+    records = []
+    for row in human.itertuples():
+        paper = paper_human.get(row.condition)
+        records.append(
+            {
+                "kind": "human_accuracy",
+                "key": row.condition,
+                "paper": f"{paper:.3f}" if paper is not None else "",
+                "ours": f"{row.accuracy:.3f}",
+                "agrees": round(row.accuracy, 3) == paper if paper is not None else None,
+                "note": f"{int(row.k)} of {int(row.n)} responses",
+            }
+        )
+    fig2 = fig2_table(choices, human)
+    fig3 = fig3_table(choices, human)
+    flips = flips if flips is not None else flip_share(reported_choices(choices))
+    records += _findings(fig2, fig3, flips)
+    return pd.DataFrame.from_records(records, columns=["kind", "key", "paper", "ours", "agrees", "note"])
+
+
+def compare_paper_table(data: StudyFrames) -> tuple[pd.DataFrame, str]:
+    """:func:`compare_paper` on the study's choices (flips across every method version) and its Markdown."""
+    frame = compare_paper(data.choices, data.human, flips=flip_share(data.choices))
+    return frame, frame.to_markdown(index=False)

@@ -1,0 +1,392 @@
+"""Scoring-methods study: every method x score on multiple-choice items, as rows of one per-option score table.
+
+Methods (``METHODS``) and the scores each writes (column ``score``):
+
+* ``string``: each option scored as a continuation of I and of I0 = T (the engine's per-token log-probs);
+  the five string scores of :mod:`choicelab.studies.scoring_methods.metrics`.
+* ``label``: the options listed with labels after I; the label's log-prob given I and given I0 = T + the labelled
+  options; scores (1), (4), (5). One version per (option-order seed, label set): ``seed`` and ``label_set`` columns.
+* ``rating``: each option rated on a 5-point scale (``variant`` = the scale word); ``rating_number`` scores the
+  numbers "1".."5" (the authors' code), ``rating_phrase`` the phrases ("very unlikely" ... "very likely").
+* ``embedding``: cosine(E(I), E(o)); causal models: last token's last hidden state; encoders: mean pooling
+  (:func:`choicelab.lm.embed.embed_texts`).
+* ``free``: seeded sampling (``variant`` = "tau=0.1" / "tau=0.9", ``seed`` = the sampling seed, <= 50 new tokens),
+  coded into the option it expresses or ``error`` by the coder validated against the authors' hand codes
+  (:func:`choicelab.studies.scoring_methods.coder.code_generations`).
+
+The prompts are :mod:`choicelab.studies.scoring_methods.prompts`; the rows go to the per-option score table
+(:mod:`choicelab.studies.scoring_methods.score_table`). What each method runs with (seeds, label sets, scales,
+temperatures) is a :class:`MethodPlan` (:func:`choicelab.studies.scoring_methods.grid.method_plan` builds it from the
+study's settings).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from choicelab.studies.scoring_methods import coder as fc
+from choicelab.studies.scoring_methods import metrics as sm
+from choicelab.studies.scoring_methods.prompts import (
+    SCALES,
+    ScoringItem,
+    label_prior_prompt,
+    label_prompt,
+    rating_prompt,
+    string_prior_prompt,
+    string_prompt,
+)
+from choicelab.studies.scoring_methods.score_table import ScoreRow, option_rows
+
+METHODS = ("free", "string", "label", "rating", "embedding")
+RATING_SCORES = ("rating_number", "rating_phrase")
+
+
+@dataclass(frozen=True)
+class MethodPlan:
+    """What one scoring job runs: the methods, and the versions each method scores every item in."""
+
+    methods: tuple[str, ...]
+    label_seeds: tuple[int, ...]  # option-order seeds of label scoring
+    label_sets: tuple[str, ...]  # alpha | numeric
+    scales: tuple[str, ...]  # rating scales (SCALES)
+    temperatures: tuple[float, ...]  # free generation
+    generation_seeds: tuple[int, ...]  # free generation's sampling seeds
+    max_new_tokens: int  # free generation's length cap
+
+    def __post_init__(self) -> None:
+        unknown = set(self.methods) - set(METHODS)
+        if unknown:
+            raise ValueError(f"unknown methods {sorted(unknown)}; use some of {METHODS}")
+
+
+# -- methods ------------------------------------------------------------------------------------------------------
+
+
+def _continuations(scorer: Any, pairs: Sequence[tuple[str, str]]) -> list[tuple[float, ...]]:
+    """Token log-probs of each (context, continuation) pair; the continuation follows the context after a space."""
+    from choicelab.lm.causal import ContinuationRequest
+
+    requests = [ContinuationRequest(str(i), context, " " + text) for i, (context, text) in enumerate(pairs)]
+    return [tuple(result.token_logprobs) for result in scorer.score(requests)]
+
+
+def score_strings(scorer: Any, items: Sequence[ScoringItem], *, model: str, tie_seed: int = 0) -> list[ScoreRow]:
+    """Method ``string``: the five string scores of every option (needs P(o|I) and P(o|I0) per token)."""
+    pairs = [
+        (prompt(item), option)
+        for item in items
+        for option in item.options
+        for prompt in (string_prompt, string_prior_prompt)
+    ]
+    logprobs = iter(_continuations(scorer, pairs))
+    rows: list[ScoreRow] = []
+    for item in items:
+        per_option = [sm.string_scores(next(logprobs), next(logprobs)) for _ in item.options]
+        for score in sm.STRING_SCORES:
+            rows += option_rows(
+                item, [s[score] for s in per_option], model=model, method="string", score=score, tie_seed=tie_seed,
+                context=string_prompt(item),
+            )
+    return rows
+
+
+def score_labels(
+    scorer: Any,
+    items: Sequence[ScoringItem],
+    *,
+    model: str,
+    seeds: Sequence[int],
+    label_sets: Sequence[str],
+    tie_seed: int = 0,
+) -> list[ScoreRow]:
+    """Method ``label``: scores (1), (4), (5) of each option's label, per option-order seed and label set."""
+    versions = []  # (item, seed, label_set, order, labels)
+    pairs = []
+    for seed, label_set in sm.label_permutations(seeds, label_sets):
+        for item in items:
+            order = sm.option_order(len(item.options), seed, item.item_id)
+            labels = sm.labels_for(len(item.options), label_set)
+            versions.append((item, seed, label_set, order, labels))
+            for label in labels:
+                pairs += [(label_prompt(item, order, labels), label), (label_prior_prompt(item, order, labels), label)]
+    logprobs = iter(_continuations(scorer, pairs))
+    rows: list[ScoreRow] = []
+    for item, seed, label_set, order, labels in versions:
+        by_position = [sm.label_scores(next(logprobs), next(logprobs)) for _ in labels]
+        positions = sm.inverse_order(order)
+        for score in sm.LABEL_SCORES:
+            values = [by_position[positions[k]][score] for k in range(len(item.options))]
+            rows += option_rows(
+                item,
+                values,
+                model=model,
+                method="label",
+                score=score,
+                label_set=label_set,
+                seed=seed,
+                positions=positions,
+                tie_seed=tie_seed,
+                context=label_prompt(item, order, labels),
+            )
+    return rows
+
+
+def score_ratings(
+    scorer: Any, items: Sequence[ScoringItem], *, model: str, scales: Sequence[str], tie_seed: int = 0
+) -> list[ScoreRow]:
+    """Method ``rating``: expected rating of each option per scale, from the numbers and from the phrases."""
+    pairs = []
+    for item in items:
+        for scale in scales:
+            for option in item.options:
+                context = rating_prompt(item, option, scale)
+                pairs += [(context, str(r)) for r in sm.RATING_POINTS] + [(context, p) for p in SCALES[scale]]
+    logprobs = iter(_continuations(scorer, pairs))
+    rows: list[ScoreRow] = []
+    n_points = len(sm.RATING_POINTS)
+    for item in items:
+        for scale in scales:
+            expected: dict[str, list[float]] = {name: [] for name in RATING_SCORES}
+            for _ in item.options:
+                sums = [sm.option_logprob(next(logprobs)) for _ in range(2 * n_points)]
+                expected["rating_number"].append(sm.rating_expectation(sums[:n_points]))
+                expected["rating_phrase"].append(sm.rating_expectation(sums[n_points:]))
+            for score in RATING_SCORES:
+                rows += option_rows(
+                    item, expected[score], model=model, method="rating", score=score, variant=scale, tie_seed=tie_seed,
+                    context=[rating_prompt(item, option, scale) for option in item.options],
+                )
+    return rows
+
+
+def embedder(
+    model_obj: Any, tokenizer: Any, kind: str, max_length: int = 4096
+) -> Callable[[Sequence[str]], np.ndarray]:
+    """texts -> unit-norm embeddings (causal: last token's last hidden state; encoder and seq2seq: the encoder's
+    mean-pooled last hidden states)."""
+    if kind == "seq2seq":
+        from choicelab.lm.seq2seq import embed_texts as embed_seq2seq
+
+        def embed_encoder_decoder(texts: Sequence[str]) -> np.ndarray:
+            return embed_seq2seq(model_obj, tokenizer, list(texts), max_length=max_length)
+
+        return embed_encoder_decoder
+    from choicelab.lm.embed import embed_texts
+
+    def embed(texts: Sequence[str]) -> np.ndarray:
+        return embed_texts(model_obj, tokenizer, list(texts), kind=kind, batch_size=8, max_length=max_length)
+
+    return embed
+
+
+def score_embeddings(
+    embed: Callable[[Sequence[str]], np.ndarray], items: Sequence[ScoringItem], *, model: str, tie_seed: int = 0
+) -> list[ScoreRow]:
+    """Method ``embedding``: cosine(E(I), E(o)) per option (``embed`` from :func:`embedder`)."""
+    texts = [text for item in items for text in (string_prompt(item), *item.options)]
+    vectors = iter(np.asarray(embed(texts), dtype=float))
+    rows: list[ScoreRow] = []
+    for item in items:
+        prompt_vector = next(vectors)
+        values = [sm.cosine(prompt_vector, next(vectors)) for _ in item.options]
+        rows += option_rows(
+            item, values, model=model, method="embedding", score="cosine", tie_seed=tie_seed,
+            context=string_prompt(item),
+        )
+    return rows
+
+
+def free_categories(item: ScoringItem) -> tuple[str, ...]:
+    """What a free generation of ``item`` is coded into: LLM_link's option names for the pragmatics items, else the
+    option indices ("0", "1", ...)."""
+    return item.categories or tuple(str(k) for k in range(len(item.options)))
+
+
+def free_rows(
+    item: ScoringItem, generation: str, coded: fc.Coded, *, model: str, variant: str, seed: int
+) -> list[ScoreRow]:
+    """Rows of one coded generation: value 1 and ``chosen`` for the coded option (none when coded ``error``);
+    ``classified_by`` = the coder's rule (:class:`choicelab.studies.scoring_methods.coder.Coded`)."""
+    categories = free_categories(item)
+    option = categories.index(coded.category) if coded.category != fc.ERROR else sm.UNCLASSIFIED
+    return [
+        ScoreRow(
+            item.benchmark,
+            item.condition,
+            item.item_id,
+            model,
+            "free",
+            "free",
+            "",
+            variant,
+            seed,
+            k,
+            k,
+            len(item.options),
+            item.option_types[k],
+            1.0 if k == option else 0.0,
+            k == item.target,
+            k == option,
+            1,
+            coded.rule,
+            generation,
+            string_prompt(item),
+        )
+        for k in range(len(item.options))
+    ]
+
+
+def code_free(
+    items: Sequence[ScoringItem],
+    generations: Sequence[str],
+    embed: Callable[[Sequence[str]], np.ndarray] | None,
+    **settings: Any,
+) -> list[fc.Coded]:
+    """Code one generation per item with the study's one coder
+    (:func:`choicelab.studies.scoring_methods.coder.code_generations`, validated against the authors' hand codes;
+    docs/scoring_methods.md). The category prototypes are the options of the ``items`` that have LLM_link categories
+    (:func:`choicelab.studies.scoring_methods.coder.prototypes_of`; option indices of other benchmarks name no
+    category); hand-coded ``examples`` only where passed."""
+    named = [item for item in items if item.categories]
+    settings.setdefault(
+        "prototypes", fc.prototypes_of([item.condition for item in named], [item.options for item in named],
+                                       [item.categories for item in named])
+    )
+    return fc.code_generations(
+        list(generations),
+        [item.condition for item in items],
+        [item.options for item in items],
+        [free_categories(item) for item in items],
+        embed=embed,
+        contexts=[f"{item.context} {item.question}" for item in items],
+        **settings,
+    )
+
+
+def free_generation(
+    model_obj: Any,
+    tokenizer: Any,
+    items: Sequence[ScoringItem],
+    *,
+    model: str,
+    embed: Callable[[Sequence[str]], np.ndarray] | None,
+    temperatures: Sequence[float],
+    seeds: Sequence[int],
+    max_new_tokens: int,
+    max_batch_tokens: int,
+    generate: Callable[..., Any] | None = None,
+) -> list[ScoreRow]:
+    """Method ``free``: sample from I per (temperature, seed) and code each answer (:func:`code_free`).
+
+    ``generate`` (default :func:`choicelab.lm.generate.sample`) samples ``[(id, prompt)]`` -> objects with ``.text``;
+    encoder-decoder models pass :func:`choicelab.lm.seq2seq.sample`."""
+    if generate is None:
+        from choicelab.lm.generate import sample as generate
+
+    rows: list[ScoreRow] = []
+    for temperature in temperatures:
+        for seed in seeds:
+            prompts = [(item.item_id, string_prompt(item)) for item in items]
+            generations = generate(
+                model_obj, tokenizer, prompts, max_new_tokens=max_new_tokens, temperature=temperature, seed=seed,
+                max_batch_tokens=max_batch_tokens,
+            )
+            texts = [gen.text for gen in generations]
+            for item, text, coded in zip(items, texts, code_free(items, texts, embed), strict=True):
+                rows += free_rows(item, text, coded, model=model, variant=f"tau={temperature:g}", seed=seed)
+    return rows
+
+
+def score_all(
+    model_obj: Any,
+    tokenizer: Any,
+    items: Sequence[ScoringItem],
+    *,
+    model: str,
+    kind: str,
+    plan: MethodPlan,
+    max_batch_tokens: int,
+    scorer: Any = None,
+    classify_embed: Callable[[Sequence[str]], np.ndarray] | None = None,
+    tie_seed: int = 0,
+) -> list[ScoreRow]:
+    """Every requested method for one loaded model. Encoders support only ``embedding``. Seq2seq models
+    (:mod:`choicelab.lm.seq2seq`) score strings by the authors' masked pseudo-likelihood and labels and ratings
+    through the decoder, sample with :func:`choicelab.lm.seq2seq.sample` and embed with their encoder.
+
+    ``classify_embed`` codes free generations (e.g. a sentence encoder's :func:`embedder`); default: this model's own
+    embeddings."""
+    methods = set(plan.methods)
+    if kind not in ("causal", "seq2seq") and methods - {"embedding"}:
+        raise ValueError(f"a {kind} model supports only the embedding method, not {sorted(methods - {'embedding'})}")
+    embed = embedder(model_obj, tokenizer, kind)
+    generate = None
+    string_scorer = label_scorer = scorer
+    if kind == "seq2seq":
+        from choicelab.lm import seq2seq
+
+        generate = seq2seq.sample
+        if scorer is None:  # string scores: the authors' masked pseudo-likelihood; labels, ratings: the decoder
+            string_scorer = seq2seq.Seq2SeqScorer(model_obj, tokenizer, mode="pll", max_batch_tokens=max_batch_tokens)
+            label_scorer = seq2seq.Seq2SeqScorer(model_obj, tokenizer, mode="decoder", max_batch_tokens=max_batch_tokens)
+    elif scorer is None and methods & {"string", "label", "rating"}:
+        from choicelab.lm.causal import CausalScorer
+
+        string_scorer = label_scorer = CausalScorer(model_obj, tokenizer, max_batch_tokens=max_batch_tokens)
+    rows: list[ScoreRow] = []
+    if "free" in methods:
+        rows += free_generation(
+            model_obj,
+            tokenizer,
+            items,
+            model=model,
+            embed=classify_embed or embed,
+            temperatures=plan.temperatures,
+            seeds=plan.generation_seeds,
+            max_new_tokens=plan.max_new_tokens,
+            max_batch_tokens=max_batch_tokens,
+            generate=generate,
+        )
+    if "string" in methods:
+        rows += score_strings(string_scorer, items, model=model, tie_seed=tie_seed)
+    if "label" in methods:
+        rows += score_labels(
+            label_scorer, items, model=model, seeds=plan.label_seeds, label_sets=plan.label_sets, tie_seed=tie_seed
+        )
+    if "rating" in methods:
+        rows += score_ratings(label_scorer, items, model=model, scales=plan.scales, tie_seed=tie_seed)
+    if "embedding" in methods:
+        rows += score_embeddings(embed, items, model=model, tie_seed=tie_seed)
+    return rows
+
+
+def score_model(
+    model_dir: str,
+    items: Sequence[ScoringItem],
+    *,
+    model: str,
+    plan: MethodPlan,
+    embedder_dir: str | None,
+    seed: int,
+    device: str,
+    max_batch_tokens: int,
+) -> list[ScoreRow]:
+    """A scoring job: load the materialized model (causal or seq2seq, by its model.json) and the encoder that codes
+    free generations (``embedder_dir``; None: the model's own embeddings), and run :func:`score_all`."""
+    from choicelab.lm.loading import load_causal, load_encoder_mc, load_seq2seq, read_model_json
+
+    kind = read_model_json(model_dir)["kind"]
+    loader = load_seq2seq if kind == "seq2seq" else load_causal
+    model_obj, tokenizer, _ = loader(model_dir, device=device)
+    classify_embed = None
+    if embedder_dir:
+        encoder, encoder_tokenizer, _ = load_encoder_mc(embedder_dir, seed=seed, device=device)
+        classify_embed = embedder(encoder, encoder_tokenizer, "encoder")
+    return score_all(
+        model_obj, tokenizer, items, model=model, kind=kind, plan=plan, classify_embed=classify_embed,
+        max_batch_tokens=max_batch_tokens, tie_seed=seed,
+    )

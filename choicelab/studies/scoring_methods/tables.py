@@ -1,0 +1,302 @@
+"""Number tables of the scoring-methods study (Tsvilodub et al.): what the paper reports, every number behind Figs. 2
+and 3, and the robustness of predictions across methods on every benchmark of the grid.
+
+Inputs are the choice frame (:func:`choicelab.studies.scoring_methods.metrics.choices_from_scores` of the score table)
+and the human per-condition counts (:func:`choicelab.studies.scoring_methods.human.human_condition_accuracy`:
+condition, k, n, accuracy).
+
+What the paper reports, and what :func:`reported_choices` therefore keeps: free generation at tau = 0.1 only; rating
+at each model's best scale (per rating score); string, label (all option-order seeds x label sets, pooled) and
+embedding scores as they are. Accuracies pool every item version of a group (items x seeds x label sets), as the
+authors' analysis does (LLM_link ``analysis/testing-stats.R``: ``sum(k) / sum(N)``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import combinations
+
+import pandas as pd
+
+from choicelab.studies.scoring_methods import metrics as sm
+
+METHOD_ORDER = ("free", "string", "label", "rating", "embedding")
+SCORE_ORDER = ("free", *sm.STRING_SCORES, *sm.LABEL_SCORES, "rating_number", "rating_phrase", "cosine")
+REPORTED_FREE_VARIANT = "tau=0.1"
+
+
+def score_rank(score: str) -> int:
+    return SCORE_ORDER.index(score) if score in SCORE_ORDER else len(SCORE_ORDER)
+
+
+def method_rank(method: str) -> int:
+    return METHOD_ORDER.index(method) if method in METHOD_ORDER else len(METHOD_ORDER)
+
+
+# -- selecting what the paper reports -----------------------------------------------------------------------------
+
+
+def best_rating_scales(choices: pd.DataFrame) -> pd.DataFrame:
+    """Per (benchmark, model, rating score): the scale with the highest pooled accuracy (ties: alphabetical)."""
+    rating = choices[choices["method"] == "rating"]
+    if rating.empty:
+        return pd.DataFrame(columns=["benchmark", "model", "score", "variant", "accuracy"])
+    acc = rating.groupby(["benchmark", "model", "score", "variant"], as_index=False)["is_target"].mean()
+    acc = acc.rename(columns={"is_target": "accuracy"}).sort_values(
+        ["benchmark", "model", "score", "accuracy", "variant"], ascending=[True, True, True, False, True]
+    )
+    return acc.groupby(["benchmark", "model", "score"], as_index=False).first()
+
+
+def reported_choices(choices: pd.DataFrame, free_variant: str = REPORTED_FREE_VARIANT) -> pd.DataFrame:
+    """The choice rows behind the paper's figures: free generation at ``free_variant``, rating at the best scale."""
+    best = best_rating_scales(choices)[["benchmark", "model", "score", "variant"]].assign(_best=True)
+    out = choices.merge(best, on=["benchmark", "model", "score", "variant"], how="left")
+    keep = (out["method"] != "rating") | out["_best"].fillna(False).astype(bool)
+    keep &= (out["method"] != "free") | (out["variant"] == free_variant)
+    return out[keep].drop(columns="_best").reset_index(drop=True)
+
+
+# -- number tables --------------------------------------------------------------------------------------------------
+
+
+def fig2_table(choices: pd.DataFrame, human: pd.DataFrame) -> pd.DataFrame:
+    """Accuracy per (condition, model, method), pooled over the method's reported versions and scores, plus the
+    human rows (model = method = "human") and the chance rate 1/k."""
+    rows = reported_choices(choices)
+    acc = rows.groupby(["condition", "model", "method"], as_index=False).agg(
+        n=("is_target", "size"), k=("is_target", "sum"), n_options=("n_options", "first")
+    )
+    acc["accuracy"] = acc["k"] / acc["n"]
+    chance = rows.groupby("condition")["n_options"].first()
+    humans = human[human["condition"].isin(acc["condition"].unique())]
+    human_rows = pd.DataFrame(
+        {
+            "condition": humans["condition"],
+            "model": "human",
+            "method": "human",
+            "n": humans["n"],
+            "k": humans["k"],
+            "accuracy": humans["accuracy"],
+            "n_options": humans["condition"].map(chance),
+        }
+    )
+    out = pd.concat([acc, human_rows], ignore_index=True)
+    out["chance"] = 1.0 / out["n_options"]
+    out["_m"] = out["method"].map(method_rank)
+    return out.sort_values(["condition", "model", "_m"]).drop(columns="_m").reset_index(drop=True)
+
+
+def fig3_table(
+    choices: pd.DataFrame,
+    human: pd.DataFrame,
+    reference: dict[str, str] | None = None,
+    clip: tuple[float, float] = sm.P_CLIP,
+) -> pd.DataFrame:
+    """Per (model, method, score): pooled accuracy, mean of the condition accuracies, log-likelihood of the human
+    data (binomial per condition, p clipped to ``clip``, summed) and its difference to the worst row (or
+    ``reference``)."""
+    rows = reported_choices(choices)
+    table = sm.human_loglik(rows, human, by=("model", "method", "score"), clip=clip)
+    table = sm.delta_loglik(table, reference)
+    table["_m"] = table["method"].map(method_rank)
+    table["_s"] = table["score"].map(score_rank)
+    return table.sort_values(["model", "_m", "_s"]).drop(columns=["_m", "_s"]).reset_index(drop=True)
+
+
+CLIP_SENSITIVITY = "clip1e-9"  # suffix of the columns computed with the authors' clip (sm.AUTHORS_P_CLIP)
+
+
+def _with_authors_clip(fig3: pd.DataFrame, choices: pd.DataFrame, human: pd.DataFrame, reference: float | None
+                       ) -> pd.DataFrame:
+    """``fig3`` plus loglik and delta_loglik with p clipped to [1e-9, 1 - 1e-9] (the authors' analysis)."""
+    authors = fig3_table(choices, human, clip=sm.AUTHORS_P_CLIP)
+    ref = float(authors["loglik"].min()) if reference is None else reference
+    authors = authors.assign(delta_loglik=authors["loglik"] - ref)[["model", "method", "score", "loglik", "delta_loglik"]]
+    authors = authors.rename(columns={c: f"{c}_{CLIP_SENSITIVITY}" for c in ("loglik", "delta_loglik")})
+    return fig3.merge(authors, on=["model", "method", "score"], how="left")
+
+
+def table_numbers(choices: pd.DataFrame, human: pd.DataFrame) -> pd.DataFrame:
+    """Every number behind Figs. 2 and 3 in one long frame (column ``figure``), with two sensitivity analyses:
+
+    * the log-likelihood with the authors' clip 1e-9 beside ours (1e-3): columns ``loglik_clip1e-9`` and
+      ``delta_loglik_clip1e-9`` (the delta to the same worst pooled row);
+    * label scoring per label set: the pooled label rows have ``label_set`` "pooled"; rows "alpha" and "numeric"
+      give the same numbers for one label set alone (the authors report one set), their deltas relative to the
+      pooled table's worst row."""
+    fig2 = fig2_table(choices, human).assign(figure="fig2", score="")
+    fig3 = fig3_table(choices, human)
+    worst = float(fig3["loglik"].min()) if not fig3.empty else None
+    worst_authors = float(fig3_table(choices, human, clip=sm.AUTHORS_P_CLIP)["loglik"].min()) if not fig3.empty else None
+    fig3 = _with_authors_clip(fig3, choices, human, worst_authors).assign(figure="fig3", condition="")
+    parts = [fig2, fig3]
+    labels = choices[choices["method"] == "label"]
+    for label_set in sorted(labels["label_set"].dropna().unique()):
+        subset = labels[labels["label_set"] == label_set]
+        f2 = fig2_table(subset, human)
+        parts.append(f2[f2["method"] == "label"].assign(figure="fig2", score="", label_set=label_set))
+        f3 = fig3_table(subset, human)
+        f3 = f3.assign(delta_loglik=f3["loglik"] - worst)
+        parts.append(_with_authors_clip(f3, subset, human, worst_authors).assign(
+            figure="fig3", condition="", label_set=label_set))
+    out = pd.concat(parts, ignore_index=True)
+    pooled = out["label_set"].isna() if "label_set" in out else pd.Series(True, index=out.index)
+    out["label_set"] = out.get("label_set", pd.Series("", index=out.index)).where(~pooled, "")
+    out.loc[pooled & (out["method"] == "label"), "label_set"] = "pooled"
+    columns = [
+        "figure",
+        "condition",
+        "model",
+        "method",
+        "score",
+        "label_set",
+        "n",
+        "k",
+        "accuracy",
+        "chance",
+        "mean_condition_accuracy",
+        "loglik",
+        "delta_loglik",
+        f"loglik_{CLIP_SENSITIVITY}",
+        f"delta_loglik_{CLIP_SENSITIVITY}",
+        "n_conditions",
+    ]
+    return out.reindex(columns=columns)
+
+
+# -- robustness across methods ------------------------------------------------------------------------------------
+
+
+def robustness_matrix(choices: pd.DataFrame) -> pd.DataFrame:
+    """Accuracy per (benchmark, model, method, score) over every version (seeds, label sets, scales, temperatures)."""
+    out = choices.groupby(["benchmark", "model", "method", "score"], as_index=False).agg(
+        n=("is_target", "size"),
+        accuracy=("is_target", "mean"),
+        chance=("n_options", lambda s: float((1.0 / s).mean())),
+        tie_broken=("n_tied", lambda s: float((s > 1).mean())),
+        unclassified=("chosen", lambda s: float((s == sm.UNCLASSIFIED).mean())),
+    )
+    out["_m"] = out["method"].map(method_rank)
+    out["_s"] = out["score"].map(score_rank)
+    return out.sort_values(["benchmark", "model", "_m", "_s"]).drop(columns=["_m", "_s"]).reset_index(drop=True)
+
+
+def _prediction_shares(choices: pd.DataFrame, level: str) -> pd.DataFrame:
+    """Per (benchmark, model, item, variant key): the share of versions predicting each option."""
+    keyed = choices.assign(key=choices["method"] if level == "method" else choices["method"] + ":" + choices["score"])
+    counts = keyed.groupby(["benchmark", "model", "item_id", "key", "chosen"]).size().rename("count").reset_index()
+    counts["share"] = counts["count"] / counts.groupby(["benchmark", "model", "item_id", "key"])["count"].transform(
+        "sum"
+    )
+    return counts
+
+
+def method_agreement(choices: pd.DataFrame, level: str = "method_score") -> pd.DataFrame:
+    """Pairwise agreement between methods (``level="method"``) or method:score pairs, per (benchmark, model).
+
+    Agreement of A and B on an item = the probability that a random version of A (seed, label set, scale...) and a
+    random version of B pick the same option (sum_o pA(o) pB(o)); averaged over the items both scored. Unclassified
+    free generations count as one more "option"."""
+    if level not in {"method", "method_score"}:
+        raise ValueError("level must be 'method' or 'method_score'")
+    shares = _prediction_shares(choices, level)
+    records = []
+    for (benchmark, model), group in shares.groupby(["benchmark", "model"], sort=True):
+        wide = group.pivot_table(index=["item_id", "chosen"], columns="key", values="share", fill_value=0.0)
+        keys = sorted(wide.columns, key=lambda k: (method_rank(k.split(":")[0]), score_rank(k.split(":")[-1]), k))
+        scored = group.groupby("key")["item_id"].apply(set)
+        for a, b in combinations(keys, 2):
+            items = scored[a] & scored[b]
+            if not items:
+                continue
+            sub = wide.loc[wide.index.get_level_values("item_id").isin(items)]
+            per_item = (sub[a] * sub[b]).groupby(level="item_id").sum()
+            records.append(
+                {
+                    "benchmark": benchmark,
+                    "model": model,
+                    "a": a,
+                    "b": b,
+                    "n_items": len(items),
+                    "agreement": float(per_item.mean()),
+                }
+            )
+    return pd.DataFrame.from_records(records, columns=["benchmark", "model", "a", "b", "n_items", "agreement"])
+
+
+def flip_share(choices: pd.DataFrame, level: str = "method") -> pd.DataFrame:
+    """Per (benchmark, model): the share of items whose predicted option is not the same for every method.
+
+    Each method's (or method:score's) prediction for an item is its modal choice over its versions (ties: the
+    lowest option index). Columns: benchmark, model, n_items, n_keys, flip_share."""
+    shares = _prediction_shares(choices, level)
+    modal = (
+        shares.sort_values(["share", "chosen"], ascending=[False, True])
+        .groupby(["benchmark", "model", "item_id", "key"], as_index=False)
+        .first()
+    )
+    per_item = modal.groupby(["benchmark", "model", "item_id"]).agg(
+        n_keys=("key", "nunique"), n_predictions=("chosen", "nunique")
+    )
+    per_item = per_item[per_item["n_keys"] > 1]
+    out = per_item.groupby(["benchmark", "model"]).agg(
+        n_items=("n_keys", "size"),
+        n_keys=("n_keys", "max"),
+        flip_share=("n_predictions", lambda s: float((s > 1).mean())),
+    )
+    return out.reset_index()
+
+
+# -- the study's tables, as the ARTIFACTS table builds them ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StudyFrames:
+    """What the tables and figures are built from (rule sm_choices' outputs): the study's choices, the grid's
+    choices, the human counts per condition, and the root of the pragmatics source files (Fig. 1's item)."""
+
+    choices: pd.DataFrame
+    grid: pd.DataFrame
+    human: pd.DataFrame
+    sources_root: str = ""
+    reported: pd.DataFrame = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "reported", reported_choices(self.choices))
+
+    def models(self, with_grid: bool) -> str:
+        """The models the artifact's numbers come from, for its caption."""
+        names = set(self.choices["model"].astype(str))
+        if with_grid:
+            names |= set(self.grid["model"].astype(str))
+        return ", ".join(sorted(names))
+
+
+def numbers_table(data: StudyFrames) -> tuple[pd.DataFrame, str]:
+    """Every number behind Figs. 2 and 3 (:func:`table_numbers`) and its Markdown."""
+    frame = table_numbers(data.reported, data.human)
+    return frame, frame.to_markdown(index=False, floatfmt=".3f")
+
+
+def human_accuracy_table(data: StudyFrames) -> tuple[pd.DataFrame, str]:
+    """Human accuracy per condition from the raw human data, beside the paper's."""
+    from choicelab.studies.scoring_methods.human import PAPER_HUMAN_ACCURACY
+
+    frame = data.human.assign(paper=data.human["condition"].map(PAPER_HUMAN_ACCURACY))
+    return frame, frame.to_markdown(index=False, floatfmt=".3f")
+
+
+def robustness_tables(data: StudyFrames) -> tuple[pd.DataFrame, str]:
+    """The grid's accuracy per (benchmark, model, method, score), the pairwise agreement between methods and the
+    share of items whose prediction flips, in one long frame (column ``kind``) and as three Markdown sections."""
+    matrix = robustness_matrix(data.grid).assign(kind="accuracy")
+    agreement = method_agreement(data.grid, level="method").assign(kind="agreement")
+    flips = flip_share(data.grid).assign(kind="flip_share")
+    frame = pd.concat([matrix, agreement, flips], ignore_index=True)
+    markdown = "\n\n".join(
+        [f"## {title}\n\n" + part.drop(columns=["kind"]).to_markdown(index=False, floatfmt=".3f")
+         for title, part in (("Accuracy per benchmark, model, method and score", matrix),
+                             ("Pairwise agreement between methods", agreement),
+                             ("Share of items whose predicted option flips across methods", flips))])
+    return frame, markdown

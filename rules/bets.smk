@@ -1,21 +1,155 @@
 # "Can language representation models think in bets?": item lists -> value and bet questions -> the default
 # (SWAG) checkpoint -> task checkpoints (one per value template, one per bet modality) -> logit dumps ->
 # evaluations -> Tables 1-20, Figs 1-3, the comparison with the paper and the p-value check.
+# Settings: choicelab.studies.bets.settings (studies.bets, defaults in the schema); tables and figures:
+# choicelab.studies.bets.artifacts.ARTIFACTS.
+
+from choicelab.artifacts import captions, of_rule
+from choicelab.studies.bets import artifacts as be_artifacts
+from choicelab.studies.bets import stages as be_plan
+from choicelab.studies.bets.swag import SWAG_FILES
+
+BE = "results/bets"
+BE_SETTINGS = study_settings("bets") if "bets" in config["studies"] else None
+BE_QSET = "value_(BE|BV|CE|CV)|bet_(coin|dice|card)"
+
+
+def be_settings():
+    if BE_SETTINGS is None:
+        raise ValueError("the config has no studies.bets section")
+    return BE_SETTINGS
+
+
+def be_outputs(rule, caption, label):
+    """A job's table or figure files, their report entries and provenance sidecars, from ARTIFACTS."""
+    chosen = of_rule(be_artifacts.ARTIFACTS, rule)
+    return artifact_outputs(
+        be_artifacts.folder(chosen[0]), chosen, caption, category="bets", label=label
+    )
+
+
+def be_captions(rule):
+    return captions(of_rule(be_artifacts.ARTIFACTS, rule))
 
 
 register_artifacts(
-    "bets",
-    (
-        [
-            f"{BE}/tables/{t}.{ext}"
-            for t in BE_STATIC_TABLES + BE_RESULT_TABLES + ["pvalue_check"]
-            for ext in ("csv", "md")
-        ]
-        + [f"{BE_FIG}/{f}.{ext}" for f in BE_FIGURES for ext in ("png", "svg")]
-        if study_models("bets")
-        else []
-    ),
+    "bets", be_artifacts.artifact_files(enabled=bool(study_models("bets")))
 )
+
+
+# -- input functions and params ----------------------------------------------------------------------------
+
+
+def be_data_root(wildcards=None):
+    """Where public datasets are read: the configured mirror, else the download rules' folder."""
+    return config["data_mirror"] or "results/downloads"
+
+
+def be_mirror_or_download(relative_paths):
+    """Public data files (declared inputs, so hashed and tracked): in the mirror or the download folder."""
+    return [f"{be_data_root()}/{path}" for path in relative_paths]
+
+
+def be_hellaswag_files():
+    """The HellaSwag validation files the default stage's stand-in splits (bets' own list; probes has its own)."""
+    from choicelab.mc.commonsense import SOURCES
+
+    return [
+        f.mirror_path
+        for (benchmark, split), files in SOURCES.items()
+        if benchmark == "hellaswag" and split == "dev"
+        for f in files
+    ]
+
+
+def be_default_stage_data(wildcards):
+    """The files the default stage reads: SWAG train / val, or the HellaSwag stand-in's."""
+    if be_settings().default_stage.data == "swag":
+        return be_mirror_or_download([f.mirror_path for f in SWAG_FILES.values()])
+    return be_mirror_or_download(be_hellaswag_files())
+
+
+def be_default_stage(wildcards):
+    return be_settings().default_stage
+
+
+def be_task_stage(wildcards):
+    return be_settings().task_stage
+
+
+def be_input_format(wildcards):
+    return be_settings().input_format
+
+
+def be_score_max_length(wildcards):
+    """Checkpoints are scored at the task stage's max_length."""
+    return be_settings().task_stage.max_length
+
+
+def be_train_eval_size(wildcards):
+    return be_settings().train_eval_size
+
+
+def be_article_agreement(wildcards):
+    return be_settings().article_agreement
+
+
+def be_swap_order(wildcards):
+    return be_settings().swap_order
+
+
+def be_evaluation_settings(wildcards):
+    return be_settings()
+
+
+def be_paper_labels(wildcards):
+    return be_settings().paper_labels
+
+
+def be_task_checkpoint_inputs(wildcards):
+    return {
+        "base": f"{BE}/checkpoints/{wildcards.model}__default",
+        "train": f"{BE}/benchmarks/{wildcards.qset}.train.parquet",
+        "dev": f"{BE}/benchmarks/{wildcards.qset}.dev.parquet",
+    }
+
+
+def be_checkpoint(wildcards):
+    return f"{BE}/checkpoints/{wildcards.model}__{wildcards.stage}"
+
+
+def be_score_benchmarks(wildcards):
+    return [
+        f"{BE}/benchmarks/{qset}.{split}.parquet"
+        for qset, split in be_plan.scoring_plan(wildcards.stage, be_settings())
+    ]
+
+
+def be_dumps(wildcards):
+    return expand(
+        f"{BE}/dumps/{{model}}__{{stage}}.parquet",
+        model=study_models("bets"),
+        stage=be_plan.stages(be_settings()),
+    )
+
+
+def be_checkpoints(wildcards):
+    return expand(
+        f"{BE}/checkpoints/{{model}}__{{stage}}",
+        model=study_models("bets"),
+        stage=be_plan.stages(be_settings()),
+    )
+
+
+def be_benchmarks(wildcards):
+    return expand(
+        f"{BE}/benchmarks/{{qset}}.{{split}}.parquet",
+        qset=be_settings().question_sets(),
+        split=["train", "dev", "test"],
+    )
+
+
+# -- rules -------------------------------------------------------------------------------------------------
 
 
 rule download_swag:
@@ -42,11 +176,12 @@ rule bets_benchmark:
     log:
         "results/logs/bets/benchmark_{qset}.log",
     wildcard_constraints:
-        qset="value_(BE|BV|CE|CV)|bet_(coin|dice|card)",
+        qset=BE_QSET,
     conda:
         "../envs/analysis.yaml"
     params:
-        settings=be_settings(),
+        article_agreement=be_article_agreement,
+        swap_order=be_swap_order,
     script:
         "../scripts/bets_benchmark.py"
 
@@ -70,9 +205,9 @@ rule bets_default_stage:
         runtime=attempt_scaled(240),
         gpu=model_gpus,
     params:
-        stage=be_config("default_stage", {}),
-        settings=be_settings(),
-        root=data_root(),
+        stage=be_default_stage,
+        input_format=be_input_format,
+        root=be_data_root,
         seed=config["seed"],
         device=config["device"],
     script:
@@ -89,7 +224,7 @@ rule bets_task_finetune:
     benchmark:
         "results/benchmarks/bets/finetune_{model}__{qset}.tsv"
     wildcard_constraints:
-        qset="value_(BE|BV|CE|CV)|bet_(coin|dice|card)",
+        qset=BE_QSET,
     retries: MODEL_RETRIES
     conda:
         "../envs/models.yaml"
@@ -99,8 +234,8 @@ rule bets_task_finetune:
         runtime=attempt_scaled(120),
         gpu=model_gpus,
     params:
-        stage=be_config("task_stage", {}),
-        settings=be_settings(),
+        stage=be_task_stage,
+        input_format=be_input_format,
         seed=config["seed"],
         device=config["device"],
     script:
@@ -118,7 +253,7 @@ rule bets_score:
     benchmark:
         "results/benchmarks/bets/score_{model}__{stage}.tsv"
     wildcard_constraints:
-        stage="default|value_(BE|BV|CE|CV)|bet_(coin|dice|card)",
+        stage=f"default|{BE_QSET}",
     retries: MODEL_RETRIES
     conda:
         "../envs/models.yaml"
@@ -128,9 +263,9 @@ rule bets_score:
         runtime=attempt_scaled(60),
         gpu=model_gpus,
     params:
-        max_length=be_config("task_stage", {}).get("max_length", 64),
-        settings=be_settings(),
-        train_eval_size=be_config("train_eval_size"),
+        max_length=be_score_max_length,
+        input_format=be_input_format,
+        train_eval_size=be_train_eval_size,
         seed=config["seed"],
         device=config["device"],
     script:
@@ -150,7 +285,7 @@ rule bets_evaluate:
     conda:
         "../envs/analysis.yaml"
     params:
-        settings=be_settings(),
+        settings=be_evaluation_settings,
         models=study_models("bets"),
     script:
         "../scripts/bets_evaluate.py"
@@ -161,17 +296,13 @@ rule bets_static_tables:
         item_lists=repo_file("data/bets/items.yaml"),
         templates=repo_file("data/bets/templates.yaml"),
     output:
-        report_pairs(
-            f"{BE}/tables",
-            BE_STATIC_TABLES,
-            caption="../report/bets_table.rst",
-            category="bets",
-            label="table",
-        ),
+        be_outputs("bets_static_tables", "../report/bets_table.rst", "table"),
     log:
         "results/logs/bets/static_tables.log",
     conda:
         "../envs/analysis.yaml"
+    params:
+        captions=be_captions("bets_static_tables"),
     script:
         "../scripts/bets_tables.py"
 
@@ -182,19 +313,14 @@ rule bets_result_tables:
         checkpoints=be_checkpoints,
         paper=repo_file("data/bets/paper/paper_numbers.csv"),
     output:
-        report_pairs(
-            f"{BE}/tables",
-            BE_RESULT_TABLES,
-            caption="../report/bets_table.rst",
-            category="bets",
-            label="table",
-        ),
+        be_outputs("bets_result_tables", "../report/bets_table.rst", "table"),
     log:
         "results/logs/bets/result_tables.log",
     conda:
         "../envs/analysis.yaml"
     params:
-        paper_labels=be_config("paper_labels", {}),
+        paper_labels=be_paper_labels,
+        captions=be_captions("bets_result_tables"),
     script:
         "../scripts/bets_tables.py"
 
@@ -203,17 +329,13 @@ rule bets_pvalue_check:
     input:
         paper=repo_file("data/bets/paper/paper_numbers.csv"),
     output:
-        report_pairs(
-            f"{BE}/tables",
-            ["pvalue_check"],
-            caption="../report/bets_table.rst",
-            category="bets",
-            label="table",
-        ),
+        be_outputs("bets_pvalue_check", "../report/bets_table.rst", "table"),
     log:
         "results/logs/bets/table_pvalue_check.log",
     conda:
         "../envs/analysis.yaml"
+    params:
+        captions=be_captions("bets_pvalue_check"),
     script:
         "../scripts/bets_tables.py"
 
@@ -222,18 +344,12 @@ rule bets_figures:
     input:
         evaluations=f"{BE}/metrics/evaluations.parquet",
     output:
-        report_pairs(
-            BE_FIG,
-            BE_FIGURES,
-            caption="../report/bets_figure.rst",
-            category="bets",
-            shown="png",
-            paired="svg",
-            label="figure",
-        ),
+        be_outputs("bets_figures", "../report/bets_figure.rst", "figure"),
     log:
         "results/logs/bets/figures.log",
     conda:
         "../envs/analysis.yaml"
+    params:
+        captions=be_captions("bets_figures"),
     script:
         "../scripts/bets_figures.py"

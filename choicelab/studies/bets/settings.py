@@ -55,8 +55,8 @@ class Settings:
     paper_labels: dict[str, str]  # our model name -> the paper's (BERT, RoBERTa, DeBERTa, BigBird)
     input_format: str  # pair | concat
     default_stage: DefaultStage
-    task_stage: TaskStage
     train_eval_size: int | None  # seeded subset of each scored train split (None = all)
+    task_stage: TaskStage
 
     def question_sets(self) -> list[str]:
         """The value question sets (one per template) and the bet question sets (one per modality)."""
@@ -108,8 +108,8 @@ def from_section(section: Mapping[str, Any]) -> Settings:
         paper_labels={str(k): str(v) for k, v in section["paper_labels"].items()},
         input_format=str(section["input_format"]),
         default_stage=default_stage(section["default_stage"]),
-        task_stage=task_stage(section["task_stage"]),
         train_eval_size=_optional_int(section["train_eval_size"]),
+        task_stage=task_stage(section["task_stage"]),
     )
 
 

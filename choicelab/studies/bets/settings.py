@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from choicelab.studies.bets import question_set_names
+
 
 @dataclass(frozen=True)
 class DefaultStage:
@@ -60,7 +62,7 @@ class Settings:
 
     def question_sets(self) -> list[str]:
         """The value question sets (one per template) and the bet question sets (one per modality)."""
-        return [f"value_{t}" for t in self.templates] + [f"bet_{m}" for m in self.modalities]
+        return question_set_names(self.templates, self.modalities)
 
 
 def _optional_int(value: Any) -> int | None:

@@ -5,10 +5,10 @@
 # choicelab.studies.bets.artifacts.ARTIFACTS.
 
 from choicelab.artifacts import captions, of_rule
+from choicelab.studies.bets import RESULTS as BE
 from choicelab.studies.bets import artifacts as be_artifacts
 from choicelab.studies.bets import jobs as be_jobs
 
-BE = "results/bets"
 BE_QSET = "value_(BE|BV|CE|CV)|bet_(coin|dice|card)"
 # The input functions and params of the jobs below (methods taking the wildcards). Names of this file are
 # global to the workflow: all of them start with be_/BE_.

@@ -1,5 +1,5 @@
 """Bets (Tang & Kejriwal, "Can language representation models think in bets?"): value and bet questions, SWAG-then-task
-fine-tuning of encoders, Tables 1-20 and Figs. 1-3."""
+fine-tuning of encoders, Tables 1-20 and Figs. 1-3. Module by module: docs/bets.md, "Code layout"."""
 
 from __future__ import annotations
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 from functools import partial
 
 from choicelab.artifacts import Artifact
-from choicelab.studies.bets import figures, tables
+from choicelab.studies.bets import RESULTS, figures, tables
 
-TABLES = "results/bets/tables"
+TABLES = f"{RESULTS}/tables"
 FIGURES = "figures/bets"
 
 STATIC_RULE = "bets_static_tables"

@@ -74,7 +74,7 @@ PER_QUESTION_SCHEMA = pa.schema(
 )
 
 
-# -- dumps -> per-question scores ---------------------------------------------------------------------------------------
+# -- dumps -> per-question scores --------------------------------------------------------------------------------------
 
 
 def question_scores(dump: pd.DataFrame, questions: Mapping[tuple[str, str, str], MCItem]) -> pd.DataFrame:
@@ -110,7 +110,7 @@ def question_scores(dump: pd.DataFrame, questions: Mapping[tuple[str, str, str],
     return pd.DataFrame.from_records(records)
 
 
-# -- evaluations ---------------------------------------------------------------------------------------------------
+# -- evaluations -------------------------------------------------------------------------------------------------------
 
 
 def _label_sets(frame: pd.DataFrame, ground_truth: str) -> list[list[str]]:

@@ -41,7 +41,7 @@ GROUND_TRUTH_NAMES = {
 }
 
 
-# -- value questions ----------------------------------------------------------------------------------------------------
+# -- value questions ---------------------------------------------------------------------------------------------------
 
 
 def opposite(relation: str) -> str:
@@ -72,7 +72,7 @@ def value_label_sets(relations: Sequence[str], truth: str = "h>l") -> dict[str, 
     return sets
 
 
-# -- expected gains of bet questions ------------------------------------------------------------------------------------
+# -- expected gains of bet questions -----------------------------------------------------------------------------------
 
 LinearForm = tuple[Fraction, Fraction, Fraction]  # coefficients of (H, L, X)
 # 0 < L < X < (H - L)/2 is the open cone l*(3,1,1) + d*(2,0,1) + e*(1,0,0), l, d, e > 0 (in (H, L, X) coordinates).

@@ -48,7 +48,7 @@ class Jobs:
             raise ValueError("the config has no studies.bets section")
         return self.section
 
-    # -- params ----------------------------------------------------------------------------------------------------
+    # -- params --------------------------------------------------------------------------------------------------------
 
     def default_stage(self, wildcards: Any) -> DefaultStage:
         return self.settings.default_stage
@@ -81,7 +81,7 @@ class Jobs:
     def root(self, wildcards: Any) -> str:
         return self.data_root
 
-    # -- inputs ----------------------------------------------------------------------------------------------------
+    # -- inputs --------------------------------------------------------------------------------------------------------
 
     def default_stage_data(self, wildcards: Any) -> list[str]:
         """The files the default stage reads (declared, so hashed and tracked): SWAG train / val, or the HellaSwag

@@ -63,7 +63,7 @@ def split_checkpoint(name: str) -> tuple[str, str]:
     return model, stage
 
 
-# -- the default stage ---------------------------------------------------------------------------------------------
+# -- the default stage -------------------------------------------------------------------------------------------------
 
 
 def default_stage_items(
@@ -104,7 +104,7 @@ def default_stage_params(stage: DefaultStage, input_format: str, seed: int) -> F
     )
 
 
-# -- task stages ---------------------------------------------------------------------------------------------------
+# -- task stages -------------------------------------------------------------------------------------------------------
 
 
 def task_stage_items(qset: str, train: Sequence[MCItem], train_size: int | None, seed: int) -> tuple[list[MCItem], str]:

@@ -29,7 +29,7 @@ def _plain(frame: pd.DataFrame) -> Rendered:
     return Rendered(frame, frame.to_markdown(index=False) + "\n")
 
 
-# -- static tables (item lists and templates) ----------------------------------------------------------------------
+# -- static tables (item lists and templates) --------------------------------------------------------------------------
 
 
 def table1(sources: StaticSources) -> Rendered:
@@ -56,7 +56,7 @@ def table8(sources: StaticSources) -> Rendered:
     return _plain(static_tables.expected_gain_table(sources.templates, "v4"))
 
 
-# -- result tables (evaluations, training records, the paper's numbers) --------------------------------------------
+# -- result tables (evaluations, training records, the paper's numbers) ------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -99,7 +99,7 @@ def training_table(sources: ResultSources) -> Rendered:
     return Rendered(sources.notes, sources.notes.to_markdown(index=False, floatfmt=".3f") + "\n")
 
 
-# -- the p-value check (the paper's numbers alone) -----------------------------------------------------------------
+# -- the p-value check (the paper's numbers alone) ---------------------------------------------------------------------
 
 
 def pvalue_check(paper_numbers: pd.DataFrame) -> Rendered:

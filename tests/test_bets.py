@@ -491,3 +491,20 @@ def test_static_and_pvalue_artifacts_build_their_tables_from_the_shipped_data():
     assert "0.5*H - 0.5*X" in table7.markdown and len(table7.frame) == 4
     check = artifacts["pvalue_check"].builder(bets_paper.read_paper_numbers(str(ib.DATA_DIR / "paper/paper_numbers.csv")))
     assert check.markdown.endswith("223 of 224 printed p-values agree with our z-test at 0.001 tolerance.\n")
+
+
+def test_the_default_stage_declares_the_data_files_it_reads_mirror_included(data_mirror):
+    from types import SimpleNamespace
+
+    from choicelab.studies.bets.jobs import Jobs
+
+    config = yaml.safe_load((ROOT / "configs/smoke.yaml").read_text()) | {"data_mirror": str(data_mirror)}
+    jobs = Jobs.from_config(config, models=["tiny-bert"])
+    files = jobs.default_stage_data(SimpleNamespace(model="tiny-bert"))
+    assert files and all(f.startswith(str(data_mirror)) and Path(f).exists() for f in files)  # HellaSwag stand-in
+    config["data_mirror"] = None
+    config["studies"]["bets"]["default_stage"]["data"] = "swag"
+    assert Jobs.from_config(config, models=["tiny-bert"]).default_stage_data(None) == [
+        "results/downloads/swag/train.csv", "results/downloads/swag/val.csv"]  # the download rule's outputs
+    assert jobs.dumps(None)[0] == "results/bets/dumps/tiny-bert__default.parquet"
+    assert len(jobs.dumps(None)) == 1 + len(jobs.settings.question_sets())

@@ -175,9 +175,10 @@ rule bets_static_tables:
     conda:
         "../envs/analysis.yaml"
     params:
+        study="bets",
         captions=captions(BE_STATIC),
     script:
-        "../scripts/bets_tables.py"
+        "../scripts/study_tables.py"
 
 
 rule bets_result_tables:
@@ -198,10 +199,10 @@ rule bets_result_tables:
     conda:
         "../envs/analysis.yaml"
     params:
-        paper_labels=BE_JOBS.paper_labels,
+        study="bets",
         captions=captions(BE_RESULTS),
     script:
-        "../scripts/bets_tables.py"
+        "../scripts/study_tables.py"
 
 
 rule bets_pvalue_check:
@@ -220,9 +221,10 @@ rule bets_pvalue_check:
     conda:
         "../envs/analysis.yaml"
     params:
+        study="bets",
         captions=captions(BE_PVALUES),
     script:
-        "../scripts/bets_tables.py"
+        "../scripts/study_tables.py"
 
 
 rule bets_figures:

@@ -5,15 +5,14 @@ import pandas as pd
 from choicelab.artifacts import by_name
 from choicelab.plotting import save_figure
 from choicelab.provenance import write_artifact
-from choicelab.studies.bets.artifacts import ARTIFACTS, provenance_caption
+from choicelab.studies.bets.artifacts import ARTIFACTS
 from choicelab.workflow import job_record, log_to, output_pairs
 
 with log_to(snakemake.log[0]):
     record, artifacts = job_record(snakemake), by_name(ARTIFACTS)
     evaluations = pd.read_parquet(snakemake.input.evaluations)
-    encoders = ", ".join(sorted(evaluations["model"].unique()))
     for name, (png, svg) in output_pairs(snakemake.output, ".png", ".svg").items():
         artifact = artifacts[name]
         save_figure(artifact.builder(evaluations), png, svg)
         write_artifact([png, svg], artifact_id=f"bets/{name}", reproduces=artifact.reproduces,
-                       caption=provenance_caption(artifact, encoders), record=record)
+                       caption=artifact.caption, record=record)

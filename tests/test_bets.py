@@ -482,15 +482,19 @@ def test_every_paper_table_and_figure_is_an_artifact_with_its_builder():
 
 
 def test_static_and_pvalue_artifacts_build_their_tables_from_the_shipped_data():
+    from types import SimpleNamespace
+
     from choicelab.artifacts import by_name
     from choicelab.studies.bets.artifacts import ARTIFACTS
 
     artifacts = by_name(ARTIFACTS)
-    sources = static_tables.read_sources(str(ib.DATA_DIR / "items.yaml"), str(ib.DATA_DIR / "templates.yaml"))
-    table7 = artifacts["table7"].builder(sources)
-    assert "0.5*H - 0.5*X" in table7.markdown and len(table7.frame) == 4
-    check = artifacts["pvalue_check"].builder(bets_paper.read_paper_numbers(str(ib.DATA_DIR / "paper/paper_numbers.csv")))
-    assert check.markdown.endswith("223 of 224 printed p-values agree with our z-test at 0.001 tolerance.\n")
+    inputs = SimpleNamespace(item_lists=str(ib.DATA_DIR / "items.yaml"), templates=str(ib.DATA_DIR / "templates.yaml"),
+                             paper=str(ib.DATA_DIR / "paper/paper_numbers.csv"))
+    table7 = artifacts["table7"].builder(inputs, SETTINGS)
+    assert table7["Expected gain"].iloc[0] == "0.5*H - 0.5*X" and len(table7) == 4
+    frame, markdown = artifacts["pvalue_check"].builder(inputs, SETTINGS)
+    assert len(frame) == 224
+    assert markdown.endswith("223 of 224 printed p-values agree with our z-test at 0.001 tolerance.\n")
 
 
 def test_the_default_stage_declares_the_data_files_it_reads_mirror_included(data_mirror):

@@ -93,10 +93,3 @@ def folder(artifact: Artifact) -> str:
 def artifact_files(enabled: bool) -> list[str]:
     """Every file of every artifact (sidecars not included), or none when the study runs no model."""
     return [f for a in ARTIFACTS for f in a.files(folder(a))] if enabled else []
-
-
-def provenance_caption(artifact: Artifact, encoders: str | None) -> str:
-    """The caption a file's provenance sidecar (and so the manifest) carries: what it reproduces and shows, and the
-    encoders of a table or figure built from model outputs."""
-    text = f"{artifact.reproduces}; {artifact.caption}"
-    return text + (f"; encoders: {encoders}." if encoders else ".")

@@ -75,9 +75,6 @@ class Jobs:
     def evaluation_settings(self, wildcards: Any) -> Settings:
         return self.settings
 
-    def paper_labels(self, wildcards: Any) -> dict[str, str]:
-        return self.settings.paper_labels
-
     def root(self, wildcards: Any) -> str:
         return self.data_root
 

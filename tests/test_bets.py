@@ -468,6 +468,19 @@ def test_settings_read_every_shipped_config_without_restating_a_default():
         settings.from_config({"studies": {"bets": section}})
 
 
+
+def test_a_section_naming_only_its_models_runs_on_the_schemas_defaults():
+    from choicelab.config import validate_config
+
+    smoke = yaml.safe_load((ROOT / "configs/smoke.yaml").read_text())
+    config = {"models": smoke["models"], "studies": {"bets": {"models": ["tiny-bert"]}}}
+    validate_config(config)
+    read = settings.from_config(config)
+    assert read.default_stage.data == "hellaswag" and read.default_stage.train_size is None
+    assert (read.task_stage.batch_size, read.task_stage.max_length, read.task_stage.eval_every_steps) == (32, 64, None)
+    assert read.question_sets() == ["value_BE", "value_BV", "value_CE", "value_CV", "bet_coin", "bet_dice", "bet_card"]
+
+
 def test_every_paper_table_and_figure_is_an_artifact_with_its_builder():
     from choicelab.studies.bets.artifacts import ARTIFACTS, artifact_files
 

@@ -1,20 +1,25 @@
 # "Can language representation models think in bets?": item lists -> value and bet questions -> the default
 # (SWAG) checkpoint -> task checkpoints (one per value template, one per bet modality) -> logit dumps ->
 # evaluations -> Tables 1-20, Figs 1-3, the comparison with the paper and the p-value check.
+# Settings: choicelab.studies.bets.settings (studies.bets, defaults in the schema); tables and figures:
+# choicelab.studies.bets.artifacts.ARTIFACTS.
 
+from choicelab.artifacts import captions, of_rule
+from choicelab.studies.bets import RESULTS as BE
+from choicelab.studies.bets import artifacts as be_artifacts
+from choicelab.studies.bets import jobs as be_jobs
+
+BE_QSET = "value_(BE|BV|CE|CV)|bet_(coin|dice|card)"
+# The input functions and params of the jobs below (methods taking the wildcards). Names of this file are
+# global to the workflow: all of them start with be_/BE_.
+BE_JOBS = be_jobs.Jobs.from_config(config, models=study_models("bets"))
+BE_STATIC = of_rule(be_artifacts.ARTIFACTS, "bets_static_tables")
+BE_RESULTS = of_rule(be_artifacts.ARTIFACTS, "bets_result_tables")
+BE_PVALUES = of_rule(be_artifacts.ARTIFACTS, "bets_pvalue_check")
+BE_FIGURES = of_rule(be_artifacts.ARTIFACTS, "bets_figures")
 
 register_artifacts(
-    "bets",
-    (
-        [
-            f"{BE}/tables/{t}.{ext}"
-            for t in BE_STATIC_TABLES + BE_RESULT_TABLES + ["pvalue_check"]
-            for ext in ("csv", "md")
-        ]
-        + [f"{BE_FIG}/{f}.{ext}" for f in BE_FIGURES for ext in ("png", "svg")]
-        if study_models("bets")
-        else []
-    ),
+    "bets", be_artifacts.artifact_files(enabled=bool(study_models("bets")))
 )
 
 
@@ -42,11 +47,12 @@ rule bets_benchmark:
     log:
         "results/logs/bets/benchmark_{qset}.log",
     wildcard_constraints:
-        qset="value_(BE|BV|CE|CV)|bet_(coin|dice|card)",
+        qset=BE_QSET,
     conda:
         "../envs/analysis.yaml"
     params:
-        settings=be_settings(),
+        article_agreement=BE_JOBS.article_agreement,
+        swap_order=BE_JOBS.swap_order,
     script:
         "../scripts/bets_benchmark.py"
 
@@ -54,7 +60,7 @@ rule bets_benchmark:
 rule bets_default_stage:
     input:
         base=wildcard_model_dir,
-        data=be_default_stage_data,
+        data=BE_JOBS.default_stage_data,
     output:
         directory(f"{BE}/checkpoints/{{model}}__default"),
     log:
@@ -70,9 +76,9 @@ rule bets_default_stage:
         runtime=attempt_scaled(240),
         gpu=model_gpus,
     params:
-        stage=be_config("default_stage", {}),
-        settings=be_settings(),
-        root=data_root(),
+        stage=BE_JOBS.default_stage,
+        input_format=BE_JOBS.input_format,
+        root=BE_JOBS.root,
         seed=config["seed"],
         device=config["device"],
     script:
@@ -81,7 +87,7 @@ rule bets_default_stage:
 
 rule bets_task_finetune:
     input:
-        unpack(be_task_checkpoint_inputs),
+        unpack(BE_JOBS.task_checkpoint_inputs),
     output:
         directory(f"{BE}/checkpoints/{{model}}__{{qset}}"),
     log:
@@ -89,7 +95,7 @@ rule bets_task_finetune:
     benchmark:
         "results/benchmarks/bets/finetune_{model}__{qset}.tsv"
     wildcard_constraints:
-        qset="value_(BE|BV|CE|CV)|bet_(coin|dice|card)",
+        qset=BE_QSET,
     retries: MODEL_RETRIES
     conda:
         "../envs/models.yaml"
@@ -99,8 +105,8 @@ rule bets_task_finetune:
         runtime=attempt_scaled(120),
         gpu=model_gpus,
     params:
-        stage=be_config("task_stage", {}),
-        settings=be_settings(),
+        stage=BE_JOBS.task_stage,
+        input_format=BE_JOBS.input_format,
         seed=config["seed"],
         device=config["device"],
     script:
@@ -109,8 +115,8 @@ rule bets_task_finetune:
 
 rule bets_score:
     input:
-        checkpoint=be_checkpoint,
-        benchmarks=be_score_benchmarks,
+        checkpoint=BE_JOBS.checkpoint,
+        benchmarks=BE_JOBS.score_benchmarks,
     output:
         f"{BE}/dumps/{{model}}__{{stage}}.parquet",
     log:
@@ -118,7 +124,7 @@ rule bets_score:
     benchmark:
         "results/benchmarks/bets/score_{model}__{stage}.tsv"
     wildcard_constraints:
-        stage="default|value_(BE|BV|CE|CV)|bet_(coin|dice|card)",
+        stage=f"default|{BE_QSET}",
     retries: MODEL_RETRIES
     conda:
         "../envs/models.yaml"
@@ -128,9 +134,9 @@ rule bets_score:
         runtime=attempt_scaled(60),
         gpu=model_gpus,
     params:
-        max_length=be_config("task_stage", {}).get("max_length", 64),
-        settings=be_settings(),
-        train_eval_size=be_config("train_eval_size"),
+        max_length=BE_JOBS.score_max_length,
+        input_format=BE_JOBS.input_format,
+        train_eval_size=BE_JOBS.train_eval_size,
         seed=config["seed"],
         device=config["device"],
     script:
@@ -139,9 +145,9 @@ rule bets_score:
 
 rule bets_evaluate:
     input:
-        dumps=be_dumps,
-        benchmarks=be_benchmarks,
-        checkpoints=be_checkpoints,
+        dumps=BE_JOBS.dumps,
+        benchmarks=BE_JOBS.benchmarks,
+        checkpoints=BE_JOBS.checkpoints,
     output:
         evaluations=f"{BE}/metrics/evaluations.parquet",
         questions=f"{BE}/metrics/questions.parquet",
@@ -150,7 +156,7 @@ rule bets_evaluate:
     conda:
         "../envs/analysis.yaml"
     params:
-        settings=be_settings(),
+        settings=BE_JOBS.evaluation_settings,
         models=study_models("bets"),
     script:
         "../scripts/bets_evaluate.py"
@@ -161,79 +167,82 @@ rule bets_static_tables:
         item_lists=repo_file("data/bets/items.yaml"),
         templates=repo_file("data/bets/templates.yaml"),
     output:
-        report_pairs(
-            f"{BE}/tables",
-            BE_STATIC_TABLES,
-            caption="../report/bets_table.rst",
-            category="bets",
-            label="table",
+        artifact_outputs(
+            be_artifacts.TABLES, BE_STATIC, "../report/bets_table.rst", "bets", "table"
         ),
     log:
         "results/logs/bets/static_tables.log",
     conda:
         "../envs/analysis.yaml"
+    params:
+        study="bets",
+        captions=captions(BE_STATIC),
     script:
-        "../scripts/bets_tables.py"
+        "../scripts/study_tables.py"
 
 
 rule bets_result_tables:
     input:
         evaluations=f"{BE}/metrics/evaluations.parquet",
-        checkpoints=be_checkpoints,
+        checkpoints=BE_JOBS.checkpoints,
         paper=repo_file("data/bets/paper/paper_numbers.csv"),
     output:
-        report_pairs(
-            f"{BE}/tables",
-            BE_RESULT_TABLES,
-            caption="../report/bets_table.rst",
-            category="bets",
-            label="table",
+        artifact_outputs(
+            be_artifacts.TABLES,
+            BE_RESULTS,
+            "../report/bets_table.rst",
+            "bets",
+            "table",
         ),
     log:
         "results/logs/bets/result_tables.log",
     conda:
         "../envs/analysis.yaml"
     params:
-        paper_labels=be_config("paper_labels", {}),
+        study="bets",
+        captions=captions(BE_RESULTS),
     script:
-        "../scripts/bets_tables.py"
+        "../scripts/study_tables.py"
 
 
 rule bets_pvalue_check:
     input:
         paper=repo_file("data/bets/paper/paper_numbers.csv"),
     output:
-        report_pairs(
-            f"{BE}/tables",
-            ["pvalue_check"],
-            caption="../report/bets_table.rst",
-            category="bets",
-            label="table",
+        artifact_outputs(
+            be_artifacts.TABLES,
+            BE_PVALUES,
+            "../report/bets_table.rst",
+            "bets",
+            "table",
         ),
     log:
         "results/logs/bets/table_pvalue_check.log",
     conda:
         "../envs/analysis.yaml"
+    params:
+        study="bets",
+        captions=captions(BE_PVALUES),
     script:
-        "../scripts/bets_tables.py"
+        "../scripts/study_tables.py"
 
 
 rule bets_figures:
     input:
         evaluations=f"{BE}/metrics/evaluations.parquet",
     output:
-        report_pairs(
-            BE_FIG,
+        artifact_outputs(
+            be_artifacts.FIGURES,
             BE_FIGURES,
-            caption="../report/bets_figure.rst",
-            category="bets",
-            shown="png",
-            paired="svg",
-            label="figure",
+            "../report/bets_figure.rst",
+            "bets",
+            "figure",
         ),
     log:
         "results/logs/bets/figures.log",
     conda:
         "../envs/analysis.yaml"
+    params:
+        captions=captions(BE_FIGURES),
     script:
         "../scripts/bets_figures.py"

@@ -16,10 +16,10 @@ import json
 import time
 from pathlib import Path
 
-from choicelab.items.bets import question_set
-from choicelab.items.swag import seeded_sample
-from choicelab.pipelines.bets import default_stage_items
 from choicelab.mc.finetune import FineTuneParams, fine_tune_checkpoint
+from choicelab.stats import seeded_subsample
+from choicelab.studies.bets.items import question_set
+from choicelab.studies.bets.stages import default_stage_items
 
 
 def main() -> None:
@@ -64,8 +64,8 @@ def main() -> None:
         print(json.dumps({"default_stage": str(default), "best_dev": meta["training"]["best_dev_accuracy"],
                           "wall_s": round(time.time() - t0, 1), "cpu_s": round(time.process_time() - c0, 1)}))
 
-    train = seeded_sample(question_set(args.qset, "train", config={}), args.train_size, args.seed)
-    dev = question_set(args.qset, "dev", config={})
+    train = seeded_subsample(question_set(args.qset, "train"), args.train_size, args.seed)
+    dev = question_set(args.qset, "dev")
     t0, c0 = time.time(), time.process_time()
     from choicelab.lm.encoder import fine_tune_mc
     from choicelab.lm.loading import load_encoder_mc
@@ -89,7 +89,7 @@ def main() -> None:
                                            max_length=args.max_length), seen)
     test_accuracy = {}  # the best state on every modality's test questions: one row of Fig. 2 / Table 20
     for modality in ("coin", "dice", "card"):
-        test = question_set(f"bet_{modality}", "test", config={})
+        test = question_set(f"bet_{modality}", "test")
         test_accuracy[modality] = accuracy_of(mc_logits(model, tokenizer, test, input_format=args.format,
                                                         max_length=args.max_length), test)
     print(json.dumps({"summary": vars(args), "steps": result.steps, "best_dev": result.best_dev_accuracy,

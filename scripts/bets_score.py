@@ -2,8 +2,9 @@
 
 from choicelab.dumps import write_dump
 from choicelab.mc.items import read_items
-from choicelab.pipelines.bets import checkpoint_name, input_format, score_checkpoint
 from choicelab.provenance import record_json
+from choicelab.studies.bets.scoring import score_checkpoint
+from choicelab.studies.bets.stages import checkpoint_name
 from choicelab.workflow import job_record, log_to
 
 with log_to(snakemake.log[0]):
@@ -11,7 +12,7 @@ with log_to(snakemake.log[0]):
         snakemake.input.checkpoint,
         [read_items(path) for path in snakemake.input.benchmarks],
         name=checkpoint_name(snakemake.wildcards.model, snakemake.wildcards.stage),
-        configured_format=input_format(snakemake.params.settings),
+        configured_format=snakemake.params.input_format,
         max_length=int(snakemake.params.max_length),
         train_eval_size=snakemake.params.train_eval_size,
         seed=int(snakemake.params.seed),

@@ -3,7 +3,7 @@
 from pathlib import Path
 
 from choicelab.download import download_verified
-from choicelab.items.swag import SWAG_FILES, verify_swag_file
+from choicelab.studies.bets.swag import SWAG_FILES, verify_swag_file
 from choicelab.workflow import log_to
 
 with log_to(snakemake.log[0]):

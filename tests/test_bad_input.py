@@ -213,7 +213,7 @@ def test_a_file_that_is_not_swag_is_refused_and_no_checkpoint_is_left(tmp_path):
 
 
 def test_an_empty_bets_item_list_is_refused(tmp_path):
-    from choicelab.items.bets import BetsDataError, load_item_lists
+    from choicelab.studies.bets.items import BetsDataError, load_item_lists
 
     bad = tmp_path / "items.yaml"
     bad.write_text("train: {high: [car], low: []}\ndev: {high: [gold], low: [egg]}\ntest: {high: [tv], low: [pen]}\n")

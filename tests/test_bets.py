@@ -3,19 +3,26 @@
 from __future__ import annotations
 
 import random
-from pathlib import Path
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
 
-from choicelab.items import bets as ib
-from choicelab.metrics import bets as mb
-from choicelab.pipelines import bets as pb
+from choicelab import stats
+from choicelab.studies.bets import evaluation, result_tables, scoring, settings, stages, static_tables, training
+from choicelab.studies.bets import ground_truths as gt
+from choicelab.studies.bets import items as ib
+from choicelab.studies.bets import metrics as mb
+from choicelab.studies.bets import paper as bets_paper
 
+ROOT = Path(__file__).resolve().parents[1]
 TEMPLATES = ib.load_templates()
 LISTS = ib.load_item_lists()
+# The embedded default's bets settings: every template and modality, RQ2 and beliefs from Choice Valuable.
+SETTINGS = settings.from_config(yaml.safe_load((ROOT / "config.yaml").read_text()))
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -36,7 +43,7 @@ def test_question_counts_per_split_match_the_paper(name, counts):
 
 
 def test_each_choice_is_scored_as_prompt_space_choice_like_table1():
-    table = pb.table1(LISTS, TEMPLATES)
+    table = static_tables.table1(LISTS, TEMPLATES)
     assert table["Question-Answer Pair"][0] == "This statement is true: airplane is more expensive than pen"
     assert list(table["Choice"])[2] == "airplane and pen have the same value"
 
@@ -44,12 +51,12 @@ def test_each_choice_is_scored_as_prompt_space_choice_like_table1():
 def test_articles_agree_by_default_and_the_paper_style_is_a_switch():
     question = next(q for q in ib.question_set("bet_coin", "test") if q.meta["high"] == "airplane")
     assert "win an airplane" in question.prompt or "lose an airplane" in question.prompt
-    paper_style = ib.question_set("bet_coin", "test", config={"article_agreement": False})
+    paper_style = ib.question_set("bet_coin", "test", article_agreement=False)
     assert not any(" an " in q.prompt for q in paper_style)
 
 
 def test_swap_order_adds_reversed_value_questions_with_the_right_label():
-    questions = ib.question_set("value_CE", "test", config={"swap_order": True})
+    questions = ib.question_set("value_CE", "test", swap_order=True)
     assert len(questions) == 50
     swapped = next(q for q in questions if q.meta["variant"] == "swapped" and q.meta["high"] == "car")
     assert swapped.prompt.startswith(f"From {swapped.meta['low']} and car")
@@ -68,9 +75,9 @@ def test_splits_never_share_items(tmp_path):
 
 
 def test_value_label_sets_follow_the_three_definitions_and_their_random_baselines():
-    labels = ib.value_label_sets(["h>l", "l>h", "h=l"])
+    labels = gt.value_label_sets(["h>l", "l>h", "h=l"])
     assert labels == {"normal": ["a"], "weak_normal": ["a", "ac"], "weak": ["a", "b", "c", "ac", "bc"]}
-    assert [mb.random_set_baseline([labels[g]]) for g in ib.VALUE_GROUND_TRUTHS] == [1 / 8, 1 / 4, 5 / 8]
+    assert [mb.random_set_baseline([labels[g]]) for g in gt.VALUE_GROUND_TRUTHS] == [1 / 8, 1 / 4, 5 / 8]
 
 
 def _paper_gain(choice_set: str, pays: list[tuple[str, float]], x: float) -> float | None:
@@ -100,7 +107,7 @@ def test_bet_labels_match_the_expected_gain_tables(modality, variant, optimal_ch
     assert labels["positive_gain_eligible"] == bool(positive)
     assert sorted(labels["non_negative_gain"]) == sorted(non_negative)
     # Independent numeric check on sampled values satisfying the paper's assumption L < X < (H - L) / 2.
-    outcomes = ib.variant_outcomes(TEMPLATES, variant)
+    outcomes = gt.variant_outcomes(TEMPLATES, variant)
     rng = random.Random(7)
     for _ in range(200):
         low_value = rng.uniform(0.1, 50)
@@ -117,23 +124,23 @@ def test_bet_labels_match_the_expected_gain_tables(modality, variant, optimal_ch
 
 def test_bet_random_baselines_are_the_papers():
     test = ib.question_set("bet_dice", "test")
-    for gt, expected in (("strict", 1 / 8), ("non_negative_gain", 1 / 4)):
-        assert mb.random_set_baseline([q.meta["labels"][gt] for q in test]) == pytest.approx(expected)
+    for truth, expected in (("strict", 1 / 8), ("non_negative_gain", 1 / 4)):
+        assert mb.random_set_baseline([q.meta["labels"][truth] for q in test]) == pytest.approx(expected)
     eligible = [q for q in test if q.meta["labels"]["positive_gain_eligible"]]
     assert len(eligible) == 50
     assert mb.random_set_baseline([q.meta["labels"]["positive_gain"] for q in eligible]) == pytest.approx(1 / 4)
 
 
 def test_a_belief_that_l_is_worth_more_swaps_the_optimal_bet_and_same_value_means_do_not_bet():
-    v1 = ib.variant_outcomes(TEMPLATES, "v1")  # A: win h, B: lose l
-    v2 = ib.variant_outcomes(TEMPLATES, "v2")  # A: win l, B: lose h
-    assert ib.bet_label_sets(v1, "l>h")["standard"] == 2
-    assert ib.bet_label_sets(v2, "l>h")["standard"] == 0
-    assert ib.bet_label_sets(v1, "h=l")["standard"] == 2
+    v1 = gt.variant_outcomes(TEMPLATES, "v1")  # A: win h, B: lose l
+    v2 = gt.variant_outcomes(TEMPLATES, "v2")  # A: win l, B: lose h
+    assert gt.bet_label_sets(v1, "l>h")["standard"] == 2
+    assert gt.bet_label_sets(v2, "l>h")["standard"] == 0
+    assert gt.bet_label_sets(v1, "h=l")["standard"] == 2
 
 
 def test_expected_gain_table_renders_the_papers_formulas():
-    table = pb.expected_gain_table(TEMPLATES, "v1").set_index("Choice")
+    table = static_tables.expected_gain_table(TEMPLATES, "v1").set_index("Choice")
     assert table.loc["Head", "Expected gain"] == "0.5*H - 0.5*X"
     assert table.loc["Tail", "Expected gain"] == "-0.5*L - 0.5*X"
     assert table.loc["Head and Tail", "Expected gain"] == "0.25*H - 0.25*L - 0.5*X"
@@ -142,7 +149,7 @@ def test_expected_gain_table_renders_the_papers_formulas():
 
 def test_sign_on_region_refuses_a_form_whose_sign_depends_on_the_values():
     with pytest.raises(ValueError, match="changes sign"):
-        ib.sign_on_region((Fraction(1), Fraction(-4), Fraction(0)))  # H - 4L: H > 2X + L > 3L only
+        gt.sign_on_region((Fraction(1), Fraction(-4), Fraction(0)))  # H - 4L: H > 2X + L > 3L only
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -177,8 +184,8 @@ def test_ztest_pvalues_match_the_spec(accuracy, n, p0, expected):
 
 
 def test_ztest_of_a_perfect_or_null_vector_is_0_or_1():
-    assert mb.ztest_pvalue([1] * 25, 1 / 3) == 0.0
-    assert mb.ztest_pvalue([0] * 25, 1 / 3) == 1.0
+    assert stats.ztest_pvalue([1] * 25, 1 / 3) == 0.0
+    assert stats.ztest_pvalue([0] * 25, 1 / 3) == 1.0
 
 
 def test_paper_pvalue_printing_is_compared_at_a_thousandth():
@@ -189,7 +196,7 @@ def test_paper_pvalue_printing_is_compared_at_a_thousandth():
 
 
 def test_binomial_standard_error():
-    assert mb.binomial_se(0.5, 100) == pytest.approx(0.05)
+    assert stats.binomial_se(0.5, 100) == pytest.approx(0.05)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -199,8 +206,8 @@ def test_binomial_standard_error():
 def _fake_dumps(oracle_stages: set[str], seed: int = 0) -> tuple[pd.DataFrame, dict]:
     rng = np.random.default_rng(seed)
     questions, rows = {}, []
-    for stage in ["default", *pb.task_stages({})]:
-        for qset, split in pb.scoring_plan(stage, {}):
+    for stage in ["default", *stages.task_stages(SETTINGS)]:
+        for qset, split in stages.scoring_plan(stage, SETTINGS):
             for q in ib.question_set(qset, split):
                 questions[(q.benchmark, q.split, q.item_id)] = q
                 logits = rng.normal(size=3)
@@ -216,8 +223,8 @@ def _fake_dumps(oracle_stages: set[str], seed: int = 0) -> tuple[pd.DataFrame, d
 @pytest.fixture(scope="module")
 def oracle_evaluations():
     """A model whose task checkpoints are always right (sigmoid 0.98 on the answer, 0.02 elsewhere)."""
-    dump, questions = _fake_dumps(oracle_stages=set(pb.task_stages({})))
-    evaluations, per_question = pb.evaluate_all(pb.question_scores(dump, questions), ["enc"], {})
+    dump, questions = _fake_dumps(oracle_stages=set(stages.task_stages(SETTINGS)))
+    evaluations, per_question = evaluation.evaluate_all(evaluation.question_scores(dump, questions), ["enc"], SETTINGS)
     return evaluations, per_question
 
 
@@ -253,24 +260,24 @@ def test_bca_scores_an_oracle_bettor_against_its_own_oracle_beliefs(oracle_evalu
 
 def test_result_tables_render_in_the_papers_layout(oracle_evaluations):
     evaluations, _ = oracle_evaluations
-    frame, markdown = pb.result_table(evaluations, "table5")
+    frame, markdown = result_tables.result_table(evaluations, "table5")
     assert set(frame["condition"]) == {"BE", "BV", "CE", "CV"}
     assert "/100†" in markdown
-    frame, markdown = pb.result_table(evaluations, "table20")
+    frame, markdown = result_tables.result_table(evaluations, "table20")
     assert "card->card" in markdown and "100†/100†" in markdown
-    for name in pb.RESULT_TABLES:
-        pb.result_table(evaluations, name)
+    for name in result_tables.RESULT_TABLES:
+        result_tables.result_table(evaluations, name)
 
 
 def test_tables_6_and_14_order_columns_and_rows_as_the_paper(oracle_evaluations):
     evaluations, _ = oracle_evaluations
-    header = pb.result_table(evaluations, "table6")[1].splitlines()[0]
+    header = result_tables.result_table(evaluations, "table6")[1].splitlines()[0]
     assert [c.strip() for c in header.strip("|").split("|")][1:] == [
         "coin standard", "coin bca", "dice standard", "dice bca", "card standard", "card bca"]
-    lines = pb.result_table(evaluations, "table14")[1].splitlines()
+    lines = result_tables.result_table(evaluations, "table14")[1].splitlines()
     assert [c.strip() for c in lines[0].strip("|").split("|")][2:] == ["coin", "dice", "card"]
     assert [line.split("|")[2].strip() for line in lines[2:5]] == ["strict", "positive_gain", "non_negative_gain"]
-    rq3 = pb.result_table(evaluations, "table20")[1].splitlines()[0]
+    rq3 = result_tables.result_table(evaluations, "table20")[1].splitlines()[0]
     assert rq3.index("card->card") < rq3.index("card->coin") < rq3.index("coin->card")  # the paper's Card, Coin, Dice
 
 
@@ -279,7 +286,7 @@ def test_training_table_sets_the_swag_stage_beside_the_papers_accuracy():
         return {"training": {"data": "d", "params": {"input_format": fmt, "learning_rate": 5e-5}, "stage": stage,
                              "best_dev_accuracy": dev, "reached_target": False}}
 
-    notes = pb.training_notes({"bert-base-uncased__default": meta("default", 0.74),
+    notes = training.training_notes({"bert-base-uncased__default": meta("default", 0.74),
                                "bert-base-uncased__bet_coin": meta("bet_coin", 0.95),
                                "minilm__default": meta("default", 0.3)},
                               {"bert-base-uncased": "BERT"})
@@ -292,7 +299,7 @@ def test_training_table_sets_the_swag_stage_beside_the_papers_accuracy():
 
 
 def test_paper_numbers_hold_every_table_the_docs_say_is_transcribed():
-    paper = pb.read_paper_numbers(str(Path(pb.__file__).parents[2] / "data/bets/paper/paper_numbers.csv"))
+    paper = bets_paper.read_paper_numbers(str(ROOT / "data/bets/paper/paper_numbers.csv"))
     counts = paper.groupby("table").size().to_dict()
     # 4 models x cells per model: Tables 5/9-12 (4 templates x 2 stages), 6/13 (3 modalities x 2 metrics x 2
     # stages), 14/15 (3 x 3 ground truths x 2), 16/20 (9 fine-tune->test x 2 splits), 17-19 (9, test items)
@@ -305,10 +312,10 @@ def test_paper_numbers_hold_every_table_the_docs_say_is_transcribed():
 
 def test_compare_paper_puts_the_papers_numbers_beside_ours_and_says_when_models_differ(oracle_evaluations):
     evaluations, _ = oracle_evaluations
-    paper = pb.read_paper_numbers(str(ib.DATA_DIR / "paper" / "paper_numbers.csv"))
+    paper = bets_paper.read_paper_numbers(str(ib.DATA_DIR / "paper" / "paper_numbers.csv"))
     notes = pd.DataFrame([{"model": "enc", "stage": "default", "trained_on": "HellaSwag (stand-in)",
                            "reached_target": True}])
-    table = pb.compare_paper(evaluations, paper, {}, notes)
+    table = bets_paper.compare_paper(evaluations, paper, {}, notes)
     headline = table[table["table"] == "table20 headline"].set_index("condition")
     assert headline.loc["diagonal mean", "paper_percent"] == pytest.approx(96.08, abs=0.01)
     assert headline.loc["off-diagonal mean", "paper_percent"] == pytest.approx(71.79, abs=0.01)
@@ -320,13 +327,13 @@ def test_compare_paper_puts_the_papers_numbers_beside_ours_and_says_when_models_
     row = table[(table["table"] == "table5") & (table["paper_model"] == "BERT") & (table["condition"] == "BE")
                 & (table["stage"] == "default")].iloc[0]
     assert row["paper_percent"] == 68 and "not a reproduction" in row["note"] and "HellaSwag" in row["note"]
-    same = pb.compare_paper(evaluations, paper, {"enc": "BERT"}, notes)
+    same = bets_paper.compare_paper(evaluations, paper, {"enc": "BERT"}, notes)
     assert same[(same["paper_model"] == "BERT") & (same["table"] == "table5")]["same_model"].all()
 
 
 def test_pvalue_check_recomputes_the_papers_pvalues_and_flags_the_one_that_disagrees():
-    paper = pb.read_paper_numbers(str(ib.DATA_DIR / "paper" / "paper_numbers.csv"))
-    check = pb.pvalue_check(paper)
+    paper = bets_paper.read_paper_numbers(str(ib.DATA_DIR / "paper" / "paper_numbers.csv"))
+    check = bets_paper.pvalue_check(paper)
     assert len(check) == 224
     disagree = check[~check["agrees"]]
     # Table 16, RoBERTa fine-tuned on Coin, tested on Dice: 42% of 100 gives p = .040, the paper prints .004.
@@ -338,7 +345,7 @@ def test_pvalue_check_recomputes_the_papers_pvalues_and_flags_the_one_that_disag
 
 
 def test_default_stage_uses_hellaswag_as_the_documented_stand_in(data_mirror):
-    train, dev, described = pb.default_stage_items("hellaswag", str(data_mirror), train_size=20, dev_size=10, seed=1)
+    train, dev, described = stages.default_stage_items("hellaswag", str(data_mirror), train_size=20, dev_size=10, seed=1)
     assert len(train) == 20 and len(dev) == 10
     assert not {q.item_id for q in train} & {q.item_id for q in dev}
     assert "stand-in for SWAG" in described
@@ -346,11 +353,11 @@ def test_default_stage_uses_hellaswag_as_the_documented_stand_in(data_mirror):
 
 def test_missing_swag_files_fail_with_the_fix(tmp_path):
     with pytest.raises(FileNotFoundError, match="hellaswag"):
-        pb.default_stage_items("swag", str(tmp_path), train_size=None, dev_size=None, seed=1)
+        stages.default_stage_items("swag", str(tmp_path), train_size=None, dev_size=None, seed=1)
 
 
 def test_a_file_that_is_not_swag_is_rejected(tmp_path):
-    from choicelab.items.swag import SwagChecksumError, verify_swag_file
+    from choicelab.studies.bets.swag import SwagChecksumError, verify_swag_file
 
     path = tmp_path / "train.csv"
     path.write_text("sent1,sent2,ending0,ending1,ending2,ending3,label\n")
@@ -359,7 +366,7 @@ def test_a_file_that_is_not_swag_is_rejected(tmp_path):
 
 
 def test_swag_rows_become_run_swag_style_items():
-    from choicelab.items.swag import parse_swag_csv
+    from choicelab.studies.bets.swag import parse_swag_csv
 
     text = ("video-id,fold-ind,startphrase,sent1,sent2,gold-source,ending0,ending1,ending2,ending3,label\n"
             "v1,1,A man sits. He,A man sits.,He,gold,stands up.,eats.,runs.,sleeps.,2\n")
@@ -392,18 +399,16 @@ def test_checkpoints_are_scored_on_a_seeded_subset_of_train_questions_and_on_eve
         return [MCItem("bets_bet_coin", split, f"{split}{k}", "Bet?", ("A", "B", "C"), k % 3) for k in range(n)]
 
     train, test = questions("train", 840), questions("test", 100)
-    subset = pb.scored_questions(train, 200, seed=7)
-    assert len(subset) == 200 and subset == pb.scored_questions(train, 200, seed=7)
-    assert subset != pb.scored_questions(train, 200, seed=8)
+    subset = scoring.scored_questions(train, 200, seed=7)
+    assert len(subset) == 200 and subset == scoring.scored_questions(train, 200, seed=7)
+    assert subset != scoring.scored_questions(train, 200, seed=8)
     assert [q.item_id for q in subset] == sorted((q.item_id for q in subset), key=lambda i: int(i[5:]))
-    assert pb.scored_questions(test, 20, seed=7) == test
-    assert pb.scored_questions(train, None, seed=7) == train
+    assert scoring.scored_questions(test, 20, seed=7) == test
+    assert scoring.scored_questions(train, None, seed=7) == train
 
 
 def test_paper_config_keeps_the_papers_recipe_and_every_config_one_input_format():
-    import yaml
-
-    root = Path(pb.__file__).parents[2]
+    root = ROOT
     configs = {f: yaml.safe_load((root / f).read_text())["studies"]["bets"]
                for f in ("config.yaml", "configs/smoke.yaml", "configs/paper.yaml")}
     assert {c["input_format"] for c in configs.values()} == {"pair"}
@@ -416,17 +421,107 @@ def test_paper_config_keeps_the_papers_recipe_and_every_config_one_input_format(
 
 
 def test_the_rq3_headline_flags_a_gap_only_when_it_exceeds_its_standard_error():
-    paper = pb.read_paper_numbers(str(ib.DATA_DIR / "paper" / "paper_numbers.csv"))
+    paper = bets_paper.read_paper_numbers(str(ib.DATA_DIR / "paper" / "paper_numbers.csv"))
     acc = paper[paper["table"] == "table20"].assign(paper_value=lambda f: f["value"].astype(float))
 
     def ours(diagonal, off):
         rows = [{"table": "table20", "stage": f"fine-tuned:{ft}", "condition": f"{te}:test", "metric": "standard",
                  "model": "enc", "accuracy_percent": diagonal if ft == te else off, "n": 100}
                 for ft in ib.MODALITIES for te in ib.MODALITIES]
-        return pb._headline(acc, pd.DataFrame(rows), {}).set_index("condition").loc["diagonal minus off-diagonal"]
+        return bets_paper._headline(acc, pd.DataFrame(rows), {}).set_index("condition").loc["diagonal minus off-diagonal"]
 
     big = ours(88.0, 67.0)
     assert big["our_percent"] == pytest.approx(21.0) and big["gap_appears"] is True
     assert big["our_se_percent"] == pytest.approx(np.hypot(np.sqrt(3 * 0.88 * 0.12 / 100) / 3,
                                                            np.sqrt(6 * 0.67 * 0.33 / 100) / 6) * 100)
     assert ours(70.0, 68.0)["gap_appears"] is False  # 2 points is within 1.96 SE at n = 100 per cell
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Settings and artifacts
+
+
+def _schema_properties(node: dict) -> dict:
+    return node.get("properties", {})
+
+
+def test_settings_have_one_field_per_key_of_the_schema_section():
+    from dataclasses import fields
+
+    from choicelab.config import load_schema
+
+    section = load_schema()["properties"]["studies"]["properties"]["bets"]
+    assert [f.name for f in fields(settings.Settings)] == list(_schema_properties(section))
+    for name, nested in (("default_stage", settings.DefaultStage), ("task_stage", settings.TaskStage)):
+        assert [f.name for f in fields(nested)] == list(_schema_properties(section["properties"][name]))
+
+
+def test_settings_read_every_shipped_config_without_restating_a_default():
+    for name in ("config.yaml", "configs/smoke.yaml", "configs/paper.yaml"):
+        config = yaml.safe_load((ROOT / name).read_text())
+        read = settings.from_config(config)
+        assert read.task_stage.max_length == config["studies"]["bets"]["task_stage"]["max_length"]
+        assert read.question_sets() == stages.task_stages(read)
+    section = dict(yaml.safe_load((ROOT / "config.yaml").read_text())["studies"]["bets"])
+    del section["swap_order"]  # a key validation would have filled: reading it fails instead of guessing
+    with pytest.raises(KeyError, match="swap_order"):
+        settings.from_config({"studies": {"bets": section}})
+
+
+
+def test_a_section_naming_only_its_models_runs_on_the_schemas_defaults():
+    from choicelab.config import validate_config
+
+    smoke = yaml.safe_load((ROOT / "configs/smoke.yaml").read_text())
+    config = {"models": smoke["models"], "studies": {"bets": {"models": ["tiny-bert"]}}}
+    validate_config(config)
+    read = settings.from_config(config)
+    assert read.default_stage.data == "hellaswag" and read.default_stage.train_size is None
+    assert (read.task_stage.batch_size, read.task_stage.max_length, read.task_stage.eval_every_steps) == (32, 64, None)
+    assert read.question_sets() == ["value_BE", "value_BV", "value_CE", "value_CV", "bet_coin", "bet_dice", "bet_card"]
+
+
+def test_every_paper_table_and_figure_is_an_artifact_with_its_builder():
+    from choicelab.studies.bets.artifacts import ARTIFACTS, artifact_files
+
+    names = [a.name for a in ARTIFACTS]
+    assert len(set(names)) == len(names)
+    assert {f"table{k}" for k in range(1, 21)} | {"fig1", "fig2", "fig3"} <= set(names)
+    assert all(callable(a.builder) and a.caption for a in ARTIFACTS)
+    assert {a.rule for a in ARTIFACTS} == {"bets_static_tables", "bets_result_tables", "bets_pvalue_check",
+                                          "bets_figures"}
+    assert "results/bets/tables/table5.md" in artifact_files(enabled=True)
+    assert "figures/bets/fig2.svg" in artifact_files(enabled=True) and artifact_files(enabled=False) == []
+
+
+def test_static_and_pvalue_artifacts_build_their_tables_from_the_shipped_data():
+    from types import SimpleNamespace
+
+    from choicelab.artifacts import by_name
+    from choicelab.studies.bets.artifacts import ARTIFACTS
+
+    artifacts = by_name(ARTIFACTS)
+    inputs = SimpleNamespace(item_lists=str(ib.DATA_DIR / "items.yaml"), templates=str(ib.DATA_DIR / "templates.yaml"),
+                             paper=str(ib.DATA_DIR / "paper/paper_numbers.csv"))
+    table7 = artifacts["table7"].builder(inputs, SETTINGS)
+    assert table7["Expected gain"].iloc[0] == "0.5*H - 0.5*X" and len(table7) == 4
+    frame, markdown = artifacts["pvalue_check"].builder(inputs, SETTINGS)
+    assert len(frame) == 224
+    assert markdown.endswith("223 of 224 printed p-values agree with our z-test at 0.001 tolerance.\n")
+
+
+def test_the_default_stage_declares_the_data_files_it_reads_mirror_included(data_mirror):
+    from types import SimpleNamespace
+
+    from choicelab.studies.bets.jobs import Jobs
+
+    config = yaml.safe_load((ROOT / "configs/smoke.yaml").read_text()) | {"data_mirror": str(data_mirror)}
+    jobs = Jobs.from_config(config, models=["tiny-bert"])
+    files = jobs.default_stage_data(SimpleNamespace(model="tiny-bert"))
+    assert files and all(f.startswith(str(data_mirror)) and Path(f).exists() for f in files)  # HellaSwag stand-in
+    config["data_mirror"] = None
+    config["studies"]["bets"]["default_stage"]["data"] = "swag"
+    assert Jobs.from_config(config, models=["tiny-bert"]).default_stage_data(None) == [
+        "results/downloads/swag/train.csv", "results/downloads/swag/val.csv"]  # the download rule's outputs
+    assert jobs.dumps(None)[0] == "results/bets/dumps/tiny-bert__default.parquet"
+    assert len(jobs.dumps(None)) == 1 + len(jobs.settings.question_sets())

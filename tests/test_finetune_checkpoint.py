@@ -87,7 +87,7 @@ def test_task_fine_tuning_refuses_a_base_checkpoint_trained_in_another_format(tm
 
 def test_bets_scoring_uses_the_format_the_checkpoint_was_trained_in(tmp_path):
     from choicelab.lm.encoder import mc_logits
-    from choicelab.pipelines.bets import score_checkpoint
+    from choicelab.studies.bets.scoring import score_checkpoint
 
     _, ckpt = _tiny_checkpoint(tmp_path, "pair")
     items = toy_items(6, 2, "test", 3)

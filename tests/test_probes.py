@@ -187,7 +187,7 @@ def test_robustness_matrix_covers_encoders_and_causal_scorers(smoke_run):
 
 def test_choice_paralysis_is_skipped_when_a_benchmark_has_too_few_distinct_answers():
     """The bets questions share three fixed answers: no n=5 instance can be built, and the other probes still run."""
-    from choicelab.items.bets import question_set
+    from choicelab.studies.bets.items import question_set
     from choicelab.studies.probes.items import probe_all
 
     items = question_set("bet_coin", "test")

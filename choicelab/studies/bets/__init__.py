@@ -1,17 +1,22 @@
 """Bets (Tang & Kejriwal, "Can language representation models think in bets?"): value and bet questions, SWAG-then-task
-fine-tuning of encoders, Tables 1-20 and Figs. 1-3."""
+fine-tuning of encoders, Tables 1-20 and Figs. 1-3. Module by module: docs/bets.md, "Code layout"."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 RESULTS = "results/bets"
 
 
+def question_set_names(templates: Sequence[str], modalities: Sequence[str]) -> list[str]:
+    """The value question sets (one per template) and the bet question sets (one per modality)."""
+    return [f"value_{t}" for t in templates] + [f"bet_{m}" for m in modalities]
+
+
 def question_sets(section: Mapping[str, Any]) -> list[str]:
-    """The value question sets (one per template) and the bet question sets (one per modality) a config builds."""
-    return [f"value_{t}" for t in section["templates"]] + [f"bet_{m}" for m in section["modalities"]]
+    """The question sets a config's ``studies.bets`` section builds."""
+    return question_set_names(section["templates"], section["modalities"])
 
 
 def mc_benchmarks(config: Mapping[str, Any]) -> dict[str, str]:

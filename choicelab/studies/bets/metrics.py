@@ -1,6 +1,6 @@
-"""Metrics of the bets study: standard and threshold methods, belief-conditioned accuracy, z-tests, standard errors.
+"""Metrics of the bets study: standard and threshold methods, belief-conditioned accuracy, the paper's p-values.
 
-Pure numpy / statsmodels, no torch. Conventions (spec ``bets.md``):
+Pure numpy, no torch; the z-test and binomial SE are :mod:`choicelab.stats`'. Conventions (spec ``bets.md``):
 
 * Standard method: argmax of the raw logits (first index on exact ties, numpy's rule).
 * Threshold method: the predicted set is every choice whose sigmoid(raw logit) is strictly above t. t is tuned on
@@ -17,12 +17,12 @@ Pure numpy / statsmodels, no torch. Conventions (spec ``bets.md``):
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Sequence
 
 import numpy as np
 
-from choicelab.items.bets import ALL_SETS, LETTERS
+from choicelab.stats import ztest_pvalue
+from choicelab.studies.bets.ground_truths import ALL_SETS, LETTERS
 
 ALPHA = 0.05
 THRESHOLD_GRID: tuple[float, ...] = tuple(round(k / 100, 2) for k in range(101))
@@ -65,33 +65,10 @@ def random_set_baseline(label_sets: Sequence[Sequence[str]]) -> float:
     return float(np.mean([len(set(s)) / len(ALL_SETS) for s in label_sets]))
 
 
-def ztest_pvalue(correct: Sequence[int] | np.ndarray, p0: float) -> float:
-    """One-sided z-test p-value that the accuracy exceeds ``p0`` (statsmodels ``ztest``, ``alternative='larger'``).
-
-    A vector with no variance (all right or all wrong) has an infinite z statistic: p = 0 above p0, 1 below.
-    """
-    from statsmodels.stats.weightstats import ztest
-
-    x = np.asarray(correct, dtype=float)
-    if x.size < 2:
-        return float("nan")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        _, p = ztest(x, value=p0, alternative="larger")
-    if math.isnan(p):  # zero variance exactly at p0 (cannot happen for the baselines used here)
-        return 0.5
-    return float(p)
-
-
 def pvalue_from_accuracy(accuracy_percent: float, n: int, p0: float) -> float:
     """The z-test p-value of an accuracy reported as a percentage of ``n`` questions (x = round(acc * n / 100))."""
-    hits = int(round(accuracy_percent * n / 100))
+    hits = round(accuracy_percent * n / 100)
     return ztest_pvalue([1] * hits + [0] * (n - hits), p0)
-
-
-def binomial_se(p: float, n: int) -> float:
-    """Binomial standard error sqrt(p (1 - p) / n) (Fig. 2's error bars)."""
-    return math.sqrt(p * (1 - p) / n) if n > 0 else float("nan")
 
 
 def belief_of(prediction: int, relations: Sequence[str]) -> str:

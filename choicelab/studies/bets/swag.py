@@ -15,8 +15,6 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
-import random
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -106,11 +104,3 @@ def load_swag(root: str | Path, split: str) -> list[MCItem]:
         )
     verify_swag_file(path, split)
     return parse_swag_csv(path.read_text(encoding="utf-8"), split)
-
-
-def seeded_sample(items: Sequence[MCItem], size: int | None, seed: int) -> list[MCItem]:
-    """A seeded subsample (the whole list when ``size`` is None or larger), in the original order."""
-    if size is None or size >= len(items):
-        return list(items)
-    keep = sorted(random.Random(seed).sample(range(len(items)), size))
-    return [items[i] for i in keep]

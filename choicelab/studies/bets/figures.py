@@ -1,4 +1,4 @@
-"""Figures of the bets study, laid out like the paper's, from the evaluation table of :mod:`choicelab.pipelines.bets`.
+"""Figures of the bets study, laid out like the paper's, from the evaluation table of :mod:`choicelab.studies.bets.evaluation`.
 
 * Fig. 1: value questions, threshold method: Normal / Weak Normal / Weak per template, default and fine-tuned.
 * Fig. 2: RQ3 grid (fine-tune modality x test modality), standard method, train-item and test-item bars with binomial
@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from choicelab.plotting import plt
-from choicelab.items.bets import BET_GROUND_TRUTHS, GROUND_TRUTH_NAMES, VALUE_GROUND_TRUTHS
+from choicelab.studies.bets.ground_truths import BET_GROUND_TRUTHS, GROUND_TRUTH_NAMES, VALUE_GROUND_TRUTHS
 
 COLORS = {
     "train": "tab:blue",

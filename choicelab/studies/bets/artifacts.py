@@ -1,0 +1,95 @@
+"""Every table and figure of the bets study: the paper's table or figure it reproduces, its caption, the function
+that builds it and the rule whose job writes it. The rules' outputs, the provenance sidecars (so the manifest) and the
+report's captions are derived from :data:`ARTIFACTS`."""
+
+from __future__ import annotations
+
+from functools import partial
+
+from choicelab.artifacts import Artifact
+from choicelab.studies.bets import RESULTS, figures, tables
+
+TABLES = f"{RESULTS}/tables"
+FIGURES = "figures/bets"
+
+STATIC_RULE = "bets_static_tables"
+RESULT_RULE = "bets_result_tables"
+PVALUE_RULE = "bets_pvalue_check"
+FIGURE_RULE = "bets_figures"
+
+
+def _static(name: str, reproduces: str, caption: str, builder) -> Artifact:
+    return Artifact(name, reproduces, caption, builder, STATIC_RULE)
+
+
+def _result(name: str, reproduces: str, caption: str) -> Artifact:
+    return Artifact(name, reproduces, caption, partial(tables.result_table, name), RESULT_RULE)
+
+
+_ACCURACY = "accuracy (%) per encoder, cells default/fine-tuned; † marks accuracy significantly above the random baseline"
+_PVALUES = "one-sided z-test p-values against the random baseline, cells default/fine-tuned"
+_RQ3 = "columns fine-tune modality -> test modality, cells train items/test items"
+
+ARTIFACTS: tuple[Artifact, ...] = (
+    _static("table1", "Table 1: an MCQA instance and its question-answer pairs",
+            "one value question and the (prompt, choice) pairs the encoder scores", tables.table1),
+    _static("table2", "Table 2: high- and low-value items per split",
+            "the item lists of data/bets/items.yaml and the questions they make per split", tables.table2),
+    _static("table3", "Table 3: the four value templates with an example instantiation",
+            "each value template with [h]/[l] and instantiated with one test pair", tables.table3),
+    _static("table4", "Table 4: the three bet modalities", "the bet question template of each modality",
+            tables.table4),
+    _static("table7", "Table 7: expected gains, win a high-value item / lose a low-value item (Coin)",
+            "expected gain of each choice, derived symbolically, its sign and the ground truths it satisfies",
+            tables.table7),
+    _static("table8", "Table 8: expected gains, lose a high-value item / win a low-value item (Coin)",
+            "expected gain of each choice, derived symbolically, its sign and the ground truths it satisfies",
+            tables.table8),
+    _result("table5", "Table 5: value questions, standard method, accuracy (%)", _ACCURACY + " (1/3)"),
+    _result("table6", "Table 6: bet questions, ACC and BCA (%), default / fine-tuned on value questions",
+            "accuracy and belief-conditioned accuracy per modality; § marks significance above 1/3"),
+    _result("table9", "Table 9: p-values of Table 5 (vs 1/3)", _PVALUES),
+    _result("table10", "Table 10: p-values of Fig. 1, Normal (vs 1/8)", _PVALUES),
+    _result("table11", "Table 11: p-values of Fig. 1, Weak Normal (vs 1/4)", _PVALUES),
+    _result("table12", "Table 12: p-values of Fig. 1, Weak (vs 5/8)", _PVALUES),
+    _result("table13", "Table 13: p-values of Table 6 (vs 1/3)", _PVALUES),
+    _result("table14", "Table 14: bet questions, threshold method (%), default / fine-tuned",
+            "threshold-method accuracy per ground truth and modality; § marks significance above the baseline"),
+    _result("table15", "Table 15: p-values of Table 14", _PVALUES),
+    _result("table16", "Table 16: p-values of Fig. 2 / Table 20", f"standard method, {_RQ3}"),
+    _result("table17", "Table 17: p-values of Fig. 3, Strict (vs 1/8)", f"threshold method, test items, {_RQ3}"),
+    _result("table18", "Table 18: p-values of Fig. 3, Positive Gain (vs 1/4)", f"threshold method, test items, {_RQ3}"),
+    _result("table19", "Table 19: p-values of Fig. 3, Non-Negative Gain (vs 1/4)",
+            f"threshold method, test items, {_RQ3}"),
+    _result("table20", "Table 20: RQ3 accuracy (%), train items / test items, fine-tuned on one modality",
+            f"standard method, {_RQ3}; † marks significance above 1/3"),
+    Artifact("compare_paper", "Tables 5, 6, 14, 20 of the paper beside ours",
+             "the paper's numbers beside ours (same model or not), with the RQ3 same- vs cross-modality gap",
+             tables.compare_paper, RESULT_RULE),
+    Artifact("training",
+             "extra: data, recipe, epochs and dev accuracy of every checkpoint (target reached or not); the default "
+             "(SWAG) stage beside the paper's SWAG validation accuracy (77/79/85/81)",
+             "one row per checkpoint", tables.training_table, RESULT_RULE),
+    Artifact("pvalue_check", "the paper's p-values (Tables 9, 13, 15, 16) recomputed from its own accuracies",
+             "the paper's printed p-value beside our z-test of its own accuracy, and whether they agree",
+             tables.pvalue_check, PVALUE_RULE),
+    Artifact("fig1", "Figure 1 (value questions, threshold method)",
+             "Normal, Weak Normal and Weak accuracy per template, default and fine-tuned (dashed: random baselines)",
+             figures.fig1_value_threshold, FIGURE_RULE, kind="figure"),
+    Artifact("fig2", "Figure 2 (RQ3, standard method)",
+             "the bet fine-tuning grid, train and test items with binomial standard errors (dashed: 1/3)",
+             figures.fig2_rq3_standard, FIGURE_RULE, kind="figure"),
+    Artifact("fig3", "Figure 3 (RQ3, threshold method)",
+             "the bet fine-tuning grid, Strict, Positive Gain and Non-Negative Gain on test items",
+             figures.fig3_rq3_threshold, FIGURE_RULE, kind="figure"),
+)
+
+
+def folder(artifact: Artifact) -> str:
+    """Where an artifact's files are written."""
+    return FIGURES if artifact.kind.startswith("figure") else TABLES
+
+
+def artifact_files(enabled: bool) -> list[str]:
+    """Every file of every artifact (sidecars not included), or none when the study runs no model."""
+    return [f for a in ARTIFACTS for f in a.files(folder(a))] if enabled else []

@@ -1,0 +1,338 @@
+"""Bets evaluations: logit dumps -> one score row per (checkpoint, question) -> every number of the paper's Tables 5-20
+and Figs 1-3 in one long table (:func:`evaluate_all`), which the result tables pivot into the paper's layout."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from choicelab.mc.items import MCItem
+from choicelab.stats import binomial_se, ztest_pvalue
+from choicelab.studies.bets import ground_truths as gt
+from choicelab.studies.bets import items as items_mod
+from choicelab.studies.bets import metrics as m
+from choicelab.studies.bets.settings import Settings
+from choicelab.studies.bets.stages import STAGE_DEFAULT, checkpoint_name, split_checkpoint
+
+EVALUATION_COLUMNS = [
+    "rq",
+    "model",
+    "stage",
+    "checkpoint",
+    "eval_set",
+    "split",
+    "ground_truth",
+    "tuned_on",
+    "threshold",
+    "dev_accuracy",
+    "hits",
+    "n",
+    "accuracy",
+    "p0",
+    "p_value",
+    "significant",
+    "se",
+]
+EVALUATION_SCHEMA = pa.schema(
+    [
+        pa.field("rq", pa.string(), nullable=False),  # rq1 | rq2 | rq3
+        pa.field("model", pa.string(), nullable=False),  # the encoder (config name)
+        pa.field("stage", pa.string(), nullable=False),  # default | fine-tuned | fine-tuned:<modality>
+        pa.field("checkpoint", pa.string(), nullable=False),  # <model>__<stage> folder that produced the logits
+        pa.field("eval_set", pa.string(), nullable=False),  # bets_value_cv, bets_bet_coin, ...
+        pa.field("split", pa.string(), nullable=False),
+        pa.field("ground_truth", pa.string(), nullable=False),  # standard | bca | normal | ... | non_negative_gain
+        pa.field("tuned_on", pa.string(), nullable=False),  # dev set of the threshold, or the beliefs' source
+        pa.field("threshold", pa.float64(), nullable=False),  # NaN for standard / BCA
+        pa.field("dev_accuracy", pa.float64(), nullable=False),
+        pa.field("hits", pa.int64(), nullable=False),
+        pa.field("n", pa.int64(), nullable=False),
+        pa.field("accuracy", pa.float64(), nullable=False),
+        pa.field("p0", pa.float64(), nullable=False),  # random baseline of the z-test
+        pa.field("p_value", pa.float64(), nullable=False),
+        pa.field("significant", pa.bool_(), nullable=False),  # p <= .05
+        pa.field("se", pa.float64(), nullable=False),  # binomial standard error
+    ],
+    metadata={b"choicelab.schema": b"bets_evaluations/1"},
+)
+PER_QUESTION_SCHEMA = pa.schema(
+    [
+        pa.field("rq", pa.string(), nullable=False),
+        pa.field("checkpoint", pa.string(), nullable=False),
+        pa.field("eval_set", pa.string(), nullable=False),
+        pa.field("split", pa.string(), nullable=False),
+        pa.field("ground_truth", pa.string(), nullable=False),
+        pa.field("item_id", pa.string(), nullable=False),
+        pa.field("prediction", pa.string(), nullable=False),  # chosen letters ("" = nothing above the threshold)
+        pa.field("correct", pa.int64(), nullable=False),
+    ],
+    metadata={b"choicelab.schema": b"bets_question_results/1"},
+)
+
+
+# -- dumps -> per-question scores --------------------------------------------------------------------------------------
+
+
+def question_scores(dump: pd.DataFrame, questions: Mapping[tuple[str, str, str], MCItem]) -> pd.DataFrame:
+    """One row per (checkpoint, question): raw logits and sigmoids in option order, with the question's metadata.
+
+    ``questions`` maps (benchmark, split, item_id) to the question; a dump row without its question is an error.
+    """
+    logits = dump[dump["method"] == "mc_logit"].sort_values(["model", "benchmark", "split", "item_id", "option_id"])
+    records = []
+    for (ckpt, benchmark, split, item_id), group in logits.groupby(
+        ["model", "benchmark", "split", "item_id"], sort=True
+    ):
+        key = (benchmark, split, item_id)
+        if key not in questions:
+            raise KeyError(f"dump of {ckpt} scores {key}, which is not in the benchmark files given")
+        item = questions[key]
+        values = group["score"].to_numpy(dtype=float)
+        model, stage = split_checkpoint(ckpt)
+        records.append(
+            {
+                "checkpoint": ckpt,
+                "model": model,
+                "stage": stage,
+                "eval_set": benchmark,
+                "split": split,
+                "item_id": item_id,
+                "logits": values,
+                "sigmoids": m.sigmoid(values),
+                "label": item.label,
+                "meta": item.meta,
+            }
+        )
+    return pd.DataFrame.from_records(records)
+
+
+# -- evaluations -------------------------------------------------------------------------------------------------------
+
+
+def _label_sets(frame: pd.DataFrame, ground_truth: str) -> list[list[str]]:
+    return [meta["labels"][ground_truth] for meta in frame["meta"]]
+
+
+def _eligible(frame: pd.DataFrame, ground_truth: str) -> pd.DataFrame:
+    if ground_truth == "positive_gain":
+        mask = [bool(meta["labels"]["positive_gain_eligible"]) for meta in frame["meta"]]
+        return frame[np.array(mask, dtype=bool)]
+    return frame
+
+
+def _stack(frame: pd.DataFrame, column: str) -> np.ndarray:
+    return np.vstack(frame[column].to_list()) if len(frame) else np.zeros((0, 3))
+
+
+def _summary(correct: np.ndarray, p0: float) -> dict[str, Any]:
+    n = int(correct.size)
+    accuracy = float(correct.mean()) if n else float("nan")
+    p = ztest_pvalue(correct, p0)
+    return {
+        "hits": int(correct.sum()),
+        "n": n,
+        "accuracy": accuracy,
+        "p0": p0,
+        "p_value": p,
+        "significant": bool(p <= m.ALPHA) if not np.isnan(p) else False,
+        "se": binomial_se(accuracy, n),
+    }
+
+
+def _select(scores: pd.DataFrame, checkpoint: str, eval_set: str, split: str) -> pd.DataFrame:
+    sel = scores[(scores["checkpoint"] == checkpoint) & (scores["eval_set"] == eval_set) & (scores["split"] == split)]
+    return sel.sort_values("item_id")
+
+
+def evaluate_standard(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    predictions = m.standard_predictions(_stack(frame, "logits"))
+    return predictions, (predictions == frame["label"].to_numpy()).astype(int)
+
+
+def evaluate_threshold(
+    frame: pd.DataFrame, tune: pd.DataFrame, ground_truth: str
+) -> tuple[dict[str, Any], np.ndarray, list[str]]:
+    tune = _eligible(tune, ground_truth)
+    frame = _eligible(frame, ground_truth)
+    threshold, dev_accuracy = m.tune_threshold(_stack(tune, "sigmoids"), _label_sets(tune, ground_truth))
+    predicted = m.threshold_sets(_stack(frame, "sigmoids"), threshold)
+    correct = m.set_correct(predicted, _label_sets(frame, ground_truth))
+    return {"threshold": threshold, "dev_accuracy": dev_accuracy}, correct, predicted
+
+
+def _beliefs(scores: pd.DataFrame, checkpoint: str, belief_set: str, split: str) -> dict[tuple[str, str], str]:
+    frame = _select(scores, checkpoint, belief_set, split)
+    frame = frame[[meta.get("order", "hl") == "hl" for meta in frame["meta"]]]
+    if frame.empty:
+        raise ValueError(f"BCA needs {checkpoint}'s answers to {belief_set} ({split}); score it first")
+    predictions, _ = evaluate_standard(frame)
+    return {
+        (meta["high"], meta["low"]): m.belief_of(int(p), meta["relations"])
+        for p, meta in zip(predictions, frame["meta"], strict=True)
+    }
+
+
+def _record(
+    rq: str,
+    checkpoint: str,
+    stage_label: str,
+    eval_set: str,
+    split: str,
+    ground_truth: str,
+    correct: np.ndarray,
+    p0: float,
+    tuned: Mapping[str, Any] | None = None,
+    tuned_on: str = "",
+) -> dict[str, Any]:
+    model, _ = split_checkpoint(checkpoint)
+    tuned = tuned or {}
+    return {
+        "rq": rq,
+        "model": model,
+        "stage": stage_label,
+        "checkpoint": checkpoint,
+        "eval_set": eval_set,
+        "split": split,
+        "ground_truth": ground_truth,
+        "tuned_on": tuned_on,
+        "threshold": tuned.get("threshold", float("nan")),
+        "dev_accuracy": tuned.get("dev_accuracy", float("nan")),
+        **_summary(correct, p0),
+    }
+
+
+def _threshold_records(rq, scores, ckpt, stage_label, eval_set, split, tune_set, ground_truths, per_question):
+    records = []
+    frame = _select(scores, ckpt, eval_set, split)
+    tune = _select(scores, ckpt, tune_set, "dev")
+    for truth in ground_truths:
+        if frame.empty or tune.empty:
+            continue
+        tuned, correct, predicted = evaluate_threshold(frame, tune, truth)
+        p0 = m.random_set_baseline(_label_sets(_eligible(frame, truth), truth))
+        records.append(_record(rq, ckpt, stage_label, eval_set, split, truth, correct, p0, tuned, f"{tune_set}:dev"))
+        ids = _eligible(frame, truth)["item_id"].to_list()
+        per_question += [
+            {
+                "rq": rq,
+                "checkpoint": ckpt,
+                "eval_set": eval_set,
+                "split": split,
+                "ground_truth": truth,
+                "item_id": i,
+                "prediction": p,
+                "correct": int(c),
+            }
+            for i, p, c in zip(ids, predicted, correct, strict=True)
+        ]
+    return records
+
+
+def _standard_record(rq, scores, ckpt, stage_label, eval_set, split, per_question):
+    frame = _select(scores, ckpt, eval_set, split)
+    if frame.empty:
+        return []
+    predictions, correct = evaluate_standard(frame)
+    per_question += [
+        {
+            "rq": rq,
+            "checkpoint": ckpt,
+            "eval_set": eval_set,
+            "split": split,
+            "ground_truth": "standard",
+            "item_id": i,
+            "prediction": gt.LETTERS[int(p)],
+            "correct": int(c),
+        }
+        for i, p, c in zip(frame["item_id"], predictions, correct, strict=True)
+    ]
+    p0 = float(np.mean([1 / len(lg) for lg in frame["logits"]]))
+    return [_record(rq, ckpt, stage_label, eval_set, split, "standard", correct, p0)]
+
+
+def evaluate_all(
+    scores: pd.DataFrame, models: Sequence[str], settings: Settings
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Every evaluation of the paper (RQ1, RQ2 incl. BCA, RQ3) -> (one row per evaluation, one row per question)."""
+    templates, modalities = settings.templates, settings.modalities
+    rq2_stage = f"value_{settings.rq2_template}"
+    belief_set = items_mod.benchmark_name("value", settings.belief_template)
+    records: list[dict[str, Any]] = []
+    per_question: list[dict[str, Any]] = []
+    for model in models:
+        default = checkpoint_name(model, STAGE_DEFAULT)
+        for template in templates:  # RQ1
+            eval_set = items_mod.benchmark_name("value", template)
+            for ckpt, label in ((default, "default"), (checkpoint_name(model, f"value_{template}"), "fine-tuned")):
+                records += _standard_record("rq1", scores, ckpt, label, eval_set, "test", per_question)
+                records += _threshold_records(
+                    "rq1", scores, ckpt, label, eval_set, "test", eval_set, gt.VALUE_GROUND_TRUTHS, per_question
+                )
+        for modality in modalities:  # RQ2
+            eval_set = items_mod.benchmark_name("bet", modality)
+            for ckpt, label in ((default, "default"), (checkpoint_name(model, rq2_stage), "fine-tuned")):
+                frame = _select(scores, ckpt, eval_set, "test")
+                if frame.empty:
+                    continue
+                records += _standard_record("rq2", scores, ckpt, label, eval_set, "test", per_question)
+                beliefs = _beliefs(scores, ckpt, belief_set, "test")
+                predictions, _ = evaluate_standard(frame)
+                metas = frame["meta"].to_list()
+                question_beliefs = [beliefs[(meta["high"], meta["low"])] for meta in metas]
+                correct = m.belief_conditioned_correct(
+                    predictions, [meta["standard_by_belief"] for meta in metas], question_beliefs
+                )
+                records.append(
+                    _record(
+                        "rq2",
+                        ckpt,
+                        label,
+                        eval_set,
+                        "test",
+                        "bca",
+                        correct,
+                        1 / 3,
+                        tuned_on=f"beliefs:{belief_set}:test",
+                    )
+                )
+                records += _threshold_records(
+                    "rq2", scores, ckpt, label, eval_set, "test", eval_set, gt.BET_GROUND_TRUTHS, per_question
+                )
+        for source in modalities:  # RQ3
+            ckpt = checkpoint_name(model, f"bet_{source}")
+            tune_set = items_mod.benchmark_name("bet", source)
+            for target in modalities:
+                eval_set = items_mod.benchmark_name("bet", target)
+                for split in ("train", "test"):
+                    records += _standard_record(
+                        "rq3", scores, ckpt, f"fine-tuned:{source}", eval_set, split, per_question
+                    )
+                records += _threshold_records(
+                    "rq3",
+                    scores,
+                    ckpt,
+                    f"fine-tuned:{source}",
+                    eval_set,
+                    "test",
+                    tune_set,
+                    gt.BET_GROUND_TRUTHS,
+                    per_question,
+                )
+    evaluations = pd.DataFrame.from_records(records, columns=EVALUATION_COLUMNS)
+    return evaluations, pd.DataFrame.from_records(per_question)
+
+
+def to_arrow(frame: pd.DataFrame, schema: pa.Schema) -> pa.Table:
+    """A frame as an Arrow table of exactly ``schema`` (column order and types checked)."""
+    missing = [f.name for f in schema if f.name not in frame.columns]
+    if missing:
+        raise ValueError(f"cannot write {schema.metadata.get(b'choicelab.schema', b'').decode()}: missing {missing}")
+    return pa.table({f.name: frame[f.name].to_list() for f in schema}, schema=schema)
+
+
+def questions_by_key(items: Iterable[MCItem]) -> dict[tuple[str, str, str], MCItem]:
+    return {(it.benchmark, it.split, it.item_id): it for it in items}

@@ -1,0 +1,113 @@
+"""The bets rules' input functions and params: :class:`Jobs` methods take a job's wildcards (``rules/bets.smk`` names
+them; the .smk file holds rules only). No torch: the rules import this module to plan the jobs."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from choicelab.studies.bets import RESULTS, stages
+from choicelab.studies.bets import settings as bets_settings
+from choicelab.studies.bets.settings import DefaultStage, Settings, TaskStage
+
+DOWNLOADS = "results/downloads"
+
+
+def hellaswag_files() -> list[str]:
+    """The HellaSwag validation files the default stage's stand-in splits, relative to the data root."""
+    from choicelab.mc.commonsense import SOURCES
+
+    return [f.mirror_path for (benchmark, split), files in SOURCES.items()
+            if benchmark == "hellaswag" and split == "dev" for f in files]
+
+
+def swag_files() -> list[str]:
+    from choicelab.studies.bets.swag import SWAG_FILES
+
+    return [f.mirror_path for f in SWAG_FILES.values()]
+
+
+@dataclass(frozen=True)
+class Jobs:
+    """What the bets jobs read and are given, for one config."""
+
+    section: Settings | None  # None: the config has no studies.bets
+    models: tuple[str, ...]  # the models the study runs (none when disabled)
+    data_root: str  # the data mirror, else the download rules' folder
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any], models: Sequence[str]) -> Jobs:
+        present = "bets" in config["studies"]
+        return cls(bets_settings.from_config(config) if present else None, tuple(models),
+                   config["data_mirror"] or DOWNLOADS)
+
+    @property
+    def settings(self) -> Settings:
+        if self.section is None:
+            raise ValueError("the config has no studies.bets section")
+        return self.section
+
+    # -- params --------------------------------------------------------------------------------------------------------
+
+    def default_stage(self, wildcards: Any) -> DefaultStage:
+        return self.settings.default_stage
+
+    def task_stage(self, wildcards: Any) -> TaskStage:
+        return self.settings.task_stage
+
+    def input_format(self, wildcards: Any) -> str:
+        return self.settings.input_format
+
+    def score_max_length(self, wildcards: Any) -> int:
+        """Checkpoints are scored at the task stage's max_length."""
+        return self.settings.task_stage.max_length
+
+    def train_eval_size(self, wildcards: Any) -> int | None:
+        return self.settings.train_eval_size
+
+    def article_agreement(self, wildcards: Any) -> bool:
+        return self.settings.article_agreement
+
+    def swap_order(self, wildcards: Any) -> bool:
+        return self.settings.swap_order
+
+    def evaluation_settings(self, wildcards: Any) -> Settings:
+        return self.settings
+
+    def root(self, wildcards: Any) -> str:
+        return self.data_root
+
+    # -- inputs --------------------------------------------------------------------------------------------------------
+
+    def default_stage_data(self, wildcards: Any) -> list[str]:
+        """The files the default stage reads (declared, so hashed and tracked): SWAG train / val, or the HellaSwag
+        stand-in's, in the mirror or the download folder."""
+        files = swag_files() if self.settings.default_stage.data == "swag" else hellaswag_files()
+        return [f"{self.data_root}/{path}" for path in files]
+
+    def task_checkpoint_inputs(self, wildcards: Any) -> dict[str, str]:
+        return {
+            "base": f"{RESULTS}/checkpoints/{wildcards.model}__default",
+            "train": f"{RESULTS}/benchmarks/{wildcards.qset}.train.parquet",
+            "dev": f"{RESULTS}/benchmarks/{wildcards.qset}.dev.parquet",
+        }
+
+    def checkpoint(self, wildcards: Any) -> str:
+        return f"{RESULTS}/checkpoints/{wildcards.model}__{wildcards.stage}"
+
+    def score_benchmarks(self, wildcards: Any) -> list[str]:
+        return [f"{RESULTS}/benchmarks/{qset}.{split}.parquet"
+                for qset, split in stages.scoring_plan(wildcards.stage, self.settings)]
+
+    def dumps(self, wildcards: Any) -> list[str]:
+        return [f"{RESULTS}/dumps/{model}__{stage}.parquet"
+                for model in self.models for stage in stages.stages(self.settings)]
+
+    def checkpoints(self, wildcards: Any) -> list[str]:
+        return [f"{RESULTS}/checkpoints/{model}__{stage}"
+                for model in self.models for stage in stages.stages(self.settings)]
+
+    def benchmarks(self, wildcards: Any) -> list[str]:
+        return [f"{RESULTS}/benchmarks/{qset}.{split}.parquet"
+                for qset in self.settings.question_sets() for split in ("train", "dev", "test")]

@@ -1,0 +1,214 @@
+"""The bets paper beside ours: its Tables 5, 6, 14 and 20 next to our accuracies with the RQ3 headline (same- vs
+cross-modality gap), and its printed p-values recomputed from its own accuracies with our z-test."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from choicelab.studies.bets import metrics as m
+
+# The random baseline of each ground truth in the paper's z-tests.
+PAPER_BASELINES = {
+    "standard": 1 / 3,
+    "bca": 1 / 3,
+    "normal": 1 / 8,
+    "weak_normal": 1 / 4,
+    "weak": 5 / 8,
+    "strict": 1 / 8,
+    "positive_gain": 1 / 4,
+    "non_negative_gain": 1 / 4,
+}
+
+
+def _our_key(ev: pd.DataFrame) -> pd.DataFrame:
+    """Our evaluations keyed like paper_numbers.csv (table, stage, condition, metric)."""
+    rows = []
+    for r in ev.itertuples(index=False):
+        cond = (
+            r.eval_set.removeprefix("bets_value_").upper()
+            if "value" in r.eval_set
+            else r.eval_set.removeprefix("bets_bet_")
+        )
+        if r.rq == "rq1" and r.ground_truth == "standard":
+            table = "table5"
+        elif r.rq == "rq2" and r.ground_truth in ("standard", "bca"):
+            table = "table6"
+        elif r.rq == "rq2":
+            table = "table14"
+        elif r.rq == "rq3" and r.ground_truth == "standard":
+            table, cond = "table20", f"{cond}:{r.split}"
+        else:
+            continue
+        rows.append(
+            {
+                "table": table,
+                "stage": r.stage,
+                "condition": cond,
+                "metric": r.ground_truth,
+                "model": r.model,
+                "accuracy_percent": 100 * r.accuracy,
+                "n": r.n,
+            }
+        )
+    return pd.DataFrame(rows, columns=["table", "stage", "condition", "metric", "model", "accuracy_percent", "n"])
+
+
+def compare_paper(
+    ev: pd.DataFrame, paper: pd.DataFrame, paper_labels: Mapping[str, str], notes: pd.DataFrame
+) -> pd.DataFrame:
+    """The paper's Tables 5, 6, 14 and 20 beside ours, plus the RQ3 headline (diagonal vs off-diagonal means).
+
+    ``paper_labels`` maps our model names to the paper's (e.g. bert-base-uncased -> BERT); a row's ``same_model``
+    says whether the two numbers come from the same model. Different models are not a reproduction, and the
+    ``note`` column says so, together with the default-stage data and whether task fine-tuning reached its target.
+    """
+    acc = paper[paper["table"].isin(["table5", "table6", "table14", "table20"])].copy()
+    acc["paper_value"] = acc["value"].astype(float)
+    ours = _our_key(ev)
+    keys = ["table", "stage", "condition", "metric"]
+    rows = []
+    for key, group in acc.groupby(keys, sort=False):
+        entry = dict(zip(keys, key, strict=True))
+        mine = ours[(ours[keys] == pd.Series(entry)).all(axis=1)] if not ours.empty else ours
+        for r in group.itertuples(index=False):
+            for o in mine.itertuples(index=False) if len(mine) else [None]:
+                rows.append(
+                    {
+                        **entry,
+                        "paper_model": r.model,
+                        "paper_percent": r.paper_value,
+                        "our_model": getattr(o, "model", ""),
+                        "our_percent": getattr(o, "accuracy_percent", np.nan),
+                        "same_model": bool(o is not None and paper_labels.get(o.model) == r.model),
+                    }
+                )
+    out = pd.DataFrame(rows)
+    out["difference"] = out["our_percent"] - out["paper_percent"]
+    out = pd.concat([out, _headline(acc, ours, paper_labels)], ignore_index=True)
+    out["note"] = [_note(r, notes) for r in out.itertuples(index=False)]
+    return out
+
+
+def _diag(frame: pd.DataFrame, diagonal: bool) -> pd.Series:
+    ft = frame["stage"].str.removeprefix("fine-tuned:")
+    te = frame["condition"].str.split(":").str[0]
+    return (ft == te) if diagonal else (ft != te)
+
+
+def _mean_and_se(frame: pd.DataFrame) -> tuple[float, float]:
+    """Mean accuracy (%) of a set of cells and its binomial standard error (cells independent)."""
+    if frame.empty:
+        return np.nan, np.nan
+    p = frame["accuracy_percent"].to_numpy(dtype=float) / 100
+    n = frame["n"].to_numpy(dtype=float)
+    return 100 * float(p.mean()), 100 * float(np.sqrt(np.sum(p * (1 - p) / n)) / len(p))
+
+
+def _headline(acc: pd.DataFrame, ours: pd.DataFrame, paper_labels: Mapping[str, str]) -> pd.DataFrame:
+    """RQ3's headline on test items: the mean of the diagonal (fine-tuned and tested on the same modality), of the
+    off-diagonal cells, and their gap (paper: 96.1 - 71.8 = 24.3 points), ours with a binomial SE; the gap row's
+    ``gap_appears`` says whether our gap is positive by more than 1.96 SE."""
+    paper20 = acc[(acc["table"] == "table20") & acc["condition"].str.endswith(":test")]
+    ours20 = ours[(ours["table"] == "table20") & ours["condition"].str.endswith(":test")] if not ours.empty else ours
+    paper_means = {d: paper20[_diag(paper20, d)]["paper_value"].mean() for d in (True, False)}
+    rows = []
+    for model in sorted(ours20["model"].unique()) if len(ours20) else [""]:
+        mine = ours20[ours20["model"] == model] if model else ours20
+        stats = {d: _mean_and_se(mine[_diag(mine, d)]) if len(mine) else (np.nan, np.nan) for d in (True, False)}
+        gap = stats[True][0] - stats[False][0]
+        gap_se = float(np.hypot(stats[True][1], stats[False][1]))
+        cells = [
+            ("diagonal mean", paper_means[True], stats[True][0], stats[True][1]),
+            ("off-diagonal mean", paper_means[False], stats[False][0], stats[False][1]),
+            ("diagonal minus off-diagonal", paper_means[True] - paper_means[False], gap, gap_se),
+        ]
+        for label, paper_value, our_value, se in cells:
+            rows.append(
+                {
+                    "table": "table20 headline",
+                    "stage": "fine-tuned",
+                    "condition": label,
+                    "metric": "standard",
+                    "paper_model": "mean of 4",
+                    "paper_percent": paper_value,
+                    "our_model": model,
+                    "our_percent": our_value,
+                    "our_se_percent": se,
+                    "same_model": False,
+                    "difference": our_value - paper_value,
+                    "gap_appears": (bool(gap > 1.96 * gap_se) if not np.isnan(gap) else None)
+                    if label == "diagonal minus off-diagonal"
+                    else None,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def _note(row: Any, notes: pd.DataFrame) -> str:
+    parts = []
+    if row.condition == "diagonal minus off-diagonal" and row.our_model:
+        appears = getattr(row, "gap_appears", None)
+        if appears is True:
+            parts.append("the paper's same- vs cross-modality gap appears (> 1.96 SE)")
+        elif appears is False:
+            parts.append("the paper's same- vs cross-modality gap does not appear (not > 1.96 SE)")
+    if row.our_model and not row.same_model:
+        parts.append(
+            f"different model ({row.our_model} vs the paper's {row.paper_model}): a comparison, not a reproduction"
+        )
+    if row.our_model and not notes.empty:
+        default = notes[(notes["model"] == row.our_model) & (notes["stage"] == "default")]
+        if len(default):
+            parts.append(f"default stage trained on {default.iloc[0]['trained_on']}")
+        task = None
+        if row.table == "table20" or row.table == "table20 headline":
+            task = notes[(notes["model"] == row.our_model) & notes["stage"].str.startswith("bet_")]
+        elif row.stage == "fine-tuned":
+            task = notes[(notes["model"] == row.our_model) & notes["stage"].str.startswith("value_")]
+        if task is not None and len(task) and not bool(task["reached_target"].all()):
+            missed = ", ".join(task.loc[~task["reached_target"].astype(bool), "stage"])
+            parts.append(f"task fine-tuning did not reach the target dev accuracy for {missed}")
+    if not row.our_model:
+        parts.append("no model of ours for this cell")
+    return "; ".join(parts)
+
+
+def pvalue_check(paper: pd.DataFrame) -> pd.DataFrame:
+    """The paper's p-values recomputed from the paper's own accuracies with our z-test; marks where they agree."""
+    pairs = {"table9": "table5", "table13": "table6", "table15": "table14", "table16": "table20"}
+    keys = ["model", "stage", "condition", "metric"]
+    rows = []
+    for p_table, acc_table in pairs.items():
+        pv = paper[paper["table"] == p_table].set_index(keys)
+        acc = paper[paper["table"] == acc_table].set_index(keys)
+        for key, r in pv.iterrows():
+            accuracy = float(acc.loc[key, "value"])
+            n = int(r["n"])
+            p0 = PAPER_BASELINES[key[3]]
+            ours = m.pvalue_from_accuracy(accuracy, n, p0)
+            rows.append(
+                {
+                    "table": p_table,
+                    "accuracy_table": acc_table,
+                    **dict(zip(keys, key, strict=True)),
+                    "n": n,
+                    "p0": p0,
+                    "paper_accuracy_percent": accuracy,
+                    "paper_p": r["value"],
+                    "our_p": ours,
+                    "our_p_printed": m.format_pvalue(ours),
+                    "agrees": m.paper_pvalue_agrees(ours, r["value"]),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def read_paper_numbers(path: str) -> pd.DataFrame:
+    """data/bets/paper/paper_numbers.csv with values kept as printed ('<.001', '.392', '68')."""
+    frame = pd.read_csv(path, dtype=str)
+    frame["n"] = frame["n"].astype(int)
+    return frame

@@ -1,0 +1,286 @@
+"""The result tables of the bets study (Tables 5, 6, 9-20): the evaluations pivoted into the paper's layout.
+
+Each table is a CSV (one row per evaluation, accuracy in %) and a Markdown grid as the paper prints it: cells
+'default/fine-tuned' (RQ1, RQ2) or 'train/test' per (fine-tune modality -> test modality) (RQ3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+
+from choicelab.studies.bets import ground_truths as gt
+from choicelab.studies.bets import items as items_mod
+from choicelab.studies.bets import metrics as m
+
+
+def _pct(x: float) -> str:
+    return "n/a" if pd.isna(x) else f"{100 * x:.0f}"
+
+
+def _mark(row: pd.Series, symbol: str) -> str:
+    return symbol if row["significant"] else ""
+
+
+def _cell_formatter(stages: Sequence[str], value: str, symbol: str):
+    """'68†/96†' style cells: one value per stage, joined by '/'."""
+
+    def cell(group: pd.DataFrame) -> str:
+        parts = []
+        for stage in stages:
+            row = group[group["stage"] == stage]
+            if row.empty:
+                parts.append("-")
+                continue
+            r = row.iloc[0]
+            parts.append(
+                _pct(r["accuracy_percent"] / 100) + _mark(r, symbol)
+                if value == "accuracy"
+                else m.format_pvalue(r["p_value"])
+            )
+        return "/".join(parts)
+
+    return cell
+
+
+def long_table(ev: pd.DataFrame) -> pd.DataFrame:
+    """The CSV form of a result table: one row per evaluation, accuracy in %."""
+    out = ev.copy()
+    out["condition"] = [
+        e.removeprefix("bets_value_").removeprefix("bets_bet_").upper() if "value" in e else e.removeprefix("bets_bet_")
+        for e in out["eval_set"]
+    ]
+    out["accuracy_percent"] = 100 * out["accuracy"]
+    out["se_percent"] = 100 * out["se"]
+    cols = [
+        "model",
+        "stage",
+        "condition",
+        "split",
+        "ground_truth",
+        "accuracy_percent",
+        "se_percent",
+        "hits",
+        "n",
+        "p0",
+        "p_value",
+        "significant",
+        "threshold",
+        "dev_accuracy",
+        "tuned_on",
+        "checkpoint",
+    ]
+    return out[cols].sort_values(["model", "stage", "condition", "split", "ground_truth"]).reset_index(drop=True)
+
+
+CONDITION_ORDER = [*items_mod.VALUE_TEMPLATES, *items_mod.MODALITIES]  # the paper's: BE BV CE CV; Coin Dice Card
+GROUND_TRUTH_ORDER = ["standard", "bca", *gt.VALUE_GROUND_TRUTHS, *gt.BET_GROUND_TRUTHS]
+
+
+def paper_order(long: pd.DataFrame) -> pd.DataFrame:
+    """Rows in the paper's column order: templates BE, BV, CE, CV; modalities Coin, Dice, Card (Tables 6, 13-15);
+    ACC before BCA; ground truths Strict, Positive Gain, Non-Negative Gain. Other conditions (the RQ3
+    'fine-tune->test' pairs, which the paper orders alphabetically: Card, Coin, Dice) sort after, alphabetically.
+    The model order is kept (the config's)."""
+    def rank(values: pd.Series, order: Sequence[str]) -> list[tuple[int, str]]:
+        return [(order.index(v), "") if v in order else (len(order), str(v)) for v in values]
+
+    keys = pd.DataFrame(
+        {"condition": rank(long["condition"], CONDITION_ORDER), "gt": rank(long["ground_truth"], GROUND_TRUTH_ORDER)},
+        index=long.index,
+    )
+    order = sorted(range(len(long)), key=lambda i: (keys["condition"].iat[i], keys["gt"].iat[i]))
+    return long.iloc[order]
+
+
+def pivot_markdown(
+    ev: pd.DataFrame,
+    *,
+    rows: Sequence[str],
+    columns: Sequence[str],
+    stages: Sequence[str],
+    value: str,
+    symbol: str = "†",
+) -> str:
+    """The paper's layout: one row per ``rows`` key, one column per ``columns`` key, cells 'default/fine-tuned'."""
+    if ev.empty:
+        return "_no evaluations (the study has no models configured)_\n"
+    long = paper_order(long_table(ev))
+    cell = _cell_formatter(stages, value, symbol)
+    grouped = {key: cell(group) for key, group in long.groupby(list(rows) + list(columns), sort=False)}
+    row_keys = list(dict.fromkeys(tuple(k[: len(rows)]) for k in grouped))
+    col_keys = list(dict.fromkeys(tuple(k[len(rows) :]) for k in grouped))
+    header = [*rows, *[" ".join(str(x) for x in c) for c in col_keys]]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for rk in row_keys:
+        cells = [grouped.get(tuple(rk) + tuple(ck), "-") for ck in col_keys]
+        lines.append("| " + " | ".join([*map(str, rk), *cells]) + " |")
+    legend = "/".join(stages)
+    note = (
+        f"\nCells: {legend}. {symbol} marks accuracy significantly above the random baseline (one-sided z-test, "
+        "alpha .05)."
+        if value == "accuracy"
+        else f"\nCells: {legend} one-sided z-test p-values vs the random baseline."
+    )
+    return "\n".join(lines) + "\n" + note + "\n"
+
+
+RESULT_TABLES: dict[str, dict[str, Any]] = {
+    "table5": {
+        "rq": "rq1",
+        "gts": ["standard"],
+        "value": "accuracy",
+        "rows": ["model"],
+        "cols": ["condition"],
+        "stages": ["default", "fine-tuned"],
+    },
+    "table9": {
+        "rq": "rq1",
+        "gts": ["standard"],
+        "value": "p",
+        "rows": ["model"],
+        "cols": ["condition"],
+        "stages": ["default", "fine-tuned"],
+    },
+    "table10": {
+        "rq": "rq1",
+        "gts": ["normal"],
+        "value": "p",
+        "rows": ["model"],
+        "cols": ["condition"],
+        "stages": ["default", "fine-tuned"],
+    },
+    "table11": {
+        "rq": "rq1",
+        "gts": ["weak_normal"],
+        "value": "p",
+        "rows": ["model"],
+        "cols": ["condition"],
+        "stages": ["default", "fine-tuned"],
+    },
+    "table12": {
+        "rq": "rq1",
+        "gts": ["weak"],
+        "value": "p",
+        "rows": ["model"],
+        "cols": ["condition"],
+        "stages": ["default", "fine-tuned"],
+    },
+    "table6": {
+        "rq": "rq2",
+        "gts": ["standard", "bca"],
+        "value": "accuracy",
+        "rows": ["model"],
+        "cols": ["condition", "ground_truth"],
+        "stages": ["default", "fine-tuned"],
+        "symbol": "§",
+    },
+    "table13": {
+        "rq": "rq2",
+        "gts": ["standard", "bca"],
+        "value": "p",
+        "rows": ["model"],
+        "cols": ["condition", "ground_truth"],
+        "stages": ["default", "fine-tuned"],
+    },
+    "table14": {
+        "rq": "rq2",
+        "gts": list(gt.BET_GROUND_TRUTHS),
+        "value": "accuracy",
+        "rows": ["model", "ground_truth"],
+        "cols": ["condition"],
+        "stages": ["default", "fine-tuned"],
+        "symbol": "§",
+    },
+    "table15": {
+        "rq": "rq2",
+        "gts": list(gt.BET_GROUND_TRUTHS),
+        "value": "p",
+        "rows": ["model", "ground_truth"],
+        "cols": ["condition"],
+        "stages": ["default", "fine-tuned"],
+    },
+    "table20": {
+        "rq": "rq3",
+        "gts": ["standard"],
+        "value": "accuracy",
+        "rows": ["model"],
+        "cols": ["stage", "condition"],
+        "stages": ["train", "test"],
+        "split_stages": True,
+    },
+    "table16": {
+        "rq": "rq3",
+        "gts": ["standard"],
+        "value": "p",
+        "rows": ["model"],
+        "cols": ["stage", "condition"],
+        "stages": ["train", "test"],
+        "split_stages": True,
+    },
+    "table17": {
+        "rq": "rq3",
+        "gts": ["strict"],
+        "value": "p",
+        "rows": ["model"],
+        "cols": ["stage", "condition"],
+        "stages": ["test"],
+        "split_stages": True,
+    },
+    "table18": {
+        "rq": "rq3",
+        "gts": ["positive_gain"],
+        "value": "p",
+        "rows": ["model"],
+        "cols": ["stage", "condition"],
+        "stages": ["test"],
+        "split_stages": True,
+    },
+    "table19": {
+        "rq": "rq3",
+        "gts": ["non_negative_gain"],
+        "value": "p",
+        "rows": ["model"],
+        "cols": ["stage", "condition"],
+        "stages": ["test"],
+        "split_stages": True,
+    },
+}
+def result_table(ev: pd.DataFrame, name: str) -> tuple[pd.DataFrame, str]:
+    """(CSV frame, Markdown in the paper's layout) of one result table."""
+    spec = RESULT_TABLES[name]
+    sel = ev[(ev["rq"] == spec["rq"]) & ev["ground_truth"].isin(spec["gts"])]
+    if spec.get("split_stages"):  # RQ3: cells are 'train/test' per (fine-tune modality -> test modality)
+        sel = sel[sel["split"].isin(spec["stages"])]
+        return long_table(sel), _rq3_markdown(sel, spec)
+    md = pivot_markdown(
+        sel,
+        rows=spec["rows"],
+        columns=spec["cols"],
+        stages=spec["stages"],
+        value="accuracy" if spec["value"] == "accuracy" else "p",
+        symbol=spec.get("symbol", "†"),
+    )
+    return long_table(sel), md
+
+
+def _rq3_markdown(sel: pd.DataFrame, spec: Mapping[str, Any]) -> str:
+    """RQ3 grids: one column per (fine-tune modality -> test modality), cells 'train/test'."""
+    if sel.empty:
+        return "_no evaluations (the study has no models configured)_\n"
+    frame = sel.copy()
+    frame["eval_set"] = [
+        f"{ft.removeprefix('fine-tuned:')}->{e.removeprefix('bets_bet_')}"
+        for ft, e in zip(frame["stage"], frame["eval_set"], strict=True)
+    ]
+    frame["stage"] = frame["split"]
+    return pivot_markdown(
+        frame,
+        rows=spec["rows"],
+        columns=["condition"],
+        stages=spec["stages"],
+        value="accuracy" if spec["value"] == "accuracy" else "p",
+        symbol=spec.get("symbol", "†"),
+    )

@@ -1,0 +1,125 @@
+"""Every table of the bets study as written: its CSV frame and its Markdown, from the sources of the job that writes it.
+
+Three jobs write tables (the generic adapter ``scripts/study_tables.py``): the static tables (Tables 1-4, 7, 8) from
+the item lists and templates, the result tables (Tables 5, 6, 9-20, the paper comparison, the training notes) from the
+evaluations and the checkpoints' training records, and the p-value check from the paper's numbers alone. Each builder
+named in :data:`choicelab.studies.bets.artifacts.ARTIFACTS` takes the job's named inputs and the typed settings and
+returns a DataFrame (its Markdown is the plain table) or a (DataFrame, Markdown) pair.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from choicelab.studies.bets import paper, result_tables, static_tables, training
+from choicelab.studies.bets.settings import Settings
+from choicelab.studies.bets.static_tables import StaticSources
+
+Rendered = tuple[pd.DataFrame, str]  # the .csv frame and the .md text
+
+
+# -- static tables (item lists and templates) ----------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=4)
+def _static_sources(item_lists: str, templates: str) -> StaticSources:
+    return static_tables.read_sources(item_lists, templates)
+
+
+def _static(inputs: Any) -> StaticSources:
+    return _static_sources(str(inputs.item_lists), str(inputs.templates))
+
+
+def table1(inputs: Any, settings: Settings) -> pd.DataFrame:
+    sources = _static(inputs)
+    return static_tables.table1(sources.lists, sources.templates)
+
+
+def table2(inputs: Any, settings: Settings) -> pd.DataFrame:
+    return static_tables.table2(_static(inputs).lists)
+
+
+def table3(inputs: Any, settings: Settings) -> pd.DataFrame:
+    sources = _static(inputs)
+    return static_tables.table3(sources.lists, sources.templates)
+
+
+def table4(inputs: Any, settings: Settings) -> pd.DataFrame:
+    return static_tables.table4(_static(inputs).templates)
+
+
+def table7(inputs: Any, settings: Settings) -> pd.DataFrame:
+    return static_tables.expected_gain_table(_static(inputs).templates, "v1")
+
+
+def table8(inputs: Any, settings: Settings) -> pd.DataFrame:
+    return static_tables.expected_gain_table(_static(inputs).templates, "v4")
+
+
+# -- result tables (evaluations, training records, the paper's numbers) --------------------------------------------
+
+
+@dataclass(frozen=True)
+class ResultSources:
+    evaluations: pd.DataFrame
+    notes: pd.DataFrame  # training.training_notes of every checkpoint
+    paper: pd.DataFrame  # data/bets/paper/paper_numbers.csv
+    paper_labels: dict[str, str]
+
+
+@functools.lru_cache(maxsize=4)
+def _result_sources(
+    evaluations: str, checkpoints: tuple[str, ...], paper_numbers: str, labels: tuple[tuple[str, str], ...]
+) -> ResultSources:
+    """The evaluations table, each checkpoint's ``model.json`` (its training record) and the paper's numbers, read
+    once per job (every result table of the job is built from them; no builder modifies them)."""
+    metas = {Path(p).name: json.loads((Path(p) / "model.json").read_text()) for p in checkpoints}
+    paper_labels = dict(labels)
+    return ResultSources(
+        evaluations=pd.read_parquet(evaluations),
+        notes=training.training_notes(metas, paper_labels),
+        paper=paper.read_paper_numbers(paper_numbers),
+        paper_labels=paper_labels,
+    )
+
+
+def _results(inputs: Any, settings: Settings) -> ResultSources:
+    checkpoints: Sequence[str] = inputs.checkpoints
+    return _result_sources(str(inputs.evaluations), tuple(map(str, checkpoints)), str(inputs.paper),
+                           tuple(settings.paper_labels.items()))
+
+
+def result_table(name: str, inputs: Any, settings: Settings) -> Rendered:
+    """One of Tables 5, 6, 9-20 (``name``) in the paper's layout."""
+    return result_tables.result_table(_results(inputs, settings).evaluations, name)
+
+
+def compare_paper(inputs: Any, settings: Settings) -> Rendered:
+    sources = _results(inputs, settings)
+    frame = paper.compare_paper(sources.evaluations, sources.paper, sources.paper_labels, sources.notes)
+    return frame, frame.to_markdown(index=False, floatfmt=".1f") + "\n"
+
+
+def training_table(inputs: Any, settings: Settings) -> Rendered:
+    notes = _results(inputs, settings).notes
+    return notes, notes.to_markdown(index=False, floatfmt=".3f") + "\n"
+
+
+# -- the p-value check (the paper's numbers alone) -----------------------------------------------------------------
+
+
+def pvalue_check(inputs: Any, settings: Settings) -> Rendered:
+    frame = paper.pvalue_check(paper.read_paper_numbers(str(inputs.paper)))
+    agree = int(frame["agrees"].sum())
+    markdown = (
+        frame.to_markdown(index=False, floatfmt=".4f")
+        + f"\n\n{agree} of {len(frame)} printed p-values agree with our z-test at 0.001 tolerance.\n"
+    )
+    return frame, markdown

@@ -52,6 +52,13 @@ def validate_config(config: dict[str, Any]) -> None:
     _raise_first(_filling_validator(load_schema()).iter_errors(config))
 
 
+def fill_defaults(instance: dict[str, Any], schema: Mapping[str, Any]) -> None:
+    """Fill ``instance`` with the defaults of ``schema`` (a part of the config schema), nested objects included;
+    validation errors are not raised (see validate_config for that)."""
+    for _ in _filling_validator(schema).iter_errors(instance):
+        pass
+
+
 def _raise_first(errors: Iterable[jsonschema.ValidationError]) -> None:
     ordered = sorted(errors, key=lambda e: [str(p) for p in e.absolute_path])
     if ordered:

@@ -11,12 +11,8 @@ from choicelab.studies.scoring_methods import grid as sm_grid
 from choicelab.studies.scoring_methods import sources as sm_sources
 
 SM = sm_study.RESULTS
-# A config without a scoring_methods section runs no part of the study.
-SM_SETTINGS = (
-    study_settings("scoring_methods")
-    if "scoring_methods" in config["studies"]
-    else None
-)
+# A config without a scoring_methods section runs no part of the study (its settings are those of the study off).
+SM_SETTINGS = study_settings("scoring_methods")
 SM_TABLES = of_rule(sm_artifacts.ARTIFACTS, "sm_tables")
 SM_FIGURES = of_rule(sm_artifacts.ARTIFACTS, "sm_figures")
 

@@ -33,9 +33,31 @@ def study_module(name: str) -> ModuleType:
 
 
 def study_settings(config: Mapping[str, Any], name: str) -> Any:
-    """The study's typed settings (``choicelab.studies.<name>.settings.from_config``) from a validated config."""
+    """The study's typed settings (``choicelab.studies.<name>.settings.from_config``) from a validated config.
+
+    A config without a section for the study leaves it out: its settings are then those of the study switched off
+    (``enabled: false``, no models, every other key the schema's default)."""
     study_module(name)
+    if name not in config["studies"]:
+        config = {**config, "studies": {**config["studies"], name: switched_off_section(name)}}
     return importlib.import_module(f"choicelab.studies.{name}.settings").from_config(config)
+
+
+def switched_off_section(name: str) -> dict[str, Any]:
+    """A study's config section with the study off: ``enabled`` false, no models, the schema's defaults elsewhere
+    (a required key without a default -- a probes benchmark list, say -- is empty or None: nothing reads it)."""
+    from choicelab.config import fill_defaults, load_schema
+
+    def complete(section: dict[str, Any], schema: Mapping[str, Any]) -> dict[str, Any]:
+        fill_defaults(section, schema)
+        for key in schema.get("required", []):
+            if key not in section:
+                sub = schema["properties"][key]
+                kind = sub.get("type")
+                section[key] = [] if kind == "array" else complete({}, sub) if kind == "object" else None
+        return section
+
+    return complete({"enabled": False, "models": []}, load_schema()["properties"]["studies"]["properties"][name])
 
 
 def study_artifacts(name: str) -> tuple[Any, ...]:

@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from choicelab.items.steer.taxonomy import load_taxonomy
+from choicelab.studies.steer.items.taxonomy import load_taxonomy
 from choicelab.provenance import write_artifact
 from choicelab.studies.steer import tables as st
 from choicelab.workflow import job_record, log_to, outputs_by_name

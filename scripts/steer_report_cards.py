@@ -3,7 +3,7 @@
 from pathlib import Path
 
 from choicelab.provenance import write_artifact
-from choicelab.steer_report import card_model, load_rubric, report_card_main
+from choicelab.studies.steer.report import card_model, load_rubric, report_card_main
 from choicelab.workflow import job_record, log_to, output_pairs
 
 with log_to(snakemake.log[0]):

@@ -7,7 +7,7 @@ from choicelab.mc.items import read_items
 from choicelab.lm.causal import CausalScorer
 from choicelab.lm.generate import sample
 from choicelab.lm.loading import load_causal
-from choicelab.pipelines import steer as ps
+from choicelab.studies.steer import scoring as ps
 from choicelab.provenance import record_json
 from choicelab.workflow import job_record, log_to
 

@@ -17,9 +17,9 @@ import pytest
 from scipy.optimize import minimize_scalar
 
 from choicelab.mc.items import MCItem
-from choicelab.items.steer import base
-from choicelab.items.steer.base import fmt_frac, fmt_money, fmt_num, fmt_pct
-from choicelab.items.steer.taxonomy import load_taxonomy
+from choicelab.studies.steer.items import base
+from choicelab.studies.steer.items.base import fmt_frac, fmt_money, fmt_num, fmt_pct
+from choicelab.studies.steer.items.taxonomy import load_taxonomy
 
 TAX = load_taxonomy()
 SETTING_1_2 = [e.id for e in TAX.elements if e.setting_id in ("1", "2")]
@@ -374,7 +374,7 @@ def test_same_seed_same_questions_other_seed_different():
 
 
 def test_generation_is_identical_across_processes_with_different_hash_seeds():
-    code = ("import json; from choicelab.items.steer import base; "
+    code = ("import json; from choicelab.studies.steer.items import base; "
             "print(json.dumps([[q.question, q.options, q.correct] for q in "
             "base.generate('maximize_eu', 'finance', 5, 4, seed=11)]))")
     outs = []

@@ -17,10 +17,10 @@ from fractions import Fraction
 import pytest
 from scipy.optimize import linprog
 
-from choicelab.items.steer import base
-from choicelab.items.steer.base import fmt_frac, fmt_money, fmt_num, join_list
-from choicelab.items.steer.social_choice import Mechanism, describe_mechanism  # text rendering only
-from choicelab.items.steer.taxonomy import load_taxonomy
+from choicelab.studies.steer.items import base
+from choicelab.studies.steer.items.base import fmt_frac, fmt_money, fmt_num, join_list
+from choicelab.studies.steer.items.social_choice import Mechanism, describe_mechanism  # text rendering only
+from choicelab.studies.steer.items.taxonomy import load_taxonomy
 
 TAX = load_taxonomy()
 SETTING_3_4 = [e.id for e in TAX.elements if e.setting_id in ("3", "4")]

@@ -1,4 +1,4 @@
-"""Specifications of the STEER report card (choicelab.steer_report) and the study figures (choicelab.studies.steer)."""
+"""Specifications of the STEER report card (choicelab.studies.steer.report) and the study figures (choicelab.studies.steer)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from choicelab import steer_report as sr
-from choicelab.items.steer.taxonomy import load_taxonomy, parse_taxonomy
-from choicelab.metrics import steer as sm
+from choicelab.studies.steer import report as sr
+from choicelab.studies.steer.items.taxonomy import load_taxonomy, parse_taxonomy
+from choicelab.studies.steer import metrics as sm
 from choicelab.studies.steer import tables as st
 
 # A small taxonomy: 2 settings, 3 modules, 5 elements; the report card must work with any taxonomy of this shape.

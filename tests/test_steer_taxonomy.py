@@ -5,7 +5,7 @@ import copy
 import pytest
 import yaml
 
-from choicelab.items.steer.taxonomy import (
+from choicelab.studies.steer.items.taxonomy import (
     DEFAULT_DEPENDENCIES_PATH,
     DEFAULT_TAXONOMY_PATH,
     check_acyclic,

@@ -1,8 +1,8 @@
 """STEER (Raman et al.): the paper's tables and figures, computed from our per-question results.
 
-Every function takes the per-question frame of :func:`choicelab.metrics.steer.per_question_results` (columns
+Every function takes the per-question frame of :func:`choicelab.studies.steer.metrics.per_question_results` (columns
 model, adaptation, element, module, setting, domain, grade, correct, top_prob, random_accuracy, ...) and, where the
-taxonomy matters, a ``Taxonomy`` from :mod:`choicelab.items.steer.taxonomy` or its dependency ``edges``.
+taxonomy matters, a ``Taxonomy`` from :mod:`choicelab.studies.steer.items.taxonomy` or its dependency ``edges``.
 
 Paper artefact -> function:
 
@@ -37,10 +37,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from choicelab.metrics import steer as sm
+from choicelab.studies.steer import DATA
+from choicelab.studies.steer import metrics as sm
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-PAPER_TABLE3 = REPO_ROOT / "data" / "steer" / "paper" / "table3.csv"
+PAPER_TABLE3 = DATA / "paper" / "table3.csv"
 
 # Module id -> figure number of its report card in the paper (section 4 of the arXiv version).
 MODULE_FIGURES: dict[str, int] = {
@@ -110,7 +110,7 @@ def _model_order(frame: pd.DataFrame, value: str) -> list[str]:
 def metric_tables(results: pd.DataFrame, edges: Iterable[tuple[str, str]]) -> dict[str, pd.DataFrame]:
     """Every STEER metric table, keyed by a file-friendly name (for a workflow rule to write as CSV).
 
-    by_element / by_module / by_setting / by_grade / by_domain: :func:`choicelab.metrics.steer.summarize` per model x
+    by_element / by_module / by_setting / by_grade / by_domain: :func:`choicelab.studies.steer.metrics.summarize` per model x
     adaptation x that column; domain_robustness (exact-match, the paper's definition) and
     domain_robustness_normalized (Fig. 22); dependency_robustness (gap = acc - r); table3.
     """
@@ -290,7 +290,7 @@ def plot_all_module_figures(results: pd.DataFrame, taxonomy: Any, outdir: str | 
 # --------------------------------------------------------------------------------------------------------- Fig. 4
 def example_rubric(adaptation: str | None = None, model: str | None = None) -> Any:
     """The rubric of the paper's Fig. 4: all domains, grades 2-8, normalized accuracy, drill-down into setting 3."""
-    from choicelab.steer_report import Rubric
+    from choicelab.studies.steer.report import Rubric
 
     return Rubric(name="Fig. 4 example report card", metric="normalized_accuracy",
                   description="All domains, grades 2-8, one in-context example, as in the paper's Fig. 4.",
@@ -304,7 +304,7 @@ def plot_example_report_card(results: pd.DataFrame, taxonomy: Any, path: str | P
     The paper's card is GPT-3.5 Turbo, 1-shot; without a 1-shot run we fall back to the unadapted run.
     """
     from choicelab.io import write_text
-    from choicelab.steer_report import compute_report_card, render_html, render_png
+    from choicelab.studies.steer.report import compute_report_card, render_html, render_png
 
     sm.check_question_frame(results)
     chosen = model or sorted(results["model"].astype(str).unique())[0]
@@ -587,7 +587,7 @@ def self_explanation_by_element(results: pd.DataFrame, metric: str = "normalized
     return table
 
 
-PAPER_QUOTES = REPO_ROOT / "data" / "steer" / "paper" / "element_quotes.csv"
+PAPER_QUOTES = DATA / "paper" / "element_quotes.csv"
 
 
 def compare_element_quotes(results: pd.DataFrame, quotes_path: str | Path = PAPER_QUOTES,
@@ -644,7 +644,7 @@ def head_to_head(results: pd.DataFrame, metric: str = "normalized_accuracy") -> 
                                        "n_questions", "a_right_b_wrong", "b_right_a_wrong"])
 
 
-PAPER_MODELS = REPO_ROOT / "data" / "steer" / "paper" / "models.csv"
+PAPER_MODELS = DATA / "paper" / "models.csv"
 
 
 def models_table(our_models: Mapping[str, Mapping[str, Any]], paper_path: str | Path = PAPER_MODELS) -> pd.DataFrame:

@@ -276,7 +276,7 @@ def prompts_table(prompts: Sequence[Prompt], model: str) -> Any:
 
 
 def question_frame(items: Sequence[MCItem]) -> Any:
-    """The question metadata frame :func:`choicelab.metrics.steer.per_question_results` joins on."""
+    """The question metadata frame :func:`choicelab.studies.steer.metrics.per_question_results` joins on."""
     import pandas as pd
 
     return pd.DataFrame([{"benchmark": it.benchmark, "split": it.split, "item_id": it.item_id,

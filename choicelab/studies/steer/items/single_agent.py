@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from choicelab.items.steer.base import (
+from choicelab.studies.steer.items.base import (
     Draft,
     GenContext,
     fmt_money,

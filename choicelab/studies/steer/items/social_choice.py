@@ -18,7 +18,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
-from choicelab.items.steer.base import (
+from choicelab.studies.steer.items.base import (
     Draft,
     GenContext,
     fmt_money,
@@ -100,11 +100,6 @@ def random_profile(rng, m: int, n_types: int, lo: int, hi: int) -> Profile:
 def _unique_argmax(scores: Sequence) -> int | None:
     top = max(scores)
     return scores.index(top) if list(scores).count(top) == 1 else None
-
-
-def _unique_argmin(scores: Sequence) -> int | None:
-    low = min(scores)
-    return scores.index(low) if list(scores).count(low) == 1 else None
 
 
 # ================================================================================================================

@@ -41,7 +41,8 @@ from typing import Any
 import pandas as pd
 import yaml
 
-from choicelab.metrics import steer as sm
+from choicelab.studies.steer import DATA
+from choicelab.studies.steer import metrics as sm
 
 MIN_GRADE, MAX_GRADE = 1, 13
 TOP_LEVEL_KEYS = ("name", "description", "metric", "model", "adaptation", "filters", "weights", "grade_cutoffs",
@@ -57,7 +58,7 @@ METRIC_LABELS = {
     "domain_robustness": "Domain robustness (worst-domain accuracy)",
 }
 DEFAULT_CUTOFFS = (("A", 0.75), ("B", 0.5), ("C", 0.25), ("D", 0.0))
-RUBRIC_DIR = Path(__file__).resolve().parents[1] / "data" / "steer" / "rubrics"
+RUBRIC_DIR = DATA / "rubrics"
 
 # element status values
 SCORED, OUTSIDE_FILTER, NO_DATA, EXCLUDED = "scored", "outside_filter", "no_data", "weight_zero"
@@ -364,9 +365,9 @@ def card_model(rubric: Rubric, study_models: Sequence[str]) -> str:
 
 def compute_report_card(metrics_frame: pd.DataFrame, taxonomy: Any, rubric: Rubric,
                         model: str | None = None, adaptation: str | None = None) -> ReportCard:
-    """Apply ``rubric`` to a per-question frame (:func:`choicelab.metrics.steer.per_question_results`).
+    """Apply ``rubric`` to a per-question frame (:func:`choicelab.studies.steer.metrics.per_question_results`).
 
-    ``model`` / ``adaptation`` override the rubric's. ``taxonomy`` is a ``choicelab.items.steer.taxonomy.Taxonomy``
+    ``model`` / ``adaptation`` override the rubric's. ``taxonomy`` is a ``choicelab.studies.steer.items.taxonomy.Taxonomy``
     (anything with ``settings``, ``modules``, ``elements`` of that shape).
     """
     sm.check_question_frame(metrics_frame, "metrics frame")
@@ -662,7 +663,7 @@ def build_parser() -> argparse.ArgumentParser:
                                 description="Render a STEER report card from a rubric and per-question results.")
     p.add_argument("--rubric", required=True, help="rubric YAML (see data/steer/rubrics/)")
     p.add_argument("--metrics", required=True,
-                   help="per-question Parquet from choicelab.metrics.steer.per_question_results")
+                   help="per-question Parquet from choicelab.studies.steer.metrics.per_question_results")
     p.add_argument("--out-html", required=True)
     p.add_argument("--out-png", required=True)
     p.add_argument("--model", default=None, help="override the rubric's model")
@@ -675,7 +676,7 @@ def build_parser() -> argparse.ArgumentParser:
 def report_card_main(argv: Sequence[str] | None = None) -> int:
     """``choicelab report-card --rubric R.yaml --metrics M.parquet --out-html X --out-png Y``; returns 0."""
     from choicelab.io import write_text
-    from choicelab.items.steer import taxonomy as tx
+    from choicelab.studies.steer.items import taxonomy as tx
 
     args = build_parser().parse_args(argv)
     rubric = load_rubric(args.rubric)

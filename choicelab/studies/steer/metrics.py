@@ -30,6 +30,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from choicelab.stats import expected_calibration_error
+
 LETTER_PROB_METHOD = "letter_prob"
 QUESTION_META_COLUMNS = ("element", "module", "setting", "domain", "grade")
 QUESTION_KEY = ("benchmark", "split", "item_id")
@@ -44,7 +46,6 @@ SUMMARY_METRICS = (
 )
 # Metrics where higher is better and that summarize() produces; the report card may grade any of these.
 GRADABLE_METRICS = ("accuracy", "normalized_accuracy", "gap_closed", "random_gap", "calibration", "domain_robustness")
-ECE_BINS = 10
 
 
 # --------------------------------------------------------------------------------------------------- scalar metrics
@@ -60,27 +61,6 @@ def gap_closed(accuracy: float, random_accuracy: float) -> float:
     if random_accuracy >= 1:
         return math.nan
     return (accuracy - random_accuracy) / (1.0 - random_accuracy)
-
-
-def expected_calibration_error(top_prob: Sequence[float], correct: Sequence[bool], n_bins: int = ECE_BINS) -> float:
-    """ECE = sum_b (n_b / N) * |accuracy_b - mean top-prob_b| over ``n_bins`` uniform bins of [0, 1].
-
-    Bin b holds probabilities in [b/n, (b+1)/n); the last bin also holds 1.0. Empty bins contribute nothing.
-    """
-    probs = np.clip(np.asarray(top_prob, dtype=float), 0.0, 1.0)
-    hits = np.asarray(correct, dtype=float)
-    if probs.shape != hits.shape:
-        raise ValueError(f"top_prob has {probs.shape} entries but correct has {hits.shape}")
-    if probs.size == 0:
-        return math.nan
-    if np.isnan(probs).any():
-        raise ValueError("top_prob contains NaN; every question needs a probability on its top answer")
-    bins = np.minimum((probs * n_bins).astype(int), n_bins - 1)
-    total = 0.0
-    for b in np.unique(bins):
-        in_bin = bins == b
-        total += in_bin.mean() * abs(hits[in_bin].mean() - probs[in_bin].mean())
-    return float(total)
 
 
 # ------------------------------------------------------------------------------------------------- question frame
@@ -167,7 +147,7 @@ def attach_prompts(results: pd.DataFrame, prompts: pd.DataFrame) -> pd.DataFrame
     """Add ``n_examples_requested`` and ``n_examples`` (solved examples the prompt held) to the question frame.
 
     ``prompts``: the prompt records written next to the dumps (columns model, adaptation, item_id and the two counts;
-    see :func:`choicelab.pipelines.steer.prompts_table`). Every scored question must have exactly one record.
+    see :func:`choicelab.studies.steer.scoring.prompts_table`). Every scored question must have exactly one record.
     """
     missing = {"model", "adaptation", "item_id", *PROMPT_COLUMNS} - set(prompts.columns)
     if missing:
@@ -193,7 +173,7 @@ def check_question_frame(results: pd.DataFrame, source: str = "question frame") 
                            "top_prob", "random_accuracy") if c not in results.columns]
     if missing:
         raise ValueError(f"{source} lacks columns {missing}; build it with "
-                         "choicelab.metrics.steer.per_question_results(scores, questions)")
+                         "choicelab.studies.steer.metrics.per_question_results(scores, questions)")
 
 
 # ------------------------------------------------------------------------------------------------------ aggregates

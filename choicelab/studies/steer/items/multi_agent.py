@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from choicelab.items.steer.base import (
+from choicelab.studies.steer.items.base import (
     Draft,
     GenContext,
     fmt_frac,

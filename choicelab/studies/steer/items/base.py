@@ -23,8 +23,8 @@ from fractions import Fraction
 from typing import Any
 
 from choicelab.mc.items import MCItem
-from choicelab.items.steer.domains import PEOPLE, DomainVocab, vocab
-from choicelab.items.steer.taxonomy import Element, Taxonomy, load_taxonomy
+from choicelab.studies.steer.items.domains import PEOPLE, DomainVocab, vocab
+from choicelab.studies.steer.items.taxonomy import Element, Taxonomy, load_taxonomy
 
 BENCHMARK = "steer"
 _FRAMEWORK_MODULES = {"base", "taxonomy", "domains"}
@@ -164,7 +164,7 @@ def generator(element_id: str) -> Callable[[GeneratorFn], GeneratorFn]:
 
 def load_generators() -> dict[str, GeneratorFn]:
     """Import every module of this package (pkgutil) so their ``@generator`` decorators run; return the registry."""
-    import choicelab.items.steer as package
+    import choicelab.studies.steer.items as package
 
     for info in pkgutil.iter_modules(package.__path__):
         if info.name.startswith("_") or info.name in _FRAMEWORK_MODULES:

@@ -14,9 +14,10 @@ from pathlib import Path
 
 import yaml
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
-DEFAULT_TAXONOMY_PATH = REPO_ROOT / "data" / "steer" / "taxonomy.yaml"
-DEFAULT_DEPENDENCIES_PATH = REPO_ROOT / "data" / "steer" / "dependencies.yaml"
+from choicelab.studies.steer import DATA
+
+DEFAULT_TAXONOMY_PATH = DATA / "taxonomy.yaml"
+DEFAULT_DEPENDENCIES_PATH = DATA / "dependencies.yaml"
 MIN_GRADE, MAX_GRADE = 1, 13
 KNOWN_DOMAINS = ("finance", "medical", "food", "travel", "sports", "education", "technology", "politics")
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import itertools
 from fractions import Fraction
 
-from choicelab.items.steer.base import (
+from choicelab.studies.steer.items.base import (
     Draft,
     GenContext,
     fmt_frac,

@@ -4,9 +4,9 @@ few-shot pool of solved examples per test, disjoint from the scored questions)."
 from collections import Counter
 
 from choicelab.mc.items import write_items
+from choicelab.provenance import record_json
 from choicelab.studies.steer.items.base import FEWSHOT_SPLIT, generate_benchmark_with_pool, questions_to_items
 from choicelab.studies.steer.scoring import check_pool_size
-from choicelab.provenance import record_json
 from choicelab.workflow import job_record, log_to
 
 with log_to(snakemake.log[0]):

@@ -2,9 +2,9 @@
 
 import pandas as pd
 
-from choicelab.studies.steer.items.taxonomy import load_taxonomy
 from choicelab.provenance import write_artifact
-from choicelab.studies.steer import tables as st
+from choicelab.studies.steer import figures as st
+from choicelab.studies.steer.items.taxonomy import load_taxonomy
 from choicelab.workflow import job_record, log_to, outputs_by_name
 
 MODULE_OF_FIGURE = {f"fig{number}": module for module, number in st.MODULE_FIGURES.items()}

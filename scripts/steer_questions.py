@@ -7,9 +7,9 @@ import pyarrow as pa
 from choicelab.dumps import read_dump
 from choicelab.io import write_parquet
 from choicelab.mc.items import read_items
+from choicelab.provenance import record_json
 from choicelab.studies.steer.metrics import attach_prompts, per_question_results
 from choicelab.studies.steer.scoring import question_frame
-from choicelab.provenance import record_json
 from choicelab.workflow import job_record, log_to
 
 with log_to(snakemake.log[0]):

@@ -3,12 +3,12 @@ of every scored question: how many solved examples it holds, which ones, the exp
 
 from choicelab.dumps import write_dump
 from choicelab.io import write_parquet
-from choicelab.mc.items import read_items
 from choicelab.lm.causal import CausalScorer
 from choicelab.lm.generate import sample
 from choicelab.lm.loading import load_causal
-from choicelab.studies.steer import scoring as ps
+from choicelab.mc.items import read_items
 from choicelab.provenance import record_json
+from choicelab.studies.steer import scoring as ps
 from choicelab.workflow import job_record, log_to
 
 with log_to(snakemake.log[0]):

@@ -3,9 +3,9 @@
 import pandas as pd
 
 from choicelab.io import write_csv, write_text
-from choicelab.studies.steer.items.taxonomy import load_taxonomy
 from choicelab.provenance import write_artifact
 from choicelab.studies.steer import tables as st
+from choicelab.studies.steer.items.taxonomy import load_taxonomy
 from choicelab.workflow import job_record, log_to, output_pairs
 
 WHAT = {

@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from choicelab.studies.steer.items.base import generate_benchmark, questions_to_items
-from choicelab.studies.steer import scoring as ps
 from choicelab.mc.scoring import LETTERS
+from choicelab.studies.steer import scoring as ps
+from choicelab.studies.steer.items.base import generate_benchmark, questions_to_items
 
 
 @pytest.fixture(scope="module")

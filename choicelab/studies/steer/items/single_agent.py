@@ -12,12 +12,12 @@ from fractions import Fraction
 from choicelab.studies.steer.items.base import (
     Draft,
     GenContext,
+    entity_numbers,
     fmt_money,
     fmt_num,
     fmt_pct,
     generator,
     join_list,
-    entity_numbers,
     numeric_distractors,
 )
 

@@ -13,6 +13,8 @@ FIGURES = "figures/steer"
 # workflow passes each as a declared input.
 DATA = Path(__file__).resolve().parents[3] / "data" / "steer"
 
+from choicelab.studies.steer import settings  # noqa: E402  (the typed config section, read by rules/steer.smk)
+
 
 def mc_benchmarks(config: Mapping[str, Any]) -> dict[str, str]:
     """The generated questions join the probes and scoring-methods grids."""

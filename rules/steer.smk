@@ -1,27 +1,89 @@
 # STEER (Raman et al.): taxonomy + generators -> the benchmark -> letter probabilities per model and adaptation ->
 # the per-question frame -> Table 3, metric tables, report cards (figures and every rubric), Figs 4-5, 7-22.
+# Outputs, ids and captions come from choicelab.studies.steer.artifacts; settings from studies.steer (typed).
+
+from choicelab.artifacts import captions, of_rule
+from choicelab.studies.steer import FIGURES as ST_FIG
+from choicelab.studies.steer import RESULTS as ST
+from choicelab.studies.steer.artifacts import ARTIFACTS as ST_ARTIFACTS
+from choicelab.studies.steer.artifacts import report_cards
+from choicelab.studies.steer.scoring import ADAPTATION_PATTERN
+
+ST_MODELS = study_models("steer")
+ST_DATA = "data/steer"
+ST_TABLES = of_rule(ST_ARTIFACTS, "steer_tables")
+ST_FIGURES = of_rule(ST_ARTIFACTS, "steer_figures")
 
 
-register_artifacts(
-    "steer",
-    (
-        [f"{ST}/tables/{t}.{ext}" for t in ST_TABLES for ext in ("csv", "md")]
-        + [f"{ST_FIG}/{f}.png" for f in ST_FIGURES]
-        + [
-            f"{ST}/report_cards/{r}.{ext}"
-            for r in st_rubrics()
-            for ext in ("html", "png")
-        ]
-        if study_models("steer")
-        else []
-    ),
-)
+def st_setting(wildcards, name):
+    """One field of the typed settings of studies.steer (read when a job is planned: a config without the
+    section plans no STEER job)."""
+    return getattr(study_settings("steer"), name)
+
+
+def st_param(name):
+    return functools.partial(st_setting, name=name)
+
+
+def st_adaptations():
+    return list(study_settings("steer").adaptations)
+
+
+def st_dumps(wildcards):
+    return expand(
+        f"{ST}/dumps/{{model}}__{{adaptation}}.parquet",
+        model=ST_MODELS,
+        adaptation=st_adaptations(),
+    )
+
+
+def st_prompts(wildcards):
+    return expand(
+        f"{ST}/prompts/{{model}}__{{adaptation}}.parquet",
+        model=ST_MODELS,
+        adaptation=st_adaptations(),
+    )
+
+
+def st_model_entries():
+    return {m: config["models"][m] for m in ST_MODELS}
+
+
+def st_rubrics():
+    """The shipped rubrics (data/steer/rubrics/*.yaml): one report card each."""
+    return sorted(p.stem for p in Path(repo_file(f"{ST_DATA}/rubrics")).glob("*.yaml"))
+
+
+def st_rubric_files():
+    return [repo_file(f"{ST_DATA}/rubrics/{rubric}.yaml") for rubric in st_rubrics()]
+
+
+ST_REPORT_CARDS = report_cards(st_rubrics())
+
+
+def st_artifact_files():
+    """The files of every STEER table, figure and report card (none when the study runs no model)."""
+    if not ST_MODELS:
+        return []
+    folders = {
+        "steer_tables": f"{ST}/tables",
+        "steer_figures": ST_FIG,
+        "steer_report_cards": f"{ST}/report_cards",
+    }
+    return [
+        path
+        for artifact in (*ST_ARTIFACTS, *ST_REPORT_CARDS)
+        for path in artifact.files(folders[artifact.rule])
+    ]
+
+
+register_artifacts("steer", st_artifact_files())
 
 
 rule steer_benchmark:
     input:
-        taxonomy=repo_file("data/steer/taxonomy.yaml"),
-        dependencies=repo_file("data/steer/dependencies.yaml"),
+        taxonomy=repo_file(f"{ST_DATA}/taxonomy.yaml"),
+        dependencies=repo_file(f"{ST_DATA}/dependencies.yaml"),
     output:
         benchmark=f"{ST}/benchmark.parquet",
         pool=f"{ST}/fewshot_pool.parquet",
@@ -32,9 +94,10 @@ rule steer_benchmark:
     conda:
         "../envs/analysis.yaml"
     params:
-        scale=st_config("scale", {}),
-        fewshot_pool=st_config("fewshot_pool"),
-        adaptations=st_adaptations(),
+        scale=st_param("scale"),
+        fewshot_pool=st_param("fewshot_pool"),
+        adaptations=st_param("adaptations"),
+        seed=config["seed"],
     script:
         "../scripts/steer_benchmark.py"
 
@@ -52,7 +115,7 @@ rule steer_score:
     benchmark:
         "results/benchmarks/steer/score_{model}__{adaptation}.tsv"
     wildcard_constraints:
-        adaptation="[0-5]shot|explain-together|explain-separate-hidden|explain-separate",
+        adaptation=ADAPTATION_PATTERN,
     retries: MODEL_RETRIES
     conda:
         "../envs/models.yaml"
@@ -62,8 +125,8 @@ rule steer_score:
         runtime=attempt_scaled(120),
         gpu=model_gpus,
     params:
-        adaptation_questions=st_config("adaptation_questions"),
-        max_new_tokens=st_config("max_new_tokens", 64),
+        adaptation_questions=st_param("adaptation_questions"),
+        max_new_tokens=st_param("max_new_tokens"),
         max_batch_tokens=config["engine"]["max_batch_tokens"],
         seed=config["seed"],
         device=config["device"],
@@ -89,12 +152,13 @@ rule steer_questions:
 rule steer_tables:
     input:
         questions=f"{ST}/metrics/questions.parquet",
-        dependencies=repo_file("data/steer/dependencies.yaml"),
-        paper=repo_file("data/steer/paper/table3.csv"),
-        paper_models=repo_file("data/steer/paper/models.csv"),
-        paper_quotes=repo_file("data/steer/paper/element_quotes.csv"),
+        taxonomy=repo_file(f"{ST_DATA}/taxonomy.yaml"),
+        dependencies=repo_file(f"{ST_DATA}/dependencies.yaml"),
+        paper=repo_file(f"{ST_DATA}/paper/table3.csv"),
+        paper_models=repo_file(f"{ST_DATA}/paper/models.csv"),
+        paper_quotes=repo_file(f"{ST_DATA}/paper/element_quotes.csv"),
     output:
-        report_pairs(
+        artifact_outputs(
             f"{ST}/tables", ST_TABLES, caption="../report/steer.rst", category="steer"
         ),
     log:
@@ -103,6 +167,7 @@ rule steer_tables:
         "../envs/analysis.yaml"
     params:
         models=st_model_entries(),
+        captions=captions(ST_TABLES),
     script:
         "../scripts/steer_tables.py"
 
@@ -110,21 +175,18 @@ rule steer_tables:
 rule steer_figures:
     input:
         questions=f"{ST}/metrics/questions.parquet",
-        taxonomy=repo_file("data/steer/taxonomy.yaml"),
-        dependencies=repo_file("data/steer/dependencies.yaml"),
+        taxonomy=repo_file(f"{ST_DATA}/taxonomy.yaml"),
+        dependencies=repo_file(f"{ST_DATA}/dependencies.yaml"),
     output:
-        report_pairs(
-            ST_FIG,
-            ST_FIGURES,
-            caption="../report/steer.rst",
-            category="steer",
-            shown="png",
-            paired=None,
+        artifact_outputs(
+            ST_FIG, ST_FIGURES, caption="../report/steer.rst", category="steer"
         ),
     log:
         "results/logs/steer/figures.log",
     conda:
         "../envs/analysis.yaml"
+    params:
+        captions=captions(ST_FIGURES),
     script:
         "../scripts/steer_figures.py"
 
@@ -132,22 +194,22 @@ rule steer_figures:
 rule steer_report_cards:
     input:
         questions=f"{ST}/metrics/questions.parquet",
+        taxonomy=repo_file(f"{ST_DATA}/taxonomy.yaml"),
+        dependencies=repo_file(f"{ST_DATA}/dependencies.yaml"),
         rubrics=st_rubric_files(),
     output:
-        report_pairs(
+        artifact_outputs(
             f"{ST}/report_cards",
-            st_rubrics(),
+            ST_REPORT_CARDS,
             caption="../report/steer.rst",
             category="steer",
-            shown="png",
-            paired="html",
-            label_prefix="report card ",
         ),
     log:
         "results/logs/steer/report_cards.log",
     conda:
         "../envs/analysis.yaml"
     params:
-        models=study_models("steer"),
+        models=ST_MODELS,
+        captions=captions(ST_REPORT_CARDS),
     script:
         "../scripts/steer_report_cards.py"

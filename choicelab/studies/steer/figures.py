@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -311,3 +312,36 @@ def plot_self_explanation_effect(results: pd.DataFrame, path: str | Path,
     ax.set_title("Self-explanation effect (same questions per model; bars: SE over elements)")
     ax.legend(fontsize=7)
     return _save(fig, path)
+
+
+# ----------------------------------------------------------------------------------- the figures a run draws
+@dataclass(frozen=True)
+class FigureSources:
+    """What the figures of a run are drawn from: the question frame and the taxonomy (rule steer_figures' inputs)."""
+
+    results: pd.DataFrame
+    taxonomy: Any
+
+
+def example_card(sources: FigureSources, path: str | Path) -> Path:
+    return plot_example_report_card(sources.results, sources.taxonomy, path)
+
+
+def figure5(sources: FigureSources, path: str | Path) -> Path:
+    return plot_figure5(sources.taxonomy, path)
+
+
+def module_card(sources: FigureSources, path: str | Path, module: str) -> Path:
+    return plot_module_report_card(sources.results, sources.taxonomy, module, path)
+
+
+def grade_and_domain_robustness(sources: FigureSources, path: str | Path) -> Path:
+    return plot_grade_and_domain_robustness(sources.results, path)
+
+
+def few_shot_effect(sources: FigureSources, path: str | Path) -> Path:
+    return plot_few_shot_effect(sources.results, path)
+
+
+def self_explanation_effect(sources: FigureSources, path: str | Path) -> Path:
+    return plot_self_explanation_effect(sources.results, path)

@@ -673,9 +673,19 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def write_report_card(frame: pd.DataFrame, taxonomy: Any, rubric: Rubric, html_path: str | Path,
+                      png_path: str | Path, model: str | None = None, adaptation: str | None = None) -> ReportCard:
+    """Compute the report card of ``rubric`` on the question frame and write its HTML page and PNG card."""
+    from choicelab.io import write_text
+
+    card = compute_report_card(frame, taxonomy, rubric, model=model, adaptation=adaptation)
+    write_text(html_path, render_html(card))
+    render_png(card, png_path)
+    return card
+
+
 def report_card_main(argv: Sequence[str] | None = None) -> int:
     """``choicelab report-card --rubric R.yaml --metrics M.parquet --out-html X --out-png Y``; returns 0."""
-    from choicelab.io import write_text
     from choicelab.studies.steer.items import taxonomy as tx
 
     args = build_parser().parse_args(argv)
@@ -686,9 +696,8 @@ def report_card_main(argv: Sequence[str] | None = None) -> int:
     frame = pd.read_parquet(metrics_path)
     taxonomy = tx.load_taxonomy(args.taxonomy or tx.DEFAULT_TAXONOMY_PATH,
                                 args.dependencies or tx.DEFAULT_DEPENDENCIES_PATH)
-    card = compute_report_card(frame, taxonomy, rubric, model=args.model, adaptation=args.adaptation)
-    write_text(args.out_html, render_html(card))
-    render_png(card, args.out_png)
+    write_report_card(frame, taxonomy, rubric, args.out_html, args.out_png, model=args.model,
+                      adaptation=args.adaptation)
     return 0
 
 
@@ -705,5 +714,5 @@ __all__ = [
     "ElementScore", "ModuleScore", "ReportCard", "Rubric", "SettingScore", "card_model", "check_rubric_ids",
     "compute_report_card",
     "element_metric", "load_rubric", "parse_rubric", "render_html", "render_png", "report_card_main",
-    "shipped_rubrics",
+    "shipped_rubrics", "write_report_card",
 ]

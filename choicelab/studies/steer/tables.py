@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -441,3 +442,66 @@ def synthetic_question_frame(taxonomy: Any, models: Mapping[str, float], adaptat
                                 "random_accuracy": r,
                             })
     return pd.DataFrame(rows, columns=list(sm.QUESTION_FRAME_COLUMNS))
+
+
+# ------------------------------------------------------------------------------------ the tables a run writes
+@dataclass(frozen=True)
+class TableSources:
+    """What the tables of a run are built from: the question frame, its metric tables (computed once), the paper's
+    numbers and the configured models (rule steer_tables' inputs and params)."""
+
+    results: pd.DataFrame
+    metrics: Mapping[str, pd.DataFrame]
+    paper_table3: str | Path
+    paper_quotes: str | Path
+    paper_models: str | Path
+    models: Mapping[str, Mapping[str, Any]]
+
+
+def table_sources(results: pd.DataFrame, edges: Iterable[tuple[str, str]], *, paper_table3: str | Path,
+                  paper_quotes: str | Path, paper_models: str | Path,
+                  models: Mapping[str, Mapping[str, Any]]) -> TableSources:
+    """The sources of a run's tables; raises when the results hold no unadapted run (Table 3 needs one)."""
+    metrics = metric_tables(results, edges)
+    if "table3" not in metrics:
+        metrics["table3"] = table3(results)  # raises: no unadapted rows
+    return TableSources(results, metrics, paper_table3, paper_quotes, paper_models, models)
+
+
+def metric_table(sources: TableSources, name: str) -> pd.DataFrame:
+    """One of :func:`metric_tables` (``table3``, ``by_element``, ``domain_robustness``, ...)."""
+    return sources.metrics[name]
+
+
+def of_results(sources: TableSources, build: Callable[[pd.DataFrame], pd.DataFrame]) -> pd.DataFrame:
+    """A table built from the question frame alone (``grade_table``, ``few_shot_table``, ``head_to_head``, ...)."""
+    return build(sources.results)
+
+
+def paper_comparison(sources: TableSources) -> pd.DataFrame:
+    """:func:`compare_paper` of this run's Table 3."""
+    return compare_paper(sources.metrics["table3"], sources.paper_table3)
+
+
+def element_quotes(sources: TableSources) -> pd.DataFrame:
+    """:func:`compare_element_quotes` on this run's questions."""
+    return compare_element_quotes(sources.results, sources.paper_quotes)
+
+
+def definition_fit(sources: TableSources) -> pd.DataFrame:
+    """:func:`paper_definition_fit` against this run's chance level (mean 1/k over Table 3's models)."""
+    r = float(sources.metrics["table3"]["random_accuracy"].mean())
+    return paper_definition_fit(sources.paper_table3, our_random_accuracy=r)
+
+
+def run_models(sources: TableSources) -> pd.DataFrame:
+    """:func:`models_table` of the configured models."""
+    return models_table(sources.models, sources.paper_models)
+
+
+def write_table(frame: pd.DataFrame, csv: str | Path, md: str | Path) -> None:
+    """A table as CSV and as Markdown (3 decimals)."""
+    from choicelab.io import write_csv, write_text
+
+    write_csv(csv, frame)
+    write_text(md, frame.to_markdown(index=False, floatfmt=".3f") + "\n")

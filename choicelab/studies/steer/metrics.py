@@ -167,6 +167,13 @@ def attach_prompts(results: pd.DataFrame, prompts: pd.DataFrame) -> pd.DataFrame
     return merged
 
 
+def run_question_frame(scores: pd.DataFrame, prompts: pd.DataFrame, items: Iterable) -> pd.DataFrame:
+    """The per-question frame of a run: every dump's answers (:func:`per_question_results`) with the questions'
+    metadata and the number of solved examples each prompt held (:func:`attach_prompts`), in a stable order."""
+    frame = attach_prompts(per_question_results(scores, question_metadata(items)), prompts)
+    return frame.sort_values(["model", "adaptation", "element", "domain", "grade", "item_id"]).reset_index(drop=True)
+
+
 def check_question_frame(results: pd.DataFrame, source: str = "question frame") -> None:
     """Raise ``ValueError`` naming the missing columns if ``results`` is not a per-question frame."""
     missing = [c for c in ("model", "adaptation", "element", "module", "setting", "domain", "grade", "correct",

@@ -3,81 +3,20 @@
 # Outputs, ids and captions come from choicelab.studies.steer.artifacts; settings from studies.steer (typed).
 
 from choicelab.artifacts import captions, of_rule
-from choicelab.studies.steer import FIGURES as ST_FIG
 from choicelab.studies.steer import RESULTS as ST
 from choicelab.studies.steer.artifacts import ARTIFACTS as ST_ARTIFACTS
-from choicelab.studies.steer.artifacts import report_cards
 from choicelab.studies.steer.scoring import ADAPTATION_PATTERN
+from choicelab.studies.steer.workflow import FOLDERS as ST_FOLDERS
+from choicelab.studies.steer.workflow import Plan
 
-ST_MODELS = study_models("steer")
 ST_DATA = "data/steer"
+ST_PLAN = Plan.of(config, study_models("steer"), repo_file(ST_DATA))
 ST_TABLES = of_rule(ST_ARTIFACTS, "steer_tables")
 ST_FIGURES = of_rule(ST_ARTIFACTS, "steer_figures")
+ST_REPORT_CARDS = ST_PLAN.report_cards()
 
 
-def st_setting(wildcards, name):
-    """One field of the typed settings of studies.steer (read when a job is planned: a config without the
-    section plans no STEER job)."""
-    return getattr(study_settings("steer"), name)
-
-
-def st_param(name):
-    return functools.partial(st_setting, name=name)
-
-
-def st_adaptations():
-    return list(study_settings("steer").adaptations)
-
-
-def st_dumps(wildcards):
-    return expand(
-        f"{ST}/dumps/{{model}}__{{adaptation}}.parquet",
-        model=ST_MODELS,
-        adaptation=st_adaptations(),
-    )
-
-
-def st_prompts(wildcards):
-    return expand(
-        f"{ST}/prompts/{{model}}__{{adaptation}}.parquet",
-        model=ST_MODELS,
-        adaptation=st_adaptations(),
-    )
-
-
-def st_model_entries():
-    return {m: config["models"][m] for m in ST_MODELS}
-
-
-def st_rubrics():
-    """The shipped rubrics (data/steer/rubrics/*.yaml): one report card each."""
-    return sorted(p.stem for p in Path(repo_file(f"{ST_DATA}/rubrics")).glob("*.yaml"))
-
-
-def st_rubric_files():
-    return [repo_file(f"{ST_DATA}/rubrics/{rubric}.yaml") for rubric in st_rubrics()]
-
-
-ST_REPORT_CARDS = report_cards(st_rubrics())
-
-
-def st_artifact_files():
-    """The files of every STEER table, figure and report card (none when the study runs no model)."""
-    if not ST_MODELS:
-        return []
-    folders = {
-        "steer_tables": f"{ST}/tables",
-        "steer_figures": ST_FIG,
-        "steer_report_cards": f"{ST}/report_cards",
-    }
-    return [
-        path
-        for artifact in (*ST_ARTIFACTS, *ST_REPORT_CARDS)
-        for path in artifact.files(folders[artifact.rule])
-    ]
-
-
-register_artifacts("steer", st_artifact_files())
+register_artifacts("steer", ST_PLAN.artifact_files())
 
 
 rule steer_benchmark:
@@ -94,9 +33,9 @@ rule steer_benchmark:
     conda:
         "../envs/analysis.yaml"
     params:
-        scale=st_param("scale"),
-        fewshot_pool=st_param("fewshot_pool"),
-        adaptations=st_param("adaptations"),
+        scale=ST_PLAN.param("scale"),
+        fewshot_pool=ST_PLAN.param("fewshot_pool"),
+        adaptations=ST_PLAN.param("adaptations"),
         seed=config["seed"],
     script:
         "../scripts/steer_benchmark.py"
@@ -125,8 +64,8 @@ rule steer_score:
         runtime=attempt_scaled(120),
         gpu=model_gpus,
     params:
-        adaptation_questions=st_param("adaptation_questions"),
-        max_new_tokens=st_param("max_new_tokens"),
+        adaptation_questions=ST_PLAN.param("adaptation_questions"),
+        max_new_tokens=ST_PLAN.param("max_new_tokens"),
         max_batch_tokens=config["engine"]["max_batch_tokens"],
         seed=config["seed"],
         device=config["device"],
@@ -136,8 +75,8 @@ rule steer_score:
 
 rule steer_questions:
     input:
-        dumps=st_dumps,
-        prompts=st_prompts,
+        dumps=ST_PLAN.dumps,
+        prompts=ST_PLAN.prompts,
         benchmark=f"{ST}/benchmark.parquet",
     output:
         f"{ST}/metrics/questions.parquet",
@@ -159,14 +98,17 @@ rule steer_tables:
         paper_quotes=repo_file(f"{ST_DATA}/paper/element_quotes.csv"),
     output:
         artifact_outputs(
-            f"{ST}/tables", ST_TABLES, caption="../report/steer.rst", category="steer"
+            ST_FOLDERS["steer_tables"],
+            ST_TABLES,
+            caption="../report/steer.rst",
+            category="steer",
         ),
     log:
         "results/logs/steer/tables.log",
     conda:
         "../envs/analysis.yaml"
     params:
-        models=st_model_entries(),
+        models=ST_PLAN.model_entries,
         captions=captions(ST_TABLES),
     script:
         "../scripts/steer_tables.py"
@@ -179,7 +121,10 @@ rule steer_figures:
         dependencies=repo_file(f"{ST_DATA}/dependencies.yaml"),
     output:
         artifact_outputs(
-            ST_FIG, ST_FIGURES, caption="../report/steer.rst", category="steer"
+            ST_FOLDERS["steer_figures"],
+            ST_FIGURES,
+            caption="../report/steer.rst",
+            category="steer",
         ),
     log:
         "results/logs/steer/figures.log",
@@ -196,10 +141,10 @@ rule steer_report_cards:
         questions=f"{ST}/metrics/questions.parquet",
         taxonomy=repo_file(f"{ST_DATA}/taxonomy.yaml"),
         dependencies=repo_file(f"{ST_DATA}/dependencies.yaml"),
-        rubrics=st_rubric_files(),
+        rubrics=ST_PLAN.rubric_files(),
     output:
         artifact_outputs(
-            f"{ST}/report_cards",
+            ST_FOLDERS["steer_report_cards"],
             ST_REPORT_CARDS,
             caption="../report/steer.rst",
             category="steer",
@@ -209,7 +154,7 @@ rule steer_report_cards:
     conda:
         "../envs/analysis.yaml"
     params:
-        models=ST_MODELS,
+        models=list(ST_PLAN.models),
         captions=captions(ST_REPORT_CARDS),
     script:
         "../scripts/steer_report_cards.py"

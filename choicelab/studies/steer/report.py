@@ -367,8 +367,9 @@ def compute_report_card(metrics_frame: pd.DataFrame, taxonomy: Any, rubric: Rubr
                         model: str | None = None, adaptation: str | None = None) -> ReportCard:
     """Apply ``rubric`` to a per-question frame (:func:`choicelab.studies.steer.metrics.per_question_results`).
 
-    ``model`` / ``adaptation`` override the rubric's. ``taxonomy`` is a ``choicelab.studies.steer.items.taxonomy.Taxonomy``
-    (anything with ``settings``, ``modules``, ``elements`` of that shape).
+    ``model`` / ``adaptation`` override the rubric's. ``taxonomy`` is a
+    ``choicelab.studies.steer.items.taxonomy.Taxonomy`` (anything with ``settings``, ``modules``, ``elements`` of
+    that shape).
     """
     sm.check_question_frame(metrics_frame, "metrics frame")
     check_rubric_ids(rubric, taxonomy)

@@ -63,8 +63,8 @@ def unadapted(results: pd.DataFrame) -> pd.DataFrame:
 def metric_tables(results: pd.DataFrame, edges: Iterable[tuple[str, str]]) -> dict[str, pd.DataFrame]:
     """Every STEER metric table, keyed by a file-friendly name (for a workflow rule to write as CSV).
 
-    by_element / by_module / by_setting / by_grade / by_domain: :func:`choicelab.studies.steer.metrics.summarize` per model x
-    adaptation x that column; domain_robustness (exact-match, the paper's definition) and
+    by_element / by_module / by_setting / by_grade / by_domain: :func:`choicelab.studies.steer.metrics.summarize`
+    per model x adaptation x that column; domain_robustness (exact-match, the paper's definition) and
     domain_robustness_normalized (Fig. 22); dependency_robustness (gap = acc - r); table3.
     """
     sm.check_question_frame(results)

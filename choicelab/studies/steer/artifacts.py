@@ -8,9 +8,10 @@ rubric files: :func:`report_cards`.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from choicelab.artifacts import Artifact, by_name
 from choicelab.studies.steer import figures as fg
@@ -129,3 +130,22 @@ def artifact_id(artifact: Artifact) -> str:
     """The manifest id: ``steer/<name>``, ``steer/report_card_<rubric>`` for a report card."""
     prefix = "report_card_" if isinstance(artifact, ReportCard) else ""
     return f"{STUDY}/{prefix}{artifact.name}"
+
+
+def write_artifacts(artifacts: Iterable[Artifact], sources: Any, outputs: Iterable[str],
+                    record: Mapping[str, Any]) -> None:
+    """Build each artifact from ``sources`` (:class:`~choicelab.studies.steer.tables.TableSources` or
+    :class:`~choicelab.studies.steer.figures.FigureSources`) into its declared ``outputs``, each file with its
+    provenance sidecar (id, what it reproduces, caption naming the models of the run)."""
+    from choicelab.provenance import write_artifact
+
+    outputs = list(outputs)
+    models = ", ".join(sorted(sources.results["model"].astype(str).unique()))
+    for artifact in artifacts:
+        files = declared_files(artifact, outputs)
+        if artifact.kind == "table":
+            tb.write_table(artifact.builder(sources), *files)
+        else:
+            artifact.builder(sources, *files)
+        write_artifact(files, artifact_id=artifact_id(artifact), reproduces=artifact.reproduces,
+                       caption=f"{artifact.reproduces}: {artifact.caption}; models: {models}.", record=record)

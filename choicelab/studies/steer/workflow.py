@@ -3,6 +3,7 @@ functions and params; keeping them here keeps the rules file free of function de
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -23,7 +24,8 @@ FOLDERS = {
 
 
 def _field(wildcards: Any, settings: Settings, name: str) -> Any:
-    return getattr(settings, name)
+    value = getattr(settings, name)
+    return dataclasses.asdict(value) if dataclasses.is_dataclass(value) else value  # plain in the provenance record
 
 
 @dataclass(frozen=True)
@@ -44,7 +46,7 @@ class Plan:
         return cls(tuple(models), entries, settings, Path(data_dir) / "rubrics")
 
     def param(self, name: str) -> Callable[[Any], Any]:
-        """A params function giving one settings field (read when a job is planned)."""
+        """A params function giving one settings field (read when a job is planned; a nested section as a dict)."""
         return functools.partial(_field, settings=self.settings, name=name)
 
     def _runs(self, kind: str) -> list[str]:

@@ -11,13 +11,14 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from choicelab.provenance import SIDECAR_SUFFIX
+
 # File kinds: what one artifact writes, by suffix.
 KIND_SUFFIXES = {
     "table": (".csv", ".md"),  # the data, and the same as Markdown
     "figure": (".png", ".svg"),
     "figure_png": (".png",),  # raster only (the STEER report cards and module figures)
 }
-SIDECAR_SUFFIX = ".prov.json"
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import copy
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -24,12 +25,37 @@ def _key_path(error: jsonschema.ValidationError) -> str:
     return ".".join(str(p) for p in error.absolute_path) or "<top level>"
 
 
+def _filling_validator(schema: Mapping[str, Any]) -> jsonschema.protocols.Validator:
+    """A Draft 2020-12 validator that, like Snakemake's ``validate``, writes each missing key's schema default into
+    the instance before validating it (so nested objects with ``default: {}`` get their keys filled too)."""
+    properties = jsonschema.Draft202012Validator.VALIDATORS["properties"]
+
+    def fill_then_validate(validator, props, instance, node_schema):
+        if isinstance(instance, dict):
+            for key, sub in props.items():
+                if isinstance(sub, Mapping) and "default" in sub:
+                    instance.setdefault(key, copy.deepcopy(sub["default"]))
+        yield from properties(validator, props, instance, node_schema)
+
+    filling = jsonschema.validators.extend(jsonschema.Draft202012Validator, {"properties": fill_then_validate})
+    return filling(schema)
+
+
 def validate_schema(config: Mapping[str, Any]) -> None:
-    """Raise ConfigError naming the first offending key, like Snakemake's validate()."""
-    validator = jsonschema.Draft202012Validator(load_schema())
-    errors = sorted(validator.iter_errors(dict(config)), key=lambda e: list(e.absolute_path))
-    if errors:
-        first = errors[0]
+    """Raise ConfigError naming the first offending key as a dotted path; ``config`` is left as it is."""
+    _raise_first(jsonschema.Draft202012Validator(load_schema()).iter_errors(dict(config)))
+
+
+def validate_config(config: dict[str, Any]) -> None:
+    """The workflow's one validation: fill every key the config leaves out with the schema's default (the only place
+    defaults are written) and raise ConfigError naming the first offending key as a dotted path."""
+    _raise_first(_filling_validator(load_schema()).iter_errors(config))
+
+
+def _raise_first(errors: Iterable[jsonschema.ValidationError]) -> None:
+    ordered = sorted(errors, key=lambda e: [str(p) for p in e.absolute_path])
+    if ordered:
+        first = ordered[0]
         raise ConfigError(f"config key '{_key_path(first)}': {first.message}")
 
 

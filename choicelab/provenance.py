@@ -23,9 +23,8 @@ from typing import Any
 import choicelab
 from choicelab.io import PathLike, canonical_json, read_parquet_metadata, sha256_bytes, sha256_file, write_json
 
-STUDIES = ("bets", "steer", "revealed_belief", "probes", "scoring_methods")
-ARTIFACT_ID = re.compile(r"^(bets|steer|revealed_belief|probes|scoring_methods)/[a-z0-9_]+$")
-SIDECAR_SUFFIX = ".prov.json"
+ARTIFACT_ID = re.compile(r"^(?P<study>[a-z0-9_]+)/[a-z0-9_]+$")
+SIDECAR_SUFFIX = ".prov.json"  # the same as choicelab.artifacts.SIDECAR_SUFFIX
 TRACKED_LIBRARIES = ("torch", "transformers", "tokenizers", "numpy", "pandas", "pyarrow", "scipy", "statsmodels")
 # What a materialized model records in its model.json.
 MODEL_LIBRARIES = ("torch", "transformers", "tokenizers", "safetensors", "gguf")
@@ -225,9 +224,13 @@ def format_lineage(node: Mapping[str, Any], indent: int = 0) -> str:
 
 
 def check_artifact_id(artifact_id: str) -> None:
-    if not ARTIFACT_ID.match(artifact_id):
+    """An artifact id is '<study>/<name>' with a study registered in choicelab.studies.STUDIES."""
+    from choicelab.studies import STUDIES
+
+    match = ARTIFACT_ID.match(artifact_id)
+    if not match or match["study"] not in STUDIES:
         raise ValueError(
-            f"artifact id {artifact_id!r} must look like '<study>/<name>' with study in {STUDIES} and a lower-case "
+            f"artifact id {artifact_id!r} must look like '<study>/<name>' with study in {tuple(STUDIES)} and a lower-case "
             "name from the paper's numbering (e.g. 'bets/table5', 'revealed_belief/table_b1_1')"
         )
 

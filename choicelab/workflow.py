@@ -107,3 +107,26 @@ def output_pairs(paths: Iterable[str], shown: str, paired: str) -> dict[str, tup
     if unpaired:
         raise ValueError(f"outputs {unpaired} lack their {shown} or {paired} file: each name needs both")
     return {name: (path, second[name]) for name, path in first.items()}
+
+
+def write_table_artifacts(smk: Any, study: str) -> None:
+    """The generic table step of a study: each ARTIFACTS row of the running rule (``smk.rule``) is built by its
+    ``builder(inputs, settings)`` -- the job's named inputs and the study's typed settings -- which returns a DataFrame
+    (written as CSV and as a Markdown table) or a (DataFrame, Markdown text) pair; each file gets its provenance
+    sidecar with the row's id, ``reproduces`` and caption. The outputs are the rule's ``artifact_outputs``."""
+    from choicelab.artifacts import of_rule
+    from choicelab.io import write_csv, write_text
+    from choicelab.provenance import write_artifact
+    from choicelab.studies import study_artifacts, study_settings
+
+    settings = study_settings(smk.config, study)
+    record = job_record(smk)
+    pairs = output_pairs(smk.output, ".csv", ".md")
+    for artifact in of_rule(study_artifacts(study), smk.rule, names=list(pairs)):
+        built = artifact.builder(smk.input, settings)
+        frame, markdown = built if isinstance(built, tuple) else (built, built.to_markdown(index=False) + "\n")
+        csv, md = pairs[artifact.name]
+        write_csv(csv, frame)
+        write_text(md, markdown)
+        write_artifact([csv, md], artifact_id=f"{study}/{artifact.name}", reproduces=artifact.reproduces,
+                       caption=artifact.caption, record=record)

@@ -3,11 +3,11 @@ import json
 from pathlib import Path
 
 from snakemake.logging import logger
-from snakemake.utils import min_version, validate
+from snakemake.utils import min_version
 
 import choicelab.studies
 from choicelab.studies import STUDIES
-from choicelab.config import check_references, missing_keys, validate_schema
+from choicelab.config import check_references, missing_keys, validate_config
 
 min_version("9.0")
 
@@ -19,10 +19,8 @@ if missing_keys(config):
         "config: keys not in the config file take the schema's defaults (schemas/config.schema.yaml): "
         + ", ".join(missing_keys(config))
     )
-validate_schema(
-    config
-)  # names the offending key as a dotted path (studies.bets.default_stage)
-validate(config, schema="../schemas/config.schema.yaml")  # fills the schema's defaults
+# The one validation: fills the schema's defaults and names an offending key as a dotted path (studies.bets.seed).
+validate_config(config)
 check_references(config)
 
 
@@ -106,22 +104,27 @@ MC_BENCHMARKS = choicelab.studies.mc_benchmarks(config)
 
 # -- artifacts ------------------------------------------------------------------------------------------------
 
-ARTIFACTS = {}
+ARTIFACT_FILES = {}
 
 
 def register_artifacts(study, files):
     """Each study's .smk registers the files of its tables and figures: they are targets of `rule all`."""
-    ARTIFACTS.setdefault(study, []).extend(files)
+    ARTIFACT_FILES.setdefault(study, []).extend(files)
 
 
 def all_artifact_files():
-    return [f for files in ARTIFACTS.values() for f in files]
+    return [f for files in ARTIFACT_FILES.values() for f in files]
 
 
 def study_settings(study):
     """The typed settings of a study (its package's ``settings.from_config``): the config section after validation
     filled the schema's defaults -- the one place defaults live."""
-    return choicelab.studies.study_module(study).settings.from_config(config)
+    return choicelab.studies.study_settings(config, study)
+
+
+def study_artifacts(study):
+    """The rows of a study's ARTIFACTS table (choicelab.studies.<study>.artifacts)."""
+    return choicelab.studies.study_artifacts(study)
 
 
 def artifact_outputs(folder, artifacts, caption, category, label="artifact"):

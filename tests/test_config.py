@@ -167,3 +167,23 @@ def test_choicelab_config_prints_what_a_run_uses(tmp_path, smoke):
     printed = yaml.safe_load(proc.stdout)
     assert printed["studies"]["revealed_belief"]["n_dice"] == [1, 2, 3]
     assert set(printed["models"]) == set(smoke["models"])
+
+
+def test_the_workflow_validates_once_filling_every_left_out_key_with_the_schema_default(smoke):
+    """Defaults live in the schema only: the one validation (choicelab.config.validate_config, called by
+    rules/common.smk) fills a partial config exactly as Snakemake's schema validation would, nested sections
+    included, so no rule or script needs a fallback of its own."""
+    from snakemake.utils import validate
+
+    from choicelab.config import validate_config
+
+    partial = {"models": smoke["models"], "studies": {"bets": {"models": smoke["studies"]["bets"]["models"]}}}
+    ours, snakemakes = copy.deepcopy(partial), copy.deepcopy(partial)
+    validate_config(ours)
+    validate(snakemakes, str(REPO / "schemas" / "config.schema.yaml"))
+    assert ours == snakemakes
+    assert ours["studies"]["bets"]["templates"] == ["BE", "BV", "CE", "CV"]  # the schema's default, filled
+    common = (REPO / "rules" / "common.smk").read_text()
+    assert common.count("validate_config(config)") == 1 and "validate(config" not in common
+    with pytest.raises(ConfigError, match=r"'studies\.bets\.templates'"):
+        validate_config({**partial, "studies": {"bets": {"models": ["tiny-bert"], "templates": "BE"}}})

@@ -32,6 +32,18 @@ def study_module(name: str) -> ModuleType:
     return importlib.import_module(f"choicelab.studies.{name}")
 
 
+def study_settings(config: Mapping[str, Any], name: str) -> Any:
+    """The study's typed settings (``choicelab.studies.<name>.settings.from_config``) from a validated config."""
+    study_module(name)
+    return importlib.import_module(f"choicelab.studies.{name}.settings").from_config(config)
+
+
+def study_artifacts(name: str) -> tuple[Any, ...]:
+    """The study's ARTIFACTS table (``choicelab.studies.<name>.artifacts``)."""
+    study_module(name)
+    return importlib.import_module(f"choicelab.studies.{name}.artifacts").ARTIFACTS
+
+
 def study_models(config: Mapping[str, Any], study: str) -> list[str]:
     """The models a study runs: ``studies.<study>.models``, or none when the study is disabled."""
     section = config["studies"][study]

@@ -1,0 +1,172 @@
+"""A newcomer adds a sixth study by creating one package and one .smk file and registering it: one line in
+choicelab.studies.STUDIES and the settings section in the config schema. Nothing else of the workflow changes.
+
+The test does it on a copy of the repository -- the walkthrough of docs/architecture.md -- and runs the new study's
+table job through Snakemake: its table, its provenance sidecars and its place among `rule all`'s targets.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pandas as pd
+import yaml
+
+from conftest import REPO
+
+# The new study, as a newcomer writes it: a package ...
+TOY_PACKAGE = {
+    "choicelab/studies/toy/__init__.py": '''
+        """Toy: how often a fair coin comes up heads (a study with no model, to show the layout)."""
+
+        RESULTS = "results/toy"
+        ''',
+    "choicelab/studies/toy/settings.py": '''
+        """The typed settings of the toy study (defaults live in the schema only)."""
+
+        from dataclasses import dataclass
+        from typing import Any, Mapping
+
+
+        @dataclass(frozen=True)
+        class Settings:
+            enabled: bool
+            n_flips: int
+            seed: int
+
+
+        def from_config(config: Mapping[str, Any]) -> Settings:
+            section = config["studies"]["toy"]
+            return Settings(enabled=section["enabled"], n_flips=section["n_flips"], seed=section["seed"])
+        ''',
+    "choicelab/studies/toy/tables.py": '''
+        """The toy study's table: seeded coin flips, the share of heads with its binomial SE and n."""
+
+        import random
+
+        import pandas as pd
+
+        from choicelab.stats import binomial_se
+
+
+        def heads(inputs, settings) -> pd.DataFrame:
+            rng = random.Random(settings.seed)
+            n = settings.n_flips
+            share = sum(rng.random() < 0.5 for _ in range(n)) / n
+            return pd.DataFrame([{"n": n, "heads": share, "se": binomial_se(share, n)}])
+        ''',
+    "choicelab/studies/toy/artifacts.py": '''
+        """Every table and figure of the toy study."""
+
+        from choicelab.artifacts import Artifact
+        from choicelab.studies.toy.tables import heads
+
+        ARTIFACTS = (
+            Artifact("heads", "extra: a toy", "share of heads in seeded fair coin flips", heads, rule="toy_tables"),
+        )
+        ''',
+}
+# ... and one rules file.
+TOY_RULES = '''
+    TOY = "results/toy"
+    TOY_SETTINGS = study_settings("toy")
+    TOY_TABLES = study_artifacts("toy")
+
+    if TOY_SETTINGS.enabled:
+        register_artifacts("toy", [f for a in TOY_TABLES for f in a.files(f"{TOY}/tables")])
+
+
+    rule toy_tables:
+        output:
+            artifact_outputs(f"{TOY}/tables", TOY_TABLES, caption="../report/workflow.rst", category="toy"),
+        log:
+            "results/logs/toy/tables.log",
+        params:
+            study="toy",
+        script:
+            "../scripts/study_tables.py"
+    '''
+# Registering it: its name in the registry, its settings (with their defaults) in the schema.
+TOY_SCHEMA = {
+    "type": "object",
+    "additionalProperties": False,
+    "default": {},
+    "properties": {
+        "enabled": {"type": "boolean", "default": True},
+        "n_flips": {"type": "integer", "minimum": 1, "default": 200},
+        "seed": {"type": "integer", "default": 0},
+    },
+}
+
+
+def _copy_repository(dest: Path) -> None:
+    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=REPO, capture_output=True,
+                            text=True, check=True).stdout.split("\n")
+    for name in filter(None, listed):
+        source = REPO / name
+        if source.is_file():
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, dest / name)
+
+
+def _add_toy_study(repo: Path) -> set[str]:
+    """Write the toy study into ``repo``; return the paths it created or changed."""
+    touched = set()
+    for name, text in TOY_PACKAGE.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(textwrap.dedent(text).lstrip())
+        touched.add(name)
+    (repo / "rules/toy.smk").write_text(textwrap.dedent(TOY_RULES).lstrip())
+    touched.add("rules/toy.smk")
+    registry = repo / "choicelab/studies/__init__.py"
+    text = registry.read_text()
+    head, tail = text.split("STUDIES: dict[str, str] = {\n", 1)
+    registry.write_text(head + "STUDIES: dict[str, str] = {\n" + '    "toy": "A toy coin study",\n' + tail)
+    touched.add("choicelab/studies/__init__.py")
+    schema_path = repo / "schemas/config.schema.yaml"
+    schema = yaml.safe_load(schema_path.read_text())
+    schema["properties"]["studies"]["properties"]["toy"] = TOY_SCHEMA
+    schema_path.write_text(yaml.safe_dump(schema, sort_keys=False))
+    touched.add("schemas/config.schema.yaml")
+    return touched
+
+
+def _snakemake(repo: Path, workdir: Path, config: Path, mirror: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {**__import__("os").environ, "PYTHONPATH": str(repo)}
+    return subprocess.run(
+        [sys.executable, "-m", "snakemake", *args, "--cores", "1", "-s", str(repo / "Snakefile"), "-d", str(workdir),
+         "--configfile", str(config), "--config", f"data_mirror={mirror}"],
+        capture_output=True, text=True, timeout=600, env=env, cwd=workdir.parent,
+    )
+
+
+def test_a_sixth_study_is_one_package_one_rules_file_and_one_registration(tmp_path, data_mirror):
+    repo = tmp_path / "repo"
+    _copy_repository(repo)
+    touched = _add_toy_study(repo)
+
+    new_files = {n for n in touched if not (REPO / n).exists()}
+    changed_files = touched - new_files
+    assert {Path(n).parent.as_posix() for n in new_files} == {"choicelab/studies/toy", "rules"}
+    assert changed_files == {"choicelab/studies/__init__.py", "schemas/config.schema.yaml"}
+
+    # The smoke config, as a user who has not heard of the toy study wrote it: the schema's defaults fill its section.
+    config = tmp_path / "smoke.yaml"
+    shutil.copy(REPO / "configs/smoke.yaml", config)
+    workdir = tmp_path / "run"
+
+    built = _snakemake(repo, workdir, config, data_mirror, "results/toy/tables/heads.csv")
+    assert built.returncode == 0, built.stdout[-2000:] + built.stderr[-3000:]
+    table = pd.read_csv(workdir / "results/toy/tables/heads.csv")
+    assert table.loc[0, "n"] == 200 and 0.3 < table.loc[0, "heads"] < 0.7 and table.loc[0, "se"] > 0
+    sidecar = yaml.safe_load((workdir / "results/toy/tables/heads.csv.prov.json").read_text())
+    assert sidecar["artifact"]["id"] == "toy/heads" and sidecar["artifact"]["reproduces"] == "extra: a toy"
+
+    # The toy table is one of `rule all`'s targets, next to the five studies' (a dry run of the whole DAG).
+    dry = _snakemake(repo, tmp_path / "dry", config, data_mirror, "-n", "--quiet", "rules")
+    assert dry.returncode == 0, dry.stderr[-3000:]
+    assert "toy_tables" in dry.stdout + dry.stderr

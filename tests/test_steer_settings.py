@@ -8,13 +8,11 @@ from pathlib import Path
 
 import pytest
 import yaml
-from snakemake.utils import validate
 
-from choicelab.config import load_schema
+from choicelab.config import load_schema, validate_config
 from choicelab.studies.steer import settings
 
 REPO = Path(__file__).resolve().parent.parent
-SCHEMA = REPO / "schemas" / "config.schema.yaml"
 
 
 def section_schema():
@@ -53,7 +51,7 @@ def test_shipped_configs_give_their_values(path):
 def test_a_section_with_only_its_models_takes_the_schema_defaults():
     config = copy.deepcopy(yaml.safe_load((REPO / "configs" / "smoke.yaml").read_text()))
     config["studies"]["steer"] = {"models": ["tiny-llama"]}
-    validate(config, schema=str(SCHEMA))  # what rules/common.smk does: fills the schema's defaults
+    validate_config(config)  # what rules/common.smk does: fills the schema's defaults
     steer = settings.from_config(config)
     assert steer.enabled is True
     assert steer.adaptations == ("0shot",)

@@ -13,8 +13,6 @@ FIGURES = "figures/steer"
 # workflow passes each as a declared input.
 DATA = Path(__file__).resolve().parents[3] / "data" / "steer"
 
-from choicelab.studies.steer import settings as settings  # noqa: E402  (read by rules/common.smk study_settings)
-
 
 def mc_benchmarks(config: Mapping[str, Any]) -> dict[str, str]:
     """The generated questions join the probes and scoring-methods grids."""

@@ -115,16 +115,6 @@ def chosen_benchmarks(available: list[str], chosen: list[str] | None, key: str) 
     return [name for name in available if name in chosen]
 
 
-def load_config(path: str | Path) -> dict[str, Any]:
-    try:
-        config = yaml.safe_load(Path(path).read_text())
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{path} is not valid YAML: {exc}") from exc
-    validate_schema(config)
-    check_references(config)
-    return config
-
-
 # -- what a run uses -----------------------------------------------------------------------------------------------
 
 # Optional model-entry keys whose null default means "as the model ships" (its tokenizer's chat template, its context

@@ -38,7 +38,7 @@ model hash, config hash, input hashes, code version, library versions and seed.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -124,9 +124,3 @@ def write_dump(path: PathLike, rows: Iterable[DumpRow], provenance_json: str) ->
 
 def read_dump(path: PathLike) -> pa.Table:
     return read_versioned_table(path, DUMP_SCHEMA_VERSION, "choicelab logit dump")
-
-
-def check_columns(frame_columns: Iterable[str], required: Mapping[str, str] | Sequence[str], where: str) -> None:
-    missing = [c for c in required if c not in set(frame_columns)]
-    if missing:
-        raise ValueError(f"{where}: missing columns {missing}")

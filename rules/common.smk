@@ -37,6 +37,11 @@ def repo_file(relative):
     return str(Path(workflow.basedir) / relative)
 
 
+def data_root():
+    """Where public datasets are read: the configured mirror, else the download rules' folder."""
+    return config.get("data_mirror") or "results/downloads"
+
+
 # -- models ---------------------------------------------------------------------------------------------------
 
 
@@ -173,52 +178,6 @@ def report_pairs(
     return entries
 
 
-# -- revealed belief ------------------------------------------------------------------------------------------
-
-RB = "results/revealed_belief"
-RB_FIG = "figures/revealed_belief"
-RB_FIGURES = ["fig2", "fig3", "fig4", "fig5", "fig6", "fig_single_die"]
-
-
-def rb_config(key, default=None):
-    return config["studies"].get("revealed_belief", {}).get(key, default)
-
-
-def rb_models(role=None):
-    names = study_models("revealed_belief")
-    if role is None:
-        return names
-    return [m for m in names if config["models"][m].get("role") == role]
-
-
-def rb_revealed_dumps(wildcards):
-    return expand(f"{RB}/dumps/{{model}}.revealed.parquet", model=rb_models())
-
-
-def rb_stated_dumps(wildcards):
-    return expand(f"{RB}/dumps/{{model}}.stated.parquet", model=rb_models("instruct"))
-
-
-def rb_block_models(block):
-    return rb_models("base" if block == 1 else "instruct")
-
-
-def rb_table_names():
-    """Appendix tables with at least one model of their block's role, plus Table 1 and compare_paper."""
-    from choicelab.pipelines.revealed_belief import appendix_table_ids
-
-    if not rb_models():
-        return []
-    families = rb_config("families", ["dice", "coins", "choice", "preference"])
-    group_family = {"b": "dice", "c": "coins", "d": "choice", "e": "preference"}
-    tables = [
-        t
-        for t, (group, block) in appendix_table_ids().items()
-        if rb_block_models(block) and group_family[group[0]] in families
-    ]
-    return ["table1", *tables, "compare_paper"]
-
-
 # -- bets ----------------------------------------------------------------------------------------------------
 
 BE = "results/bets"
@@ -324,159 +283,6 @@ def be_benchmarks(wildcards):
     )
 
 
-# -- probes --------------------------------------------------------------------------------------------------
-
-PR = "results/probes"
-PR_FIG = "figures/probes"
-# The tables and figures of the confidences (rules probes_tables, probes_figures); the robustness matrix and the
-# timing table have their own rules.
-PR_CONFIDENCE_TABLES = [
-    "table1",
-    "table2",
-    "table_accuracy",
-    "table_nra",
-    "table_choice_paralysis",
-    "table_hits_at_k",
-    "table_label_balance",
-    "table_lengths",
-    "table_overlap",
-    "compare_paper",
-]
-PR_TABLES = [
-    *PR_CONFIDENCE_TABLES,
-    "robustness_matrix",
-    "table_timing",
-    "table_controls",
-]
-PR_CONFIDENCE_FIGURES = ["fig3", "fig4", "fig5", "fig6"]
-PR_FIGURES = [*PR_CONFIDENCE_FIGURES, "fig_robustness_matrix"]
-
-
-def pr_config(key, default=None):
-    return config["studies"].get("probes", {}).get(key, default)
-
-
-def data_root():
-    """Where public datasets are read: the configured mirror, else the download rules' folder."""
-    return config.get("data_mirror") or "results/downloads"
-
-
-def pr_source_files(wildcards):
-    """Public files a benchmark is read from: downloads unless a mirror is configured, and the official full train
-    release (always downloaded, checksummed) when studies.probes.train_data is full."""
-    from choicelab.mc.commonsense import SOURCES, train_files
-
-    files = (
-        []
-        if config.get("data_mirror")
-        else [
-            f"results/downloads/{f.mirror_path}"
-            for (benchmark, _), remotes in SOURCES.items()
-            if benchmark == wildcards.benchmark
-            for f in remotes
-        ]
-    )
-    if pr_config("train_data", "mirror") == "full":
-        files += [
-            f"results/downloads/{f.mirror_path}"
-            for f in train_files(wildcards.benchmark, "full")
-        ]
-    return files
-
-
-def pr_checkpoint(wildcards):
-    return f"{PR}/checkpoints/{wildcards.model}__{wildcards.benchmark}"
-
-
-def pr_embedder(wildcards):
-    return model_dir(pr_config("embedder"))
-
-
-def pr_dumps(wildcards):
-    return expand(
-        f"{PR}/dumps/{{model}}__{{benchmark}}.parquet",
-        model=study_models("probes"),
-        benchmark=pr_config("benchmarks", []),
-    )
-
-
-def pr_control_models():
-    """Pre-trained encoders scored with an untrained multiple-choice head (Sec. 4.3-4.4 controls); default: the
-    fine-tuned encoders' base models."""
-    chosen = pr_config("control_models")
-    names = list(study_models("probes") if chosen is None else chosen)
-    for name in names:
-        kind = config["models"].get(name, {}).get("kind")
-        if kind not in ("encoder", "seq2seq"):
-            raise ValueError(
-                f"config key 'studies.probes.control_models': {name!r} is "
-                f"{'not under models:' if kind is None else f'a {kind} model'}; controls are encoders "
-                "(untrained multiple-choice head) or seq2seq QA models (UnifiedQA)"
-            )
-    return names
-
-
-def pr_control_dumps(wildcards):
-    return expand(f"{PR}/dumps/{{model}}.control.parquet", model=pr_control_models())
-
-
-def pr_probed(wildcards):
-    return expand(
-        f"{PR}/probed/{{benchmark}}.parquet", benchmark=pr_config("benchmarks", [])
-    )
-
-
-def pr_timings(wildcards):
-    return expand(
-        f"{PR}/timing/{{model}}__{{benchmark}}.csv",
-        model=study_models("probes"),
-        benchmark=pr_config("benchmarks", []),
-    )
-
-
-def pr_causal_benchmarks():
-    """The benchmarks the causal LMs score probes on: studies.probes.causal_benchmarks (null = every one the
-    workflow builds, the commonsense ones first)."""
-    from choicelab.config import chosen_benchmarks
-
-    every = list(dict.fromkeys([*pr_config("benchmarks", []), *sorted(MC_BENCHMARKS)]))
-    return chosen_benchmarks(
-        every, pr_config("causal_benchmarks"), "studies.probes.causal_benchmarks"
-    )
-
-
-def pr_causal_dumps(wildcards):
-    return expand(
-        f"{PR}/dumps/{{model}}__{{benchmark}}.causal.parquet",
-        model=pr_config("causal_models", []),
-        benchmark=pr_causal_benchmarks(),
-    )
-
-
-def pr_all_probed(wildcards):
-    """The probes of every benchmark in the robustness matrix: the encoders' and the causal LMs'."""
-    benchmarks = dict.fromkeys([*pr_config("benchmarks", []), *pr_causal_benchmarks()])
-    return expand(f"{PR}/probed/{{benchmark}}.parquet", benchmark=list(benchmarks))
-
-
-def pr_external_items(wildcards):
-    return MC_BENCHMARKS[wildcards.benchmark]
-
-
-def pr_train(wildcards):
-    return expand(
-        f"{PR}/benchmarks/{{benchmark}}.train.parquet",
-        benchmark=pr_config("benchmarks", []),
-    )
-
-
-def pr_dev(wildcards):
-    return expand(
-        f"{PR}/benchmarks/{{benchmark}}.dev.parquet",
-        benchmark=pr_config("benchmarks", []),
-    )
-
-
 # -- scoring methods -----------------------------------------------------------------------------------------
 
 SM = "results/scoring_methods"
@@ -514,7 +320,11 @@ def sm_grid_benchmarks():
     workflow builds: pragmatics, commonsense (probes), bets, STEER)."""
     from choicelab.config import chosen_benchmarks
 
-    commonsense = list(pr_config("benchmarks", [])) if study_models("probes") else []
+    commonsense = (
+        list(config["studies"]["probes"]["benchmarks"])
+        if study_models("probes")
+        else []
+    )
     every = list(dict.fromkeys(["pragmatics", *commonsense, *sorted(MC_BENCHMARKS)]))
     return chosen_benchmarks(
         every, sm_config("grid_benchmarks"), "studies.scoring_methods.grid_benchmarks"
@@ -539,4 +349,3 @@ def sm_grid_scores(wildcards):
 
 # A benchmark selection naming a benchmark this config does not build fails here, before any job runs.
 sm_grid_benchmarks()
-pr_causal_benchmarks()

@@ -1,16 +1,47 @@
 # Prior bias and choice paralysis: commonsense benchmarks -> one fine-tuned encoder per benchmark -> the four
 # probes -> logit dumps -> Tables 1-2, the in-text tables, Figs 3-6 and the comparison with the paper.
+# Settings: choicelab.studies.probes.settings (studies.probes, defaults in the schema); tables and figures:
+# choicelab.studies.probes.artifacts.ARTIFACTS; input functions and params: choicelab.studies.probes.jobs.Jobs.
+#
+# Names other rule files may use (all names of this file start with pr_/PR_): PR (the study's results folder),
+# PR_SETTINGS (its typed settings, or None without a studies.probes section; PR_SETTINGS.benchmarks are the
+# commonsense benchmarks whose dev items it writes to f"{PR}/benchmarks/{benchmark}.dev.parquet") and PR_MODELS
+# (its fine-tuned encoders; empty when the study is off).
 
+from choicelab.artifacts import captions, of_rule
+from choicelab.studies.probes import RESULTS as PR
+from choicelab.studies.probes import artifacts as pr_artifacts
+from choicelab.studies.probes import jobs as pr_jobs
 
-register_artifacts(
-    "probes",
-    (
-        [f"{PR}/tables/{t}.{ext}" for t in PR_TABLES for ext in ("csv", "md")]
-        + [f"{PR_FIG}/{f}.{ext}" for f in PR_FIGURES for ext in ("png", "svg")]
-        if study_models("probes")
-        else []
-    ),
+PR_MODELS = study_models("probes")
+PR_JOBS = pr_jobs.Jobs.from_config(
+    config,
+    models=PR_MODELS,
+    data_root=data_root(),
+    mc_benchmarks=MC_BENCHMARKS,
+    model_dir=model_dir,
 )
+PR_SETTINGS = PR_JOBS.section
+# Each artifact-writing rule's outputs (files and provenance sidecars) and report captions, from ARTIFACTS.
+PR_OUTPUTS = {
+    job: [
+        entry
+        for folder, rows in pr_artifacts.by_folder(job).items()
+        for entry in artifact_outputs(
+            folder, rows, caption="../report/probes.rst", category="probes"
+        )
+    ]
+    for job in pr_artifacts.RULES
+}
+PR_CAPTIONS = {
+    job: captions(of_rule(pr_artifacts.ARTIFACTS, job)) for job in pr_artifacts.RULES
+}
+
+register_artifacts("probes", pr_artifacts.artifact_files(enabled=bool(PR_MODELS)))
+
+# A causal-benchmark selection naming a benchmark this config does not build fails here, before any job runs.
+if PR_SETTINGS is not None:
+    PR_JOBS.causal_benchmarks()
 
 
 rule download_commonsense:
@@ -28,7 +59,7 @@ rule download_commonsense:
 
 rule probes_benchmark:
     input:
-        pr_source_files,
+        PR_JOBS.source_files,
     output:
         train=f"{PR}/benchmarks/{{benchmark}}.train.parquet",
         dev=f"{PR}/benchmarks/{{benchmark}}.dev.parquet",
@@ -41,11 +72,11 @@ rule probes_benchmark:
     params:
         root=data_root(),
         full_root="results/downloads",
-        train_data=pr_config("train_data", "mirror"),
-        train_size=pr_config("train_size"),
-        dev_size=pr_config("dev_size"),
-        dev_train_fraction=pr_config("dev_train_fraction", 0.5),
-        heldout_fraction=pr_config("heldout_fraction", 0.1),
+        train_data=PR_JOBS.setting("train_data"),
+        train_size=PR_JOBS.setting("train_size"),
+        dev_size=PR_JOBS.setting("dev_size"),
+        dev_train_fraction=PR_JOBS.setting("dev_train_fraction"),
+        heldout_fraction=PR_JOBS.setting("heldout_fraction"),
         seed=config["seed"],
     script:
         "../scripts/probes_benchmark.py"
@@ -54,7 +85,7 @@ rule probes_benchmark:
 rule probes_probed:
     input:
         dev=f"{PR}/benchmarks/{{benchmark}}.dev.parquet",
-        embedder=pr_embedder,
+        embedder=PR_JOBS.embedder,
     output:
         f"{PR}/probed/{{benchmark}}.parquet",
     log:
@@ -67,10 +98,10 @@ rule probes_probed:
         mem_mb=attempt_scaled(4000),
         runtime=attempt_scaled(30),
     params:
-        trials=pr_config("trials", 5),
-        cp_n=pr_config("cp_n", [5, 10, 15]),
-        cp_instances=pr_config("cp_instances", 50),
-        cp_sampling=pr_config("cp_sampling", ["random", "heuristic"]),
+        trials=PR_JOBS.setting("trials"),
+        cp_n=PR_JOBS.setting("cp_n"),
+        cp_instances=PR_JOBS.setting("cp_instances"),
+        cp_sampling=PR_JOBS.setting("cp_sampling"),
         seed=config["seed"],
         device=config["device"],
     script:
@@ -96,7 +127,7 @@ rule probes_finetune:
         runtime=attempt_scaled(120),
         gpu=model_gpus,
     params:
-        finetune=pr_config("finetune", {}),
+        finetune=PR_JOBS.setting("finetune"),
         seed=config["seed"],
         device=config["device"],
     script:
@@ -105,7 +136,7 @@ rule probes_finetune:
 
 rule probes_score:
     input:
-        checkpoint=pr_checkpoint,
+        checkpoint=PR_JOBS.checkpoint,
         probed=f"{PR}/probed/{{benchmark}}.parquet",
     output:
         f"{PR}/dumps/{{model}}__{{benchmark}}.parquet",
@@ -122,7 +153,7 @@ rule probes_score:
         runtime=attempt_scaled(60),
         gpu=model_gpus,
     params:
-        max_length=pr_config("finetune", {}).get("max_length", 128),
+        max_length=PR_JOBS.setting("finetune.max_length"),
         device=config["device"],
     script:
         "../scripts/probes_score.py"
@@ -131,7 +162,7 @@ rule probes_score:
 rule probes_control_score:
     input:
         base=wildcard_model_dir,
-        probed=pr_probed,
+        probed=PR_JOBS.probed,
     output:
         f"{PR}/dumps/{{model}}.control.parquet",
     log:
@@ -147,9 +178,9 @@ rule probes_control_score:
         runtime=attempt_scaled(60),
         gpu=model_gpus,
     params:
-        max_length=pr_config("finetune", {}).get("max_length", 128),
-        control_items=pr_config("control_items"),
-        seq2seq_control_items=pr_config("seq2seq_control_items", 150),
+        max_length=PR_JOBS.setting("finetune.max_length"),
+        control_items=PR_JOBS.setting("control_items"),
+        seq2seq_control_items=PR_JOBS.setting("seq2seq_control_items"),
         max_batch_tokens=config["engine"]["max_batch_tokens"],
         seed=config["seed"],
         device=config["device"],
@@ -159,30 +190,26 @@ rule probes_control_score:
 
 rule probes_controls:
     input:
-        dumps=pr_control_dumps,
-        probed=pr_probed,
+        dumps=PR_JOBS.control_dumps,
+        probed=PR_JOBS.probed,
         confidences=f"{PR}/metrics/confidences.parquet",
         paper=repo_file("data/probes/paper/controls.csv"),
     output:
-        csv=report(
-            f"{PR}/tables/table_controls.csv",
-            caption="../report/probes.rst",
-            category="probes",
-            labels={"artifact": "table_controls"},
-        ),
-        md=f"{PR}/tables/table_controls.md",
+        PR_OUTPUTS["probes_controls"],
     log:
         "results/logs/probes/table_controls.log",
     conda:
         "../envs/analysis.yaml"
+    params:
+        captions=PR_CAPTIONS["probes_controls"],
     script:
         "../scripts/probes_controls.py"
 
 
 rule probes_confidences:
     input:
-        dumps=pr_dumps,
-        probed=pr_probed,
+        dumps=PR_JOBS.dumps,
+        probed=PR_JOBS.probed,
     output:
         f"{PR}/metrics/confidences.parquet",
     log:
@@ -197,7 +224,7 @@ if MC_BENCHMARKS:
 
     rule probes_external_benchmark:
         input:
-            pr_external_items,
+            PR_JOBS.external_items,
         output:
             dev=f"{PR}/benchmarks/{{benchmark}}.dev.parquet",
         log:
@@ -229,7 +256,7 @@ rule probes_causal_score:
         runtime=attempt_scaled(60),
         gpu=model_gpus,
     params:
-        causal_items=pr_config("causal_items"),
+        causal_items=PR_JOBS.setting("causal_items"),
         max_batch_tokens=config["engine"]["max_batch_tokens"],
         seed=config["seed"],
         device=config["device"],
@@ -239,28 +266,17 @@ rule probes_causal_score:
 
 rule probes_robustness:
     input:
-        encoder=pr_dumps,
-        causal=pr_causal_dumps,
-        probed=pr_all_probed,
+        encoder=PR_JOBS.dumps,
+        causal=PR_JOBS.causal_dumps,
+        probed=PR_JOBS.all_probed,
     output:
-        csv=report(
-            f"{PR}/tables/robustness_matrix.csv",
-            caption="../report/probes.rst",
-            category="probes",
-            labels={"artifact": "robustness_matrix"},
-        ),
-        md=f"{PR}/tables/robustness_matrix.md",
-        png=report(
-            f"{PR_FIG}/fig_robustness_matrix.png",
-            caption="../report/probes.rst",
-            category="probes",
-            labels={"artifact": "fig_robustness_matrix"},
-        ),
-        svg=f"{PR_FIG}/fig_robustness_matrix.svg",
+        PR_OUTPUTS["probes_robustness"],
     log:
         "results/logs/probes/robustness_matrix.log",
     conda:
         "../envs/analysis.yaml"
+    params:
+        captions=PR_CAPTIONS["probes_robustness"],
     script:
         "../scripts/probes_robustness.py"
 
@@ -268,31 +284,27 @@ rule probes_robustness:
 rule probes_tables:
     input:
         confidences=f"{PR}/metrics/confidences.parquet",
-        dev=pr_dev,
-        train=pr_train,
+        dev=PR_JOBS.dev,
+        train=PR_JOBS.train,
         paper1=repo_file("data/probes/paper/table1.csv"),
         paper2=repo_file("data/probes/paper/table2.csv"),
     output:
-        report_pairs(
-            f"{PR}/tables",
-            PR_CONFIDENCE_TABLES,
-            caption="../report/probes.rst",
-            category="probes",
-        ),
+        PR_OUTPUTS["probes_tables"],
     log:
         "results/logs/probes/tables.log",
     conda:
         "../envs/analysis.yaml"
     params:
         seed=config["seed"],
-        trials=pr_config("trials", 5),
+        trials=PR_JOBS.setting("trials"),
+        captions=PR_CAPTIONS["probes_tables"],
     script:
         "../scripts/probes_tables.py"
 
 
 rule probes_time:
     input:
-        checkpoint=pr_checkpoint,
+        checkpoint=PR_JOBS.checkpoint,
         probed=f"{PR}/probed/{{benchmark}}.parquet",
     output:
         f"{PR}/timing/{{model}}__{{benchmark}}.csv",
@@ -307,7 +319,7 @@ rule probes_time:
         runtime=attempt_scaled(30),
         gpu=model_gpus,
     params:
-        max_length=pr_config("finetune", {}).get("max_length", 128),
+        max_length=PR_JOBS.setting("finetune.max_length"),
         device=config["device"],
     script:
         "../scripts/probes_time.py"
@@ -315,19 +327,15 @@ rule probes_time:
 
 rule probes_timing_table:
     input:
-        pr_timings,
+        timings=PR_JOBS.timings,
     output:
-        csv=report(
-            f"{PR}/tables/table_timing.csv",
-            caption="../report/probes.rst",
-            category="probes",
-            labels={"artifact": "table_timing"},
-        ),
-        md=f"{PR}/tables/table_timing.md",
+        PR_OUTPUTS["probes_timing_table"],
     log:
         "results/logs/probes/table_timing.log",
     conda:
         "../envs/analysis.yaml"
+    params:
+        captions=PR_CAPTIONS["probes_timing_table"],
     script:
         "../scripts/probes_timing_table.py"
 
@@ -336,17 +344,12 @@ rule probes_figures:
     input:
         confidences=f"{PR}/metrics/confidences.parquet",
     output:
-        report_pairs(
-            PR_FIG,
-            PR_CONFIDENCE_FIGURES,
-            caption="../report/probes.rst",
-            category="probes",
-            shown="png",
-            paired="svg",
-        ),
+        PR_OUTPUTS["probes_figures"],
     log:
         "results/logs/probes/figures.log",
     conda:
         "../envs/analysis.yaml"
+    params:
+        captions=PR_CAPTIONS["probes_figures"],
     script:
         "../scripts/probes_figures.py"

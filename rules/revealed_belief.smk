@@ -1,15 +1,31 @@
 # Revealed belief vs stated answer: scenarios -> RevB and StaA logit dumps -> distances -> Table 1, the appendix
-# tables B.1.1-B.3.4, C.1-C.3, D.1-D.3, E.1-E.3, Figs 2-6 and the comparison with the paper.
+# tables B.1.1-B.3.4, C.1-C.3, D.1-D.3, E.1-E.3, Figs 2-6 and the comparison with the paper. The tables and figures
+# (paper reference, caption, builder): choicelab/studies/revealed_belief/artifacts.py.
 
+from choicelab.artifacts import captions, of_rule
+from choicelab.studies.revealed_belief import artifacts as rb_artifacts
+
+RB = "results/revealed_belief"
+RB_FIG = "figures/revealed_belief"
+RB_SETTINGS = study_settings("revealed_belief")
+RB_MODELS = study_models("revealed_belief")
+# base or instruct: RevB tables put a model in the base or the instruct block; StaA is asked of instruct models
+RB_ROLES = {m: config["models"][m].get("role", "") for m in RB_MODELS}
+RB_ARTIFACTS = rb_artifacts.written(RB_MODELS, RB_ROLES, RB_SETTINGS.families)
+RB_TABLES = of_rule(RB_ARTIFACTS, "rb_tables")
+RB_FIGURES = of_rule(RB_ARTIFACTS, "rb_figures")
+RB_PAPER = "data/revealed_belief/paper/llama3_70b_chebyshev.csv"
+# RevB of every model; StaA of the instruct models
+RB_REVEALED_DUMPS = expand(f"{RB}/dumps/{{model}}.revealed.parquet", model=RB_MODELS)
+RB_STATED_DUMPS = expand(
+    f"{RB}/dumps/{{model}}.stated.parquet",
+    model=[m for m in RB_MODELS if RB_ROLES[m] == "instruct"],
+)
 
 register_artifacts(
     "revealed_belief",
-    [f"{RB}/tables/{t}.{ext}" for t in rb_table_names() for ext in ("csv", "md")]
-    + (
-        [f"{RB_FIG}/{f}.{ext}" for f in RB_FIGURES for ext in ("png", "svg")]
-        if rb_models()
-        else []
-    ),
+    [f for a in RB_TABLES for f in a.files(f"{RB}/tables")]
+    + [f for a in RB_FIGURES for f in a.files(RB_FIG)],
 )
 
 
@@ -22,10 +38,10 @@ rule rb_scenarios:
     conda:
         "../envs/analysis.yaml"
     params:
-        faces=rb_config("faces", [4, 6, 8, 10, 12]),
-        n_dice=rb_config("n_dice", [1, 2, 3]),
-        families=rb_config("families", ["dice", "coins", "choice", "preference"]),
-        staa_max_outcomes=rb_config("staa_max_outcomes", None),
+        faces=list(RB_SETTINGS.faces),
+        n_dice=list(RB_SETTINGS.n_dice),
+        families=list(RB_SETTINGS.families),
+        staa_max_outcomes=RB_SETTINGS.staa_max_outcomes,
         seed=config["seed"],
     script:
         "../scripts/rb_scenarios.py"
@@ -85,8 +101,8 @@ rule rb_metrics:
     input:
         scenarios=f"{RB}/scenarios.parquet",
         questions=f"{RB}/stated_questions.parquet",
-        revealed=rb_revealed_dumps,
-        stated=rb_stated_dumps,
+        revealed=RB_REVEALED_DUMPS,
+        stated=RB_STATED_DUMPS,
     output:
         f"{RB}/metrics/distances.parquet",
     log:
@@ -94,7 +110,7 @@ rule rb_metrics:
     conda:
         "../envs/analysis.yaml"
     params:
-        epsilon=rb_config("symkl_epsilon", 1e-6),
+        epsilon=RB_SETTINGS.symkl_epsilon,
     script:
         "../scripts/rb_metrics.py"
 
@@ -103,11 +119,11 @@ rule rb_tables:
     input:
         metrics=f"{RB}/metrics/distances.parquet",
         scenarios=f"{RB}/scenarios.parquet",
-        paper=repo_file("data/revealed_belief/paper/llama3_70b_chebyshev.csv"),
+        paper=repo_file(RB_PAPER),
     output:
-        report_pairs(
+        artifact_outputs(
             f"{RB}/tables",
-            rb_table_names(),
+            RB_TABLES,
             caption="../report/revealed_belief.rst",
             category="revealed_belief",
         ),
@@ -116,8 +132,9 @@ rule rb_tables:
     conda:
         "../envs/analysis.yaml"
     params:
-        models=rb_models(),
-        roles={m: config["models"][m].get("role", "") for m in rb_models()},
+        models=RB_MODELS,
+        roles=RB_ROLES,
+        captions=captions(RB_TABLES),
     script:
         "../scripts/rb_tables.py"
 
@@ -126,23 +143,22 @@ rule rb_figures:
     input:
         metrics=f"{RB}/metrics/distances.parquet",
         scenarios=f"{RB}/scenarios.parquet",
-        revealed=rb_revealed_dumps,
+        revealed=RB_REVEALED_DUMPS,
     output:
-        report_pairs(
+        artifact_outputs(
             RB_FIG,
             RB_FIGURES,
             caption="../report/revealed_belief.rst",
             category="revealed_belief",
-            shown="png",
-            paired="svg",
         ),
     log:
         "results/logs/revealed_belief/figures.log",
     conda:
         "../envs/analysis.yaml"
     params:
-        models=rb_models(),
-        roles={m: config["models"][m].get("role", "") for m in rb_models()},
-        faces=rb_config("faces", [4, 6, 8, 10, 12]),
+        models=RB_MODELS,
+        roles=RB_ROLES,
+        faces=list(RB_SETTINGS.faces),
+        captions=captions(RB_FIGURES),
     script:
         "../scripts/rb_figures.py"

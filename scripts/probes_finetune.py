@@ -1,13 +1,12 @@
 """Adapter: rule probes_finetune (one multiple-choice encoder per benchmark, selected on held-out train items)."""
 
-from choicelab.mc.items import read_items
 from choicelab.mc.finetune import FineTuneParams, fine_tune_checkpoint
-from choicelab.pipelines.probes import train_roles
+from choicelab.mc.items import read_items
+from choicelab.studies.probes.items import train_roles
 from choicelab.workflow import log_to
 
 with log_to(snakemake.log[0]):
-    settings = dict(snakemake.params.finetune)
-    params = FineTuneParams(seed=int(snakemake.params.seed), **settings)
+    params = FineTuneParams(seed=snakemake.params.seed, **snakemake.params.finetune)
     fit, heldout = train_roles(read_items(snakemake.input.train))
     meta = fine_tune_checkpoint(
         snakemake.input.base, fit, heldout, params, snakemake.output[0],

@@ -2,14 +2,12 @@
 
 from choicelab.dumps import write_dump
 from choicelab.mc.items import read_items
-from choicelab.lm.loading import load_encoder_mc
-from choicelab.mc.scoring import score_encoder
 from choicelab.provenance import record_json
+from choicelab.studies.probes.scoring import score_fine_tuned
 from choicelab.workflow import job_record, log_to
 
 with log_to(snakemake.log[0]):
-    items = read_items(snakemake.input.probed)
-    model, tokenizer, _ = load_encoder_mc(snakemake.input.checkpoint, seed=0, device=snakemake.params.device)
-    name = snakemake.wildcards.model
-    rows = score_encoder(model, tokenizer, items, study="probes", model=name, max_length=int(snakemake.params.max_length))
+    rows = score_fine_tuned(snakemake.input.checkpoint, read_items(snakemake.input.probed),
+                            model=snakemake.wildcards.model, max_length=snakemake.params.max_length,
+                            device=snakemake.params.device)
     write_dump(snakemake.output[0], rows, record_json(job_record(snakemake, models=[snakemake.input.checkpoint])))

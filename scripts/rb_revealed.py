@@ -5,8 +5,8 @@ import pandas as pd
 from choicelab.dumps import write_dump
 from choicelab.lm.causal import CausalScorer
 from choicelab.lm.loading import load_causal
-from choicelab.pipelines.revealed_belief import revealed_rows
 from choicelab.provenance import record_json
+from choicelab.studies.revealed_belief.scoring import revealed_rows
 from choicelab.workflow import job_record, log_to
 
 with log_to(snakemake.log[0]):

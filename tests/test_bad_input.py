@@ -82,8 +82,7 @@ def test_config_mistakes_stop_snakemake_before_any_job(tmp_path, case, mutate, e
 
 
 def test_malformed_config_yaml_is_reported_before_any_job(tmp_path):
-    """Snakemake reads --configfile itself and says the file is not valid YAML (``load_config``, used by the library
-    and the CLI, also names the line: tests/test_config.py)."""
+    """Snakemake reads --configfile itself and says the file is not valid YAML."""
     bad = tmp_path / "user-config.yaml"
     bad.write_text("seed: 1\nstudies: [unclosed\n")
     proc = subprocess.run([sys.executable, "-m", "snakemake", "-n", "-s", str(REPO / "Snakefile"), "-d", str(tmp_path),

@@ -12,7 +12,7 @@ import pytest
 from conftest import repo_env
 import yaml
 
-from choicelab.config import ConfigError, check_references, chosen_benchmarks, load_config, validate_schema
+from choicelab.config import ConfigError, check_references, chosen_benchmarks, validate_schema
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -66,13 +66,6 @@ def test_missing_data_mirror_folder_is_named(smoke, tmp_path):
     smoke["data_mirror"] = str(tmp_path / "nowhere")
     with pytest.raises(ConfigError, match="data_mirror"):
         check_references(smoke)
-
-
-def test_malformed_yaml_names_the_file(tmp_path):
-    path = tmp_path / "bad.yaml"
-    path.write_text("models: [unclosed\n")
-    with pytest.raises(ConfigError, match="bad.yaml"):
-        load_config(path)
 
 
 def test_a_benchmark_selection_keeps_the_workflow_order_and_names_typos():

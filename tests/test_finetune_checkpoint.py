@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from choicelab.lm.encoder import accuracy_of, mc_logits
 from choicelab.lm.loading import load_encoder_mc
 from choicelab.lm.prepare import prepare_model
 from choicelab.mc.finetune import (
@@ -21,15 +22,39 @@ def test_checkpoint_records_training_and_loads_like_any_model(tmp_path):
     base = tmp_path / "tiny-bert"
     base_meta = prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert"}, base)
     params = FineTuneParams(learning_rate=5e-3, batch_size=8, max_epochs=3, seed=0, target_dev_accuracy=0.9)
-    meta = fine_tune_checkpoint(base, toy_items(48, 0, "train", 2), toy_items(16, 1, "dev", 2), params, tmp_path / "ckpt",
+    dev = toy_items(16, 1, "dev", 2)
+    meta = fine_tune_checkpoint(base, toy_items(48, 0, "train", 2), dev, params, tmp_path / "ckpt",
                                 name="tiny-bert__toy", device="cpu")
     on_disk = json.loads((tmp_path / "ckpt" / "model.json").read_text())
     assert on_disk == meta
     assert meta["base_model"]["weights_sha256"] == base_meta["weights_sha256"]
-    assert meta["training"]["reached_target"] in (True, False)
-    assert meta["training"]["history"] and meta["training"]["params"]["learning_rate"] == 5e-3
-    model, _, _ = load_encoder_mc(tmp_path / "ckpt", seed=0, device="cpu")
-    assert model is not None
+    training = meta["training"]
+    assert training["params"]["learning_rate"] == 5e-3 and training["target_dev_accuracy"] == 0.9
+    dev_accuracies = [h["dev_accuracy"] for h in training["history"]]
+    assert dev_accuracies and 0 < training["epochs_run"] <= params.max_epochs
+    # reached_target says whether some evaluation reached the target, and training stopped at the first that did
+    assert training["reached_target"] == any(a >= 0.9 for a in dev_accuracies)
+    if training["reached_target"]:
+        assert dev_accuracies[-1] >= 0.9 and all(a < 0.9 for a in dev_accuracies[:-1])
+    assert training["best_dev_accuracy"] == max(dev_accuracies)
+    # the checkpoint holds the best evaluation's weights: loaded like any model, it scores dev at best_dev_accuracy
+    model, tokenizer, _ = load_encoder_mc(tmp_path / "ckpt", seed=0, device="cpu")
+    dev_logits = mc_logits(model, tokenizer, dev, input_format=params.input_format, max_length=params.max_length)
+    assert accuracy_of(dev_logits, dev) == pytest.approx(training["best_dev_accuracy"])
+
+
+@pytest.mark.parametrize("target, reached", [(0.0, True), (1.01, False)])
+def test_training_stops_at_the_target_and_records_whether_it_was_reached(tmp_path, target, reached):
+    base = tmp_path / "tiny-bert"
+    prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert"}, base)
+    params = FineTuneParams(learning_rate=5e-3, batch_size=8, max_epochs=2, seed=0, target_dev_accuracy=target)
+    meta = fine_tune_checkpoint(base, toy_items(16, 0, "train", 2), toy_items(8, 1, "dev", 2), params,
+                                tmp_path / "ckpt", name="tiny-bert__target", device="cpu")
+    training = meta["training"]
+    assert training["reached_target"] is reached
+    # a reachable target stops after the first evaluation (end of epoch 1); an unreachable one trains every epoch
+    assert training["epochs_run"] == (1 if reached else params.max_epochs)
+    assert len(training["history"]) == (1 if reached else 2)
 
 
 def _tiny_checkpoint(tmp_path, input_format):

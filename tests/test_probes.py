@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 import pytest
 
-from choicelab.items.probes import choice_paralysis, no_question, no_right_answer, wrong_question
 from choicelab.mc.items import MCItem
-from choicelab.metrics.probes import (
+from choicelab.studies.probes.metrics import (
     hits_at_k,
     maxprob_selective,
     nra_confidences,
     pseudo_accuracy_test,
 )
+from choicelab.studies.probes.perturbations import choice_paralysis, no_question, no_right_answer, wrong_question
 
 
 def _items(n=40):
@@ -115,7 +117,7 @@ def test_maxprob_cannot_beat_chance_when_perturbing_leaves_max_prob_unchanged():
 
 
 def test_table2_averages_maxprob_over_trials_with_a_standard_error():
-    from choicelab.pipelines.probes import table2
+    from choicelab.studies.probes.tables import table2
 
     rows = []
     for k in range(40):
@@ -186,7 +188,7 @@ def test_robustness_matrix_covers_encoders_and_causal_scorers(smoke_run):
 def test_choice_paralysis_is_skipped_when_a_benchmark_has_too_few_distinct_answers():
     """The bets questions share three fixed answers: no n=5 instance can be built, and the other probes still run."""
     from choicelab.items.bets import question_set
-    from choicelab.pipelines.probes import probe_all
+    from choicelab.studies.probes.items import probe_all
 
     items = question_set("bet_coin", "test")
     probed = probe_all(items, trials=1, cp_n=[5], cp_instances=4, cp_sampling=["random"], seed=0)
@@ -197,8 +199,8 @@ def test_choice_paralysis_is_skipped_when_a_benchmark_has_too_few_distinct_answe
 def test_prompt_to_prompt_heuristic_ranks_donors_by_their_prompts():
     """heuristic_prompt draws donors among those whose prompts are nearest the target's (spec Sec. 2.3); the
     paper's heuristic among those whose correct answers are nearest the target's prompt."""
-    from choicelab.items.probes import choice_paralysis
     from choicelab.mc.items import MCItem
+    from choicelab.studies.probes.perturbations import choice_paralysis
 
     items = [MCItem("toy", "dev", f"i{k}", f"prompt {k}", (f"right {k}", f"wrong {k}"), 0) for k in range(8)]
     angle = np.arange(8) * 0.1
@@ -215,7 +217,7 @@ def test_prompt_to_prompt_heuristic_ranks_donors_by_their_prompts():
 
 
 def test_exact_interval_keeps_a_width_when_three_items_agree():
-    from choicelab.metrics.probes import exact_interval
+    from choicelab.stats import exact_interval
 
     low, high = exact_interval(3, 3)
     assert low == pytest.approx(0.025 ** (1 / 3)) and high == 1.0  # Clopper-Pearson: [0.29, 1]
@@ -226,7 +228,7 @@ def test_exact_interval_keeps_a_width_when_three_items_agree():
 
 
 def test_robustness_matrix_counts_instances_once_and_marks_cells_that_cover_chance():
-    from choicelab.pipelines.probes import robustness_matrix
+    from choicelab.studies.probes.tables import robustness_matrix
 
     rows = []
     for k in range(3):  # three instances, two Wrong-Question trials each, always the pseudo-correct option
@@ -241,7 +243,7 @@ def test_robustness_matrix_counts_instances_once_and_marks_cells_that_cover_chan
 
 
 def test_overlap_statistic_correlates_word_frequencies_of_selected_and_other_choices():
-    from choicelab.metrics.probes import overlap_correlation, overlap_frequencies
+    from choicelab.studies.probes.metrics import overlap_correlation, overlap_frequencies
 
     prompts = ["the cat sat on the mat", "a dog ran in the park", "the sun is hot"]
     choices = [["the cat is on the mat", "a bird flew"], ["the dog is in the park", "the dog ran"],
@@ -259,7 +261,7 @@ def test_overlap_statistic_correlates_word_frequencies_of_selected_and_other_cho
 
 
 def test_lengths_are_counted_in_words():
-    from choicelab.pipelines.probes import length_table
+    from choicelab.studies.probes.tables import length_table
 
     conf = pd.DataFrame([{"model": "m", "benchmark": "piqa", "probe": "orig", "original_id": f"i{k}",
                           "pred": 0, "label": 0} for k in range(4)])
@@ -285,7 +287,7 @@ def _wq_frame(n_instances, trials, hit, p_nq, p_wq, p_orig, seed=0):
 
 
 def test_table1_significance_tests_detect_a_strong_prior_bias_and_not_chance_behaviour():
-    from choicelab.metrics.probes import wrong_question_tests
+    from choicelab.studies.probes.metrics import wrong_question_tests
 
     biased = _wq_frame(200, 5, hit=0.75, p_nq=0.7, p_wq=0.65, p_orig=0.9)
     out = wrong_question_tests(*(biased[biased["probe"] == p] for p in ("orig", "nq", "wq")))
@@ -299,7 +301,7 @@ def test_table1_significance_tests_detect_a_strong_prior_bias_and_not_chance_beh
 
 
 def test_hits_at_k_table_has_every_k_up_to_n_and_the_original_accuracy():
-    from choicelab.pipelines.probes import hits_at_k_table
+    from choicelab.studies.probes.tables import hits_at_k_table
 
     rows = [{"model": "m", "benchmark": "anli", "probe": "orig", "original_id": f"i{k}", "trial": 0,
              "probs": np.array([0.6, 0.4]), "label": 0, "pred": 0, "n_choices": 2, "n": None, "sampling": None}
@@ -317,10 +319,11 @@ def test_hits_at_k_table_has_every_k_up_to_n_and_the_original_accuracy():
 
 def test_finetune_dropout_sets_the_multiple_choice_heads_dropout_and_leaves_the_encoder(tmp_path, monkeypatch):
     """``finetune.dropout`` (isi-nlp/ai2: 0.3) applies to the dropout before the MC head, as in the ai2 model."""
-    import choicelab.lm.encoder as encoder
+    from conftest import toy_items
+
+    from choicelab.lm import encoder
     from choicelab.lm.prepare import prepare_model
     from choicelab.mc.finetune import FineTuneParams, fine_tune_checkpoint
-    from conftest import toy_items
 
     seen = {}
     real = encoder.fine_tune_mc
@@ -342,7 +345,7 @@ def test_finetune_dropout_sets_the_multiple_choice_heads_dropout_and_leaves_the_
 
 
 def test_model_selection_uses_a_held_out_slice_of_train_never_the_evaluation_set(data_mirror):
-    from choicelab.pipelines.probes import benchmark_splits, train_roles
+    from choicelab.studies.probes.items import benchmark_splits, train_roles
 
     train, dev = benchmark_splits("piqa", root=str(data_mirror), full_root="unused", train_data="mirror",
                                   train_size=100, dev_size=30, dev_train_fraction=0.5, heldout_fraction=0.1, seed=0)
@@ -359,7 +362,8 @@ def test_model_selection_uses_a_held_out_slice_of_train_never_the_evaluation_set
 
 
 def test_controls_table_puts_untrained_heads_beside_fine_tuned_models_and_lists_unrun_paper_controls():
-    from choicelab.pipelines.probes import control_name, controls_table
+    from choicelab.studies.probes.scoring import control_name
+    from choicelab.studies.probes.tables import controls_table
 
     def frame(model, hit_rate):
         rows = []
@@ -388,7 +392,7 @@ def test_controls_table_puts_untrained_heads_beside_fine_tuned_models_and_lists_
 
 
 def test_heat_map_hatches_cells_whose_interval_covers_zero():
-    from choicelab.figures.probes import robustness_heatmap
+    from choicelab.studies.probes.figures import robustness_heatmap
 
     matrix = pd.DataFrame([
         {"benchmark": "anli", "model": "m", "method": "mc_logit", "probe": "No-Question", "minus_chance": 0.5,
@@ -409,7 +413,8 @@ def test_unifiedqa_control_reads_the_unifiedqa_format_and_scores_each_choice_by_
     """Sec. 4.2: UnifiedQA (T5) is probed without fine-tuning; its input is ``question \\n (a) .. (b) ..``."""
     from choicelab.lm.seq2seq import Seq2SeqScorer, tiny_t5
     from choicelab.mc.scoring import score_sequences
-    from choicelab.pipelines.probes import control_name, paper_control, unifiedqa_input, unifiedqa_items
+    from choicelab.studies.probes.paper import paper_control
+    from choicelab.studies.probes.scoring import control_name, unifiedqa_input, unifiedqa_items
 
     assert unifiedqa_input("How do you turn on an iPad?", ["Press Volume.", "Press Lock."]) == \
         "how do you turn on an ipad? \\n (a) press volume. (b) press lock."
@@ -422,3 +427,128 @@ def test_unifiedqa_control_reads_the_unifiedqa_format_and_scores_each_choice_by_
     assert len(rows) == 9 and {r.context for r in rows} == {it.prompt for it in items}
     first = [r for r in rows if r.item_id == "i0"]
     assert sum(r.prob for r in first) == pytest.approx(1.0)
+
+
+# -- the package's settings and artifact table ----------------------------------------------------------------
+
+
+def _schema_section():
+    from choicelab.config import load_schema
+
+    return load_schema()["properties"]["studies"]["properties"]["probes"]
+
+
+def test_settings_have_one_typed_field_per_schema_key():
+    """A key the schema gains or loses without the settings (or the reverse) fails here."""
+    from dataclasses import fields
+
+    from choicelab.studies.probes.settings import Finetune, Settings
+
+    section = _schema_section()
+    assert [f.name for f in fields(Settings)] == list(section["properties"])
+    assert [f.name for f in fields(Finetune)] == list(section["properties"]["finetune"]["properties"])
+
+
+def test_a_key_left_out_takes_the_schemas_default_and_nothing_else(tmp_path):
+    """Defaults live in the schema only: a config without finetune.max_length runs with the schema's 128; the
+    settings read a validated config and never fill a key themselves."""
+    import copy
+    from pathlib import Path
+
+    import yaml
+
+    from choicelab.config import validate_config
+    from choicelab.studies.probes.settings import from_config
+
+    smoke = yaml.safe_load((Path(__file__).resolve().parent.parent / "configs" / "smoke.yaml").read_text())
+    settings = from_config(smoke)
+    assert settings.finetune.max_length == 64 and settings.cp_n == (5, 10)
+    partial = copy.deepcopy(smoke)
+    del partial["studies"]["probes"]["finetune"]["max_length"], partial["studies"]["probes"]["causal_items"]
+    with pytest.raises(KeyError, match="studies.probes.causal_items"):
+        from_config(partial)
+    validate_config(partial)
+    filled = from_config(partial)
+    assert filled.finetune.max_length == 128 and filled.causal_items is None
+    del partial["studies"]["probes"]
+    with pytest.raises(KeyError, match="enabled: false"):
+        from_config(partial)
+
+
+def test_every_artifact_names_its_builders_arguments_and_each_job_its_files():
+    from choicelab.studies.probes.artifacts import ARGUMENTS, ARTIFACT_BY_NAME, ARTIFACTS, job_artifacts
+
+    inputs = {"conf", "seed", "trials", "train_info", "dev", "paper1", "paper2", "timings", "control", "fine_tuned",
+              "paper"}
+    assert set(ARGUMENTS) == set(ARTIFACT_BY_NAME)
+    assert all(arg in inputs or arg in ARTIFACT_BY_NAME for args in ARGUMENTS.values() for arg in args)
+    assert all(a.builder is not None and a.reproduces for a in ARTIFACTS)
+    outputs = ["t/table1.csv", "t/table1.md", "t/table1.csv.prov.json", "t/table1.md.prov.json", "f/fig3.png",
+               "f/fig3.svg"]
+    assert job_artifacts(outputs) == {"table1": ["t/table1.csv", "t/table1.md"], "fig3": ["f/fig3.png", "f/fig3.svg"]}
+    with pytest.raises(ValueError, match="no artifact"):
+        job_artifacts(["t/table99.csv"])
+
+
+def test_a_job_builds_a_table_another_artifact_reads_once(monkeypatch):
+    """Fig. 4 is drawn from table_nra's frame: a job writing both builds the table once."""
+    from choicelab.studies.probes import artifacts
+
+    calls = []
+    table = artifacts.ARTIFACT_BY_NAME["table_nra"]
+    monkeypatch.setitem(artifacts.ARTIFACT_BY_NAME, "table_nra",
+                        dataclasses.replace(table, builder=lambda conf: calls.append(conf) or "frame"))
+    figure = artifacts.ARTIFACT_BY_NAME["fig4"]
+    monkeypatch.setitem(artifacts.ARTIFACT_BY_NAME, "fig4", dataclasses.replace(figure, builder=lambda nra: ("fig", nra)))
+    assert list(artifacts.build(["table_nra", "fig4"], {"conf": "c"})) == [("table_nra", "frame"),
+                                                                           ("fig4", ("fig", "frame"))]
+    assert calls == ["c"]
+
+
+OTHER_BENCHMARKS = ("steer", "bets_value_cv", "bets_bet_coin", "pragmatics")  # other studies' MC benchmarks
+
+
+def _jobs(mutate=None, mirror="/mirror"):
+    from pathlib import Path
+
+    import yaml
+
+    from choicelab.config import validate_config
+    from choicelab.studies.probes.jobs import Jobs
+
+    config = yaml.safe_load((Path(__file__).resolve().parent.parent / "configs" / "smoke.yaml").read_text())
+    if mutate:
+        mutate(config)
+    validate_config(config)
+    return Jobs.from_config(config, models=["tiny-bert"], data_root=mirror,
+                            mc_benchmarks={name: f"{name}.parquet" for name in OTHER_BENCHMARKS},
+                            model_dir="results/models/{}".format)
+
+
+def test_a_benchmark_job_declares_the_mirror_files_it_reads_and_the_full_release_when_asked():
+    from types import SimpleNamespace
+
+    piqa = SimpleNamespace(benchmark="piqa")
+    assert _jobs().source_files(piqa) == ["/mirror/commonsense/piqa/dev.jsonl", "/mirror/commonsense/piqa/dev-labels.lst",
+                                          "/mirror/commonsense/piqa/train.jsonl",
+                                          "/mirror/commonsense/piqa/train-labels.lst"]
+    full = _jobs(lambda c: c["studies"]["probes"].update(train_data="full"), mirror="results/downloads")
+    assert full.source_files(piqa)[-2:] == ["results/downloads/commonsense/piqa/full/train.jsonl",
+                                            "results/downloads/commonsense/piqa/full/train-labels.lst"]
+
+
+def test_jobs_give_typed_settings_as_params_and_name_a_bad_selection():
+    from choicelab.config import ConfigError
+
+    jobs = _jobs()
+    assert jobs.setting("finetune.max_length")(None) == 64  # the encoders' scoring bound: the fine-tuning max_length
+    assert jobs.setting("finetune")(None)["learning_rate"] == 0.001  # a nested section travels as a dict
+    # the smoke config's selection, in the workflow's order: the commonsense benchmarks first, then the others by name
+    assert jobs.causal_benchmarks() == ["anli", "bets_bet_coin", "bets_value_cv", "pragmatics", "steer"]
+    assert jobs.control_models() == ["tiny-bert"]  # null: the fine-tuned encoders' base models
+    bad = _jobs(lambda c: c["studies"]["probes"].update(causal_benchmarks=["anli", "stear"]))
+    with pytest.raises(ConfigError, match=r"studies\.probes\.causal_benchmarks.*'stear'"):
+        bad.causal_benchmarks()
+    causal = _jobs(lambda c: c["studies"]["probes"].update(control_models=["tiny-llama"]))
+    with pytest.raises(ValueError, match="control_models.*a causal model"):
+        causal.control_models()

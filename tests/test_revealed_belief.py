@@ -4,33 +4,34 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import asdict
-from pathlib import Path
+from dataclasses import asdict, fields
 from fractions import Fraction
+from pathlib import Path
 
 import pandas as pd
 import pytest
+import yaml
+from conftest import manifest_ids
 
-from choicelab.items.revealed_belief import (
+from choicelab.artifacts import by_name, of_rule
+from choicelab.stats import chebyshev, first_token_mass, l1, symmetric_kl
+from choicelab.studies.revealed_belief.artifacts import ARTIFACTS, written
+from choicelab.studies.revealed_belief.figures import fig5_increase
+from choicelab.studies.revealed_belief.items import (
+    FAMILIES,
     all_scenarios,
-    answer_values,
     binomial_distribution,
     coin_scenarios,
     dice_scenarios,
     dice_sum_distribution,
     preference_scenarios,
-    stated_prompt,
-    stated_questions,
+    scenarios_table,
 )
-from choicelab.figures.revealed_belief import fig5_increase
-from choicelab.stats import chebyshev, first_token_mass, l1, symmetric_kl
-from choicelab.pipelines.revealed_belief import (
-    appendix_table_ids,
-    baseline_increases,
-    models_note,
-    stated_metrics,
-)
-from conftest import manifest_ids
+from choicelab.studies.revealed_belief.metrics import baseline_increases, stated_metrics
+from choicelab.studies.revealed_belief.results import Results, caption, models_note
+from choicelab.studies.revealed_belief.settings import Settings, from_config
+from choicelab.studies.revealed_belief.stated import answer_values, stated_prompt, stated_questions
+from choicelab.studies.revealed_belief.tables import appendix_table_ids
 
 
 def _by_id(scenarios):
@@ -80,7 +81,7 @@ def test_preference_bias_and_both_orders():
 
 
 def test_setting_ids_are_unique_and_distributions_sum_to_one():
-    scenarios = all_scenarios()
+    scenarios = all_scenarios(faces=(4, 6, 8, 10, 12), n_dice=(1, 2, 3), families=FAMILIES)
     assert len({s.setting_id for s in scenarios}) == len(scenarios) > 400
     assert all(sum(s.true_distribution) == 1 for s in scenarios)
 
@@ -89,13 +90,13 @@ def test_stated_answers_use_the_paper_distractors_and_record_the_correct_letter(
     printed, decimals = answer_values(Fraction(1, 4))
     assert printed == ["0.250", "0.083", "0.125", "0.500", "0.750"] and decimals == 3
     scenario = _by_id(dice_scenarios(faces=(4,), n_dice=(1,)))["dice-single-1d4"]
-    questions = stated_questions(scenario, seed=0)
+    questions = stated_questions(scenario, seed=0, max_outcomes=None)
     assert len(questions) == 4
     for q in questions:
         assert q.answers[q.correct_index] == "0.250"
         assert sorted(q.answers) == sorted(printed)
         assert "Question: What is the probability that the die lands on face" in q.text
-    assert stated_questions(scenario, seed=0) == questions
+    assert stated_questions(scenario, seed=0, max_outcomes=None) == questions
     assert len(stated_questions(scenario, seed=0, max_outcomes=2)) == 2
 
 
@@ -106,7 +107,7 @@ def test_tiny_probabilities_get_more_decimals_so_answers_stay_distinct():
 
 def test_models_without_chat_template_use_the_documented_plain_template(tiny_llama):
     _, tokenizer = tiny_llama
-    q = stated_questions(dice_scenarios(faces=(4,), n_dice=(1,))[0], seed=0)[0]
+    q = stated_questions(dice_scenarios(faces=(4,), n_dice=(1,))[0], seed=0, max_outcomes=None)[0]
     prompt, used_chat = stated_prompt(q, tokenizer)
     assert not used_chat and prompt.endswith("Answer: [")
 
@@ -185,6 +186,104 @@ def test_smoke_dag_produces_every_revealed_belief_artifact(smoke_run):
     b11 = pd.read_csv(smoke_run / "results" / "revealed_belief" / "tables" / "table_b1_1.csv")
     assert b11["row"].tolist()[:3] == ["Regular – 1 die", "Regular – 2 dice", "Independent 1 die"]
     assert set(b11["metric"]) == {"Chebyshev", "L1", "Symmetric KL"}
+
+
+
+# -- settings and artifacts ---------------------------------------------------------------------------------------
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_settings_have_one_field_per_key_of_the_schema_section():
+    from choicelab.config import load_schema
+
+    section = load_schema()["properties"]["studies"]["properties"]["revealed_belief"]["properties"]
+    assert {f.name for f in fields(Settings)} == set(section)
+
+
+def test_a_section_with_models_alone_gets_the_schema_defaults():
+    from snakemake.utils import validate
+
+    config = yaml.safe_load((REPO / "configs" / "smoke.yaml").read_text())
+    config["studies"]["revealed_belief"] = {"models": ["tiny-llama"]}
+    validate(config, str(REPO / "schemas" / "config.schema.yaml"))
+    settings = from_config(config)
+    assert settings == Settings(enabled=True, models=("tiny-llama",), families=FAMILIES, faces=(4, 6, 8, 10, 12),
+                                n_dice=(1, 2, 3), staa_max_outcomes=None, symkl_epsilon=1e-6)
+
+
+@pytest.mark.parametrize("path", ["config.yaml", "configs/smoke.yaml", "configs/paper.yaml"])
+def test_every_shipped_config_reads_as_settings(path):
+    config = yaml.safe_load((REPO / path).read_text())
+    settings = from_config(config)
+    assert settings.models == tuple(config["studies"]["revealed_belief"]["models"])
+    assert all(config["models"][m]["role"] in ("base", "instruct") for m in settings.models)
+
+
+def test_a_config_without_the_section_is_refused_naming_it():
+    with pytest.raises(KeyError, match="studies.revealed_belief"):
+        from_config({"studies": {}})
+
+
+def _names(artifacts):
+    return [a.name for a in artifacts]
+
+
+def test_artifacts_are_every_table_and_figure_with_the_papers_reference():
+    table = by_name(ARTIFACTS)
+    assert _names(of_rule(ARTIFACTS, "rb_tables")) == ["table1", *appendix_table_ids(), "compare_paper"]
+    assert _names(of_rule(ARTIFACTS, "rb_figures")) == ["fig2", "fig3", "fig4", "fig5", "fig6", "fig_single_die"]
+    assert table["table_b1_1"].reproduces == (
+        "Appendix Table B.1.1: Dice: regular, independent, dependent, Revealed Belief (base models)")
+    assert table["table_e3"].reproduces == "Appendix Table E.3: Preference, Stated Answer (instruction fine-tuned models)"
+    assert table["fig5"].reproduces == "Figure 5" and table["fig_single_die"].reproduces == "extra"
+    assert all(a.builder is not None and a.caption for a in ARTIFACTS)
+
+
+def test_appendix_tables_are_written_for_the_roles_and_families_a_config_runs():
+    roles = {"b": "base", "i": "instruct"}
+    everything = written(["b", "i"], roles, FAMILIES)
+    assert everything == ARTIFACTS
+    base_only = _names(written(["b"], roles, FAMILIES))
+    assert "table_b1_1" in base_only and "table_c1" in base_only
+    assert not {"table_b2_1", "table_b3_1", "table_c2", "table_e3"} & set(base_only)
+    assert {"table1", "compare_paper", "fig5"} <= set(base_only)
+    no_dice = _names(written(["b", "i"], roles, ("coins", "choice")))
+    assert not [n for n in no_dice if n.startswith(("table_b", "table_e"))]
+    assert {"table_c1", "table_c3", "table_d2"} <= set(no_dice)
+    assert written([], roles, FAMILIES) == ()
+
+
+def _toy_results():
+    """Real scenarios of a small grid, metrics with a known Chebyshev error per role (base 0.1, instruct 0.2,
+    StaA 0.3 with the plain template)."""
+    scenarios = scenarios_table(all_scenarios(faces=(4,), n_dice=(1,), families=FAMILIES)).to_pandas()
+    columns = ["setting_id", "family", "variant", "row_label", "appendix", "row_key"]
+    frames = [scenarios[columns].assign(method=method, model=model, template=template, chebyshev=error, l1=2 * error,
+                                        symmetric_kl=error)
+              for method, model, template, error in (("revealed", "b", None, 0.1), ("revealed", "i", None, 0.2),
+                                                     ("stated", "i", "plain", 0.3))]
+    paper = pd.read_csv(REPO / "data" / "revealed_belief" / "paper" / "llama3_70b_chebyshev.csv")
+    return Results(metrics=pd.concat(frames, ignore_index=True), scenarios=scenarios, models=("b", "i"),
+                   roles={"b": "base", "i": "instruct"}, paper=paper)
+
+
+def test_table_builders_put_each_block_s_models_and_metrics_in_the_papers_rows():
+    results = _toy_results()
+    table = by_name(ARTIFACTS)
+    b11, note = table["table_b1_1"].builder(results)
+    assert list(b11.columns) == ["metric", "row", "b"] and note == "; models: b"
+    assert b11[b11["metric"] == "Chebyshev"]["b"].tolist() == pytest.approx([0.1] * 3)
+    assert b11["row"].tolist()[:3] == ["Regular – 1 die", "Independent 1 die", "Dependant 1 die"]
+    staa, note = table["table_c3"].builder(results)
+    assert list(staa.columns) == ["metric", "row", "i (plain template)"] and "i (plain template)" in note
+    assert staa[staa["metric"] == "L1"]["i (plain template)"].tolist() == pytest.approx([0.6] * (len(staa) // 3))
+    table1, _ = table["table1"].builder(results)
+    assert table1["settings"].sum() == len(results.scenarios)
+    compare, _ = table["compare_paper"].builder(results)
+    assert list(compare.columns) == ["table", "row", "paper_llama3_70b", "b", "i"]
+    text = caption(table["table_b1_1"], note, results)
+    assert text.startswith("Appendix Table B.1.1:") and "Base models: b; instruction-tuned models: i" in text
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -294,10 +393,11 @@ def _tiny_causal(tokenizer):
     return LlamaForCausalLM(config).eval()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _family_setup(style):
     from choicelab.lm.causal import CausalScorer
-    from choicelab.pipelines.revealed_belief import questions_table, scenarios_table
+    from choicelab.studies.revealed_belief.items import scenarios_table
+    from choicelab.studies.revealed_belief.stated import questions_table
 
     scenarios = [s for s in dice_scenarios(faces=(10,), n_dice=(1,)) if s.setting_id == "dice-single-1d10"]
     questions = stated_questions(scenarios[0], seed=0, max_outcomes=2)
@@ -315,7 +415,7 @@ def _family_setup(style):
 @pytest.mark.parametrize("style", ["qwen2-real", "qwen2", "mistral"])
 def test_stated_path_on_a_chat_template_with_a_prefilled_bracket_that_merges_with_the_letter(style):
     from choicelab.lm.causal import ContinuationRequest
-    from choicelab.pipelines.revealed_belief import stated_rows
+    from choicelab.studies.revealed_belief.scoring import stated_rows
 
     scorer, _, questions = _family_setup(style)
     tokenizer = scorer.tokenizer
@@ -346,9 +446,10 @@ def test_stated_path_on_a_chat_template_with_a_prefilled_bracket_that_merges_wit
 
 @pytest.mark.parametrize("style", ["qwen2-real", "qwen2", "mistral"])
 def test_revealed_numbers_with_a_separate_space_token_score_1_and_10_apart(style):
-    from choicelab.lm.causal import ContinuationRequest
     from choicelab.lm.candidates import digit_continuation_ids
-    from choicelab.pipelines.revealed_belief import revealed_metrics, revealed_rows
+    from choicelab.lm.causal import ContinuationRequest
+    from choicelab.studies.revealed_belief.metrics import revealed_metrics
+    from choicelab.studies.revealed_belief.scoring import revealed_rows
 
     scorer, scenarios, _ = _family_setup(style)
     tokenizer = scorer.tokenizer

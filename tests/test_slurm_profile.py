@@ -11,10 +11,11 @@ import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
-from conftest import byte_reproducible, REPO, repo_env, run_snakemake
+from conftest import REPO, byte_reproducible, repo_env, run_snakemake
 
 pytestmark = pytest.mark.slurm
 CLUSTER = REPO / "tests" / "slurm" / "cluster.sh"
@@ -28,10 +29,21 @@ def slurm_cluster(tmp_path_factory):
         pytest.fail('snakemake-executor-plugin-slurm is not installed: pip install -e ".[slurm]" (as .ci/run does)')
     subprocess.run([str(CLUSTER), "install"], check=True, timeout=900)
     state = tmp_path_factory.mktemp("slurm")
-    subprocess.run([str(CLUSTER), "start", str(state)], check=True, timeout=300)
-    env = {**repo_env(), "SLURM_CONF": str(state / "slurm.conf")}
-    yield env
-    subprocess.run([str(CLUSTER), "stop", str(state)], timeout=60)
+    try:
+        subprocess.run([str(CLUSTER), "start", str(state)], check=True, timeout=300)
+        yield {**repo_env(), "SLURM_CONF": str(state / "slurm.conf")}
+    finally:  # also after a failed start: stop what was started, by the pids recorded in the state folder
+        started = {f.stem: f.read_text().strip() for f in state.glob("*.pid")}  # slurmctld, slurmd (munged)
+        subprocess.run([str(CLUSTER), "stop", str(state)], timeout=60)
+        running = [f"{name} ({pid})" for name, pid in started.items() if _is_running(pid, name)]
+        assert not running, f"daemons still running after cluster.sh stop: {running}"
+
+
+def _is_running(pid: str, name: str) -> bool:
+    try:
+        return (Path("/proc") / pid / "comm").read_text().strip() == name
+    except OSError:
+        return False
 
 
 def test_smoke_workflow_runs_through_sbatch_with_the_same_outputs_as_locally(slurm_cluster, tmp_path, data_mirror):

@@ -1,17 +1,13 @@
-"""The workflow stays lint-clean and snakefmt-clean; every rule has a conda env whose pins agree with pyproject."""
+"""The workflow stays lint-clean and snakefmt-clean; every rule has a conda env (their pins: tests/test_envs.py)."""
 
 from __future__ import annotations
 
 import re
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
-import pytest
-
 from conftest import repo_env
-import yaml
 
 REPO = Path(__file__).resolve().parent.parent
 SNAKEFILES = [REPO / "Snakefile", *sorted((REPO / "rules").glob("*.smk"))]
@@ -31,29 +27,6 @@ def test_snakemake_lint_clean(data_mirror):
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "Congratulations" in proc.stdout + proc.stderr
-
-
-def _pyproject_pins() -> dict[str, str]:
-    meta = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
-    deps = list(meta["dependencies"]) + [d for extra in meta["optional-dependencies"].values() for d in extra]
-    pins = {}
-    for dep in deps:
-        match = re.fullmatch(r"([A-Za-z0-9_.-]+)==([^;\s]+)", dep.strip())
-        assert match, f"pyproject dependency {dep!r} is not pinned with =="
-        pins[match.group(1).lower()] = match.group(2)
-    return pins
-
-
-@pytest.mark.parametrize("env", sorted((REPO / "envs").glob("*.yaml")), ids=lambda p: p.name)
-def test_conda_env_pins_agree_with_pyproject(env):
-    pins = _pyproject_pins()
-    spec = yaml.safe_load(env.read_text())
-    pip_block = next(d["pip"] for d in spec["dependencies"] if isinstance(d, dict) and "pip" in d)
-    for line in pip_block:
-        if line.startswith("-e"):
-            continue
-        name, version = line.split("==")
-        assert pins.get(name.lower()) == version, f"{env.name}: {line} disagrees with pyproject ({pins.get(name.lower())})"
 
 
 def test_every_rule_has_a_conda_env():

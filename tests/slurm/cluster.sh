@@ -2,10 +2,56 @@
 # A single-node SLURM cluster on this machine, for tests/test_slurm_profile.py.
 #   cluster.sh install        apt-get install slurm-wlm munge (Debian), if missing
 #   cluster.sh start DIR      write DIR/slurm.conf, start munged, slurmctld and slurmd; wait for the node
-#   cluster.sh stop DIR       stop the daemons started from DIR
+#   cluster.sh stop DIR       stop the daemons started from DIR, by the pids recorded in DIR (never by name)
+# The daemons record their pids in DIR: slurmctld.pid and slurmd.pid (SlurmctldPidFile, SlurmdPidFile), and
+# munged.pid when this script started munged (a munged that was already running is left alone).
 # Jobs stay visible to squeue for MinJobAge=3600 s, so job status can be read with squeue (no slurmdbd).
 set -euo pipefail
 cmd=${1:?usage: cluster.sh install|start DIR|stop DIR}
+
+# stop_recorded PIDFILE NAME: stop the process whose pid PIDFILE records, if it still is NAME (a recycled pid
+# belongs to someone else), wait until it is gone, and drop the record.
+stop_recorded() {
+  local pidfile=$1 name=$2 pid
+  [ -s "$pidfile" ] || return 0
+  pid=$(cat "$pidfile")
+  if [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = "$name" ]; then
+    kill "$pid" 2>/dev/null || true
+    for _ in $(seq 1 50); do
+      [ -e "/proc/$pid" ] || break
+      sleep 0.2
+    done
+    if [ -e "/proc/$pid" ]; then kill -KILL "$pid" 2>/dev/null || true; fi
+  fi
+  rm -f "$pidfile"
+}
+
+stop_cluster() {
+  local dir=$1 pid
+  # Cancel the cluster's jobs first: slurmd ends their step daemons (slurmstepd), which outlive a stopped slurmd.
+  pid=$(cat "$dir/slurmctld.pid" 2>/dev/null || true)
+  if [ -n "$pid" ] && [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = slurmctld ]; then
+    export SLURM_CONF="$dir/slurm.conf"
+    scancel --partition=debug 2>/dev/null || true
+    for _ in $(seq 1 60); do
+      [ -z "$(squeue -h -t PENDING,RUNNING,COMPLETING,CONFIGURING,SUSPENDED 2>/dev/null)" ] && break
+      sleep 0.5
+    done
+  fi
+  stop_recorded "$dir/slurmd.pid" slurmd
+  stop_recorded "$dir/slurmctld.pid" slurmctld
+  stop_recorded "$dir/munged.pid" munged
+}
+
+# wait_pidfile PIDFILE: wait until a daemon has written its pid
+wait_pidfile() {
+  for _ in $(seq 1 50); do
+    [ -s "$1" ] && return 0
+    sleep 0.2
+  done
+  echo "no pid in $1" >&2
+  return 1
+}
 
 case "$cmd" in
 install)
@@ -55,17 +101,31 @@ CONF
   chown -R munge:munge /etc/munge /var/lib/munge /var/log/munge 2>/dev/null || true
   chmod 0400 /etc/munge/munge.key
   mkdir -p /run/munge && chown munge:munge /run/munge
-  pgrep -x munged >/dev/null || su -s /bin/sh munge -c "/usr/sbin/munged" || /usr/sbin/munged --force
+  # One test cluster at a time on this machine: stop the daemons an earlier start left running, by the pids it
+  # recorded (/etc/slurm/slurm.conf links to that start's DIR; a slurm.conf that is not this script's is left alone).
+  previous=$(readlink -f /etc/slurm/slurm.conf 2>/dev/null || true)
+  if [ -n "$previous" ] && [ "$previous" != "$dir/slurm.conf" ] && grep -qx "ClusterName=choicelab-test" "$previous" 2>/dev/null; then
+    stop_cluster "$(dirname "$previous")"
+  fi
+  munge_pidfile=/run/munge/munged.pid
+  munge_running=no
+  if [ -s "$munge_pidfile" ] && [ "$(cat "/proc/$(cat "$munge_pidfile")/comm" 2>/dev/null)" = munged ]; then
+    munge_running=yes
+  fi
+  if [ "$munge_running" = no ]; then
+    rm -f "$munge_pidfile"
+    su -s /bin/sh munge -c "/usr/sbin/munged" || /usr/sbin/munged --force
+    wait_pidfile "$munge_pidfile"
+    cp "$munge_pidfile" "$dir/munged.pid"
+  fi
   # Job steps (srun inside sbatch) read the default location, so point it at this cluster's config.
   mkdir -p /etc/slurm
   ln -sfn "$dir/slurm.conf" /etc/slurm/slurm.conf
   export SLURM_CONF="$dir/slurm.conf"
-  # One test cluster at a time on this machine: stop daemons left over from an earlier start.
-  pkill -x slurmd 2>/dev/null || true
-  pkill -x slurmctld 2>/dev/null || true
-  sleep 1
   slurmctld -f "$dir/slurm.conf"
+  wait_pidfile "$dir/slurmctld.pid"
   slurmd -f "$dir/slurm.conf"
+  wait_pidfile "$dir/slurmd.pid"
   for _ in $(seq 1 60); do
     if sinfo -h -o "%t" 2>/dev/null | grep -qE "idle|mix"; then
       echo "SLURM_CONF=$dir/slurm.conf"
@@ -78,9 +138,6 @@ CONF
   exit 1
   ;;
 stop)
-  dir=$(realpath -m "${2:?DIR}")
-  for pidfile in "$dir/slurmd.pid" "$dir/slurmctld.pid"; do
-    [ -f "$pidfile" ] && kill "$(cat "$pidfile")" 2>/dev/null || true
-  done
+  stop_cluster "$(realpath -m "${2:?DIR}")"
   ;;
 esac

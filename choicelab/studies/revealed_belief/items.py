@@ -1,24 +1,27 @@
-"""Revealed-belief scenarios (dice, coins, choice, preference) with exact true distributions, and the stated-answer
-multiple-choice questions built from them.
+"""Revealed-belief scenarios (dice, coins, choice, preference) with exact true distributions, and the scenario table
+the workflow writes (schema ``rb_scenarios/1``).
 
 Every scenario has a stable ``setting_id``, the appendix ``row_label`` and ``appendix`` group it is reported under
 (``b1``..``b4`` for dice, ``c``, ``d``, ``e``), the outcome support, and its true distribution as fractions:
 convolutions of uniform dice, conditioning on observations (excluded outcomes get 0), binomial coins with
 p = b/(b+1), and shifts for dependent repeats. Wording follows the paper's Appendix A; where the appendix gives no
 example (several dice, observations pairs, biased preferences) our sentences are written next to the generator and
-documented in docs/revealed_belief.md.
+documented in docs/revealed_belief.md. The stated-answer questions built from a scenario are in
+:mod:`choicelab.studies.revealed_belief.stated`.
 """
 
 from __future__ import annotations
 
+import json
 import math
-import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-DEFAULT_FACES = (4, 6, 8, 10, 12)
+import pyarrow as pa
+
+FAMILIES = ("dice", "coins", "choice", "preference")
 OBSERVATIONS = ("Smaller", "Larger", "Even", "Odd", "Not first", "Not middle")
 OBSERVATION_PAIRS = (
     ("Smaller", "Even"), ("Smaller", "Odd"), ("Smaller", "Not first"), ("Smaller", "Not middle"),
@@ -48,10 +51,6 @@ class Scenario:
     @property
     def prompt(self) -> str:
         return f"{self.scenario_text} {self.completion}"
-
-    @property
-    def table_id(self) -> str:
-        return self.appendix
 
 
 # -- distributions --------------------------------------------------------------------------------------------
@@ -136,7 +135,8 @@ def _scenario(setting_id, family, variant, row, appendix, text, completion, ques
     )
 
 
-def dice_scenarios(faces: Iterable[int] = DEFAULT_FACES, n_dice: Iterable[int] = (1, 2, 3)) -> list[Scenario]:
+def dice_scenarios(faces: Iterable[int], n_dice: Iterable[int]) -> list[Scenario]:
+    """Every dice setting of ``n_dice`` dice (in that order) with each face count of ``faces``."""
     out: list[Scenario] = []
     for n in n_dice:
         for f in faces:
@@ -187,10 +187,6 @@ def dice_scenarios(faces: Iterable[int] = DEFAULT_FACES, n_dice: Iterable[int] =
                     f"{intro} {cast} We observe that {subject} is {sa} and that it is {sb}.", indeed,
                     f"{subject} is equal to {{outcome}}", dist, {**params, "observations": [a, b]}))
     return out
-
-
-def single_die_scenarios(faces: Iterable[int] = DEFAULT_FACES) -> list[Scenario]:
-    return [s for s in dice_scenarios(faces, n_dice=(1,)) if s.variant == "single"]
 
 
 # -- coins ----------------------------------------------------------------------------------------------------
@@ -285,91 +281,23 @@ def preference_scenarios(pairs: Iterable[tuple[str, str]] = PREFERENCE_PAIRS, bi
     return out
 
 
-def all_scenarios(faces: Iterable[int] = DEFAULT_FACES, families: Iterable[str] = ("dice", "coins", "choice", "preference")) -> list[Scenario]:
-    builders = {"dice": lambda: dice_scenarios(faces), "coins": coin_scenarios, "choice": choice_scenarios,
-                "preference": preference_scenarios}
+def all_scenarios(faces: Iterable[int], n_dice: Iterable[int], families: Iterable[str]) -> list[Scenario]:
+    """The scenario grid of a config (``studies.revealed_belief``: faces, n_dice, families), families in the given
+    order; dice settings by number of dice ascending."""
+    dice_counts = sorted(set(n_dice))
+    builders: dict[str, Callable[[], list[Scenario]]] = {
+        "dice": lambda: dice_scenarios(faces, dice_counts), "coins": coin_scenarios, "choice": choice_scenarios,
+        "preference": preference_scenarios,
+    }
     out: list[Scenario] = []
     for family in families:
         if family not in builders:
-            raise ValueError(f"unknown scenario family {family!r}; use dice, coins, choice or preference")
+            raise ValueError(f"unknown scenario family {family!r}; use one of {', '.join(FAMILIES)}")
         out += builders[family]()
     ids = [s.setting_id for s in out]
     if len(set(ids)) != len(ids):
         raise AssertionError("setting ids are not unique")
     return out
-
-
-# -- stated answer --------------------------------------------------------------------------------------------
-
-STATED_PREAMBLE = (
-    "You are given a Scenario, a Question, and a set of possible Answers. Select one Answer as your reply. "
-    "The Answers are A, B, C, D, E. Your selected Answer will be contained within square brackets: "
-    "[A], [B], [C], [D], [E] and your reply will contain nothing else."
-)
-DISTRACTOR_FACTORS = (Fraction(1, 3), Fraction(1, 2), Fraction(2), Fraction(3))
-ANSWER_LETTERS = ("A", "B", "C", "D", "E")
-
-
-@dataclass(frozen=True)
-class StatedQuestion:
-    question_id: str
-    setting_id: str
-    outcome: str
-    text: str  # the user message
-    answers: tuple[str, ...]  # the five printed probabilities, in letter order
-    correct_index: int
-
-    @property
-    def correct_letter(self) -> str:
-        return ANSWER_LETTERS[self.correct_index]
-
-
-def answer_values(p: Fraction) -> tuple[list[str], int]:
-    """The correct probability and p x {1/3, 1/2, 2, 3}, printed with 3 decimals (more if rounding would make two
-    answers equal); returns the five strings (correct first) and the number of decimals used."""
-    values = [p, *(p * f for f in DISTRACTOR_FACTORS)]
-    for decimals in range(3, 10):
-        printed = [f"{float(v):.{decimals}f}" for v in values]
-        if len(set(printed)) == len(printed):
-            return printed, decimals
-    raise ValueError(f"cannot print distinct answers for probability {p}")
-
-
-def stated_questions(scenario: Scenario, seed: int, max_outcomes: int | None = None) -> list[StatedQuestion]:
-    """One 5-option MCQ per queried outcome with non-zero probability (at most ``max_outcomes``, sampled with the
-    seed); the position of the correct answer is shuffled with the seed (recorded)."""
-    rng = random.Random(f"{seed}:{scenario.setting_id}")
-    candidates = [(o, p) for o, p in zip(scenario.outcomes, scenario.true_distribution, strict=True) if p > 0]
-    if max_outcomes is not None and len(candidates) > max_outcomes:
-        candidates = sorted(rng.sample(candidates, max_outcomes), key=lambda c: scenario.outcomes.index(c[0]))
-    questions = []
-    for outcome, p in candidates:
-        printed, _ = answer_values(p)
-        order = list(range(5))
-        rng.shuffle(order)
-        answers = tuple(printed[i] for i in order)
-        correct_index = order.index(0)
-        listing = " ".join(f"{letter}) {value}" for letter, value in zip(ANSWER_LETTERS, answers, strict=True))
-        text = (f"{STATED_PREAMBLE}\n\nScenario: {scenario.scenario_text}\n\n"
-                f"Question: What is the probability that {scenario.question.format(outcome=outcome)}?\n\n"
-                f"Answers: {listing}")
-        questions.append(StatedQuestion(f"{scenario.setting_id}:{outcome}", scenario.setting_id, outcome, text,
-                                        answers, correct_index))
-    return questions
-
-
-PLAIN_TEMPLATE = "{text}\n\nAnswer: ["
-
-
-def stated_prompt(question: StatedQuestion, tokenizer: Any | None) -> tuple[str, bool]:
-    """The prompt whose next token is the answer letter: the tokenizer's chat template with the assistant turn
-    pre-filled by "[", or (no chat template) the plain documented template. Returns (prompt, used_chat_template)."""
-    if tokenizer is not None and getattr(tokenizer, "chat_template", None):
-        rendered = tokenizer.apply_chat_template(
-            [{"role": "user", "content": question.text}], tokenize=False, add_generation_prompt=True
-        )
-        return rendered + "[", True
-    return PLAIN_TEMPLATE.format(text=question.text), False
 
 
 _VARIANT_ORDER = {"single": 0, "independent": 1, "dependent": 2}
@@ -390,3 +318,45 @@ def row_sort_key(scenario: Scenario) -> tuple:
     if scenario.family == "choice":
         return (_VARIANT_ORDER[scenario.variant], p["options"])
     return (p["pair"][0], _VARIANT_ORDER[scenario.variant], p["bias"])
+
+
+# -- the scenario table ---------------------------------------------------------------------------------------
+
+SCENARIO_SCHEMA = pa.schema(
+    [
+        pa.field("setting_id", pa.string(), nullable=False),
+        pa.field("family", pa.string(), nullable=False),
+        pa.field("variant", pa.string(), nullable=False),
+        pa.field("row_label", pa.string(), nullable=False),
+        pa.field("appendix", pa.string(), nullable=False),
+        pa.field("row_key", pa.string(), nullable=False),
+        pa.field("prompt", pa.string(), nullable=False),
+        pa.field("outcomes", pa.list_(pa.string()), nullable=False),
+        pa.field("true_probs", pa.list_(pa.float64()), nullable=False),
+        pa.field("true_fractions", pa.list_(pa.string()), nullable=False),
+        pa.field("params", pa.string(), nullable=False),
+    ],
+    metadata={b"choicelab.schema": b"rb_scenarios/1"},
+)
+
+
+def scenarios_table(scenarios: Sequence[Scenario]) -> pa.Table:
+    """Scenarios as an Arrow table; true distributions also kept as exact fractions (text)."""
+    if not scenarios:
+        raise ValueError("no revealed-belief scenarios were generated: check studies.revealed_belief in the config")
+    return pa.table(
+        {
+            "setting_id": [s.setting_id for s in scenarios],
+            "family": [s.family for s in scenarios],
+            "variant": [s.variant for s in scenarios],
+            "row_label": [s.row_label for s in scenarios],
+            "appendix": [s.appendix for s in scenarios],
+            "row_key": [json.dumps(row_sort_key(s)) for s in scenarios],
+            "prompt": [s.prompt for s in scenarios],
+            "outcomes": [list(s.outcomes) for s in scenarios],
+            "true_probs": [[float(p) for p in s.true_distribution] for s in scenarios],
+            "true_fractions": [[str(Fraction(p)) for p in s.true_distribution] for s in scenarios],
+            "params": [json.dumps(s.params, sort_keys=True, default=str) for s in scenarios],
+        },
+        schema=SCENARIO_SCHEMA,
+    )

@@ -9,6 +9,7 @@ small n.
 
 from __future__ import annotations
 
+import json
 import math
 import random
 import re
@@ -18,6 +19,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 from scipy import stats
+
+from choicelab.stats import exact_interval, mean_se
 
 ALPHA = 0.01
 
@@ -33,6 +36,27 @@ def item_confidences(dump: pd.DataFrame) -> pd.DataFrame:
                         "label": label, "pred": int(np.argmax(probs)), "p_label": float(probs[label]),
                         "max_prob": float(probs.max()), "n_choices": len(probs)})
     return pd.DataFrame.from_records(records)
+
+
+def confidence_frame(dump: pd.DataFrame, probed: pd.DataFrame) -> pd.DataFrame:
+    """Per-item confidences joined with each probed instance's meta (probe, trial, n, sampling, original_id)."""
+    conf = item_confidences(dump)
+    meta = probed[["item_id", "meta"]].assign(meta=lambda f: f["meta"].map(json.loads))
+    for key in ("probe", "trial", "n", "sampling", "original_id"):
+        meta[key] = meta["meta"].map(lambda m, key=key: m.get(key))
+    return conf.merge(meta.drop(columns="meta"), on="item_id", how="left")
+
+
+def read_frames(paths: Sequence[str]) -> pd.DataFrame:
+    """The rows of several Parquet files (dumps, probed instances, item files) in one frame."""
+    return pd.concat([pd.read_parquet(path) for path in paths], ignore_index=True)
+
+
+def read_confidences(path: str) -> pd.DataFrame:
+    """The confidence frame written by rule probes_confidences, each ``probs`` an array again."""
+    conf = pd.read_parquet(path)
+    conf["probs"] = conf["probs"].map(np.asarray)
+    return conf
 
 
 def accuracy(conf: pd.DataFrame) -> float:
@@ -135,25 +159,6 @@ def hits_at_k(conf: pd.DataFrame, k: int) -> float:
     """Share of instances whose (pseudo-)correct option is among the k most confident."""
     ranks = [int((row.probs > row.probs[row.label]).sum()) for row in conf.itertuples()]
     return float(np.mean([r < k for r in ranks])) if ranks else float("nan")
-
-
-def exact_interval(successes: float, n: int, level: float = 0.95) -> tuple[float, float]:
-    """Exact (Clopper-Pearson) binomial interval of a proportion: valid at any n, never of zero width (3 of 3 ->
-    [0.29, 1]; 1 of 1 -> [0.025, 1]). ``successes`` may be fractional (instances' hit rates averaged over trials)."""
-    if n <= 0:
-        return float("nan"), float("nan")
-    alpha = 1 - level
-    low = 0.0 if successes <= 0 else float(stats.beta.ppf(alpha / 2, successes, n - successes + 1))
-    high = 1.0 if successes >= n else float(stats.beta.ppf(1 - alpha / 2, successes + 1, n - successes))
-    return low, high
-
-
-def mean_se(values: Sequence[float]) -> tuple[float, float]:
-    """Mean and standard error (ddof 1; NaN with fewer than two values)."""
-    x = np.asarray(values, dtype=float)
-    if x.size == 0:
-        return float("nan"), float("nan")
-    return float(x.mean()), float(x.std(ddof=1) / math.sqrt(x.size)) if x.size > 1 else float("nan")
 
 
 def maxprob_selective(original: Mapping[str, float], perturbed: Mapping[str, float], seed: int) -> dict[str, float]:

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from choicelab.plotting import plt
-from choicelab.pipelines.probes import PAPER_NAMES
+from choicelab.studies.probes.paper import paper_name
 
 
 def _benchmarks(conf: pd.DataFrame) -> list[str]:
@@ -23,7 +23,7 @@ def fig3_no_question(conf: pd.DataFrame) -> plt.Figure:
         after = sub[sub["probe"] == "nq"]["p_label"]
         ax.boxplot([before, after], tick_labels=["before", "after NQ"], showmeans=True)
         ax.axhline(1 / sub["n_choices"].iloc[0], color="grey", ls="--", lw=1)
-        ax.set_title(PAPER_NAMES.get(name, name))
+        ax.set_title(paper_name(name))
     axes[0][0].set_ylabel("confidence of the (pseudo-)correct option")
     fig.suptitle("Fig. 3: No-Question probe (dashed: bias-free confidence 1/n)", fontsize=10)
     fig.tight_layout()

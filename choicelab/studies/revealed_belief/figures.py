@@ -1,13 +1,16 @@
-"""Figures of the revealed-belief study (matplotlib, deterministic: no timestamps in the files)."""
+"""Figures of the revealed-belief study: Figs 2-6 and the single-die figure (matplotlib, deterministic: no
+timestamps in the files)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
-from choicelab.plotting import plt, save_figure  # noqa: F401  (save_figure is re-exported for the rules)
-import pandas as pd  # noqa: E402
-import json  # noqa: E402
-import math  # noqa: E402
+import pandas as pd
+
+from choicelab.plotting import plt
+from choicelab.studies.revealed_belief.metrics import FIG5_CHANGES, baseline_increases
+from choicelab.studies.revealed_belief.results import Built, Results
 
 
 def single_die_figure(dump: pd.DataFrame, scenarios: pd.DataFrame, models: Sequence[str]) -> plt.Figure:
@@ -60,9 +63,15 @@ def fig2_boxplots(metrics: pd.DataFrame, roles: dict[str, str]) -> plt.Figure:
     return fig
 
 
+FIG3_PICKS = (
+    ("choice-single-4", "4 abstract choices"),
+    ("coins-single-3c-b1-heads", "3 fair coins (number of Heads)"),
+)
+
+
 def fig3_distributions(dump: pd.DataFrame, scenarios: pd.DataFrame, table: pd.DataFrame, models: Sequence[str]) -> plt.Figure:
     """RevB distributions for 4 abstract choices and 3 coins, with the RevB/StaA error table below."""
-    picks = [("choice-single-4", "4 abstract choices"), ("coins-single-3c-b1-heads", "3 fair coins (number of Heads)")]
+    picks = FIG3_PICKS
     fig, axes = plt.subplots(2, len(picks), figsize=(10, 6.5), gridspec_kw={"height_ratios": [3, 1.3]})
     for col, (setting, title) in enumerate(picks):
         ax = axes[0][col]
@@ -116,11 +125,9 @@ FEW = 5  # boxes drawn from fewer (model, setting) increases than this are hatch
 
 def fig5_increase(increases: pd.DataFrame) -> plt.Figure:
     """The paper's Fig. 5: box plots of the per-(model, setting) increase of the Chebyshev error over each setting's
-    own single-roll baseline (see :func:`choicelab.pipelines.revealed_belief.baseline_increases`), for a prior
+    own single-roll baseline (see :func:`choicelab.studies.revealed_belief.metrics.baseline_increases`), for a prior
     independent result (left) and one observation (right); RevB base, RevB instruct and StaA side by side. Boxes
     25-75 %, whiskers 10-90 %, red line at the median; n under each box."""
-    from choicelab.pipelines.revealed_belief import FIG5_CHANGES
-
     fig, axes = plt.subplots(1, len(FIG5_CHANGES), figsize=(9, 3.4), sharey=True, squeeze=False)
     for ax, (_, change) in zip(axes[0], FIG5_CHANGES, strict=True):
         sub = increases[increases["change"] == change] if not increases.empty else increases
@@ -181,3 +188,36 @@ def fig6_order(dump: pd.DataFrame, scenarios: pd.DataFrame, models: Sequence[str
     fig.suptitle("Fig. 6: order of the options Left / Right", fontsize=10)
     fig.tight_layout()
     return fig
+
+
+# -- builders (ARTIFACTS) ---------------------------------------------------------------------------------------
+
+def build_fig2(results: Results) -> Built:
+    return fig2_boxplots(results.metrics, results.roles), ""
+
+
+def build_fig3(results: Results) -> Built:
+    metrics = results.metrics
+    table = metrics[metrics["setting_id"].isin([setting for setting, _ in FIG3_PICKS])]
+    table = table.pivot_table(index=["setting_id", "method"], columns="model", values="chebyshev").reset_index()
+    return fig3_distributions(results.need("revealed"), results.scenarios, table, list(results.models)), ""
+
+
+def build_fig4(results: Results) -> Built:
+    """One 10-sided die as in the paper, or the largest die of the config (said in the caption)."""
+    faces = results.need("faces")
+    shown = 10 if 10 in faces else max(faces)
+    note = "" if shown == 10 else f" (no 10-sided die in this configuration: {shown} faces shown)"
+    return fig4_die_priors(results.need("revealed"), results.scenarios, list(results.models), shown), note
+
+
+def build_fig5(results: Results) -> Built:
+    return fig5_increase(baseline_increases(results.metrics, results.scenarios, results.roles)), ""
+
+
+def build_fig6(results: Results) -> Built:
+    return fig6_order(results.need("revealed"), results.scenarios, list(results.models)), ""
+
+
+def build_single_die(results: Results) -> Built:
+    return single_die_figure(results.need("revealed"), results.scenarios, list(results.models)), ""

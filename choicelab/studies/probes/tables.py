@@ -1,85 +1,18 @@
-"""Probes pipeline steps: benchmark subsets -> probed instances -> fine-tuned encoders' dumps -> the paper's tables.
-
-Table and figure functions take the per-item confidence frame (``choicelab.metrics.probes.item_confidences`` joined
-with each probed instance's meta: probe, trial, n, sampling, original_id).
-"""
+"""Tables of the probes study, from the per-item confidence frame (:func:`.metrics.confidence_frame`: each item's
+confidences joined with its probed instance's meta: probe, trial, n, sampling, original_id)."""
 
 from __future__ import annotations
 
 import json
-import random
-from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-from choicelab.items.probes import choice_paralysis, no_question, no_right_answer, wrong_question
-from choicelab.mc.items import MCItem
-from choicelab.metrics import probes as pm
-
-PAPER_NAMES = {"anli": "aNLI", "hellaswag": "HellaSwag", "piqa": "PIQA", "siqa": "SocialIQA"}
-
-
-def subsample(items: Sequence[MCItem], size: int | None, seed: int) -> list[MCItem]:
-    """A seeded subset of ``size`` items in their original order (all items when size is None or larger)."""
-    if size is None or size >= len(items):
-        return list(items)
-    keep = set(random.Random(seed).sample(range(len(items)), size))
-    return [it for i, it in enumerate(items) if i in keep]
-
-
-def benchmark_splits(
-    benchmark: str,
-    *,
-    root: str,
-    full_root: str,
-    train_data: str,
-    train_size: int | None,
-    dev_size: int | None,
-    dev_train_fraction: float,
-    heldout_fraction: float,
-    seed: int,
-) -> tuple[list[MCItem], list[MCItem]]:
-    """Train items (each with meta ``role``: ``fit`` or ``heldout``, the slice that selects the best epoch, and
-    ``train_source``) and the evaluation (dev) items of one commonsense benchmark.
-
-    ``train_data: mirror`` reads the mirror's train subsets (HellaSwag has none: a seeded ``dev_train_fraction`` of
-    dev is fine-tuned on and the rest evaluated); ``full`` reads the official full train releases from
-    ``full_root`` (downloaded with checksums), and every benchmark is evaluated on its whole dev set (or
-    ``dev_size``). ``train_size`` subsamples train before the held-out slice (the last ``heldout_fraction``) is cut.
-    """
-    from choicelab.mc import commonsense as cs
-
-    dev = cs.load_benchmark(benchmark, "dev", root)
-    if train_data == "full":
-        train = cs.load_benchmark(benchmark, "train", full_root, release="full")
-        source = f"official full train release ({len(train)} rows)"
-    elif cs.has_split(benchmark, "train"):
-        train = cs.load_benchmark(benchmark, "train", root)
-        source = f"data mirror's train subset ({len(train)} rows; not the full release)"
-    else:
-        train, dev = cs.train_dev_split(dev, dev_train_fraction, seed)
-        source = f"seeded {dev_train_fraction:.0%} split of dev (no train file in the mirror)"
-    train = subsample(train, train_size, seed)
-    fit, heldout = cs.heldout_split(train, heldout_fraction)
-    selection = (f"best epoch by accuracy on a held-out {heldout_fraction:.0%} of train ({len(heldout)} items, "
-                 "the last rows, as isi-nlp/ai2's internal-dev); never the evaluation set")
-    train = [MCItem(**{**it.__dict__, "meta": {**it.meta, "train_source": source, "role": role,
-                                                "selection": selection}})
-             for role, part in (("fit", fit), ("heldout", heldout)) for it in part]
-    dev = subsample(dev, dev_size, seed + 1)
-    print(f"{benchmark}: {len(fit)} fit + {len(heldout)} held-out train items ({source}), {len(dev)} dev items")
-    return train, dev
-
-
-def train_roles(items: Sequence[MCItem]) -> tuple[list[MCItem], list[MCItem]]:
-    """(fit items, held-out items) of a train file written by :func:`benchmark_splits`."""
-    fit = [it for it in items if it.meta.get("role", "fit") == "fit"]
-    heldout = [it for it in items if it.meta.get("role") == "heldout"]
-    if not heldout:
-        raise ValueError("the train file has no held-out items for model selection; rebuild it with probes_benchmark")
-    return fit, heldout
+from choicelab.stats import exact_interval, mean_se
+from choicelab.studies.probes import metrics as pm
+from choicelab.studies.probes.paper import paper_control, paper_name
+from choicelab.studies.probes.scoring import CONTROL_SUFFIX
 
 
 def train_info(train: pd.DataFrame) -> dict[str, dict]:
@@ -93,54 +26,8 @@ def train_info(train: pd.DataFrame) -> dict[str, dict]:
     return out
 
 
-def original_instances(items: Sequence[MCItem]) -> list[MCItem]:
-    return [
-        MCItem(it.benchmark, it.split, f"{it.item_id}/orig", it.prompt, it.choices, it.label,
-               {"probe": "orig", "variant": "orig", "original_id": it.item_id, "trial": 0, "donors": [], "pseudo_correct": it.label})
-        for it in items
-    ]
-
-
-def probe_all(
-    items: Sequence[MCItem],
-    *,
-    trials: int,
-    cp_n: Sequence[int],
-    cp_instances: int,
-    cp_sampling: Sequence[str],
-    seed: int,
-    answer_embeddings: np.ndarray | None = None,
-    prompt_embeddings: np.ndarray | None = None,
-) -> list[MCItem]:
-    """The originals and every probe of one benchmark's evaluation items."""
-    out = original_instances(items) + no_question(items) + wrong_question(items, trials, seed)
-    out += no_right_answer(items, trials, seed)
-    distinct_answers = len({it.choices[it.label] for it in items})
-    for sampling in cp_sampling:
-        for n in cp_n:
-            if n > distinct_answers:  # e.g. the bets questions share three fixed answers: no donors exist
-                print(f"choice paralysis n={n} skipped: the benchmark has only {distinct_answers} distinct answers")
-            elif n <= len(items):
-                out += choice_paralysis(items, n, trials, cp_instances, seed, sampling, answer_embeddings,
-                                        prompt_embeddings)
-    return out
-
-
-def confidence_frame(dump: pd.DataFrame, probed: pd.DataFrame) -> pd.DataFrame:
-    """Per-item confidences joined with each probed instance's meta (probe, trial, n, sampling, original_id)."""
-    conf = pm.item_confidences(dump)
-    meta = probed[["item_id", "meta"]].assign(meta=lambda f: f["meta"].map(json.loads))
-    for key in ("probe", "trial", "n", "sampling", "original_id"):
-        meta[key] = meta["meta"].map(lambda m, key=key: m.get(key))
-    return conf.merge(meta.drop(columns="meta"), on="item_id", how="left")
-
-
 def _orig_of(conf: pd.DataFrame) -> pd.DataFrame:
     return conf[conf["probe"] == "orig"].assign(item_id=lambda f: f["original_id"])
-
-
-def _name(benchmark: str) -> str:
-    return PAPER_NAMES.get(benchmark, benchmark)
 
 
 def accuracy_table(conf: pd.DataFrame, train_info: dict[str, dict]) -> pd.DataFrame:
@@ -149,9 +36,9 @@ def accuracy_table(conf: pd.DataFrame, train_info: dict[str, dict]) -> pd.DataFr
     records = []
     for (model, benchmark), group in _orig_of(conf).groupby(["model", "benchmark"], sort=True):
         correct = int((group["pred"] == group["label"]).sum())
-        low, high = pm.exact_interval(correct, len(group))
+        low, high = exact_interval(correct, len(group))
         info = train_info.get(benchmark, {})
-        records.append({"benchmark": _name(benchmark), "model": model, "dev_items": len(group),
+        records.append({"benchmark": paper_name(benchmark), "model": model, "dev_items": len(group),
                         "accuracy": correct / len(group), "ci95_low": low, "ci95_high": high,
                         "fine_tuned_on": info.get("train_source", ""), "train_items": info.get("train_items"),
                         "model_selection": info.get("selection", "")})
@@ -168,10 +55,10 @@ def table1(conf: pd.DataFrame) -> pd.DataFrame:
         if wq.empty:
             continue
         per_trial = [float((t["pred"] == t["label"]).mean()) for _, t in wq.groupby("trial")]
-        mean, se = pm.mean_se(per_trial)
+        mean, se = mean_se(per_trial)
         test = pm.pseudo_accuracy_test(wq)
         orig = _orig_of(group)
-        records.append({"benchmark": _name(benchmark), "model": model, "instances": test["n"],
+        records.append({"benchmark": paper_name(benchmark), "model": model, "instances": test["n"],
                         "trials": test["trials"], "bias_free": test["chance"],
                         "accuracy_before": pm.accuracy(orig),
                         "avg_confidence_difference": nq["p_label"].mean() - wq["p_label"].mean(),
@@ -208,11 +95,11 @@ def table2(conf: pd.DataFrame, seed: int, repeats: int | None = None) -> pd.Data
                 if version.empty:
                     continue
                 runs.append(pm.maxprob_selective(original, _maxprob_by_instance(version), seed=seed * 1000 + r))
-            threshold, threshold_se = pm.mean_se([x["threshold"] for x in runs])
-            acc, acc_se = pm.mean_se([x["accuracy"] for x in runs])
+            threshold, threshold_se = mean_se([x["threshold"] for x in runs])
+            acc, acc_se = mean_se([x["accuracy"] for x in runs])
             decisions = 2 * runs[0]["eval_instances"]
-            low, high = pm.exact_interval(acc * decisions, decisions)
-            records.append({"benchmark": _name(benchmark), "model": model, "probe": probe, "repeats": len(runs),
+            low, high = exact_interval(acc * decisions, decisions)
+            records.append({"benchmark": paper_name(benchmark), "model": model, "probe": probe, "repeats": len(runs),
                             "fit_instances": runs[0]["fit_instances"], "eval_instances": runs[0]["eval_instances"],
                             "threshold": threshold, "threshold_se": threshold_se, "accuracy": acc,
                             "accuracy_se": acc_se, "accuracy_ci95_low": low, "accuracy_ci95_high": high})
@@ -229,7 +116,7 @@ def nra_table(conf: pd.DataFrame) -> pd.DataFrame:
             continue
         values = pm.nra_confidences(_orig_of(group), nra)
         test = pm.pseudo_accuracy_test(nra)
-        records.append({"benchmark": _name(benchmark), "model": model, "instances": test["n"], **values,
+        records.append({"benchmark": paper_name(benchmark), "model": model, "instances": test["n"], **values,
                         "nra_pseudo_accuracy": test["pseudo_accuracy"], "ci95_low": test["ci95_low"],
                         "ci95_high": test["ci95_high"], "chance": test["chance"], "binomial_p": test["p_value"],
                         "significant_99": test["significant"]})
@@ -252,14 +139,14 @@ def choice_paralysis_table(conf: pd.DataFrame) -> pd.DataFrame:
     original = _orig_of(conf)
     for (model, benchmark, sampling, n), group in cp.groupby(["model", "benchmark", "sampling", "n"], sort=True):
         trials = [t for _, t in group.groupby("trial")]
-        confidence, confidence_se = pm.mean_se([t["p_label"].mean() for t in trials])
-        acc, acc_se = pm.mean_se([pm.accuracy(t) for t in trials])
+        confidence, confidence_se = mean_se([t["p_label"].mean() for t in trials])
+        acc, acc_se = mean_se([pm.accuracy(t) for t in trials])
         per = group.assign(diff=group["p_label"] - group["before"]).groupby("original_id")["diff"].mean()
         mean, low, high = pm.t_ci(per)
         before = original[(original["model"] == model) & (original["benchmark"] == benchmark)]
         hits = pm.per_instance(group)["hit"]
-        acc_low, acc_high = pm.exact_interval(float(hits.sum()), len(hits))
-        records.append({"benchmark": _name(benchmark), "model": model, "sampling": sampling, "n": int(n),
+        acc_low, acc_high = exact_interval(float(hits.sum()), len(hits))
+        records.append({"benchmark": paper_name(benchmark), "model": model, "sampling": sampling, "n": int(n),
                         "trials": len(trials), "instances_per_trial": int(np.mean([len(t) for t in trials])),
                         "distinct_instances": len(per), "accuracy": acc, "accuracy_se": acc_se,
                         "accuracy_ci95_low": acc_low, "accuracy_ci95_high": acc_high, "chance": 1 / n,
@@ -280,9 +167,9 @@ def hits_at_k_table(conf: pd.DataFrame) -> pd.DataFrame:
         trials = [t for _, t in group.groupby("trial")]
         before = original[(original["model"] == model) & (original["benchmark"] == benchmark)]
         for k in range(1, int(n) + 1):
-            mean, se = pm.mean_se([pm.hits_at_k(t, k) for t in trials])
-            low, high = pm.exact_interval(pm.hits_at_k(group, k) * len(group), len(group))
-            records.append({"benchmark": _name(benchmark), "model": model, "sampling": sampling, "n": int(n),
+            mean, se = mean_se([pm.hits_at_k(t, k) for t in trials])
+            low, high = exact_interval(pm.hits_at_k(group, k) * len(group), len(group))
+            records.append({"benchmark": paper_name(benchmark), "model": model, "sampling": sampling, "n": int(n),
                             "k": k, "trials": len(trials), "instances": len(group), "hits_at_k": mean, "se": se,
                             "ci95_low": low, "ci95_high": high, "original_accuracy": pm.accuracy(before)})
     return pd.DataFrame.from_records(records)
@@ -298,9 +185,9 @@ def label_balance_table(conf: pd.DataFrame) -> pd.DataFrame:
         gold_counts = [int((group["label"] == k).sum()) for k in balance["position"]]
         chance = 1 / int(group["n_choices"].max())
         balance = balance.assign(
-            benchmark=_name(benchmark), model=model, instances=n, gold_count=gold_counts,
-            gold_ci95_low=[pm.exact_interval(c, n)[0] for c in gold_counts],
-            gold_ci95_high=[pm.exact_interval(c, n)[1] for c in gold_counts],
+            benchmark=paper_name(benchmark), model=model, instances=n, gold_count=gold_counts,
+            gold_ci95_low=[exact_interval(c, n)[0] for c in gold_counts],
+            gold_ci95_high=[exact_interval(c, n)[1] for c in gold_counts],
             gold_vs_chance_p=[stats.binomtest(c, n, chance).pvalue for c in gold_counts])
         frames.append(balance)
     return pd.concat(frames, ignore_index=True)[
@@ -322,7 +209,7 @@ def length_table(conf: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
         s_mean, s_low, s_high = pm.t_ci(selected)
         o_mean, o_low, o_high = pm.t_ci(other)
         p_value = float(stats.ttest_ind(selected, other, equal_var=False).pvalue) if len(selected) > 1 else np.nan
-        records.append({"benchmark": _name(benchmark), "model": model, "instances": len(group),
+        records.append({"benchmark": paper_name(benchmark), "model": model, "instances": len(group),
                         "selected_words": s_mean, "selected_ci95_low": s_low, "selected_ci95_high": s_high,
                         "other_words": o_mean, "other_ci95_low": o_low, "other_ci95_high": o_high,
                         "welch_p": p_value, "significant_95": bool(p_value < 0.05)})
@@ -338,41 +225,8 @@ def overlap_table(conf: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
         rows = lookup.loc[group["original_id"]]
         stat = pm.overlap_correlation(rows["prompt"].tolist(), [list(c) for c in rows["choices"]],
                                       group["pred"].tolist())
-        records.append({"benchmark": _name(benchmark), "model": model, "instances": len(group), **stat})
+        records.append({"benchmark": paper_name(benchmark), "model": model, "instances": len(group), **stat})
     return pd.DataFrame.from_records(records)
-
-
-def compare_paper(table1_ours: pd.DataFrame, table2_ours: pd.DataFrame, paper1: pd.DataFrame, paper2: pd.DataFrame) -> pd.DataFrame:
-    """The paper's Table 1 and Table 2 numbers beside ours (ours are for the configured encoders), with our n."""
-    records = []
-    for row in paper1.itertuples():
-        ours = table1_ours[table1_ours["benchmark"] == row.benchmark] if len(table1_ours) else table1_ours
-        for model_row in ours.itertuples() if len(ours) else [None]:
-            for quantity, column in (("avg confidence difference", "avg_confidence_difference"),
-                                     ("WQ pseudo-accuracy", "wq_pseudo_accuracy")):
-                records.append({"table": "Table 1", "benchmark": row.benchmark, "quantity": quantity,
-                                "paper": getattr(row, column), "model": getattr(model_row, "model", ""),
-                                "ours": getattr(model_row, column, float("nan")),
-                                "instances": getattr(model_row, "instances", 0)})
-    for row in paper2.itertuples():
-        ours = table2_ours[(table2_ours["benchmark"] == row.benchmark) & (table2_ours["probe"] == row.probe)] \
-            if len(table2_ours) else table2_ours
-        for model_row in ours.itertuples() if len(ours) else [None]:
-            for quantity in ("threshold", "accuracy"):
-                records.append({"table": "Table 2", "benchmark": row.benchmark, "quantity": f"{row.probe} {quantity}",
-                                "paper": getattr(row, quantity), "model": getattr(model_row, "model", ""),
-                                "ours": getattr(model_row, quantity, float("nan")),
-                                "instances": getattr(model_row, "eval_instances", 0)})
-    return pd.DataFrame.from_records(records)
-
-
-def causal_subset(probed: Sequence[MCItem], n_originals: int | None, seed: int) -> list[MCItem]:
-    """Every probed instance of a seeded subset of ``n_originals`` original items (bounds causal-LM scoring cost)."""
-    originals = sorted({it.meta["original_id"] for it in probed})
-    if n_originals is not None and n_originals < len(originals):
-        originals = random.Random(seed).sample(originals, n_originals)
-    keep = set(originals)
-    return [it for it in probed if it.meta["original_id"] in keep]
 
 
 def probe_key(row: pd.Series) -> str:
@@ -391,7 +245,7 @@ def robustness_matrix(conf: pd.DataFrame) -> pd.DataFrame:
         per = pm.per_instance(group)
         chance = float(per["chance"].mean())
         rate = float(per["hit"].mean())
-        low, high = pm.exact_interval(float(per["hit"].sum()), len(per))
+        low, high = exact_interval(float(per["hit"].sum()), len(per))
         records.append({"benchmark": benchmark, "model": model, "method": method, "probe": probe,
                         "instances": len(per), "rows": len(group), "pseudo_accuracy": rate, "chance": chance,
                         "minus_chance": rate - chance, "ci95_low": low - chance, "ci95_high": high - chance,
@@ -399,40 +253,9 @@ def robustness_matrix(conf: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame.from_records(records)
 
 
-CONTROL_SUFFIX = " (control)"
 UNIFIEDQA_STATUS = ("not run in this configuration (UnifiedQA, Sec. 4.2: the paper config scores "
                     "allenai/unifiedqa-t5-11b on 50 instances x 3 draws); the paper's numbers are shown alone")
-_OPTION_LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
-
-def control_name(model: str) -> str:
-    """The dump's model name of a control: a pre-trained model scored without fine-tuning on the benchmark."""
-    return model + CONTROL_SUFFIX
-
-
-def unifiedqa_input(prompt: str, choices: Sequence[str]) -> str:
-    """UnifiedQA's multiple-choice input: lower-cased ``question \\n (a) choice (b) choice ...`` (the literal
-    backslash-n of the UnifiedQA format)."""
-    options = " ".join(f"({_OPTION_LETTERS[k]}) {c.lower()}" for k, c in enumerate(choices))
-    return f"{prompt.lower()} \\n {options}"
-
-
-def unifiedqa_items(items: Sequence[MCItem]) -> list[MCItem]:
-    """Probed instances as UnifiedQA reads them: the prompt becomes :func:`unifiedqa_input`, the choices are
-    lower-cased (UnifiedQA answers in lower case); each choice is then scored by its decoder log-likelihood."""
-    return [MCItem(it.benchmark, it.split, it.item_id, unifiedqa_input(it.prompt, it.choices),
-                   tuple(c.lower() for c in it.choices), it.label, it.meta) for it in items]
-
-
-def paper_control(model: str) -> str:
-    """The paper's control a model stands for: XLNet (Sec. 4.3), UnifiedQA (Sec. 4.2), else the fine-tuned
-    encoder's own pre-trained base with an untrained head ("pre-trained RoBERTa", Sec. 4.4)."""
-    name = model.lower()
-    if "xlnet" in name:
-        return "XLNet (xlnet-large-cased)"
-    if "unifiedqa" in name:
-        return "UnifiedQA (unifiedqa-t5-11b)"
-    return "pre-trained RoBERTa"
 
 
 def _with_average(matrix: pd.DataFrame) -> pd.DataFrame:
@@ -444,7 +267,7 @@ def _with_average(matrix: pd.DataFrame) -> pd.DataFrame:
             continue
         hits = float((group["pseudo_accuracy"] * group["instances"]).sum())
         n = int(group["instances"].sum())
-        low, high = pm.exact_interval(hits, n)
+        low, high = exact_interval(hits, n)
         rows.append({"condition": condition, "model": model, "benchmark": "all", "probe": probe, "instances": n,
                      "pseudo_accuracy": float(group["pseudo_accuracy"].mean()), "ci95_low": low, "ci95_high": high,
                      "chance": float(group["chance"].mean())})
@@ -465,7 +288,7 @@ def controls_table(control: pd.DataFrame, fine_tuned: pd.DataFrame, paper: pd.Da
         matrix = robustness_matrix(conf)
         matrix["condition"] = condition
         matrix["model"] = matrix["model"].str.removesuffix(CONTROL_SUFFIX)
-        matrix["benchmark"] = matrix["benchmark"].map(_name)
+        matrix["benchmark"] = matrix["benchmark"].map(paper_name)
         frames.append(matrix.drop(columns=["rows", "minus_chance", "covers_zero", "method"]).assign(
             ci95_low=lambda f: f["ci95_low"] + f["chance"], ci95_high=lambda f: f["ci95_high"] + f["chance"]))
     ours = _with_average(pd.concat(frames, ignore_index=True))
@@ -493,16 +316,6 @@ def controls_table(control: pd.DataFrame, fine_tuned: pd.DataFrame, paper: pd.Da
     table["_order"] = table["paper_control"].map(order).fillna(3)
     return table.sort_values(["_order", "condition", "model", "benchmark", "probe"], kind="stable",
                              ignore_index=True).drop(columns="_order")
-
-
-def choice_paralysis_groups(probed: Sequence[MCItem], sampling: str = "random") -> dict[int, list[MCItem]]:
-    """Choice Paralysis instances of one sampling, first trial only, by n (what the timing table scores)."""
-    groups: dict[int, list[MCItem]] = {}
-    for item in probed:
-        meta = item.meta
-        if meta.get("probe") == "cp" and meta.get("sampling") == sampling and meta.get("trial", 0) == 0:
-            groups.setdefault(int(meta["n"]), []).append(item)
-    return dict(sorted(groups.items()))
 
 
 def timing_table(timings: pd.DataFrame) -> pd.DataFrame:

@@ -1,0 +1,126 @@
+"""The probes rules' input functions and params: :class:`Jobs` methods take a job's wildcards (``rules/probes.smk``
+names them; the .smk file holds rules and constants only). No torch: the rules import this module to plan the jobs."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, is_dataclass
+from typing import Any
+
+from choicelab.studies.probes import RESULTS
+from choicelab.studies.probes import settings as probes_settings
+from choicelab.studies.probes.settings import Settings
+
+DOWNLOADS = "results/downloads"
+CONTROL_KINDS = ("encoder", "seq2seq")
+
+
+@dataclass(frozen=True)
+class Jobs:
+    """What the probes jobs read and are given, for one config."""
+
+    section: Settings | None  # None: the config has no studies.probes
+    models: tuple[str, ...]  # the fine-tuned encoders (none when the study is off)
+    data_root: str  # the data mirror, else the download rules' folder
+    mc_benchmarks: Mapping[str, str]  # other studies' multiple-choice benchmarks: name -> item file
+    model_kinds: Mapping[str, str | None]  # every configured model's kind
+    model_dir: Callable[[str], str]  # a configured model's folder
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any], *, models: Sequence[str], data_root: str,
+                    mc_benchmarks: Mapping[str, str], model_dir: Callable[[str], str]) -> Jobs:
+        section = probes_settings.from_config(config) if probes_settings.SECTION in config["studies"] else None
+        kinds = {name: entry.get("kind") for name, entry in config["models"].items()}
+        return cls(section, tuple(models), data_root, dict(mc_benchmarks), kinds, model_dir)
+
+    @property
+    def settings(self) -> Settings:
+        if self.section is None:
+            raise ValueError("the config has no studies.probes section")
+        return self.section
+
+    # -- params ----------------------------------------------------------------------------------------------------
+
+    def setting(self, path: str) -> Callable[[Any], Any]:
+        """A param: the setting at the dotted ``path`` of studies.probes (``finetune.max_length``); a nested section
+        is given as a dict."""
+        return functools.partial(self._setting, path=path)
+
+    def _setting(self, wildcards: Any, path: str) -> Any:
+        value: Any = self.settings
+        for key in path.split("."):
+            value = getattr(value, key)
+        return asdict(value) if is_dataclass(value) else value
+
+    # -- inputs ----------------------------------------------------------------------------------------------------
+
+    def source_files(self, wildcards: Any) -> list[str]:
+        """Public files a benchmark is read from (the data mirror's, else the download rules'), and the official full
+        train release (always downloaded, checksummed) when studies.probes.train_data is full."""
+        from choicelab.mc.commonsense import SOURCES, train_files
+
+        files = [f"{self.data_root}/{f.mirror_path}" for (benchmark, _), remotes in SOURCES.items()
+                 if benchmark == wildcards.benchmark for f in remotes]
+        if self.settings.train_data == "full":
+            files += [f"{DOWNLOADS}/{f.mirror_path}" for f in train_files(wildcards.benchmark, "full")]
+        return files
+
+    def checkpoint(self, wildcards: Any) -> str:
+        return f"{RESULTS}/checkpoints/{wildcards.model}__{wildcards.benchmark}"
+
+    def embedder(self, wildcards: Any) -> str:
+        return self.model_dir(self.settings.embedder)
+
+    def dumps(self, wildcards: Any) -> list[str]:
+        return [f"{RESULTS}/dumps/{m}__{b}.parquet" for m in self.models for b in self.settings.benchmarks]
+
+    def control_models(self) -> list[str]:
+        """Pre-trained encoders scored with an untrained multiple-choice head, or seq2seq QA models (Sec. 4.2-4.4
+        controls); null: the fine-tuned encoders' base models."""
+        chosen = self.settings.control_models
+        names = list(self.models if chosen is None else chosen)
+        for name in names:
+            kind = self.model_kinds.get(name)
+            if kind not in CONTROL_KINDS:
+                raise ValueError(
+                    f"config key 'studies.probes.control_models': {name!r} is "
+                    f"{'not under models:' if kind is None else f'a {kind} model'}; controls are encoders "
+                    "(untrained multiple-choice head) or seq2seq QA models (UnifiedQA)"
+                )
+        return names
+
+    def control_dumps(self, wildcards: Any) -> list[str]:
+        return [f"{RESULTS}/dumps/{m}.control.parquet" for m in self.control_models()]
+
+    def probed(self, wildcards: Any) -> list[str]:
+        return [f"{RESULTS}/probed/{b}.parquet" for b in self.settings.benchmarks]
+
+    def timings(self, wildcards: Any) -> list[str]:
+        return [f"{RESULTS}/timing/{m}__{b}.csv" for m in self.models for b in self.settings.benchmarks]
+
+    def causal_benchmarks(self) -> list[str]:
+        """The benchmarks the causal LMs score probes on: studies.probes.causal_benchmarks (null = every one the
+        workflow builds, the commonsense ones first); a name the workflow does not build raises ConfigError."""
+        from choicelab.config import chosen_benchmarks
+
+        every = list(dict.fromkeys([*self.settings.benchmarks, *sorted(self.mc_benchmarks)]))
+        return chosen_benchmarks(every, self.settings.causal_benchmarks, "studies.probes.causal_benchmarks")
+
+    def causal_dumps(self, wildcards: Any) -> list[str]:
+        return [f"{RESULTS}/dumps/{m}__{b}.causal.parquet"
+                for m in self.settings.causal_models for b in self.causal_benchmarks()]
+
+    def all_probed(self, wildcards: Any) -> list[str]:
+        """The probes of every benchmark in the robustness matrix: the encoders' and the causal LMs'."""
+        benchmarks = dict.fromkeys([*self.settings.benchmarks, *self.causal_benchmarks()])
+        return [f"{RESULTS}/probed/{b}.parquet" for b in benchmarks]
+
+    def external_items(self, wildcards: Any) -> str:
+        return self.mc_benchmarks[wildcards.benchmark]
+
+    def train(self, wildcards: Any) -> list[str]:
+        return [f"{RESULTS}/benchmarks/{b}.train.parquet" for b in self.settings.benchmarks]
+
+    def dev(self, wildcards: Any) -> list[str]:
+        return [f"{RESULTS}/benchmarks/{b}.dev.parquet" for b in self.settings.benchmarks]

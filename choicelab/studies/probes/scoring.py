@@ -1,0 +1,121 @@
+"""Scoring steps of the probes study (model-facing: each writes a logit dump): the fine-tuned encoders, the causal
+LMs' letter and sequence scorers, the controls (an untrained multiple-choice head, or UnifiedQA reading its own
+input format) and the wall time of Choice Paralysis. Models load lazily: importing this module imports no torch."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from choicelab.mc.items import MCItem
+
+CONTROL_SUFFIX = " (control)"
+_OPTION_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def control_name(model: str) -> str:
+    """The dump's model name of a control: a pre-trained model scored without fine-tuning on the benchmark."""
+    return model + CONTROL_SUFFIX
+
+
+def unifiedqa_input(prompt: str, choices: Sequence[str]) -> str:
+    """UnifiedQA's multiple-choice input: lower-cased ``question \\n (a) choice (b) choice ...`` (the literal
+    backslash-n of the UnifiedQA format)."""
+    options = " ".join(f"({_OPTION_LETTERS[k]}) {c.lower()}" for k, c in enumerate(choices))
+    return f"{prompt.lower()} \\n {options}"
+
+
+def unifiedqa_items(items: Sequence[MCItem]) -> list[MCItem]:
+    """Probed instances as UnifiedQA reads them: the prompt becomes :func:`unifiedqa_input`, the choices are
+    lower-cased (UnifiedQA answers in lower case); each choice is then scored by its decoder log-likelihood."""
+    return [MCItem(it.benchmark, it.split, it.item_id, unifiedqa_input(it.prompt, it.choices),
+                   tuple(c.lower() for c in it.choices), it.label, it.meta) for it in items]
+
+
+def score_fine_tuned(checkpoint: str, probed: Sequence[MCItem], *, model: str, max_length: int, device: str) -> list:
+    """A fine-tuned encoder's confidences (method ``mc_logit``) on the originals and every probe of a benchmark."""
+    from choicelab.lm.loading import load_encoder_mc
+    from choicelab.mc.scoring import score_encoder
+
+    model_obj, tokenizer, _ = load_encoder_mc(checkpoint, seed=0, device=device)
+    return score_encoder(model_obj, tokenizer, probed, study="probes", model=model, max_length=max_length)
+
+
+def score_causal(model_dir: str, probed: Sequence[MCItem], *, model: str, items: int | None, seed: int,
+                 max_batch_tokens: int, device: str) -> list:
+    """A causal LM's letter (``letter_prob``) and sequence (``sum_logprob``) scores on the probes of a seeded subset
+    of ``items`` original items (:func:`.items.causal_subset`)."""
+    from choicelab.lm.causal import CausalScorer
+    from choicelab.lm.loading import load_causal
+    from choicelab.mc.scoring import score_letters, score_sequences
+    from choicelab.studies.probes.items import causal_subset
+
+    chosen = causal_subset(probed, items, seed)
+    model_obj, tokenizer, _ = load_causal(model_dir, device=device)
+    scorer = CausalScorer(model_obj, tokenizer, max_batch_tokens=max_batch_tokens)
+    rows = score_letters(scorer, chosen, study="probes", model=model)
+    rows += score_sequences(scorer, chosen, study="probes", model=model)
+    print(f"{len(chosen)} probed instances scored with letter_prob and sum_logprob")
+    return rows
+
+
+def score_control(base: str, probed_files: Sequence[str], *, model: str, control_items: int | None,
+                  seq2seq_control_items: int | None, max_length: int, max_batch_tokens: int, seed: int,
+                  device: str) -> list:
+    """One control model, not fine-tuned, on the probes of every benchmark (Sec. 4.2-4.4), named
+    :func:`control_name`: an encoder with an untrained (seeded) multiple-choice head on ``control_items`` originals
+    per benchmark, or a seq2seq QA model (UnifiedQA) scoring each choice by its decoder log-likelihood of
+    :func:`unifiedqa_items` on ``seq2seq_control_items`` originals."""
+    from choicelab.lm.loading import read_model_json
+    from choicelab.mc.items import read_items
+    from choicelab.studies.probes.items import causal_subset
+
+    kind = read_model_json(base)["kind"]
+    name = control_name(model)
+    if kind == "seq2seq":
+        from choicelab.lm.loading import load_seq2seq
+        from choicelab.lm.seq2seq import Seq2SeqScorer
+        from choicelab.mc.scoring import score_sequences
+
+        model_obj, tokenizer, _ = load_seq2seq(base, device=device)
+        scorer = Seq2SeqScorer(model_obj, tokenizer, mode="decoder", max_batch_tokens=max_batch_tokens)
+        count = seq2seq_control_items
+    else:
+        from choicelab.lm.loading import load_encoder_mc
+        from choicelab.mc.scoring import score_encoder
+
+        model_obj, tokenizer, _ = load_encoder_mc(base, seed=seed, device=device)  # seeded head
+        count = control_items
+    rows = []
+    for path in probed_files:
+        items = causal_subset(read_items(path), count, seed)
+        if kind == "seq2seq":
+            rows += score_sequences(scorer, unifiedqa_items(items), study="probes", model=name)
+        else:
+            rows += score_encoder(model_obj, tokenizer, items, study="probes", model=name, max_length=max_length)
+        print(f"{path}: {len(items)} probed instances scored ({kind}, not fine-tuned)")
+    return rows
+
+
+TIMING_COLUMNS = ["benchmark", "model", "n", "instances", "seconds"]
+
+
+def time_choice_paralysis(checkpoint: str, probed: Sequence[MCItem], *, benchmark: str, model: str,
+                          max_length: int, device: str) -> list[dict]:
+    """Wall seconds of scoring the first trial's random-sampling Choice Paralysis instances, per n (after a warm-up
+    call that pays the first-call overheads); not byte-reproducible."""
+    import time
+
+    from choicelab.lm.loading import load_encoder_mc
+    from choicelab.mc.scoring import score_encoder
+    from choicelab.studies.probes.items import choice_paralysis_groups
+
+    model_obj, tokenizer, _ = load_encoder_mc(checkpoint, seed=0, device=device)
+    rows = []
+    for n, items in choice_paralysis_groups(probed).items():
+        score_encoder(model_obj, tokenizer, items[:2], study="probes", model="warmup")  # first-call overheads
+        start = time.perf_counter()
+        score_encoder(model_obj, tokenizer, items, study="probes", model=model, max_length=max_length)
+        seconds = time.perf_counter() - start
+        rows.append({"benchmark": benchmark, "model": model, "n": n, "instances": len(items), "seconds": seconds})
+        print(f"n={n}: {len(items)} instances in {seconds:.2f} s")
+    return rows

@@ -1,0 +1,79 @@
+"""Typed settings of the probes study: ``studies.probes`` of the config, after validation filled the schema's defaults
+(schemas/config.schema.yaml is the only place defaults live; nothing here restates one)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Any
+
+SECTION = "probes"
+
+
+@dataclass(frozen=True)
+class Finetune:
+    """``studies.probes.finetune``: how each encoder is fine-tuned per benchmark (choicelab.mc.finetune)."""
+
+    learning_rate: float
+    batch_size: int
+    max_epochs: float
+    max_length: int
+    warmup_steps: int
+    weight_decay: float
+    grad_accumulation: int
+    dropout: float | None
+    patience: int | None
+    eval_every_steps: int | None
+    target_dev_accuracy: float | None
+
+
+@dataclass(frozen=True)
+class Settings:
+    """``studies.probes``; lists become tuples, ``null`` stays None (its meaning is in the schema's description)."""
+
+    enabled: bool
+    models: tuple[str, ...]
+    benchmarks: tuple[str, ...]
+    causal_models: tuple[str, ...]
+    causal_benchmarks: tuple[str, ...] | None
+    causal_items: int | None
+    embedder: str
+    train_size: int | None
+    dev_size: int | None
+    train_data: str
+    heldout_fraction: float
+    control_models: tuple[str, ...] | None
+    control_items: int | None
+    seq2seq_control_items: int | None
+    dev_train_fraction: float
+    trials: int
+    cp_n: tuple[int, ...]
+    cp_instances: int
+    cp_sampling: tuple[str, ...]
+    finetune: Finetune
+
+
+def _read(cls: type, section: Mapping[str, Any], path: str) -> Any:
+    values = {}
+    for field in fields(cls):
+        if field.name not in section:
+            raise KeyError(
+                f"config key '{path}.{field.name}' is missing: validation against schemas/config.schema.yaml fills "
+                "every optional key, so read the settings of a validated config (the workflow's)"
+            )
+        value = section[field.name]
+        if field.name == "finetune":
+            value = _read(Finetune, value, f"{path}.finetune")
+        elif isinstance(value, list):
+            value = tuple(value)
+        values[field.name] = value
+    return cls(**values)
+
+
+def from_config(config: Mapping[str, Any]) -> Settings:
+    """The settings of a validated config; a config without a ``studies.probes`` section is refused (write the
+    section with ``enabled: false`` to leave the study out)."""
+    studies = config["studies"]
+    if SECTION not in studies:
+        raise KeyError(f"config key 'studies.{SECTION}' is missing; write it (enabled: false leaves the study out)")
+    return _read(Settings, studies[SECTION], f"studies.{SECTION}")

@@ -1,0 +1,65 @@
+"""Every table and figure of the revealed-belief study: the paper's table or figure it reproduces, its caption, its
+builder (a function of :class:`~choicelab.studies.revealed_belief.results.Results`) and the rule that writes it.
+The rules' outputs, the sidecars' ``reproduces`` and captions, the manifest and the report caption come from here.
+
+Which appendix tables a config writes depends on its scenario families and the roles of its models:
+:func:`written`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from functools import partial
+
+from choicelab.artifacts import Artifact
+from choicelab.studies.revealed_belief import figures, paper, tables
+
+TABLES_RULE = "rb_tables"
+FIGURES_RULE = "rb_figures"
+
+APPENDIX_CAPTION = ("Chebyshev, L1 and symmetric-KL distances to the true distribution per row (the paper's rows), one "
+                    "column per model of the block")
+
+ARTIFACTS: tuple[Artifact, ...] = (
+    Artifact("table1", "Table 1", "scenarios, variants and parameters, with the settings generated",
+             tables.build_table1, TABLES_RULE),
+    *(Artifact(table_id, tables.paper_reference(table_id), APPENDIX_CAPTION,
+               partial(tables.build_appendix_table, table_id=table_id), TABLES_RULE)
+      for table_id in tables.appendix_table_ids()),
+    Artifact("compare_paper", "extra: Llama-3-70B rows of the appendix tables beside our models",
+             "the paper's Llama-3-70B Chebyshev distances beside ours, as context (different models, not a pass/fail)",
+             paper.build_compare_paper, TABLES_RULE),
+    Artifact("fig2", "Figure 2", "RevB Chebyshev distance per task, base vs instruct models",
+             figures.build_fig2, FIGURES_RULE, kind="figure"),
+    Artifact("fig3", "Figure 3", "RevB distributions for 4 abstract choices and 3 coins, with RevB and StaA errors",
+             figures.build_fig3, FIGURES_RULE, kind="figure"),
+    Artifact("fig4", "Figure 4", "RevB of one die with no prior and with a previous roll",
+             figures.build_fig4, FIGURES_RULE, kind="figure"),
+    Artifact("fig5", "Figure 5", "distribution of the per-(model, setting) increase of the Chebyshev error over the "
+             "same dice's single roll, for a prior independent result and for one observation (box plots)",
+             figures.build_fig5, FIGURES_RULE, kind="figure"),
+    Artifact("fig6", "Figure 6", "order effect of the options Left / Right",
+             figures.build_fig6, FIGURES_RULE, kind="figure"),
+    Artifact("fig_single_die", "extra", "RevB over the faces of one die vs the true uniform distribution",
+             figures.build_single_die, FIGURES_RULE, kind="figure"),
+)
+
+# The scenario family of each appendix group (b1-b4: dice).
+APPENDIX_FAMILY = {"b": "dice", "c": "coins", "d": "choice", "e": "preference"}
+
+
+def written(models: Sequence[str], roles: Mapping[str, str], families: Sequence[str]) -> tuple[Artifact, ...]:
+    """The artifacts a config writes: none when the study runs no model; an appendix table only when its scenario
+    family is generated and its block has a model of its role (block 1: base; 2 and 3: instruct)."""
+    if not models:
+        return ()
+    appendix = tables.appendix_table_ids()
+
+    def writes(artifact: Artifact) -> bool:
+        if artifact.name not in appendix:
+            return True
+        group, block = appendix[artifact.name]
+        role = tables.BLOCKS[block][1]
+        return APPENDIX_FAMILY[group[0]] in families and any(roles[m] == role for m in models)
+
+    return tuple(a for a in ARTIFACTS if writes(a))

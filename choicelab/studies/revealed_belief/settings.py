@@ -1,0 +1,41 @@
+"""The typed settings of the revealed-belief study: ``studies.revealed_belief`` of the config, after validation
+filled the schema's defaults (schemas/config.schema.yaml is the only place they live)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+STUDY = "revealed_belief"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """One field per key of ``studies.revealed_belief`` in the schema."""
+
+    enabled: bool
+    models: tuple[str, ...]
+    families: tuple[str, ...]  # scenario families: dice, coins, choice, preference
+    faces: tuple[int, ...]  # die face counts
+    n_dice: tuple[int, ...]  # numbers of dice (1-3)
+    staa_max_outcomes: int | None  # stated-answer questions per setting; None = every outcome
+    symkl_epsilon: float  # smoothing of the symmetric KL
+
+
+def from_config(config: Mapping[str, Any]) -> Settings:
+    """The study's settings from a validated config (every key present: validation filled the defaults); a config
+    without a ``studies.revealed_belief`` section is refused (write it with ``enabled: false`` to leave the study
+    out)."""
+    if STUDY not in config["studies"]:
+        raise KeyError(f"config key 'studies.{STUDY}' is missing; write it (enabled: false leaves the study out)")
+    section = config["studies"][STUDY]
+    return Settings(
+        enabled=bool(section["enabled"]),
+        models=tuple(section["models"]),
+        families=tuple(section["families"]),
+        faces=tuple(int(f) for f in section["faces"]),
+        n_dice=tuple(int(n) for n in section["n_dice"]),
+        staa_max_outcomes=section["staa_max_outcomes"],
+        symkl_epsilon=float(section["symkl_epsilon"]),
+    )

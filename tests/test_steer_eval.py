@@ -165,7 +165,8 @@ def test_letter_scores_are_renormalized_over_each_questions_letters(items, pool,
     rows = pd.DataFrame([r.__dict__ for r in ps.score_adaptation(scorer, subset, contexts, model="tiny",
                                                                  adaptation="1shot")])
     assert set(rows["variant"]) == {"1shot"} and set(rows["method"]) == {"letter_prob"}
-    assert (rows["context"] == rows["item_id"].map(dict(zip([it.item_id for it in subset], contexts)))).all()
+    context_of = dict(zip([it.item_id for it in subset], contexts, strict=True))
+    assert (rows["context"] == rows["item_id"].map(context_of)).all()
     sums = rows.groupby("item_id")["prob"].sum()
     np.testing.assert_allclose(sums.to_numpy(), 1.0)
     assert rows.groupby("item_id")["is_label"].sum().eq(1).all()

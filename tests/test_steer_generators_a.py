@@ -124,7 +124,7 @@ def check(q):  # noqa: C901 - one branch per element by design
             assert str(p["a"] * p["b"]) in q.question.replace(",", "")
     elif e == "compute_expectations":
         assert sum(p["probs_pct"]) == 100
-        assert ans == fmt_num(sum(Fraction(pp * v, 100) for pp, v in zip(p["probs_pct"], p["values"])))
+        assert ans == fmt_num(sum(Fraction(pp * v, 100) for pp, v in zip(p["probs_pct"], p["values"], strict=True)))
     elif e == "discrete_optimization":
         best = sorted(p["values"])[-1 if p["want_max"] else 0]
         assert ans == fmt_money(best)
@@ -262,7 +262,7 @@ def check(q):  # noqa: C901 - one branch per element by design
         evs = [ev(lot) for lot in p["lotteries"]]
         assert ans == f"Option {evs.index(max(evs)) + 1}"
     elif e == "compute_eu":
-        assert ans == fmt_num(ev(list(zip(p["probs_pct"], p["utils"]))))
+        assert ans == fmt_num(ev(list(zip(p["probs_pct"], p["utils"], strict=True))))
     elif e in ("maximize_eu", "avoid_risk_aversion", "avoid_risk_seeking", "avoid_loss_aversion"):
         evs = [float(sum(pp / 100 * x for pp, x in lot)) for lot in p["prospects"]]
         assert sorted(evs)[-1] > sorted(evs)[-2]

@@ -1,4 +1,5 @@
-"""Specifications of the STEER report card (choicelab.studies.steer.report) and the study figures (choicelab.studies.steer)."""
+"""Specifications of the STEER report card (choicelab.studies.steer.report) and the study's tables and figures
+(choicelab.studies.steer.tables, choicelab.studies.steer.figures)."""
 
 from __future__ import annotations
 

@@ -242,7 +242,7 @@ def plot_grade_and_domain_robustness(results: pd.DataFrame, path: str | Path,
         small = part[part["n_questions"] < SMALL_N]
         colour = line[0].get_color()
         top.scatter(small["grade"], small[metric], s=60, facecolors="white", edgecolors=colour, zorder=3)
-        for g, v, n in zip(small["grade"], small[metric], small["n_questions"]):
+        for g, v, n in zip(small["grade"], small[metric], small["n_questions"], strict=True):
             top.annotate(f"n={int(n)}", (g, v), textcoords="offset points", xytext=(4, 4), fontsize=6)
     if metric == "accuracy":
         chance = grades.groupby("grade")["random_accuracy"].mean()
@@ -304,8 +304,9 @@ def plot_self_explanation_effect(results: pd.DataFrame, path: str | Path,
         ax.bar(x + (i - (len(modes) - 1) / 2) * width, table[mode].to_numpy(dtype=float), width,
                yerr=se[mode].fillna(0.0).to_numpy(dtype=float), capsize=2,
                label={"none": "no explanation"}.get(mode, f"explain ({mode})"))
-    ax.set_xticks(x, [textwrap.fill(f"{m} (n = {int(n)})", 16) for m, n in zip(table["model"], table["n_questions"])],
-                  fontsize=8)
+    counts = zip(table["model"], table["n_questions"], strict=True)
+    labels = [textwrap.fill(f"{m} (n = {int(n)})", 16) for m, n in counts]
+    ax.set_xticks(x, labels, fontsize=8)
     if metric != "accuracy":
         ax.axhline(0.0, color="red", linewidth=1)
     ax.set_ylabel(METRIC_AXIS_LABELS[metric])

@@ -219,7 +219,7 @@ def summarize(results: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
     groups = results.groupby(by, sort=True) if by else [((), results)]
     for key, part in groups:
         key = key if isinstance(key, tuple) else (key,)
-        rows.append({**dict(zip(by, key)), **summarize_questions(part["correct"], part["random_accuracy"],
+        rows.append({**dict(zip(by, key, strict=True)), **summarize_questions(part["correct"], part["random_accuracy"],
                                                                  part["top_prob"])})
     return pd.DataFrame(rows, columns=[*by, *SUMMARY_METRICS])
 
@@ -253,7 +253,7 @@ def domain_robustness(results: pd.DataFrame, metric: str = "accuracy",
     for key, part in per_domain.groupby([*by, "element"], sort=True):
         values = part[metric].to_numpy(dtype=float)
         worst_pos = int(np.nanargmin(values)) if np.isfinite(values).any() else 0
-        rows.append({**dict(zip([*by, "element"], key)),
+        rows.append({**dict(zip([*by, "element"], key, strict=True)),
                      "worst_domain": part["domain"].iloc[worst_pos],
                      "worst": float(values[worst_pos]),
                      "mean_over_domains": float(np.nanmean(values)),
@@ -315,12 +315,12 @@ def dependency_robustness_table(results: pd.DataFrame, edges: Iterable[tuple[str
     rows = []
     for key, part in per_element.groupby(list(by), sort=True):
         key = key if isinstance(key, tuple) else (key,)
-        gaps = dict(zip(part["element"], part[gap].astype(float)))
+        gaps = dict(zip(part["element"], part[gap].astype(float), strict=True))
         dr = dependency_robustness(gaps, anc)
         for element, value in gaps.items():
             ancestors_of = anc.get(element, frozenset())
             scored = [x for x in ancestors_of if x in dr]
-            rows.append({**dict(zip(by, key)), "element": element, "gap": value,
+            rows.append({**dict(zip(by, key, strict=True)), "element": element, "gap": value,
                          "dependency_robustness": dr.get(element, math.nan),
                          "n_ancestors": len(ancestors_of), "n_ancestors_scored": len(scored),
                          "n_weaker_ancestors": sum(gaps[x] < value for x in scored)})

@@ -641,7 +641,7 @@ def render_png(card: ReportCard, path: str | Path, dpi: int = 150) -> Path:
         fig.canvas.draw()
         renderer = fig.canvas.get_renderer()
         inv = right.transData.inverted()
-        for txt, y in strikes:
+        for txt, _y in strikes:
             bbox = txt.get_window_extent(renderer=renderer)
             (x0, y_mid), (x1, _) = inv.transform([(bbox.x0, (bbox.y0 + bbox.y1) / 2),
                                                   (bbox.x1, (bbox.y0 + bbox.y1) / 2)])

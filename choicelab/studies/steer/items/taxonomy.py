@@ -192,7 +192,8 @@ def parse_taxonomy(tax_doc: dict, dep_doc: dict, source: str = "taxonomy") -> Ta
                             mid, sid, lo, hi, domains)
                 )
                 element_ids.append(eid)
-            modules.append(Module(mid, str(_require(m_doc, "name", f"{source}: module {mid}")), sid, tuple(element_ids)))
+            module_name = str(_require(m_doc, "name", f"{source}: module {mid}"))
+            modules.append(Module(mid, module_name, sid, tuple(element_ids)))
             module_ids.append(mid)
         settings.append(Setting(sid, str(_require(s_doc, "name", f"{source}: setting {sid}")), tuple(module_ids)))
 

@@ -17,7 +17,8 @@ from choicelab.provenance import SIDECAR_SUFFIX
 KIND_SUFFIXES = {
     "table": (".csv", ".md"),  # the data, and the same as Markdown
     "figure": (".png", ".svg"),
-    "figure_png": (".png",),  # raster only (the STEER report cards and module figures)
+    "figure_png": (".png",),  # raster only (the STEER module figures)
+    "report_card": (".png", ".html"),  # a card shown in the report, beside its HTML page (STEER's rubrics)
 }
 
 

@@ -198,8 +198,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> None:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
-        if argv[:1] == ["report-card"]:  # its own parser: choicelab.steer_report.build_parser
-            from choicelab.steer_report import report_card_main
+        if argv[:1] == ["report-card"]:  # its own parser: choicelab.studies.steer.report.build_parser
+            from choicelab.studies.steer.report import report_card_main
 
             report_card_main(argv[1:])
             return

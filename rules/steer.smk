@@ -1,27 +1,28 @@
 # STEER (Raman et al.): taxonomy + generators -> the benchmark -> letter probabilities per model and adaptation ->
 # the per-question frame -> Table 3, metric tables, report cards (figures and every rubric), Figs 4-5, 7-22.
+# Outputs, ids and captions come from choicelab.studies.steer.artifacts; settings from studies.steer (typed).
+
+from choicelab.artifacts import captions, of_rule
+from choicelab.studies.steer import RESULTS as ST
+from choicelab.studies.steer.artifacts import ARTIFACTS as ST_ARTIFACTS
+from choicelab.studies.steer.scoring import ADAPTATION_PATTERN
+from choicelab.studies.steer.workflow import FOLDERS as ST_FOLDERS
+from choicelab.studies.steer.workflow import Plan
+
+ST_DATA = "data/steer"
+ST_PLAN = Plan.of(config, study_models("steer"), repo_file(ST_DATA))
+ST_TABLES = of_rule(ST_ARTIFACTS, "steer_tables")
+ST_FIGURES = of_rule(ST_ARTIFACTS, "steer_figures")
+ST_REPORT_CARDS = ST_PLAN.report_cards()
 
 
-register_artifacts(
-    "steer",
-    (
-        [f"{ST}/tables/{t}.{ext}" for t in ST_TABLES for ext in ("csv", "md")]
-        + [f"{ST_FIG}/{f}.png" for f in ST_FIGURES]
-        + [
-            f"{ST}/report_cards/{r}.{ext}"
-            for r in st_rubrics()
-            for ext in ("html", "png")
-        ]
-        if study_models("steer")
-        else []
-    ),
-)
+register_artifacts("steer", ST_PLAN.artifact_files())
 
 
 rule steer_benchmark:
     input:
-        taxonomy=repo_file("data/steer/taxonomy.yaml"),
-        dependencies=repo_file("data/steer/dependencies.yaml"),
+        taxonomy=repo_file(f"{ST_DATA}/taxonomy.yaml"),
+        dependencies=repo_file(f"{ST_DATA}/dependencies.yaml"),
     output:
         benchmark=f"{ST}/benchmark.parquet",
         pool=f"{ST}/fewshot_pool.parquet",
@@ -32,9 +33,10 @@ rule steer_benchmark:
     conda:
         "../envs/analysis.yaml"
     params:
-        scale=st_config("scale", {}),
-        fewshot_pool=st_config("fewshot_pool"),
-        adaptations=st_adaptations(),
+        scale=ST_PLAN.param("scale"),
+        fewshot_pool=ST_PLAN.param("fewshot_pool"),
+        adaptations=ST_PLAN.param("adaptations"),
+        seed=config["seed"],
     script:
         "../scripts/steer_benchmark.py"
 
@@ -52,7 +54,7 @@ rule steer_score:
     benchmark:
         "results/benchmarks/steer/score_{model}__{adaptation}.tsv"
     wildcard_constraints:
-        adaptation="[0-5]shot|explain-together|explain-separate-hidden|explain-separate",
+        adaptation=ADAPTATION_PATTERN,
     retries: MODEL_RETRIES
     conda:
         "../envs/models.yaml"
@@ -62,8 +64,8 @@ rule steer_score:
         runtime=attempt_scaled(120),
         gpu=model_gpus,
     params:
-        adaptation_questions=st_config("adaptation_questions"),
-        max_new_tokens=st_config("max_new_tokens", 64),
+        adaptation_questions=ST_PLAN.param("adaptation_questions"),
+        max_new_tokens=ST_PLAN.param("max_new_tokens"),
         max_batch_tokens=config["engine"]["max_batch_tokens"],
         seed=config["seed"],
         device=config["device"],
@@ -73,8 +75,8 @@ rule steer_score:
 
 rule steer_questions:
     input:
-        dumps=st_dumps,
-        prompts=st_prompts,
+        dumps=ST_PLAN.dumps,
+        prompts=ST_PLAN.prompts,
         benchmark=f"{ST}/benchmark.parquet",
     output:
         f"{ST}/metrics/questions.parquet",
@@ -89,20 +91,25 @@ rule steer_questions:
 rule steer_tables:
     input:
         questions=f"{ST}/metrics/questions.parquet",
-        dependencies=repo_file("data/steer/dependencies.yaml"),
-        paper=repo_file("data/steer/paper/table3.csv"),
-        paper_models=repo_file("data/steer/paper/models.csv"),
-        paper_quotes=repo_file("data/steer/paper/element_quotes.csv"),
+        taxonomy=repo_file(f"{ST_DATA}/taxonomy.yaml"),
+        dependencies=repo_file(f"{ST_DATA}/dependencies.yaml"),
+        paper=repo_file(f"{ST_DATA}/paper/table3.csv"),
+        paper_models=repo_file(f"{ST_DATA}/paper/models.csv"),
+        paper_quotes=repo_file(f"{ST_DATA}/paper/element_quotes.csv"),
     output:
-        report_pairs(
-            f"{ST}/tables", ST_TABLES, caption="../report/steer.rst", category="steer"
+        artifact_outputs(
+            ST_FOLDERS["steer_tables"],
+            ST_TABLES,
+            caption="../report/steer.rst",
+            category="steer",
         ),
     log:
         "results/logs/steer/tables.log",
     conda:
         "../envs/analysis.yaml"
     params:
-        models=st_model_entries(),
+        models=ST_PLAN.model_entries,
+        captions=captions(ST_TABLES),
     script:
         "../scripts/steer_tables.py"
 
@@ -110,21 +117,21 @@ rule steer_tables:
 rule steer_figures:
     input:
         questions=f"{ST}/metrics/questions.parquet",
-        taxonomy=repo_file("data/steer/taxonomy.yaml"),
-        dependencies=repo_file("data/steer/dependencies.yaml"),
+        taxonomy=repo_file(f"{ST_DATA}/taxonomy.yaml"),
+        dependencies=repo_file(f"{ST_DATA}/dependencies.yaml"),
     output:
-        report_pairs(
-            ST_FIG,
+        artifact_outputs(
+            ST_FOLDERS["steer_figures"],
             ST_FIGURES,
             caption="../report/steer.rst",
             category="steer",
-            shown="png",
-            paired=None,
         ),
     log:
         "results/logs/steer/figures.log",
     conda:
         "../envs/analysis.yaml"
+    params:
+        captions=captions(ST_FIGURES),
     script:
         "../scripts/steer_figures.py"
 
@@ -132,22 +139,22 @@ rule steer_figures:
 rule steer_report_cards:
     input:
         questions=f"{ST}/metrics/questions.parquet",
-        rubrics=st_rubric_files(),
+        taxonomy=repo_file(f"{ST_DATA}/taxonomy.yaml"),
+        dependencies=repo_file(f"{ST_DATA}/dependencies.yaml"),
+        rubrics=ST_PLAN.rubric_files(),
     output:
-        report_pairs(
-            f"{ST}/report_cards",
-            st_rubrics(),
+        artifact_outputs(
+            ST_FOLDERS["steer_report_cards"],
+            ST_REPORT_CARDS,
             caption="../report/steer.rst",
             category="steer",
-            shown="png",
-            paired="html",
-            label_prefix="report card ",
         ),
     log:
         "results/logs/steer/report_cards.log",
     conda:
         "../envs/analysis.yaml"
     params:
-        models=study_models("steer"),
+        models=list(ST_PLAN.models),
+        captions=captions(ST_REPORT_CARDS),
     script:
         "../scripts/steer_report_cards.py"

@@ -2,42 +2,13 @@
 
 import pandas as pd
 
-from choicelab.items.steer.taxonomy import load_taxonomy
-from choicelab.provenance import write_artifact
-from choicelab.studies.steer import tables as st
-from choicelab.workflow import job_record, log_to, outputs_by_name
-
-MODULE_OF_FIGURE = {f"fig{number}": module for module, number in st.MODULE_FIGURES.items()}
-
-
-def draw(name, results, taxonomy, out):
-    """Draw the figure ``name`` to ``out``; returns what it reproduces."""
-    if name == "fig4":
-        st.plot_example_report_card(results, taxonomy, out)
-        return "Figure 4 (example report card)"
-    if name == "fig5":
-        st.plot_figure5(taxonomy, out)
-        return "Figure 5 (dependency subgraph of IRDS, drawn from data/steer/dependencies.yaml)"
-    if name == "fig22":
-        st.plot_grade_and_domain_robustness(results, out)
-        return "Figure 22 (accuracy by grade; worst-case domain vs average)"
-    if name == "fig_few_shot":
-        st.plot_few_shot_effect(results, out)
-        return "few-shot effect (Sec. 5)"
-    if name == "fig_self_explanation":
-        st.plot_self_explanation_effect(results, out)
-        return "self-explanation effect (Sec. 5)"
-    module = MODULE_OF_FIGURE[name]
-    st.plot_module_report_card(results, taxonomy, module, out)
-    return f"Figure {name.removeprefix('fig')} (report card of module {module})"
-
+from choicelab.artifacts import of_rule
+from choicelab.studies.steer.artifacts import ARTIFACTS, write_artifacts
+from choicelab.studies.steer.figures import FigureSources
+from choicelab.studies.steer.items.taxonomy import load_taxonomy
+from choicelab.workflow import job_record, log_to
 
 with log_to(snakemake.log[0]):
-    record = job_record(snakemake)
-    results = pd.read_parquet(snakemake.input.questions)
-    taxonomy = load_taxonomy(snakemake.input.taxonomy, snakemake.input.dependencies)
-    models = ", ".join(sorted(results["model"].astype(str).unique()))
-    for name, out in outputs_by_name(snakemake.output, ".png").items():
-        what = draw(name, results, taxonomy, out)
-        write_artifact([out], artifact_id=f"steer/{name}", reproduces=what, caption=f"{what}; models: {models}.",
-                       record=record)
+    i = snakemake.input
+    sources = FigureSources(pd.read_parquet(i.questions), load_taxonomy(i.taxonomy, i.dependencies))
+    write_artifacts(of_rule(ARTIFACTS, "steer_figures"), sources, snakemake.output, job_record(snakemake))

@@ -167,7 +167,7 @@ def test_bad_rubrics_are_explained(tmp_path, rubric_text, expected):
 
 
 def test_a_missing_metrics_file_is_named(tmp_path):
-    from choicelab.steer_report import shipped_rubrics
+    from choicelab.studies.steer.report import shipped_rubrics
 
     proc = _cli("report-card", "--rubric", str(shipped_rubrics()["foundations_only"]), "--metrics",
                 str(tmp_path / "nope.parquet"), "--out-html", str(tmp_path / "c.html"), "--out-png", str(tmp_path / "c.png"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -180,3 +181,23 @@ def test_the_workflow_validates_once_filling_every_left_out_key_with_the_schema_
     assert common.count("validate_config(config)") == 1 and "validate(config" not in common
     with pytest.raises(ConfigError, match=r"'studies\.bets\.templates'"):
         validate_config({**partial, "studies": {"bets": {"models": ["tiny-bert"], "templates": "BE"}}})
+
+
+def test_a_config_without_a_studys_section_runs_the_other_studies_only(tmp_path, smoke, data_mirror):
+    """A study whose section a config leaves out is switched off (its settings are the schema's with enabled false),
+    the same for every study: the DAG holds the others' jobs and none of its own."""
+    smoke["data_mirror"] = str(data_mirror)
+    for study in ("revealed_belief", "steer", "scoring_methods"):
+        del smoke["studies"][study]
+    smoke["studies"]["probes"]["causal_benchmarks"] = None  # the smoke list names the STEER and pragmatics sets
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(yaml.safe_dump(smoke))
+    proc = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-n", "--cores", "1", "--configfile", str(cfg), "-d", str(tmp_path / "wd"),
+         "-s", str(REPO / "Snakefile")],
+        capture_output=True, text=True, cwd=REPO, timeout=300, env=repo_env(),
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    rules = set(re.findall(r"^(\w+)\s+\d+$", proc.stdout, flags=re.M))
+    assert {"bets_score", "probes_score", "manifest"} <= rules
+    assert not {r for r in rules if r.startswith(("rb_", "steer_", "sm_"))}

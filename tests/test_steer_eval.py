@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from choicelab.items.steer.base import generate_benchmark, questions_to_items
-from choicelab.pipelines import steer as ps
 from choicelab.mc.scoring import LETTERS
+from choicelab.studies.steer import scoring as ps
+from choicelab.studies.steer.items.base import generate_benchmark, questions_to_items
 
 
 @pytest.fixture(scope="module")
@@ -22,7 +22,7 @@ def items():
 
 @pytest.fixture(scope="module")
 def pool():
-    from choicelab.items.steer.base import FEWSHOT_SPLIT, generate_benchmark_with_pool
+    from choicelab.studies.steer.items.base import FEWSHOT_SPLIT, generate_benchmark_with_pool
 
     _, extra = generate_benchmark_with_pool({"n_per_test": 3, "max_domains": 1, "seed": 5,
                                              "elements": ["add_subtract", "bayes_rule"], "grades": [3, 4]}, 5)
@@ -165,14 +165,15 @@ def test_letter_scores_are_renormalized_over_each_questions_letters(items, pool,
     rows = pd.DataFrame([r.__dict__ for r in ps.score_adaptation(scorer, subset, contexts, model="tiny",
                                                                  adaptation="1shot")])
     assert set(rows["variant"]) == {"1shot"} and set(rows["method"]) == {"letter_prob"}
-    assert (rows["context"] == rows["item_id"].map(dict(zip([it.item_id for it in subset], contexts)))).all()
+    context_of = dict(zip([it.item_id for it in subset], contexts, strict=True))
+    assert (rows["context"] == rows["item_id"].map(context_of)).all()
     sums = rows.groupby("item_id")["prob"].sum()
     np.testing.assert_allclose(sums.to_numpy(), 1.0)
     assert rows.groupby("item_id")["is_label"].sum().eq(1).all()
 
 
 def test_report_card_command_is_wired_into_the_cli(tmp_path):
-    from choicelab.steer_report import shipped_rubrics
+    from choicelab.studies.steer.report import shipped_rubrics
 
     frame = pd.DataFrame({
         "model": "m", "adaptation": "0shot", "benchmark": "steer", "split": "test",

@@ -17,9 +17,9 @@ import pytest
 from scipy.optimize import minimize_scalar
 
 from choicelab.mc.items import MCItem
-from choicelab.items.steer import base
-from choicelab.items.steer.base import fmt_frac, fmt_money, fmt_num, fmt_pct
-from choicelab.items.steer.taxonomy import load_taxonomy
+from choicelab.studies.steer.items import base
+from choicelab.studies.steer.items.base import fmt_frac, fmt_money, fmt_num, fmt_pct
+from choicelab.studies.steer.items.taxonomy import load_taxonomy
 
 TAX = load_taxonomy()
 SETTING_1_2 = [e.id for e in TAX.elements if e.setting_id in ("1", "2")]
@@ -124,7 +124,7 @@ def check(q):  # noqa: C901 - one branch per element by design
             assert str(p["a"] * p["b"]) in q.question.replace(",", "")
     elif e == "compute_expectations":
         assert sum(p["probs_pct"]) == 100
-        assert ans == fmt_num(sum(Fraction(pp * v, 100) for pp, v in zip(p["probs_pct"], p["values"])))
+        assert ans == fmt_num(sum(Fraction(pp * v, 100) for pp, v in zip(p["probs_pct"], p["values"], strict=True)))
     elif e == "discrete_optimization":
         best = sorted(p["values"])[-1 if p["want_max"] else 0]
         assert ans == fmt_money(best)
@@ -262,7 +262,7 @@ def check(q):  # noqa: C901 - one branch per element by design
         evs = [ev(lot) for lot in p["lotteries"]]
         assert ans == f"Option {evs.index(max(evs)) + 1}"
     elif e == "compute_eu":
-        assert ans == fmt_num(ev(list(zip(p["probs_pct"], p["utils"]))))
+        assert ans == fmt_num(ev(list(zip(p["probs_pct"], p["utils"], strict=True))))
     elif e in ("maximize_eu", "avoid_risk_aversion", "avoid_risk_seeking", "avoid_loss_aversion"):
         evs = [float(sum(pp / 100 * x for pp, x in lot)) for lot in p["prospects"]]
         assert sorted(evs)[-1] > sorted(evs)[-2]
@@ -374,7 +374,7 @@ def test_same_seed_same_questions_other_seed_different():
 
 
 def test_generation_is_identical_across_processes_with_different_hash_seeds():
-    code = ("import json; from choicelab.items.steer import base; "
+    code = ("import json; from choicelab.studies.steer.items import base; "
             "print(json.dumps([[q.question, q.options, q.correct] for q in "
             "base.generate('maximize_eu', 'finance', 5, 4, seed=11)]))")
     outs = []

@@ -17,10 +17,10 @@ from fractions import Fraction
 import pytest
 from scipy.optimize import linprog
 
-from choicelab.items.steer import base
-from choicelab.items.steer.base import fmt_frac, fmt_money, fmt_num, join_list
-from choicelab.items.steer.social_choice import Mechanism, describe_mechanism  # text rendering only
-from choicelab.items.steer.taxonomy import load_taxonomy
+from choicelab.studies.steer.items import base
+from choicelab.studies.steer.items.base import fmt_frac, fmt_money, fmt_num, join_list
+from choicelab.studies.steer.items.social_choice import Mechanism, describe_mechanism  # text rendering only
+from choicelab.studies.steer.items.taxonomy import load_taxonomy
 
 TAX = load_taxonomy()
 SETTING_3_4 = [e.id for e in TAX.elements if e.setting_id in ("3", "4")]
@@ -232,7 +232,7 @@ def is_spe(tree, plan):
         for i in (0, 1):
             mine = [n for n in nodes if n["player"] == i]
             for alt in itertools.product(*([m[0] for m in n["moves"]] for n in mine)):
-                trial = {**plan, **{n["id"]: a for n, a in zip(mine, alt)}}
+                trial = {**plan, **{n["id"]: a for n, a in zip(mine, alt, strict=True)}}
                 if play(sub, trial)[i] > base_pay[i]:
                     return False
     return True
@@ -243,7 +243,7 @@ def spe_plan(tree):
     nodes = decision_nodes(tree)
     found = []
     for combo in itertools.product(*([m[0] for m in n["moves"]] for n in nodes)):
-        plan = {n["id"]: c for n, c in zip(nodes, combo)}
+        plan = {n["id"]: c for n, c in zip(nodes, combo, strict=True)}
         if is_spe(tree, plan):
             found.append(plan)
     assert len(found) == 1
@@ -480,8 +480,8 @@ def ttc_core(prefs):
         for size in range(1, n + 1):
             for coal in itertools.combinations(range(n), size):
                 for re_alloc in itertools.permutations(coal):
-                    better = [rank[a][h] <= rank[a][alloc[a]] for a, h in zip(coal, re_alloc)]
-                    strict = [rank[a][h] < rank[a][alloc[a]] for a, h in zip(coal, re_alloc)]
+                    better = [rank[a][h] <= rank[a][alloc[a]] for a, h in zip(coal, re_alloc, strict=True)]
+                    strict = [rank[a][h] < rank[a][alloc[a]] for a, h in zip(coal, re_alloc, strict=True)]
                     if all(better) and any(strict):
                         blocked = True
                         break
@@ -602,7 +602,7 @@ def check(q):  # noqa: C901 - one branch per element by design
                     assert set(other) == set(plan) and not is_spe(tree, other)
     elif e == "subgame_perfect_ne":
         pies = p["pies"]
-        assert all(a > b > 0 for a, b in zip(pies, pies[1:]))
+        assert all(a > b > 0 for a, b in itertools.pairwise(pies))
         first = bargain_first_offer(pies)
         if p["kind"] == "offer":
             assert ans == fmt_money(first)
@@ -716,7 +716,8 @@ def check_sequential(q, p, ans):
 def check_bayes_nash(q, p, ans):
     if p["kind"] == "offer":
         evs = [
-            sum(Fraction(pr, 100) * (b - x) for pr, s, b in zip(p["probs"], p["seller"], p["buyer"]) if x >= s)
+            sum(Fraction(pr, 100) * (b - x)
+                for pr, s, b in zip(p["probs"], p["seller"], p["buyer"], strict=True) if x >= s)
             for x in p["offers"]
         ]
         assert sum(p["probs"]) == 100
@@ -890,7 +891,7 @@ def check_setting4(q, p, ans):  # noqa: C901
             assert ans == ("Yes" if prop_holds(mech_from(p["mech"]), prop) else "No")
         else:
             mechs = [mech_from(x) for x in p["options"]]
-            for (pos, is_correct), text in zip(shown_draft_positions(q), q.options):
+            for (pos, is_correct), text in zip(shown_draft_positions(q), q.options, strict=True):
                 mech = mechs[pos]
                 assert text == describe_mechanism(Mechanism(*[p["options"][pos][k] for k in MECH_FIELDS]))
                 holds = (

@@ -1,4 +1,4 @@
-"""Specifications of the STEER metrics (choicelab.metrics.steer), on small hand-computed cases."""
+"""Specifications of the STEER metrics (choicelab.studies.steer.metrics), on small hand-computed cases."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import math
 import pandas as pd
 import pytest
 
-from choicelab.metrics import steer as sm
+from choicelab.stats import expected_calibration_error
+from choicelab.studies.steer import metrics as sm
 
 
 def score_rows(model, variant, item_id, probs, label):
@@ -83,16 +84,16 @@ def test_normalized_accuracy_scalar_definitions():
 
 def test_ece_matches_hand_computation():
     # bins: 9 -> {0.95: right}, 8 -> {0.85: right}, 6 -> {0.62: wrong}, 5 -> {0.58: right, 0.55: wrong}
-    ece = sm.expected_calibration_error([0.95, 0.85, 0.62, 0.58, 0.55], [True, True, False, True, False])
+    ece = expected_calibration_error([0.95, 0.85, 0.62, 0.58, 0.55], [True, True, False, True, False])
     expected = (0.05 + 0.15 + 0.62) / 5 + 2 / 5 * abs(0.5 - 0.565)
     assert ece == pytest.approx(expected)
     assert expected == pytest.approx(0.19)
 
 
 def test_ece_puts_probability_one_in_the_last_bin_and_is_zero_when_calibrated():
-    assert sm.expected_calibration_error([1.0, 1.0], [True, True]) == pytest.approx(0.0)
+    assert expected_calibration_error([1.0, 1.0], [True, True]) == pytest.approx(0.0)
     # 0.5 exactly starts bin 5; half right -> perfectly calibrated
-    assert sm.expected_calibration_error([0.5, 0.5], [True, False]) == pytest.approx(0.0)
+    assert expected_calibration_error([0.5, 0.5], [True, False]) == pytest.approx(0.0)
 
 
 def test_summarize_rejects_unknown_grouping(tiny):
@@ -183,7 +184,7 @@ def test_adaptation_labels_are_parsed(label, shots, mode):
 
 def test_question_metadata_joins_generated_steer_items():
     """End to end on real generated items: metadata from MCItem.meta, scores from a fake model that picks option 0."""
-    from choicelab.items.steer.base import generate
+    from choicelab.studies.steer.items.base import generate
 
     items = [q.to_mc_item() for q in generate("add_subtract", "finance", 1, n=4, seed=0)]
     meta = sm.question_metadata(items)

@@ -1,4 +1,5 @@
-"""Specifications of the STEER report card (choicelab.steer_report) and the study figures (choicelab.studies.steer)."""
+"""Specifications of the STEER report card (choicelab.studies.steer.report) and the study's tables and figures
+(choicelab.studies.steer.tables, choicelab.studies.steer.figures)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from choicelab import steer_report as sr
-from choicelab.items.steer.taxonomy import load_taxonomy, parse_taxonomy
-from choicelab.metrics import steer as sm
+from choicelab.studies.steer import figures as sf
+from choicelab.studies.steer import metrics as sm
+from choicelab.studies.steer import report as sr
 from choicelab.studies.steer import tables as st
+from choicelab.studies.steer.items.taxonomy import load_taxonomy, parse_taxonomy
 
 # A small taxonomy: 2 settings, 3 modules, 5 elements; the report card must work with any taxonomy of this shape.
 SMALL_TAX = {
@@ -263,9 +265,9 @@ def test_compare_paper_matches_hub_ids_to_paper_names():
 
 
 def test_module_figure_numbers_follow_the_paper():
-    assert st.MODULE_FIGURES["1.1"] == 7 and st.MODULE_FIGURES["2.4"] == 15
-    assert st.MODULE_FIGURES["2.5"] == 17 and st.MODULE_FIGURES["4.2"] == 21
-    assert 16 not in st.MODULE_FIGURES.values() and len(st.MODULE_FIGURES) == 14
+    assert sf.MODULE_FIGURES["1.1"] == 7 and sf.MODULE_FIGURES["2.4"] == 15
+    assert sf.MODULE_FIGURES["2.5"] == 17 and sf.MODULE_FIGURES["4.2"] == 21
+    assert 16 not in sf.MODULE_FIGURES.values() and len(sf.MODULE_FIGURES) == 14
 
 
 def test_module_table_is_element_by_model(real_tax, synthetic):
@@ -276,13 +278,13 @@ def test_module_table_is_element_by_model(real_tax, synthetic):
 
 def test_figure_functions_write_files(real_tax, synthetic, tmp_path):
     paths = [
-        st.plot_module_report_card(synthetic, real_tax, "1.1", tmp_path / "fig07.png"),
-        st.plot_example_report_card(synthetic, real_tax, tmp_path / "fig04.png", model="strong",
+        sf.plot_module_report_card(synthetic, real_tax, "1.1", tmp_path / "fig07.png"),
+        sf.plot_example_report_card(synthetic, real_tax, tmp_path / "fig04.png", model="strong",
                                     html_path=tmp_path / "fig04.html"),
-        st.plot_figure5(real_tax, tmp_path / "fig05.png"),
-        st.plot_grade_and_domain_robustness(synthetic, tmp_path / "fig22.png"),
-        st.plot_few_shot_effect(synthetic, tmp_path / "fewshot.png"),
-        st.plot_self_explanation_effect(synthetic, tmp_path / "selfexp.png"),
+        sf.plot_figure5(real_tax, tmp_path / "fig05.png"),
+        sf.plot_grade_and_domain_robustness(synthetic, tmp_path / "fig22.png"),
+        sf.plot_few_shot_effect(synthetic, tmp_path / "fewshot.png"),
+        sf.plot_self_explanation_effect(synthetic, tmp_path / "selfexp.png"),
     ]
     for path in paths:
         assert path.is_file() and path.read_bytes()[:4] == b"\x89PNG"
@@ -290,7 +292,7 @@ def test_figure_functions_write_files(real_tax, synthetic, tmp_path):
 
 
 def test_fig5_subgraph_has_the_papers_edges(real_tax):
-    sub = st.dependency_subgraph(real_tax.figure5_edges, "irds")
+    sub = sf.dependency_subgraph(real_tax.figure5_edges, "irds")
     assert set(sub.predecessors("irds")) == {"interpret_games", "first_order_false_belief", "best_response",
                                              "dominated_strategies"}
     assert set(sub.predecessors("dominated_strategies")) == {"transitivity", "independence"}

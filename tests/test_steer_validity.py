@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from choicelab.items.steer.base import generate_benchmark, letter_collisions, letter_names, registered_elements
+from choicelab.studies.steer.items.base import generate_benchmark, letter_collisions, letter_names, registered_elements
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +36,7 @@ def test_no_option_names_a_display_letter_other_than_its_own_in_any_element(larg
 
 
 def test_the_catch_all_detector_knows_the_blanket_verdicts():
-    from choicelab.items.steer.base import is_catch_all
+    from choicelab.studies.steer.items.base import is_catch_all
 
     for text in ("All standard formats give the same expected revenue", "There is no pure-strategy Nash equilibrium",
                  "No voter; these cases already show the function is non-dictatorial", "Abandon all projects",
@@ -52,7 +52,7 @@ def test_catch_all_options_are_no_answer_cue_in_any_element(large):
     import math
     from collections import defaultdict
 
-    from choicelab.items.steer.base import is_catch_all
+    from choicelab.studies.steer.items.base import is_catch_all
 
     shown, right, chance = defaultdict(int), defaultdict(int), defaultdict(float)
     for q in large:

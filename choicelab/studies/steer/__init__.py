@@ -4,9 +4,14 @@ elements, domains and grades; normalized accuracy, calibration, robustness and r
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 RESULTS = "results/steer"
+FIGURES = "figures/steer"
+# The study's shipped files (taxonomy, dependencies, rubrics, the paper's numbers): defaults for library use; the
+# workflow passes each as a declared input.
+DATA = Path(__file__).resolve().parents[3] / "data" / "steer"
 
 
 def mc_benchmarks(config: Mapping[str, Any]) -> dict[str, str]:

@@ -1,64 +1,42 @@
-"""STEER (Raman et al.): the paper's tables and figures, computed from our per-question results.
+"""STEER (Raman et al.): the paper's tables, computed from our per-question results.
 
-Every function takes the per-question frame of :func:`choicelab.metrics.steer.per_question_results` (columns
-model, adaptation, element, module, setting, domain, grade, correct, top_prob, random_accuracy, ...) and, where the
-taxonomy matters, a ``Taxonomy`` from :mod:`choicelab.items.steer.taxonomy` or its dependency ``edges``.
+Every function takes the per-question frame of :func:`choicelab.studies.steer.metrics.per_question_results`
+(columns model, adaptation, element, module, setting, domain, grade, correct, top_prob, random_accuracy, ...) and,
+where the taxonomy matters, a ``Taxonomy`` from :mod:`choicelab.studies.steer.items.taxonomy` or its dependency
+``edges``. The figures drawn from these tables are in :mod:`choicelab.studies.steer.figures`.
 
 Paper artefact -> function:
 
 - Table 3 (average normalized and exact-match accuracy per model, no adaptation): :func:`table3`,
   compared with the transcription in ``data/steer/paper/table3.csv`` by :func:`compare_paper`.
-- Fig. 4 (example report card: GPT-3.5 Turbo, all domains, grades 2-8, one in-context example, drill-down into
-  multi-agent): :func:`plot_example_report_card`.
-- Fig. 5 (dependency subgraph of IRDS): :func:`plot_figure5` / :func:`plot_dependency_subgraph`.
-- Figs 7-15 and 17-21 (per-module report cards, normalized accuracy per element per model):
-  :func:`plot_module_report_card`, :func:`plot_all_module_figures`; module -> figure number in
-  :data:`MODULE_FIGURES` (Fig. 16 is the game-representation illustration, not a report card; modules 3.3-3.5 and
-  4.3-4.4 have no figure in the paper).
-- Fig. 22 (top: performance by grade per model with the random-guess line; bottom: worst-domain vs average per
-  element-model pair): :func:`plot_grade_and_domain_robustness`.
+- Fig. 22 top numbers (normalized accuracy by grade, Foundations at grade 0): :func:`grade_table`.
 - Few-shot effect (Sec. 5: helps up to 3 examples) and self-explanation effect (GPT-4 certainty effect
-  0.079 -> 0.508): :func:`few_shot_table` / :func:`plot_few_shot_effect`, :func:`self_explanation_table` /
-  :func:`self_explanation_by_element` / :func:`plot_self_explanation_effect`, each adaptation on the questions its
-  0-shot baseline answered (:func:`paired_questions`); the numbers the text quotes: :func:`compare_element_quotes`.
+  0.079 -> 0.508): :func:`few_shot_table`, :func:`self_explanation_table`, :func:`self_explanation_by_element`, each
+  adaptation on the questions its 0-shot baseline answered (:func:`paired_questions`); the numbers the text quotes:
+  :func:`compare_element_quotes`.
 - Tables 1-2 (models): :func:`models_table`; the head-to-head comparison (Sec. 5): :func:`head_to_head`; which
   normalized-accuracy definition Table 3 fits: :func:`paper_definition_fit`.
+- The metric tables (by element, module, setting, grade, domain; domain and dependency robustness):
+  :func:`metric_tables`.
 """
 
 from __future__ import annotations
 
 import math
 import re
-import textwrap
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from choicelab.metrics import steer as sm
+from choicelab.studies.steer import DATA
+from choicelab.studies.steer import metrics as sm
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-PAPER_TABLE3 = REPO_ROOT / "data" / "steer" / "paper" / "table3.csv"
+PAPER_TABLE3 = DATA / "paper" / "table3.csv"
 
-# Module id -> figure number of its report card in the paper (section 4 of the arXiv version).
-MODULE_FIGURES: dict[str, int] = {
-    "1.1": 7,   # Arithmetic
-    "1.2": 8,   # Optimization
-    "1.3": 9,   # Probability
-    "1.4": 10,  # Logic
-    "1.5": 11,  # Theory of Mind
-    "2.1": 12,  # Axioms of Utility in Deterministic Environments
-    "2.2": 13,  # Cognitive Biases in Deterministic Environments
-    "2.3": 14,  # Axioms of Utility in Stochastic Environments
-    "2.4": 15,  # Risk Neutral Expected Utility Computations
-    "2.5": 17,  # Avoidance of Cognitive Biases in Stochastic Environments
-    "3.1": 18,  # Normal Form Games
-    "3.2": 19,  # Extensive Form Games
-    "4.1": 20,  # Axioms of Social Choice
-    "4.2": 21,  # Social Choice
-}
 
 METRIC_AXIS_LABELS = {
     "accuracy": "exact-match accuracy",
@@ -66,27 +44,6 @@ METRIC_AXIS_LABELS = {
     "gap_closed": "gap closed (acc - r)/(1 - r)",
     "random_gap": "acc - r",
 }
-
-
-def _plt():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def _save(fig: Any, path: str | Path) -> Path:
-    from choicelab.io import atomic_path
-
-    out = Path(path)
-    suffix = out.suffix or ".png"
-    metadata = {"Software": None} if suffix == ".png" else None  # no version stamp: reruns give equal bytes
-    with atomic_path(out, suffix=suffix) as tmp:
-        fig.savefig(tmp, dpi=150, format=suffix.lstrip("."), bbox_inches="tight", metadata=metadata)
-    _plt().close(fig)
-    return out
 
 
 def _check_metric(metric: str) -> None:
@@ -102,16 +59,12 @@ def unadapted(results: pd.DataFrame) -> pd.DataFrame:
     return results[keep.to_numpy()]
 
 
-def _model_order(frame: pd.DataFrame, value: str) -> list[str]:
-    return list(frame.groupby("model")[value].mean().sort_values(ascending=False).index)
-
-
 # --------------------------------------------------------------------------------------------- metric tables
 def metric_tables(results: pd.DataFrame, edges: Iterable[tuple[str, str]]) -> dict[str, pd.DataFrame]:
     """Every STEER metric table, keyed by a file-friendly name (for a workflow rule to write as CSV).
 
-    by_element / by_module / by_setting / by_grade / by_domain: :func:`choicelab.metrics.steer.summarize` per model x
-    adaptation x that column; domain_robustness (exact-match, the paper's definition) and
+    by_element / by_module / by_setting / by_grade / by_domain: :func:`choicelab.studies.steer.metrics.summarize`
+    per model x adaptation x that column; domain_robustness (exact-match, the paper's definition) and
     domain_robustness_normalized (Fig. 22); dependency_robustness (gap = acc - r); table3.
     """
     sm.check_question_frame(results)
@@ -251,149 +204,6 @@ def module_table(results: pd.DataFrame, taxonomy: Any, module_id: str,
     return table.reindex(order)
 
 
-def plot_module_report_card(results: pd.DataFrame, taxonomy: Any, module_id: str, path: str | Path,
-                            metric: str = "normalized_accuracy") -> Path:
-    """One module's report card (paper Figs 7-15, 17-21): grouped bars, one group per element, one bar per model."""
-    plt = _plt()
-    table = module_table(results, taxonomy, module_id, metric)
-    module = taxonomy.module(module_id)
-    fig_no = MODULE_FIGURES.get(module_id)
-    fig, ax = plt.subplots(figsize=(max(6.0, 1.8 * max(len(table), 1) + 2), 4.2))
-    if table.empty:
-        ax.text(0.5, 0.5, "no questions scored for this module", ha="center", va="center", transform=ax.transAxes)
-    else:
-        models = list(table.mean().sort_values(ascending=False).index)
-        width = 0.8 / max(len(models), 1)
-        x = np.arange(len(table))
-        for i, model in enumerate(models):
-            ax.bar(x + (i - (len(models) - 1) / 2) * width, table[model].to_numpy(dtype=float), width, label=model)
-        labels = [textwrap.fill(taxonomy.element(e).name, 18) for e in table.index]
-        ax.set_xticks(x, labels, fontsize=8)
-        if metric != "accuracy":
-            ax.axhline(0.0, color="red", linewidth=1, label="random guessing")
-        ax.legend(fontsize=7, ncol=2, loc="best")
-    ax.set_ylabel(METRIC_AXIS_LABELS[metric])
-    prefix = f"Fig. {fig_no}: " if fig_no else ""
-    ax.set_title(f"{prefix}SRC for {module.name} ({module_id})", fontsize=10)
-    return _save(fig, path)
-
-
-def plot_all_module_figures(results: pd.DataFrame, taxonomy: Any, outdir: str | Path,
-                            metric: str = "normalized_accuracy") -> dict[int, Path]:
-    """Write ``fig07_module1.1.png`` ... ``fig21_module4.2.png``; returns figure number -> path."""
-    outdir = Path(outdir)
-    return {fig_no: plot_module_report_card(results, taxonomy, module_id,
-                                            outdir / f"fig{fig_no:02d}_module{module_id}.png", metric)
-            for module_id, fig_no in MODULE_FIGURES.items()}
-
-
-# --------------------------------------------------------------------------------------------------------- Fig. 4
-def example_rubric(adaptation: str | None = None, model: str | None = None) -> Any:
-    """The rubric of the paper's Fig. 4: all domains, grades 2-8, normalized accuracy, drill-down into setting 3."""
-    from choicelab.steer_report import Rubric
-
-    return Rubric(name="Fig. 4 example report card", metric="normalized_accuracy",
-                  description="All domains, grades 2-8, one in-context example, as in the paper's Fig. 4.",
-                  model=model, adaptation=adaptation, grades=(2, 8), drilldown="3", source="<Fig. 4 rubric>")
-
-
-def plot_example_report_card(results: pd.DataFrame, taxonomy: Any, path: str | Path, model: str | None = None,
-                             html_path: str | Path | None = None) -> Path:
-    """Fig. 4: report card for ``model`` (default: the first model by name) with the 1-shot adaptation if present.
-
-    The paper's card is GPT-3.5 Turbo, 1-shot; without a 1-shot run we fall back to the unadapted run.
-    """
-    from choicelab.io import write_text
-    from choicelab.steer_report import compute_report_card, render_html, render_png
-
-    sm.check_question_frame(results)
-    chosen = model or sorted(results["model"].astype(str).unique())[0]
-    labels = results.loc[results["model"].astype(str) == chosen, "adaptation"].fillna("").astype(str).unique()
-    one_shot = [a for a in labels if sm.parse_n_shot(a) == 1 and sm.parse_self_explanation(a) == "none"]
-    plain = [a for a in labels if sm.parse_n_shot(a) == 0 and sm.parse_self_explanation(a) == "none"]
-    if not (one_shot or plain):
-        raise ValueError(f"model {chosen!r} has neither a 1-shot nor an unadapted run; adaptations: {sorted(labels)}")
-    adaptation = sorted(one_shot or plain)[0]
-    card = compute_report_card(results, taxonomy, example_rubric(adaptation, chosen))
-    if html_path is not None:
-        write_text(html_path, render_html(card))
-    return render_png(card, path)
-
-
-# --------------------------------------------------------------------------------------------------------- Fig. 5
-def dependency_subgraph(edges: Iterable[tuple[str, str]], element: str = "irds") -> Any:
-    """networkx DiGraph of ``element`` and all its transitive prerequisites, edges prerequisite -> element."""
-    import networkx as nx
-
-    graph = nx.DiGraph()
-    graph.add_edges_from(edges)
-    if element not in graph:
-        raise ValueError(f"element {element!r} is not in the dependency graph")
-    if not nx.is_directed_acyclic_graph(graph):
-        raise ValueError("dependency graph has a cycle")
-    nodes = nx.ancestors(graph, element) | {element}
-    return graph.subgraph(nodes).copy()
-
-
-def _layered_positions(sub: Any) -> dict[str, tuple[float, float]]:
-    """Layer = networkx topological generation (prerequisites above); order within a layer by the mean position of a
-    node's predecessors (one barycentre sweep), which keeps most edges short and uncrossed."""
-    import networkx as nx
-
-    pos: dict[str, tuple[float, float]] = {}
-    for depth, layer in enumerate(nx.topological_generations(sub)):
-        def barycentre(node: str) -> tuple[float, str]:
-            xs = [pos[p][0] for p in sub.predecessors(node) if p in pos]
-            return (float(np.mean(xs)) if xs else 0.0, node)
-
-        ordered = sorted(layer) if depth == 0 else sorted(layer, key=barycentre)
-        for i, node in enumerate(ordered):
-            pos[node] = ((i - (len(ordered) - 1) / 2) * 2.4, -depth * 1.6)
-    return pos
-
-
-def plot_dependency_subgraph(edges: Iterable[tuple[str, str]], path: str | Path, element: str = "irds",
-                             names: Mapping[str, str] | None = None, title: str | None = None) -> Path:
-    """Fig. 5: the dependency subgraph of ``element`` (default IRDS), prerequisites on top, ``element`` at the bottom.
-
-    Pass ``taxonomy.figure5_edges`` for the paper's figure (IRDS, its four prerequisites, and transitivity and
-    independence under dominated strategies) or ``taxonomy.edges`` for the element's full transitive ancestry.
-    ``names`` maps element ids to display names (e.g. ``{e.id: e.name for e in taxonomy.elements}``).
-    """
-    import networkx as nx
-
-    plt = _plt()
-    sub = dependency_subgraph(edges, element)
-    names = dict(names or {})
-    pos = _layered_positions(sub)
-    n_layers = len({y for _, y in pos.values()})
-    width = max(sum(1 for p in pos.values() if p[1] == y) for y in {y for _, y in pos.values()})
-    fig, ax = plt.subplots(figsize=(max(6.0, 2.4 * width), 1.7 * n_layers + 1))
-    nx.draw_networkx_edges(sub, pos, ax=ax, arrows=True, arrowstyle="-|>", arrowsize=14, edge_color="#555555",
-                           node_size=2600, node_shape="s", connectionstyle="arc3,rad=0.08",
-                           min_source_margin=22, min_target_margin=30)
-    colours = ["#f4a582" if n == element else "#92c5de" for n in sub.nodes]
-    nx.draw_networkx_nodes(sub, pos, ax=ax, node_color=colours, node_size=2600, node_shape="s")
-    nx.draw_networkx_labels(sub, pos, ax=ax, font_size=7,
-                            labels={n: textwrap.fill(names.get(n, n.replace("_", " ")), 13) for n in sub.nodes})
-    ax.set_title(title or f"Dependency subgraph of {names.get(element, element)} "
-                          f"({sub.number_of_nodes()} elements, {sub.number_of_edges()} edges)", fontsize=10)
-    ax.margins(0.12)
-    ax.axis("off")
-    return _save(fig, path)
-
-
-def plot_figure5(taxonomy: Any, path: str | Path, full_ancestry: bool = False) -> Path:
-    """The paper's Fig. 5 from the dependency data: IRDS and its prerequisites (``taxonomy.figure5_edges``), or with
-    ``full_ancestry`` every transitive prerequisite in ``taxonomy.edges``."""
-    edges = taxonomy.edges if full_ancestry else taxonomy.figure5_edges
-    names = {e.id: e.name for e in taxonomy.elements}
-    label = "full ancestry" if full_ancestry else "the paper's edges"
-    return plot_dependency_subgraph(edges, path, "irds", names,
-                                    title=f"Fig. 5: dependency subgraph of Iterated Removal of Dominated Strategies "
-                                          f"({label})")
-
-
 # -------------------------------------------------------------------------------------------------------- Fig. 22
 FOUNDATIONS_SETTING = "1"
 
@@ -416,9 +226,6 @@ def grade_table(results: pd.DataFrame, metric: str = "normalized_accuracy") -> p
     return summary[["model", "grade", metric, "se", "random_accuracy", "n_questions"]]
 
 
-SMALL_N = 10  # points from fewer questions are drawn hollow and labelled with their n
-
-
 def metric_se(summary: pd.DataFrame, metric: str) -> pd.Series:
     """Binomial standard error of ``metric`` per summary row: SE(acc) = sqrt(acc (1 - acc) / n), scaled like the
     metric (divided by r for (acc - r)/r, by 1 - r for gap closed; r treated as fixed)."""
@@ -426,48 +233,6 @@ def metric_se(summary: pd.DataFrame, metric: str) -> pd.Series:
     se = np.sqrt(acc * (1 - acc) / n)
     scale = {"accuracy": 1.0, "random_gap": 1.0, "normalized_accuracy": r, "gap_closed": 1 - r}[metric]
     return se / scale
-
-
-def plot_grade_and_domain_robustness(results: pd.DataFrame, path: str | Path,
-                                     metric: str = "normalized_accuracy") -> Path:
-    """Fig. 22. Top: ``metric`` by grade per model, red line = random guessing (0 for the normalized metrics,
-    mean 1/k per grade for accuracy). Bottom: worst-domain vs mean-over-domains ``metric`` per (element, model)."""
-    plt = _plt()
-    grades = grade_table(results, metric)
-    robust = sm.domain_robustness(unadapted(results).assign(adaptation=""), metric=metric, by=("model",))
-    fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 9))
-    for model in _model_order(grades, metric):
-        part = grades[grades["model"] == model].sort_values("grade")
-        line = top.errorbar(part["grade"], part[metric], yerr=part["se"].fillna(0.0), marker="o", capsize=3,
-                            label=model)
-        small = part[part["n_questions"] < SMALL_N]
-        colour = line[0].get_color()
-        top.scatter(small["grade"], small[metric], s=60, facecolors="white", edgecolors=colour, zorder=3)
-        for g, v, n in zip(small["grade"], small[metric], small["n_questions"]):
-            top.annotate(f"n={int(n)}", (g, v), textcoords="offset points", xytext=(4, 4), fontsize=6)
-    if metric == "accuracy":
-        chance = grades.groupby("grade")["random_accuracy"].mean()
-        top.plot(chance.index, chance.to_numpy(), color="red", linewidth=2, label="random guessing")
-    else:
-        top.axhline(0.0, color="red", linewidth=2, label="random guessing")
-    top.set_xlabel("grade level (0 = Foundations)")
-    top.set_ylabel(METRIC_AXIS_LABELS[metric])
-    top.set_title(f"Performance by grade level (bars: binomial SE; hollow: fewer than {SMALL_N} questions)")
-    top.legend(fontsize=7, ncol=2)
-    for model in _model_order(robust, "overall"):
-        part = robust[robust["model"] == model]
-        bottom.scatter(part["mean_over_domains"], part["worst"], s=18, label=model)
-    finite = robust[["mean_over_domains", "worst"]].to_numpy(dtype=float)
-    finite = finite[np.isfinite(finite)]
-    if finite.size:
-        lo, hi = float(finite.min()), float(finite.max())
-        bottom.plot([lo, hi], [lo, hi], color="#999999", linestyle="--", linewidth=1, label="worst = average")
-    bottom.set_xlabel(f"average over domains ({METRIC_AXIS_LABELS[metric]})")
-    bottom.set_ylabel("worst domain")
-    bottom.set_title("Domain robustness per element-model pair")
-    bottom.legend(fontsize=7, ncol=2)
-    fig.tight_layout()
-    return _save(fig, path)
 
 
 # -------------------------------------------------------------------------------------------------- adaptations
@@ -525,25 +290,6 @@ def few_shot_table(results: pd.DataFrame, metric: str = "normalized_accuracy",
     return table.merge(_examples_columns(frame, [*by, "n_shot"]), on=[*by, "n_shot"], how="left")
 
 
-def plot_few_shot_effect(results: pd.DataFrame, path: str | Path, metric: str = "normalized_accuracy") -> Path:
-    """``metric`` (mean over elements) against the number of in-context examples, one line per model."""
-    plt = _plt()
-    table = few_shot_table(results, metric)
-    fig, ax = plt.subplots(figsize=(6.5, 4.2))
-    for model in _model_order(table, metric):
-        part = table[table["model"] == model]
-        ax.errorbar(part["n_shot"], part[metric], yerr=part["se_over_elements"].fillna(0.0), marker="o", capsize=3,
-                    label=f"{model} (n = {int(part['n_questions'].iloc[0])} questions per point)")
-    if metric != "accuracy":
-        ax.axhline(0.0, color="red", linewidth=1, label="random guessing")
-    ax.set_xlabel("number of in-context examples (n-shot)")
-    ax.set_ylabel(METRIC_AXIS_LABELS[metric])
-    ax.set_xticks(sorted(table["n_shot"].unique()))
-    ax.set_title("Few-shot effect (same questions at every n; bars: SE over elements)")
-    ax.legend(fontsize=7)
-    return _save(fig, path)
-
-
 EXPLANATION_COLUMNS = ("none", "together", "separate", "separate-hidden")
 
 
@@ -587,7 +333,7 @@ def self_explanation_by_element(results: pd.DataFrame, metric: str = "normalized
     return table
 
 
-PAPER_QUOTES = REPO_ROOT / "data" / "steer" / "paper" / "element_quotes.csv"
+PAPER_QUOTES = DATA / "paper" / "element_quotes.csv"
 
 
 def compare_element_quotes(results: pd.DataFrame, quotes_path: str | Path = PAPER_QUOTES,
@@ -644,7 +390,7 @@ def head_to_head(results: pd.DataFrame, metric: str = "normalized_accuracy") -> 
                                        "n_questions", "a_right_b_wrong", "b_right_a_wrong"])
 
 
-PAPER_MODELS = REPO_ROOT / "data" / "steer" / "paper" / "models.csv"
+PAPER_MODELS = DATA / "paper" / "models.csv"
 
 
 def models_table(our_models: Mapping[str, Mapping[str, Any]], paper_path: str | Path = PAPER_MODELS) -> pd.DataFrame:
@@ -661,32 +407,6 @@ def models_table(our_models: Mapping[str, Mapping[str, Any]], paper_path: str | 
     paper["our_source"] = [str(our_models[m].get("source", "")) if m else "" for m in paper["our_model"]]
     paper["our_role"] = [str(our_models[m].get("role", "")) if m else "" for m in paper["our_model"]]
     return pd.concat([paper, pd.DataFrame(extra)], ignore_index=True).fillna("")
-
-
-def plot_self_explanation_effect(results: pd.DataFrame, path: str | Path,
-                                 metric: str = "normalized_accuracy") -> Path:
-    """Grouped bars per model: no explanation vs each self-explanation mode (mean over elements, 0-shot, the same
-    questions for every mode), error bars = SE over elements."""
-    plt = _plt()
-    table = self_explanation_table(results, metric)
-    per_element = self_explanation_table(results, metric, by=("model", "element"))
-    modes = [c for c in EXPLANATION_COLUMNS if c in table.columns]
-    se = per_element.groupby("model")[modes].agg(lambda v: v.std(ddof=1) / np.sqrt(v.count())).reindex(table["model"])
-    fig, ax = plt.subplots(figsize=(max(6.0, 1.3 * len(table) + 2), 4.2))
-    x = np.arange(len(table))
-    width = 0.8 / max(len(modes), 1)
-    for i, mode in enumerate(modes):
-        ax.bar(x + (i - (len(modes) - 1) / 2) * width, table[mode].to_numpy(dtype=float), width,
-               yerr=se[mode].fillna(0.0).to_numpy(dtype=float), capsize=2,
-               label={"none": "no explanation"}.get(mode, f"explain ({mode})"))
-    ax.set_xticks(x, [textwrap.fill(f"{m} (n = {int(n)})", 16) for m, n in zip(table["model"], table["n_questions"])],
-                  fontsize=8)
-    if metric != "accuracy":
-        ax.axhline(0.0, color="red", linewidth=1)
-    ax.set_ylabel(METRIC_AXIS_LABELS[metric])
-    ax.set_title("Self-explanation effect (same questions per model; bars: SE over elements)")
-    ax.legend(fontsize=7)
-    return _save(fig, path)
 
 
 # --------------------------------------------------------------------------------------------- synthetic data
@@ -722,3 +442,66 @@ def synthetic_question_frame(taxonomy: Any, models: Mapping[str, float], adaptat
                                 "random_accuracy": r,
                             })
     return pd.DataFrame(rows, columns=list(sm.QUESTION_FRAME_COLUMNS))
+
+
+# ------------------------------------------------------------------------------------ the tables a run writes
+@dataclass(frozen=True)
+class TableSources:
+    """What the tables of a run are built from: the question frame, its metric tables (computed once), the paper's
+    numbers and the configured models (rule steer_tables' inputs and params)."""
+
+    results: pd.DataFrame
+    metrics: Mapping[str, pd.DataFrame]
+    paper_table3: str | Path
+    paper_quotes: str | Path
+    paper_models: str | Path
+    models: Mapping[str, Mapping[str, Any]]
+
+
+def table_sources(results: pd.DataFrame, edges: Iterable[tuple[str, str]], *, paper_table3: str | Path,
+                  paper_quotes: str | Path, paper_models: str | Path,
+                  models: Mapping[str, Mapping[str, Any]]) -> TableSources:
+    """The sources of a run's tables; raises when the results hold no unadapted run (Table 3 needs one)."""
+    metrics = metric_tables(results, edges)
+    if "table3" not in metrics:
+        metrics["table3"] = table3(results)  # raises: no unadapted rows
+    return TableSources(results, metrics, paper_table3, paper_quotes, paper_models, models)
+
+
+def metric_table(sources: TableSources, name: str) -> pd.DataFrame:
+    """One of :func:`metric_tables` (``table3``, ``by_element``, ``domain_robustness``, ...)."""
+    return sources.metrics[name]
+
+
+def of_results(sources: TableSources, build: Callable[[pd.DataFrame], pd.DataFrame]) -> pd.DataFrame:
+    """A table built from the question frame alone (``grade_table``, ``few_shot_table``, ``head_to_head``, ...)."""
+    return build(sources.results)
+
+
+def paper_comparison(sources: TableSources) -> pd.DataFrame:
+    """:func:`compare_paper` of this run's Table 3."""
+    return compare_paper(sources.metrics["table3"], sources.paper_table3)
+
+
+def element_quotes(sources: TableSources) -> pd.DataFrame:
+    """:func:`compare_element_quotes` on this run's questions."""
+    return compare_element_quotes(sources.results, sources.paper_quotes)
+
+
+def definition_fit(sources: TableSources) -> pd.DataFrame:
+    """:func:`paper_definition_fit` against this run's chance level (mean 1/k over Table 3's models)."""
+    r = float(sources.metrics["table3"]["random_accuracy"].mean())
+    return paper_definition_fit(sources.paper_table3, our_random_accuracy=r)
+
+
+def run_models(sources: TableSources) -> pd.DataFrame:
+    """:func:`models_table` of the configured models."""
+    return models_table(sources.models, sources.paper_models)
+
+
+def write_table(frame: pd.DataFrame, csv: str | Path, md: str | Path) -> None:
+    """A table as CSV and as Markdown (3 decimals)."""
+    from choicelab.io import write_csv, write_text
+
+    write_csv(csv, frame)
+    write_text(md, frame.to_markdown(index=False, floatfmt=".3f") + "\n")

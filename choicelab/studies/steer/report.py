@@ -41,7 +41,8 @@ from typing import Any
 import pandas as pd
 import yaml
 
-from choicelab.metrics import steer as sm
+from choicelab.studies.steer import DATA
+from choicelab.studies.steer import metrics as sm
 
 MIN_GRADE, MAX_GRADE = 1, 13
 TOP_LEVEL_KEYS = ("name", "description", "metric", "model", "adaptation", "filters", "weights", "grade_cutoffs",
@@ -57,7 +58,7 @@ METRIC_LABELS = {
     "domain_robustness": "Domain robustness (worst-domain accuracy)",
 }
 DEFAULT_CUTOFFS = (("A", 0.75), ("B", 0.5), ("C", 0.25), ("D", 0.0))
-RUBRIC_DIR = Path(__file__).resolve().parents[1] / "data" / "steer" / "rubrics"
+RUBRIC_DIR = DATA / "rubrics"
 
 # element status values
 SCORED, OUTSIDE_FILTER, NO_DATA, EXCLUDED = "scored", "outside_filter", "no_data", "weight_zero"
@@ -364,10 +365,11 @@ def card_model(rubric: Rubric, study_models: Sequence[str]) -> str:
 
 def compute_report_card(metrics_frame: pd.DataFrame, taxonomy: Any, rubric: Rubric,
                         model: str | None = None, adaptation: str | None = None) -> ReportCard:
-    """Apply ``rubric`` to a per-question frame (:func:`choicelab.metrics.steer.per_question_results`).
+    """Apply ``rubric`` to a per-question frame (:func:`choicelab.studies.steer.metrics.per_question_results`).
 
-    ``model`` / ``adaptation`` override the rubric's. ``taxonomy`` is a ``choicelab.items.steer.taxonomy.Taxonomy``
-    (anything with ``settings``, ``modules``, ``elements`` of that shape).
+    ``model`` / ``adaptation`` override the rubric's. ``taxonomy`` is a
+    ``choicelab.studies.steer.items.taxonomy.Taxonomy`` (anything with ``settings``, ``modules``, ``elements`` of
+    that shape).
     """
     sm.check_question_frame(metrics_frame, "metrics frame")
     check_rubric_ids(rubric, taxonomy)
@@ -639,7 +641,7 @@ def render_png(card: ReportCard, path: str | Path, dpi: int = 150) -> Path:
         fig.canvas.draw()
         renderer = fig.canvas.get_renderer()
         inv = right.transData.inverted()
-        for txt, y in strikes:
+        for txt, _y in strikes:
             bbox = txt.get_window_extent(renderer=renderer)
             (x0, y_mid), (x1, _) = inv.transform([(bbox.x0, (bbox.y0 + bbox.y1) / 2),
                                                   (bbox.x1, (bbox.y0 + bbox.y1) / 2)])
@@ -662,7 +664,7 @@ def build_parser() -> argparse.ArgumentParser:
                                 description="Render a STEER report card from a rubric and per-question results.")
     p.add_argument("--rubric", required=True, help="rubric YAML (see data/steer/rubrics/)")
     p.add_argument("--metrics", required=True,
-                   help="per-question Parquet from choicelab.metrics.steer.per_question_results")
+                   help="per-question Parquet from choicelab.studies.steer.metrics.per_question_results")
     p.add_argument("--out-html", required=True)
     p.add_argument("--out-png", required=True)
     p.add_argument("--model", default=None, help="override the rubric's model")
@@ -672,10 +674,20 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def write_report_card(frame: pd.DataFrame, taxonomy: Any, rubric: Rubric, html_path: str | Path,
+                      png_path: str | Path, model: str | None = None, adaptation: str | None = None) -> ReportCard:
+    """Compute the report card of ``rubric`` on the question frame and write its HTML page and PNG card."""
+    from choicelab.io import write_text
+
+    card = compute_report_card(frame, taxonomy, rubric, model=model, adaptation=adaptation)
+    write_text(html_path, render_html(card))
+    render_png(card, png_path)
+    return card
+
+
 def report_card_main(argv: Sequence[str] | None = None) -> int:
     """``choicelab report-card --rubric R.yaml --metrics M.parquet --out-html X --out-png Y``; returns 0."""
-    from choicelab.io import write_text
-    from choicelab.items.steer import taxonomy as tx
+    from choicelab.studies.steer.items import taxonomy as tx
 
     args = build_parser().parse_args(argv)
     rubric = load_rubric(args.rubric)
@@ -685,9 +697,8 @@ def report_card_main(argv: Sequence[str] | None = None) -> int:
     frame = pd.read_parquet(metrics_path)
     taxonomy = tx.load_taxonomy(args.taxonomy or tx.DEFAULT_TAXONOMY_PATH,
                                 args.dependencies or tx.DEFAULT_DEPENDENCIES_PATH)
-    card = compute_report_card(frame, taxonomy, rubric, model=args.model, adaptation=args.adaptation)
-    write_text(args.out_html, render_html(card))
-    render_png(card, args.out_png)
+    write_report_card(frame, taxonomy, rubric, args.out_html, args.out_png, model=args.model,
+                      adaptation=args.adaptation)
     return 0
 
 
@@ -704,5 +715,5 @@ __all__ = [
     "ElementScore", "ModuleScore", "ReportCard", "Rubric", "SettingScore", "card_model", "check_rubric_ids",
     "compute_report_card",
     "element_metric", "load_rubric", "parse_rubric", "render_html", "render_png", "report_card_main",
-    "shipped_rubrics",
+    "shipped_rubrics", "write_report_card",
 ]

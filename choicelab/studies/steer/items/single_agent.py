@@ -9,15 +9,15 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from choicelab.items.steer.base import (
+from choicelab.studies.steer.items.base import (
     Draft,
     GenContext,
+    entity_numbers,
     fmt_money,
     fmt_num,
     fmt_pct,
     generator,
     join_list,
-    entity_numbers,
     numeric_distractors,
 )
 
@@ -180,7 +180,7 @@ def sunk_cost(ctx: GenContext) -> Draft:
         return Draft(tid, q, correct, (stop if correct == cont else cont,), {"projects": projects}, 2)
     names = [f"Project {n}" for n in entity_numbers(n_proj)]
     desc = " ".join(f"{n} has already cost {fmt_money(s)}; finishing it costs {fmt_money(f)} more and would bring "
-                    f"{fmt_money(r)}." for n, (s, f, r) in zip(names, projects))
+                    f"{fmt_money(r)}." for n, (s, f, r) in zip(names, projects, strict=False))
     tid = "sunk.multi"
     q = (f"As {v.role}, you oversee several unfinished projects, and you can afford to finish at most one. {desc} "
          f"Money already spent cannot be recovered. What should you do?")
@@ -295,7 +295,7 @@ def transitivity_lotteries(ctx: GenContext) -> Draft:
     k = ctx.scale(3, 5)
     outcomes = rng.sample(v.alternatives, k)
     probs = rng.sample(range(5, 96), k)
-    lots = [f"a {p}% chance of {o}" for p, o in zip(probs, outcomes)]
+    lots = [f"a {p}% chance of {o}" for p, o in zip(probs, outcomes, strict=False)]
     stmts = [(i, i + 1) for i in range(k - 1)]
     if ctx.level >= 0.5:
         rng.shuffle(stmts)
@@ -310,7 +310,7 @@ def transitivity_lotteries(ctx: GenContext) -> Draft:
     # every distractor reverses a stated or implied strict preference ("equally good" would never be right: a cue)
     dis = [f"{cap(lots[j])} is preferred over {lots[i]}", f"{cap(lots[j])} is preferred over {lots[i + 1]}",
            f"{cap(lots[i + 1])} is preferred over {lots[i]}"]
-    return Draft(tid, q, correct, tuple(dis), {"lotteries": list(zip(probs, outcomes)), "asked": [i, j]},
+    return Draft(tid, q, correct, tuple(dis), {"lotteries": list(zip(probs, outcomes, strict=False)), "asked": [i, j]},
                  ctx.n_options(3, 4))
 
 
@@ -356,14 +356,15 @@ def compute_eu(ctx: GenContext) -> Draft:
     probs = _split(rng, k)
     lo = -50 if ctx.level >= 0.5 else 0
     utils = rng.sample(range(lo, 101), k)
-    eu = expected_value(list(zip(probs, utils)))
-    events = [f"Outcome {i + 1} (utility {u}) has probability {p}%" for i, (p, u) in enumerate(zip(probs, utils))]
+    eu = expected_value(list(zip(probs, utils, strict=False)))
+    outcomes = enumerate(zip(probs, utils, strict=False))
+    events = [f"Outcome {i + 1} (utility {u}) has probability {p}%" for i, (p, u) in outcomes]
     tid, lead = ctx.phrasing("ceu", (f"As {v.role}, you consider {rng.choice(v.alternatives)}.",
                                      f"You evaluate a {v.option_noun} with uncertain results.",
                                      f"{ctx.people(1)[0]} is considering {rng.choice(v.alternatives)}."))
     q = f"{lead} {'; '.join(events)}. What is its expected utility?"
     cands = [Fraction(sum(utils), k), max(utils), sum(utils),
-             expected_value(list(zip(probs[::-1], utils))) if k > 1 else utils[0] + 1]
+             expected_value(list(zip(probs[::-1], utils, strict=False))) if k > 1 else utils[0] + 1]
     dis = numeric_distractors(rng, eu, fmt_num, cands, k=4, nonnegative=False)
     return Draft(tid, q, fmt_num(eu), tuple(dis), {"probs_pct": probs, "utils": utils}, ctx.n_options(3, 5))
 
@@ -372,7 +373,7 @@ def _prospects(rng, m: int, k_max: int, lo: int, hi: int) -> list[Lottery]:
     out = []
     for _ in range(m):
         k = rng.randint(1, k_max)
-        out.append(list(zip(_split(rng, k), [rng.randint(lo, hi) * 100 for _ in range(k)])) if k > 1
+        out.append(list(zip(_split(rng, k), [rng.randint(lo, hi) * 100 for _ in range(k)], strict=False)) if k > 1
                    else [(100, rng.randint(lo, hi) * 100)])
     return out
 
@@ -389,7 +390,7 @@ def maximize_eu(ctx: GenContext) -> Draft:
         if _unique_argmax(evs) is not None:
             break
     names = [f"{v.option_noun.capitalize()} {n}" for n in entity_numbers(m)]
-    listing = " ".join(f"{n} pays {_describe(p)}." for n, p in zip(names, pros))
+    listing = " ".join(f"{n} pays {_describe(p)}." for n, p in zip(names, pros, strict=False))
     tid, lead = ctx.phrasing("meu", (f"You are choosing a {v.option_noun}.", f"As {v.role}, you have {m} options.",
                                      "Consider the following prospects."))
     q = f"{lead} {listing} Which should you choose to maximize your expected payoff?"
@@ -432,7 +433,7 @@ def _risk_question(ctx: GenContext, kind: str) -> Draft:
     rng.shuffle(order)
     pros = [pros[i] for i in order]
     evs = [expected_value(x) for x in pros]
-    listing = " ".join(f"{n} gives {_describe(p)}." for n, p in zip(names, pros))
+    listing = " ".join(f"{n} gives {_describe(p)}." for n, p in zip(names, pros, strict=False))
     tid, lead = ctx.phrasing(f"risk_{kind}", (f"As {v.role}, you are risk-neutral and must pick one {v.option_noun}.",
                                               f"You want to maximize your expected payoff when choosing a "
                                               f"{v.option_noun}.",
@@ -606,7 +607,8 @@ def ambiguity_aversion(ctx: GenContext) -> Draft:
     if rng.random() < 0.5:
         tid = "ambig.pair"
         q = (f"{setup} You have no information about the black/yellow split, so you treat both colours as equally "
-             f"likely. Which pair of choices (one of Gambles 1 and 2, one of Gambles 3 and 4) maximizes expected value?")
+             "likely. Which pair of choices (one of Gambles 1 and 2, one of Gambles 3 and 4) maximizes expected "
+             "value?")
         a_better = 2 * red > n - red
         correct = _pair_answer(a_better, a_better, "Gambles")
         params["template"] = "pair"
@@ -615,7 +617,8 @@ def ambiguity_aversion(ctx: GenContext) -> Draft:
     chose_a = rng.random() < 0.5
     tid = "ambig.second"
     q = (f"{setup} You strictly prefer Gamble {'1' if chose_a else '2'} to Gamble {'2' if chose_a else '1'}. To be "
-         f"consistent with a single belief about the number of black balls, which should you choose between Gamble 3 and Gamble 4?")
+         "consistent with a single belief about the number of black balls, which should you choose between Gamble 3 "
+         "and Gamble 4?")
     correct = "Gamble 3" if chose_a else "Gamble 4"
     params.update({"template": "second", "chose_a": chose_a})
     return Draft(tid, q, correct, ("Gamble 4" if chose_a else "Gamble 3",), params, 2)

@@ -34,6 +34,7 @@ from typing import Any
 from choicelab.dumps import DumpRow
 from choicelab.mc.items import MCItem
 from choicelab.mc.scoring import LETTERS, candidate_rows
+from choicelab.stats import seeded_subsample
 
 # The reference code's SUFFIX_OPTIONS, verbatim ('mc', 'explain-answer', 'explanation').
 MC_SUFFIX = (
@@ -143,14 +144,6 @@ def fit_to_window(item: MCItem, examples: Sequence[MCItem], count_tokens: Callab
     return kept
 
 
-def subsample_questions(items: Sequence[MCItem], size: int | None, seed: int) -> list[MCItem]:
-    """A seeded subsample in benchmark order (all when ``size`` is None or larger)."""
-    if size is None or size >= len(items):
-        return list(items)
-    keep = set(random.Random(seed).sample(range(len(items)), size))
-    return [it for i, it in enumerate(items) if i in keep]
-
-
 def scored_questions(items: Sequence[MCItem], adaptation: str, size: int | None, seed: int) -> list[MCItem]:
     """The questions one adaptation scores: every question under 0-shot, the seeded subsample under the others.
 
@@ -158,7 +151,7 @@ def scored_questions(items: Sequence[MCItem], adaptation: str, size: int | None,
     adaptation effect can be computed on the questions its 0-shot baseline answered (see
     :func:`choicelab.studies.steer.tables.paired_questions`).
     """
-    return list(items) if adaptation == "0shot" else subsample_questions(items, size, seed)
+    return list(items) if adaptation == "0shot" else seeded_subsample(items, size, seed)
 
 
 def explanation_prompt(item: MCItem, mode: str) -> str:
@@ -275,10 +268,35 @@ def prompts_table(prompts: Sequence[Prompt], model: str) -> Any:
     return pa.Table.from_pylist(rows, schema=schema)
 
 
-def question_frame(items: Sequence[MCItem]) -> Any:
-    """The question metadata frame :func:`choicelab.metrics.steer.per_question_results` joins on."""
-    import pandas as pd
+def score_model(model_dir: str, items: Sequence[MCItem], pool: Sequence[MCItem], *, model: str, adaptation: str,
+                adaptation_questions: int | None, max_new_tokens: int, max_batch_tokens: int, seed: int,
+                device: str) -> tuple[list[DumpRow], list[Prompt]]:
+    """One scoring job: load the causal model in ``model_dir``, build each scored question's prompt under
+    ``adaptation`` (greedy explanations of at most ``max_new_tokens`` tokens) and score its letters.
 
-    return pd.DataFrame([{"benchmark": it.benchmark, "split": it.split, "item_id": it.item_id,
-                          **{k: it.meta[k] for k in ("element", "module", "setting", "domain", "grade")}}
-                         for it in items])
+    Returns the dump rows and the prompt record of every scored question."""
+    from choicelab.lm.causal import CausalScorer
+    from choicelab.lm.generate import sample
+    from choicelab.lm.loading import load_causal
+
+    scored = scored_questions(items, adaptation, adaptation_questions, seed)
+    lm, tokenizer, meta = load_causal(model_dir, device=device)
+    scorer = CausalScorer(lm, tokenizer, max_batch_tokens=max_batch_tokens)
+
+    def explain(prompts: list[tuple[str, str]]) -> dict[str, str]:
+        generations = sample(lm, tokenizer, prompts, max_new_tokens=max_new_tokens, temperature=0, seed=seed,
+                             max_batch_tokens=max_batch_tokens)
+        for g in generations[:3]:
+            print(f"explanation of {g.id}: {g.text!r}")
+        return {g.id: g.text for g in generations}
+
+    def count_tokens(text: str) -> int:
+        return len(tokenizer(text)["input_ids"])
+
+    prompts = build_prompts(scored, pool, adaptation, seed=seed, count_tokens=count_tokens,
+                            max_tokens=meta.get("max_context_length"), explain=explain)
+    rows = score_adaptation(scorer, scored, [q.context for q in prompts], model=model, adaptation=adaptation)
+    short = sum(q.n_examples < q.n_examples_requested for q in prompts)
+    print(f"{len(scored)} questions scored under {adaptation}; {short} prompts hold fewer examples than asked "
+          "(context window)")
+    return rows, prompts

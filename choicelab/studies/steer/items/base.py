@@ -18,13 +18,13 @@ import pkgutil
 import random
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from fractions import Fraction
 from typing import Any
 
 from choicelab.mc.items import MCItem
-from choicelab.items.steer.domains import PEOPLE, DomainVocab, vocab
-from choicelab.items.steer.taxonomy import Element, Taxonomy, load_taxonomy
+from choicelab.studies.steer.items.domains import PEOPLE, DomainVocab, vocab
+from choicelab.studies.steer.items.taxonomy import Element, Taxonomy, load_taxonomy
 
 BENCHMARK = "steer"
 _FRAMEWORK_MODULES = {"base", "taxonomy", "domains"}
@@ -164,7 +164,7 @@ def generator(element_id: str) -> Callable[[GeneratorFn], GeneratorFn]:
 
 def load_generators() -> dict[str, GeneratorFn]:
     """Import every module of this package (pkgutil) so their ``@generator`` decorators run; return the registry."""
-    import choicelab.items.steer as package
+    import choicelab.studies.steer.items as package
 
     for info in pkgutil.iter_modules(package.__path__):
         if info.name.startswith("_") or info.name in _FRAMEWORK_MODULES:
@@ -454,20 +454,13 @@ class BenchmarkScale:
 
     @classmethod
     def from_dict(cls, cfg: dict[str, Any]) -> BenchmarkScale:
-        known = {"n_per_test", "seed", "elements", "domains", "grades", "max_domains", "strict"}
+        """A scale from a plain mapping (keys left out take the field defaults above); unknown keys fail."""
+        known = {f.name for f in fields(cls)}
         unknown = set(cfg) - known
         if unknown:
             raise ValueError(f"unknown STEER scale keys {sorted(unknown)}; known: {sorted(known)}")
-        tup = lambda v: None if v is None else tuple(v)  # noqa: E731
-        return cls(
-            n_per_test=int(cfg.get("n_per_test", 5)),
-            seed=int(cfg.get("seed", 0)),
-            elements=tup(cfg.get("elements")),
-            domains=tup(cfg.get("domains")),
-            grades=None if cfg.get("grades") is None else tuple(int(g) for g in cfg["grades"]),
-            max_domains=cfg.get("max_domains"),
-            strict=bool(cfg.get("strict", False)),
-        )
+        lists = ("elements", "domains", "grades")
+        return cls(**{k: (tuple(v) if k in lists and v is not None else v) for k, v in cfg.items()})
 
 
 def plan_tests(scale: BenchmarkScale, tax: Taxonomy | None = None) -> list[tuple[str, str, int]]:

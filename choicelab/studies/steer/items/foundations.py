@@ -8,7 +8,7 @@ from __future__ import annotations
 import itertools
 from fractions import Fraction
 
-from choicelab.items.steer.base import (
+from choicelab.studies.steer.items.base import (
     Draft,
     GenContext,
     fmt_frac,
@@ -104,8 +104,8 @@ def compute_expectations(ctx: GenContext) -> Draft:
     k = ctx.scale(2, 4)
     probs = _percent_split(rng, k)
     values = rng.sample(range(0, 10 * ctx.scale(2, 20) + 1), k)
-    ev = sum(Fraction(p, 100) * x for p, x in zip(probs, values))
-    parts = [f"a {p}% chance of {x} {v.counted[1]}" for p, x in zip(probs, values)]
+    ev = sum(Fraction(p, 100) * x for p, x in zip(probs, values, strict=False))
+    parts = [f"a {p}% chance of {x} {v.counted[1]}" for p, x in zip(probs, values, strict=False)]
     tid, lead = ctx.phrasing("exp", (
         f"A forecast for next week gives {join_list(parts)}.",
         f"{ctx.people(1)[0]} estimates there is {join_list(parts)}.",
@@ -260,7 +260,7 @@ def outcome_probabilities(ctx: GenContext) -> Draft:
     counts = [rng.randint(1, ctx.scale(6, 15)) for _ in colours]
     total = sum(counts)
     container, things = _CONTAINERS[ctx.domain]
-    listing = join_list([f"{n} {c}" for n, c in zip(counts, colours)])
+    listing = join_list([f"{n} {c}" for n, c in zip(counts, colours, strict=False)])
     kind = rng.choice(("one", "either", "two") if ctx.level >= 0.5 else ("one",))
     i = rng.randrange(k)
     if kind == "two" and counts[i] < 2:

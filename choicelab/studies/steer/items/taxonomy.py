@@ -14,9 +14,10 @@ from pathlib import Path
 
 import yaml
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
-DEFAULT_TAXONOMY_PATH = REPO_ROOT / "data" / "steer" / "taxonomy.yaml"
-DEFAULT_DEPENDENCIES_PATH = REPO_ROOT / "data" / "steer" / "dependencies.yaml"
+from choicelab.studies.steer import DATA
+
+DEFAULT_TAXONOMY_PATH = DATA / "taxonomy.yaml"
+DEFAULT_DEPENDENCIES_PATH = DATA / "dependencies.yaml"
 MIN_GRADE, MAX_GRADE = 1, 13
 KNOWN_DOMAINS = ("finance", "medical", "food", "travel", "sports", "education", "technology", "politics")
 
@@ -191,7 +192,8 @@ def parse_taxonomy(tax_doc: dict, dep_doc: dict, source: str = "taxonomy") -> Ta
                             mid, sid, lo, hi, domains)
                 )
                 element_ids.append(eid)
-            modules.append(Module(mid, str(_require(m_doc, "name", f"{source}: module {mid}")), sid, tuple(element_ids)))
+            module_name = str(_require(m_doc, "name", f"{source}: module {mid}"))
+            modules.append(Module(mid, module_name, sid, tuple(element_ids)))
             module_ids.append(mid)
         settings.append(Setting(sid, str(_require(s_doc, "name", f"{source}: setting {sid}")), tuple(module_ids)))
 

@@ -30,6 +30,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from choicelab.stats import expected_calibration_error
+
 LETTER_PROB_METHOD = "letter_prob"
 QUESTION_META_COLUMNS = ("element", "module", "setting", "domain", "grade")
 QUESTION_KEY = ("benchmark", "split", "item_id")
@@ -44,7 +46,6 @@ SUMMARY_METRICS = (
 )
 # Metrics where higher is better and that summarize() produces; the report card may grade any of these.
 GRADABLE_METRICS = ("accuracy", "normalized_accuracy", "gap_closed", "random_gap", "calibration", "domain_robustness")
-ECE_BINS = 10
 
 
 # --------------------------------------------------------------------------------------------------- scalar metrics
@@ -60,27 +61,6 @@ def gap_closed(accuracy: float, random_accuracy: float) -> float:
     if random_accuracy >= 1:
         return math.nan
     return (accuracy - random_accuracy) / (1.0 - random_accuracy)
-
-
-def expected_calibration_error(top_prob: Sequence[float], correct: Sequence[bool], n_bins: int = ECE_BINS) -> float:
-    """ECE = sum_b (n_b / N) * |accuracy_b - mean top-prob_b| over ``n_bins`` uniform bins of [0, 1].
-
-    Bin b holds probabilities in [b/n, (b+1)/n); the last bin also holds 1.0. Empty bins contribute nothing.
-    """
-    probs = np.clip(np.asarray(top_prob, dtype=float), 0.0, 1.0)
-    hits = np.asarray(correct, dtype=float)
-    if probs.shape != hits.shape:
-        raise ValueError(f"top_prob has {probs.shape} entries but correct has {hits.shape}")
-    if probs.size == 0:
-        return math.nan
-    if np.isnan(probs).any():
-        raise ValueError("top_prob contains NaN; every question needs a probability on its top answer")
-    bins = np.minimum((probs * n_bins).astype(int), n_bins - 1)
-    total = 0.0
-    for b in np.unique(bins):
-        in_bin = bins == b
-        total += in_bin.mean() * abs(hits[in_bin].mean() - probs[in_bin].mean())
-    return float(total)
 
 
 # ------------------------------------------------------------------------------------------------- question frame
@@ -167,7 +147,7 @@ def attach_prompts(results: pd.DataFrame, prompts: pd.DataFrame) -> pd.DataFrame
     """Add ``n_examples_requested`` and ``n_examples`` (solved examples the prompt held) to the question frame.
 
     ``prompts``: the prompt records written next to the dumps (columns model, adaptation, item_id and the two counts;
-    see :func:`choicelab.pipelines.steer.prompts_table`). Every scored question must have exactly one record.
+    see :func:`choicelab.studies.steer.scoring.prompts_table`). Every scored question must have exactly one record.
     """
     missing = {"model", "adaptation", "item_id", *PROMPT_COLUMNS} - set(prompts.columns)
     if missing:
@@ -187,13 +167,20 @@ def attach_prompts(results: pd.DataFrame, prompts: pd.DataFrame) -> pd.DataFrame
     return merged
 
 
+def run_question_frame(scores: pd.DataFrame, prompts: pd.DataFrame, items: Iterable) -> pd.DataFrame:
+    """The per-question frame of a run: every dump's answers (:func:`per_question_results`) with the questions'
+    metadata and the number of solved examples each prompt held (:func:`attach_prompts`), in a stable order."""
+    frame = attach_prompts(per_question_results(scores, question_metadata(items)), prompts)
+    return frame.sort_values(["model", "adaptation", "element", "domain", "grade", "item_id"]).reset_index(drop=True)
+
+
 def check_question_frame(results: pd.DataFrame, source: str = "question frame") -> None:
     """Raise ``ValueError`` naming the missing columns if ``results`` is not a per-question frame."""
     missing = [c for c in ("model", "adaptation", "element", "module", "setting", "domain", "grade", "correct",
                            "top_prob", "random_accuracy") if c not in results.columns]
     if missing:
         raise ValueError(f"{source} lacks columns {missing}; build it with "
-                         "choicelab.metrics.steer.per_question_results(scores, questions)")
+                         "choicelab.studies.steer.metrics.per_question_results(scores, questions)")
 
 
 # ------------------------------------------------------------------------------------------------------ aggregates
@@ -232,7 +219,7 @@ def summarize(results: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
     groups = results.groupby(by, sort=True) if by else [((), results)]
     for key, part in groups:
         key = key if isinstance(key, tuple) else (key,)
-        rows.append({**dict(zip(by, key)), **summarize_questions(part["correct"], part["random_accuracy"],
+        rows.append({**dict(zip(by, key, strict=True)), **summarize_questions(part["correct"], part["random_accuracy"],
                                                                  part["top_prob"])})
     return pd.DataFrame(rows, columns=[*by, *SUMMARY_METRICS])
 
@@ -266,7 +253,7 @@ def domain_robustness(results: pd.DataFrame, metric: str = "accuracy",
     for key, part in per_domain.groupby([*by, "element"], sort=True):
         values = part[metric].to_numpy(dtype=float)
         worst_pos = int(np.nanargmin(values)) if np.isfinite(values).any() else 0
-        rows.append({**dict(zip([*by, "element"], key)),
+        rows.append({**dict(zip([*by, "element"], key, strict=True)),
                      "worst_domain": part["domain"].iloc[worst_pos],
                      "worst": float(values[worst_pos]),
                      "mean_over_domains": float(np.nanmean(values)),
@@ -328,12 +315,12 @@ def dependency_robustness_table(results: pd.DataFrame, edges: Iterable[tuple[str
     rows = []
     for key, part in per_element.groupby(list(by), sort=True):
         key = key if isinstance(key, tuple) else (key,)
-        gaps = dict(zip(part["element"], part[gap].astype(float)))
+        gaps = dict(zip(part["element"], part[gap].astype(float), strict=True))
         dr = dependency_robustness(gaps, anc)
         for element, value in gaps.items():
             ancestors_of = anc.get(element, frozenset())
             scored = [x for x in ancestors_of if x in dr]
-            rows.append({**dict(zip(by, key)), "element": element, "gap": value,
+            rows.append({**dict(zip(by, key, strict=True)), "element": element, "gap": value,
                          "dependency_robustness": dr.get(element, math.nan),
                          "n_ancestors": len(ancestors_of), "n_ancestors_scored": len(scored),
                          "n_weaker_ancestors": sum(gaps[x] < value for x in scored)})

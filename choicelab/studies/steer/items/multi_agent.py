@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from choicelab.items.steer.base import (
+from choicelab.studies.steer.items.base import (
     Draft,
     GenContext,
     fmt_frac,
@@ -175,7 +175,7 @@ def random_game(
 
 def _grid(rows: list[list[str]]) -> str:
     widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
-    return "\n".join(" | ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in rows)
+    return "\n".join(" | ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=False)).rstrip() for r in rows)
 
 
 def render_word(g: Game) -> str:
@@ -564,13 +564,13 @@ def dominated_strategies(ctx: GenContext) -> Draft:
             g.pay[prof(a, b)] = tuple(pay)
 
         if want_none:  # every action the unique best response to its own opponent action: none dominated
-            for a, c in zip(range(k), rng.sample(range(m), k)):
+            for a, c in zip(range(k), rng.sample(range(m), k), strict=False):
                 setu(a, c, max(g.u(i, prof(x, c)) for x in range(k)) + rng.randint(1, 5) * step)
             return (g, None) if dominated_actions(g, i) == [] else None
         d = rng.randrange(k)
         others = [a for a in range(k) if a != d]
         cols = rng.sample(range(m), len(others))
-        for a, c in zip(others, cols):
+        for a, c in zip(others, cols, strict=False):
             setu(a, c, max(g.u(i, prof(x, c)) for x in range(k)) + rng.randint(1, 5) * step)
         e = rng.choice(others)
         for b in range(m):
@@ -986,7 +986,7 @@ def tree_is_nash(tree: Tree, plan: dict[int, str], n_players: int) -> bool:
         mine = [n for n in nodes if n["player"] == i]
         for alt in itertools.product(*([m[0] for m in n["moves"]] for n in mine)):
             trial = dict(plan)
-            trial.update({n["id"]: a for n, a in zip(mine, alt)})
+            trial.update({n["id"]: a for n, a in zip(mine, alt, strict=False)})
             if play_tree(tree, trial)[0][i] > base_pay[i]:
                 return False
     return True
@@ -995,7 +995,7 @@ def tree_is_nash(tree: Tree, plan: dict[int, str], n_players: int) -> bool:
 def all_plans(tree: Tree) -> list[dict[int, str]]:
     nodes = tree_decision_nodes(tree)
     return [
-        dict(zip((n["id"] for n in nodes), combo))
+        dict(zip((n["id"] for n in nodes), combo, strict=False))
         for combo in itertools.product(*([m[0] for m in n["moves"]] for n in nodes))
     ]
 
@@ -1441,8 +1441,8 @@ def _pooling_question(ctx: GenContext) -> Draft:
     desc = (
         f"{cap} is either {types[0]} (probability {prior}%) or {types[1]}; only it knows which. It chooses "
         f"{msgs[0]} (free) or {msgs[1]}, which costs it {cost[0][1]} if it is {types[0]} and "
-        f"{cost[1][1]} if it is {types[1]}. {receiver[0].upper() + receiver[1:]} sees the choice, not the type, and decides to "
-        f"{racts[0]} or {racts[1]}. The sender gets {base[0]} if the receiver decides to {racts[0]} and "
+        f"{cost[1][1]} if it is {types[1]}. {receiver[0].upper() + receiver[1:]} sees the choice, not the type, and "
+        f"decides to {racts[0]} or {racts[1]}. The sender gets {base[0]} if the receiver decides to {racts[0]} and "
         f"{base[1]} if it decides to {racts[1]}, minus any cost. The receiver gets {recv[0][0]} from choosing to "
         f"{racts[0]} and {recv[0][1]} from choosing to {racts[1]} when the sender is {types[0]}, and "
         f"{recv[1][0]} and {recv[1][1]} when it is {types[1]}."
@@ -1680,8 +1680,8 @@ def repeated_enforceability(ctx: GenContext) -> Draft:
         tid, ask = ctx.phrasing(
             "enf_yn",
             (
-                f"Is the payoff profile ({_pt_text(g, pt)}) enforceable, i.e. does each player get at least their minmax "
-                f"value?",
+                f"Is the payoff profile ({_pt_text(g, pt)}) enforceable, i.e. does each player get at least their "
+                f"minmax value?",
                 f"Is ({_pt_text(g, pt)}) an enforceable payoff profile in the repeated game?",
             ),
         )
@@ -1801,8 +1801,8 @@ def trigger_strategies(ctx: GenContext) -> Draft:
     tid, ask = ctx.phrasing(
         "trig_which",
         (
-            f"The discount factor is {fmt_num(d, 3)}. Which strategy, used by both players, sustains ({coop}, {coop}) in "
-            f"every period as a subgame-perfect equilibrium?",
+            f"The discount factor is {fmt_num(d, 3)}. Which strategy, used by both players, sustains ({coop}, {coop}) "
+            f"in every period as a subgame-perfect equilibrium?",
             f"With delta = {fmt_num(d, 3)}, which common strategy makes cooperation on {coop} self-enforcing?",
         ),
     )
@@ -1840,7 +1840,7 @@ def lemons_payoffs(
     """Buyer's expected payoff of each take-it-or-leave-it price: a seller of quality q accepts iff price >=
     seller[q]; then the buyer gets buyer[q] - price."""
     return [
-        sum((Fraction(p, 100) * (b - x) for p, s, b in zip(probs, seller, buyer) if x >= s), Fraction(0))
+        sum((Fraction(p, 100) * (b - x) for p, s, b in zip(probs, seller, buyer, strict=False) if x >= s), Fraction(0))
         for x in offers
     ]
 
@@ -1874,7 +1874,7 @@ def bayes_nash(ctx: GenContext) -> Draft:
             + " ".join(
                 f"With probability {p}% it is {q}: then it is worth {fmt_money(s)} to {a_name} and {fmt_money(b)} to "
                 f"{b_name}."
-                for p, q, s, b in zip(probs, qualities, seller, buyer)
+                for p, q, s, b in zip(probs, qualities, seller, buyer, strict=False)
             )
             + f" {b_name} makes one take-it-or-leave-it offer; {a_name} accepts any offer at least equal to the item's "
             f"worth to {a_name}."
@@ -1934,8 +1934,8 @@ def bayes_nash(ctx: GenContext) -> Draft:
         "bne_matrix",
         (
             "Which of the following is a pure-strategy Bayes-Nash equilibrium?",
-            f"Each type of {a_name} and {b_name} maximize expected payoffs given the others' strategies. Which profile is "
-            f"an equilibrium?",
+            f"Each type of {a_name} and {b_name} maximize expected payoffs given the others' strategies. Which profile "
+            f"is an equilibrium?",
         ),
     )
     none = "There is no pure-strategy Bayes-Nash equilibrium"
@@ -2066,7 +2066,8 @@ def subgame_perfect_bayes_nash(ctx: GenContext) -> Draft:
         "spbne_entrant",
         (
             f"In a subgame-perfect Bayes-Nash equilibrium, what should {e_name} do?",
-            f"{e_name} expects {i_name} to respond optimally given its type. What maximizes {e_name}'s expected payoff?",
+            f"{e_name} expects {i_name} to respond optimally given its type. What maximizes {e_name}'s expected "
+            "payoff?",
         ),
     )
     params["kind"] = "entrant"

@@ -15,10 +15,10 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
-from choicelab.items.steer.base import (
+from choicelab.studies.steer.items.base import (
     Draft,
     GenContext,
     fmt_money,
@@ -100,11 +100,6 @@ def random_profile(rng, m: int, n_types: int, lo: int, hi: int) -> Profile:
 def _unique_argmax(scores: Sequence) -> int | None:
     top = max(scores)
     return scores.index(top) if list(scores).count(top) == 1 else None
-
-
-def _unique_argmin(scores: Sequence) -> int | None:
-    low = min(scores)
-    return scores.index(low) if list(scores).count(low) == 1 else None
 
 
 # ================================================================================================================
@@ -493,7 +488,7 @@ def swf_apply(rule: str, k: int, prof: Sequence[Ranking], m: int) -> Ranking:
     raise ValueError(rule)
 
 
-@lru_cache(maxsize=None)
+@cache
 def swf_dictators(rule: str, k: int, n: int, m: int) -> tuple[int, ...]:
     """Voters whose ranking equals the social ranking at *every* profile (brute force over all m!^n profiles)."""
     perms = list(itertools.permutations(range(m)))
@@ -540,8 +535,8 @@ def non_dictatorship(ctx: GenContext) -> Draft:
         tid, ask = ctx.phrasing(
             "nd_rule",
             (
-                f"{n} voters (Voter 1 to Voter {n}) rank {join_list(names)}, and {_swf_text(rule, k, names, n)}. Is this "
-                f"social welfare function non-dictatorial?",
+                f"{n} voters (Voter 1 to Voter {n}) rank {join_list(names)}, and {_swf_text(rule, k, names, n)}. Is "
+                f"this social welfare function non-dictatorial?",
                 f"A committee of {n} voters ranks {join_list(names)}. Its social welfare function: "
                 f"{_swf_text(rule, k, names, n)}. Which statement is true?",
             ),
@@ -603,7 +598,8 @@ def non_dictatorship(ctx: GenContext) -> Draft:
         "obs": [[list(map(list, p)), list(out)] for p, out in obs],
         "names": names,
     }
-    q = f"A social welfare function turns the rankings of {n} voters over {join_list(names)} into a social ranking. {lines} {ask}"
+    q = (f"A social welfare function turns the rankings of {n} voters over {join_list(names)} into a social ranking. "
+         f"{lines} {ask}")
     return Draft(tid, q, correct, tuple(dis), params, n_opts)
 
 
@@ -823,8 +819,8 @@ def fair_division(ctx: GenContext) -> Draft:
         tid, ask = ctx.phrasing(
             "fd_prop",
             (
-                f"Consider the division: {alloc_text(al)}. Is it proportional (everyone gets at least 1/{n} of their own "
-                f"total value)?",
+                f"Consider the division: {alloc_text(al)}. Is it proportional (everyone gets at least 1/{n} of their "
+                f"own total value)?",
                 f"They propose: {alloc_text(al)}. Does every person receive a fair share (at least 1/{n} of the total "
                 f"value by their own valuation)?",
             ),
@@ -839,8 +835,8 @@ def fair_division(ctx: GenContext) -> Draft:
     tid, ask = ctx.phrasing(
         "fd_rr",
         (
-            f"They use round-robin picking in the order {', '.join(people[i] for i in order)} (repeating): at each turn "
-            f"the picker takes their most valued remaining item. Which items does {people[who]} end up with?",
+            f"They use round-robin picking in the order {', '.join(people[i] for i in order)} (repeating): at each "
+            f"turn the picker takes their most valued remaining item. Which items does {people[who]} end up with?",
             f"Taking turns in the order {', '.join(people[i] for i in order)}, each person picks their favourite "
             f"remaining item until none are left. What is {people[who]}'s final bundle?",
         ),
@@ -915,7 +911,7 @@ def _orders(bids: Sequence[int]) -> list[tuple[int, ...]]:
     ]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _interim_vickrey(n: int, grid: tuple[int, ...]) -> dict[int, Fraction]:
     spa = Mechanism("auction", "second", n, grid)
     others = list(itertools.product(grid, repeat=n - 1))
@@ -995,7 +991,7 @@ def mech_utility(mech: Mechanism, i: int, value: int, reports: Sequence[int]) ->
     return value * probs[i] - pays[i]
 
 
-@lru_cache(maxsize=None)
+@cache
 def is_dsic(mech: Mechanism) -> bool:
     for i in range(mech.n):
         for rest in itertools.product(mech.grid, repeat=mech.n - 1):
@@ -1006,13 +1002,13 @@ def is_dsic(mech: Mechanism) -> bool:
     return True
 
 
-@lru_cache(maxsize=None)
+@cache
 def is_bic(mech: Mechanism) -> bool:
     others = list(itertools.product(mech.grid, repeat=mech.n - 1))
     for i in range(mech.n):
         for v in mech.grid:
 
-            def eu(r: int) -> Fraction:
+            def eu(r: int, i: int = i, v: int = v) -> Fraction:
                 return sum((mech_utility(mech, i, v, o[:i] + (r,) + o[i:]) for o in others), Fraction(0))
 
             truth = eu(v)
@@ -1021,7 +1017,7 @@ def is_bic(mech: Mechanism) -> bool:
     return True
 
 
-@lru_cache(maxsize=None)
+@cache
 def is_ir(mech: Mechanism) -> bool:
     return all(
         mech_utility(mech, i, vals[i], vals) >= 0
@@ -1030,7 +1026,7 @@ def is_ir(mech: Mechanism) -> bool:
     )
 
 
-@lru_cache(maxsize=None)
+@cache
 def is_budget_balanced(mech: Mechanism) -> bool:
     if mech.setting != "project":
         raise ValueError("budget balance is judged for public-project mechanisms")
@@ -1386,8 +1382,8 @@ def optimal_auction_risk(ctx: GenContext) -> Draft:
             "oar_reserve",
             (
                 f"{n} risk-neutral bidders have private values drawn independently and uniformly between $0 and "
-                f"{fmt_money(hi)} for {ctx.vocab.owned_item}, which is worth {fmt_money(s)} to the seller. What reserve "
-                f"price in a second-price auction maximizes the seller's expected revenue?",
+                f"{fmt_money(hi)} for {ctx.vocab.owned_item}, which is worth {fmt_money(s)} to the seller. What "
+                f"reserve price in a second-price auction maximizes the seller's expected revenue?",
                 f"A seller who values {ctx.vocab.owned_item} at {fmt_money(s)} runs a second-price auction for {n} "
                 f"risk-neutral bidders whose values are independent and uniform on [$0, {fmt_money(hi)}]. Which "
                 f"reserve price is optimal?",
@@ -1422,7 +1418,7 @@ def optimal_auction_risk(ctx: GenContext) -> Draft:
             reserve = rng.randint(srt[-2] // 5 + 1, srt[-1] // 5 - 1) * 5
         else:
             reserve = srt[-2] - 5 * rng.randint(1, 5)
-    bid_text = join_list([f"{p} bids {fmt_money(b)}" for p, b in zip(people, bids)])
+    bid_text = join_list([f"{p} bids {fmt_money(b)}" for p, b in zip(people, bids, strict=False)])
     res_text = (
         f" Any second-price or English auction must use a reserve price of {fmt_money(reserve)}." if reserve else ""
     )
@@ -1548,12 +1544,13 @@ def optimal_auction_affiliated(ctx: GenContext) -> Draft:
         )
     drops = [d * 5 for d in rng.sample(range(20, 200), len(people))]
     order = sorted(range(len(people)), key=lambda i: -drops[i])
-    desc = " ".join(f"{p} would stay in until the price reaches {fmt_money(d)}." for p, d in zip(people, drops))
+    stays = zip(people, drops, strict=False)
+    desc = " ".join(f"{p} would stay in until the price reaches {fmt_money(d)}." for p, d in stays)
     tid, ask = ctx.phrasing(
         "oaa_english",
         (
-            "The seller runs the revenue-maximizing format, an English (ascending) auction. Who wins, and at what price "
-            "does the auction end?",
+            "The seller runs the revenue-maximizing format, an English (ascending) auction. Who wins, and at what "
+            "price does the auction end?",
             "In the English auction, who gets the item and what do they pay?",
         ),
     )

@@ -1,1 +1,0 @@
-"""Figure and table rendering helpers."""

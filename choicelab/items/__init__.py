@@ -1,1 +1,0 @@
-"""Item lists and benchmark builders (pure Python: no torch import here)."""

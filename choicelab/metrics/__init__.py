@@ -1,1 +1,0 @@
-"""Metrics (pure Python / numpy / scipy: no torch import here)."""

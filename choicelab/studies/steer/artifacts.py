@@ -1,0 +1,141 @@
+"""Every table and figure of STEER: the paper's table or figure it reproduces, its caption, its builder and its rule.
+
+rules/steer.smk derives each job's outputs from this table, the scripts take ``reproduces`` and the caption from it,
+and the report's caption lists it. The report cards (one per rubric shipped in data/steer/rubrics/) depend on the
+rubric files: :func:`report_cards`.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from choicelab.artifacts import Artifact, by_name
+from choicelab.studies.steer import figures as fg
+from choicelab.studies.steer import tables as tb
+
+STUDY = "steer"
+
+
+def _table(name: str, reproduces: str, caption: str, builder) -> Artifact:  # noqa: ANN001
+    return Artifact(name, reproduces, caption, builder, rule="steer_tables", kind="table")
+
+
+def _metric(name: str, reproduces: str, caption: str) -> Artifact:
+    return _table(name, reproduces, caption, functools.partial(tb.metric_table, name=name))
+
+
+def _of_results(name: str, reproduces: str, caption: str, build) -> Artifact:  # noqa: ANN001
+    return _table(name, reproduces, caption, functools.partial(tb.of_results, build=build))
+
+
+def _figure(name: str, reproduces: str, caption: str, builder) -> Artifact:  # noqa: ANN001
+    return Artifact(name, reproduces, caption, builder, rule="steer_figures", kind="figure_png")
+
+
+TABLES: tuple[Artifact, ...] = (
+    _metric("table3", "Table 3: average normalized accuracy ((acc - r)/r, acc - r and gap closed) and exact-match "
+            "accuracy per model (no adaptation)", "mean over elements, unadapted runs, sorted by accuracy"),
+    _table("compare_paper", "the paper's Table 3 beside ours ((acc - r)/r and the reference code's acc - r)",
+           "paper models matched to ours by name", tb.paper_comparison),
+    _metric("by_element", "extra: metrics per model, adaptation and element", "accuracy, normalized accuracy, ECE, n"),
+    _metric("by_module", "extra: metrics per model, adaptation and module", "accuracy, normalized accuracy, ECE, n"),
+    _metric("by_setting", "extra: metrics per model, adaptation and setting", "accuracy, normalized accuracy, ECE, n"),
+    _metric("by_grade", "extra: metrics per model, adaptation and grade (the generators' grades)",
+            "accuracy, normalized accuracy, ECE, n"),
+    _of_results("fig22_grades", "Fig. 22 top numbers: normalized accuracy per model and grade, Foundations at grade 0 "
+                "(unadapted)", "with binomial SE and n per grade", tb.grade_table),
+    _metric("by_domain", "extra: metrics per model, adaptation and domain", "accuracy, normalized accuracy, ECE, n"),
+    _metric("domain_robustness", "domain robustness: worst-domain accuracy per element (Fig. 22 bottom numbers)",
+            "worst domain, mean over domains and overall per element"),
+    _metric("dependency_robustness", "dependency robustness over transitive ancestors",
+            "gap = acc - r; ancestors scored and weaker ancestors per element"),
+    _of_results("few_shot", "few-shot effect: normalized accuracy by number of examples",
+                "same questions at every n; SE over elements; prompts shortened by the context window",
+                tb.few_shot_table),
+    _of_results("self_explanation", "self-explanation effect: together / separate (/ separate-hidden) vs none, same "
+                "questions", "mean over elements, 0-shot runs", tb.self_explanation_table),
+    _of_results("self_explanation_by_element", "per-element self-explanation effects (Sec. 5), same questions per "
+                "model", "each mode minus no explanation", tb.self_explanation_by_element),
+    _table("paper_element_quotes", "the per-element numbers Sec. 5 quotes (e.g. GPT-4 certainty effect 0.079 -> "
+           "0.508) beside ours", "data/steer/paper/element_quotes.csv beside every model we ran", tb.element_quotes),
+    _table("paper_definition_fit", "which normalized-accuracy definition the paper's Table 3 fits (chance level each "
+           "implies)", "implied chance level per paper model and definition, against ours", tb.definition_fit),
+    _of_results("head_to_head", "head-to-head comparison of every pair of models (Sec. 5): element wins and question "
+                "record", "unadapted runs, elements and questions both models answered", tb.head_to_head),
+    _table("models", "Tables 1-2: the paper's models and the models we ran", "our configured models matched to the "
+           "paper's", tb.run_models),
+)
+
+MODULE_FIGURES: tuple[Artifact, ...] = tuple(
+    _figure(f"fig{number}", f"Figure {number} (report card of module {module})",
+            "normalized accuracy per element and model, unadapted runs",
+            functools.partial(fg.module_card, module=module))
+    for module, number in fg.MODULE_FIGURES.items()
+)
+
+FIGURES: tuple[Artifact, ...] = (
+    _figure("fig4", "Figure 4 (example report card)", "the first model, 1-shot if run, grades 2-8",
+            fg.example_card),
+    _figure("fig5", "Figure 5 (dependency subgraph of IRDS, drawn from data/steer/dependencies.yaml)",
+            "IRDS and its prerequisites", fg.figure5),
+    *MODULE_FIGURES,
+    _figure("fig22", "Figure 22 (accuracy by grade; worst-case domain vs average)",
+            "binomial SE bars; hollow points from fewer than 10 questions", fg.grade_and_domain_robustness),
+    _figure("fig_few_shot", "few-shot effect (Sec. 5)", "same questions at every n; SE over elements",
+            fg.few_shot_effect),
+    _figure("fig_self_explanation", "self-explanation effect (Sec. 5)", "same questions per model; SE over elements",
+            fg.self_explanation_effect),
+)
+
+ARTIFACTS: tuple[Artifact, ...] = (*TABLES, *FIGURES)
+by_name(ARTIFACTS)  # names are unique
+
+
+def report_cards(rubrics: Iterable[str]) -> tuple[Artifact, ...]:
+    """The report card of each rubric (file stems of data/steer/rubrics/*.yaml), written by rule steer_report_cards."""
+    from choicelab.studies.steer.report import write_report_card
+
+    return tuple(
+        Artifact(rubric, f"STEER report card for the rubric data/steer/rubrics/{rubric}.yaml",
+                 "the rubric's model, metric, filters and weights", write_report_card, rule="steer_report_cards",
+                 kind="report_card")
+        for rubric in rubrics
+    )
+
+
+def declared_files(artifact: Artifact, outputs: Iterable[str]) -> list[str]:
+    """The artifact's files among a job's declared ``outputs`` (in suffix order); raises if one is not declared."""
+    by_file = {Path(path).name: str(path) for path in outputs}
+    wanted = [f"{artifact.name}{suffix}" for suffix in artifact.suffixes]
+    missing = [name for name in wanted if name not in by_file]
+    if missing:
+        raise ValueError(f"artifact {artifact.name!r}: the job declares no output {missing}")
+    return [by_file[name] for name in wanted]
+
+
+def artifact_id(artifact: Artifact) -> str:
+    """The manifest id: ``steer/<name>``, ``steer/report_card_<rubric>`` for a report card."""
+    prefix = "report_card_" if artifact.kind == "report_card" else ""
+    return f"{STUDY}/{prefix}{artifact.name}"
+
+
+def write_artifacts(artifacts: Iterable[Artifact], sources: Any, outputs: Iterable[str],
+                    record: Mapping[str, Any]) -> None:
+    """Build each artifact from ``sources`` (:class:`~choicelab.studies.steer.tables.TableSources` or
+    :class:`~choicelab.studies.steer.figures.FigureSources`) into its declared ``outputs``, each file with its
+    provenance sidecar (id, what it reproduces, caption naming the models of the run)."""
+    from choicelab.provenance import write_artifact
+
+    outputs = list(outputs)
+    models = ", ".join(sorted(sources.results["model"].astype(str).unique()))
+    for artifact in artifacts:
+        files = declared_files(artifact, outputs)
+        if artifact.kind == "table":
+            tb.write_table(artifact.builder(sources), *files)
+        else:
+            artifact.builder(sources, *files)
+        write_artifact(files, artifact_id=artifact_id(artifact), reproduces=artifact.reproduces,
+                       caption=f"{artifact.reproduces}: {artifact.caption}; models: {models}.", record=record)

@@ -1,0 +1,74 @@
+"""The typed settings of STEER: the config section ``studies.steer`` after validation filled the schema's defaults.
+
+``schemas/config.schema.yaml`` is the only place a default lives; :func:`from_config` reads every key without one
+(a key the validated config lacks is a bug, and fails here naming it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from choicelab.studies.steer.items.base import BenchmarkScale
+
+SECTION = "steer"
+
+
+@dataclass(frozen=True)
+class Scale:
+    """``studies.steer.scale``: which questions to generate (one test = element x domain x grade)."""
+
+    n_per_test: int
+    elements: tuple[str, ...] | None
+    domains: tuple[str, ...] | None
+    grades: tuple[int, ...] | None
+    max_domains: int | None
+    strict: bool
+
+    def benchmark_scale(self, seed: int) -> BenchmarkScale:
+        """The generator's scale, seeded with the config's ``seed``."""
+        from choicelab.studies.steer.items.base import BenchmarkScale
+
+        return BenchmarkScale(n_per_test=self.n_per_test, seed=seed, elements=self.elements, domains=self.domains,
+                              grades=self.grades, max_domains=self.max_domains, strict=self.strict)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """``studies.steer``: one field per key of the schema's section."""
+
+    enabled: bool
+    models: tuple[str, ...]
+    scale: Scale
+    adaptations: tuple[str, ...]
+    fewshot_pool: int
+    adaptation_questions: int | None
+    max_new_tokens: int
+
+
+def _tuple(value: Any) -> tuple[Any, ...] | None:
+    return None if value is None else tuple(value)
+
+
+def from_config(config: Mapping[str, Any]) -> Settings:
+    """The settings of ``config["studies"]["steer"]`` (a validated config: every key present)."""
+    section = config["studies"][SECTION]
+    scale = section["scale"]
+    return Settings(
+        enabled=bool(section["enabled"]),
+        models=tuple(section["models"]),
+        scale=Scale(
+            n_per_test=int(scale["n_per_test"]),
+            elements=_tuple(scale["elements"]),
+            domains=_tuple(scale["domains"]),
+            grades=_tuple(scale["grades"]),
+            max_domains=scale["max_domains"],
+            strict=bool(scale["strict"]),
+        ),
+        adaptations=tuple(section["adaptations"]),
+        fewshot_pool=int(section["fewshot_pool"]),
+        adaptation_questions=section["adaptation_questions"],
+        max_new_tokens=int(section["max_new_tokens"]),
+    )

@@ -1,0 +1,76 @@
+"""The STEER jobs' plan: which files they read and write under a config (rules/steer.smk binds these as its input
+functions and params; keeping them here keeps the rules file free of function definitions)."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from choicelab.artifacts import Artifact
+from choicelab.studies.steer import FIGURES, RESULTS
+from choicelab.studies.steer.artifacts import ARTIFACTS, report_cards
+from choicelab.studies.steer.settings import SECTION, Settings, from_config
+
+# Where each rule writes its artifacts.
+FOLDERS = {
+    "steer_tables": f"{RESULTS}/tables",
+    "steer_figures": FIGURES,
+    "steer_report_cards": f"{RESULTS}/report_cards",
+}
+
+
+def _field(wildcards: Any, settings: Settings, name: str) -> Any:
+    value = getattr(settings, name)
+    return dataclasses.asdict(value) if dataclasses.is_dataclass(value) else value  # plain in the provenance record
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The study's models, its typed settings (None when the config has no ``studies.steer`` section: then it runs
+    no model and plans no job) and its shipped rubrics."""
+
+    models: tuple[str, ...]
+    model_entries: Mapping[str, Mapping[str, Any]]
+    settings: Settings | None
+    rubric_dir: Path
+
+    @classmethod
+    def of(cls, config: Mapping[str, Any], models: list[str], data_dir: str | Path) -> Plan:
+        """``models``: the study's models (none when disabled); ``data_dir``: the repository's data/steer."""
+        settings = from_config(config) if SECTION in config["studies"] else None
+        entries = {m: config["models"][m] for m in models}
+        return cls(tuple(models), entries, settings, Path(data_dir) / "rubrics")
+
+    def param(self, name: str) -> Callable[[Any], Any]:
+        """A params function giving one settings field (read when a job is planned; a nested section as a dict)."""
+        return functools.partial(_field, settings=self.settings, name=name)
+
+    def _runs(self, kind: str) -> list[str]:
+        adaptations = self.settings.adaptations if self.settings else ()
+        return [f"{RESULTS}/{kind}/{m}__{a}.parquet" for m in self.models for a in adaptations]
+
+    def dumps(self, wildcards: Any = None) -> list[str]:
+        """Every (model, adaptation) dump."""
+        return self._runs("dumps")
+
+    def prompts(self, wildcards: Any = None) -> list[str]:
+        """Every (model, adaptation) prompt record."""
+        return self._runs("prompts")
+
+    def rubric_files(self) -> list[str]:
+        """The shipped rubrics (data/steer/rubrics/*.yaml): one report card each."""
+        return [str(p) for p in sorted(self.rubric_dir.glob("*.yaml"))]
+
+    def report_cards(self) -> tuple[Artifact, ...]:
+        return report_cards(Path(p).stem for p in self.rubric_files())
+
+    def artifact_files(self) -> list[str]:
+        """The files of every STEER table, figure and report card (none when the study runs no model)."""
+        if not self.models:
+            return []
+        artifacts = (*ARTIFACTS, *self.report_cards())
+        return [path for artifact in artifacts for path in artifact.files(FOLDERS[artifact.rule])]

@@ -1,0 +1,51 @@
+"""The STEER artifact table: what the rules, the manifest and the report derive from."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from choicelab.artifacts import of_rule
+from choicelab.studies.steer import artifacts as sa
+from choicelab.studies.steer import tables as st
+from choicelab.studies.steer.figures import MODULE_FIGURES
+from choicelab.studies.steer.items.taxonomy import load_taxonomy
+
+
+def test_every_paper_table_and_figure_the_study_reproduces_is_listed():
+    names = {a.name for a in sa.ARTIFACTS}
+    assert {"table3", "compare_paper", "models", "fig4", "fig5", "fig22"} <= names
+    assert {f"fig{n}" for n in MODULE_FIGURES.values()} <= names
+    assert all(a.reproduces and a.caption and a.builder for a in sa.ARTIFACTS)
+    assert {a.rule for a in sa.ARTIFACTS} == {"steer_tables", "steer_figures"}
+
+
+def test_manifest_ids_and_files():
+    table3 = sa.ARTIFACTS[0]
+    assert sa.artifact_id(table3) == "steer/table3"
+    assert table3.files("results/steer/tables") == ["results/steer/tables/table3.csv", "results/steer/tables/table3.md"]
+    fig7 = next(a for a in sa.ARTIFACTS if a.name == "fig7")
+    assert fig7.files("figures/steer") == ["figures/steer/fig7.png"]
+    (card,) = sa.report_cards(["foundations_only"])
+    assert sa.artifact_id(card) == "steer/report_card_foundations_only"
+    assert card.files("r") == ["r/foundations_only.png", "r/foundations_only.html"]
+    assert card.sidecars("r") == ["r/foundations_only.png.prov.json", "r/foundations_only.html.prov.json"]
+
+
+def test_declared_files_finds_an_artifacts_outputs_and_names_a_missing_one():
+    table3 = sa.ARTIFACTS[0]
+    outputs = ["t/table3.csv", "t/table3.csv.prov.json", "t/table3.md", "t/by_element.csv"]
+    assert sa.declared_files(table3, outputs) == ["t/table3.csv", "t/table3.md"]
+    with pytest.raises(ValueError, match="by_element.md"):
+        sa.declared_files(next(a for a in sa.ARTIFACTS if a.name == "by_element"), outputs)
+
+
+def test_every_table_builder_builds_a_table_from_a_run():
+    taxonomy = load_taxonomy()
+    results = st.synthetic_question_frame(taxonomy, {"strong": 3.0, "weak": -1.0},
+                                          adaptations=("0shot", "1shot", "explain-separate"), questions_per_test=1)
+    sources = st.table_sources(results, taxonomy.edges, paper_table3=st.PAPER_TABLE3, paper_quotes=st.PAPER_QUOTES,
+                               paper_models=st.PAPER_MODELS, models={"strong": {"source": "random:llama"}})
+    for artifact in of_rule(sa.ARTIFACTS, "steer_tables"):
+        frame = artifact.builder(sources)
+        assert isinstance(frame, pd.DataFrame) and not frame.empty, artifact.name

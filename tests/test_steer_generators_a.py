@@ -445,3 +445,12 @@ def test_derive_seed_depends_on_every_part():
     seeds = {base.derive_seed("steer", 0, e, d, g, i) for e in ("a", "b") for d in ("x", "y") for g in (1, 2)
              for i in (0, 1)}
     assert len(seeds) == 16
+
+
+def test_a_risk_question_is_generated_even_where_200_draws_miss_the_intended_winner():
+    """avoid_loss_aversion (travel, grade 8, seed 3) once drew 200 prospects without the intended winner and ended on
+    a tie, which crashed generation; a tie is redrawn, so every question has one option of highest expected value."""
+    from choicelab.studies.steer.items.base import generate
+
+    questions = generate("avoid_loss_aversion", "travel", 8, 15, seed=3)
+    assert len(questions) == 15

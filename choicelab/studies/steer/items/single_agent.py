@@ -400,7 +400,8 @@ def maximize_eu(ctx: GenContext) -> Draft:
 
 def _risk_question(ctx: GenContext, kind: str) -> Draft:
     rng, v = ctx.rng, ctx.vocab
-    for _ in range(200):
+
+    def draw() -> list:
         if kind == "aversion":  # risky option has the higher EV, sure thing tempting
             p = rng.randint(3, 9) * 10
             big = rng.randint(10, 100) * 500
@@ -424,10 +425,17 @@ def _risk_question(ctx: GenContext, kind: str) -> Draft:
         for _e in range(extra):
             q_ = rng.randint(2, 8) * 10
             pros.append([(q_, rng.randint(1, 40) * 100), (100 - q_, 0)])
+        return pros
+
+    intended = 1 if kind == "aversion" else 0  # the risky / safe / possibly-losing option should win
+    for _ in range(200):
+        pros = draw()
         evs = [expected_value(x) for x in pros]
-        intended = 1 if kind == "aversion" else 0  # the risky / safe / possibly-losing option should win
         if _unique_argmax(evs) == intended and (kind != "aversion" or evs[1] > evs[0]):
             break
+    while _unique_argmax(evs) is None:  # no intended draw in 200: at least one option must be the unique best
+        pros = draw()
+        evs = [expected_value(x) for x in pros]
     names = [f"{v.option_noun.capitalize()} {n}" for n in entity_numbers(len(pros))]
     order = list(range(len(pros)))
     rng.shuffle(order)

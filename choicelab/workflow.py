@@ -13,7 +13,6 @@ from typing import Any
 
 from choicelab.provenance import make_record
 
-
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 
 

@@ -9,11 +9,10 @@ import sys
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import repo_env
-
 from choicelab.lm.causal import CausalScorer, ContinuationRequest
 from choicelab.lm.loading import load_causal
 from choicelab.lm.prepare import prepare_model
+from conftest import repo_env
 
 
 @pytest.fixture(scope="module")

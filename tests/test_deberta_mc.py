@@ -5,12 +5,12 @@ from __future__ import annotations
 import torch
 from transformers import AutoModelForMultipleChoice, DebertaConfig, DebertaForMaskedLM
 
-from choicelab.mc.items import MCItem
 from choicelab.lm.deberta_mc import DebertaForMultipleChoice
 from choicelab.lm.encoder import fine_tune_mc, mc_logits
 from choicelab.lm.loading import load_encoder_mc
 from choicelab.lm.prepare import prepare_model
 from choicelab.lm.tiny import tiny_tokenizer
+from choicelab.mc.items import MCItem
 
 
 def _pretrained_v1_checkpoint(folder):

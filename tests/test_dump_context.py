@@ -14,16 +14,15 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import repo_env
-
 from choicelab.dumps import read_dump, write_dump
-from choicelab.mc.items import MCItem
 from choicelab.lm.candidates import candidate_distributions, digit_continuation_ids
 from choicelab.lm.causal import CausalScorer, ContinuationRequest
 from choicelab.lm.tiny import tiny_model
+from choicelab.mc.items import MCItem
 from choicelab.mc.scoring import letter_prompt, score_letters, score_sequences
 from choicelab.provenance import make_record, record_json
 from choicelab.show import show_item
+from conftest import repo_env
 
 ITEMS = [
     MCItem("toy", "dev", "q1", "Which is heavier, a brick or a feather?", ("a brick", "a feather"), 0),

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from choicelab.mc.items import MCItem
 from choicelab.lm.embed import embed_texts
 from choicelab.lm.encoder import fine_tune_mc, mc_logits
 from choicelab.lm.generate import sample
 from choicelab.lm.tiny import tiny_model
+from choicelab.mc.items import MCItem
 from conftest import toy_items
 
 

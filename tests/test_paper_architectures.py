@@ -12,7 +12,6 @@ import pytest
 import torch
 import yaml
 
-from choicelab.mc.items import MCItem
 from choicelab.lm.causal import CausalScorer, ContinuationRequest, score_naive
 from choicelab.lm.embed import embed_texts
 from choicelab.lm.encoder import fine_tune_mc
@@ -21,6 +20,7 @@ from choicelab.lm.hub import lay_out_hub_cache
 from choicelab.lm.loading import load_causal, load_encoder_mc
 from choicelab.lm.prepare import prepare_model
 from choicelab.lm.tiny import TINY_FAMILIES, materialize_random
+from choicelab.mc.items import MCItem
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -319,11 +319,10 @@ def test_hits_at_k_table_has_every_k_up_to_n_and_the_original_accuracy():
 
 def test_finetune_dropout_sets_the_multiple_choice_heads_dropout_and_leaves_the_encoder(tmp_path, monkeypatch):
     """``finetune.dropout`` (isi-nlp/ai2: 0.3) applies to the dropout before the MC head, as in the ai2 model."""
-    from conftest import toy_items
-
     from choicelab.lm import encoder
     from choicelab.lm.prepare import prepare_model
     from choicelab.mc.finetune import FineTuneParams, fine_tune_checkpoint
+    from conftest import toy_items
 
     seen = {}
     real = encoder.fine_tune_mc

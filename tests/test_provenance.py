@@ -91,9 +91,8 @@ def test_atomic_writer_leaves_nothing_on_failure(tmp_path):
     from choicelab.io import atomic_path
 
     target = tmp_path / "out.parquet"
-    with pytest.raises(RuntimeError):
-        with atomic_path(target) as tmp:
-            tmp.write_text("partial")
-            raise RuntimeError("killed")
+    with pytest.raises(RuntimeError), atomic_path(target) as tmp:
+        tmp.write_text("partial")
+        raise RuntimeError("killed")
     assert list(tmp_path.iterdir()) == []
     assert read_record(target) is None

@@ -11,7 +11,6 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-from conftest import manifest_ids
 
 from choicelab.artifacts import by_name, of_rule
 from choicelab.stats import chebyshev, first_token_mass, l1, symmetric_kl
@@ -32,6 +31,7 @@ from choicelab.studies.revealed_belief.results import Results, caption, models_n
 from choicelab.studies.revealed_belief.settings import Settings, from_config
 from choicelab.studies.revealed_belief.stated import answer_values, stated_prompt, stated_questions
 from choicelab.studies.revealed_belief.tables import appendix_table_ids
+from conftest import manifest_ids
 
 
 def _by_id(scenarios):

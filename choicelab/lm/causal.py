@@ -386,7 +386,7 @@ class CausalScorer:
                 chunk, encoded, contexts.layers, contexts.mask, ctx_lengths, excluded, want_terminal, first_pass
             )
 
-        for ctx_row, index in members:
+        for _ctx_row, index in members:
             logprobs, terminal = first_pass[index]
             enc = encoded[index]
             results[index] = ContinuationScore(

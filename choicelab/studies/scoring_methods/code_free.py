@@ -90,7 +90,7 @@ def code_free_frame(
     if missing:
         raise ValueError(f"the generations table lacks columns {missing}; it needs {list(GENERATION_COLUMNS)}")
     options = item_options(root)
-    keys = [(str(ph).strip(), int(item)) for ph, item in zip(generations["phenomenon"], generations["item_id"])]
+    keys = [(str(ph).strip(), int(item)) for ph, item in zip(generations["phenomenon"], generations["item_id"], strict=True)]
     unknown = sorted({k for k in keys if k not in options})
     if unknown:
         raise ValueError(

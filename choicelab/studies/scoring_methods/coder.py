@@ -216,9 +216,10 @@ def coherence_judgement(answer: str) -> str | None:
     if first in (None, "both"):
         return None
     for later in sentences[1:]:
-        if re.match(r"^\W*(?:yes|no)\b", later, re.I) or re.search(r"coherent", later, re.I):
-            if _sentence_judgement(later) not in (first, None):
-                return None
+        if (re.match(r"^\W*(?:yes|no)\b", later, re.I) or re.search(r"coherent", later, re.I)) and (
+            _sentence_judgement(later) not in (first, None)
+        ):
+            return None
     return first
 
 
@@ -287,7 +288,7 @@ def code_generations(
     answers = [extract_answer(r, sentences) for r in responses]
     out: list[Coded | None] = [None] * len(responses)
     pending: list[int] = []
-    for i, (answer, condition) in enumerate(zip(answers, conditions)):
+    for i, (answer, condition) in enumerate(zip(answers, conditions, strict=True)):
         if not answer:
             out[i] = Coded(ERROR, "empty", answer)
         elif non_answer(_SENTENCE_END.split(answer, maxsplit=1)[0]):
@@ -442,7 +443,7 @@ def read_double_coded(paths: Sequence[str | Path]) -> pd.DataFrame:
                     "item_id": frame["item_id"].astype(int),
                     "response": frame["response"],
                     **{
-                        who: [normalize_hand_code(ph, c) for ph, c in zip(phenomenon, frame[f"annotation_{who}"])]
+                        who: [normalize_hand_code(ph, c) for ph, c in zip(phenomenon, frame[f"annotation_{who}"], strict=True)]
                         for who in ("tsvilodub", "wang")
                     },
                     "file": Path(path).name,
@@ -480,7 +481,7 @@ def agreement_table(coded: pd.DataFrame, by: Sequence[str] = ("phenomenon",)) ->
         pe = expected / n**2
         rows.append(
             {
-                **dict(zip(by, key)),
+                **dict(zip(by, key, strict=True)),
                 "n": n,
                 "agree": agree,
                 "agreement": p,

@@ -74,7 +74,9 @@ def _log_usage(seconds: float, threads: int | None) -> None:
         logging.getLogger(__name__).info(line)
 
 
-def job_record(smk: Any, *, models: Sequence[str] = (), seed: int | None = None, extra_inputs: Sequence[str] = ()) -> dict:
+def job_record(
+    smk: Any, *, models: Sequence[str] = (), seed: int | None = None, extra_inputs: Sequence[str] = ()
+) -> dict:
     """A provenance record for the running Snakemake job (rule, params, inputs with hashes, config hash)."""
     params = {k: v for k, v in dict(smk.params.items()).items()}
     return make_record(

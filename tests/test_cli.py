@@ -23,7 +23,9 @@ def model_dir(tmp_path_factory):
 
 
 def _run(*args):
-    return subprocess.run([sys.executable, "-m", "choicelab.cli", *args], capture_output=True, text=True, timeout=300, env=repo_env())
+    return subprocess.run(
+        [sys.executable, "-m", "choicelab.cli", *args], capture_output=True, text=True, timeout=300, env=repo_env()
+    )
 
 
 def test_score_writes_the_documented_columns_and_matches_the_engine(tmp_path, model_dir):

@@ -26,8 +26,10 @@ def _pretrained_v1_checkpoint(folder):
     return DebertaForMaskedLM.from_pretrained(folder)
 
 
-ITEMS = [MCItem("t", "train", f"i{i}", f"If the coin comes up heads, I win {i}.", ("bet on heads", "bet on tails"), i % 2)
-         for i in range(6)]
+ITEMS = [
+    MCItem("t", "train", f"i{i}", f"If the coin comes up heads, I win {i}.", ("bet on heads", "bet on tails"), i % 2)
+    for i in range(6)
+]
 
 
 def test_auto_multiple_choice_resolves_deberta_v1_to_our_head():

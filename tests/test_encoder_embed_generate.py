@@ -79,7 +79,9 @@ def test_sampling_is_reproducible_per_seed_and_independent_of_other_prompts(tiny
     assert c[0].seed != b[0].seed
 
 
-GENERATION_PROMPTS = [("short", "Hi"), ("mid", "The die is cast and lands on"), ("long", "Once upon a time " * 6), ("one", "A")]
+GENERATION_PROMPTS = [
+    ("short", "Hi"), ("mid", "The die is cast and lands on"), ("long", "Once upon a time " * 6), ("one", "A")
+]
 
 
 @pytest.mark.parametrize("family", ["tiny_llama", "tiny_gemma3"])

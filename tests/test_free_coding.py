@@ -79,7 +79,10 @@ def test_an_answer_that_repeats_the_story_is_an_error_but_a_short_answer_in_its_
 
 
 def test_a_title_does_not_end_the_answer_sentence():
-    assert fc.extract_answer("Bob did not like the talk Mr. James gave. He lies.") == "Bob did not like the talk Mr. James gave."
+    assert (
+        fc.extract_answer("Bob did not like the talk Mr. James gave. He lies.")
+        == "Bob did not like the talk Mr. James gave."
+    )
 
 
 def test_the_category_prototype_decides_between_options_the_answer_is_equally_close_to():

@@ -83,7 +83,10 @@ CONTEXT = "A die has 6 faces. The die is equally likely to land on any of its fa
 REQUESTS = [
     ContinuationRequest(f"r{i}", ctx, cont)
     for i, (ctx, cont) in enumerate(
-        [(CONTEXT, " 1"), (CONTEXT, " 12"), (CONTEXT + " 3.", " The sum"), ("Question: A or B? Answer:", " A"), ("", "Hi")]
+        [
+            (CONTEXT, " 1"), (CONTEXT, " 12"), (CONTEXT + " 3.", " The sum"), ("Question: A or B? Answer:", " A"),
+            ("", "Hi"),
+        ]
     )
 ]
 

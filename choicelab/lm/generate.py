@@ -1,4 +1,5 @@
-"""Seeded sampling generation, batched: each prompt draws from its own generator, so results do not depend on batching."""
+"""Seeded sampling generation, batched: each prompt draws from its own generator, so results do not depend on
+batching."""
 
 from __future__ import annotations
 
@@ -81,7 +82,9 @@ def sample(
 
         generated = run(batch)
         for i, (tokens, gen_seed) in zip(batch, generated, strict=True):
-            out[i] = Generation(prompts[i][0], tokenizer.decode(tokens, skip_special_tokens=True), tuple(tokens), gen_seed)
+            out[i] = Generation(
+                prompts[i][0], tokenizer.decode(tokens, skip_special_tokens=True), tuple(tokens), gen_seed
+            )
         batch = [index] if index is not None else []
     return [g for g in out if g is not None]
 

@@ -79,3 +79,8 @@ def of_rule(artifacts: Iterable[Artifact], rule: str, names: Sequence[str] | Non
 def captions(artifacts: Iterable[Artifact]) -> dict[str, str]:
     """name -> 'reproduces: caption', for a report caption that lists what each labelled file is."""
     return {a.name: f"{a.reproduces}: {a.caption}" for a in artifacts}
+
+
+def caption_naming(caption: str, models: Sequence[str], what: str = "models") -> str:
+    """An artifact's caption with the models of the run named (``"...; encoders: tiny-bert."``)."""
+    return f"{caption}; {what}: {', '.join(models)}." if models else f"{caption}."

@@ -114,8 +114,8 @@ def write_table_artifacts(smk: Any, study: str) -> None:
     """The generic table step of a study: each ARTIFACTS row of the running rule (``smk.rule``) is built by its
     ``builder(inputs, settings)`` -- the job's named inputs and the study's typed settings -- which returns a DataFrame
     (written as CSV and as a Markdown table) or a (DataFrame, Markdown text) pair; each file gets its provenance
-    sidecar with the row's id, ``reproduces`` and caption. The outputs are the rule's ``artifact_outputs``."""
-    from choicelab.artifacts import of_rule
+    sidecar with the row's id, ``reproduces`` and caption (naming the study's models, when its settings have any). The outputs are the rule's ``artifact_outputs``."""
+    from choicelab.artifacts import caption_naming, of_rule
     from choicelab.io import write_csv, write_text
     from choicelab.provenance import write_artifact
     from choicelab.studies import study_artifacts, study_settings
@@ -130,4 +130,4 @@ def write_table_artifacts(smk: Any, study: str) -> None:
         write_csv(csv, frame)
         write_text(md, markdown)
         write_artifact([csv, md], artifact_id=f"{study}/{artifact.name}", reproduces=artifact.reproduces,
-                       caption=artifact.caption, record=record)
+                       caption=caption_naming(artifact.caption, getattr(settings, "models", ())), record=record)

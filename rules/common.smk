@@ -53,17 +53,22 @@ def wildcard_model_dir(wildcards):
     return model_dir(wildcards.model)
 
 
-def model_entry_json(wildcards):
+def model_entry(wildcards):
+    """The config entry of the job's model (validation filled its defaults); an unknown name is refused."""
     if wildcards.model not in config["models"]:
         raise ValueError(
             f"unknown model {wildcards.model!r}: add it under 'models:' in the config "
             f"(configured: {sorted(config['models'])})"
         )
-    return json.dumps(config["models"][wildcards.model], sort_keys=True)
+    return config["models"][wildcards.model]
+
+
+def model_entry_json(wildcards):
+    return json.dumps(model_entry(wildcards), sort_keys=True)
 
 
 def model_gpus(wildcards):
-    return config["models"].get(wildcards.model, {}).get("gpu", 0)
+    return model_entry(wildcards)["gpu"]
 
 
 def model_runtime_minutes(wildcards, attempt):

@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from choicelab.artifacts import by_name
+from choicelab.artifacts import by_name, caption_naming
 from choicelab.plotting import save_figure
 from choicelab.provenance import write_artifact
 from choicelab.studies.bets.artifacts import ARTIFACTS
@@ -15,4 +15,5 @@ with log_to(snakemake.log[0]):
         artifact = artifacts[name]
         save_figure(artifact.builder(evaluations), png, svg)
         write_artifact([png, svg], artifact_id=f"bets/{name}", reproduces=artifact.reproduces,
-                       caption=artifact.caption, record=record)
+                       caption=caption_naming(artifact.caption, sorted(evaluations["model"].unique()), "encoders"),
+                       record=record)

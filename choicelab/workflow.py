@@ -114,7 +114,8 @@ def write_table_artifacts(smk: Any, study: str) -> None:
     """The generic table step of a study: each ARTIFACTS row of the running rule (``smk.rule``) is built by its
     ``builder(inputs, settings)`` -- the job's named inputs and the study's typed settings -- which returns a DataFrame
     (written as CSV and as a Markdown table) or a (DataFrame, Markdown text) pair; each file gets its provenance
-    sidecar with the row's id, ``reproduces`` and caption (naming the study's models, when its settings have any). The outputs are the rule's ``artifact_outputs``."""
+    sidecar with the row's id, ``reproduces`` and caption (naming the study's models, when its settings have any). The
+    outputs are the rule's ``artifact_outputs``."""
     from choicelab.artifacts import caption_naming, of_rule
     from choicelab.io import write_csv, write_text
     from choicelab.provenance import write_artifact

@@ -11,7 +11,8 @@ RB_FIG = "figures/revealed_belief"
 RB_SETTINGS = study_settings("revealed_belief")
 RB_MODELS = study_models("revealed_belief")
 # base or instruct: RevB tables put a model in the base or the instruct block; StaA is asked of instruct models
-RB_ROLES = {m: config["models"][m].get("role", "") for m in RB_MODELS}  # role is optional: "" = no block
+# (role is optional: "" = no block)
+RB_ROLES = {m: config["models"][m].get("role", "") for m in RB_MODELS}
 RB_ARTIFACTS = rb_artifacts.written(RB_MODELS, RB_ROLES, RB_SETTINGS.families)
 RB_TABLES = of_rule(RB_ARTIFACTS, "rb_tables")
 RB_FIGURES = of_rule(RB_ARTIFACTS, "rb_figures")

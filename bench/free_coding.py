@@ -2,7 +2,8 @@
 
 Reads the hand-coded generations (LLM_link ``results/free/{llama2,flan-t5-xl}``, under the data mirror), codes them
 with :func:`choicelab.studies.scoring_methods.code_free.code_free_frame` (the library's one coder) and prints agreement
-per condition and overall, the majority-class baseline, Cohen's kappa and the confusion matrix, per model, with the shipped settings. With
+per condition and overall, the majority-class baseline, Cohen's kappa and the confusion matrix, per model, with the
+shipped settings. With
 ``--fit MODEL`` the similarity threshold and the prototype weight are chosen on MODEL's generations only and then
 measured on the other model's (held out). ``--with-examples`` runs the rejected variant in which hand-coded answers
 vote (another model's hand codes; in a fit, MODEL's own, leaving out each generation's own item and answer).
@@ -113,12 +114,17 @@ def main() -> None:
         print(fc.agreement_table(group).to_string(index=False, float_format=lambda v: f"{v:.3f}"))
         print(fc.agreement_table(group, by=("temperature",)).to_string(index=False, float_format=lambda v: f"{v:.3f}"))
         target_only = {c: "non-target option" for c in group["hand_code"].unique() if c not in ("target", fc.ERROR)}
-        target_only.update({c: "non-target option" for c in group["coded_option"].unique() if c not in ("target", fc.ERROR)})
+        target_only.update(
+            {c: "non-target option" for c in group["coded_option"].unique() if c not in ("target", fc.ERROR)}
+        )
         print(fc.confusion(group, target_only).to_string())
         print("rules:", group["coding_rule"].value_counts().to_dict())
         text = group["response"].str.strip().str.lower().str.replace(r"\s+", " ", regex=True)
         distinct = group.assign(_text=text).drop_duplicates(["phenomenon", "item_id", "_text", "hand_code"])
-        print(f"distinct (item, response, hand code): {fc.agreement_table(distinct).iloc[-1][['n', 'agreement', 'majority_baseline']].to_dict()}")
+        print(
+            "distinct (item, response, hand code): "
+            f"{fc.agreement_table(distinct).iloc[-1][['n', 'agreement', 'majority_baseline']].to_dict()}"
+        )
 
 
 if __name__ == "__main__":

@@ -109,7 +109,10 @@ def main() -> None:
 
     scorer.score(requests[:8])  # warm-up
     engine, t_engine = timed(lambda: scorer.score(requests))
-    print(f"engine fp32: {t_engine:.1f} s, {len(requests) / t_engine:.1f} req/s, {naive_tokens / t_engine:.0f} naive-equivalent tok/s")
+    print(
+        f"engine fp32: {t_engine:.1f} s, {len(requests) / t_engine:.1f} req/s, "
+        f"{naive_tokens / t_engine:.0f} naive-equivalent tok/s"
+    )
 
     n_naive = args.naive_questions or args.questions
     naive_requests = requests[: 4 * n_naive]

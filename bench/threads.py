@@ -54,7 +54,7 @@ def run_jobs(model_dir: Path, threads: int, parallel: int, requests: int) -> tup
              for _ in range(parallel)]
     outs = [p.communicate() for p in procs]
     wall = time.perf_counter() - start
-    for proc, (out, err) in zip(procs, outs, strict=True):
+    for proc, (_out, err) in zip(procs, outs, strict=True):
         if proc.returncode:
             raise SystemExit(f"job failed: {err[-2000:]}")
     return wall, [float(out.split()[-1]) for out, _ in outs]

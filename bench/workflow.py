@@ -110,7 +110,9 @@ def model_report(jobs: dict[str, dict], peaks: dict[int, float]) -> str:
     lines = ["model jobs (tokens and FLOPs from choicelab.lm.usage; peak = fp32 matmul at the job's threads):"]
     for threads, peak in sorted(peaks.items()):
         lines.append(f"  matmul peak with {threads} thread(s): {peak / 1e9:7.1f} GFLOP/s")
-    lines.append(f"  {'job':<46} {'thr':>3} {'tokens':>9} {'pad':>5} {'GFLOP':>9} {'s':>7} {'GFLOP/s':>8} {'of peak':>7}")
+    lines.append(
+        f"  {'job':<46} {'thr':>3} {'tokens':>9} {'pad':>5} {'GFLOP':>9} {'s':>7} {'GFLOP/s':>8} {'of peak':>7}"
+    )
     for name, record in sorted(jobs.items(), key=lambda kv: -kv[1]["seconds"]):
         models = record["models"].values()
         tokens = sum(m["tokens"] for m in models)
@@ -120,8 +122,11 @@ def model_report(jobs: dict[str, dict], peaks: dict[int, float]) -> str:
         rate = flops / seconds if seconds else 0.0
         peak = peaks.get(record.get("threads") or 1)
         share = f"{rate / peak:7.1%}" if peak else f"{'-':>7}"
-        lines.append(f"  {name[:46]:<46} {record.get('threads') or '-':>3} {tokens:9d} {1 - real / tokens if tokens else 0:5.0%} "
-                     f"{flops / 1e9:9.1f} {seconds:7.1f} {rate / 1e9:8.2f} {share}")
+        lines.append(
+            f"  {name[:46]:<46} {record.get('threads') or '-':>3} {tokens:9d} "
+            f"{1 - real / tokens if tokens else 0:5.0%} "
+            f"{flops / 1e9:9.1f} {seconds:7.1f} {rate / 1e9:8.2f} {share}"
+        )
     return "\n".join(lines)
 
 

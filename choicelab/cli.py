@@ -86,7 +86,9 @@ def cmd_provenance(args: argparse.Namespace) -> None:
     if not path.exists():
         raise SystemExit(f"error: {path} does not exist")
     if read_record(path) is None:
-        raise SystemExit(f"error: {path} has no provenance record (no {path}.prov.json sidecar, Parquet metadata or model.json)")
+        raise SystemExit(
+            f"error: {path} has no provenance record (no {path}.prov.json sidecar, Parquet metadata or model.json)"
+        )
     tree = lineage(path)
     print(json.dumps(tree, indent=2) if args.json else format_lineage(tree))
 
@@ -147,7 +149,9 @@ def build_parser() -> argparse.ArgumentParser:
     score = sub.add_parser("score", help="score (context, continuation) requests with a causal LM")
     score.add_argument("--model", required=True, help="model name (results/models/NAME) or a model folder")
     score.add_argument("--requests", required=True, help="JSONL: one {id, context, continuation} per line")
-    score.add_argument("--out", required=True, help="output Parquet: id, n_tokens, sum_logprob, token_ids, token_logprobs")
+    score.add_argument(
+        "--out", required=True, help="output Parquet: id, n_tokens, sum_logprob, token_ids, token_logprobs"
+    )
     score.add_argument("--dtype", choices=["float32", "bfloat16", "float16"], default=None)
     score.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto")
     score.add_argument("--max-batch-tokens", type=int, default=4096)
@@ -175,7 +179,9 @@ def build_parser() -> argparse.ArgumentParser:
     prep.set_defaults(func=cmd_prepare_model)
 
     conf = sub.add_parser("config", help="print the effective config a run uses (config.yaml, or --configfile alone)")
-    conf.add_argument("--configfile", default=None, help="as snakemake --configfile (default: the embedded config.yaml)")
+    conf.add_argument(
+        "--configfile", default=None, help="as snakemake --configfile (default: the embedded config.yaml)"
+    )
     conf.add_argument("--config", nargs="*", metavar="KEY=VALUE", help="as snakemake --config (top-level keys)")
     conf.set_defaults(func=cmd_config)
 

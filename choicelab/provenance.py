@@ -230,7 +230,8 @@ def check_artifact_id(artifact_id: str) -> None:
     match = ARTIFACT_ID.match(artifact_id)
     if not match or match["study"] not in STUDIES:
         raise ValueError(
-            f"artifact id {artifact_id!r} must look like '<study>/<name>' with study in {tuple(STUDIES)} and a lower-case "
+            f"artifact id {artifact_id!r} must look like '<study>/<name>' with study in {tuple(STUDIES)} "
+            "and a lower-case "
             "name from the paper's numbering (e.g. 'bets/table5', 'revealed_belief/table_b1_1')"
         )
 

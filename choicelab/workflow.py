@@ -13,7 +13,6 @@ from typing import Any
 
 from choicelab.provenance import make_record
 
-
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 
 
@@ -75,7 +74,9 @@ def _log_usage(seconds: float, threads: int | None) -> None:
         logging.getLogger(__name__).info(line)
 
 
-def job_record(smk: Any, *, models: Sequence[str] = (), seed: int | None = None, extra_inputs: Sequence[str] = ()) -> dict:
+def job_record(
+    smk: Any, *, models: Sequence[str] = (), seed: int | None = None, extra_inputs: Sequence[str] = ()
+) -> dict:
     """A provenance record for the running Snakemake job (rule, params, inputs with hashes, config hash)."""
     params = {k: v for k, v in dict(smk.params.items()).items()}
     return make_record(
@@ -113,7 +114,8 @@ def write_table_artifacts(smk: Any, study: str) -> None:
     """The generic table step of a study: each ARTIFACTS row of the running rule (``smk.rule``) is built by its
     ``builder(inputs, settings)`` -- the job's named inputs and the study's typed settings -- which returns a DataFrame
     (written as CSV and as a Markdown table) or a (DataFrame, Markdown text) pair; each file gets its provenance
-    sidecar with the row's id, ``reproduces`` and caption (naming the study's models, when its settings have any). The outputs are the rule's ``artifact_outputs``."""
+    sidecar with the row's id, ``reproduces`` and caption (naming the study's models, when its settings have any). The
+    outputs are the rule's ``artifact_outputs``."""
     from choicelab.artifacts import caption_naming, of_rule
     from choicelab.io import write_csv, write_text
     from choicelab.provenance import write_artifact

@@ -7,10 +7,12 @@ from choicelab.studies.revealed_belief import artifacts as rb_artifacts
 
 RB = "results/revealed_belief"
 RB_FIG = "figures/revealed_belief"
-RB_SETTINGS = study_settings("revealed_belief")  # the study switched off without a section
+# the study switched off without a section
+RB_SETTINGS = study_settings("revealed_belief")
 RB_MODELS = study_models("revealed_belief")
 # base or instruct: RevB tables put a model in the base or the instruct block; StaA is asked of instruct models
-RB_ROLES = {m: config["models"][m].get("role", "") for m in RB_MODELS}  # role is optional: "" = no block
+# (role is optional: "" = no block)
+RB_ROLES = {m: config["models"][m].get("role", "") for m in RB_MODELS}
 RB_ARTIFACTS = rb_artifacts.written(RB_MODELS, RB_ROLES, RB_SETTINGS.families)
 RB_TABLES = of_rule(RB_ARTIFACTS, "rb_tables")
 RB_FIGURES = of_rule(RB_ARTIFACTS, "rb_figures")

@@ -6,6 +6,8 @@ from choicelab.workflow import job_record, log_to
 
 with log_to(snakemake.log[0]):
     conf = read_confidences(snakemake.input.confidences)
-    record, models, outputs = job_record(snakemake), ", ".join(sorted(conf["model"].unique())), job_artifacts(snakemake.output)
+    record, models, outputs = (
+        job_record(snakemake), ", ".join(sorted(conf["model"].unique())), job_artifacts(snakemake.output)
+    )
     for name, figure in build(list(outputs), {"conf": conf}):
         write(name, figure, outputs[name], record=record, models=models)

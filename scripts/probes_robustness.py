@@ -7,6 +7,8 @@ from choicelab.workflow import job_record, log_to
 with log_to(snakemake.log[0]):
     i = snakemake.input
     conf = confidence_frame(read_frames([*i.encoder, *i.causal]), read_frames(i.probed))
-    record, models, outputs = job_record(snakemake), ", ".join(sorted(conf["model"].unique())), job_artifacts(snakemake.output)
+    record, models, outputs = (
+        job_record(snakemake), ", ".join(sorted(conf["model"].unique())), job_artifacts(snakemake.output)
+    )
     for name, value in build(list(outputs), {"conf": conf}):
         write(name, value, outputs[name], record=record, models=models)

@@ -12,6 +12,8 @@ with log_to(snakemake.log[0]):
     conf = read_confidences(i.confidences)
     inputs = {"conf": conf, "dev": read_frames(i.dev), "train_info": train_info(read_frames(i.train)),
               "paper1": pd.read_csv(i.paper1), "paper2": pd.read_csv(i.paper2), "seed": p.seed, "trials": p.trials}
-    record, models, outputs = job_record(snakemake), ", ".join(sorted(conf["model"].unique())), job_artifacts(snakemake.output)
+    record, models, outputs = (
+        job_record(snakemake), ", ".join(sorted(conf["model"].unique())), job_artifacts(snakemake.output)
+    )
     for name, frame in build(list(outputs), inputs):
         write(name, frame, outputs[name], record=record, models=models)

@@ -20,5 +20,7 @@ with log_to(snakemake.log[0]):
         device=p.device, max_batch_tokens=int(p.max_batch_tokens),
     )
     print(f"{benchmark}: {len(scoring_items)} items, methods {list(plan.methods)}, {len(rows)} option scores")
-    score_table.write_scores(snakemake.output[0], rows,
-                             record_json(job_record(snakemake, models=[snakemake.input.model, *snakemake.input.embedder])))
+    score_table.write_scores(
+        snakemake.output[0], rows,
+        record_json(job_record(snakemake, models=[snakemake.input.model, *snakemake.input.embedder])),
+    )

@@ -48,7 +48,10 @@ def data_mirror() -> Path:
 
 def repo_env() -> dict[str, str]:
     """The environment for subprocesses: they import choicelab from this checkout, whatever is pip-installed."""
-    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)}
+    return {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep),
+    }
 
 
 def run_snakemake(workdir: Path, mirror: Path, *extra: str) -> subprocess.CompletedProcess:

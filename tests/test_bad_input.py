@@ -124,7 +124,9 @@ def tiny_llama_dir(tmp_path_factory):
 def test_a_context_longer_than_the_models_window_is_refused(tmp_path, tiny_llama_dir):
     requests = tmp_path / "r.jsonl"
     requests.write_text(json.dumps({"id": "long", "context": "7 " * 5000, "continuation": " 8"}) + "\n")
-    proc = _cli("score", "--model", str(tiny_llama_dir), "--requests", str(requests), "--out", str(tmp_path / "o.parquet"))
+    proc = _cli(
+        "score", "--model", str(tiny_llama_dir), "--requests", str(requests), "--out", str(tmp_path / "o.parquet")
+    )
     assert proc.returncode != 0
     assert "context window" in proc.stderr and "shorten the prompt" in proc.stderr
     assert not (tmp_path / "o.parquet").exists()
@@ -170,7 +172,8 @@ def test_a_missing_metrics_file_is_named(tmp_path):
     from choicelab.studies.steer.report import shipped_rubrics
 
     proc = _cli("report-card", "--rubric", str(shipped_rubrics()["foundations_only"]), "--metrics",
-                str(tmp_path / "nope.parquet"), "--out-html", str(tmp_path / "c.html"), "--out-png", str(tmp_path / "c.png"))
+                str(tmp_path / "nope.parquet"), "--out-html", str(tmp_path / "c.html"),
+                "--out-png", str(tmp_path / "c.png"))
     assert proc.returncode != 0 and "nope.parquet" in proc.stderr
 
 

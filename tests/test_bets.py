@@ -65,7 +65,9 @@ def test_swap_order_adds_reversed_value_questions_with_the_right_label():
 
 def test_splits_never_share_items(tmp_path):
     bad = tmp_path / "items.yaml"
-    bad.write_text("train: {high: [car], low: [pen]}\ndev: {high: [car], low: [egg]}\ntest: {high: [gold], low: [sock]}\n")
+    bad.write_text(
+        "train: {high: [car], low: [pen]}\ndev: {high: [car], low: [egg]}\ntest: {high: [gold], low: [sock]}\n"
+    )
     with pytest.raises(ib.BetsDataError, match="car"):
         ib.load_item_lists(bad)
 
@@ -345,7 +347,9 @@ def test_pvalue_check_recomputes_the_papers_pvalues_and_flags_the_one_that_disag
 
 
 def test_default_stage_uses_hellaswag_as_the_documented_stand_in(data_mirror):
-    train, dev, described = stages.default_stage_items("hellaswag", str(data_mirror), train_size=20, dev_size=10, seed=1)
+    train, dev, described = stages.default_stage_items(
+        "hellaswag", str(data_mirror), train_size=20, dev_size=10, seed=1
+    )
     assert len(train) == 20 and len(dev) == 10
     assert not {q.item_id for q in train} & {q.item_id for q in dev}
     assert "stand-in for SWAG" in described
@@ -428,7 +432,9 @@ def test_the_rq3_headline_flags_a_gap_only_when_it_exceeds_its_standard_error():
         rows = [{"table": "table20", "stage": f"fine-tuned:{ft}", "condition": f"{te}:test", "metric": "standard",
                  "model": "enc", "accuracy_percent": diagonal if ft == te else off, "n": 100}
                 for ft in ib.MODALITIES for te in ib.MODALITIES]
-        return bets_paper._headline(acc, pd.DataFrame(rows), {}).set_index("condition").loc["diagonal minus off-diagonal"]
+        return (
+            bets_paper._headline(acc, pd.DataFrame(rows), {}).set_index("condition").loc["diagonal minus off-diagonal"]
+        )
 
     big = ours(88.0, 67.0)
     assert big["our_percent"] == pytest.approx(21.0) and big["gap_appears"] is True

@@ -23,7 +23,8 @@ def test_number_boundary_keeps_the_mass_of_12_away_from_1(tiny_llama):
     digits = digit_continuation_ids(tokenizer)
     context = "The die lands on face number"
     dist, = candidate_distributions(scorer, [context], [["1", "12"]], terminal_excluded_ids=digits)
-    ref = score_naive(model, tokenizer, [ContinuationRequest("a", context, " 1"), ContinuationRequest("b", context, " 12")],
+    ref = score_naive(model, tokenizer,
+                      [ContinuationRequest("a", context, " 1"), ContinuationRequest("b", context, " 12")],
                       terminal_excluded_ids=digits)
     # P(" 1" and the number ends) = P(" 1") * (1 - P(next is a digit | " 1"))
     assert dist.logprobs[0] == pytest.approx(ref[0].sum_logprob + ref[0].terminal_logprob, abs=1e-5)

@@ -9,11 +9,10 @@ import sys
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import repo_env
-
 from choicelab.lm.causal import CausalScorer, ContinuationRequest
 from choicelab.lm.loading import load_causal
 from choicelab.lm.prepare import prepare_model
+from conftest import repo_env
 
 
 @pytest.fixture(scope="module")
@@ -24,7 +23,9 @@ def model_dir(tmp_path_factory):
 
 
 def _run(*args):
-    return subprocess.run([sys.executable, "-m", "choicelab.cli", *args], capture_output=True, text=True, timeout=300, env=repo_env())
+    return subprocess.run(
+        [sys.executable, "-m", "choicelab.cli", *args], capture_output=True, text=True, timeout=300, env=repo_env()
+    )
 
 
 def test_score_writes_the_documented_columns_and_matches_the_engine(tmp_path, model_dir):

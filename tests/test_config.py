@@ -9,11 +9,10 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from conftest import repo_env
 import yaml
 
 from choicelab.config import ConfigError, check_references, chosen_benchmarks, validate_schema
+from conftest import repo_env
 
 REPO = Path(__file__).resolve().parent.parent
 

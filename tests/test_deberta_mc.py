@@ -5,12 +5,12 @@ from __future__ import annotations
 import torch
 from transformers import AutoModelForMultipleChoice, DebertaConfig, DebertaForMaskedLM
 
-from choicelab.mc.items import MCItem
 from choicelab.lm.deberta_mc import DebertaForMultipleChoice
 from choicelab.lm.encoder import fine_tune_mc, mc_logits
 from choicelab.lm.loading import load_encoder_mc
 from choicelab.lm.prepare import prepare_model
 from choicelab.lm.tiny import tiny_tokenizer
+from choicelab.mc.items import MCItem
 
 
 def _pretrained_v1_checkpoint(folder):
@@ -26,8 +26,10 @@ def _pretrained_v1_checkpoint(folder):
     return DebertaForMaskedLM.from_pretrained(folder)
 
 
-ITEMS = [MCItem("t", "train", f"i{i}", f"If the coin comes up heads, I win {i}.", ("bet on heads", "bet on tails"), i % 2)
-         for i in range(6)]
+ITEMS = [
+    MCItem("t", "train", f"i{i}", f"If the coin comes up heads, I win {i}.", ("bet on heads", "bet on tails"), i % 2)
+    for i in range(6)
+]
 
 
 def test_auto_multiple_choice_resolves_deberta_v1_to_our_head():

@@ -14,16 +14,15 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import repo_env
-
 from choicelab.dumps import read_dump, write_dump
-from choicelab.mc.items import MCItem
 from choicelab.lm.candidates import candidate_distributions, digit_continuation_ids
 from choicelab.lm.causal import CausalScorer, ContinuationRequest
 from choicelab.lm.tiny import tiny_model
+from choicelab.mc.items import MCItem
 from choicelab.mc.scoring import letter_prompt, score_letters, score_sequences
 from choicelab.provenance import make_record, record_json
 from choicelab.show import show_item
+from conftest import repo_env
 
 ITEMS = [
     MCItem("toy", "dev", "q1", "Which is heavier, a brick or a feather?", ("a brick", "a feather"), 0),
@@ -48,7 +47,9 @@ def test_sequence_rows_hold_the_prompt_and_rescoring_it_reproduces_the_score(sco
     frame = read_dump(_write(tmp_path, rows)).to_pandas()
     by_item = {it.item_id: it for it in ITEMS}
     assert all(row.context == by_item[row.item_id].prompt for row in frame.itertuples())
-    requests = [ContinuationRequest(str(i), row.context, " " + row.option_text) for i, row in enumerate(frame.itertuples())]
+    requests = [
+        ContinuationRequest(str(i), row.context, " " + row.option_text) for i, row in enumerate(frame.itertuples())
+    ]
     again = scorer.score(requests)
     assert [s.sum_logprob for s in again] == pytest.approx(frame["sum_logprob"].tolist(), abs=1e-6)
 
@@ -106,10 +107,14 @@ def test_show_names_the_item_ids_there_when_the_item_is_unknown(scorer, tmp_path
 
 def test_show_command_line(scorer, tmp_path):
     path = _write(tmp_path, score_letters(scorer, ITEMS, study="toy", model="tiny", variant="0shot"))
-    proc = subprocess.run([sys.executable, "-m", "choicelab.cli", "show", str(path), "--item", "q1", "--variant", "0shot"],
-                          capture_output=True, text=True, timeout=300, env=repo_env())
+    proc = subprocess.run(
+        [sys.executable, "-m", "choicelab.cli", "show", str(path), "--item", "q1", "--variant", "0shot"],
+        capture_output=True, text=True, timeout=300, env=repo_env(),
+    )
     assert proc.returncode == 0, proc.stderr
     assert "Which is heavier, a brick or a feather?" in proc.stdout
-    proc = subprocess.run([sys.executable, "-m", "choicelab.cli", "show", str(path), "--item", "q1", "--variant", "5shot"],
-                          capture_output=True, text=True, timeout=300, env=repo_env())
+    proc = subprocess.run(
+        [sys.executable, "-m", "choicelab.cli", "show", str(path), "--item", "q1", "--variant", "5shot"],
+        capture_output=True, text=True, timeout=300, env=repo_env(),
+    )
     assert proc.returncode == 1 and "no rows for item 'q1'" in proc.stderr

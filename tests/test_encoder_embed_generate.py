@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from choicelab.mc.items import MCItem
 from choicelab.lm.embed import embed_texts
 from choicelab.lm.encoder import fine_tune_mc, mc_logits
 from choicelab.lm.generate import sample
 from choicelab.lm.tiny import tiny_model
+from choicelab.mc.items import MCItem
 from conftest import toy_items
 
 
@@ -79,7 +79,9 @@ def test_sampling_is_reproducible_per_seed_and_independent_of_other_prompts(tiny
     assert c[0].seed != b[0].seed
 
 
-GENERATION_PROMPTS = [("short", "Hi"), ("mid", "The die is cast and lands on"), ("long", "Once upon a time " * 6), ("one", "A")]
+GENERATION_PROMPTS = [
+    ("short", "Hi"), ("mid", "The die is cast and lands on"), ("long", "Once upon a time " * 6), ("one", "A")
+]
 
 
 @pytest.mark.parametrize("family", ["tiny_llama", "tiny_gemma3"])

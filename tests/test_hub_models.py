@@ -108,7 +108,9 @@ def test_a_job_whose_cache_lacks_the_snapshot_says_which_and_how(tmp_path, tiny_
     out = tmp_path / "m"
     prepare_model("tiny", {"kind": "causal", "source": "hf:tiny-org/tiny-llama"}, out)
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty-cache"))
-    with pytest.raises(HubModelError, match=r"'tiny'.*not in the Hugging Face cache .*empty-cache.*HF_HOME / HF_HUB_CACHE"):
+    with pytest.raises(
+        HubModelError, match=r"'tiny'.*not in the Hugging Face cache .*empty-cache.*HF_HOME / HF_HUB_CACHE"
+    ):
         load_causal(out, device="cpu")
 
 

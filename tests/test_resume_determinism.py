@@ -13,7 +13,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import byte_reproducible, REPO, repo_env, run_snakemake
+from conftest import REPO, byte_reproducible, repo_env, run_snakemake
 
 pytestmark = pytest.mark.slow
 

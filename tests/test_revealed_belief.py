@@ -11,7 +11,6 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-from conftest import manifest_ids
 
 from choicelab.artifacts import by_name, of_rule
 from choicelab.stats import chebyshev, first_token_mass, l1, symmetric_kl
@@ -32,6 +31,7 @@ from choicelab.studies.revealed_belief.results import Results, caption, models_n
 from choicelab.studies.revealed_belief.settings import Settings, from_config
 from choicelab.studies.revealed_belief.stated import answer_values, stated_prompt, stated_questions
 from choicelab.studies.revealed_belief.tables import appendix_table_ids
+from conftest import manifest_ids
 
 
 def _by_id(scenarios):
@@ -235,7 +235,9 @@ def test_artifacts_are_every_table_and_figure_with_the_papers_reference():
     assert _names(of_rule(ARTIFACTS, "rb_figures")) == ["fig2", "fig3", "fig4", "fig5", "fig6", "fig_single_die"]
     assert table["table_b1_1"].reproduces == (
         "Appendix Table B.1.1: Dice: regular, independent, dependent, Revealed Belief (base models)")
-    assert table["table_e3"].reproduces == "Appendix Table E.3: Preference, Stated Answer (instruction fine-tuned models)"
+    assert table["table_e3"].reproduces == (
+        "Appendix Table E.3: Preference, Stated Answer (instruction fine-tuned models)"
+    )
     assert table["fig5"].reproduces == "Figure 5" and table["fig_single_die"].reproduces == "extra"
     assert all(a.builder is not None and a.caption for a in ARTIFACTS)
 
@@ -291,7 +293,10 @@ def test_table_builders_put_each_block_s_models_and_metrics_in_the_papers_rows()
 # digits split one by one (Qwen2 / Llama-3 regex style; Mistral / Yi / Llama-2 sentencepiece style), a chat
 # template with special tokens, and a pre-filled "[" that merges with the letter ("[A" is one token).
 
-QWEN2_SPLIT = r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
+QWEN2_SPLIT = (
+    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}|"""
+    r""" ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
+)
 CHATML = ("{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"
           "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}")
 MISTRAL = "{{ bos_token }}{% for m in messages %}[INST] {{ m['content'] }}[/INST]{% endfor %}"  # v3: control tokens

@@ -490,9 +490,8 @@ def test_every_method_end_to_end_on_three_items(tiny_llama, data_mirror, tmp_pat
 
 
 def test_robustness_matrix_on_any_mc_benchmark(tiny_llama, one_torch_thread):
-    from conftest import toy_items
-
     from choicelab.lm.causal import CausalScorer
+    from conftest import toy_items
 
     model, tokenizer = tiny_llama
     items = prompts.from_mc_items(toy_items(4, seed=0, split="dev"))
@@ -575,7 +574,8 @@ def _section_without_optional_keys() -> dict:
 
     from choicelab.studies.scoring_methods.settings import from_config
 
-    config = yaml.safe_load(open("configs/smoke.yaml"))
+    with open("configs/smoke.yaml") as f:
+        config = yaml.safe_load(f)
     config["studies"]["scoring_methods"] = {"models": ["tiny-llama"]}
     validate(config, "schemas/config.schema.yaml")  # fills the schema's defaults, as the Snakefile does
     return from_config(config)
@@ -588,7 +588,8 @@ def test_settings_have_one_field_per_key_of_the_schema_section():
 
     from choicelab.studies.scoring_methods.settings import Settings
 
-    schema = yaml.safe_load(open("schemas/config.schema.yaml"))
+    with open("schemas/config.schema.yaml") as f:
+        schema = yaml.safe_load(f)
     keys = schema["properties"]["studies"]["properties"]["scoring_methods"]["properties"]
     assert [f.name for f in dataclasses.fields(Settings)] == list(keys)
 

@@ -41,7 +41,9 @@ def test_batched_engine_equals_the_naive_loop(t5, mode):
     for request, got, want in zip(REQUESTS, batched, naive, strict=True):
         assert got.id == want.id == request.id and got.token_ids == want.token_ids
         assert got.token_logprobs == pytest.approx(want.token_logprobs, abs=1e-5)
-        assert len(got.token_logprobs) == len(tokenizer(request.continuation.lstrip(), add_special_tokens=False).input_ids)
+        assert len(got.token_logprobs) == len(
+            tokenizer(request.continuation.lstrip(), add_special_tokens=False).input_ids
+        )
 
 
 def test_decoder_mode_is_the_conditional_likelihood_of_the_whole_continuation(t5):
@@ -71,7 +73,9 @@ def test_every_scoring_method_runs_on_a_seq2seq_model(t5, data_mirror, tmp_path)
     from choicelab.studies.scoring_methods import prompts, score_table, scoring
 
     model, tokenizer = t5
-    items = prompts.from_pragmatics([it for it in pr.load_items(data_mirror) if it.item_id in ("coherence-21", "irony-01")])
+    items = prompts.from_pragmatics(
+        [it for it in pr.load_items(data_mirror) if it.item_id in ("coherence-21", "irony-01")]
+    )
     plan = scoring.MethodPlan(methods=scoring.METHODS, label_seeds=(0,), label_sets=("alpha", "numeric"),
                               scales=("likely",), temperatures=(0.9,), generation_seeds=(0,), max_new_tokens=6)
     rows = scoring.score_all(model, tokenizer, items, model="t5", kind="seq2seq", plan=plan, max_batch_tokens=4096)

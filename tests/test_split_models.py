@@ -63,8 +63,8 @@ def test_a_split_model_samples_and_embeds_as_the_whole_one(whole_and_split):
         b = sample(split, tokenizer, prompts, max_new_tokens=5, temperature=temperature, seed=3)
         assert [g.token_ids for g in a] == [g.token_ids for g in b]
     texts = ["one text", "another, longer text"]
-    assert np.allclose(embed_texts(whole, tokenizer, texts, kind="causal"), embed_texts(split, tokenizer, texts, kind="causal"),
-                       atol=1e-5)
+    assert np.allclose(embed_texts(whole, tokenizer, texts, kind="causal"),
+                       embed_texts(split, tokenizer, texts, kind="causal"), atol=1e-5)
 
 
 def test_several_visible_gpus_split_the_model_automatically(monkeypatch):

@@ -6,12 +6,12 @@ import json
 
 import torch
 
-from choicelab.mc.items import MCItem
 from choicelab.lm.causal import ContinuationRequest, score_naive
 from choicelab.lm.encoder import fine_tune_mc
 from choicelab.lm.tiny import tiny_model
 from choicelab.lm.tokenization import RequestEncoder
 from choicelab.lm.usage import USAGE_PREFIX, _parameter_split, track, usage
+from choicelab.mc.items import MCItem
 from choicelab.workflow import log_to
 
 

@@ -147,7 +147,10 @@ class _RunContexts:
             contexts,
             self.last_logprobs.index_select(0, index.to(self.last_logprobs.device)),
             [
-                (k.index_select(0, index.to(k.device))[:, :, -width:], v.index_select(0, index.to(v.device))[:, :, -width:])
+                (
+                    k.index_select(0, index.to(k.device))[:, :, -width:],
+                    v.index_select(0, index.to(v.device))[:, :, -width:],
+                )
                 for k, v in self.layers
             ],
             self.mask.index_select(0, index)[:, -width:],
@@ -252,7 +255,8 @@ class CausalScorer:
             if total > self.max_length:
                 raise ValueError(
                     f"request {req.id!r} has {total} tokens, longer than the model's context window of "
-                    f"{self.max_length}; shorten the prompt (fewer few-shot examples) or use a model with a longer window"
+                    f"{self.max_length}; shorten the prompt (fewer few-shot examples) "
+                    "or use a model with a longer window"
                 )
 
     def _run_contexts(self, batch: list[PrefixGroup]) -> Iterable[_RunContexts]:
@@ -386,7 +390,7 @@ class CausalScorer:
                 chunk, encoded, contexts.layers, contexts.mask, ctx_lengths, excluded, want_terminal, first_pass
             )
 
-        for ctx_row, index in members:
+        for _ctx_row, index in members:
             logprobs, terminal = first_pass[index]
             enc = encoded[index]
             results[index] = ContinuationScore(
@@ -437,7 +441,9 @@ class CausalScorer:
             if want_terminal:
                 keep[r, len(cont) - 1] = True  # the last position predicts what follows the continuation
         cache = DynamicCache(
-            ddp_cache_data=[(k.index_select(0, rows.to(k.device)), v.index_select(0, rows.to(v.device))) for k, v in layers]
+            ddp_cache_data=[
+                (k.index_select(0, rows.to(k.device)), v.index_select(0, rows.to(v.device))) for k, v in layers
+            ]
         )
         attention = torch.cat([ctx_mask.index_select(0, rows), cont_mask], dim=1)
         positions = ctx_lengths.index_select(0, rows)[:, None] + torch.arange(longest)[None, :]
@@ -484,7 +490,11 @@ def score_naive(
     """Reference scorer: one full forward per request over context + continuation, LM head on every position."""
     encoder = RequestEncoder(tokenizer, add_bos=add_bos)
     encoded = encoder.encode([r.context for r in requests], [r.continuation for r in requests])
-    excluded = torch.tensor(sorted(set(terminal_excluded_ids)), dtype=torch.long) if terminal_excluded_ids is not None else None
+    excluded = (
+        torch.tensor(sorted(set(terminal_excluded_ids)), dtype=torch.long)
+        if terminal_excluded_ids is not None
+        else None
+    )
     scores = []
     for req, enc in zip(requests, encoded, strict=True):
         ids = torch.tensor([list(enc.context_ids) + list(enc.continuation_ids)])

@@ -21,7 +21,6 @@ import torch
 from transformers import PreTrainedModel, PreTrainedTokenizerBase, get_linear_schedule_with_warmup
 
 
-
 class MCItem(Protocol):
     """What the encoder reads of a multiple-choice question (any study's item type with these fields will do):
     the prompt, the choices, and the index of the right choice (-1 when there is none)."""

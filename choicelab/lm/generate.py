@@ -1,7 +1,7 @@
-"""Seeded sampling generation, batched: each prompt draws from its own generator, so results do not depend on batching."""
+"""Seeded sampling generation, batched: each prompt draws from its own generator, so results do not depend on
+batching."""
 
 from __future__ import annotations
-
 
 import logging
 from collections.abc import Sequence
@@ -10,9 +10,9 @@ from dataclasses import dataclass
 import torch
 from transformers import DynamicCache, PreTrainedModel, PreTrainedTokenizerBase
 
-from choicelab.stats import derived_seed
 from choicelab.lm.causal import is_out_of_memory
 from choicelab.lm.tokenization import RequestEncoder, left_padded
+from choicelab.stats import derived_seed
 
 log = logging.getLogger(__name__)
 
@@ -82,7 +82,9 @@ def sample(
 
         generated = run(batch)
         for i, (tokens, gen_seed) in zip(batch, generated, strict=True):
-            out[i] = Generation(prompts[i][0], tokenizer.decode(tokens, skip_special_tokens=True), tuple(tokens), gen_seed)
+            out[i] = Generation(
+                prompts[i][0], tokenizer.decode(tokens, skip_special_tokens=True), tuple(tokens), gen_seed
+            )
         batch = [index] if index is not None else []
     return [g for g in out if g is not None]
 

@@ -64,7 +64,9 @@ def weight_names(files: set[str], read_index) -> list[str]:
     for single in WEIGHT_SINGLES:
         if single in files:
             return [single]
-    raise HubModelError(f"no {' / '.join(WEIGHT_INDEXES + WEIGHT_SINGLES)} in the repository (files: {sorted(files)[:20]})")
+    raise HubModelError(
+        f"no {' / '.join(WEIGHT_INDEXES + WEIGHT_SINGLES)} in the repository (files: {sorted(files)[:20]})"
+    )
 
 
 def weight_files(folder: Path) -> list[Path]:
@@ -129,7 +131,9 @@ def fetch_snapshot(name: str, repo_id: str, revision: str | None) -> tuple[Path,
             "HF_HUB_CACHE at a cache that holds it"
         ) from exc
     except HfHubHTTPError as exc:
-        raise HubModelError(f"model {name!r}: the hub failed for hf:{repo_id}@{revision}: {exc}. {_fix(name, repo_id)}") from exc
+        raise HubModelError(
+            f"model {name!r}: the hub failed for hf:{repo_id}@{revision}: {exc}. {_fix(name, repo_id)}"
+        ) from exc
 
 
 def pinned_snapshot(meta: dict) -> Path:
@@ -154,7 +158,8 @@ def pinned_snapshot(meta: dict) -> Path:
         blob = path.resolve().name
         if _SHA256.match(blob) and blob != digest:
             raise HubModelError(f"model {meta['name']!r}: {path} is not the file prepare_model recorded "
-                                f"(sha256 {blob[:12]} != {digest[:12]}); delete results/models/{meta['name']} and rerun")
+                                f"(sha256 {blob[:12]} != {digest[:12]}); "
+                                f"delete results/models/{meta['name']} and rerun")
     return folder
 
 
@@ -168,7 +173,9 @@ def weight_digests(folder: Path) -> tuple[str, dict[str, str]]:
     return combined, per_file
 
 
-def lay_out_hub_cache(cache: Path, repo_id: str, source: Path, *, revision: str = "main", commit: str | None = None) -> str:
+def lay_out_hub_cache(
+    cache: Path, repo_id: str, source: Path, *, revision: str = "main", commit: str | None = None
+) -> str:
     """Lay out ``source`` (a Hugging Face folder) in ``cache`` as the hub library would; returns the commit sha.
 
     Blobs are named by sha256 (as the hub names large files), snapshot files are relative symlinks to them and

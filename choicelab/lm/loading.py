@@ -122,7 +122,9 @@ def load_encoder_mc(
     """
     meta = read_model_json(model_dir)
     if meta["kind"] != "encoder":
-        raise ValueError(f"model {meta['name']!r} is a {meta['kind']} model; multiple-choice fine-tuning needs an encoder")
+        raise ValueError(
+            f"model {meta['name']!r} is a {meta['kind']} model; multiple-choice fine-tuning needs an encoder"
+        )
     torch.manual_seed(seed)
     folder = weights_folder(model_dir, meta)
     model = AutoModelForMultipleChoice.from_pretrained(str(folder), dtype=DTYPES[meta.get("dtype") or "float32"])

@@ -10,8 +10,8 @@ Sources:
 * ``path:<dir>`` — a local Hugging Face folder.
 * ``random:<family>`` — a tiny random model built from a config (tests, smoke runs).
 
-Other sources' folders hold safetensors weights, the tokenizer (and chat template) and ``model.json``: name, kind, source,
-dtype, architecture, the weights' sha256, the source files read (with sha256), library versions, whether the
+Other sources' folders hold safetensors weights, the tokenizer (and chat template) and ``model.json``: name, kind,
+source, dtype, architecture, the weights' sha256, the source files read (with sha256), library versions, whether the
 tokenizer has a chat template, the context window and BOS/EOS ids. It is built in a temporary folder next to the
 destination and renamed into place, so a killed run never leaves a half-written model.
 """
@@ -237,9 +237,13 @@ def _build(spec: ModelSpec, tmp: Path, seed: int) -> dict[str, Any]:
 
         family = spec.source_value
         if family not in TINY_FAMILIES:
-            raise ValueError(f"model {spec.name!r}: random:{family} is not a tiny family; use one of {sorted(TINY_FAMILIES)}")
+            raise ValueError(
+                f"model {spec.name!r}: random:{family} is not a tiny family; use one of {sorted(TINY_FAMILIES)}"
+            )
         if TINY_FAMILIES[family].kind != spec.kind:
-            raise ValueError(f"model {spec.name!r}: random:{family} is a {TINY_FAMILIES[family].kind} model, not {spec.kind}")
+            raise ValueError(
+                f"model {spec.name!r}: random:{family} is a {TINY_FAMILIES[family].kind} model, not {spec.kind}"
+            )
         info = materialize_random(family, str(tmp), seed=seed)
         return _describe(spec, tmp, info["architecture"], [], {"seed": seed})
     if kind == "pypi":
@@ -251,7 +255,9 @@ def _build(spec: ModelSpec, tmp: Path, seed: int) -> dict[str, Any]:
                 source_files = [{"path": gguf_file, "sha256": sha256_file(hf_folder / gguf_file)}]
                 architecture = _save_causal_from_gguf(hf_folder, gguf_file, tmp)
             else:
-                source_files = [{"path": p.name, "sha256": sha256_file(p)} for p in sorted(hf_folder.glob("*.safetensors"))]
+                source_files = [
+                    {"path": p.name, "sha256": sha256_file(p)} for p in sorted(hf_folder.glob("*.safetensors"))
+                ]
                 for item in hf_folder.iterdir():
                     if item.is_file():
                         shutil.copy2(item, tmp / item.name)

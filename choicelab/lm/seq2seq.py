@@ -29,7 +29,6 @@ itself. :func:`score_naive` is the one-request-at-a-time reference the tests com
 
 from __future__ import annotations
 
-
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -37,8 +36,8 @@ import numpy as np
 import torch
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
-from choicelab.stats import derived_seed
 from choicelab.lm.causal import ContinuationRequest, ContinuationScore
+from choicelab.stats import derived_seed
 
 SENTINELS = ("<extra_id_0>", "<extra_id_1>")
 MODES = ("pll", "decoder")
@@ -61,7 +60,9 @@ def _ids(tokenizer: PreTrainedTokenizerBase, text: str) -> list[int]:
 def sentinel_ids(tokenizer: PreTrainedTokenizerBase) -> tuple[int, int]:
     ids = tokenizer.convert_tokens_to_ids(list(SENTINELS))
     if any(i is None or i == tokenizer.unk_token_id for i in ids):
-        raise ValueError(f"the tokenizer has no sentinel tokens {SENTINELS}: masked pseudo-likelihood needs a T5 vocabulary")
+        raise ValueError(
+            f"the tokenizer has no sentinel tokens {SENTINELS}: masked pseudo-likelihood needs a T5 vocabulary"
+        )
     return int(ids[0]), int(ids[1])
 
 
@@ -85,7 +86,9 @@ def decoder_example(request: int, context_ids: Sequence[int], option_ids: Sequen
     return Example(request, (*context_ids, eos), tuple(option_ids), tuple(range(len(option_ids))))
 
 
-def build_examples(tokenizer: PreTrainedTokenizerBase, requests: Sequence[ContinuationRequest], mode: str) -> list[Example]:
+def build_examples(
+    tokenizer: PreTrainedTokenizerBase, requests: Sequence[ContinuationRequest], mode: str
+) -> list[Example]:
     if mode not in MODES:
         raise ValueError(f"seq2seq scoring mode {mode!r}; use one of {MODES}")
     eos = tokenizer.eos_token_id

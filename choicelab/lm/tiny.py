@@ -95,7 +95,9 @@ def _causal_config(family: str, tokenizer: PreTrainedTokenizerFast) -> Any:
     import transformers as tf
 
     vocab = len(tokenizer)
-    ids = dict(bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id)
+    ids = dict(
+        bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id
+    )
     common = dict(vocab_size=vocab, hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
                   num_key_value_heads=2, max_position_embeddings=2048, tie_word_embeddings=False, **ids)
     if family == "llama":

@@ -82,7 +82,8 @@ SOURCES: dict[tuple[str, str], tuple[RemoteFile, RemoteFile]] = {
     ),
     # Derived from HELLASWAG_VAL_FULL by hellaswag_from_val_full (the download rule converts it).
     ("hellaswag", "dev"): (
-        RemoteFile("commonsense/hellaswag/dev.jsonl", "", "06fb5e383c3e443c8a63afb6dbb016b153790f20d991b9b28493ce12d66265cc"),
+        RemoteFile("commonsense/hellaswag/dev.jsonl", "",
+                   "06fb5e383c3e443c8a63afb6dbb016b153790f20d991b9b28493ce12d66265cc"),
         RemoteFile("commonsense/hellaswag/dev-labels.lst", "",
                    "090b9bd0d386127ae57c5f7b3076ae254352c0c2c39f988e9fa57feb1b2ba74b"),
     ),
@@ -109,7 +110,8 @@ FULL_TRAIN: dict[str, tuple[RemoteFile, RemoteFile]] = {
                    "cca70c225333e738fdd7f92212910e21f03898808707c6b3c38c1be7f127c63e"),
     ),
     "piqa": (
-        RemoteFile("commonsense/piqa/full/train.jsonl", f"{_FULL}/physicaliqa-train-dev/physicaliqa-train-dev/train.jsonl",
+        RemoteFile("commonsense/piqa/full/train.jsonl",
+                   f"{_FULL}/physicaliqa-train-dev/physicaliqa-train-dev/train.jsonl",
                    "f55986008cf9f1a336854936b82cec4ccba6fb5c698d221861299fb508840a8c"),
         RemoteFile("commonsense/piqa/full/train-labels.lst",
                    f"{_FULL}/physicaliqa-train-dev/physicaliqa-train-dev/train-labels.lst",

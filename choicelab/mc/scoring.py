@@ -88,7 +88,9 @@ def candidate_rows(item: MCItem, dist: Any, *, study: str, model: str, method: s
     )
 
 
-def score_sequences(scorer: Any, items: Sequence[MCItem], *, study: str, model: str, variant: str = "") -> list[DumpRow]:
+def score_sequences(
+    scorer: Any, items: Sequence[MCItem], *, study: str, model: str, variant: str = ""
+) -> list[DumpRow]:
     """Method ``sum_logprob``: each choice scored as a continuation (after a space) of the item's prompt."""
     from choicelab.lm.causal import ContinuationRequest
 

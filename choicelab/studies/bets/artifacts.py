@@ -26,7 +26,9 @@ def _result(name: str, reproduces: str, caption: str) -> Artifact:
     return Artifact(name, reproduces, caption, partial(tables.result_table, name), RESULT_RULE)
 
 
-_ACCURACY = "accuracy (%) per encoder, cells default/fine-tuned; † marks accuracy significantly above the random baseline"
+_ACCURACY = (
+    "accuracy (%) per encoder, cells default/fine-tuned; † marks accuracy significantly above the random baseline"
+)
 _PVALUES = "one-sided z-test p-values against the random baseline, cells default/fine-tuned"
 _RQ3 = "columns fine-tune modality -> test modality, cells train items/test items"
 

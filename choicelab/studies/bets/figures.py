@@ -1,4 +1,5 @@
-"""Figures of the bets study, laid out like the paper's, from the evaluation table of :mod:`choicelab.studies.bets.evaluation`.
+"""Figures of the bets study, laid out like the paper's, from the evaluation table of
+:mod:`choicelab.studies.bets.evaluation`.
 
 * Fig. 1: value questions, threshold method: Normal / Weak Normal / Weak per template, default and fine-tuned.
 * Fig. 2: RQ3 grid (fine-tune modality x test modality), standard method, train-item and test-item bars with binomial

@@ -93,8 +93,8 @@ def fig6_hits_at_k(hits: pd.DataFrame) -> plt.Figure:
 
 def robustness_heatmap(matrix: pd.DataFrame) -> plt.Figure:
     """Rows = benchmark / model / method, columns = probe; cell = pseudo-accuracy minus chance, with its n. Cells
-    whose exact (Clopper-Pearson) 95 % interval covers zero are drawn white and hatched, their value in brackets: they are not
-    evidence of an effect."""
+    whose exact (Clopper-Pearson) 95 % interval covers zero are drawn white and hatched, their value in brackets: they
+    are not evidence of an effect."""
     index = ["benchmark", "model", "method"]
     pivot = matrix.pivot_table(index=index, columns="probe", values="minus_chance")
     covers = matrix.pivot_table(index=index, columns="probe", values="covers_zero", aggfunc="max")

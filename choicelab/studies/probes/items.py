@@ -68,7 +68,8 @@ def train_roles(items: Sequence[MCItem]) -> tuple[list[MCItem], list[MCItem]]:
 def original_instances(items: Sequence[MCItem]) -> list[MCItem]:
     return [
         MCItem(it.benchmark, it.split, f"{it.item_id}/orig", it.prompt, it.choices, it.label,
-               {"probe": "orig", "variant": "orig", "original_id": it.item_id, "trial": 0, "donors": [], "pseudo_correct": it.label})
+               {"probe": "orig", "variant": "orig", "original_id": it.item_id, "trial": 0, "donors": [],
+                "pseudo_correct": it.label})
         for it in items
     ]
 

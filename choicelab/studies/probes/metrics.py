@@ -28,7 +28,9 @@ ALPHA = 0.01
 def item_confidences(dump: pd.DataFrame) -> pd.DataFrame:
     """One row per (model, benchmark, item): the confidence vector, label, prediction, label and max confidence."""
     records = []
-    for (model, method, benchmark, item_id), group in dump.groupby(["model", "method", "benchmark", "item_id"], sort=True):
+    for (model, method, benchmark, item_id), group in dump.groupby(
+        ["model", "method", "benchmark", "item_id"], sort=True
+    ):
         group = group.sort_values("option_id")
         probs = group["prob"].to_numpy(dtype=float)
         label = int(np.flatnonzero(group["is_label"].to_numpy())[0])

@@ -23,7 +23,9 @@ def paper_control(model: str) -> str:
     return "pre-trained RoBERTa"
 
 
-def compare_paper(table1_ours: pd.DataFrame, table2_ours: pd.DataFrame, paper1: pd.DataFrame, paper2: pd.DataFrame) -> pd.DataFrame:
+def compare_paper(
+    table1_ours: pd.DataFrame, table2_ours: pd.DataFrame, paper1: pd.DataFrame, paper2: pd.DataFrame
+) -> pd.DataFrame:
     """The paper's Table 1 and Table 2 numbers beside ours (ours are for the configured encoders), with our n."""
     records = []
     for row in paper1.itertuples():

@@ -232,7 +232,9 @@ def overlap_table(conf: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
 def probe_key(row: pd.Series) -> str:
     if row["probe"] == "cp":
         return f"cp n={int(row['n'])} {row['sampling']}"
-    return {"orig": "original (accuracy)", "nq": "No-Question", "wq": "Wrong-Question", "nra": "No-Right-Answer"}[row["probe"]]
+    return {
+        "orig": "original (accuracy)", "nq": "No-Question", "wq": "Wrong-Question", "nra": "No-Right-Answer"
+    }[row["probe"]]
 
 
 def robustness_matrix(conf: pd.DataFrame) -> pd.DataFrame:
@@ -241,7 +243,9 @@ def robustness_matrix(conf: pd.DataFrame) -> pd.DataFrame:
     width. ``covers_zero`` marks cells whose interval includes chance: they are not evidence of an effect."""
     conf = conf.assign(probe_name=conf.apply(probe_key, axis=1))
     records = []
-    for (benchmark, model, method, probe), group in conf.groupby(["benchmark", "model", "method", "probe_name"], sort=True):
+    for (benchmark, model, method, probe), group in conf.groupby(
+        ["benchmark", "model", "method", "probe_name"], sort=True
+    ):
         per = pm.per_instance(group)
         chance = float(per["chance"].mean())
         rate = float(per["hit"].mean())
@@ -277,7 +281,8 @@ def _with_average(matrix: pd.DataFrame) -> pd.DataFrame:
 def controls_table(control: pd.DataFrame, fine_tuned: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
     """Sec. 4's controls: pre-trained encoders with an untrained multiple-choice head (and UnifiedQA, a pre-trained
     seq2seq QA model, where configured) under the four probes (and Choice Paralysis by n and sampling), beside the
-    fine-tuned encoders on the same instances and the paper's numbers. Pseudo-accuracy = accuracy on originals and Choice Paralysis; exact 95 % CIs count each instance once;
+    fine-tuned encoders on the same instances and the paper's numbers. Pseudo-accuracy = accuracy on originals and
+    Choice Paralysis; exact 95 % CIs count each instance once;
     ``covers_chance`` marks cells indistinguishable from 1/n. Paper controls with no run here (UnifiedQA) are listed
     with their status, never dropped."""
     order = {"pre-trained RoBERTa": 0, "XLNet (xlnet-large-cased)": 1, "UnifiedQA (unifiedqa-t5-11b)": 2}

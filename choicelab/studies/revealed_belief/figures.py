@@ -58,7 +58,9 @@ def fig2_boxplots(metrics: pd.DataFrame, roles: dict[str, str]) -> plt.Figure:
             _whisker_boxes(ax, groups, labels, colors)
         ax.set_title(task.capitalize())
     axes[0].set_ylabel("Chebyshev distance (RevB)")
-    fig.suptitle("Fig. 2: revealed-belief error per task, base vs instruct (box 25-75 %, whiskers 10-90 %)", fontsize=10)
+    fig.suptitle(
+        "Fig. 2: revealed-belief error per task, base vs instruct (box 25-75 %, whiskers 10-90 %)", fontsize=10
+    )
     fig.tight_layout()
     return fig
 
@@ -69,7 +71,9 @@ FIG3_PICKS = (
 )
 
 
-def fig3_distributions(dump: pd.DataFrame, scenarios: pd.DataFrame, table: pd.DataFrame, models: Sequence[str]) -> plt.Figure:
+def fig3_distributions(
+    dump: pd.DataFrame, scenarios: pd.DataFrame, table: pd.DataFrame, models: Sequence[str]
+) -> plt.Figure:
     """RevB distributions for 4 abstract choices and 3 coins, with the RevB/StaA error table below."""
     picks = FIG3_PICKS
     fig, axes = plt.subplots(2, len(picks), figsize=(10, 6.5), gridspec_kw={"height_ratios": [3, 1.3]})
@@ -101,7 +105,9 @@ def fig3_distributions(dump: pd.DataFrame, scenarios: pd.DataFrame, table: pd.Da
 def fig4_die_priors(dump: pd.DataFrame, scenarios: pd.DataFrame, models: Sequence[str], faces: int) -> plt.Figure:
     """RevB of one die with no prior and with a previous roll of 1, the middle value and the maximum."""
     single = f"dice-single-1d{faces}"
-    priors = scenarios[(scenarios["variant"] == "independent") & scenarios["setting_id"].str.startswith(f"dice-independent-1d{faces}-")]
+    priors = scenarios[
+        (scenarios["variant"] == "independent") & scenarios["setting_id"].str.startswith(f"dice-independent-1d{faces}-")
+    ]
     settings = [(single, "no prior")] + [
         (s, f"prior {json.loads(p)['previous']}") for s, p in zip(priors["setting_id"], priors["params"], strict=True)
     ]

@@ -146,10 +146,13 @@ def dice_scenarios(faces: Iterable[int], n_dice: Iterable[int]) -> list[Scenario
             one = n == 1
             cast = "The die is cast." if one else "The dice are cast."
             result_is = "The die lands on face number" if one else "The sum of the results is equal to"
-            question_single = "the die lands on face {outcome}" if one else "the sum of the results is equal to {outcome}"
+            question_single = (
+                "the die lands on face {outcome}" if one else "the sum of the results is equal to {outcome}"
+            )
             key = f"{n}d{f}"
             params = {"dice": n, "faces": f}
-            out.append(_scenario(f"dice-single-{key}", "dice", "single", "Regular – 1 die" if one else f"Regular – {n} dice", "b1",
+            out.append(_scenario(f"dice-single-{key}", "dice", "single",
+                                 "Regular – 1 die" if one else f"Regular – {n} dice", "b1",
                                  f"{intro} {cast}", result_is, question_single, base, params))
             previous_values = sorted({support[0], math.floor((support[0] + support[-1]) / 2), support[-1]})
             for r in previous_values:
@@ -159,7 +162,9 @@ def dice_scenarios(faces: Iterable[int], n_dice: Iterable[int]) -> list[Scenario
                     f"dice-independent-{key}-prev{r}", "dice", "independent",
                     "Independent 1 die" if one else f"Independent – {n} dice", "b1",
                     f"{intro} {cast} {first}", result_is, question_single, base, {**params, "previous": r}))
-                dependent_clause = "The sum of both results is equal to" if one else "The sum of the results of both casts is equal to"
+                dependent_clause = (
+                    "The sum of both results is equal to" if one else "The sum of the results of both casts is equal to"
+                )
                 out.append(_scenario(
                     f"dice-dependent-{key}-prev{r}", "dice", "dependent",
                     "Dependant 1 die" if one else f"Dependant – {n} dice", "b1",
@@ -214,12 +219,15 @@ def coin_scenarios(n_coins: Iterable[int] = (2, 3), biases: Iterable[int] = (1, 
                 for r in (0, n):
                     first = f"{intro} The coins are flipped a first time and the resulting number of {face} is {r}."
                     out.append(_scenario(
-                        f"coins-independent-{key}-prev{r}", "coins", "independent", f"{n} coins Independent{bias_label}",
+                        f"coins-independent-{key}-prev{r}", "coins", "independent",
+                        f"{n} coins Independent{bias_label}",
                         "c", first, f"The coins are flipped again and the resulting number of {face} is equal to",
                         question, base, {**params, "previous": r}))
                     out.append(_scenario(
                         f"coins-dependent-{key}-prev{r}", "coins", "dependent", f"{n} coins Dependant{bias_label}", "c",
-                        first, f"The coins are flipped again and the total number of {face} showed in the two launches is equal to",
+                        first,
+                        f"The coins are flipped again and the total number of {face} showed in the two launches "
+                        "is equal to",
                         f"the total number of {face} in the two launches is equal to {{outcome}}", shift(base, r),
                         {**params, "previous": r}))
     return out
@@ -252,7 +260,9 @@ def choice_scenarios(n_options: Iterable[int] = (2, 4, 6)) -> list[Scenario]:
     return out
 
 
-def preference_scenarios(pairs: Iterable[tuple[str, str]] = PREFERENCE_PAIRS, biases: Iterable[int] = (1, 2, 3)) -> list[Scenario]:
+def preference_scenarios(
+    pairs: Iterable[tuple[str, str]] = PREFERENCE_PAIRS, biases: Iterable[int] = (1, 2, 3)
+) -> list[Scenario]:
     """Two named options; the first of each pair is the favoured one (``bias`` times more likely); both orders."""
     out: list[Scenario] = []
     for favoured, other in pairs:
@@ -275,7 +285,8 @@ def preference_scenarios(pairs: Iterable[tuple[str, str]] = PREFERENCE_PAIRS, bi
                 for previous in order:
                     out.append(Scenario(
                         f"preference-independent-{key}-prev{previous.lower()}", "preference", "independent",
-                        f"{favoured} Independent{bias_label}", "e", f"{intro} The person first chooses at random option {previous}.",
+                        f"{favoured} Independent{bias_label}", "e",
+                        f"{intro} The person first chooses at random option {previous}.",
                         "Then the person performs another random choice and chooses option",
                         "the person chooses option {outcome}", outcomes, probs, {**params, "previous": previous}))
     return out

@@ -40,7 +40,9 @@ def revealed_metrics(dump: pd.DataFrame, scenarios: pd.DataFrame, epsilon: float
     return pd.DataFrame.from_records(records)
 
 
-def stated_metrics(dump: pd.DataFrame, questions: pd.DataFrame, scenarios: pd.DataFrame, epsilon: float) -> pd.DataFrame:
+def stated_metrics(
+    dump: pd.DataFrame, questions: pd.DataFrame, scenarios: pd.DataFrame, epsilon: float
+) -> pd.DataFrame:
     """Per (model, setting): the StaA distance to the ideal one-hot answer, averaged over the queried outcomes
     (Chebyshev = StaA error = 1 - P(correct letter))."""
     truth = scenarios.set_index("setting_id")

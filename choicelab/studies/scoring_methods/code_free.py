@@ -16,7 +16,9 @@ from choicelab.studies.scoring_methods import coder as fc
 GENERATION_COLUMNS = ("model_name", "phenomenon", "item_id", "response")
 
 
-def load_embedder(model_dir: str | Path, *, batch_size: int = 64, max_length: int = 128) -> Callable[[Sequence[str]], np.ndarray]:
+def load_embedder(
+    model_dir: str | Path, *, batch_size: int = 64, max_length: int = 128
+) -> Callable[[Sequence[str]], np.ndarray]:
     """texts -> unit-norm mean-pooled embeddings of a sentence encoder folder (e.g. all-MiniLM-L6-v2), on the CPU."""
     from transformers import AutoModel, AutoTokenizer
 
@@ -90,7 +92,10 @@ def code_free_frame(
     if missing:
         raise ValueError(f"the generations table lacks columns {missing}; it needs {list(GENERATION_COLUMNS)}")
     options = item_options(root)
-    keys = [(str(ph).strip(), int(item)) for ph, item in zip(generations["phenomenon"], generations["item_id"])]
+    keys = [
+        (str(ph).strip(), int(item))
+        for ph, item in zip(generations["phenomenon"], generations["item_id"], strict=True)
+    ]
     unknown = sorted({k for k in keys if k not in options})
     if unknown:
         raise ValueError(
@@ -117,7 +122,9 @@ def code_free_frame(
     return out
 
 
-def code_free_file(generations: str | Path, embedder: str | Path, out: str | Path, data_mirror: str | Path) -> pd.DataFrame:
+def code_free_file(
+    generations: str | Path, embedder: str | Path, out: str | Path, data_mirror: str | Path
+) -> pd.DataFrame:
     """``choicelab code-free``: read IN (CSV with model_name, phenomenon, item_id, response), write IN plus
     ``coded_option`` to ``out`` (CSV, written whole to a temporary file and renamed)."""
     from choicelab.studies.scoring_methods.coder import read_generations_csv
@@ -125,7 +132,9 @@ def code_free_file(generations: str | Path, embedder: str | Path, out: str | Pat
     frame = read_generations_csv(generations)
     missing = [c for c in GENERATION_COLUMNS if c not in frame.columns]
     if missing:
-        raise ValueError(f"{generations}: missing columns {missing}; the generations CSV needs {list(GENERATION_COLUMNS)}")
+        raise ValueError(
+            f"{generations}: missing columns {missing}; the generations CSV needs {list(GENERATION_COLUMNS)}"
+        )
     coded = code_free_frame(frame, data_mirror, load_embedder(embedder))
     result = frame.assign(coded_option=coded["coded_option"])
     out = Path(out)

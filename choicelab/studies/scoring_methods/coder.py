@@ -16,9 +16,9 @@ expresses none. :func:`code_generation` does the same automatically, in three st
 3. **The option**: coherence is a yes/no judgement coded by rules on the first sentence (:func:`coherence_judgement`;
    "yes", "coherent" -> the coherent option; "no", "not coherent", "incoherent", "does not make sense" -> the
    incoherent one). In every other condition each option is scored by the cosine of sentence embeddings
-   (all-MiniLM-L6-v2 in the workflow) between answer and option plus ``prototype_weight`` x the cosine between the answer and the
-   option category's prototype (the mean embedding of that category's options over every item of the condition,
-   :func:`prototypes_of`); the best-scoring option, if the answer's best cosine with an option is at least
+   (all-MiniLM-L6-v2 in the workflow) between answer and option plus ``prototype_weight`` x the cosine between the
+   answer and the option category's prototype (the mean embedding of that category's options over every item of the
+   condition, :func:`prototypes_of`); the best-scoring option, if the answer's best cosine with an option is at least
    ``min_similarity``; else ``error``. Hand-coded examples can vote too (``examples``, ``example_weight``) but are
    off by default: they pull answers towards the item's usual code (docs/scoring_methods.md).
 
@@ -185,7 +185,8 @@ def echoes(answer: str, context: str, min_overlap: float = 0.8, min_words: int =
 
 
 def non_answer(answer: str) -> bool:
-    """True for an answer (the coder passes its first sentence) that expresses no option: no letters, a template placeholder, a hedge or an instruction."""
+    """True for an answer (the coder passes its first sentence) that expresses no option: no letters, a template
+    placeholder, a hedge or an instruction."""
     return not re.search(r"[A-Za-z]{2,}", answer) or bool(_NON_ANSWER.search(answer))
 
 
@@ -216,9 +217,10 @@ def coherence_judgement(answer: str) -> str | None:
     if first in (None, "both"):
         return None
     for later in sentences[1:]:
-        if re.match(r"^\W*(?:yes|no)\b", later, re.I) or re.search(r"coherent", later, re.I):
-            if _sentence_judgement(later) not in (first, None):
-                return None
+        if (re.match(r"^\W*(?:yes|no)\b", later, re.I) or re.search(r"coherent", later, re.I)) and (
+            _sentence_judgement(later) not in (first, None)
+        ):
+            return None
     return first
 
 
@@ -287,7 +289,7 @@ def code_generations(
     answers = [extract_answer(r, sentences) for r in responses]
     out: list[Coded | None] = [None] * len(responses)
     pending: list[int] = []
-    for i, (answer, condition) in enumerate(zip(answers, conditions)):
+    for i, (answer, condition) in enumerate(zip(answers, conditions, strict=True)):
         if not answer:
             out[i] = Coded(ERROR, "empty", answer)
         elif non_answer(_SENTENCE_END.split(answer, maxsplit=1)[0]):
@@ -442,7 +444,10 @@ def read_double_coded(paths: Sequence[str | Path]) -> pd.DataFrame:
                     "item_id": frame["item_id"].astype(int),
                     "response": frame["response"],
                     **{
-                        who: [normalize_hand_code(ph, c) for ph, c in zip(phenomenon, frame[f"annotation_{who}"])]
+                        who: [
+                            normalize_hand_code(ph, c)
+                            for ph, c in zip(phenomenon, frame[f"annotation_{who}"], strict=True)
+                        ]
                         for who in ("tsvilodub", "wang")
                     },
                     "file": Path(path).name,
@@ -465,7 +470,8 @@ def coarse_code(category: str) -> str:
 def agreement_table(coded: pd.DataFrame, by: Sequence[str] = ("phenomenon",)) -> pd.DataFrame:
     """Agreement of ``coded_option`` with ``hand_code`` per group and overall: n, agree, agreement (with a binomial
     SE), the agreement on target / other option / error (:func:`coarse_code`), the target rate (= free-generation
-    accuracy) by hand and by the coder, the majority-class baseline (the group's most frequent hand code) and Cohen's kappa."""
+    accuracy) by hand and by the coder, the majority-class baseline (the group's most frequent hand code) and Cohen's
+    kappa."""
     rows = []
     groups = list(coded.groupby(list(by), sort=True)) + [(("all",) * len(by), coded)]
     for key, group in groups:
@@ -480,7 +486,7 @@ def agreement_table(coded: pd.DataFrame, by: Sequence[str] = ("phenomenon",)) ->
         pe = expected / n**2
         rows.append(
             {
-                **dict(zip(by, key)),
+                **dict(zip(by, key, strict=True)),
                 "n": n,
                 "agree": agree,
                 "agreement": p,

@@ -332,7 +332,9 @@ def score_all(
         generate = seq2seq.sample
         if scorer is None:  # string scores: the authors' masked pseudo-likelihood; labels, ratings: the decoder
             string_scorer = seq2seq.Seq2SeqScorer(model_obj, tokenizer, mode="pll", max_batch_tokens=max_batch_tokens)
-            label_scorer = seq2seq.Seq2SeqScorer(model_obj, tokenizer, mode="decoder", max_batch_tokens=max_batch_tokens)
+            label_scorer = seq2seq.Seq2SeqScorer(
+                model_obj, tokenizer, mode="decoder", max_batch_tokens=max_batch_tokens
+            )
     elif scorer is None and methods & {"string", "label", "rating"}:
         from choicelab.lm.causal import CausalScorer
 

@@ -112,7 +112,9 @@ def _with_authors_clip(fig3: pd.DataFrame, choices: pd.DataFrame, human: pd.Data
     """``fig3`` plus loglik and delta_loglik with p clipped to [1e-9, 1 - 1e-9] (the authors' analysis)."""
     authors = fig3_table(choices, human, clip=sm.AUTHORS_P_CLIP)
     ref = float(authors["loglik"].min()) if reference is None else reference
-    authors = authors.assign(delta_loglik=authors["loglik"] - ref)[["model", "method", "score", "loglik", "delta_loglik"]]
+    authors = authors.assign(delta_loglik=authors["loglik"] - ref)[
+        ["model", "method", "score", "loglik", "delta_loglik"]
+    ]
     authors = authors.rename(columns={c: f"{c}_{CLIP_SENSITIVITY}" for c in ("loglik", "delta_loglik")})
     return fig3.merge(authors, on=["model", "method", "score"], how="left")
 
@@ -128,7 +130,9 @@ def table_numbers(choices: pd.DataFrame, human: pd.DataFrame) -> pd.DataFrame:
     fig2 = fig2_table(choices, human).assign(figure="fig2", score="")
     fig3 = fig3_table(choices, human)
     worst = float(fig3["loglik"].min()) if not fig3.empty else None
-    worst_authors = float(fig3_table(choices, human, clip=sm.AUTHORS_P_CLIP)["loglik"].min()) if not fig3.empty else None
+    worst_authors = (
+        float(fig3_table(choices, human, clip=sm.AUTHORS_P_CLIP)["loglik"].min()) if not fig3.empty else None
+    )
     fig3 = _with_authors_clip(fig3, choices, human, worst_authors).assign(figure="fig3", condition="")
     parts = [fig2, fig3]
     labels = choices[choices["method"] == "label"]

@@ -6,8 +6,8 @@ from choicelab.artifacts import captions, of_rule
 from choicelab.studies.steer import RESULTS as ST
 from choicelab.studies.steer.artifacts import ARTIFACTS as ST_ARTIFACTS
 from choicelab.studies.steer.scoring import ADAPTATION_PATTERN
-from choicelab.studies.steer.workflow import FOLDERS as ST_FOLDERS
-from choicelab.studies.steer.workflow import Plan
+from choicelab.studies.steer.jobs import FOLDERS as ST_FOLDERS
+from choicelab.studies.steer.jobs import Plan
 
 ST_DATA = "data/steer"
 ST_PLAN = Plan.of(config, study_models("steer"), repo_file(ST_DATA))

@@ -122,6 +122,14 @@ def chosen_benchmarks(available: list[str], chosen: list[str] | None, key: str) 
     return [name for name in available if name in chosen]
 
 
+DOWNLOADS = "results/downloads"  # where the download rules write public datasets
+
+
+def data_root(config: Mapping[str, Any]) -> str:
+    """Where public datasets are read: the configured mirror (``data_mirror``), else the download rules' folder."""
+    return config["data_mirror"] or DOWNLOADS
+
+
 # -- what a run uses -----------------------------------------------------------------------------------------------
 
 # Optional model-entry keys whose null default means "as the model ships" (its tokenizer's chat template, its context

@@ -39,7 +39,7 @@ def repo_file(relative):
 
 def data_root():
     """Where public datasets are read: the configured mirror, else the download rules' folder."""
-    return config.get("data_mirror") or "results/downloads"
+    return choicelab.config.data_root(config)
 
 
 # -- models ---------------------------------------------------------------------------------------------------

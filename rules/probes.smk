@@ -4,8 +4,8 @@
 # choicelab.studies.probes.artifacts.ARTIFACTS; input functions and params: choicelab.studies.probes.jobs.Jobs.
 #
 # Names other rule files may use (all names of this file start with pr_/PR_): PR (the study's results folder),
-# PR_SETTINGS (its typed settings, or None without a studies.probes section; PR_SETTINGS.benchmarks are the
-# commonsense benchmarks whose dev items it writes to f"{PR}/benchmarks/{benchmark}.dev.parquet") and PR_MODELS
+# PR_SETTINGS (its typed settings; those of the study switched off without a studies.probes section;
+# PR_SETTINGS.benchmarks are the commonsense benchmarks whose dev items it writes to f"{PR}/benchmarks/{benchmark}.dev.parquet") and PR_MODELS
 # (its fine-tuned encoders; empty when the study is off).
 
 from choicelab.artifacts import captions, of_rule
@@ -21,7 +21,7 @@ PR_JOBS = pr_jobs.Jobs.from_config(
     mc_benchmarks=MC_BENCHMARKS,
     model_dir=model_dir,
 )
-PR_SETTINGS = PR_JOBS.section
+PR_SETTINGS = PR_JOBS.settings
 # Each artifact-writing rule's outputs (files and provenance sidecars) and report captions, from ARTIFACTS.
 PR_OUTPUTS = {
     job: [
@@ -40,8 +40,7 @@ PR_CAPTIONS = {
 register_artifacts("probes", pr_artifacts.artifact_files(enabled=bool(PR_MODELS)))
 
 # A causal-benchmark selection naming a benchmark this config does not build fails here, before any job runs.
-if PR_SETTINGS is not None:
-    PR_JOBS.causal_benchmarks()
+PR_JOBS.causal_benchmarks()
 
 
 rule download_commonsense:

@@ -18,26 +18,17 @@ SM_FIGURES = of_rule(sm_artifacts.ARTIFACTS, "sm_figures")
 
 
 # The pragmatics items and human data: the mirror's files, else the download rules'.
-SM_SOURCES = [
-    f"{config['data_mirror'] or 'results/downloads'}/{path}"
-    for path in sorted(sm_sources.SOURCES)
-]
-SM_EMBEDDER = (
-    [model_dir(SM_SETTINGS.embedder)] if SM_SETTINGS and SM_SETTINGS.embedder else []
-)
+SM_SOURCES = [f"{data_root()}/{path}" for path in sorted(sm_sources.SOURCES)]
+SM_EMBEDDER = [model_dir(SM_SETTINGS.embedder)] if SM_SETTINGS.embedder else []
 SM_SCORES = expand(
     f"{SM}/scores/{{model}}.parquet", model=study_models("scoring_methods")
 )
 # The grid's benchmarks (studies.scoring_methods.grid_benchmarks; null = every multiple-choice benchmark the
 # workflow builds). A selection naming a benchmark this config does not build fails here, before any job runs.
-SM_GRID_BENCHMARKS = (
-    sm_grid.grid_benchmarks(
-        SM_SETTINGS,
-        config["studies"]["probes"]["benchmarks"] if study_models("probes") else [],
-        MC_BENCHMARKS,
-    )
-    if SM_SETTINGS
-    else []
+SM_GRID_BENCHMARKS = sm_grid.grid_benchmarks(
+    SM_SETTINGS,
+    config["studies"]["probes"]["benchmarks"] if study_models("probes") else [],
+    MC_BENCHMARKS,
 )
 SM_GRID_ITEMS = {
     benchmark: sm_grid.item_files(
@@ -47,7 +38,7 @@ SM_GRID_ITEMS = {
 }
 SM_GRID_SCORES = expand(
     f"{SM}/grid/{{model}}__{{benchmark}}.parquet",
-    model=SM_SETTINGS.grid_models if SM_SETTINGS else [],
+    model=SM_SETTINGS.grid_models,
     benchmark=SM_GRID_BENCHMARKS,
 )
 

@@ -7,11 +7,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from choicelab.config import data_root
+from choicelab.studies import study_settings
 from choicelab.studies.bets import RESULTS, stages
-from choicelab.studies.bets import settings as bets_settings
 from choicelab.studies.bets.settings import DefaultStage, Settings, TaskStage
-
-DOWNLOADS = "results/downloads"
 
 
 def hellaswag_files() -> list[str]:
@@ -32,21 +31,13 @@ def swag_files() -> list[str]:
 class Jobs:
     """What the bets jobs read and are given, for one config."""
 
-    section: Settings | None  # None: the config has no studies.bets
+    settings: Settings  # those of the study switched off when the config has no studies.bets
     models: tuple[str, ...]  # the models the study runs (none when disabled)
     data_root: str  # the data mirror, else the download rules' folder
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any], models: Sequence[str]) -> Jobs:
-        present = "bets" in config["studies"]
-        return cls(bets_settings.from_config(config) if present else None, tuple(models),
-                   config["data_mirror"] or DOWNLOADS)
-
-    @property
-    def settings(self) -> Settings:
-        if self.section is None:
-            raise ValueError("the config has no studies.bets section")
-        return self.section
+        return cls(study_settings(config, "bets"), tuple(models), data_root(config))
 
     # -- params --------------------------------------------------------------------------------------------------------
 

@@ -8,11 +8,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, is_dataclass
 from typing import Any
 
+from choicelab.config import DOWNLOADS
+from choicelab.studies import study_settings
 from choicelab.studies.probes import RESULTS
-from choicelab.studies.probes import settings as probes_settings
 from choicelab.studies.probes.settings import Settings
 
-DOWNLOADS = "results/downloads"
 CONTROL_KINDS = ("encoder", "seq2seq")
 
 
@@ -20,7 +20,7 @@ CONTROL_KINDS = ("encoder", "seq2seq")
 class Jobs:
     """What the probes jobs read and are given, for one config."""
 
-    section: Settings | None  # None: the config has no studies.probes
+    settings: Settings  # those of the study switched off when the config has no studies.probes
     models: tuple[str, ...]  # the fine-tuned encoders (none when the study is off)
     data_root: str  # the data mirror, else the download rules' folder
     mc_benchmarks: Mapping[str, str]  # other studies' multiple-choice benchmarks: name -> item file
@@ -30,15 +30,8 @@ class Jobs:
     @classmethod
     def from_config(cls, config: Mapping[str, Any], *, models: Sequence[str], data_root: str,
                     mc_benchmarks: Mapping[str, str], model_dir: Callable[[str], str]) -> Jobs:
-        section = probes_settings.from_config(config) if probes_settings.SECTION in config["studies"] else None
         kinds = {name: entry.get("kind") for name, entry in config["models"].items()}
-        return cls(section, tuple(models), data_root, dict(mc_benchmarks), kinds, model_dir)
-
-    @property
-    def settings(self) -> Settings:
-        if self.section is None:
-            raise ValueError("the config has no studies.probes section")
-        return self.section
+        return cls(study_settings(config, "probes"), tuple(models), data_root, dict(mc_benchmarks), kinds, model_dir)
 
     # -- params ----------------------------------------------------------------------------------------------------
 

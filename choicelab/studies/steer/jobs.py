@@ -11,9 +11,10 @@ from pathlib import Path
 from typing import Any
 
 from choicelab.artifacts import Artifact
+from choicelab.studies import study_settings
 from choicelab.studies.steer import FIGURES, RESULTS
 from choicelab.studies.steer.artifacts import ARTIFACTS, report_cards
-from choicelab.studies.steer.settings import SECTION, Settings, from_config
+from choicelab.studies.steer.settings import Settings
 
 # Where each rule writes its artifacts.
 FOLDERS = {
@@ -30,28 +31,26 @@ def _field(wildcards: Any, settings: Settings, name: str) -> Any:
 
 @dataclass(frozen=True)
 class Plan:
-    """The study's models, its typed settings (None when the config has no ``studies.steer`` section: then it runs
-    no model and plans no job) and its shipped rubrics."""
+    """The study's models, its typed settings (those of the study switched off when the config has no
+    ``studies.steer`` section: then it runs no model and plans no job) and its shipped rubrics."""
 
     models: tuple[str, ...]
     model_entries: Mapping[str, Mapping[str, Any]]
-    settings: Settings | None
+    settings: Settings
     rubric_dir: Path
 
     @classmethod
     def of(cls, config: Mapping[str, Any], models: list[str], data_dir: str | Path) -> Plan:
         """``models``: the study's models (none when disabled); ``data_dir``: the repository's data/steer."""
-        settings = from_config(config) if SECTION in config["studies"] else None
         entries = {m: config["models"][m] for m in models}
-        return cls(tuple(models), entries, settings, Path(data_dir) / "rubrics")
+        return cls(tuple(models), entries, study_settings(config, "steer"), Path(data_dir) / "rubrics")
 
     def param(self, name: str) -> Callable[[Any], Any]:
         """A params function giving one settings field (read when a job is planned; a nested section as a dict)."""
         return functools.partial(_field, settings=self.settings, name=name)
 
     def _runs(self, kind: str) -> list[str]:
-        adaptations = self.settings.adaptations if self.settings else ()
-        return [f"{RESULTS}/{kind}/{m}__{a}.parquet" for m in self.models for a in adaptations]
+        return [f"{RESULTS}/{kind}/{m}__{a}.parquet" for m in self.models for a in self.settings.adaptations]
 
     def dumps(self, wildcards: Any = None) -> list[str]:
         """Every (model, adaptation) dump."""

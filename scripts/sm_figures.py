@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from choicelab.artifacts import by_name
+from choicelab.artifacts import by_name, caption_naming
 from choicelab.plotting import save_figure
 from choicelab.provenance import write_artifact
 from choicelab.studies.scoring_methods.artifacts import ARTIFACTS
@@ -18,4 +18,4 @@ with log_to(snakemake.log[0]):
         artifact = by_name(ARTIFACTS)[name]
         save_figure(artifact.builder(data), png, svg)
         write_artifact([png, svg], artifact_id=f"scoring_methods/{name}", reproduces=artifact.reproduces,
-                       caption=f"{artifact.caption}; models: {data.models(with_grid=False)}.", record=record)
+                       caption=caption_naming(artifact.caption, data.models(with_grid=False)), record=record)

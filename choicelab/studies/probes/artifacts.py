@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from choicelab.artifacts import Artifact, by_name
+from choicelab.artifacts import Artifact, by_name, caption_naming
 from choicelab.io import write_csv, write_text
 from choicelab.plotting import save_figure
 from choicelab.provenance import SIDECAR_SUFFIX, write_artifact
@@ -163,8 +163,7 @@ def caption(name: str, models: str | None = None) -> str:
     """The caption written with an artifact (what it reproduces, its caption) and the models it shows, where the
     job knows them."""
     artifact = ARTIFACT_BY_NAME[name]
-    text = f"{artifact.reproduces}: {artifact.caption}"
-    return f"{text}; models: {models}." if models else f"{text}."
+    return caption_naming(f"{artifact.reproduces}: {artifact.caption}", [models] if models else [])
 
 
 def write(name: str, value: Any, files: Sequence[str], *, record: Mapping[str, Any], models: str | None = None,

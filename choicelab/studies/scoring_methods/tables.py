@@ -269,12 +269,12 @@ class StudyFrames:
     def __post_init__(self) -> None:
         object.__setattr__(self, "reported", reported_choices(self.choices))
 
-    def models(self, with_grid: bool) -> str:
+    def models(self, with_grid: bool) -> list[str]:
         """The models the artifact's numbers come from, for its caption."""
         names = set(self.choices["model"].astype(str))
         if with_grid:
             names |= set(self.grid["model"].astype(str))
-        return ", ".join(sorted(names))
+        return sorted(names)
 
 
 def numbers_table(data: StudyFrames) -> tuple[pd.DataFrame, str]:

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from choicelab.artifacts import Artifact, by_name
+from choicelab.artifacts import Artifact, by_name, caption_naming
 from choicelab.studies.steer import figures as fg
 from choicelab.studies.steer import tables as tb
 
@@ -130,7 +130,7 @@ def write_artifacts(artifacts: Iterable[Artifact], sources: Any, outputs: Iterab
     from choicelab.provenance import write_artifact
 
     outputs = list(outputs)
-    models = ", ".join(sorted(sources.results["model"].astype(str).unique()))
+    models = sorted(sources.results["model"].astype(str).unique())
     for artifact in artifacts:
         files = declared_files(artifact, outputs)
         if artifact.kind == "table":
@@ -138,4 +138,4 @@ def write_artifacts(artifacts: Iterable[Artifact], sources: Any, outputs: Iterab
         else:
             artifact.builder(sources, *files)
         write_artifact(files, artifact_id=artifact_id(artifact), reproduces=artifact.reproduces,
-                       caption=f"{artifact.reproduces}: {artifact.caption}; models: {models}.", record=record)
+                       caption=caption_naming(f"{artifact.reproduces}: {artifact.caption}", models), record=record)

@@ -67,9 +67,10 @@ def study_artifacts(name: str) -> tuple[Any, ...]:
 
 
 def study_models(config: Mapping[str, Any], study: str) -> list[str]:
-    """The models a study runs: ``studies.<study>.models``, or none when the study is disabled."""
-    section = config["studies"][study]
-    return list(section["models"]) if section["enabled"] else []
+    """The models a study runs: ``studies.<study>.models``, or none when the study is disabled or the config has no
+    section for it."""
+    section = config["studies"].get(study)
+    return list(section["models"]) if section and section["enabled"] else []
 
 
 def mc_benchmarks(config: Mapping[str, Any]) -> dict[str, str]:

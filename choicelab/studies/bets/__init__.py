@@ -23,7 +23,7 @@ def mc_benchmarks(config: Mapping[str, Any]) -> dict[str, str]:
     """The test split of every question set joins the probes and scoring-methods grids."""
     from choicelab.studies import study_models
 
-    if "bets" not in config["studies"] or not study_models(config, "bets"):
+    if not study_models(config, "bets"):
         return {}
     return {f"bets_{qset.lower()}": f"{RESULTS}/benchmarks/{qset}.test.parquet"
             for qset in question_sets(config["studies"]["bets"])}

@@ -13,6 +13,6 @@ def mc_benchmarks(config: Mapping[str, Any]) -> dict[str, str]:
     """The pragmatics items join the probes grid."""
     from choicelab.studies import study_models
 
-    if "scoring_methods" not in config["studies"] or not study_models(config, "scoring_methods"):
+    if not study_models(config, "scoring_methods"):
         return {}
     return {"pragmatics": f"{RESULTS}/benchmarks/pragmatics.parquet"}

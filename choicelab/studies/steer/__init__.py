@@ -18,6 +18,6 @@ def mc_benchmarks(config: Mapping[str, Any]) -> dict[str, str]:
     """The generated questions join the probes and scoring-methods grids."""
     from choicelab.studies import study_models
 
-    if "steer" not in config["studies"] or not study_models(config, "steer"):
+    if not study_models(config, "steer"):
         return {}
     return {"steer": f"{RESULTS}/benchmark.parquet"}

@@ -69,6 +69,7 @@ rule steer_score:
         max_batch_tokens=config["engine"]["max_batch_tokens"],
         seed=config["seed"],
         device=config["device"],
+        chat_template=ST_PLAN.chat_template,
     script:
         "../scripts/steer_score.py"
 

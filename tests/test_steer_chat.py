@@ -1,0 +1,121 @@
+"""STEER prompts for chat models (the model entry's chat_template) and the explain-together cut."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from choicelab.lm.registry import ModelSpec, check_chat_template, parse_model_spec
+from choicelab.studies.steer import scoring as ps
+from choicelab.studies.steer.items.base import generate_benchmark, questions_to_items
+
+# A Llama-2-chat-like template (trims contents, as Meta's does) and a ChatML one with a generation prompt.
+LLAMA2_TEMPLATE = ("{% for m in messages %}{% if m['role'] == 'user' %}{{ bos_token + '[INST] ' + m['content'] | trim "
+                   "+ ' [/INST]' }}{% else %}{{ ' ' + m['content'] | trim + ' ' + eos_token }}{% endif %}{% endfor %}")
+CHATML_TEMPLATE = ("{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"
+                   "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}")
+
+
+@pytest.fixture(scope="module")
+def items():
+    return questions_to_items(generate_benchmark({"n_per_test": 2, "max_domains": 1, "seed": 5,
+                                                  "elements": ["add_subtract"], "grades": [2]}))
+
+
+@pytest.fixture()
+def chat_tokenizer(tiny_llama):
+    tokenizer = copy.deepcopy(tiny_llama[1])
+    tokenizer.chat_template = LLAMA2_TEMPLATE
+    return tokenizer
+
+
+def _explainer(text):
+    return lambda prompts: {item_id: text for item_id, _ in prompts}
+
+
+def test_a_chat_model_sees_the_question_as_its_user_turn_and_the_letter_is_read_right_after_the_cue(items,
+                                                                                                    chat_tokenizer):
+    chat = ps.chat_format("llama-2-70b-chat", chat_tokenizer, True)
+    [prompt] = ps.build_prompts(items[:1], [], "0shot", seed=0, count_tokens=len, max_tokens=None, chat=chat)
+    raw = ps.mc_question(items[0])
+    assert prompt.chat_template
+    assert prompt.context.startswith(f"{chat_tokenizer.bos_token}[INST] {items[0].prompt.strip()}")
+    assert "WRITE ONLY A SINGLE LETTER. [/INST] Correct Answer: " in prompt.context
+    assert prompt.context.endswith(ps.ANSWER_CUE) and prompt.context != raw
+
+
+def test_few_shot_examples_and_the_question_share_one_user_turn_like_the_reference_code(items, chat_tokenizer):
+    pool = items[1:]
+    chat = ps.chat_format("chat", chat_tokenizer, None)
+    [prompt] = ps.build_prompts(items[:1], pool, "1shot", seed=0, count_tokens=len, max_tokens=None, chat=chat)
+    assert prompt.context.count("[INST]") == 1 and prompt.n_examples == 1
+    assert ps.solved_example(pool[0]) in prompt.context
+
+
+def test_the_letter_is_scored_on_the_templated_context_and_the_dump_row_carries_it(items, tiny_llama,
+                                                                                   chat_tokenizer):
+    from choicelab.lm.causal import CausalScorer
+
+    model, _ = tiny_llama
+    chat = ps.chat_format("chat", chat_tokenizer, True)
+    prompts = ps.build_prompts(items, [], "0shot", seed=0, count_tokens=len, max_tokens=None, chat=chat)
+    rows = ps.score_adaptation(CausalScorer(model, chat_tokenizer), items, [p.context for p in prompts],
+                               model="chat", adaptation="0shot")
+    assert {r.context for r in rows} == {p.context for p in prompts}
+    assert all("[/INST] Correct Answer: " in r.context for r in rows)
+
+
+def test_explanations_are_generated_after_the_generation_prompt_and_kept_as_the_assistant_turn(items, tiny_llama):
+    tokenizer = copy.deepcopy(tiny_llama[1])
+    tokenizer.chat_template = CHATML_TEMPLATE
+    chat = ps.chat_format("chatml", tokenizer, None)
+    seen = {}
+
+    def explain(prompts):
+        seen.update(prompts)
+        return {item_id: "'''two plus two'''\nCorrect Answer: B" for item_id, _ in prompts}
+
+    [together] = ps.build_prompts(items[:1], [], "explain-together", seed=0, count_tokens=len, max_tokens=None,
+                                  explain=explain, chat=chat)
+    assert seen[items[0].item_id].endswith("<|im_end|>\n<|im_start|>assistant\n")
+    assert together.context.endswith("<|im_start|>assistant\n'''two plus two'''\nCorrect Answer: ")
+    [separate] = ps.build_prompts(items[:1], [], "explain-separate", seed=0, count_tokens=len, max_tokens=None,
+                                  explain=_explainer("'''because'''"), chat=chat)
+    assert separate.context.count("<|im_start|>user") == 2
+    assert separate.context.endswith(f"WRITE ONLY A SINGLE LETTER.<|im_end|>\n<|im_start|>assistant\n{ps.ANSWER_CUE}")
+
+
+def test_raw_text_when_the_entry_says_false_or_the_tokenizer_ships_no_template(items, tiny_llama, chat_tokenizer):
+    assert ps.chat_format("raw", chat_tokenizer, False) is None
+    assert ps.chat_format("base", tiny_llama[1], None) is None
+    [prompt] = ps.build_prompts(items[:1], [], "0shot", seed=0, count_tokens=len, max_tokens=None, chat=None)
+    assert prompt.context == ps.mc_question(items[0]) and not prompt.chat_template
+
+
+def test_asking_for_a_chat_template_the_tokenizer_lacks_fails_naming_the_model(tiny_llama):
+    with pytest.raises(ValueError, match="model 'falcon-7b-instruct'.*chat_template: true.*no chat template"):
+        ps.chat_format("falcon-7b-instruct", tiny_llama[1], True)
+    spec = ModelSpec("falcon-7b-instruct", "causal", "hf:tiiuae/falcon-7b-instruct", chat_template=True)
+    with pytest.raises(ValueError, match="model 'falcon-7b-instruct'.*no chat template"):
+        check_chat_template(spec, has_chat_template=False)
+    check_chat_template(spec, has_chat_template=True)
+    with pytest.raises(ValueError, match="model 'm'.*'chat_template' is 'yes'"):
+        parse_model_spec("m", {"kind": "causal", "source": "random:llama", "chat_template": "yes"})
+
+
+def test_the_prompt_record_says_whether_the_template_was_applied(items, chat_tokenizer):
+    chat = ps.chat_format("chat", chat_tokenizer, True)
+    table = ps.prompts_table(ps.build_prompts(items, [], "0shot", seed=0, count_tokens=len, max_tokens=None,
+                                              chat=chat), "chat")
+    assert table.column("chat_template").to_pylist() == [True] * len(items)
+
+
+def test_explain_together_keeps_the_reasoning_up_to_the_last_correct_answer():
+    generation = ("'''The correct answer: not A, since 3 > 2. Checking again, Correct Answer: B is tempting but "
+                  "wrong.'''\nCorrect Answer: C")
+    kept = ps.explanation_text(generation, "together")
+    assert kept.endswith("Correct Answer: B is tempting but wrong.'''")
+    assert kept.startswith("'''The correct answer: not A, since 3 > 2.")
+    assert ps.explanation_text("'''no cue at all'''", "together") == "'''no cue at all'''"
+    assert ps.explanation_text(generation, "separate") == generation

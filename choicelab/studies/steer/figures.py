@@ -119,12 +119,16 @@ def plot_all_module_figures(results: pd.DataFrame, taxonomy: Any, outdir: str | 
 
 # --------------------------------------------------------------------------------------------------------- Fig. 4
 def example_rubric(adaptation: str | None = None, model: str | None = None) -> Any:
-    """The rubric of the paper's Fig. 4: all domains, grades 2-8, normalized accuracy, drill-down into setting 3."""
+    """The rubric of the paper's Fig. 4: all domains, grades 2-8, normalized accuracy, drill-down into setting 3.
+
+    Scores without letters: (acc - r)/r has no fixed top (k - 1 for k options), so no cut-offs fit it
+    (:data:`choicelab.studies.steer.report.METRIC_SCALES`)."""
     from choicelab.studies.steer.report import Rubric
 
     return Rubric(name="Fig. 4 example report card", metric="normalized_accuracy",
                   description="All domains, grades 2-8, one in-context example, as in the paper's Fig. 4.",
-                  model=model, adaptation=adaptation, grades=(2, 8), drilldown="3", source="<Fig. 4 rubric>")
+                  model=model, adaptation=adaptation, grades=(2, 8), grade_cutoffs=(), drilldown="3",
+                  source="<Fig. 4 rubric>")
 
 
 def plot_example_report_card(results: pd.DataFrame, taxonomy: Any, path: str | Path, model: str | None = None,

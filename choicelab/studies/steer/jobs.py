@@ -43,7 +43,22 @@ class Plan:
     def of(cls, config: Mapping[str, Any], models: list[str], data_dir: str | Path) -> Plan:
         """``models``: the study's models (none when disabled); ``data_dir``: the repository's data/steer."""
         entries = {m: config["models"][m] for m in models}
-        return cls(tuple(models), entries, study_settings(config, "steer"), Path(data_dir) / "rubrics")
+        plan = cls(tuple(models), entries, study_settings(config, "steer"), Path(data_dir) / "rubrics")
+        if models:
+            plan.check(Path(data_dir))
+        return plan
+
+    def check(self, data_dir: Path) -> None:
+        """Fail at config load, naming the key or file, when the scale or a shipped rubric names an element, module,
+        setting or domain the taxonomy lacks, or a rubric's cut-offs do not fit its metric's scale."""
+        from choicelab.studies.steer.items.taxonomy import load_taxonomy
+        from choicelab.studies.steer.report import check_rubric_ids, load_rubric
+        from choicelab.studies.steer.settings import check_scale_ids
+
+        taxonomy = load_taxonomy(data_dir / "taxonomy.yaml", data_dir / "dependencies.yaml")
+        check_scale_ids(self.settings.scale, taxonomy)
+        for path in self.rubric_files():
+            check_rubric_ids(load_rubric(path), taxonomy)
 
     def param(self, name: str) -> Callable[[Any], Any]:
         """A params function giving one settings field (read when a job is planned; a nested section as a dict)."""

@@ -23,6 +23,15 @@ and how scores become *letter grades* (cut-offs). Schema (every key but ``name``
     grade_cutoffs: {A: 0.75, B: 0.5, C: 0.25, D: 0.0}   # letter -> minimum score; best letter that is met wins
     fail_grade: F                 # letter below every cut-off
     drilldown: "3"                # setting shown element by element in the PNG's right pane (default: lowest score)
+    min_questions: 30             # a letter from fewer questions is marked (default 30)
+
+Cut-offs must lie on the metric's scale (:data:`METRIC_SCALES`, checked when the rubric is loaded): accuracy,
+calibration and domain robustness run 0..1, gap closed and random gap -1..1. The paper's normalized accuracy
+(acc - r)/r has no fixed top (k - 1 for k options: 1 for Yes/No questions, 2 for three options), so the same
+cut-off would mean different things for different elements: a rubric on it gets scores without letters, and
+cut-offs on it are refused. Every letter says how many questions it rests on; one resting on fewer than
+``min_questions`` is marked (a dagger in the HTML, an asterisk on the PNG), and the page lists the questions per
+grade level.
 
 Scores: element = the metric over the element's filtered questions; module = weighted mean of its scored
 elements; setting = weighted mean of its modules; overall = weighted mean of the settings.
@@ -46,7 +55,7 @@ from choicelab.studies.steer import metrics as sm
 
 MIN_GRADE, MAX_GRADE = 1, 13
 TOP_LEVEL_KEYS = ("name", "description", "metric", "model", "adaptation", "filters", "weights", "grade_cutoffs",
-                  "fail_grade", "drilldown")
+                  "fail_grade", "drilldown", "min_questions")
 FILTER_KEYS = ("grades", "domains", "settings", "modules", "elements")
 WEIGHT_KEYS = ("settings", "modules", "elements")
 METRIC_LABELS = {
@@ -58,6 +67,17 @@ METRIC_LABELS = {
     "domain_robustness": "Domain robustness (worst-domain accuracy)",
 }
 DEFAULT_CUTOFFS = (("A", 0.75), ("B", 0.5), ("C", 0.25), ("D", 0.0))
+# The range of each gradable metric (None: no fixed scale, so no letter grades). gap_closed reaches -1 with two options
+# and accuracy 0; random_gap = acc - r lies in [-1/2, 1).
+METRIC_SCALES: dict[str, tuple[float, float] | None] = {
+    "accuracy": (0.0, 1.0),
+    "calibration": (0.0, 1.0),
+    "domain_robustness": (0.0, 1.0),
+    "gap_closed": (-1.0, 1.0),
+    "random_gap": (-1.0, 1.0),
+    "normalized_accuracy": None,
+}
+DEFAULT_MIN_QUESTIONS = 30
 RUBRIC_DIR = DATA / "rubrics"
 
 # element status values
@@ -83,11 +103,23 @@ class Rubric:
     grade_cutoffs: tuple[tuple[str, float], ...] = DEFAULT_CUTOFFS  # best letter first
     fail_grade: str = "F"
     drilldown: str | None = None
+    min_questions: int = DEFAULT_MIN_QUESTIONS
     source: str = "<rubric>"
 
+    def __post_init__(self) -> None:
+        scale = METRIC_SCALES.get(self.metric)
+        if scale is None and self.grade_cutoffs:
+            raise _err(self.source, "grade_cutoffs", f"cannot grade {self.metric}: it has no fixed scale")
+        if scale is not None:
+            outside = [(lt, m) for lt, m in self.grade_cutoffs if not scale[0] <= m <= scale[1]]
+            if outside:
+                raise _err(self.source, f"grade_cutoffs.{outside[0][0]}",
+                           f"is {outside[0][1]:g}, outside the scale of {self.metric} ({scale[0]:g} to {scale[1]:g})")
+
     def letter(self, score: float) -> str:
-        """Letter grade of ``score``: the first (best) cut-off it meets, else ``fail_grade``; "-" for no score."""
-        if score is None or not math.isfinite(score):
+        """Letter grade of ``score``: the first (best) cut-off it meets, else ``fail_grade``; "-" for no score or
+        a rubric without cut-offs (a metric with no fixed scale)."""
+        if score is None or not math.isfinite(score) or not self.grade_cutoffs:
             return "-"
         for letter, minimum in self.grade_cutoffs:
             if score >= minimum:
@@ -178,8 +210,15 @@ def parse_rubric(doc: Any, source: str = "<rubric>") -> Rubric:
     _check_keys(weights, WEIGHT_KEYS, "weights.", source)
 
     cutoffs_doc = doc.get("grade_cutoffs")
+    scale = METRIC_SCALES[metric]
+    if scale is None and cutoffs_doc is not None:
+        raise _err(source, "grade_cutoffs", f"cannot grade {metric}: it has no fixed scale ((acc - r)/r tops out at "
+                                            "k - 1 for k options, 1 for Yes/No, 2 for three options), so one cut-off "
+                                            "means different things for different elements; grade on gap_closed "
+                                            "((acc - r)/(1 - r), 1 = perfect) or leave grade_cutoffs out for scores "
+                                            "without letters")
     if cutoffs_doc is None:
-        cutoffs = DEFAULT_CUTOFFS
+        cutoffs = DEFAULT_CUTOFFS if scale is not None else ()
     else:
         if not isinstance(cutoffs_doc, dict) or not cutoffs_doc:
             raise _err(source, "grade_cutoffs", f"must be a non-empty mapping letter -> minimum score, "
@@ -193,6 +232,15 @@ def parse_rubric(doc: Any, source: str = "<rubric>") -> Rubric:
         if len(set(mins)) != len(mins):
             raise _err(source, "grade_cutoffs", f"has two letters with the same minimum score: {cutoffs_doc}")
         cutoffs = tuple(sorted(pairs, key=lambda p: -p[1]))
+        lo, hi = scale
+        outside = [(letter, m) for letter, m in cutoffs if not lo <= m <= hi]
+        if outside:
+            letter, m = outside[0]
+            raise _err(source, f"grade_cutoffs.{letter}", f"is {m:g}, outside the scale of {metric} ({lo:g} to "
+                                                          f"{hi:g}): the cut-offs must fit the metric they grade")
+    min_questions = doc.get("min_questions", DEFAULT_MIN_QUESTIONS)
+    if isinstance(min_questions, bool) or not isinstance(min_questions, int) or min_questions < 1:
+        raise _err(source, "min_questions", f"must be an integer >= 1, got {min_questions!r}")
     fail_grade = str(doc.get("fail_grade", "F"))
     if fail_grade in {letter for letter, _ in cutoffs}:
         raise _err(source, "fail_grade", f"{fail_grade!r} is also a letter in grade_cutoffs")
@@ -211,7 +259,8 @@ def parse_rubric(doc: Any, source: str = "<rubric>") -> Rubric:
         setting_weights=_weights(weights.get("settings"), "weights.settings", source),
         module_weights=_weights(weights.get("modules"), "weights.modules", source),
         element_weights=_weights(weights.get("elements"), "weights.elements", source),
-        grade_cutoffs=cutoffs, fail_grade=fail_grade, drilldown=opt_str("drilldown"), source=source,
+        grade_cutoffs=cutoffs, fail_grade=fail_grade, drilldown=opt_str("drilldown"), min_questions=min_questions,
+        source=source,
     )
 
 
@@ -304,6 +353,11 @@ class ReportCard:
     letter: str
     n_questions: int
     settings: tuple[SettingScore, ...]
+    questions_per_grade: tuple[tuple[int, int], ...] = ()  # (grade level, scored questions) of the graded elements
+
+    def few(self, letter: str, n_questions: int) -> bool:
+        """Whether a letter rests on fewer questions than the rubric's ``min_questions`` (shown marked)."""
+        return letter != "-" and n_questions < self.rubric.min_questions
 
     @property
     def drilldown_setting(self) -> SettingScore | None:
@@ -434,9 +488,10 @@ def compute_report_card(metrics_frame: pd.DataFrame, taxonomy: Any, rubric: Rubr
     overall = _weighted_mean([(s.score, s.weight) for s in settings])
     scored_ids = {e.id for s in settings for m in s.modules for e in m.elements if e.status == SCORED}
     used = frame[frame["element"].isin(scored_ids)]
+    per_grade = tuple((int(g), int(n)) for g, n in used.groupby("grade").size().items())
     return ReportCard(rubric, chosen_model, chosen_adaptation, rubric.metric, rubric.grades,
                       tuple(sorted(used["domain"].unique())), overall, rubric.letter(overall), int(len(used)),
-                      tuple(settings))
+                      tuple(settings), per_grade)
 
 
 # ----------------------------------------------------------------------------------------------------- rendering
@@ -489,8 +544,12 @@ def render_html(card: ReportCard) -> str:
     """A self-contained HTML page (inline CSS, no scripts or external assets) for ``card``."""
     e = html.escape
 
-    def badge(letter: str) -> str:
-        return f'<span class="badge" style="background:{letter_colour(card, letter)}">{e(letter)}</span>'
+    def badge(letter: str, n: int) -> str:
+        mark = ""
+        if card.few(letter, n):
+            mark = (f'<sup class="few" title="graded from {n} questions, fewer than '
+                    f'{card.rubric.min_questions}">&dagger;</sup>')
+        return f'<span class="badge" style="background:{letter_colour(card, letter)}">{e(letter)}</span>{mark}'
 
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
            f"<title>STEER report card: {e(card.rubric.name)} ({e(card.model)})</title>",
@@ -501,31 +560,49 @@ def render_html(card: ReportCard) -> str:
     out.append('<section id="inputs"><h2>Inputs</h2><dl>')
     for k, v in _inputs(card):
         out.append(f"<dt>{e(k)}</dt><dd>{e(v)}</dd>")
-    cut = ", ".join(f"{lt} &ge; {m:g}" for lt, m in card.rubric.grade_cutoffs)
-    out.append(f"<dt>Grade cut-offs</dt><dd>{cut}; otherwise {e(card.rubric.fail_grade)}</dd>")
+    if card.rubric.grade_cutoffs:
+        cut = ", ".join(f"{lt} &ge; {m:g}" for lt, m in card.rubric.grade_cutoffs)
+        out.append(f"<dt>Grade cut-offs</dt><dd>{cut}; otherwise {e(card.rubric.fail_grade)}</dd>")
+    else:
+        out.append(f"<dt>Grade cut-offs</dt><dd>none: {e(METRIC_LABELS[card.metric])} has no fixed scale, so scores "
+                   "are shown without letters</dd>")
+    out.append(f"<dt>Fewest questions for a letter</dt><dd>{card.rubric.min_questions} (a letter from fewer is "
+               "marked &dagger;)</dd>")
     out.append(f"<dt>Rubric file</dt><dd>{e(Path(card.rubric.source).name)}</dd></dl></section>")
 
     out.append('<section id="summary"><h2>Overall</h2>')
-    out.append(f"<p>Score {e(format_score(card.metric, card.score))} {badge(card.letter)} over "
+    out.append(f"<p>Score {e(format_score(card.metric, card.score))} {badge(card.letter, card.n_questions)} over "
                f"{card.n_questions} questions in domains {e(', '.join(card.domains) or 'none')}.</p>")
+    few = [el for s in card.settings for m in s.modules for el in m.elements
+           if el.status == SCORED and card.few(el.letter, el.n_questions)]
+    if few:
+        out.append(f'<p class="few-note">&dagger; {len(few)} element letters rest on fewer than '
+                   f"{card.rubric.min_questions} questions (as few as {min(el.n_questions for el in few)}): "
+                   "too few for a letter to be told apart from its neighbours; read them as indications.</p>")
+    out.append('<table id="questions-per-grade"><tr><th>Grade level</th>'
+               + "".join(f'<th class="num">{g}</th>' for g, _ in card.questions_per_grade)
+               + '</tr><tr><td>Questions</td>'
+               + "".join(f'<td class="num">{n}</td>' for _, n in card.questions_per_grade) + "</tr></table>")
     out.append('<table><tr><th>Setting</th><th class="num">Weight</th><th class="num">Questions</th>'
                '<th class="num">Score</th><th>Grade</th></tr>')
     for s in card.settings:
         out.append(f'<tr><td><a href="#setting-{e(s.id)}">{e(s.id)} {e(s.name)}</a></td>'
                    f'<td class="num">{s.weight:g}</td><td class="num">{s.n_questions}</td>'
-                   f'<td class="num">{e(format_score(card.metric, s.score))}</td><td>{badge(s.letter)}</td></tr>')
+                   f'<td class="num">{e(format_score(card.metric, s.score))}</td>'
+                   f"<td>{badge(s.letter, s.n_questions)}</td></tr>")
     out.append("</table></section>")
 
     out.append('<section id="settings"><h2>Settings, modules and elements</h2>')
     for s in card.settings:
         out.append(f'<div id="setting-{e(s.id)}"><h3>{e(s.id)} {e(s.name)}: '
-                   f'{e(format_score(card.metric, s.score))} {badge(s.letter)}</h3>')
+                   f'{e(format_score(card.metric, s.score))} {badge(s.letter, s.n_questions)}</h3>')
         out.append('<table><tr><th>Module / element</th><th class="num">Weight</th><th class="num">Questions</th>'
                    '<th class="num">Score</th><th>Grade</th><th>Note</th></tr>')
         for m in s.modules:
             out.append(f'<tr class="module"><td>{e(m.id)} {e(m.name)}</td><td class="num">{m.weight:g}</td>'
                        f'<td class="num">{m.n_questions}</td>'
-                       f'<td class="num">{e(format_score(card.metric, m.score))}</td><td>{badge(m.letter)}</td>'
+                       f'<td class="num">{e(format_score(card.metric, m.score))}</td>'
+                       f"<td>{badge(m.letter, m.n_questions)}</td>"
                        "<td></td></tr>")
             for el in m.elements:
                 label = f"{e(el.code)} {e(el.name)}"
@@ -533,7 +610,7 @@ def render_html(card: ReportCard) -> str:
                     out.append(f'<tr><td>&nbsp;&nbsp;{label}</td><td class="num">{el.weight:g}</td>'
                                f'<td class="num">{el.n_questions}</td>'
                                f'<td class="num">{e(format_score(card.metric, el.score))}</td>'
-                               f"<td>{badge(el.letter)}</td><td></td></tr>")
+                               f"<td>{badge(el.letter, el.n_questions)}</td><td></td></tr>")
                 else:
                     shown = f"<del>{label}</del>" if el.status == OUTSIDE_FILTER else label
                     out.append(f'<tr class="omitted" data-status="{e(el.status)}"><td>&nbsp;&nbsp;{shown}</td>'
@@ -580,9 +657,11 @@ def render_png(card: ReportCard, path: str | Path, dpi: int = 150) -> Path:
         for spine in ax.spines.values():
             spine.set_edgecolor("#999999")
 
-    def badge(ax: Any, x: float, y: float, letter: str, size: float = 11) -> None:
+    def badge(ax: Any, x: float, y: float, letter: str, n: int, size: float = 11) -> None:
         ax.text(x, y, letter, ha="center", va="center", fontsize=size, fontweight="bold",
                 bbox={"boxstyle": "round,pad=0.25", "facecolor": letter_colour(card, letter), "edgecolor": "none"})
+        if card.few(letter, n):
+            ax.text(x + 0.04, y - 0.25, "*", ha="left", va="center", fontsize=size, color="#b00000")
 
     # left: the inputs
     left = axes[0]
@@ -594,8 +673,10 @@ def render_png(card: ReportCard, path: str | Path, dpi: int = 150) -> Path:
         y += 1.6
     left.text(0.06, y, "Overall", fontsize=10, fontweight="bold", va="center")
     left.text(0.06, y + 0.7, format_score(card.metric, card.score), fontsize=14, va="center")
-    badge(left, 0.8, y + 0.7, card.letter, 16)
+    badge(left, 0.8, y + 0.7, card.letter, card.n_questions, 16)
     left.text(0.06, y + 1.5, f"{card.n_questions} questions", fontsize=9, color="#555555", va="center")
+    left.text(0.06, y + 2.3, f"* letter from fewer than {card.rubric.min_questions} questions", fontsize=8,
+              color="#b00000", va="center")
 
     # middle: settings -> modules
     mid = axes[1]
@@ -603,13 +684,15 @@ def render_png(card: ReportCard, path: str | Path, dpi: int = 150) -> Path:
     for s in card.settings:
         mid.add_patch(plt.Rectangle((0.01, y - 0.45), 0.98, 0.9, color="#e8eef7", zorder=0))
         mid.text(0.03, y, _shorten(f"{s.id} {s.name}", 52), fontsize=11, fontweight="bold", va="center")
-        mid.text(0.83, y, format_score(card.metric, s.score), fontsize=10, va="center", ha="right")
-        badge(mid, 0.93, y, s.letter)
+        mid.text(0.83, y, f"{format_score(card.metric, s.score)} (n={s.n_questions})", fontsize=10, va="center",
+                 ha="right")
+        badge(mid, 0.93, y, s.letter, s.n_questions)
         y += 1
         for m in s.modules:
             mid.text(0.07, y, _shorten(f"{m.id} {m.name}", 58), fontsize=9.5, va="center")
-            mid.text(0.83, y, format_score(card.metric, m.score), fontsize=9.5, va="center", ha="right")
-            badge(mid, 0.93, y, m.letter, 9.5)
+            mid.text(0.83, y, f"{format_score(card.metric, m.score)} (n={m.n_questions})", fontsize=9.5,
+                     va="center", ha="right")
+            badge(mid, 0.93, y, m.letter, m.n_questions, 9.5)
             y += 1
         y += 0.3
 
@@ -619,11 +702,11 @@ def render_png(card: ReportCard, path: str | Path, dpi: int = 150) -> Path:
     if drill is not None:
         y = 0.8
         right.text(0.03, y, _shorten(f"{drill.id} {drill.name}", 50), fontsize=11, fontweight="bold", va="center")
-        badge(right, 0.93, y, drill.letter)
+        badge(right, 0.93, y, drill.letter, drill.n_questions)
         y += 1.2
         for m in drill.modules:
             right.text(0.03, y, _shorten(f"{m.id} {m.name}", 54), fontsize=9.5, fontweight="bold", va="center")
-            badge(right, 0.93, y, m.letter, 9.5)
+            badge(right, 0.93, y, m.letter, m.n_questions, 9.5)
             y += 1
             for el in m.elements:
                 grey = el.status != SCORED
@@ -634,8 +717,9 @@ def render_png(card: ReportCard, path: str | Path, dpi: int = 150) -> Path:
                 if grey:
                     right.text(0.83, y, "—", fontsize=9, va="center", ha="right", color="#999999")
                 else:
-                    right.text(0.83, y, format_score(card.metric, el.score), fontsize=9, va="center", ha="right")
-                    badge(right, 0.93, y, el.letter, 8.5)
+                    right.text(0.83, y, f"{format_score(card.metric, el.score)} (n={el.n_questions})", fontsize=9,
+                               va="center", ha="right")
+                    badge(right, 0.93, y, el.letter, el.n_questions, 8.5)
                 y += 1
     if strikes:
         fig.canvas.draw()

@@ -48,6 +48,17 @@ class Settings:
     max_new_tokens: int
 
 
+def check_scale_ids(scale: Scale, taxonomy: Any) -> None:
+    """Fail naming the key and the ids when ``studies.steer.scale`` lists elements or domains the taxonomy lacks."""
+    known = {"elements": {e.id for e in taxonomy.elements},
+             "domains": {d for e in taxonomy.elements for d in e.domains}}
+    for key in ("elements", "domains"):
+        bad = [i for i in getattr(scale, key) or () if i not in known[key]]
+        if bad:
+            raise ValueError(f"studies.steer.scale.{key} names unknown STEER {key} {bad}; known: "
+                             f"{sorted(known[key])} (data/steer/taxonomy.yaml)")
+
+
 def _tuple(value: Any) -> tuple[Any, ...] | None:
     return None if value is None else tuple(value)
 

@@ -120,6 +120,8 @@ rule steer_figures:
         questions=f"{ST}/metrics/questions.parquet",
         taxonomy=repo_file(f"{ST_DATA}/taxonomy.yaml"),
         dependencies=repo_file(f"{ST_DATA}/dependencies.yaml"),
+        benchmark=f"{ST}/benchmark.parquet",
+        dumps=ST_PLAN.dumps,
     output:
         artifact_outputs(
             ST_FOLDERS["steer_figures"],

@@ -77,6 +77,16 @@ MODULE_FIGURES: tuple[Artifact, ...] = tuple(
 )
 
 FIGURES: tuple[Artifact, ...] = (
+    _figure("fig1", "Figure 1 (the taxonomy of elements of rationality: settings, modules, elements)",
+            "drawn from data/steer/taxonomy.yaml", fg.taxonomy_figure),
+    _figure("fig3", "Figure 3 (domain span of four elements; two Maximize Expected Utility questions in two domains "
+            "and grade levels)", "questions of this run's generated benchmark", fg.domain_span_figure),
+    _figure("fig6", "Figure 6 (example adaptations: self-explanation and few-shot prompting)",
+            "the exact prompts of this run read from the dumps (chat template included where applied)",
+            fg.adaptation_figure),
+    _figure("fig16", "Figure 16 (a game in word form, normal form and bimatrix form)",
+            "a two-player game of this run's benchmark, rendered by the generators' three renderers",
+            fg.game_forms_figure),
     _figure("fig4", "Figure 4 (example report card)", "the first model, 1-shot if run, grades 2-8",
             fg.example_card),
     _figure("fig5", "Figure 5 (dependency subgraph of IRDS, drawn from data/steer/dependencies.yaml)",

@@ -13,6 +13,8 @@ Paper figure -> function:
 - Fig. 22 (top: performance by grade per model with the random-guess line; bottom: worst-domain vs average per
   element-model pair): :func:`plot_grade_and_domain_robustness`.
 - Few-shot and self-explanation effects (Sec. 5): :func:`plot_few_shot_effect`, :func:`plot_self_explanation_effect`.
+- Figs 1, 3, 6 and 16 (taxonomy, domain span with example questions, adaptation examples, game forms):
+  :mod:`choicelab.studies.steer.illustrations`, from the taxonomy, the run's benchmark and its dumps.
 """
 
 from __future__ import annotations
@@ -322,10 +324,47 @@ def plot_self_explanation_effect(results: pd.DataFrame, path: str | Path,
 # ----------------------------------------------------------------------------------- the figures a run draws
 @dataclass(frozen=True)
 class FigureSources:
-    """What the figures of a run are drawn from: the question frame and the taxonomy (rule steer_figures' inputs)."""
+    """What the figures of a run are drawn from (rule steer_figures' inputs): the question frame, the taxonomy, the
+    generated benchmark (Figs 3 and 16) and the dumps' rows (Fig. 6: the exact contexts the models saw)."""
 
     results: pd.DataFrame
     taxonomy: Any
+    questions: tuple[Any, ...] = ()
+    dumps: pd.DataFrame | None = None
+
+    def benchmark(self) -> tuple[Any, ...]:
+        if not self.questions:
+            raise ValueError("these figures need the run's benchmark (results/steer/benchmark.parquet)")
+        return self.questions
+
+    def dump_rows(self) -> pd.DataFrame:
+        if self.dumps is None:
+            raise ValueError("Fig. 6 needs the run's dumps (results/steer/dumps/*.parquet)")
+        return self.dumps
+
+
+def taxonomy_figure(sources: FigureSources, path: str | Path) -> Path:
+    from choicelab.studies.steer.illustrations import plot_taxonomy
+
+    return plot_taxonomy(sources.taxonomy, path)
+
+
+def domain_span_figure(sources: FigureSources, path: str | Path) -> Path:
+    from choicelab.studies.steer.illustrations import plot_domain_span
+
+    return plot_domain_span(sources.benchmark(), sources.taxonomy, path)
+
+
+def adaptation_figure(sources: FigureSources, path: str | Path) -> Path:
+    from choicelab.studies.steer.illustrations import plot_adaptation_examples
+
+    return plot_adaptation_examples(sources.dump_rows(), path)
+
+
+def game_forms_figure(sources: FigureSources, path: str | Path) -> Path:
+    from choicelab.studies.steer.illustrations import plot_game_forms
+
+    return plot_game_forms(sources.benchmark(), path)
 
 
 def example_card(sources: FigureSources, path: str | Path) -> Path:

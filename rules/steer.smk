@@ -97,6 +97,7 @@ rule steer_tables:
         paper=repo_file(f"{ST_DATA}/paper/table3.csv"),
         paper_models=repo_file(f"{ST_DATA}/paper/models.csv"),
         paper_quotes=repo_file(f"{ST_DATA}/paper/element_quotes.csv"),
+        paper_bias_src=repo_file(f"{ST_DATA}/paper/cognitive_bias_src.csv"),
     output:
         artifact_outputs(
             ST_FOLDERS["steer_tables"],

@@ -12,5 +12,5 @@ with log_to(snakemake.log[0]):
     i = snakemake.input
     sources = table_sources(pd.read_parquet(i.questions), load_taxonomy(i.taxonomy, i.dependencies).edges,
                             paper_table3=i.paper, paper_quotes=i.paper_quotes, paper_models=i.paper_models,
-                            models=dict(snakemake.params.models))
+                            models=dict(snakemake.params.models), paper_bias_src=i.paper_bias_src)
     write_artifacts(of_rule(ARTIFACTS, "steer_tables"), sources, snakemake.output, job_record(snakemake))

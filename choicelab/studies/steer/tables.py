@@ -155,6 +155,62 @@ def compare_paper(ours: pd.DataFrame, paper_path: str | Path = PAPER_TABLE3,
     return out.reset_index(drop=True)
 
 
+PAPER_BIAS_SRC = DATA / "paper" / "cognitive_bias_src.csv"
+TABLE3_COMPARISON = "Table 3: whole benchmark, no adaptation"
+BIAS_MODULES = {"2.2": "Cognitive Bias SRC: deterministic environments (module 2.2)",
+                "2.5": "Cognitive Bias SRC: stochastic environments (module 2.5)"}
+
+
+def compare_cognitive_bias(results: pd.DataFrame, path: str | Path = PAPER_BIAS_SRC,
+                           metric: str = "normalized_accuracy") -> pd.DataFrame:
+    """The paper's Cognitive Bias SRC (Sec. 5: the GPT models' scores on the cognitive-bias modules 2.2 and 2.5)
+    beside the same card for each of our models: per module, the unweighted mean over its elements of each element's
+    ``metric`` on the unadapted runs (a report card's module score), with the number of elements and questions and
+    the standard error over elements. The paper's rows are the GPT models, which we cannot run: each paper number
+    stands beside every model we ran, marked by ``paper_model`` and ``paper_source``."""
+    _check_metric(metric)
+    paper = pd.read_csv(path, dtype={"module": str})
+    missing = {"paper_model", "module", "paper_value", "source"} - set(paper.columns)
+    if missing:
+        raise ValueError(f"{path}: missing columns {sorted(missing)}")
+    unknown = sorted(set(paper["module"]) - set(BIAS_MODULES))
+    if unknown:
+        raise ValueError(f"{path}: modules {unknown} are not the Cognitive Bias SRC's {sorted(BIAS_MODULES)}")
+    base = unadapted(results)
+    per_element = sm.summarize(base.assign(adaptation=""), ["model", "module", "element"])
+    rows = []
+    for q in paper.itertuples(index=False):
+        for model in sorted(base["model"].astype(str).unique()):
+            part = per_element[(per_element["model"].astype(str) == model) & (per_element["module"] == q.module)]
+            values = part[metric].astype(float)
+            n_el = int(values.notna().sum())
+            rows.append({
+                "comparison": BIAS_MODULES[q.module], "paper_model": q.paper_model, "paper_source": q.source,
+                "paper_normalized_accuracy": float(q.paper_value), "our_model": model,
+                "our_normalized_accuracy": float(values.mean()) if n_el else math.nan,
+                "our_random_gap": float(part["random_gap"].mean()) if n_el else math.nan,
+                "our_gap_closed": float(part["gap_closed"].mean()) if n_el else math.nan,
+                "our_accuracy": float(part["accuracy"].mean()) if n_el else math.nan,
+                "our_n_elements": n_el, "our_n_questions": int(part["n_questions"].sum()),
+                "our_se_over_elements": float(values.std(ddof=1) / math.sqrt(n_el)) if n_el > 1 else math.nan,
+            })
+    out = pd.DataFrame(rows)
+    out["diff_normalized_accuracy"] = out["our_normalized_accuracy"] - out["paper_normalized_accuracy"]
+    return out
+
+
+def paper_comparisons(table3_frame: pd.DataFrame, results: pd.DataFrame, table3_path: str | Path = PAPER_TABLE3,
+                      bias_path: str | Path = PAPER_BIAS_SRC) -> pd.DataFrame:
+    """Every number of the paper we set ours beside, one table: Table 3 (:func:`compare_paper`, ``comparison`` =
+    :data:`TABLE3_COMPARISON`) then the Cognitive Bias SRC (:func:`compare_cognitive_bias`). Columns ``paper_*`` hold
+    the paper's numbers (``paper_source`` says where it prints them), ``our_*`` ours, ``diff_*`` ours minus the
+    paper's."""
+    table3_rows = compare_paper(table3_frame, table3_path)
+    table3_rows.insert(0, "comparison", TABLE3_COMPARISON)
+    table3_rows.insert(2, "paper_source", "Table 3")
+    return pd.concat([table3_rows, compare_cognitive_bias(results, bias_path)], ignore_index=True)
+
+
 # Chance level r implied by the paper's (exact match, normalized) pair under each candidate definition.
 _IMPLIED_CHANCE = {
     "normalized_accuracy": lambda acc, n: acc / (1.0 + n),       # n = (acc - r)/r
@@ -456,16 +512,18 @@ class TableSources:
     paper_quotes: str | Path
     paper_models: str | Path
     models: Mapping[str, Mapping[str, Any]]
+    paper_bias_src: str | Path = PAPER_BIAS_SRC
 
 
 def table_sources(results: pd.DataFrame, edges: Iterable[tuple[str, str]], *, paper_table3: str | Path,
                   paper_quotes: str | Path, paper_models: str | Path,
-                  models: Mapping[str, Mapping[str, Any]]) -> TableSources:
+                  models: Mapping[str, Mapping[str, Any]],
+                  paper_bias_src: str | Path = PAPER_BIAS_SRC) -> TableSources:
     """The sources of a run's tables; raises when the results hold no unadapted run (Table 3 needs one)."""
     metrics = metric_tables(results, edges)
     if "table3" not in metrics:
         metrics["table3"] = table3(results)  # raises: no unadapted rows
-    return TableSources(results, metrics, paper_table3, paper_quotes, paper_models, models)
+    return TableSources(results, metrics, paper_table3, paper_quotes, paper_models, models, paper_bias_src)
 
 
 def metric_table(sources: TableSources, name: str) -> pd.DataFrame:
@@ -479,8 +537,9 @@ def of_results(sources: TableSources, build: Callable[[pd.DataFrame], pd.DataFra
 
 
 def paper_comparison(sources: TableSources) -> pd.DataFrame:
-    """:func:`compare_paper` of this run's Table 3."""
-    return compare_paper(sources.metrics["table3"], sources.paper_table3)
+    """:func:`paper_comparisons` of this run: Table 3 and the Cognitive Bias SRC beside the paper's numbers."""
+    return paper_comparisons(sources.metrics["table3"], sources.results, sources.paper_table3,
+                             sources.paper_bias_src)
 
 
 def element_quotes(sources: TableSources) -> pd.DataFrame:

@@ -207,7 +207,7 @@ def paper_comparisons(table3_frame: pd.DataFrame, results: pd.DataFrame, table3_
     paper's."""
     table3_rows = compare_paper(table3_frame, table3_path)
     table3_rows.insert(0, "comparison", TABLE3_COMPARISON)
-    table3_rows.insert(2, "paper_source", "Table 3")
+    table3_rows.insert(2, "paper_source", table3_rows["paper_model"].notna().map({True: "Table 3", False: None}))
     return pd.concat([table3_rows, compare_cognitive_bias(results, bias_path)], ignore_index=True)
 
 

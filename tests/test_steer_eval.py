@@ -196,7 +196,7 @@ def test_report_card_command_is_wired_into_the_cli(tmp_path):
 def test_smoke_dag_produces_every_steer_artifact(smoke_run):
     from conftest import manifest_ids
 
-    figures = ["fig4", "fig5", *[f"fig{n}" for n in (*range(7, 16), *range(17, 23))]]
+    figures = ["fig1", "fig3", "fig4", "fig5", "fig6", "fig16", *[f"fig{n}" for n in (*range(7, 16), *range(17, 23))]]
     expected = {f"steer/{x}" for x in ["table3", "compare_paper", *figures]}
     expected |= {f"steer/report_card_{r}" for r in ("rational_across_the_board", "foundations_only",
                                                     "single_agent_medical")}

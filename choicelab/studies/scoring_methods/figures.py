@@ -225,9 +225,8 @@ def fig2_accuracy(fig2: pd.DataFrame, title: str | None = None) -> plt.Figure:
     axes.flat[-1].legend(handles, labels, loc="center", fontsize=8)
     for row in axes:
         row[0].set_ylabel("accuracy")
-    fig.suptitle(
-        title or "Fig. 2: accuracy per condition, model and method (averaged over each method's versions)", fontsize=10
-    )
+    title = title or "Fig. 2: accuracy per condition, model and method (averaged over each method's versions)"
+    fig.suptitle(textwrap.fill(title, int(13 * fig.get_figwidth())), fontsize=10)
     fig.tight_layout()
     return fig
 
@@ -287,11 +286,10 @@ def fig3_accuracy_loglik(fig3: pd.DataFrame, title: str | None = None, loglik_la
     handles = [plt.Rectangle((0, 0), 1, 1, color=METHOD_COLORS[m]) for m in METHOD_ORDER if m in set(fig3["method"])]
     names = [m for m in METHOD_ORDER if m in set(fig3["method"])]
     fig.legend(handles, names, fontsize=7, loc="lower center", ncol=len(names), frameon=False)
-    fig.suptitle(
-        title or "Fig. 3: accuracy and goodness of fit to the human data (Δ to the worst model/score), "
-        "pooled over conditions",
-        fontsize=10,
+    title = title or (
+        "Fig. 3: accuracy and goodness of fit to the human data (Δ to the worst model/score), pooled over conditions"
     )
+    fig.suptitle(textwrap.fill(title, int(13 * fig.get_figwidth())), fontsize=10)
     fig.tight_layout(rect=(0, 0.04, 1, 1))
     return fig
 

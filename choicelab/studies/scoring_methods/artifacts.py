@@ -52,16 +52,46 @@ ARTIFACTS: tuple[Artifact, ...] = (
     Artifact(
         "fig2",
         "Figure 2 (accuracy per condition, model and method; human and chance)",
-        "accuracy per condition, model and method, beside human accuracy and chance",
+        "accuracy per condition, model and method, beside human accuracy and chance; label scoring with the letter "
+        "labels only and rating with the numbers only, as the paper drew it",
         figures.fig2_figure,
         "sm_figures",
         "figure",
     ),
     Artifact(
+        "fig2_pooled",
+        "extra: Figure 2 pooled over both label sets and both rating scores (not the paper's drawing)",
+        "accuracy per condition, model and method with label scoring pooled over letter and number labels and rating "
+        "pooled over number- and phrase-based scores",
+        figures.fig2_pooled_figure,
+        "sm_figures",
+        "figure",
+    ),
+    Artifact(
         "fig3",
-        "Figure 3 (accuracy and log-likelihood of the human data per score and model)",
-        "accuracy and log-likelihood of the human data per score and model",
+        "Figure 3 (accuracy and log-likelihood of the human data per score and model), with our clip 1e-3",
+        "accuracy and log-likelihood of the human data per score and model (letter labels, number ratings), the "
+        "target rate clipped to [1e-3, 1 - 1e-3], as the difference to the worst model and score",
         figures.fig3_figure,
+        "sm_figures",
+        "figure",
+    ),
+    Artifact(
+        "fig3_authors_clip",
+        "Figure 3 as the authors computed and displayed it (clip 1e-9, log-likelihood below -100000 shown as 500)",
+        "accuracy and log-likelihood of the human data per score and model (letter labels, number ratings) with the "
+        "authors' clip 1e-9 and display: LLH minus the worst LLH above -100000 plus 500, rows at or below -100000 "
+        "shown as 500 (hatched)",
+        figures.fig3_authors_figure,
+        "sm_figures",
+        "figure",
+    ),
+    Artifact(
+        "fig3_pooled",
+        "extra: Figure 3 pooled over both label sets and both rating scores (not the paper's drawing)",
+        "accuracy and log-likelihood of the human data per score and model with label scoring pooled over letter and "
+        "number labels, clip 1e-3",
+        figures.fig3_pooled_figure,
         "sm_figures",
         "figure",
     ),

@@ -1,6 +1,16 @@
 """Figures of the scoring-methods study (Tsvilodub et al.): Fig. 1 (an item under every method, with the score
 formulas), Fig. 2 (accuracy per condition), Fig. 3 (accuracy and fit to the human data) and the robustness heat map of
-the method x score grid. The numbers behind them are :mod:`choicelab.studies.scoring_methods.tables`."""
+the method x score grid. The numbers behind them are :mod:`choicelab.studies.scoring_methods.tables`.
+
+The paper's figures are drawn from what the paper drew (:func:`paper_choices`): label scoring with the letter labels
+(A, B, ...) only and rating with the numbers "1".."5" only (the authors' analysis file LLM_link
+``analysis/llmlink_long_final.csv`` holds the alpha label set -- its FLAN-T5-XL label accuracy .621 is the argmax of
+their ``label_alpha`` files, the ``label_numeric`` ones give .530 -- and the number-based rating). Fig. 3 comes twice:
+with our probability clip (1e-3, delta to the worst row) and as the authors drew it (LLM_link
+``analysis/testing-stats.R``: clip 1e-9; a log-likelihood above -100000 shown as LLH - worst + 500, where worst is
+the lowest log-likelihood above -100000, one below it shown as 500; their constant 68768.470 is exactly minus the
+lowest log-likelihood above -100000 of their data). Figures pooling both label sets and both rating scores are
+extra artifacts, named ``*_pooled``."""
 
 from __future__ import annotations
 
@@ -179,7 +189,7 @@ def fig1_example(
     return fig
 
 
-def fig2_accuracy(fig2: pd.DataFrame) -> plt.Figure:
+def fig2_accuracy(fig2: pd.DataFrame, title: str | None = None) -> plt.Figure:
     """Fig. 2: accuracy per condition (facets); bars per model x method, human bar, dashed chance line 1/k."""
     conditions = sorted(fig2["condition"].unique())
     models = sorted(m for m in fig2["model"].unique() if m != "human")
@@ -215,14 +225,41 @@ def fig2_accuracy(fig2: pd.DataFrame) -> plt.Figure:
     axes.flat[-1].legend(handles, labels, loc="center", fontsize=8)
     for row in axes:
         row[0].set_ylabel("accuracy")
-    fig.suptitle("Fig. 2: accuracy per condition, model and method (averaged over each method's versions)", fontsize=10)
+    title = title or "Fig. 2: accuracy per condition, model and method (averaged over each method's versions)"
+    fig.suptitle(textwrap.fill(title, int(13 * fig.get_figwidth())), fontsize=10)
     fig.tight_layout()
     return fig
 
 
-def fig3_accuracy_loglik(fig3: pd.DataFrame) -> plt.Figure:
+PAPER_LABEL_SET = "alpha"  # the label set of the paper's label bars (letters A, B, ...)
+PAPER_RATING_SCORE = "rating_number"  # the rating the paper reports: the numbers 1..5 after the listed scale
+AUTHORS_LOGLIK_FLOOR = -100000.0  # testing-stats.R: a log-likelihood at or below this is displayed as ...
+AUTHORS_FLOOR_SHOWN = 500.0  # ... 500, and every other as LLH - (worst LLH above the floor) + 500
+
+
+def paper_choices(reported: pd.DataFrame) -> pd.DataFrame:
+    """The reported choices the paper's figures draw: label rows of the letter label set only, rating rows of the
+    number-based rating only; other methods as they are."""
+    label = reported["method"] == "label"
+    rating = reported["method"] == "rating"
+    keep = (~label | (reported["label_set"] == PAPER_LABEL_SET)) & (~rating | (reported["score"] == PAPER_RATING_SCORE))
+    return reported[keep].reset_index(drop=True)
+
+
+def authors_display(fig3: pd.DataFrame) -> pd.DataFrame:
+    """``fig3`` (log-likelihood with the authors' clip) with ``delta_loglik`` as the authors displayed it and
+    ``floored`` (shown at the floor value)."""
+    above = fig3.loc[fig3["loglik"] > AUTHORS_LOGLIK_FLOOR, "loglik"]
+    worst = float(above.min()) if len(above) else 0.0
+    floored = fig3["loglik"] <= AUTHORS_LOGLIK_FLOOR
+    shown = (fig3["loglik"] - worst + AUTHORS_FLOOR_SHOWN).where(~floored, AUTHORS_FLOOR_SHOWN)
+    return fig3.assign(delta_loglik=shown, floored=floored)
+
+
+def fig3_accuracy_loglik(fig3: pd.DataFrame, title: str | None = None, loglik_label: str = "Δ log-likelihood"
+                         ) -> plt.Figure:
     """Fig. 3: accuracy (top) and delta log-likelihood of the human data (bottom) per score (x axis), one column per
-    model; bar colour = method."""
+    model; bar colour = method. Rows with ``floored`` true are hatched (shown at the authors' display floor)."""
     models = sorted(fig3["model"].unique())
     fig, axes = plt.subplots(2, len(models), figsize=(max(4.5, 4.2 * len(models)), 6), squeeze=False, sharey="row")
     for j, model in enumerate(models):
@@ -233,9 +270,14 @@ def fig3_accuracy_loglik(fig3: pd.DataFrame) -> plt.Figure:
         x = np.arange(len(sub))
         colors = [METHOD_COLORS.get(m, "grey") for m in sub["method"]]
         names = [SHORT_SCORE.get(s, s) for s in sub["score"]]
-        for i, (column, label) in enumerate((("accuracy", "accuracy"), ("delta_loglik", "Δ log-likelihood"))):
+        floored = sub["floored"].to_numpy(dtype=bool) if "floored" in sub else np.zeros(len(sub), dtype=bool)
+        for i, (column, label) in enumerate((("accuracy", "accuracy"), ("delta_loglik", loglik_label))):
             ax = axes[i][j]
-            ax.bar(x, sub[column].to_numpy(dtype=float), color=colors)
+            bars = ax.bar(x, sub[column].to_numpy(dtype=float), color=colors)
+            if i == 1:
+                for bar, low in zip(bars, floored, strict=True):
+                    if low:
+                        bar.set_hatch("///")
             ax.set_xticks(x, names if i == 1 else [""] * len(x), rotation=60, ha="right", fontsize=7)
             if j == 0:
                 ax.set_ylabel(label)
@@ -244,10 +286,10 @@ def fig3_accuracy_loglik(fig3: pd.DataFrame) -> plt.Figure:
     handles = [plt.Rectangle((0, 0), 1, 1, color=METHOD_COLORS[m]) for m in METHOD_ORDER if m in set(fig3["method"])]
     names = [m for m in METHOD_ORDER if m in set(fig3["method"])]
     fig.legend(handles, names, fontsize=7, loc="lower center", ncol=len(names), frameon=False)
-    fig.suptitle(
-        "Fig. 3: accuracy and goodness of fit to the human data (Δ to the worst model/score), pooled over conditions",
-        fontsize=10,
+    title = title or (
+        "Fig. 3: accuracy and goodness of fit to the human data (Δ to the worst model/score), pooled over conditions"
     )
+    fig.suptitle(textwrap.fill(title, int(13 * fig.get_figwidth())), fontsize=10)
     fig.tight_layout(rect=(0, 0.04, 1, 1))
     return fig
 
@@ -262,12 +304,51 @@ def fig1_figure(data: StudyFrames) -> plt.Figure:
     return fig1_example(load_condition(data.sources_root, "irony")[0])
 
 
+PAPER_VERSIONS = "labels A, B, ... only; rating: numbers 1-5 only"
+POOLED_VERSIONS = "labels pooled over A, B, ... and 1, 2, ...; rating: numbers and phrases"
+
+
 def fig2_figure(data: StudyFrames) -> plt.Figure:
-    return fig2_accuracy(tables.fig2_table(data.reported, data.human))
+    """Fig. 2 as the paper drew it (:func:`paper_choices`)."""
+    return fig2_accuracy(
+        tables.fig2_table(paper_choices(data.reported), data.human),
+        f"Fig. 2: accuracy per condition, model and method (averaged over each method's versions; {PAPER_VERSIONS})",
+    )
+
+
+def fig2_pooled_figure(data: StudyFrames) -> plt.Figure:
+    """Fig. 2 over every reported version: both label sets, both rating scores (not the paper's drawing)."""
+    return fig2_accuracy(
+        tables.fig2_table(data.reported, data.human),
+        f"Fig. 2, pooled (not as the paper): accuracy per condition, model and method ({POOLED_VERSIONS})",
+    )
 
 
 def fig3_figure(data: StudyFrames) -> plt.Figure:
-    return fig3_accuracy_loglik(tables.fig3_table(data.reported, data.human))
+    """Fig. 3 on the paper's versions with our clip (p in [1e-3, 1 - 1e-3]; Δ to the worst row)."""
+    return fig3_accuracy_loglik(
+        tables.fig3_table(paper_choices(data.reported), data.human),
+        f"Fig. 3: accuracy and fit to the human data (clip 1e-3, Δ to the worst model/score; {PAPER_VERSIONS})",
+    )
+
+
+def fig3_authors_figure(data: StudyFrames) -> plt.Figure:
+    """Fig. 3 on the paper's versions as the authors computed and displayed it (clip 1e-9, display floor)."""
+    fig3 = tables.fig3_table(paper_choices(data.reported), data.human, clip=sm.AUTHORS_P_CLIP)
+    return fig3_accuracy_loglik(
+        authors_display(fig3),
+        "Fig. 3 as the authors drew it: clip 1e-9; LLH - worst LLH above -1e5 + 500, "
+        f"LLH <= -1e5 shown as 500 (hatched); {PAPER_VERSIONS}",
+        "LLH diff. (authors' display)",
+    )
+
+
+def fig3_pooled_figure(data: StudyFrames) -> plt.Figure:
+    """Fig. 3 over every reported version (both label sets pooled, both rating scores), our clip."""
+    return fig3_accuracy_loglik(
+        tables.fig3_table(data.reported, data.human),
+        f"Fig. 3, pooled (not as the paper): accuracy and fit to the human data (clip 1e-3; {POOLED_VERSIONS})",
+    )
 
 
 def robustness_figure(data: StudyFrames) -> plt.Figure:

@@ -45,6 +45,7 @@ def method_plan(settings: Settings, *, grid: bool) -> MethodPlan:
         temperatures=settings.temperatures,
         generation_seeds=settings.generation_seeds,
         max_new_tokens=settings.max_new_tokens,
+        seq2seq_scoring=settings.seq2seq_scoring,
     )
 
 

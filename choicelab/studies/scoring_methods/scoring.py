@@ -9,7 +9,8 @@ Methods (``METHODS``) and the scores each writes (column ``score``):
 * ``rating``: each option rated on a 5-point scale (``variant`` = the scale word); ``rating_number`` scores the
   numbers "1".."5" (the authors' code), ``rating_phrase`` the phrases ("very unlikely" ... "very likely").
 * ``embedding``: cosine(E(I), E(o)); causal models: last token's last hidden state; encoders: mean pooling
-  (:func:`choicelab.lm.embed.embed_texts`).
+  (:func:`choicelab.lm.embed.embed_texts`); seq2seq (FLAN-T5): the authors' encoder last token for I and decoder
+  last state for o (:func:`choicelab.lm.seq2seq.embed_prompt_options`).
 * ``free``: seeded sampling (``variant`` = "tau=0.1" / "tau=0.9", ``seed`` = the sampling seed, <= 50 new tokens),
   coded into the option it expresses or ``error`` by the coder validated against the authors' hand codes
   (:func:`choicelab.studies.scoring_methods.coder.code_generations`).
@@ -56,11 +57,19 @@ class MethodPlan:
     temperatures: tuple[float, ...]  # free generation
     generation_seeds: tuple[int, ...]  # free generation's sampling seeds
     max_new_tokens: int  # free generation's length cap
+    # how a seq2seq model (FLAN-T5) scores strings, labels and ratings (choicelab.lm.seq2seq.MODES): "pll" the
+    # authors' word-wise masked pseudo-likelihood (what the paper reports), "pll_token" their token-wise variant,
+    # "decoder" the plain decoder likelihood; the config's studies.scoring_methods.seq2seq_scoring
+    seq2seq_scoring: str = "pll"
 
     def __post_init__(self) -> None:
+        from choicelab.lm.seq2seq import MODES
+
         unknown = set(self.methods) - set(METHODS)
         if unknown:
             raise ValueError(f"unknown methods {sorted(unknown)}; use some of {METHODS}")
+        if self.seq2seq_scoring not in MODES:
+            raise ValueError(f"seq2seq_scoring {self.seq2seq_scoring!r}: use one of {MODES}")
 
 
 # -- methods ------------------------------------------------------------------------------------------------------
@@ -167,7 +176,8 @@ def embedder(
     model_obj: Any, tokenizer: Any, kind: str, max_length: int = 4096
 ) -> Callable[[Sequence[str]], np.ndarray]:
     """texts -> unit-norm embeddings (causal: last token's last hidden state; encoder and seq2seq: the encoder's
-    mean-pooled last hidden states)."""
+    mean-pooled last hidden states). Texts without a prompt, e.g. free generations to code; the embedding method
+    uses :func:`option_embedder`."""
     if kind == "seq2seq":
         from choicelab.lm.seq2seq import embed_texts as embed_seq2seq
 
@@ -183,16 +193,52 @@ def embedder(
     return embed
 
 
+OptionEmbed = Callable[[Sequence[tuple[str, Sequence[str]]]], list[tuple[np.ndarray, np.ndarray]]]
+"""(prompt, options) pairs -> per pair (the prompt's vector, one row per option)."""
+
+
+def separately(embed: Callable[[Sequence[str]], np.ndarray]) -> OptionEmbed:
+    """An :data:`OptionEmbed` that embeds prompts and options as separate texts with ``embed`` (one batched call)."""
+
+    def embed_pairs(pairs: Sequence[tuple[str, Sequence[str]]]) -> list[tuple[np.ndarray, np.ndarray]]:
+        texts = [text for prompt, options in pairs for text in (prompt, *options)]
+        vectors = np.asarray(embed(texts), dtype=float)
+        out, at = [], 0
+        for _, options in pairs:
+            out.append((vectors[at], vectors[at + 1 : at + 1 + len(options)]))
+            at += 1 + len(options)
+        return out
+
+    return embed_pairs
+
+
+def option_embedder(model_obj: Any, tokenizer: Any, kind: str, max_length: int = 4096) -> OptionEmbed:
+    """The embedding method's E(I) and E(o): seq2seq models the authors' way (encoder last token for I, decoder last
+    state for o, :func:`choicelab.lm.seq2seq.embed_prompt_options`); causal and encoder models embed I and each o
+    as separate texts (:func:`embedder`)."""
+    if kind == "seq2seq":
+        from choicelab.lm.seq2seq import embed_prompt_options
+
+        def embed_pairs(pairs: Sequence[tuple[str, Sequence[str]]]) -> list[tuple[np.ndarray, np.ndarray]]:
+            return embed_prompt_options(model_obj, tokenizer, pairs, max_length=max_length)
+
+        return embed_pairs
+    return separately(embedder(model_obj, tokenizer, kind, max_length))
+
+
 def score_embeddings(
-    embed: Callable[[Sequence[str]], np.ndarray], items: Sequence[ScoringItem], *, model: str, tie_seed: int = 0
+    embed: Callable[[Sequence[str]], np.ndarray] | None, items: Sequence[ScoringItem], *, model: str,
+    tie_seed: int = 0, embed_pairs: OptionEmbed | None = None,
 ) -> list[ScoreRow]:
-    """Method ``embedding``: cosine(E(I), E(o)) per option (``embed`` from :func:`embedder`)."""
-    texts = [text for item in items for text in (string_prompt(item), *item.options)]
-    vectors = iter(np.asarray(embed(texts), dtype=float))
+    """Method ``embedding``: cosine(E(I), E(o)) per option; ``embed`` (texts, from :func:`embedder`) embeds I and
+    each o separately, ``embed_pairs`` (from :func:`option_embedder`) takes (I, options) pairs (pass one)."""
+    if (embed is None) == (embed_pairs is None):
+        raise ValueError("score_embeddings needs exactly one of embed (texts) or embed_pairs ((prompt, options))")
+    pairs = [(string_prompt(item), item.options) for item in items]
+    embedded = (embed_pairs or separately(embed))(pairs)  # type: ignore[arg-type]
     rows: list[ScoreRow] = []
-    for item in items:
-        prompt_vector = next(vectors)
-        values = [sm.cosine(prompt_vector, next(vectors)) for _ in item.options]
+    for item, (prompt_vector, option_vectors) in zip(items, embedded, strict=True):
+        values = [sm.cosine(prompt_vector, vector) for vector in option_vectors]
         rows += option_rows(
             item, values, model=model, method="embedding", score="cosine", tie_seed=tie_seed,
             context=string_prompt(item),
@@ -315,8 +361,9 @@ def score_all(
     tie_seed: int = 0,
 ) -> list[ScoreRow]:
     """Every requested method for one loaded model. Encoders support only ``embedding``. Seq2seq models
-    (:mod:`choicelab.lm.seq2seq`) score strings by the authors' masked pseudo-likelihood and labels and ratings
-    through the decoder, sample with :func:`choicelab.lm.seq2seq.sample` and embed with their encoder.
+    (:mod:`choicelab.lm.seq2seq`) score strings, labels and ratings in the plan's ``seq2seq_scoring`` mode (the
+    authors' word-wise masked pseudo-likelihood unless the config names another), sample with
+    :func:`choicelab.lm.seq2seq.sample` and embed the authors' way (:func:`option_embedder`).
 
     ``classify_embed`` codes free generations (e.g. a sentence encoder's :func:`embedder`); default: this model's own
     embeddings."""
@@ -325,20 +372,18 @@ def score_all(
         raise ValueError(f"a {kind} model supports only the embedding method, not {sorted(methods - {'embedding'})}")
     embed = embedder(model_obj, tokenizer, kind)
     generate = None
-    string_scorer = label_scorer = scorer
     if kind == "seq2seq":
         from choicelab.lm import seq2seq
 
         generate = seq2seq.sample
-        if scorer is None:  # string scores: the authors' masked pseudo-likelihood; labels, ratings: the decoder
-            string_scorer = seq2seq.Seq2SeqScorer(model_obj, tokenizer, mode="pll", max_batch_tokens=max_batch_tokens)
-            label_scorer = seq2seq.Seq2SeqScorer(
-                model_obj, tokenizer, mode="decoder", max_batch_tokens=max_batch_tokens
+        if scorer is None:  # the authors scored strings, labels and ratings through the same masked path
+            scorer = seq2seq.Seq2SeqScorer(
+                model_obj, tokenizer, mode=plan.seq2seq_scoring, max_batch_tokens=max_batch_tokens
             )
     elif scorer is None and methods & {"string", "label", "rating"}:
         from choicelab.lm.causal import CausalScorer
 
-        string_scorer = label_scorer = CausalScorer(model_obj, tokenizer, max_batch_tokens=max_batch_tokens)
+        scorer = CausalScorer(model_obj, tokenizer, max_batch_tokens=max_batch_tokens)
     rows: list[ScoreRow] = []
     if "free" in methods:
         rows += free_generation(
@@ -354,15 +399,17 @@ def score_all(
             generate=generate,
         )
     if "string" in methods:
-        rows += score_strings(string_scorer, items, model=model, tie_seed=tie_seed)
+        rows += score_strings(scorer, items, model=model, tie_seed=tie_seed)
     if "label" in methods:
         rows += score_labels(
-            label_scorer, items, model=model, seeds=plan.label_seeds, label_sets=plan.label_sets, tie_seed=tie_seed
+            scorer, items, model=model, seeds=plan.label_seeds, label_sets=plan.label_sets, tie_seed=tie_seed
         )
     if "rating" in methods:
-        rows += score_ratings(label_scorer, items, model=model, scales=plan.scales, tie_seed=tie_seed)
+        rows += score_ratings(scorer, items, model=model, scales=plan.scales, tie_seed=tie_seed)
     if "embedding" in methods:
-        rows += score_embeddings(embed, items, model=model, tie_seed=tie_seed)
+        rows += score_embeddings(
+            None, items, model=model, tie_seed=tie_seed, embed_pairs=option_embedder(model_obj, tokenizer, kind)
+        )
     return rows
 
 

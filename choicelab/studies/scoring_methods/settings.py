@@ -21,6 +21,7 @@ class Settings:
     temperatures: tuple[float, ...]  # free generation
     generation_seeds: tuple[int, ...]
     max_new_tokens: int
+    seq2seq_scoring: str  # pll | pll_token | decoder: how FLAN-T5 scores strings, labels, ratings
     grid_models: tuple[str, ...]  # run the method x score grid on every benchmark of the workflow
     grid_benchmarks: tuple[str, ...] | None  # None: every multiple-choice benchmark the workflow builds
     grid_items: int | None  # seeded items per benchmark in the grid (None: all)
@@ -48,6 +49,7 @@ def from_config(config: Mapping[str, Any]) -> Settings:
         temperatures=tuple(s["temperatures"]),
         generation_seeds=tuple(s["generation_seeds"]),
         max_new_tokens=int(s["max_new_tokens"]),
+        seq2seq_scoring=str(s["seq2seq_scoring"]),
         grid_models=tuple(s["grid_models"]),
         grid_benchmarks=_optional_tuple(s["grid_benchmarks"]),
         grid_items=s["grid_items"],

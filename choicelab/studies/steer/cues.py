@@ -203,6 +203,23 @@ def _verbatim_in_stem(present: bool) -> Picker:
     return pick
 
 
+def _mention_order(earliest: bool) -> Picker:
+    """The option mentioned first (or last) in the stem: the stem position of the first occurrence of a content word
+    that no other option has (options without such a word, or whose words the stem lacks, have no position)."""
+
+    def pick(stem: str, options: Sequence[str]) -> list[int] | None:
+        folded = stem.casefold()
+        token_sets = [words(o) for o in options]
+        positions: list[int | None] = []
+        for i, ws in enumerate(token_sets):
+            others = set().union(*(t for j, t in enumerate(token_sets) if j != i))
+            found = [m.start() for w in ws - others for m in [re.search(rf"\b{re.escape(w)}\b", folded)] if m]
+            positions.append(min(found) if found else None)
+        return _argbest(positions, largest=not earliest)
+
+    return pick
+
+
 HEURISTICS: dict[str, Picker] = {
     "first_option": lambda stem, options: [0],
     "last_option": lambda stem, options: [len(options) - 1],
@@ -222,6 +239,8 @@ HEURISTICS: dict[str, Picker] = {
     "text_not_in_stem": _verbatim_in_stem(False),
     "stem_overlap_most": _overlap_with_stem(True),
     "stem_overlap_least": _overlap_with_stem(False),
+    "mentioned_first_in_stem": _mention_order(True),
+    "mentioned_last_in_stem": _mention_order(False),
     "most_typical": _overlap_with_others(True),
     "odd_one_out": _overlap_with_others(False),
     "odd_form": _odd_shape,

@@ -21,6 +21,7 @@ choicelab.studies.steer.cues --out docs/steer_cues.md`` writes each element's wo
 from __future__ import annotations
 
 import argparse
+import functools
 import math
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -60,7 +61,8 @@ _ABSOLUTE = re.compile(r"\b(?:always|never|all|none|every|must|only|certainly|de
 _NEGATION = re.compile(r"\b(?:not|no|never|none|cannot|n't)\b|n't\b", re.IGNORECASE)
 
 
-def numbers(text: str) -> list[Fraction]:
+@functools.lru_cache(maxsize=1 << 16)
+def numbers(text: str) -> tuple[Fraction, ...]:
     """The numbers ``text`` states, in order: ``$1,250`` -> 1250, ``21.74%`` -> 21.74, ``3/7`` -> 3/7."""
     out = []
     for m in _NUMBER.finditer(text):
@@ -72,12 +74,13 @@ def numbers(text: str) -> list[Fraction]:
             out.append(Fraction(num) / Fraction(den))
         else:
             out.append(Fraction(token))
-    return out
+    return tuple(out)
 
 
-def words(text: str) -> set[str]:
+@functools.lru_cache(maxsize=1 << 16)
+def words(text: str) -> frozenset[str]:
     """Lower-case content words of ``text`` (stop words left out)."""
-    return {w for w in _WORD.findall(text.casefold()) if w not in STOPWORDS}
+    return frozenset(w for w in _WORD.findall(text.casefold()) if w not in STOPWORDS)
 
 
 def _decimals(text: str) -> int:
@@ -130,7 +133,7 @@ def _num_rank(largest: bool) -> Picker:
 
 
 def _stem_numbers(stem: str, options: Sequence[str], inside: bool) -> list[int]:
-    stated = set(numbers(stem))
+    stated = frozenset(numbers(stem))
     out = []
     for i, option in enumerate(options):
         found = numbers(option)

@@ -199,9 +199,13 @@ def _odd_shape(stem: str, options: Sequence[str]) -> list[int] | None:
 
 
 def _verbatim_in_stem(present: bool) -> Picker:
+    """Options the stem contains word for word (case and spacing aside, whole words: "No" is not in "not")."""
+
     def pick(stem: str, options: Sequence[str]) -> list[int]:
         folded = " ".join(stem.casefold().split())
-        return [i for i, o in enumerate(options) if (" ".join(o.casefold().split()) in folded) == present]
+        found = [bool(re.search(rf"(?<!\w){re.escape(' '.join(o.casefold().split()))}(?!\w)", folded))
+                 for o in options]
+        return [i for i, f in enumerate(found) if f == present]
 
     return pick
 

@@ -5,6 +5,7 @@ Each generator's docstring states its answer rule; the answer is always computed
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from collections.abc import Callable, Sequence
@@ -518,11 +519,18 @@ def categorical_valid(premises: list[tuple[str, int, int]], conclusion: tuple[st
     return True
 
 
+@functools.cache
+def _valid_conclusions(p1: tuple[str, int, int], p2: tuple[str, int, int]) -> tuple[tuple[str, int, int], ...]:
+    """The conclusions about terms 0 and 2 that follow from premises ``p1`` and ``p2`` (64 premise pairs: cached)."""
+    return tuple(c for c in ((f, x, y) for f in _FORMS for x, y in ((0, 2), (2, 0)))
+                 if categorical_valid([p1, p2], c))
+
+
 def existence_note(terms: Sequence[str]) -> str:
     """The sentence that states the existential-import assumption the answer keys rely on (every term non-empty):
     under modern (Boolean) logic, without it, some keys would flip (e.g. "All A are B. All B are C." does not give
     "Some A are C" when there may be no A)."""
-    return f"Assume that there are {join_list(terms)} (none of these groups is empty)."
+    return f"There are {join_list(terms)}: none of these groups is empty."
 
 
 @generator("categorical_syllogism")
@@ -541,7 +549,7 @@ def categorical_syllogism(ctx: GenContext) -> Draft:
     for _ in range(2000):
         p1 = (rng.choice(_FORMS), *rng.choice(((0, 1), (1, 0))))
         p2 = (rng.choice(_FORMS), *rng.choice(((1, 2), (2, 1))))
-        valid = [c for c in candidates if categorical_valid([p1, p2], c)]
+        valid = list(_valid_conclusions(p1, p2))
         invalid = [c for c in candidates if c not in valid]
         if valid and (not mc or (len(invalid) >= 3 and any(c[0] == key_form for c in valid))):
             break
@@ -631,61 +639,94 @@ IMP = lambda f, g: ("imp", f, g)  # noqa: E731
 
 @generator("conditional_syllogism")
 def conditional_syllogism(ctx: GenContext) -> Draft:
-    """A chain of conditionals P0->P1->...->Pm (m grows with grade), sometimes plus a fact; a candidate
-    conclusion follows iff it is true in every truth assignment satisfying the premises (truth-table check)."""
+    """A chain of conditionals P0->P1->...->Pm (m grows with grade), sometimes plus a fact Pj or not-Pj; a
+    candidate conclusion follows iff it is true in every truth assignment satisfying the premises (truth-table
+    check). Candidates are every conditional between two chain members (plain or with both sides negated) when
+    there is no fact, every literal Pk / not-Pk (k != j) when there is one, never a premise restated. Yes/No
+    questions (lower grades) ask about a valid and an invalid conclusion equally often."""
     rng = ctx.rng
     m = ctx.scale(2, 4)
     props = rng.sample(ctx.vocab.propositions, m + 1)
     premises = [IMP(V(i), V(i + 1)) for i in range(m)]
-    if ctx.level >= 0.5:
+    mc = ctx.level >= 0.5
+    if mc:
         rng.shuffle(premises)
-    fact = rng.choice((None, V(0), NOT(V(m)), V(m), NOT(V(0))))
-    all_premises = premises + ([fact] if fact else [])
-    if fact is None:
-        pool = [IMP(V(0), V(m)), IMP(V(m), V(0)), IMP(NOT(V(0)), NOT(V(m))), IMP(NOT(V(m)), NOT(V(0))),
-                IMP(V(1), V(0)), IMP(V(0), V(1))]
-    else:
-        pool = [V(m), V(0), NOT(V(0)), NOT(V(m)), V(1), NOT(V(1))]
+    want_valid = rng.random() < 0.5
+    for _ in range(200):
+        kind, j = rng.choice(("none", "true", "false")), rng.randint(0, m)
+        fact = None if kind == "none" else V(j) if kind == "true" else NOT(V(j))
+        all_premises = premises + ([fact] if fact else [])
+        if fact is None:
+            pool = [f for a in range(m + 1) for b in range(m + 1) if a != b
+                    for f in (IMP(V(a), V(b)), IMP(NOT(V(a)), NOT(V(b))))]
+        else:
+            pool = [f for k in range(m + 1) if k != j for f in (V(k), NOT(V(k)))]
+        pool = [f for f in pool if f not in all_premises]
+        valid = [c for c in pool if entails(all_premises, c, m + 1)]
+        invalid = [c for c in pool if c not in valid]
+        if (mc and valid and len(invalid) >= 2) or (not mc and (valid if want_valid else invalid)):
+            break
+    else:  # pragma: no cover - most draws qualify
+        raise ValueError("conditional_syllogism: no premises with the conclusions asked for")
     text = " ".join(_sentence(render(p, props)) for p in all_premises)
     params = {"props": props, "premises": all_premises}
-    valid = [c for c in pool if entails(all_premises, c, m + 1)]
-    invalid = [c for c in pool if c not in valid]
-    if ctx.level < 0.5 or not valid or len(invalid) < 2:
-        concl = rng.choice(pool)
-        ok = entails(all_premises, concl, m + 1)
+    if not mc:
+        concl = rng.choice(valid if want_valid else invalid)
         params["conclusion"] = concl
         tid, q = ctx.phrasing("cond", (
             f"{text} Solely from the information provided, is the following also true: "
             f"{_sentence(render(concl, props))}",
             f"Suppose: {text} Does it logically follow that {render(concl, props)}?",
         ))
-        return Draft(tid, q, "Yes" if ok else "No", ("No" if ok else "Yes",), params, 2)
+        return Draft(tid, q, "Yes" if want_valid else "No", ("No" if want_valid else "Yes",), params, 2)
     correct = rng.choice(valid)
     params["conclusion"] = correct
     rng.shuffle(invalid)
+    n = min(ctx.n_options(3, 4), 1 + len(invalid))
+    invalid = invalid[: n - 1]
     params["option_formulas"] = [correct] + invalid  # draft order: correct first
     tid, q = ctx.phrasing("cond", (f"{text} Solely from the information provided, which of the following must be "
                                    f"true?", f"Suppose: {text} Which statement follows logically?"))
-    dis = tuple(_sentence(render(c, props)) for c in invalid)
-    return Draft(tid, q, _sentence(render(correct, props)), dis, params, min(ctx.n_options(3, 4), 1 + len(dis)))
+    # options without the full stop: "Interest rates rise." would repeat a premise's ending word for word (a
+    # consequent of the chain) where "It is not the case that ..." never does
+    option = lambda f: _sentence(render(f, props))[:-1]  # noqa: E731
+    return Draft(tid, q, option(correct), tuple(option(c) for c in invalid), params, n)
+
+
+def _neg(f):
+    """The negation of ``f``, without a double negation: not-not-P is written P."""
+    return f[1] if f[0] == "not" else NOT(f)
 
 
 @generator("contrapositive")
 def contrapositive(ctx: GenContext) -> Draft:
-    """'If P then Q' (P or Q compound at higher grades) is equivalent to exactly one option — its contrapositive
-    'if not Q then not P'; the converse, inverse and other distractors are checked non-equivalent by truth
-    table."""
+    """'If P then Q' (P or Q compound at higher grades; P and Q each negated in half of the questions) is
+    equivalent to exactly one option — its contrapositive 'if not Q then not P' (double negations dropped); the
+    converse, inverse and other distractors are checked non-equivalent by truth table. The negated statements
+    keep "pick the option with negations" from finding the key, and distractors are chosen so that the key's
+    length rank among the options is uniform."""
     rng = ctx.rng
     props = rng.sample(ctx.vocab.propositions, 4)
     p, q = V(0), V(1)
     if ctx.level >= 0.5:
         p = rng.choice((("and", V(0), V(2)), ("or", V(0), V(2)), V(0)))
         q = rng.choice((("and", V(1), V(3)), ("or", V(1), V(3)), V(1))) if p == V(0) else V(1)
+    p, q = (_neg(p) if rng.random() < 0.5 else p), (_neg(q) if rng.random() < 0.5 else q)
     stmt = IMP(p, q)
-    correct = IMP(NOT(q), NOT(p))
-    pool = [IMP(q, p), IMP(NOT(p), NOT(q)), ("and", p, NOT(q)), IMP(p, NOT(q)), IMP(NOT(q), p), ("or", p, q),
-            IMP(q, NOT(p))]
-    distractors = [f for f in pool if not equivalent(f, stmt, 4)]
+    correct = IMP(_neg(q), _neg(p))
+    # conditionals first (converse and inverse among them, in random order), so the key is no more typical of the
+    # options than they are; then both directions (biconditionals), then conjunctions and disjunctions
+    conditionals = [IMP(q, p), IMP(_neg(p), _neg(q)), IMP(p, _neg(q)), IMP(_neg(q), p), IMP(q, _neg(p)),
+                    IMP(_neg(p), q)]
+    rng.shuffle(conditionals)
+    pool = conditionals + [("and", IMP(p, q), IMP(q, p)), ("and", correct, IMP(_neg(p), _neg(q))),
+                           ("and", p, _neg(q)), ("or", p, q), ("and", _neg(q), _neg(p)), ("or", _neg(q), _neg(p))]
+    pool = [f for f in pool if not equivalent(f, stmt, 4)]
+    n = ctx.n_options(3, 5)
+    size = lambda f: len(_sentence(render(f, props)))  # noqa: E731
+    chosen = rank_balanced(ctx.rng, size(correct), [(size(f), _sentence(render(f, props))) for f in pool], n)
+    distractors = sorted((f for f in pool if _sentence(render(f, props)) in chosen),
+                         key=lambda f: chosen.index(_sentence(render(f, props))))
     name = ctx.people(1)[0]
     tid, lead = ctx.phrasing("contra", (
         f"{name} believes that {render(stmt, props)}.",
@@ -695,7 +736,7 @@ def contrapositive(ctx: GenContext) -> Draft:
     question = f"{lead} Which of the following statements is logically equivalent?"
     dis = tuple(_sentence(render(f, props)) for f in distractors)
     params = {"props": props, "statement": stmt, "option_formulas": [correct] + distractors}
-    return Draft(tid, question, _sentence(render(correct, props)), dis, params, ctx.n_options(3, 5))
+    return Draft(tid, question, _sentence(render(correct, props)), dis, params, n)
 
 
 # ================================================================================================================
@@ -735,6 +776,10 @@ def run_story(events, agents, start):
 
 
 def _tom_story(ctx: GenContext, second_order: bool):
+    """A story of ``n_moves`` moves; the owner (first agent) puts the object somewhere and leaves before a move
+    drawn uniformly from the moves or stays throughout (a true-belief control), so the owner's belief is the
+    start, a later place or the true one about equally often: "pick the place mentioned first" finds no key.
+    Returns the agents, the places the story mentions (first mention first), the start, events and story text."""
     rng, v = ctx.rng, ctx.vocab
     n_agents = ctx.scale(2, 3)
     n_moves = ctx.scale(1, 3)
@@ -742,12 +787,19 @@ def _tom_story(ctx: GenContext, second_order: bool):
     places = rng.sample(v.tom_places, min(len(v.tom_places), max(3, n_moves + 2)))
     start = places[0]
     owner = agents[0]
-    events, lines = [], [f"{owner} puts {v.tom_object} in the {start}."]
+    owner_leaves = rng.randint(0, n_moves)  # before this move; n_moves: the owner stays
+    events, lines = [], [f"{owner} puts {v.tom_object} into the {start}."]
     current = start
+    mentioned = [start]
     absent: set[str] = set()
     for i in range(n_moves):
-        leaver = owner if i == 0 else rng.choice([a for a in agents])
-        if leaver not in absent and (i == 0 or rng.random() < 0.6):
+        if i == owner_leaves:
+            leaver = owner
+        elif i > owner_leaves and rng.random() < 0.6:
+            leaver = rng.choice(agents[1:])
+        else:
+            leaver = None
+        if leaver is not None and leaver not in absent:
             events.append(("leave", leaver))
             absent.add(leaver)
             lines.append(f"{leaver} leaves the room.")
@@ -757,7 +809,7 @@ def _tom_story(ctx: GenContext, second_order: bool):
             lines.append(f"Unnoticed by anyone, {peeker} watches through the window.")
         movers = [a for a in agents if a not in absent]
         if not movers:
-            back = rng.choice(sorted(absent))
+            back = rng.choice(sorted(absent - {owner}) or [owner])
             events.append(("enter", back))
             absent.discard(back)
             lines.append(f"{back} comes back.")
@@ -767,16 +819,18 @@ def _tom_story(ctx: GenContext, second_order: bool):
         events.append(("move", mover, new))
         lines.append(f"{mover} moves {v.tom_object} to the {new}.")
         current = new
+        if new not in mentioned:
+            mentioned.append(new)
     for a in sorted(absent):
         events.append(("enter", a))
         lines.append(f"{a} comes back.")
-    return agents, places, start, events, " ".join(lines)
+    return agents, mentioned, start, events, " ".join(lines)
 
 
 @generator("first_order_false_belief")
 def first_order_false_belief(ctx: GenContext) -> Draft:
     """Answer = where the asked agent believes the object is (belief-state model: beliefs update only on
-    witnessed moves); distractors are the other places mentioned, including the true location."""
+    witnessed moves); the options are the places the story mentions, the true location among them."""
     agents, places, start, events, story = _tom_story(ctx, second_order=False)
     loc, belief, _ = run_story(events, agents, start)
     target = agents[0] if ctx.rng.random() < 0.7 else ctx.rng.choice(agents)
@@ -792,7 +846,8 @@ def first_order_false_belief(ctx: GenContext) -> Draft:
 @generator("second_order_false_belief")
 def second_order_false_belief(ctx: GenContext) -> Draft:
     """Answer = where agent X believes agent Y will look, i.e. X's model of Y's belief: it changes only on moves
-    X witnessed while seeing Y openly present (secret watching by Y is unknown to X)."""
+    X witnessed while seeing Y openly present (secret watching by Y is unknown to X). The options are the places
+    the story mentions."""
     agents, places, start, events, story = _tom_story(ctx, second_order=True)
     loc, belief, belief2 = run_story(events, agents, start)
     y = agents[0]

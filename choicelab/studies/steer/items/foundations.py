@@ -571,6 +571,11 @@ def categorical_syllogism(ctx: GenContext) -> Draft:
     correct = rng.choice([c for c in valid if c[0] == key_form])
     rng.shuffle(invalid)
     invalid.sort(key=lambda c: c[0] != key_form)  # an invalid conclusion of the key's form first: no odd one out
+    if key_form in ("no", "some"):  # symmetric forms: both directions are valid, so take one about another pair
+        others = [(key_form, x, y) for x, y in ((0, 1), (1, 0), (1, 2), (2, 1))
+                  if (key_form, x, y) not in (p1, p2) and not categorical_valid([p1, p2], (key_form, x, y))]
+        if others:
+            invalid.insert(0, rng.choice(others))
     n = min(ctx.n_options(3, 5), 1 + len(invalid))
     size = lambda c: (len(render(c).split()), len(render(c)))  # noqa: E731
     chosen = rank_balanced(rng, size(correct), [(size(c), render(c)) for c in invalid], n)
@@ -654,6 +659,8 @@ def conditional_syllogism(ctx: GenContext) -> Draft:
     want_valid = rng.random() < 0.5
     for _ in range(200):
         kind, j = rng.choice(("none", "true", "false")), rng.randint(0, m)
+        if mc and kind != "none" and not 0 < j < m:
+            continue  # a fact at an end of the chain leaves only literals of the key's polarity as distractors
         fact = None if kind == "none" else V(j) if kind == "true" else NOT(V(j))
         all_premises = premises + ([fact] if fact else [])
         if fact is None:
@@ -683,13 +690,18 @@ def conditional_syllogism(ctx: GenContext) -> Draft:
     params["conclusion"] = correct
     rng.shuffle(invalid)
     n = min(ctx.n_options(3, 4), 1 + len(invalid))
-    invalid = invalid[: n - 1]
+    # A literal option reads "It is the case that X" / "It is not the case that X" (a bare "X." would repeat a
+    # premise's ending word for word and be much shorter than its negation), without a full stop; negated
+    # statements stay longer, so distractors are chosen for a uniform length rank of the key.
+    def option(f) -> str:
+        text = render(f, props)
+        return _sentence(f"it is the case that {text}" if f[0] == "var" else text)[:-1]
+
+    chosen = rank_balanced(rng, len(option(correct)), [(len(option(f)), option(f)) for f in invalid], n)
+    invalid = sorted((f for f in invalid if option(f) in chosen), key=lambda f: chosen.index(option(f)))
     params["option_formulas"] = [correct] + invalid  # draft order: correct first
     tid, q = ctx.phrasing("cond", (f"{text} Solely from the information provided, which of the following must be "
                                    f"true?", f"Suppose: {text} Which statement follows logically?"))
-    # options without the full stop: "Interest rates rise." would repeat a premise's ending word for word (a
-    # consequent of the chain) where "It is not the case that ..." never does
-    option = lambda f: _sentence(render(f, props))[:-1]  # noqa: E731
     return Draft(tid, q, option(correct), tuple(option(c) for c in invalid), params, n)
 
 

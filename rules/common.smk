@@ -71,6 +71,11 @@ def model_gpus(wildcards):
     return model_entry(wildcards)["gpu"]
 
 
+def model_chat_template(wildcards):
+    """The entry's chat_template: true = apply the tokenizer's template, false = raw text, null = as shipped."""
+    return model_entry(wildcards).get("chat_template")
+
+
 def model_runtime_minutes(wildcards, attempt):
     """prepare_model: seconds for a random model, up to hours for a hub download (scaled by the attempt)."""
     source = config["models"][wildcards.model]["source"]

@@ -95,6 +95,7 @@ rule rb_stated:
     params:
         max_batch_tokens=config["engine"]["max_batch_tokens"],
         device=config["device"],
+        chat_template=model_chat_template,
     script:
         "../scripts/rb_stated.py"
 

@@ -13,6 +13,7 @@ with log_to(snakemake.log[0]):
     questions = pd.read_parquet(snakemake.input.questions)
     model, tokenizer, meta = load_causal(snakemake.input.model, device=snakemake.params.device)
     scorer = CausalScorer(model, tokenizer, max_batch_tokens=snakemake.params.max_batch_tokens)
-    rows, used_chat = stated_rows(scorer, questions, snakemake.wildcards.model)
+    rows, used_chat = stated_rows(scorer, questions, snakemake.wildcards.model,
+                                  chat_template=snakemake.params.chat_template)
     print(f"{len(questions)} questions; chat template used: {used_chat}")
     write_dump(snakemake.output[0], rows, record_json(job_record(snakemake, models=[snakemake.input.model])))

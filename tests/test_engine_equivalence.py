@@ -1,15 +1,17 @@
-"""The engine gives the same per-token log-probs as one naive full forward per request (<= 1e-5 in fp32),
-whatever the contexts, continuations, sharing and batch size."""
+"""The engine gives the same per-token log-probs as one naive full forward per request (within
+``logprob_tolerance``: 1e-5 for these fp32 models on a CPU), whatever the contexts, continuations, sharing and batch
+size."""
 
 from __future__ import annotations
 
 import pytest
+import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from choicelab.lm.causal import CausalScorer, ContinuationRequest, score_naive
+from choicelab.lm.causal import CausalScorer, ContinuationRequest, logprob_tolerance, score_naive
 
-TOL = 1e-5
+TOL = logprob_tolerance(torch.float32, "cpu")
 
 texts = st.text(
     alphabet=st.sampled_from(list("abcdefghij klmnop 0123456789 .,!?\t\néü東京🙂")), min_size=0, max_size=40
@@ -138,3 +140,20 @@ def test_prefix_groups_keep_neighbours_only_while_sharing_saves_tokens():
     assert [len(g.contexts) for g in shared_prefix_groups(contexts, None)] == [1, 1, 1, 1, 1]
     # every context is in exactly one group, in sorted order
     assert [c for g in groups for c in g.contexts] == contexts
+
+
+def test_tolerances_follow_the_arithmetic_of_dtype_and_device():
+    assert logprob_tolerance(torch.float32, "cpu") == 1e-5
+    assert logprob_tolerance(torch.float32, "cuda:0") > 2.1e-5  # the fp32 difference seen on an H100
+    assert logprob_tolerance(torch.float32, "cpu") < logprob_tolerance(torch.float16, "cuda") < logprob_tolerance(
+        torch.bfloat16, "cuda"
+    )
+
+
+def test_an_older_transformers_is_refused_naming_both_versions():
+    from choicelab.lm.causal import MIN_TRANSFORMERS, check_transformers_version
+
+    with pytest.raises(RuntimeError, match=rf"transformers >= {MIN_TRANSFORMERS}.*transformers 4\.57\.1"):
+        check_transformers_version("4.57.1")
+    check_transformers_version(MIN_TRANSFORMERS)
+

@@ -93,3 +93,27 @@ def test_minilm_becomes_a_multiple_choice_encoder(tmp_path):
     enc = tokenizer(["a b", "a c"], return_tensors="pt", padding=True)
     logits = model(**{k: v[None] for k, v in enc.items()}).logits
     assert logits.shape == (1, 2)
+
+
+@pytest.mark.slow
+def test_smollm2_stated_answers_are_unchanged_by_scoring_bracket_and_letter_whole(smollm2_dir):
+    """SmolLM2's vocabulary writes "[A" as "[" + "A", so scoring "[A" ... "[E" after the assistant turn gives the
+    letter distribution (and the answer) that scoring "A" ... "E" after a pre-filled "[" gave."""
+    from choicelab.lm.candidates import candidate_distributions
+    from choicelab.studies.revealed_belief.items import dice_scenarios
+    from choicelab.studies.revealed_belief.scoring import stated_rows
+    from choicelab.studies.revealed_belief.stated import questions_table, stated_questions
+
+    model, tokenizer, _ = load_causal(smollm2_dir, device="cpu")
+    assert len(tokenizer("[A", add_special_tokens=False)["input_ids"]) == 2
+    questions = [q for s in dice_scenarios(faces=(4, 6), n_dice=(1,)) for q in stated_questions(s, 0, 2)]
+    scorer = CausalScorer(model, tokenizer)
+    rows, used_chat = stated_rows(scorer, questions_table(questions).to_pandas(), "smollm2")
+    assert used_chat
+    contexts = [r.context for r in rows[::5]]
+    prefilled = candidate_distributions(scorer, [c + "[" for c in contexts], [list("ABCDE")] * len(contexts),
+                                        leading_space=False)
+    for q, dist in zip(questions, prefilled, strict=True):
+        ours = [r.prob for r in rows if r.item_id == q.question_id]
+        assert ours == pytest.approx(list(dist.probs), abs=1e-5)
+        assert max(range(5), key=ours.__getitem__) == max(range(5), key=dist.probs.__getitem__)

@@ -109,7 +109,15 @@ def test_models_without_chat_template_use_the_documented_plain_template(tiny_lla
     _, tokenizer = tiny_llama
     q = stated_questions(dice_scenarios(faces=(4,), n_dice=(1,))[0], seed=0, max_outcomes=None)[0]
     prompt, used_chat = stated_prompt(q, tokenizer)
-    assert not used_chat and prompt.endswith("Answer: [")
+    assert not used_chat and prompt.endswith("Answer: ")
+
+
+def test_a_model_entry_with_chat_template_false_gets_the_plain_template_even_where_its_tokenizer_has_one():
+    q = stated_questions(dice_scenarios(faces=(4,), n_dice=(1,))[0], seed=0, max_outcomes=None)[0]
+    tokenizer = _mimic_tokenizer("qwen2", [q.text, "user assistant"])
+    assert stated_prompt(q, tokenizer)[1] and stated_prompt(q, tokenizer, chat_template=None)[1]
+    prompt, used_chat = stated_prompt(q, tokenizer, chat_template=False)
+    assert not used_chat and prompt == q.text + "\n\nAnswer: "
 
 
 def test_distances_on_a_hand_computed_case():
@@ -418,7 +426,7 @@ def _family_setup(style):
 
 
 @pytest.mark.parametrize("style", ["qwen2-real", "qwen2", "mistral"])
-def test_stated_path_on_a_chat_template_with_a_prefilled_bracket_that_merges_with_the_letter(style):
+def test_stated_answers_are_scored_as_the_tokens_the_model_would_write_where_bracket_and_letter_are_one_token(style):
     from choicelab.lm.causal import ContinuationRequest
     from choicelab.studies.revealed_belief.scoring import stated_rows
 
@@ -429,8 +437,8 @@ def test_stated_path_on_a_chat_template_with_a_prefilled_bracket_that_merges_wit
     assert used_chat and {r.variant for r in rows} == {"stated:chat"}
     first = [r for r in rows if r.item_id == questions["question_id"][0]]
     context = first[0].context
-    assert context.endswith("[") and ("<|im_start|>assistant\n[" in context or "[/INST][" in context)
-    ids = scorer.encoder.encode([context], ["A"])[0]
+    assert context.endswith("<|im_start|>assistant\n") or context.endswith("[/INST]")
+    ids = scorer.encoder.encode([context], ["[A"])[0]
     specials = set(tokenizer.all_special_ids)
     # the chat template's special tokens are atomic and the BOS is not doubled
     if tokenizer.bos_token_id is not None:
@@ -438,15 +446,39 @@ def test_stated_path_on_a_chat_template_with_a_prefilled_bracket_that_merges_wit
     expected = {"qwen2": ["<|im_start|>", "<|im_end|>", "<|im_start|>"], "mistral": ["<s>", "[INST]", "[/INST]"],
                 "qwen2-real": ["<|im_start|>", "<|im_end|>"] * 2 + ["<|im_start|>"]}[style]
     assert [i for i in ids.context_ids if i in specials] == tokenizer.convert_tokens_to_ids(expected)
-    assert ids.context_ids[-1] == tokenizer.convert_tokens_to_ids("[")
+    leading = {tuple(r.token_ids[:-1]) for r in first}
+    assert len(leading) == 1  # the template's trailing newline (moved to the continuation by the engine's rule 1)
+    assert all(tokenizer.decode([t]).isspace() for t in leading.pop())  # is common to all five and cancels
     for r, letter in zip(first, "ABCDE", strict=True):
-        # "[A" would be one token in the joint text: the "[" stays in the context, the letter is scored alone
-        assert r.boundary_merged
-        assert list(r.token_ids) == tokenizer(letter, add_special_tokens=False)["input_ids"]
-        (ref,) = scorer.score([ContinuationRequest("x", context, letter)])
+        # the answer is the one token "[A" the model would write, not "A" after a pre-filled "[" (a sequence the
+        # tokenizer never produces)
+        assert not r.boundary_merged
+        assert tuple(r.token_ids[-1:]) == tuple(tokenizer("[" + letter, add_special_tokens=False)["input_ids"])
+        (ref,) = scorer.score([ContinuationRequest("x", context, "[" + letter)])
         assert r.sum_logprob == pytest.approx(sum(ref.token_logprobs), abs=1e-5)
         assert math.isnan(r.terminal_logprob)
     assert math.fsum(r.prob for r in first) == pytest.approx(1.0)
+
+
+def test_where_bracket_and_letter_are_two_tokens_the_stated_answer_equals_the_letter_after_a_bracket(tiny_llama):
+    """On a vocabulary that splits "[A" into "[" + "A" (the tiny Llama tokenizer), scoring "[A" ... "[E" whole gives
+    the distribution that scoring the letter after a pre-filled "[" gave: P("[") is common to all five and cancels."""
+    from choicelab.lm.candidates import candidate_distributions
+    from choicelab.lm.causal import CausalScorer
+    from choicelab.studies.revealed_belief.scoring import stated_rows
+    from choicelab.studies.revealed_belief.stated import questions_table
+
+    model, tokenizer = tiny_llama
+    assert tokenizer.tokenize(" [A") == ["Ġ", "[", "A"], "test premise: '[A' is two tokens"
+    questions = stated_questions(dice_scenarios(faces=(6,), n_dice=(1,))[0], seed=0, max_outcomes=None)
+    scorer = CausalScorer(model, tokenizer)
+    rows, used_chat = stated_rows(scorer, questions_table(questions).to_pandas(), "m")
+    assert not used_chat and len(rows) == 5 * len(questions)
+    contexts = [q.text + "\n\nAnswer: [" for q in questions]  # the former pre-filled prompt
+    prefilled = candidate_distributions(scorer, contexts, [list("ABCDE")] * len(contexts), leading_space=False)
+    for q, dist in zip(questions, prefilled, strict=True):
+        ours = [r.prob for r in rows if r.item_id == q.question_id]
+        assert ours == pytest.approx(list(dist.probs), abs=1e-6)
 
 
 @pytest.mark.parametrize("style", ["qwen2-real", "qwen2", "mistral"])

@@ -4,7 +4,8 @@ logit-dump rows.
 RevB is the model's next-token distribution over a scenario's outcomes at the end of a text-completion context,
 computed exactly over multi-token outcomes (chain rule, times the probability that a number ends there) and
 renormalized over the outcome set; the raw outcome mass and first tokens are kept in the dump. StaA is the letter
-distribution (A-E, renormalized) after the chat-templated MCQ with the assistant turn pre-filled by "[".
+distribution (A-E, renormalized) of the continuations "[A" ... "[E" of the assistant turn after the chat-templated MCQ
+(each scored whole, so a vocabulary with "[A" as one token is asked for that token).
 """
 
 from __future__ import annotations
@@ -16,7 +17,12 @@ from typing import Any
 import pandas as pd
 
 from choicelab.dumps import DumpRow
-from choicelab.studies.revealed_belief.stated import ANSWER_LETTERS, StatedQuestion, stated_prompt
+from choicelab.studies.revealed_belief.stated import (
+    ANSWER_CONTINUATIONS,
+    ANSWER_LETTERS,
+    StatedQuestion,
+    stated_prompt,
+)
 
 
 def _numeric(outcomes: Sequence[str]) -> bool:
@@ -57,19 +63,20 @@ def revealed_rows(scorer: Any, scenarios: pd.DataFrame, model_name: str) -> list
     return rows
 
 
-def stated_rows(scorer: Any, questions: pd.DataFrame, model_name: str) -> tuple[list[DumpRow], bool]:
-    """Letter distribution (A-E) after each stated-answer prompt; returns the rows and whether the model's chat
-    template was used (False = the plain documented template)."""
+def stated_rows(scorer: Any, questions: pd.DataFrame, model_name: str,
+                chat_template: bool | None = None) -> tuple[list[DumpRow], bool]:
+    """Answer distribution ("[A" ... "[E", renormalized) after each stated-answer prompt; returns the rows and
+    whether the model's chat template was used (False = the plain documented template)."""
     from choicelab.lm.candidates import candidate_distributions
 
     records = [
         StatedQuestion(r.question_id, r.setting_id, r.outcome, r.text, tuple(r.answers), int(r.correct_index))
         for r in questions.itertuples()
     ]
-    prompts = [stated_prompt(q, scorer.tokenizer) for q in records]
+    prompts = [stated_prompt(q, scorer.tokenizer, chat_template) for q in records]
     used_chat = bool(prompts) and prompts[0][1]
     dists = candidate_distributions(
-        scorer, [p for p, _ in prompts], [list(ANSWER_LETTERS)] * len(records), leading_space=False
+        scorer, [p for p, _ in prompts], [list(ANSWER_CONTINUATIONS)] * len(records), leading_space=False
     )
     rows: list[DumpRow] = []
     variant = "stated:chat" if used_chat else "stated:plain"

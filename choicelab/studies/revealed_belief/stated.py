@@ -67,17 +67,24 @@ def stated_questions(scenario: Scenario, seed: int, max_outcomes: int | None) ->
     return questions
 
 
-PLAIN_TEMPLATE = "{text}\n\nAnswer: ["
+PLAIN_TEMPLATE = "{text}\n\nAnswer: "
+# The stated answer is one of these continuations of the assistant turn, scored whole: "[A" is one token in some
+# vocabularies (Qwen2, Llama-3) and two ("[", "A") in others, so scoring the string rather than a letter after a
+# pre-filled "[" asks every tokenizer for the token sequence its model would produce.
+ANSWER_CONTINUATIONS = tuple(f"[{letter}" for letter in ANSWER_LETTERS)
 
 
-def stated_prompt(question: StatedQuestion, tokenizer: Any | None) -> tuple[str, bool]:
-    """The prompt whose next token is the answer letter: the tokenizer's chat template with the assistant turn
-    pre-filled by "[", or (no chat template) the plain documented template. Returns (prompt, used_chat_template)."""
-    if tokenizer is not None and getattr(tokenizer, "chat_template", None):
+def stated_prompt(question: StatedQuestion, tokenizer: Any | None,
+                  chat_template: bool | None = None) -> tuple[str, bool]:
+    """The prompt whose continuation is the answer ("[A" ... "[E", see ``ANSWER_CONTINUATIONS``): the tokenizer's
+    chat template up to the start of the assistant turn, or the plain documented template where the tokenizer has
+    none or the model entry says ``chat_template: false`` (``true`` was checked against the tokenizer when the model
+    was prepared). Returns (prompt, used_chat_template)."""
+    if chat_template is not False and tokenizer is not None and getattr(tokenizer, "chat_template", None):
         rendered = tokenizer.apply_chat_template(
             [{"role": "user", "content": question.text}], tokenize=False, add_generation_prompt=True
         )
-        return rendered + "[", True
+        return rendered, True
     return PLAIN_TEMPLATE.format(text=question.text), False
 
 

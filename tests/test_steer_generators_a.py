@@ -260,7 +260,9 @@ def check(q):  # noqa: C901 - one branch per element by design
         assert re.fullmatch(rf"an? {p['lotteries'][j][0]}% chance of {re.escape(p['lotteries'][j][1])}", second)
     elif e == "independence_lotteries":
         evs = [ev(lot) for lot in p["lotteries"]]
-        assert ans == f"Option {evs.index(max(evs)) + 1}"
+        shown = evs[:2] if q.part == 1 else evs  # part 1 offers the first two lotteries, part 2 all of them
+        assert q.options and all(o.startswith("Option ") for o in q.options) and len(q.options) == len(shown)
+        assert ans == f"Option {shown.index(max(shown)) + 1}" and shown.count(max(shown)) == 1
     elif e == "compute_eu":
         assert ans == fmt_num(ev(list(zip(p["probs_pct"], p["utils"], strict=True))))
     elif e in ("maximize_eu", "avoid_risk_aversion", "avoid_risk_seeking", "avoid_loss_aversion"):
@@ -284,17 +286,25 @@ def check(q):  # noqa: C901 - one branch per element by design
             else:
                 assert ans == fmt_pct(expected)
     elif e == "certainty_effect":
-        a, b = p["x"], Fraction(p["p"] * p["y"], 100)
-        c, d = Fraction(p["r"] * p["x"], 100), Fraction(p["r"] * p["p"] * p["y"], 10000)
-        assert (a > b) == (c > d)
-        if q.template_id == "cert.pair":
-            assert ans == f"Options {1 if a > b else 2} and {3 if c > d else 4}"
+        sure, risky = Fraction(p["x"]), Fraction(p["p"] * p["y"], 100)  # part 1: x for sure vs p% of y
+        scaled_sure, scaled_risky = sure * p["r"] / 100, risky * p["r"] / 100  # part 2: both chances times r%
+        if q.part == 2:
+            assert f"{p['r']}% chance of {fmt_money(p['x'])}" in q.question
+        if q.part == 1:
+            first_is_sure = p["sure_first"]
+            better_first = (sure > risky) == first_is_sure
+            assert ans == ("Option 1" if better_first else "Option 2")
         else:
-            assert ans == ("Option 3" if c > d else "Option 4")
+            first_is_sure = p["scaled_sure_first"]
+            better_first = (scaled_sure > scaled_risky) == first_is_sure
+            assert ans == ("Option 3" if better_first else "Option 4")
+        assert "expected" not in q.question.lower()  # no criterion in the stem
     elif e == "reflection_effect":
-        gain_sure = p["g"] > Fraction(p["p"] * p["G"], 100)
-        loss_sure = -p["l"] > -Fraction(p["q"] * p["L"], 100)
-        assert ans == f"Options {1 if gain_sure else 2} and {3 if loss_sure else 4}"
+        if q.part == 1:  # sure gain g vs p% chance to gain G
+            assert ans == ("Option 1" if p["g"] > Fraction(p["p"] * p["G"], 100) else "Option 2")
+        else:  # sure loss l vs q% chance to lose L: the smaller expected loss
+            assert ans == ("Option 3" if p["l"] < Fraction(p["q"] * p["L"], 100) else "Option 4")
+        assert "expected" not in q.question.lower()
     elif e == "ambiguity_aversion":
         n, red = p["n"], p["red"]
         if p["template"] == "pair":
@@ -341,9 +351,15 @@ def test_options_unique_exactly_one_correct_and_no_duplicate_questions(questions
         assert q.option_order[q.correct] == 0 and sorted(q.option_order) == list(range(len(q.options)))
         by_test.setdefault((q.domain, q.grade), []).append(q)
     for (domain, grade), qs in by_test.items():
-        assert len(qs) == N_PER_TEST
-        assert len({q.question for q in qs}) == len(qs), f"duplicate question in {element_id}/{domain}/g{grade}"
-        assert [q.index for q in qs] == list(range(N_PER_TEST))
+        units = {}
+        for q in qs:  # a two-part question is one unit of two questions (parts 1 and 2) with the same index
+            units.setdefault(q.index, []).append(q)
+        assert sorted(units) == list(range(N_PER_TEST))
+        for unit in units.values():
+            assert [q.part for q in unit] in ([0], [1, 2])
+            assert [q.letter_offset for q in unit] == [0, len(unit[0].options)][: len(unit)]
+        texts = {"\n".join(q.question for q in unit) for unit in units.values()}
+        assert len(texts) == N_PER_TEST, f"duplicate question in {element_id}/{domain}/g{grade}"
 
 
 @pytest.mark.parametrize("element_id", SETTING_1_2)

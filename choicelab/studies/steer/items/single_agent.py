@@ -11,6 +11,7 @@ from fractions import Fraction
 
 from choicelab.studies.steer.items.base import (
     Draft,
+    FollowUp,
     GenContext,
     entity_numbers,
     fmt_money,
@@ -316,32 +317,52 @@ def transitivity_lotteries(ctx: GenContext) -> Draft:
 
 @generator("independence_lotteries")
 def independence_lotteries(ctx: GenContext) -> Draft:
-    """You chose the expected-value-maximizing lottery X of {A, B}; each added option is X's prize with a lower
-    chance (so worse than X); the answer stays X = argmax expected value over all options."""
+    """The paper's two successive choices, no criterion in the stem: two lotteries ("Which would you choose?"),
+    then the same two plus one or two new ones ("Now which would you choose?"). The risk-neutral choice maximizes
+    expected value in each part; a new option changes the choice only when it is itself the best (independence: it
+    never reverses the first two), which is drawn in a third of the questions, so every option is right in some.
+    New options use either first lottery's prize or a prize of their own, so a shared prize is no cue."""
     rng, v = ctx.rng, ctx.vocab
-    for _ in range(100):
+    for _ in range(200):
         pa, xa = rng.randint(20, 95), rng.randint(2, 40) * 50
         pb, xb = rng.randint(20, 95), rng.randint(2, 40) * 50
         la, lb = [(pa, xa), (100 - pa, 0)], [(pb, xb), (100 - pb, 0)]
         if expected_value(la) != expected_value(lb):
             break
-    best = 0 if expected_value(la) > expected_value(lb) else 1
-    px, xx = (pa, xa) if best == 0 else (pb, xb)
+    evs = [expected_value(la), expected_value(lb)]
     n_new = ctx.scale(1, 2)
-    new = [[(pc, xx), (100 - pc, 0)] for pc in rng.sample(range(5, px), min(n_new, px - 5))]
-    names = entity_numbers(2 + len(new))
+    new_best = rng.random() < 1 / 3
+    new: list[Lottery] = []
+    for d in range(n_new):
+        for _ in range(500):
+            prize = rng.choice((xa, xb, rng.randint(2, 40) * 50))
+            chance = rng.randint(5, 95)
+            lot = [(chance, prize), (100 - chance, 0)]
+            e = expected_value(lot)
+            best_so_far = max(evs)
+            wanted_best = new_best and d == 0
+            if e not in evs and ((e > best_so_far) if wanted_best else (e < best_so_far)) and lot not in new:
+                break
+        new.append(lot)
+        evs.append(expected_value(lot))
     lots = [la, lb] + new
+    names = entity_numbers(len(lots))
     describe = lambda lot: f"a {lot[0][0]}% chance of {fmt_money(lot[0][1])} and nothing otherwise"  # noqa: E731
     listing = " ".join(f"Option {names[i]}: {describe(lot)}." for i, lot in enumerate(lots[:2]))
     extra = " ".join(f"Option {names[2 + i]}: {describe(lot)}." for i, lot in enumerate(new))
     tid, lead = ctx.phrasing("indep_lot", (f"You have two {v.option_noun} options.",
                                            f"As {v.role}, you choose among risky {v.option_noun}s.",
                                            "Consider these lotteries."))
-    q = (f"{lead} {listing} Maximizing expected value, you choose Option {names[best]}. You are now told about "
-         f"another option. {extra} Which option do you choose now?")
-    evs = [expected_value(lot) for lot in lots]
-    correct = f"Option {names[_unique_argmax(evs)]}"
-    return Draft(tid, q, correct, tuple(f"Option {n}" for n in names if f"Option {n}" != correct), {"lotteries": lots})
+    q1 = f"{lead} {listing} Which option would you choose?"
+    more = "another option" if len(new) == 1 else "more options"
+    q2 = f"You are now told about {more}. {extra} Now which option would you choose?"
+    first = _unique_argmax(evs[:2])
+    overall = _unique_argmax(evs)
+    k1 = f"Option {names[first]}"
+    k2 = f"Option {names[overall]}"
+    params = {"lotteries": lots}
+    return Draft(tid, q1, k1, (f"Option {names[1 - first]}",), params, 2,
+                 follow_up=FollowUp(q2, k2, tuple(f"Option {n}" for n in names if f"Option {n}" != k2)))
 
 
 # ================================================================================================================
@@ -538,60 +559,76 @@ def _pair_answer(first_a: bool, second_c: bool, noun: str = "Options") -> str:
     return f"{noun} {'1' if first_a else '2'} and {'3' if second_c else '4'}"
 
 
+def _two_choices(first_better: bool, second_better: bool) -> tuple[str, str, str, str]:
+    """Keys of a two-part question with Options 1, 2 in part 1 and Options 3, 4 in part 2, given whether Option 1
+    and Option 3 are the better ones: returns (key 1, other 1, key 2, other 2)."""
+    k1, o1 = ("Option 1", "Option 2") if first_better else ("Option 2", "Option 1")
+    k2, o2 = ("Option 3", "Option 4") if second_better else ("Option 4", "Option 3")
+    return k1, o1, k2, o2
+
+
 @generator("certainty_effect")
 def certainty_effect(ctx: GenContext) -> Draft:
-    """Common-ratio (Allais) pair: A = x for sure, B = p chance of y; C = r chance of x, D = r*p chance of y.
-    EV(C)/EV(A) = EV(D)/EV(B) = r, so the EV-maximizing pattern is 'A and C' or 'B and D'; answer = the one
-    with the higher EV. The second template states the first choice and asks for the consistent second one (two
-    options: "either, they are equally good" would never be right -- EVs never tie -- an answer cue)."""
+    """The paper's two successive choices (common-ratio Allais pair), no criterion in the stem: first a sure amount
+    x against a p chance of y ("Which would you choose?"), then ("Now consider two more options ...") an r chance of x
+    against an r*p chance of y. The second pair scales both chances by r, so EV(3)/EV(1) = EV(4)/EV(2) = r: the
+    risk-neutral (expected-value) choice is the sure side in both or the risky side in both, and the pair is right
+    only when both choices are. Which side has the higher EV is drawn 50/50 (the sure amount wins in half the
+    questions); which option is listed first is drawn too."""
     rng, v = ctx.rng, ctx.vocab
-    for _ in range(100):
+    sure_better = rng.random() < 0.5
+    for _ in range(200):
         x = rng.randint(2, 60) * 10
-        p = rng.randint(5, 9) * 10
+        p = rng.randint(5, 9) * 10 if ctx.level < 0.5 else rng.randint(50, 95)
         y = rng.randint(x // 10 + 1, x // 10 * 2 + 5) * 10
-        if p * y != 100 * x:
+        if p * y != 100 * x and (100 * x > p * y) == sure_better:
             break
-    r = rng.choice((10, 20, 25, 50))
-    a_better = 100 * x > p * y
-    pc = r
+    sure_better = 100 * x > p * y
+    r = rng.choice((10, 20, 25, 50)) if ctx.level < 0.5 else rng.choice((10, 15, 20, 25, 30, 40, 50))
+    sure_first, scaled_first = rng.random() < 0.5, rng.random() < 0.5
+    sure = f"{fmt_money(x)} for sure"
+    risky = f"a {p}% chance of {fmt_money(y)} and nothing otherwise"
+    c_text = f"a {r}% chance of {fmt_money(x)} and nothing otherwise"
     d_text = f"a {fmt_num(Fraction(r * p, 100))}% chance of {fmt_money(y)} and nothing otherwise"
-    setup = (f"As {v.role}, consider Option 1: {fmt_money(x)} for sure; or Option 2: a {p}% chance of "
-             f"{fmt_money(y)} and nothing otherwise. Then consider Option 3: a {pc}% chance of {fmt_money(x)} and "
-             f"nothing otherwise; or Option 4: {d_text}.")
-    params = {"x": x, "p": p, "y": y, "r": r}
-    if ctx.level < 0.5 or rng.random() < 0.5:
-        tid = "cert.pair"
-        q = f"{setup} Which pair of choices maximizes expected value in both decisions?"
-        correct = _pair_answer(a_better, a_better)
-        return Draft(tid, q, correct, tuple(s for s in _PAIRS if s != correct), params, ctx.n_options(3, 4))
-    tid = "cert.second"
-    q = (f"{setup} A risk-neutral agent chose Option {'1' if a_better else '2'} in the first decision. Which option "
-         f"should it choose in the second?")
-    correct = "Option 3" if a_better else "Option 4"
-    return Draft(tid, q, correct, ("Option 4" if a_better else "Option 3",), params, 2)
+    one, two = (sure, risky) if sure_first else (risky, sure)
+    three, four = (c_text, d_text) if scaled_first else (d_text, c_text)
+    tid, lead = ctx.phrasing("cert", (f"As {v.role}, consider two options.", "Consider two options.",
+                                      f"You are offered two {v.option_noun}s."))
+    q1 = f"{lead} Option 1 gives {one}; Option 2 gives {two}. Which option would you choose?"
+    q2 = (f"Now consider two more options: Option 3 gives {three}; Option 4 gives {four}. In this scenario, which "
+          "option would you choose?")
+    k1, o1, k2, o2 = _two_choices(sure_better == sure_first, sure_better == scaled_first)
+    params = {"x": x, "p": p, "y": y, "r": r, "sure_first": sure_first, "scaled_sure_first": scaled_first}
+    return Draft(tid, q1, k1, (o1,), params, 2, follow_up=FollowUp(q2, k2, (o2,), 2))
 
 
 @generator("reflection_effect")
 def reflection_effect(ctx: GenContext) -> Draft:
-    """Gain frame: sure gain g vs p chance of G; loss frame: sure loss l vs q chance of losing L. The risk-neutral
-    choice in each frame is the option with the higher expected value; answer = that pair."""
+    """The paper's two successive choices, no criterion in the stem: a sure gain g against a p chance to gain G
+    ("Which would you choose?"), then a sure loss l against a q chance to lose L ("Suppose you were given another
+    choice ..."). The risk-neutral choice in each frame is the option with the higher expected value (the smaller
+    expected loss); the pair is right only when both choices are. The EV-better side is drawn 50/50 in each frame
+    independently, so all four patterns are the key equally often."""
     rng, v = ctx.rng, ctx.vocab
-    for _ in range(100):
+    gain_sure, loss_sure = rng.random() < 0.5, rng.random() < 0.5
+    for _ in range(200):
         g, p, big_g = rng.randint(2, 20) * 10, rng.randint(2, 8) * 10, rng.randint(3, 40) * 10
-        loss, q_, big_l = rng.randint(2, 20) * 10, rng.randint(2, 8) * 10, rng.randint(3, 40) * 10
-        if 100 * g != p * big_g and 100 * loss != q_ * big_l:
+        if 100 * g != p * big_g and (100 * g > p * big_g) == gain_sure:
             break
-    a_better = 100 * g > p * big_g  # sure gain better
-    c_better = -100 * loss > -q_ * big_l  # sure loss better (smaller expected loss)
-    tid, lead = ctx.phrasing("refl", (f"As {v.role}, you face two decisions.", "Imagine two separate decisions.",
-                                      "Consider the following choices."))
-    q = (f"{lead} First: Option 1 is a sure gain of {fmt_money(g)}; Option 2 is a {p}% chance to gain "
-         f"{fmt_money(big_g)} and nothing otherwise. Second: Option 3 is a sure loss of {fmt_money(loss)}; Option 4 "
-         f"is a {q_}% chance to lose {fmt_money(big_l)} and nothing otherwise. Which pair of choices maximizes "
-         f"expected value?")
-    correct = _pair_answer(a_better, c_better)
+    for _ in range(200):
+        loss, q_, big_l = rng.randint(2, 20) * 10, rng.randint(2, 8) * 10, rng.randint(3, 40) * 10
+        if 100 * loss != q_ * big_l and (100 * loss < q_ * big_l) == loss_sure:
+            break
+    gain_sure, loss_sure = 100 * g > p * big_g, 100 * loss < q_ * big_l
+    tid, lead = ctx.phrasing("refl", (f"As {v.role}, imagine you are given the following opportunity.",
+                                      "Imagine the following choice.", "Consider the following choice."))
+    q1 = (f"{lead} Option 1 is a sure gain of {fmt_money(g)}; Option 2 is a {p}% chance to gain {fmt_money(big_g)} "
+          "and nothing otherwise. Which would you choose?")
+    q2 = (f"Suppose you were given another choice: Option 3 is a sure loss of {fmt_money(loss)}; Option 4 is a {q_}% "
+          f"chance to lose {fmt_money(big_l)} and nothing otherwise. Which would you choose?")
+    k1, o1, k2, o2 = _two_choices(gain_sure, loss_sure)
     params = {"g": g, "p": p, "G": big_g, "l": loss, "q": q_, "L": big_l}
-    return Draft(tid, q, correct, tuple(s for s in _PAIRS if s != correct), params, ctx.n_options(3, 4))
+    return Draft(tid, q1, k1, (o1,), params, 2, follow_up=FollowUp(q2, k2, (o2,), 2))
 
 
 @generator("ambiguity_aversion")

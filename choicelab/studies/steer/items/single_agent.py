@@ -420,42 +420,57 @@ def maximize_eu(ctx: GenContext) -> Draft:
 
 
 def _risk_question(ctx: GenContext, kind: str) -> Draft:
+    """Two core prospects -- a safer one and a riskier one -- plus 0-2 extra prospects at higher grades; the answer is
+    the prospect of highest expected value. Which core prospect has the higher EV is drawn 50/50, so the safe
+    option is the key about as often as the risky one (a rule "always take the gamble" or "never take it" is at
+    chance); an extra prospect is the best in about 1 of (k+1) questions."""
     rng, v = ctx.rng, ctx.vocab
+    safe_wins = rng.random() < 0.5
+    factor = Fraction(rng.randint(55, 92), 100) if safe_wins else Fraction(rng.randint(108, 160), 100)
 
-    def draw() -> list:
-        if kind == "aversion":  # risky option has the higher EV, sure thing tempting
-            p = rng.randint(3, 9) * 10
-            big = rng.randint(10, 100) * 500
-            ev_risky = Fraction(p * big, 100)
-            sure = int(ev_risky * Fraction(rng.randint(60, 95), 100)) // 100 * 100
-            pros = [[(100, sure)], [(p, big), (100 - p, 0)]]
-        elif kind == "seeking":  # long shot with lower EV vs likely moderate outcome
+    def core() -> list[Lottery]:
+        """[safer, riskier] with EV(riskier) = factor * EV(safer) (rounded to whole hundreds / tens)."""
+        if kind == "aversion":  # a sure amount against a gamble
+            p = rng.randint(2, 9) * 10
+            sure = rng.randint(10, 100) * 100
+            big = int(sure * factor * 100 / p) // 100 * 100
+            return [[(100, sure)], [(p, big), (100 - p, 0)]]
+        if kind == "seeking":  # a likely moderate payoff against a long shot with a big prize
             p_safe = rng.randint(6, 9) * 10
             safe = rng.randint(10, 60) * 100
-            p_long = rng.randint(1, 3) * 5
-            long_shot = int(p_safe * safe / p_long * rng.randint(50, 90) / 100) // 100 * 100
-            pros = [[(p_safe, safe), (100 - p_safe, 0)], [(p_long, long_shot), (100 - p_long, 0)]]
-        else:  # loss aversion: the higher-EV option can lose money
-            p = rng.randint(3, 7) * 10
-            gain = rng.randint(10, 60) * 10
-            loss = -rng.randint(5, 40) * 10
-            safe_gain = rng.randint(1, 30) * 10
-            p2 = rng.randint(3, 9) * 10
-            pros = [[(p, gain), (100 - p, loss)], [(p2, safe_gain), (100 - p2, 0)]]
-        extra = ctx.scale(0, 2)
-        for _e in range(extra):
-            q_ = rng.randint(2, 8) * 10
-            pros.append([(q_, rng.randint(1, 40) * 100), (100 - q_, 0)])
-        return pros
+            p_long = rng.randint(1, 4) * 5
+            long_shot = int(p_safe * safe * factor / p_long) // 100 * 100
+            return [[(p_safe, safe), (100 - p_safe, 0)], [(p_long, long_shot), (100 - p_long, 0)]]
+        # loss aversion: a small sure-ish gain against a gamble that can lose money
+        p2 = rng.randint(3, 9) * 10
+        safe_gain = rng.randint(2, 40) * 10
+        p = rng.randint(3, 7) * 10
+        loss = -rng.randint(5, 40) * 10
+        target = Fraction(p2 * safe_gain, 100) * factor  # EV of the gamble: p*gain + (1-p)*loss = target
+        gain = int((target * 100 - (100 - p) * loss) / p) // 10 * 10
+        return [[(p2, safe_gain), (100 - p2, 0)], [(p, gain), (100 - p, loss)]]
 
-    intended = 1 if kind == "aversion" else 0  # the risky / safe / possibly-losing option should win
-    for _ in range(200):
-        pros = draw()
+    def extras(n: int, top: Fraction) -> list[Lottery]:
+        """n more two-outcome prospects with EV 50-95% of ``top`` (the better core EV); one of them beats it
+        (105-130%) in about 1 of (n + 2) questions, so an extra option is the key about as often as a core one."""
+        out = []
+        winner = rng.randrange(n + 2) if n else -1
+        for e in range(n):
+            q_ = rng.randint(1, 16) * 5
+            f = Fraction(rng.randint(105, 130), 100) if e == winner else Fraction(rng.randint(50, 95), 100)
+            out.append([(q_, max(100, int(top * f * 100 / q_) // 100 * 100)), (100 - q_, 0)])
+        return out
+
+    n_extra = ctx.scale(0, 2)
+    for _ in range(500):
+        pros = core()
+        pros += extras(n_extra, max(expected_value(x) for x in pros))
         evs = [expected_value(x) for x in pros]
-        if _unique_argmax(evs) == intended and (kind != "aversion" or evs[1] > evs[0]):
+        if _unique_argmax(evs) is not None and (evs[0] > evs[1]) == safe_wins and min(evs[:2]) > 0:
             break
-    while _unique_argmax(evs) is None:  # no intended draw in 200: at least one option must be the unique best
-        pros = draw()
+    while _unique_argmax(evs) is None:  # no draw in 500 met every wish: at least one option must be the best
+        pros = core()
+        pros += extras(n_extra, max(expected_value(x) for x in pros))
         evs = [expected_value(x) for x in pros]
     names = [f"{v.option_noun.capitalize()} {n}" for n in entity_numbers(len(pros))]
     order = list(range(len(pros)))
@@ -463,32 +478,33 @@ def _risk_question(ctx: GenContext, kind: str) -> Draft:
     pros = [pros[i] for i in order]
     evs = [expected_value(x) for x in pros]
     listing = " ".join(f"{n} gives {_describe(p)}." for n, p in zip(names, pros, strict=False))
-    tid, lead = ctx.phrasing(f"risk_{kind}", (f"As {v.role}, you are risk-neutral and must pick one {v.option_noun}.",
-                                              f"You want to maximize your expected payoff when choosing a "
-                                              f"{v.option_noun}.",
-                                              "You are a risk-neutral decision-maker."))
-    q = f"{lead} {listing} Which should you choose?"
+    tid, lead = ctx.phrasing(f"risk_{kind}", (f"As {v.role}, you must pick one {v.option_noun}.",
+                                              f"You are choosing a {v.option_noun}.",
+                                              f"You have {len(pros)} {v.option_noun}s to choose from."))
+    q = f"{lead} {listing} Which {v.option_noun} should you choose to maximize your expected utility?"
     best = _unique_argmax(evs)
-    return Draft(tid, q, names[best], tuple(n for i, n in enumerate(names) if i != best), {"prospects": pros})
+    return Draft(tid, q, names[best], tuple(n for i, n in enumerate(names) if i != best),
+                 {"prospects": pros, "safe_first": order.index(0) < order.index(1)})
 
 
 @generator("avoid_risk_aversion")
 def avoid_risk_aversion(ctx: GenContext) -> Draft:
-    """A sure amount (60-95% of the risky option's EV) against a risky option with higher EV; a risk-neutral agent
-    picks the argmax-EV option (the risky one unless an extra option beats it)."""
+    """A sure amount against a gamble whose EV is 108-160% of it (half the questions) or 55-92% of it (the other
+    half); a risk-neutral agent picks the argmax-EV option, so the sure amount is right as often as the gamble."""
     return _risk_question(ctx, "aversion")
 
 
 @generator("avoid_risk_seeking")
 def avoid_risk_seeking(ctx: GenContext) -> Draft:
-    """A likely moderate payoff against a long shot with a big prize but lower EV (50-90% of the safe EV); answer =
-    argmax EV."""
+    """A likely moderate payoff against a long shot with a big prize whose EV is 55-92% (half the questions) or
+    108-160% of the safe EV; answer = argmax EV, so the long shot is right as often as the safe payoff."""
     return _risk_question(ctx, "seeking")
 
 
 @generator("avoid_loss_aversion")
 def avoid_loss_aversion(ctx: GenContext) -> Draft:
-    """Options may include monetary losses; losses count at face value, so answer = argmax expected net payoff."""
+    """A likely small gain against a gamble that can lose money, whose EV is 55-92% or 108-160% of the gain's
+    (50/50); losses count at face value, so answer = argmax expected net payoff."""
     return _risk_question(ctx, "loss")
 
 

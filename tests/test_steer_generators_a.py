@@ -127,7 +127,9 @@ def check(q):  # noqa: C901 - one branch per element by design
         assert ans == fmt_num(sum(Fraction(pp * v, 100) for pp, v in zip(p["probs_pct"], p["values"], strict=True)))
     elif e == "discrete_optimization":
         best = sorted(p["values"])[-1 if p["want_max"] else 0]
-        assert ans == fmt_money(best)
+        assert ans.endswith(f" {p['values'].index(best) + 1}")  # the options name the numbered alternatives
+        assert f"{ans} costs {fmt_money(best)}" in q.question or f"{ans} is worth {fmt_money(best)}" in q.question \
+            or f"{ans}: {fmt_money(best)}" in q.question
     elif e == "continuous_optimization":
         fam = p["family"]
         if fam == "box":

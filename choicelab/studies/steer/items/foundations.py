@@ -6,19 +6,95 @@ Each generator's docstring states its answer rule; the answer is always computed
 from __future__ import annotations
 
 import itertools
+import re
+from collections.abc import Callable, Sequence
 from fractions import Fraction
+from typing import Any
 
 from choicelab.studies.steer.items.base import (
     Draft,
     GenContext,
+    entity_numbers,
     fmt_frac,
     fmt_money,
     fmt_num,
     fmt_pct,
     generator,
     join_list,
-    numeric_distractors,
 )
+
+# ================================================================================================================
+# Distractors without surface cues (see choicelab/studies/steer/cues.py): the key's rank among the options is
+# uniform (no "pick the median/largest/smallest"), and numeric distractors are written like the key (same number of
+# decimals, so no "pick the most precise / longest" option).
+
+
+def rank_balanced(rng, key: Any, items: Sequence[tuple[Any, str]], n: int) -> list[str]:
+    """``n - 1`` distractor texts from ``items`` ((value, text) in order of plausibility, none equal to the key's
+    text) such that the key's rank by value among the ``n`` options is uniform over the ranks the items allow;
+    an item whose value equals the key's goes to a random side."""
+    below, above = [], []
+    for value, text in items:
+        if value < key or (value == key and rng.random() < 0.5):
+            below.append(text)
+        else:
+            above.append(text)
+    lo, hi = max(0, n - 1 - len(above)), min(n - 1, len(below))
+    if lo > hi:
+        raise ValueError(f"only {len(items)} distractors for {n} options (key {key!r})")
+    r = rng.randint(lo, hi)
+    return below[:r] + above[: n - 1 - r]
+
+
+_FIRST_NUMBER = re.compile(r"\d[\d,]*(?:\.(\d+))?")
+
+
+def decimals(text: str) -> int:
+    """Digits after the decimal point of the first number in ``text`` (0 for whole numbers)."""
+    m = _FIRST_NUMBER.search(text)
+    return len(m.group(1)) if m and m.group(1) else 0
+
+
+def numeric_options(rng, key: float | Fraction, fmt: Callable[[Any], str], candidates: Sequence[Any], n: int, *,
+                    lo: float | None = 0, hi: float | None = None, unit: float = 1, integer: bool = False,
+                    same_form: bool = True, spread: float = 0.5) -> list[str]:
+    """``n - 1`` numeric distractors for ``key``: the plausible-mistake ``candidates`` first, then perturbations on
+    both sides, within ``[lo, hi]`` (open bounds for probabilities are the caller's ``lo``/``hi``), written with
+    as many decimals as the key when ``same_form``, the key's rank among the options uniform (:func:`rank_balanced`).
+    ``unit`` scales a value to what is shown (100 for percentages)."""
+    key_text = fmt(key)
+    places = decimals(key_text)
+    seen = {key_text}
+    items: list[tuple[float, str]] = []
+
+    def offer(value) -> bool:
+        value = Fraction(value) if not isinstance(value, float) else value
+        if (lo is not None and value < lo) or (hi is not None and value > hi):
+            return False
+        text = fmt(value)
+        if text in seen or (same_form and decimals(text) != places):
+            return False
+        seen.add(text)
+        items.append((float(value), text))
+        return True
+
+    for c in candidates:
+        offer(c)
+    shown = float(key) * unit
+    base = abs(shown) or 1.0
+    step = 10 ** -places if same_form else (1 if integer else 10 ** -2)
+    for _ in range(600):
+        n_below = sum(v < float(key) for v, _ in items)
+        if n_below >= n - 1 and len(items) - n_below >= n - 1:
+            break
+        side = -1 if n_below < n - 1 and (len(items) - n_below >= n - 1 or rng.random() < 0.5) else 1
+        delta = step * rng.randint(1, max(2 * n, round(base * spread / step)))
+        value = round(shown + side * delta, places if same_form else 2)
+        if integer:
+            value = round(value)
+        offer(Fraction(str(value)) / Fraction(str(unit)))
+    return rank_balanced(rng, float(key), items, n)
+
 
 # ================================================================================================================
 # 1.1 Arithmetic
@@ -57,8 +133,9 @@ def add_subtract(ctx: GenContext) -> Draft:
         fmt = fmt_money
     no_sign = sum(abs(t) for t in terms)
     cands = [total + 1, total - 1, total + 10, total - 10, no_sign]
-    dis = numeric_distractors(rng, total, fmt, cands, k=4, integer=True)
-    return Draft(tid, q, fmt(total), tuple(dis), {"terms": terms, "style": style}, ctx.n_options(3, 5))
+    n = ctx.n_options(3, 5)
+    dis = numeric_options(rng, total, fmt, cands, n, integer=True)
+    return Draft(tid, q, fmt(total), tuple(dis), {"terms": terms, "style": style}, n)
 
 
 @generator("multiply_divide")
@@ -86,8 +163,9 @@ def multiply_divide(ctx: GenContext) -> Draft:
                  f"How much does each person pay?")
         cands = [a * b - b, a + 1, a - 1, a * b // max(b - 1, 1)]
     fmt = fmt_num if style == "expr" else fmt_money
-    dis = numeric_distractors(rng, answer, fmt, cands, k=4, integer=True)
-    return Draft(tid, q, fmt(answer), tuple(dis), {"op": op, "a": a, "b": b, "style": style}, ctx.n_options(3, 5))
+    n = ctx.n_options(3, 5)
+    dis = numeric_options(rng, answer, fmt, cands, n, integer=True)
+    return Draft(tid, q, fmt(answer), tuple(dis), {"op": op, "a": a, "b": b, "style": style}, n)
 
 
 def _percent_split(rng, k: int, step: int = 5) -> list[int]:
@@ -113,8 +191,9 @@ def compute_expectations(ctx: GenContext) -> Draft:
     ))
     q = f"{lead} What is the expected number of {v.counted[1]}?"
     cands = [Fraction(sum(values), k), max(values), sum(values), sum(Fraction(p, 100) for p in probs) * min(values)]
-    dis = numeric_distractors(rng, ev, fmt_num, cands, k=4)
-    return Draft(tid, q, fmt_num(ev), tuple(dis), {"probs_pct": probs, "values": values}, ctx.n_options(3, 5))
+    n = ctx.n_options(3, 5)
+    dis = numeric_options(rng, ev, fmt_num, cands, n)
+    return Draft(tid, q, fmt_num(ev), tuple(dis), {"probs_pct": probs, "values": values}, n)
 
 
 # ================================================================================================================
@@ -123,7 +202,9 @@ def compute_expectations(ctx: GenContext) -> Draft:
 
 @generator("discrete_optimization")
 def discrete_optimization(ctx: GenContext) -> Draft:
-    """Answer = the largest (or smallest, as asked) of the listed amounts; all amounts distinct."""
+    """Answer = the numbered alternative with the largest (or smallest, as asked) of the listed amounts; all amounts
+    distinct. The options name the alternatives, not the amounts: offered the amounts themselves, "pick the largest
+    (smallest) number" would answer every question asking for the largest (smallest) without reading it."""
     rng, v = ctx.rng, ctx.vocab
     k = ctx.scale(2, 6)
     cents = ctx.level >= 0.5
@@ -131,16 +212,19 @@ def discrete_optimization(ctx: GenContext) -> Draft:
     values = [x + (rng.randint(1, 99) / 100 if cents else 0) for x in rng.sample(pool, k)]
     want_max = rng.random() < 0.5
     best = max(values) if want_max else min(values)
-    shown = join_list([fmt_money(x) for x in values], "or")
-    word = "bigger" if want_max else "smaller"
+    noun = v.option_noun.capitalize()
+    labels = [f"{noun} {i}" for i in entity_numbers(k)]
     tid, q = ctx.phrasing("disc", (
-        f"Which is {word}: {shown}?",
-        f"As {v.role}, you compare the cost of each {v.option_noun}: {shown}. Which amount is the "
-        f"{'largest' if want_max else 'smallest'}?",
-        f"Which of these amounts is the {'highest' if want_max else 'lowest'}: {shown}?",
+        f"{join_list([f'{lab} is worth {fmt_money(x)}' for lab, x in zip(labels, values, strict=True)])}. Which "
+        f"{v.option_noun} is worth {'more' if want_max else 'less'}{' than the others' if k > 2 else ''}?",
+        f"As {v.role}, you compare the cost of each {v.option_noun}: "
+        f"{join_list([f'{lab} costs {fmt_money(x)}' for lab, x in zip(labels, values, strict=True)])}. Which "
+        f"{v.option_noun} costs the {'most' if want_max else 'least'}?",
+        f"Which {v.option_noun} has the {'highest' if want_max else 'lowest'} value? "
+        f"{'; '.join(f'{lab}: {fmt_money(x)}' for lab, x in zip(labels, values, strict=True))}.",
     ))
-    others = [fmt_money(x) for x in values if x != best]
-    return Draft(tid, q, fmt_money(best), tuple(others), {"values": values, "want_max": want_max}, k)
+    others = [lab for lab, x in zip(labels, values, strict=True) if x != best]
+    return Draft(tid, q, labels[values.index(best)], tuple(others), {"values": values, "want_max": want_max}, k)
 
 
 @generator("continuous_optimization")
@@ -176,8 +260,9 @@ def continuous_optimization(ctx: GenContext) -> Draft:
         cands = [Fraction(a, b), Fraction(a, 2 * b), Fraction(a + b * c, b), Fraction(a, 4 * b) + c]
         params = {"family": family, "a": a, "b": b, "c": c}
     fmt = fmt_num
-    dis = numeric_distractors(rng, answer, fmt, cands, k=4)
-    return Draft(f"cont.{family}", q, fmt(answer), tuple(dis), params, ctx.n_options(3, 5))
+    n = ctx.n_options(3, 5)
+    dis = numeric_options(rng, answer, fmt, cands, n, lo=Fraction(1, 100))
+    return Draft(f"cont.{family}", q, fmt(answer), tuple(dis), params, n)
 
 
 _PRODUCTS = {
@@ -234,9 +319,19 @@ def constrained_optimization(ctx: GenContext) -> Draft:
             if over and x * profit[0] + y * profit[1] > feas[0][1] and x + y <= best[0] + best[1] + 3:
                 infeasible.append((x, y))
     rng.shuffle(infeasible)
-    dis = [mix(m) for m, _ in feas[1:4]] + [mix(m) for m in infeasible[:2]] + [mix(m) for m, _ in feas[4:]]
+    # mixes made of numbers the stem states (hours, limits): the optimum often is one (limit / hours), so the
+    # distractors are too, else "pick the plan whose numbers the stem mentions" finds the key
+    stated = sorted({*hours, limit_h, *(material or ()), *((limit_m,) if two else ())})
+    from_stem = [m for s in stated for m in ((s, best[1]), (best[0], s), (s, 0), (0, s))]
+    rng.shuffle(from_stem)
+    ordered = ([m for m, _ in feas[1:3]] + from_stem[:2] + infeasible[:2] + [m for m, _ in feas[3:]] + from_stem[2:]
+               + infeasible[2:])
+    mixes = [m for m in dict.fromkeys(ordered) if m != best]
+    # the key's rank by the number of the first product is uniform (no "pick the largest/smallest first number")
+    n = ctx.n_options(3, 5)
+    dis = rank_balanced(rng, best[0], [(m[0], mix(m)) for m in mixes], n)
     params = {"profit": profit, "hours": hours, "limit_h": limit_h, "material": material, "limit_m": limit_m}
-    return Draft(tid, q, mix(best), tuple(dis), params, ctx.n_options(3, 5))
+    return Draft(tid, q, mix(best), tuple(dis), params, n)
 
 
 # ================================================================================================================
@@ -288,19 +383,28 @@ def outcome_probabilities(ctx: GenContext) -> Draft:
     tid, lead = ctx.phrasing("prob", (f"{container.capitalize()} contains {listing} {things}.",
                                       f"There are {listing} {things} in {container}.",
                                       f"You have {container} holding {listing} {things}."))
-    dis = _frac_distractors(rng, answer, cands)
-    return Draft(tid, f"{lead} {ask}", fmt_frac(answer), tuple(dis), params, ctx.n_options(3, 5))
+    n = ctx.n_options(3, 5)
+    dis = rank_balanced(rng, answer, _frac_distractors(rng, answer, cands, n), n)
+    return Draft(tid, f"{lead} {ask}", fmt_frac(answer), tuple(dis), params, n)
 
 
-def _frac_distractors(rng, answer: Fraction, cands) -> list[str]:
-    out = [fmt_frac(Fraction(c)) for c in cands if 0 <= Fraction(c) <= 1 and Fraction(c) != answer]
+def _frac_distractors(rng, answer: Fraction, cands, n: int) -> list[tuple[Fraction, str]]:
+    """(value, text) of the plausible-mistake ``cands`` strictly between 0 and 1, then random fractions with the
+    key's denominator (or a near one) until ``n - 1`` lie on each side of the key where that is possible."""
+    items: dict[str, Fraction] = {}
+    for c in cands:
+        c = Fraction(c)
+        if 0 < c < 1 and c != answer:
+            items.setdefault(fmt_frac(c), c)
     den = answer.denominator
-    while len(set(out)) < 4:
-        num = rng.randint(0, den)
-        frac = Fraction(num, den if rng.random() < 0.7 else den + rng.randint(1, 5))
-        if frac != answer:
-            out.append(fmt_frac(frac))
-    return list(dict.fromkeys(out))
+    for _ in range(400):
+        below = sum(v < answer for v in items.values())
+        if below >= n - 1 and len(items) - below >= n - 1:
+            break
+        frac = Fraction(rng.randint(1, den + 4), den if rng.random() < 0.7 else den + rng.randint(1, 5))
+        if 0 < frac < 1 and frac != answer:
+            items.setdefault(fmt_frac(frac), frac)
+    return [(v, t) for t, v in items.items()]
 
 
 @generator("complement_rule")
@@ -319,7 +423,8 @@ def complement_rule(ctx: GenContext) -> Draft:
             f"Experts say {event} with probability {fmt_pct(p)}. How likely is it that it is not the case "
             f"that {event}?",
         ))
-        cands = [p, Fraction(1, 2), 1 - p / 2, p / 2]
+        # the stated probability itself (a number of the stem) in half of the questions: the key never is one
+        cands = ([p] if rng.random() < 0.5 else []) + [1 - p / 2, p / 2, p + (1 - p) / 2]
         params = {"kind": kind, "p": [p.numerator, p.denominator]}
     elif kind == "neither":
         pa, pb = Fraction(rng.randint(5, 60), 100), Fraction(rng.randint(5, 35), 100)
@@ -340,8 +445,10 @@ def complement_rule(ctx: GenContext) -> Draft:
              f"occasions, what is the probability that it happens at least once?")
         cands = [n * p, p**n, (1 - p) ** n, 1 - p**n]
         params = {"kind": kind, "p": [p.numerator, p.denominator], "n": n}
-    dis = numeric_distractors(rng, answer, fmt_pct, [c for c in cands if 0 <= c <= 1], k=4, spread=0.4)
-    return Draft(tid, q, fmt_pct(answer), tuple(dis), params, ctx.n_options(3, 5))
+    n = ctx.n_options(3, 5)
+    dis = numeric_options(rng, answer, fmt_pct, cands, n, lo=Fraction(1, 100), hi=Fraction(99, 100), unit=100,
+                          spread=0.4)
+    return Draft(tid, q, fmt_pct(answer), tuple(dis), params, n)
 
 
 @generator("bayes_rule")
@@ -366,11 +473,15 @@ def bayes_rule(ctx: GenContext) -> Draft:
         q = (f"The probability that {ea} is {fmt_pct(prior)}. If {ea}, the probability that {eb} is "
              f"{fmt_pct(lik)}; otherwise it is {fmt_pct(false_pos)}. You learn that {eb}. What is the "
              f"probability that {ea}?")
-    cands = [lik, prior, lik * prior, 1 - answer, lik * prior / (lik * prior + false_pos)]
-    dis = numeric_distractors(rng, answer, fmt_pct, [c for c in cands if 0 <= c <= 1], k=4, spread=0.4)
+    # base-rate neglect (the stated P(B|A)) in half of the questions: the key is never a number of the stem
+    cands = ([lik] if rng.random() < 0.5 else []) + [lik * prior, 1 - answer,
+                                                      lik * prior / (lik * prior + false_pos), lik * (1 - prior)]
+    n = ctx.n_options(3, 5)
+    dis = numeric_options(rng, answer, fmt_pct, cands, n, lo=Fraction(1, 100), hi=Fraction(99, 100), unit=100,
+                          spread=0.4)
     params = {"prior_pct": int(prior * 100), "lik_pct": int(lik * 100), "false_pos_pct": int(false_pos * 100),
               "given_pb": given_pb}
-    return Draft(tid, q, fmt_pct(answer), tuple(dis), params, ctx.n_options(3, 5))
+    return Draft(tid, q, fmt_pct(answer), tuple(dis), params, n)
 
 
 # ================================================================================================================
@@ -407,23 +518,37 @@ def categorical_valid(premises: list[tuple[str, int, int]], conclusion: tuple[st
     return True
 
 
+def existence_note(terms: Sequence[str]) -> str:
+    """The sentence that states the existential-import assumption the answer keys rely on (every term non-empty):
+    under modern (Boolean) logic, without it, some keys would flip (e.g. "All A are B. All B are C." does not give
+    "Some A are C" when there may be no A)."""
+    return f"Assume that there are {join_list(terms)} (none of these groups is empty)."
+
+
 @generator("categorical_syllogism")
 def categorical_syllogism(ctx: GenContext) -> Draft:
     """Premises about terms A-B and B-C; a conclusion about A and C follows iff it holds in every Venn model of
-    the premises with non-empty terms (model checker above). Lower grades: 'does it follow?' (Yes/No); higher
-    grades: 'which conclusion follows?' with one valid and several invalid candidates."""
+    the premises with non-empty terms (model checker above), an assumption every question states
+    (:func:`existence_note`). Lower grades: 'does it follow?' (Yes/No, valid and invalid conclusions equally
+    often); higher grades: 'which conclusion follows?' with one valid and several invalid candidates, chosen so
+    that the key's length rank among the options is uniform (valid conclusions are more often the longer
+    "Some ... are not ..." form)."""
     rng = ctx.rng
     terms = rng.sample(ctx.vocab.categories, 3)
     candidates = [(f, x, y) for f in _FORMS for x, y in ((0, 2), (2, 0))]
-    for _ in range(500):
+    mc = ctx.level >= 0.5
+    key_form = rng.choice(_FORMS) if mc else None  # the valid conclusion's form, uniform over the four forms
+    for _ in range(2000):
         p1 = (rng.choice(_FORMS), *rng.choice(((0, 1), (1, 0))))
         p2 = (rng.choice(_FORMS), *rng.choice(((1, 2), (2, 1))))
         valid = [c for c in candidates if categorical_valid([p1, p2], c)]
         invalid = [c for c in candidates if c not in valid]
-        mc = ctx.level >= 0.5
-        if valid and (not mc or len(invalid) >= 3):
+        if valid and (not mc or (len(invalid) >= 3 and any(c[0] == key_form for c in valid))):
             break
-    premises_text = f"{_cat_text(p1[0], terms[p1[1]], terms[p1[2]])} {_cat_text(p2[0], terms[p2[1]], terms[p2[2]])}"
+    else:  # pragma: no cover - every form is valid for some premises (about 1 draw in 64 for "all")
+        raise ValueError(f"categorical_syllogism: no premises with a valid {key_form!r} conclusion")
+    premises_text = (f"{_cat_text(p1[0], terms[p1[1]], terms[p1[2]])} {_cat_text(p2[0], terms[p2[1]], terms[p2[2]])} "
+                     f"{existence_note(terms)}")
     render = lambda c: _cat_text(c[0], terms[c[1]], terms[c[2]])  # noqa: E731
     params = {"terms": terms, "premises": [list(p1), list(p2)]}
     if not mc:
@@ -435,15 +560,21 @@ def categorical_syllogism(ctx: GenContext) -> Draft:
         ))
         params["conclusion"] = list(concl)
         return Draft(tid, q, "Yes" if follows else "No", ("No" if follows else "Yes",), params, 2)
-    correct = rng.choice(valid)
+    correct = rng.choice([c for c in valid if c[0] == key_form])
     rng.shuffle(invalid)
+    invalid.sort(key=lambda c: c[0] != key_form)  # an invalid conclusion of the key's form first: no odd one out
+    n = min(ctx.n_options(3, 5), 1 + len(invalid))
+    size = lambda c: (len(render(c).split()), len(render(c)))  # noqa: E731
+    chosen = rank_balanced(rng, size(correct), [(size(c), render(c)) for c in invalid], n)
+    invalid = [c for c in invalid if render(c) in chosen]
+    invalid.sort(key=lambda c: chosen.index(render(c)))
     params["conclusion"] = list(correct)
     params["option_statements"] = [list(c) for c in [correct] + invalid]  # draft order: correct first
     tid, q = ctx.phrasing("cat", (
         f"{premises_text} Solely from the information provided, which of the following must be true?",
         f"Assume: {premises_text} Which conclusion follows logically?",
     ))
-    return Draft(tid, q, render(correct), tuple(render(c) for c in invalid), params, ctx.n_options(3, 5))
+    return Draft(tid, q, render(correct), tuple(render(c) for c in invalid), params, n)
 
 
 # Propositional formulas: ("var", i) | ("not", f) | ("imp", f, g) | ("and", f, g) | ("or", f, g)

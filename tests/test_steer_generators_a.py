@@ -230,10 +230,14 @@ def check(q):  # noqa: C901 - one branch per element by design
     elif e == "independence":
         items = p["items"]
         chosen = "12".index(p["chosen_first"])
-        other = items[1 - chosen]
-        for quality, price in items[2:]:  # every added option is dominated by the rejected one
-            assert quality <= other[0] and price >= other[1]
-        assert ans.endswith(" " + p["chosen_first"])
+        x, y = items[chosen], items[1 - chosen]
+        assert (x[0] > y[0]) == (x[1] > y[1])  # the first two are a trade-off: neither dominates
+        dominates = lambda a, b: a[0] >= b[0] and a[1] <= b[1] and a != b  # noqa: E731 - quality up, price down
+        better = [k for k, it in enumerate(items[2:], start=2) if dominates(it, x)]
+        for k, it in enumerate(items[2:], start=2):  # every added option dominates X or is dominated by X or Y
+            assert k in better or dominates(x, it) or dominates(y, it)
+        assert len(better) <= 1
+        assert ans.endswith(" " + (str(better[0] + 1) if better else p["chosen_first"]))
     elif e == "sunk_cost":
         nets = [rev - rem for _, rem, rev in p["projects"]]
         if len(nets) == 1:
@@ -244,8 +248,11 @@ def check(q):  # noqa: C901 - one branch per element by design
     elif e == "endowment_effect":
         if p["kind"] == "offer":
             assert ans == ("Yes, sell it" if p["offer"] > p["wtp"] else "No, keep it")
-        else:
-            assert ans == fmt_money(p["wtp"])
+        else:  # the stated willingness to pay (plus the delivery fee one would also have paid)
+            stated = re.search(r"willing to pay for it was \$([\d,]+)", q.question).group(1)
+            fee = re.search(r"plus the \$([\d,]+) delivery fee", q.question)
+            value = int(stated.replace(",", "")) + (int(fee.group(1)) if fee else 0)
+            assert ans == fmt_money(value) and value == p["wtp"]
     elif e == "time_inconsistency":
         expected = (f"{fmt_money(p['small'])} in {p['shift']} days" if p["chose_small"]
                     else f"{fmt_money(p['large'])} in {p['shift'] + p['gap']} days")
@@ -267,6 +274,7 @@ def check(q):  # noqa: C901 - one branch per element by design
         assert ans == f"Option {shown.index(max(shown)) + 1}" and shown.count(max(shown)) == 1
     elif e == "compute_eu":
         assert ans == fmt_num(ev(list(zip(p["probs_pct"], p["utils"], strict=True))))
+        assert all(min(p["utils"]) < parse_number(o) < max(p["utils"]) for o in q.options)  # plausible values
     elif e in ("maximize_eu", "avoid_risk_aversion", "avoid_risk_seeking", "avoid_loss_aversion"):
         evs = [float(sum(pp / 100 * x for pp, x in lot)) for lot in p["prospects"]]
         assert sorted(evs)[-1] > sorted(evs)[-2]
@@ -281,12 +289,20 @@ def check(q):  # noqa: C901 - one branch per element by design
             for i in range(k):
                 first *= Fraction(wins - i, total - i)
             assert ans == fmt_pct(joint / first)
+        elif p["kind"] == "verbal_box":  # a colour's chance after a streak drawn without replacement
+            n_c, n_r, k = p["n_color"], p["n_rest"], p["streak"]
+            start = Fraction(n_c, n_c + n_r)
+            after = Fraction(n_c - k, n_c + n_r - k) if p["drawn_is_color"] else Fraction(n_c, n_c + n_r - k)
+            word = "less likely" if after < start else "more likely" if after > start else "exactly as likely"
+            assert word in ans and f"({fmt_pct(start)})" in ans
         else:
             expected = pct(p["p"])
             if p["kind"] == "verbal":
-                assert ans.startswith("The chance of") and f"still {fmt_pct(expected)}" in ans
+                assert "exactly as likely as before" in ans and f"({fmt_pct(expected)})" in ans
             else:
                 assert ans == fmt_pct(expected)
+        if p["kind"] in ("noreplace", "independent"):  # plausible values only: strictly between 0% and 100%
+            assert all(0 < parse_number(o) < 100 for o in q.options), q.options
     elif e == "certainty_effect":
         sure, risky = Fraction(p["x"]), Fraction(p["p"] * p["y"], 100)  # part 1: x for sure vs p% of y
         scaled_sure, scaled_risky = sure * p["r"] / 100, risky * p["r"] / 100  # part 2: both chances times r%

@@ -397,6 +397,75 @@ def numeric_distractors(
     return out
 
 
+def spread_distractors(
+    rng: random.Random,
+    correct: float | Fraction,
+    fmt: Callable[[Any], str],
+    candidates: Iterable[float | Fraction] = (),
+    k: int = 4,
+    *,
+    lo: float | None = None,
+    hi: float | None = None,
+    step: float | Fraction | None = None,
+    gap: float | None = None,
+) -> list[str]:
+    """``k`` formatted distractors placed so that the correct value's rank among all ``k + 1`` options is uniform:
+    ``r`` (drawn from 0..k) of them lie below it and ``k - r`` above, so "the median / largest / smallest number" finds
+    the key only at chance. Plausible-mistake ``candidates`` on the needed side come first; the rest are steps away
+    from the correct value (uneven gaps of 1-3 ``gap``, rounded to multiples of ``step`` when given, so their form
+    matches the key's), kept
+    within ``[lo, hi]`` (exclusive of a bound that formats like it, e.g. 0% or 100%).
+    """
+    value = Fraction(correct) if not isinstance(correct, float) else correct
+    right = fmt(correct)
+    base = abs(float(correct)) or 1.0
+    unit = gap if gap is not None else float(step) if step is not None else max(base * 0.04, 1e-9)
+
+    def ok(x: float) -> bool:
+        return (lo is None or x > lo or (x == lo and fmt(x) != fmt(lo))) and (
+            hi is None or x < hi or (x == hi and fmt(x) != fmt(hi)))
+
+    room_below = lo is None or float(value) - unit >= lo
+    room_above = hi is None or float(value) + unit <= hi
+    r = rng.randrange(k + 1)
+    if not room_below:
+        r = 0
+    elif not room_above:
+        r = k
+    seen = {right}
+    below: list[str] = []
+    above: list[str] = []
+    for c in candidates:
+        text = fmt(c)
+        if text in seen or not ok(float(c)):
+            continue
+        (below if float(c) < float(value) else above).append(text)
+        seen.add(text)
+    out = below[:r] + above[: k - r]
+    seen = {right, *out}
+    for side, need in ((-1, r - min(r, len(below))), (1, (k - r) - min(k - r, len(above)))):
+        offset = 0.0
+        tries = 0
+        while need > 0:
+            tries += 1
+            if tries > 400:
+                raise ValueError(f"cannot place {k} distractors around {right} within [{lo}, {hi}]")
+            offset += unit * rng.choice((1, 1, 2, 3))
+            x = float(value) + side * offset
+            if step is not None:
+                x = round(x / float(step)) * float(step)
+            if not ok(x):  # no room left on this side: go on on the other, with smaller steps
+                side, offset = -side, 0.0
+                unit = max(unit / 2, float(step) if step is not None else unit / 2)
+                continue
+            text = fmt(x)
+            if text not in seen:
+                seen.add(text)
+                out.append(text)
+                need -= 1
+    return out
+
+
 # ----------------------------------------------------------------------------------------------------------------
 # Generation
 

@@ -19,7 +19,7 @@ from choicelab.studies.steer.items.base import (
     fmt_pct,
     generator,
     join_list,
-    numeric_distractors,
+    spread_distractors,
 )
 
 Lottery = list[tuple[int, int]]  # [(probability in percent, payoff), ...], probabilities sum to 100
@@ -124,27 +124,41 @@ def transitivity(ctx: GenContext) -> Draft:
 
 @generator("independence")
 def independence(ctx: GenContext) -> Draft:
-    """You chose X over Y; the new option(s) are dominated by Y (lower quality, higher price), so X > Y > new by
-    revealed preference and dominance; by independence of irrelevant alternatives the answer stays X."""
+    """You chose X over Y (a stated choice: with no stated utility there is no rational first choice to ask for);
+    then new options appear. By independence of irrelevant alternatives a new option never makes Y better than X:
+    the answer stays X, unless a new option dominates X (higher quality and lower price), in which case it is the
+    answer (monotone preferences). Dominated decoys (worse and dearer than Y or than X) are the usual new options; a
+    dominating one appears in a third of the questions, so the new options are right in some questions too."""
     rng, v = ctx.rng, ctx.vocab
     qa, qb = rng.sample(range(50, 100), 2)
-    pa, pb = rng.randint(100, 900), rng.randint(100, 900)
+    pa, pb = rng.sample(range(100, 901), 2)
+    if (qa > qb) != (pa > pb):  # a trade-off: the better one costs more (neither dominates the other)
+        pa, pb = pb, pa
     x_is_a = rng.random() < 0.5
     names = entity_numbers(4)
+    x_quality, x_price = (qa, pa) if x_is_a else (qb, pb)
     y_quality, y_price = (qb, pb) if x_is_a else (qa, pa)
     n_decoys = ctx.scale(1, 2)
-    decoys = [(y_quality - rng.randint(1, 10 * (d + 1)), y_price + rng.randint(10, 150)) for d in range(n_decoys)]
+    dominating = rng.randrange(n_decoys) if rng.random() < 1 / 3 else -1
+    decoys = []
+    for d in range(n_decoys):
+        if d == dominating:
+            decoys.append((min(100, x_quality + rng.randint(1, 10)), max(50, x_price - rng.randint(10, 80))))
+        else:
+            ref_q, ref_p = (y_quality, y_price) if rng.random() < 0.5 else (x_quality, x_price)
+            decoys.append((ref_q - rng.randint(1, 10 * (d + 1)), ref_p + rng.randint(10, 150)))
     items = [(qa, pa), (qb, pb)] + decoys
-    listing = " ".join(f"{v.option_noun.capitalize()} {names[i]} has quality {qq} and costs {fmt_money(pp)}."
+    noun = v.option_noun.capitalize()
+    listing = " ".join(f"{noun} {names[i]} has quality {qq} and costs {fmt_money(pp)}."
                        for i, (qq, pp) in enumerate(items[:2]))
     chosen = names[0] if x_is_a else names[1]
-    extra = " ".join(f"{v.option_noun.capitalize()} {names[2 + d]} has quality {qq} and costs {fmt_money(pp)}."
+    extra = " ".join(f"{noun} {names[2 + d]} has quality {qq} and costs {fmt_money(pp)}."
                      for d, (qq, pp) in enumerate(decoys))
     tid, lead = ctx.phrasing("indep", ("You need a new {n}.", "As {r}, you pick a {n}.", "You are shopping for a {n}."))
     q = (f"{lead.format(n=v.option_noun, r=v.role)} {listing} After thinking it over you choose "
-         f"{v.option_noun.capitalize()} {chosen}. Then you learn about more options: {extra} Which do you choose now?")
-    opts = [f"{v.option_noun.capitalize()} {n}" for n in names[: 2 + n_decoys]]
-    correct = opts[0] if x_is_a else opts[1]
+         f"{noun} {chosen}. Then you learn about more options: {extra} Which do you choose now?")
+    opts = [f"{noun} {n}" for n in names[: 2 + n_decoys]]
+    correct = opts[2 + dominating] if dominating >= 0 else opts[0] if x_is_a else opts[1]
     params = {"items": items, "chosen_first": chosen}
     return Draft(tid, q, correct, tuple(o for o in opts if o != correct), params)
 
@@ -193,13 +207,17 @@ def sunk_cost(ctx: GenContext) -> Draft:
 
 @generator("endowment_effect")
 def endowment_effect(ctx: GenContext) -> Draft:
-    """Willingness to accept equals willingness to pay v: sell iff the offer exceeds v (offers never equal v);
-    the minimum acceptable selling price is v."""
+    """Willingness to accept equals willingness to pay v: sell iff the offer exceeds v (offers never equal v; Yes
+    and No are each right in half the questions); the minimum acceptable selling price is v. In the selling-price
+    template the stem states two other prices (what the item cost in a shop, what it might fetch), which are also
+    options, and in half the questions v is not stated as one number but as a price plus a fee you would also have
+    paid, so "pick the number the stem states" is no cue; the other distractors lie on both sides of v."""
     rng, v = ctx.rng, ctx.vocab
     wtp = rng.randint(4, 60) * 5
     item = v.owned_item
     if ctx.level < 0.5:
-        offer = wtp + rng.choice((-1, 1)) * rng.randint(1, 10) * 5
+        sell = rng.random() < 0.5
+        offer = wtp + (1 if sell else -1) * rng.randint(1, 10) * 5
         tid, lead = ctx.phrasing("endow", (
             f"The most you would pay to buy {item} is {fmt_money(wtp)}.",
             f"You value {item} at exactly {fmt_money(wtp)}: you would pay up to that amount for one.",
@@ -210,18 +228,31 @@ def endowment_effect(ctx: GenContext) -> Draft:
         return Draft(tid, q, correct, ("No, keep it" if offer > wtp else "Yes, sell it",),
                      {"wtp": wtp, "offer": offer, "kind": "offer"}, 2)
     who = ctx.people(1)[0]
+    fee = rng.randint(1, min(8, wtp // 5 - 1)) * 5 if rng.random() < 0.5 else 0
+    price = wtp - fee  # the stated price; with a fee the value is price + fee, a number the stem does not state
+    shop = wtp + rng.choice((-1, 1)) * rng.randint(2, 12) * 5
+    resale = wtp + rng.choice((-1, 1)) * rng.randint(2, 12) * 5
+    while resale in (shop, price, wtp) or resale <= 0:
+        resale += 5
+    while shop in (price, wtp) or shop <= 0:
+        shop += 5
+    value = (f"the most you were willing to pay for it was {fmt_money(price)} plus the {fmt_money(fee)} delivery fee"
+             if fee else f"the most you were willing to pay for it was {fmt_money(price)}, delivery included")
     tid, lead = ctx.phrasing("endow.wta", (
-        f"Before you owned {item}, the most you were willing to pay for it was {fmt_money(wtp)}. You now own one",
-        f"As {v.role}, you once decided that {item} was worth at most {fmt_money(wtp)} to you. {who} has since "
-        f"given you one",
-        f"Last month you would have paid up to {fmt_money(wtp)} for {item}, but no more. Today you won one in a "
-        f"raffle",
+        f"You now own {item}.",
+        f"As {v.role}, you were given {item} by {who}.",
+        f"Today you won {item} in a raffle.",
     ))
-    q = (f"{lead}, and how much you value it has not changed. What is the lowest price at which you should be "
-         f"willing to sell it?")
-    cands = [wtp * 2, wtp * 3 // 2, wtp // 2, wtp + 25, wtp * 5 // 4]
-    dis = numeric_distractors(rng, wtp, fmt_money, cands, k=4, integer=True)
-    return Draft(tid, q, fmt_money(wtp), tuple(dis), {"wtp": wtp, "kind": "wta"}, ctx.n_options(3, 5))
+    facts = [f"Before you owned it, {value}.", f"Shops sell it for {fmt_money(shop)}.",
+             f"A collector says it could fetch {fmt_money(resale)}."]
+    rng.shuffle(facts)  # the order the prices are mentioned in is no cue
+    q = (f"{lead} {' '.join(facts)} How much you value it has not changed since before you owned it. What is the "
+         "lowest price at which you should be willing to sell it?")
+    k = ctx.n_options(3, 5) - 1
+    stated = [shop, resale] + ([price] if fee else [])
+    dis = spread_distractors(rng, wtp, fmt_money, stated + ([price + 2 * fee] if fee else []), k, lo=0, step=5)
+    return Draft(tid, q, fmt_money(wtp), tuple(dis),
+                 {"wtp": wtp, "kind": "wta", "fee": fee, "shop": shop, "resale": resale}, k + 1)
 
 
 @generator("time_inconsistency")
@@ -371,7 +402,9 @@ def independence_lotteries(ctx: GenContext) -> Draft:
 
 @generator("compute_eu")
 def compute_eu(ctx: GenContext) -> Draft:
-    """EU = sum_i p_i * u_i over the stated outcomes (utilities may be negative at higher grades)."""
+    """EU = sum_i p_i * u_i over the stated outcomes (utilities may be negative at higher grades). Distractors are
+    plausible mistakes and steps on the key's 0.05 grid, all strictly between the smallest and largest utility, with
+    the key's rank among the options uniform."""
     rng, v = ctx.rng, ctx.vocab
     k = ctx.scale(2, 4)
     probs = _split(rng, k)
@@ -384,9 +417,14 @@ def compute_eu(ctx: GenContext) -> Draft:
                                      f"You evaluate a {v.option_noun} with uncertain results.",
                                      f"{ctx.people(1)[0]} is considering {rng.choice(v.alternatives)}."))
     q = f"{lead} {'; '.join(events)}. What is its expected utility?"
-    cands = [Fraction(sum(utils), k), max(utils), sum(utils),
-             expected_value(list(zip(probs[::-1], utils, strict=False))) if k > 1 else utils[0] + 1]
-    dis = numeric_distractors(rng, eu, fmt_num, cands, k=4, nonnegative=False)
+    # plausible mistakes (the plain mean, probabilities matched to the wrong outcomes, one outcome left out), on
+    # the key's grid of 0.05, then steps of uneven size on both sides: the key's rank among the options is uniform
+    grid = Fraction(1, 20)
+    snap = lambda x: round(Fraction(x) / grid) * grid  # noqa: E731
+    cands = [snap(Fraction(sum(utils), k)), expected_value(list(zip(probs[::-1], utils, strict=False))),
+             eu - Fraction(probs[-1] * utils[-1], 100)]
+    dis = spread_distractors(rng, eu, fmt_num, cands, ctx.n_options(3, 5) - 1, step=grid,
+                             gap=max(0.5, abs(float(eu)) * 0.06), lo=min(utils), hi=max(utils))
     return Draft(tid, q, fmt_num(eu), tuple(dis), {"probs_pct": probs, "utils": utils}, ctx.n_options(3, 5))
 
 
@@ -514,9 +552,13 @@ def avoid_loss_aversion(ctx: GenContext) -> Draft:
 
 @generator("gamblers_fallacy")
 def gamblers_fallacy(ctx: GenContext) -> Draft:
-    """Independent draws: after any streak the next outcome has its unconditional probability p. At the top grades
-    some questions draw without replacement, where the answer is the conditional (remaining count)/(remaining
-    total) — the rule is independence, not 'nothing ever changes'."""
+    """Independent draws: after any streak the next outcome has its unconditional probability p. Draws without
+    replacement are not independent: the next outcome's chance is (remaining count)/(remaining total) -- the rule is
+    independence, not 'nothing ever changes'. Verbal template (lower grades): "X is now more likely / less likely /
+    as likely as before", with a fair device (as likely) or a box drawn without replacement after a streak of X (less
+    likely) or of the other outcome (more likely), a third each, so every statement is right in a third of the
+    questions. Numeric template: the probability, with distractors (plausible mistakes and other values, strictly
+    between 0% and 100%) on both sides of the key."""
     rng, v = ctx.rng, ctx.vocab
     streak = rng.randint(3, 3 + ctx.scale(2, 8))
     device = rng.choice(("coin", "die", "wheel"))
@@ -539,13 +581,28 @@ def gamblers_fallacy(ctx: GenContext) -> Draft:
                                      f"At a {v.name} event, {setup} decides {v.urn_story}."))
     if ctx.level < 0.5:
         tid = "gf.verbal"
-        q = f"{context} It has come up {same} {streak} times in a row. On the next try, which is true?"
-        correct = f"The chance of {same} is still {fmt_pct(p)}, as it was before"
-        dis = (f"{same.capitalize()} is now less likely than {fmt_pct(p)}",
-               f"{same.capitalize()} is now more likely than {fmt_pct(p)}",
-               f"{other.capitalize()} is now certain")
-        return Draft(tid, q, correct, dis, {"kind": "verbal", "device": device, "p": [p.numerator, p.denominator],
-                                            "streak": streak}, ctx.n_options(3, 4))
+        case = rng.choice(("independent", "box_same", "box_other"))
+        if case == "independent":
+            q = f"{context} It has come up {same} {streak} times in a row. On the next try, which is true?"
+            subject, before = same, fmt_pct(p)
+            params = {"kind": "verbal", "device": device, "p": [p.numerator, p.denominator], "streak": streak,
+                      "outcome": same}
+        else:
+            color, rest = rng.sample(("red", "blue", "green", "white"), 2)
+            n_color = rng.randint(streak + 1, streak + 8)
+            n_rest = rng.randint(streak + 1, streak + 8)
+            total = n_color + n_rest
+            drawn = color if case == "box_same" else rest
+            q = (f"To decide {v.urn_story}, {who} draws balls from a box of {total}: {n_color} {color} and {n_rest} "
+                 f"{rest}. Balls drawn are not put back. The first {streak} balls drawn were all {drawn}. On the "
+                 "next draw, which is true?")
+            subject, before = color, fmt_pct(Fraction(n_color, total))
+            params = {"kind": "verbal_box", "n_color": n_color, "n_rest": n_rest, "streak": streak,
+                      "drawn_is_color": case == "box_same"}
+        statements = {"independent": f"{subject.capitalize()} is exactly as likely as before ({before})",
+                      "box_same": f"{subject.capitalize()} is now less likely than before ({before})",
+                      "box_other": f"{subject.capitalize()} is now more likely than before ({before})"}
+        return Draft(tid, q, statements[case], tuple(t for c, t in statements.items() if c != case), params, 3)
     without = rng.random() < 0.3
     if without:
         total = rng.randint(streak + 4, streak + 20)
@@ -555,15 +612,17 @@ def gamblers_fallacy(ctx: GenContext) -> Draft:
         q = (f"{ctx.vocab.role.capitalize()} draws tickets from a box of {total} tickets, {target} of them marked "
              f"'win', without putting them back. The first {streak} tickets drawn were all 'win'. What is the "
              f"probability that the next ticket is 'win'?")
-        cands = [Fraction(target, total), Fraction(target - streak, total), Fraction(target, total) ** (streak + 1)]
+        cands = [Fraction(target, total), Fraction(target - streak, total), Fraction(target - streak - 1,
+                                                                                     total - streak)]
         params = {"kind": "noreplace", "total": total, "target": target, "streak": streak}
     else:
         answer = p
         tid = "gf.numeric"
         q = f"{context} It has come up {same} {streak} times in a row. What is the probability of {same} next time?"
-        cands = [p ** (streak + 1), 1 - p, p / 2, 1 - p**streak]
+        cands = [1 - p, p / 2, (1 + p) / 2, p * 2]
         params = {"kind": "independent", "device": device, "p": [p.numerator, p.denominator], "streak": streak}
-    dis = numeric_distractors(rng, answer, fmt_pct, [c for c in cands if 0 <= c <= 1], k=4, spread=0.4)
+    dis = spread_distractors(rng, answer, fmt_pct, cands, ctx.n_options(3, 5) - 1, lo=0, hi=1,
+                             gap=0.06)
     return Draft(tid, q, fmt_pct(answer), tuple(dis), params, ctx.n_options(3, 5))
 
 

@@ -92,7 +92,8 @@ def completeness(ctx: GenContext) -> Draft:
 
 @generator("transitivity")
 def transitivity(ctx: GenContext) -> Draft:
-    """Stated strict preferences form a chain x0 > x1 > ... > xk (shown shuffled at higher grades); the asked pair
+    """Stated strict preferences form a chain x0 > x1 > ... > xk (stated in random order and form: "rather have a
+    than b" or "like b less than a", so the order of mention is no cue); the asked pair
     is ordered by the transitive closure, so the answer is the one earlier in the chain. In a third of the
     questions one link between the asked pair is left out, so the statements do not order the pair and the answer
     is "It cannot be determined from these preferences" (three options; that catch-all is right about as often as
@@ -107,13 +108,13 @@ def transitivity(ctx: GenContext) -> Draft:
     if not determined:
         links.remove(rng.randrange(i, j))  # a missing link between x_i and x_j: the pair is not ordered
     stmts = [(chain[m], chain[m + 1]) for m in links]
-    if ctx.level >= 0.5:
-        rng.shuffle(stmts)
+    rng.shuffle(stmts)  # in chain order the key would be the asked alternative the stem mentions first
     first, second = (chain[i], chain[j]) if rng.random() < 0.5 else (chain[j], chain[i])
     tid, lead = ctx.phrasing("trans", ("You are choosing a {n}.", "As {r}, you compare {n}s.",
                                        "You have clear tastes about {n}s."))
     lead = lead.format(n=v.option_noun, r=v.role)
-    prefs = " ".join(f"You would rather have {a} than {b}." for a, b in stmts)
+    forms = ("You would rather have {a} than {b}.", "You like {b} less than {a}.")
+    prefs = " ".join(rng.choice(forms).format(a=a, b=b) for a, b in stmts)
     q = f"{lead} {prefs} Would you rather have {first} or {second}?"
     unknown = "It cannot be determined from these preferences"
     correct = chain[i] if determined else unknown
@@ -258,8 +259,10 @@ def endowment_effect(ctx: GenContext) -> Draft:
 @generator("time_inconsistency")
 def time_inconsistency(ctx: GenContext) -> Draft:
     """Stationary (time-consistent) preferences: shifting both payments by the same delay D does not change the
-    choice, so the answer repeats the earlier choice (smaller-sooner or larger-later). Two options: the consistent
-    and the switched choice ("it depends on the delay" would never be right, an answer cue)."""
+    choice, so the answer repeats the earlier choice (smaller-sooner or larger-later, 50/50). Two options: the
+    consistent and the switched choice ("it depends on the delay" would never be right, an answer cue). The order in
+    which the stem mentions the two payments, in the earlier choice and in the new one, is drawn at random, so the
+    option mentioned first is no cue."""
     rng, v = ctx.rng, ctx.vocab
     small = rng.randint(2, 50) * 5
     large = small + rng.randint(1, 20) * 5
@@ -267,16 +270,18 @@ def time_inconsistency(ctx: GenContext) -> Draft:
     shift = rng.randint(gap + 1, 365)
     chose_small = rng.random() < 0.5
     unit = "days"
-    first = f"{fmt_money(small)} today" if chose_small else f"{fmt_money(large)} in {gap} {unit}"
-    other = f"{fmt_money(large)} in {gap} {unit}" if chose_small else f"{fmt_money(small)} today"
+    sooner, later = f"{fmt_money(small)} today", f"{fmt_money(large)} in {gap} {unit}"
+    first, other = (sooner, later) if chose_small else (later, sooner)
+    pair = (sooner, later) if rng.random() < 0.5 else (later, sooner)
     tid, lead = ctx.phrasing("time", (
-        f"You were offered a choice between {fmt_money(small)} today and {fmt_money(large)} in {gap} {unit}, and "
-        f"after careful thought you chose {first} over {other}.",
-        f"As {v.role}, you earlier preferred {first} to {other}.",
+        f"You were offered a choice between {pair[0]} and {pair[1]}, and after careful thought you chose {first}.",
+        f"As {v.role}, you earlier preferred {first} to {other}." if rng.random() < 0.5 else
+        f"As {v.role}, you earlier turned down {other} and took {first} instead.",
     ))
     a = f"{fmt_money(small)} in {shift} {unit}"
     b = f"{fmt_money(large)} in {shift + gap} {unit}"
-    q = f"{lead} Now you can choose between {a} and {b}. Which do you choose?"
+    new_pair = (a, b) if rng.random() < 0.5 else (b, a)
+    q = f"{lead} Now you can choose between {new_pair[0]} and {new_pair[1]}. Which do you choose?"
     correct, wrong = (a, b) if chose_small else (b, a)
     return Draft(tid, q, correct, (wrong,), {"small": small, "large": large, "gap": gap, "shift": shift,
                                              "chose_small": chose_small}, 2)
@@ -322,7 +327,10 @@ def completeness_lotteries(ctx: GenContext) -> Draft:
 @generator("transitivity_lotteries")
 def transitivity_lotteries(ctx: GenContext) -> Draft:
     """Stated preferences between lotteries form a chain L0 > L1 > ... ; the consistent statement is that an
-    earlier lottery is preferred to a later one (transitive closure); reversed statements are inconsistent."""
+    earlier lottery is preferred to a later one that is not adjacent to it (transitive closure: never a stated
+    preference copied); the distractors reverse a stated or implied preference. The options go round a cycle of
+    lotteries (i > j, m > i, j > m for i < m < j; with four options i > j, m > i, n > m, j > n for i < m < n < j), so
+    every lottery appears in exactly two options and no option is the "most typical" or the odd one out."""
     rng, v = ctx.rng, ctx.vocab
     k = ctx.scale(3, 5)
     outcomes = rng.sample(v.alternatives, k)
@@ -332,18 +340,18 @@ def transitivity_lotteries(ctx: GenContext) -> Draft:
     if ctx.level >= 0.5:
         rng.shuffle(stmts)
     prefs = " ".join(f"You prefer {lots[a]} over {lots[b]}." for a, b in stmts)
-    i = rng.randrange(0, k - 2)
-    j = rng.randrange(i + 2, k)
+    n_opt = min(ctx.n_options(3, 4), k)
+    cycle = sorted(rng.sample(range(k), n_opt))  # i < (m < n <) j
+    i, j = cycle[0], cycle[-1]
     cap = lambda s: s[0].upper() + s[1:]  # noqa: E731
     tid, lead = ctx.phrasing("trans_lot", ("You have the following preferences.", f"As {v.role}, you state:",
                                            "Your preferences over chances are:"))
     q = f"{lead} {prefs} Which of the following is a consistent preference?"
     correct = f"{cap(lots[i])} is preferred over {lots[j]}"
-    # every distractor reverses a stated or implied strict preference ("equally good" would never be right: a cue)
-    dis = [f"{cap(lots[j])} is preferred over {lots[i]}", f"{cap(lots[j])} is preferred over {lots[i + 1]}",
-           f"{cap(lots[i + 1])} is preferred over {lots[i]}"]
-    return Draft(tid, q, correct, tuple(dis), {"lotteries": list(zip(probs, outcomes, strict=False)), "asked": [i, j]},
-                 ctx.n_options(3, 4))
+    # the other edges of the cycle i -> m -> (n ->) j, each stated the wrong way round (a later over an earlier)
+    dis = [f"{cap(lots[b])} is preferred over {lots[a]}" for a, b in zip(cycle, cycle[1:], strict=False)]
+    return Draft(tid, q, correct, tuple(dis), {"lotteries": list(zip(probs, outcomes, strict=False)), "asked": [i, j],
+                                               "cycle": cycle}, n_opt)
 
 
 @generator("independence_lotteries")
@@ -362,7 +370,7 @@ def independence_lotteries(ctx: GenContext) -> Draft:
             break
     evs = [expected_value(la), expected_value(lb)]
     n_new = ctx.scale(1, 2)
-    new_best = rng.random() < 1 / 3
+    winner = rng.randrange(n_new) if rng.random() < 1 / 3 else -1  # which new option (if any) is the best
     new: list[Lottery] = []
     for d in range(n_new):
         for _ in range(500):
@@ -371,7 +379,7 @@ def independence_lotteries(ctx: GenContext) -> Draft:
             lot = [(chance, prize), (100 - chance, 0)]
             e = expected_value(lot)
             best_so_far = max(evs)
-            wanted_best = new_best and d == 0
+            wanted_best = d == winner
             if e not in evs and ((e > best_so_far) if wanted_best else (e < best_so_far)) and lot not in new:
                 break
         new.append(lot)

@@ -325,20 +325,16 @@ def check(q):  # noqa: C901 - one branch per element by design
         assert "expected" not in q.question.lower()
     elif e == "ambiguity_aversion":
         n, red = p["n"], p["red"]
-        if p["template"] == "pair":
-            beliefs = range(0, n - red + 1)  # uniform prior over the number of black balls
-            def avg(win):  # noqa: E306
-                return sum(Fraction(win(b), n) for b in beliefs) / len(beliefs)
-            a = avg(lambda b: red)
-            bb = avg(lambda b: b)
-            c = avg(lambda b: n - b)
-            d = avg(lambda b: n - red)
-            assert ans == f"Gambles {1 if a > bb else 2} and {3 if c > d else 4}"
-        else:
-            for b in range(0, n - red + 1):
-                if (red > b) == p["chose_a"] and red != b:  # beliefs that rationalise the first choice
-                    c_better = (n - b) > (n - red)
-                    assert ans == ("Gamble 3" if c_better else "Gamble 4")
+        beliefs = range(0, n - red + 1)  # uniform prior over the number of black balls (no information)
+
+        def avg(win):
+            return sum(Fraction(win(b), n) for b in beliefs) / len(beliefs)
+
+        if q.part == 1:  # red vs black
+            assert ans == ("Gamble 1" if avg(lambda b: red) > avg(lambda b: b) else "Gamble 2")
+        else:  # red or yellow vs black or yellow
+            assert ans == ("Gamble 3" if avg(lambda b: n - b) > avg(lambda b: n - red) else "Gamble 4")
+        assert "expected" not in q.question.lower() and "consistent" not in q.question.lower()
     else:
         raise AssertionError(f"no independent check for {e}")
 

@@ -11,7 +11,7 @@ from choicelab.studies.steer import scoring as ps
 from choicelab.studies.steer.items.base import generate, generate_benchmark_with_pool, questions_to_items
 from choicelab.studies.steer.metrics import combine_parts, per_question_results, question_metadata
 
-TWO_PART = ("certainty_effect", "reflection_effect", "independence_lotteries")
+TWO_PART = ("certainty_effect", "reflection_effect", "independence_lotteries", "ambiguity_aversion")
 SCALE = {"n_per_test": 2, "max_domains": 1, "seed": 3, "elements": ["certainty_effect", "add_subtract"],
          "grades": [3, 6]}
 

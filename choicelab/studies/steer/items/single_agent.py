@@ -635,11 +635,6 @@ def gamblers_fallacy(ctx: GenContext) -> Draft:
 
 
 # Options and gambles are numbered 1-4 (not lettered A-D), so no answer names a letter other than its own.
-_PAIRS = ("Options 1 and 3", "Options 1 and 4", "Options 2 and 3", "Options 2 and 4")
-
-
-def _pair_answer(first_a: bool, second_c: bool, noun: str = "Options") -> str:
-    return f"{noun} {'1' if first_a else '2'} and {'3' if second_c else '4'}"
 
 
 def _two_choices(first_better: bool, second_better: bool) -> tuple[str, str, str, str]:
@@ -716,37 +711,28 @@ def reflection_effect(ctx: GenContext) -> Draft:
 
 @generator("ambiguity_aversion")
 def ambiguity_aversion(ctx: GenContext) -> Draft:
-    """Ellsberg urn: N balls, R red, the rest black or yellow in unknown proportion. A pays on red, B on black,
-    C on red-or-yellow, D on black-or-yellow. For any belief b about the black count, A > B iff R > b iff C > D, so
-    consistent patterns are 'A and C' or 'B and D'. Template 'pair': with no information the symmetric belief
-    b = (N-R)/2 applies (R != b drawn) -> the EV-maximizing pair. Template 'second': given the first choice, the
-    consistent second choice (C after A, D after B; two options, no never-right "either")."""
+    """Ellsberg urn as two successive choices (two-part question, no criterion in the stem): N balls, R red, the
+    rest black or yellow in an unknown proportion, nothing known about the split. First Gamble 1 (pays on red) or
+    Gamble 2 (on black); then Gamble 3 (red or yellow) or Gamble 4 (black or yellow). For any belief b about the
+    black count, 1 > 2 iff R > b iff 3 > 4, so the consistent pairs are 1 and 3 or 2 and 4; with no information the
+    symmetric belief b = (N-R)/2 applies (R != b drawn), and each part's answer is its expected-value-maximizing
+    gamble under it (R > (N-R)/2 in about half the questions)."""
     rng, v = ctx.rng, ctx.vocab
     n = rng.choice((60, 90, 100, 120))
     for _ in range(100):
         red = rng.randint(n // 10, n * 6 // 10)
         if 2 * red != n - red:
             break
-    setup = (f"To decide {v.urn_story}, a ball is drawn from an urn with {n} balls: {red} are red and the remaining "
-             f"{n - red} are black or yellow in an unknown proportion. Gamble 1 pays $100 if the ball is red; Gamble "
-             f"2 pays $100 if it is black. Gamble 3 pays $100 if it is red or yellow; Gamble 4 pays $100 if it is "
-             f"black or yellow.")
-    params = {"n": n, "red": red}
-    if rng.random() < 0.5:
-        tid = "ambig.pair"
-        q = (f"{setup} You have no information about the black/yellow split, so you treat both colours as equally "
-             "likely. Which pair of choices (one of Gambles 1 and 2, one of Gambles 3 and 4) maximizes expected "
-             "value?")
-        a_better = 2 * red > n - red
-        correct = _pair_answer(a_better, a_better, "Gambles")
-        params["template"] = "pair"
-        pairs = tuple(p.replace("Options", "Gambles") for p in _PAIRS)
-        return Draft(tid, q, correct, tuple(s for s in pairs if s != correct), params, ctx.n_options(3, 4))
-    chose_a = rng.random() < 0.5
-    tid = "ambig.second"
-    q = (f"{setup} You strictly prefer Gamble {'1' if chose_a else '2'} to Gamble {'2' if chose_a else '1'}. To be "
-         "consistent with a single belief about the number of black balls, which should you choose between Gamble 3 "
-         "and Gamble 4?")
-    correct = "Gamble 3" if chose_a else "Gamble 4"
-    params.update({"template": "second", "chose_a": chose_a})
-    return Draft(tid, q, correct, ("Gamble 4" if chose_a else "Gamble 3",), params, 2)
+    prize = rng.choice((50, 100, 200))
+    tid, lead = ctx.phrasing("ambig", (f"To decide {v.urn_story}, a ball is drawn from an urn.",
+                                       f"As {v.role}, you may bet on a ball drawn from an urn.",
+                                       "Consider an urn."))
+    q1 = (f"{lead} It holds {n} balls: {red} are red and the remaining {n - red} are black or yellow in an unknown "
+          f"proportion; you have no information about that split. Gamble 1 pays {fmt_money(prize)} if the ball is "
+          f"red; Gamble 2 pays {fmt_money(prize)} if it is black. Which gamble would you choose?")
+    q2 = (f"Now consider two more gambles on the same urn: Gamble 3 pays {fmt_money(prize)} if the ball is red or "
+          f"yellow; Gamble 4 pays {fmt_money(prize)} if it is black or yellow. Which gamble would you choose?")
+    red_better = 2 * red > n - red
+    k1, o1 = ("Gamble 1", "Gamble 2") if red_better else ("Gamble 2", "Gamble 1")
+    k2, o2 = ("Gamble 3", "Gamble 4") if red_better else ("Gamble 4", "Gamble 3")
+    return Draft(tid, q1, k1, (o1,), {"n": n, "red": red, "prize": prize}, 2, follow_up=FollowUp(q2, k2, (o2,), 2))

@@ -716,13 +716,11 @@ def ambiguity_aversion(ctx: GenContext) -> Draft:
     Gamble 2 (on black); then Gamble 3 (red or yellow) or Gamble 4 (black or yellow). For any belief b about the
     black count, 1 > 2 iff R > b iff 3 > 4, so the consistent pairs are 1 and 3 or 2 and 4; with no information the
     symmetric belief b = (N-R)/2 applies (R != b drawn), and each part's answer is its expected-value-maximizing
-    gamble under it (R > (N-R)/2 in about half the questions)."""
+    gamble under it (R > (N-R)/2 in half the questions, drawn 50/50)."""
     rng, v = ctx.rng, ctx.vocab
     n = rng.choice((60, 90, 100, 120))
-    for _ in range(100):
-        red = rng.randint(n // 10, n * 6 // 10)
-        if 2 * red != n - red:
-            break
+    red_better = rng.random() < 0.5  # red beats the symmetric belief's black count (N-R)/2 iff 3R > N
+    red = rng.randint(n // 3 + 1, n * 6 // 10) if red_better else rng.randint(n // 10, (n - 1) // 3)
     prize = rng.choice((50, 100, 200))
     tid, lead = ctx.phrasing("ambig", (f"To decide {v.urn_story}, a ball is drawn from an urn.",
                                        f"As {v.role}, you may bet on a ball drawn from an urn.",

@@ -484,3 +484,31 @@ def test_a_risk_question_is_generated_even_where_200_draws_miss_the_intended_win
 
     questions = generate("avoid_loss_aversion", "travel", 8, 15, seed=3)
     assert len(questions) == 15
+
+
+def test_the_few_shot_pool_never_repeats_a_scored_questions_parameters():
+    """Gambler's fallacy has few parameter sets per test (device, p, streak): the pool skips those of the scored
+    questions, so no solved example is a rephrasing of a scored question; the scored ones do not depend on the pool."""
+    scale = {"n_per_test": 8, "seed": 0, "elements": ["gamblers_fallacy", "endowment_effect"]}
+    scored, pool = base.generate_benchmark_with_pool(scale, 5)
+    assert scored == base.generate_benchmark(scale)
+    test = lambda q: (q.element, q.domain, q.grade)  # noqa: E731
+    scored_params = {(test(q), q.params_json) for q in scored}
+    assert pool and not any((test(q), q.params_json) in scored_params for q in pool)
+    assert {test(q) for q in pool} == {test(q) for q in scored}
+
+
+def test_spread_distractors_put_the_key_at_every_rank_and_stay_plausible():
+    import random
+    from collections import Counter
+
+    rng = random.Random(0)
+    ranks = Counter()
+    for _ in range(400):
+        key = Fraction(rng.randint(1, 19), 20)
+        dis = base.spread_distractors(rng, key, fmt_pct, [key / 2, 1 - key], 3, lo=0, hi=1, gap=0.05)
+        values = [parse_number(d) for d in dis]
+        assert len(set(dis)) == 3 and fmt_pct(key) not in dis
+        assert all(0 < x < 100 for x in values)  # no 0% or 100%, nothing above 100%
+        ranks[sum(x < float(key) * 100 for x in values)] += 1
+    assert set(ranks) == {0, 1, 2, 3} and max(ranks.values()) < 2 * min(ranks.values())

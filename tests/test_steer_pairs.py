@@ -116,3 +116,17 @@ def test_a_pair_is_right_only_when_both_choices_are_and_its_chance_is_one_in_k1_
     with pytest.raises(ValueError, match="both are needed"):
         combine_parts(per_question_results(scores[scores["item_id"] != b2.item_id],
                                            question_metadata(scored)), scored)
+
+
+def test_examples_are_dropped_until_part_two_fits_the_window_too(bench):
+    items, pool = bench
+    first, second = ps.item_units(it for it in items if it.meta.get("part"))[0]
+    then = {first.item_id: second}
+    [roomy] = ps.build_prompts([first], pool, "2shot", seed=0, count_tokens=len, max_tokens=None, then=then)
+    part2 = len(f"A\n{ps.mc_question(second)}")
+    window = len(roomy.context) + part2 - 10  # part 1 with both examples fits, but part 2 would not
+    [fitted] = ps.build_prompts([first], pool, "2shot", seed=0, count_tokens=len, max_tokens=window, then=then)
+    assert fitted.n_examples < 2 and len(fitted.context) + part2 + 2 <= window
+    [p2] = ps.build_follow_up_prompts([second], [fitted], {first.item_id: "A"}, "2shot", count_tokens=len,
+                                      max_tokens=window)
+    assert p2.n_examples == fitted.n_examples and len(p2.context) + 2 <= window

@@ -131,14 +131,16 @@ def answer_prompt(item: MCItem, examples: Sequence[MCItem], follow_ups: Mapping[
 
 
 def fit_to_window(item: MCItem, examples: Sequence[MCItem], count_tokens: Callable[[str], int],
-                  max_tokens: int | None, follow_ups: Mapping[str, MCItem] | None = None) -> list[MCItem]:
-    """Drop examples from the end until the prompt fits ``max_tokens``; the question alone must fit."""
+                  max_tokens: int | None, follow_ups: Mapping[str, MCItem] | None = None,
+                  tail: str = "") -> list[MCItem]:
+    """Drop examples from the end until the prompt (and ``tail``, what will follow it: a two-part question's
+    part 2) fits ``max_tokens``; the question alone must fit."""
     kept = list(examples)
     if max_tokens is None:
         return kept
-    while kept and count_tokens(answer_prompt(item, kept, follow_ups)) + 2 > max_tokens:
+    while kept and count_tokens(answer_prompt(item, kept, follow_ups) + tail) + 2 > max_tokens:
         kept.pop()
-    if count_tokens(answer_prompt(item, kept, follow_ups)) + 2 > max_tokens:
+    if count_tokens(answer_prompt(item, kept, follow_ups) + tail) + 2 > max_tokens:
         raise ValueError(
             f"STEER question {item.item_id} alone needs {count_tokens(answer_prompt(item, kept))} tokens, more than "
             f"the model's context window of {max_tokens}: use a model with a longer window or leave this element out "
@@ -212,14 +214,19 @@ class Prompt:
 
 def build_prompts(items: Sequence[MCItem], pool: Sequence[MCItem], adaptation: str, *, seed: int,
                   count_tokens: Callable[[str], int], max_tokens: int | None,
-                  explain: Callable[[list[tuple[str, str]]], dict[str, str]] | None = None) -> list[Prompt]:
-    """The scoring prompt of each question under ``adaptation``; ``explain`` generates call-1 texts by id."""
+                  explain: Callable[[list[tuple[str, str]]], dict[str, str]] | None = None,
+                  then: Mapping[str, MCItem] | None = None) -> list[Prompt]:
+    """The scoring prompt of each question under ``adaptation``; ``explain`` generates call-1 texts by id;
+    ``then``: the part 2 that will follow each scored part 1 (by part 1's id), for which the window keeps room."""
     shots, mode = parse_adaptation(adaptation)
     if mode == "none":
         out = []
         follow_ups = follow_ups_by_part_one(pool)
+        then = then or {}
         for it in items:
-            kept = fit_to_window(it, few_shot_examples(it, pool, shots, seed), count_tokens, max_tokens, follow_ups)
+            tail = f"{LETTERS[0]}\n{mc_question(then[it.item_id])}" if it.item_id in then else ""
+            kept = fit_to_window(it, few_shot_examples(it, pool, shots, seed), count_tokens, max_tokens, follow_ups,
+                                 tail)
             out.append(Prompt(it.item_id, adaptation, answer_prompt(it, kept, follow_ups), shots, len(kept),
                               tuple(e.item_id for e in kept)))
         return out
@@ -302,7 +309,8 @@ def score_model(model_dir: str, items: Sequence[MCItem], pool: Sequence[MCItem],
         return len(tokenizer(text)["input_ids"])
 
     prompts = build_prompts(firsts, pool, adaptation, seed=seed, count_tokens=count_tokens,
-                            max_tokens=meta.get("max_context_length"), explain=explain)
+                            max_tokens=meta.get("max_context_length"), explain=explain,
+                            then=follow_ups_by_part_one(seconds))
     rows = score_adaptation(scorer, firsts, [q.context for q in prompts], model=model, adaptation=adaptation)
     if seconds:  # part 2 of two-part questions: after part 1 and the letter the model chose there
         more = build_follow_up_prompts(seconds, prompts, chosen_letters(rows, firsts), adaptation,

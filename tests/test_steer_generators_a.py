@@ -292,7 +292,12 @@ def check(q):  # noqa: C901 - one branch per element by design
         elif p["kind"] == "verbal_box":  # a colour's chance after a streak drawn without replacement
             n_c, n_r, k = p["n_color"], p["n_rest"], p["streak"]
             start = Fraction(n_c, n_c + n_r)
-            after = Fraction(n_c - k, n_c + n_r - k) if p["drawn_is_color"] else Fraction(n_c, n_c + n_r - k)
+            if p["replaced"]:  # drawn with replacement: every draw has the starting chance
+                after = start
+            elif p["drawn_is_color"]:
+                after = Fraction(n_c - k, n_c + n_r - k)
+            else:
+                after = Fraction(n_c, n_c + n_r - k)
             word = "less likely" if after < start else "more likely" if after > start else "exactly as likely"
             assert word in ans and f"({fmt_pct(start)})" in ans
         else:

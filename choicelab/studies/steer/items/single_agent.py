@@ -171,9 +171,11 @@ def independence(ctx: GenContext) -> Draft:
 @generator("sunk_cost")
 def sunk_cost(ctx: GenContext) -> Draft:
     """Only future flows matter: continue a project iff its future revenue exceeds its remaining cost; with several
-    projects (one can be funded) pick the largest positive future net value, or abandon all; sunk costs ignored."""
+    projects (one can be funded) pick the largest positive future net value, or abandon all; sunk costs ignored.
+    With one project, continuing is right in half the questions."""
     rng, v = ctx.rng, ctx.vocab
     n_proj = ctx.scale(1, 3)
+    go_on = rng.random() < 0.5  # one project: "continue" and "abandon" each right in half the questions
     for _ in range(100):
         projects = []
         for _p in range(n_proj):
@@ -182,7 +184,7 @@ def sunk_cost(ctx: GenContext) -> Draft:
             revenue = remaining + rng.randint(-40, 30) * 10_000
             projects.append((sunk, remaining, max(revenue, 10_000)))
         nets = [r - f for _, f, r in projects]
-        if len(set(nets)) == n_proj and 0 not in nets:
+        if len(set(nets)) == n_proj and 0 not in nets and (n_proj > 1 or (nets[0] > 0) == go_on):
             break
     if n_proj == 1:
         sunk, rem, rev = projects[0]
@@ -563,10 +565,10 @@ def gamblers_fallacy(ctx: GenContext) -> Draft:
     """Independent draws: after any streak the next outcome has its unconditional probability p. Draws without
     replacement are not independent: the next outcome's chance is (remaining count)/(remaining total) -- the rule is
     independence, not 'nothing ever changes'. Verbal template (lower grades): "X is now more likely / less likely /
-    as likely as before", with a fair device (as likely) or a box drawn without replacement after a streak of X (less
-    likely) or of the other outcome (more likely), a third each, so every statement is right in a third of the
-    questions. Numeric template: the probability, with distractors (plausible mistakes and other values, strictly
-    between 0% and 100%) on both sides of the key."""
+    exactly as likely as before", with a fair device or a red/black box drawn with replacement (as likely), or a
+    red/black box drawn without replacement after a streak of X (less likely) or of the other colour (more likely),
+    a third each, so every statement is right in a third of the questions. Numeric template: the probability, with
+    distractors (plausible mistakes and other values, strictly between 0% and 100%) on both sides of the key."""
     rng, v = ctx.rng, ctx.vocab
     streak = rng.randint(3, 3 + ctx.scale(2, 8))
     device = rng.choice(("coin", "die", "wheel"))
@@ -590,23 +592,25 @@ def gamblers_fallacy(ctx: GenContext) -> Draft:
     if ctx.level < 0.5:
         tid = "gf.verbal"
         case = rng.choice(("independent", "box_same", "box_other"))
-        if case == "independent":
+        replaced = case == "independent" and rng.random() < 0.5  # a box drawn with replacement is independent too
+        if case == "independent" and not replaced:
             q = f"{context} It has come up {same} {streak} times in a row. On the next try, which is true?"
             subject, before = same, fmt_pct(p)
             params = {"kind": "verbal", "device": device, "p": [p.numerator, p.denominator], "streak": streak,
                       "outcome": same}
         else:
-            color, rest = rng.sample(("red", "blue", "green", "white"), 2)
+            color, rest = rng.sample(("red", "black"), 2)  # the wheel's colours: a colour tells nothing
             n_color = rng.randint(streak + 1, streak + 8)
             n_rest = rng.randint(streak + 1, streak + 8)
             total = n_color + n_rest
-            drawn = color if case == "box_same" else rest
+            drawn = color if case == "box_same" or (replaced and rng.random() < 0.5) else rest
+            back = "Each ball drawn is put back and the box is shaken" if replaced else "Balls drawn are not put back"
             q = (f"To decide {v.urn_story}, {who} draws balls from a box of {total}: {n_color} {color} and {n_rest} "
-                 f"{rest}. Balls drawn are not put back. The first {streak} balls drawn were all {drawn}. On the "
-                 "next draw, which is true?")
+                 f"{rest}. {back}. The first {streak} balls drawn were all {drawn}. On the next draw, which is "
+                 "true?")
             subject, before = color, fmt_pct(Fraction(n_color, total))
             params = {"kind": "verbal_box", "n_color": n_color, "n_rest": n_rest, "streak": streak,
-                      "drawn_is_color": case == "box_same"}
+                      "drawn_is_color": drawn == color, "replaced": replaced}
         statements = {"independent": f"{subject.capitalize()} is exactly as likely as before ({before})",
                       "box_same": f"{subject.capitalize()} is now less likely than before ({before})",
                       "box_other": f"{subject.capitalize()} is now more likely than before ({before})"}

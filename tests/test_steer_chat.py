@@ -119,3 +119,55 @@ def test_explain_together_keeps_the_reasoning_up_to_the_last_correct_answer():
     assert kept.startswith("'''The correct answer: not A, since 3 > 2.")
     assert ps.explanation_text("'''no cue at all'''", "together") == "'''no cue at all'''"
     assert ps.explanation_text(generation, "separate") == generation
+
+
+@pytest.fixture(scope="module")
+def pair_bench():
+    from choicelab.studies.steer.items.base import generate_benchmark_with_pool
+
+    scored, pool = generate_benchmark_with_pool({"n_per_test": 1, "max_domains": 1, "seed": 3,
+                                                 "elements": ["certainty_effect"], "grades": [6]}, 2)
+    return questions_to_items(scored), questions_to_items(pool, "fewshot")
+
+
+def test_part_two_of_a_two_part_question_is_the_next_user_turn_after_part_ones_answer(pair_bench, tiny_llama):
+    items, pool = pair_bench
+    tokenizer = copy.deepcopy(tiny_llama[1])
+    tokenizer.chat_template = CHATML_TEMPLATE
+    chat = ps.chat_format("chatml", tokenizer, None)
+    first, second = items
+    assert ps.is_follow_up(second) and ps.part_one_id(second) == first.item_id
+    [p1] = ps.build_prompts([first], pool, "1shot", seed=0, count_tokens=len, max_tokens=None, chat=chat,
+                            then={first.item_id: second})
+    [p2] = ps.build_follow_up_prompts([second], [p1], {first.item_id: "B"}, "1shot", count_tokens=len,
+                                      max_tokens=None, chat=chat)
+    part_one = p1.context.removesuffix(ps.ANSWER_CUE)
+    part_two_question = ps.mc_question(second).removesuffix(ps.ANSWER_CUE).rstrip()
+    # one conversation: part 1's user turn, the model's letter in the assistant's turn, part 2 as the next user turn
+    assert p2.context == (f"{part_one}{ps.ANSWER_CUE}B<|im_end|>\n<|im_start|>user\n{part_two_question}<|im_end|>\n"
+                          f"<|im_start|>assistant\n{ps.ANSWER_CUE}")
+    assert p2.context.count("<|im_start|>user") == 2 and p2.chat_template
+    assert [role for role, _ in p2.turns] == ["user", "assistant", "user", "assistant"]
+    assert (p2.n_examples, p2.example_ids) == (p1.n_examples, p1.example_ids)  # the examples sit in part 1 only
+    # the window keeps room for part 2's turns: part 1's example is dropped when part 2 would not fit
+    window = len(p2.context) + 2 - 1
+    [short] = ps.build_prompts([first], pool, "1shot", seed=0, count_tokens=len, max_tokens=window, chat=chat,
+                               then={first.item_id: second})
+    assert short.n_examples == 0
+    [alone] = ps.build_prompts([first], pool, "1shot", seed=0, count_tokens=len, max_tokens=window, chat=chat)
+    assert alone.n_examples == 1  # part 1 alone would have kept it
+    # self-explanation: part 2's explanation is asked after part 1's answered conversation
+    [e1] = ps.build_prompts([first], [], "explain-separate", seed=0, count_tokens=len, max_tokens=None,
+                            explain=_explainer("'''first'''"), chat=chat)
+    seen = {}
+
+    def explain(prompts):
+        seen.update(prompts)
+        return {item_id: "'''second'''" for item_id, _ in prompts}
+
+    [e2] = ps.build_follow_up_prompts([second], [e1], {first.item_id: "A"}, "explain-separate", count_tokens=len,
+                                      max_tokens=None, explain=explain, chat=chat)
+    assert seen[second.item_id].startswith(e1.context + "A<|im_end|>\n<|im_start|>user\n")
+    assert seen[second.item_id].endswith("<|im_start|>assistant\n")
+    assert e2.context.startswith(e1.context + "A<|im_end|>") and e2.context.count("<|im_start|>user") == 4
+    assert e2.context.endswith(ps.ANSWER_CUE)

@@ -230,10 +230,14 @@ def check(q):  # noqa: C901 - one branch per element by design
     elif e == "independence":
         items = p["items"]
         chosen = "12".index(p["chosen_first"])
-        other = items[1 - chosen]
-        for quality, price in items[2:]:  # every added option is dominated by the rejected one
-            assert quality <= other[0] and price >= other[1]
-        assert ans.endswith(" " + p["chosen_first"])
+        x, y = items[chosen], items[1 - chosen]
+        assert (x[0] > y[0]) == (x[1] > y[1])  # the first two are a trade-off: neither dominates
+        dominates = lambda a, b: a[0] >= b[0] and a[1] <= b[1] and a != b  # noqa: E731 - quality up, price down
+        better = [k for k, it in enumerate(items[2:], start=2) if dominates(it, x)]
+        for k, it in enumerate(items[2:], start=2):  # every added option dominates X or is dominated by X or Y
+            assert k in better or dominates(x, it) or dominates(y, it)
+        assert len(better) <= 1
+        assert ans.endswith(" " + (str(better[0] + 1) if better else p["chosen_first"]))
     elif e == "sunk_cost":
         nets = [rev - rem for _, rem, rev in p["projects"]]
         if len(nets) == 1:
@@ -244,8 +248,11 @@ def check(q):  # noqa: C901 - one branch per element by design
     elif e == "endowment_effect":
         if p["kind"] == "offer":
             assert ans == ("Yes, sell it" if p["offer"] > p["wtp"] else "No, keep it")
-        else:
-            assert ans == fmt_money(p["wtp"])
+        else:  # the stated willingness to pay (plus the delivery fee one would also have paid)
+            stated = re.search(r"willing to pay for it was \$([\d,]+)", q.question).group(1)
+            fee = re.search(r"plus the \$([\d,]+) delivery fee", q.question)
+            value = int(stated.replace(",", "")) + (int(fee.group(1)) if fee else 0)
+            assert ans == fmt_money(value) and value == p["wtp"]
     elif e == "time_inconsistency":
         expected = (f"{fmt_money(p['small'])} in {p['shift']} days" if p["chose_small"]
                     else f"{fmt_money(p['large'])} in {p['shift'] + p['gap']} days")
@@ -262,9 +269,12 @@ def check(q):  # noqa: C901 - one branch per element by design
         assert re.fullmatch(rf"an? {p['lotteries'][j][0]}% chance of {re.escape(p['lotteries'][j][1])}", second)
     elif e == "independence_lotteries":
         evs = [ev(lot) for lot in p["lotteries"]]
-        assert ans == f"Option {evs.index(max(evs)) + 1}"
+        shown = evs[:2] if q.part == 1 else evs  # part 1 offers the first two lotteries, part 2 all of them
+        assert q.options and all(o.startswith("Option ") for o in q.options) and len(q.options) == len(shown)
+        assert ans == f"Option {shown.index(max(shown)) + 1}" and shown.count(max(shown)) == 1
     elif e == "compute_eu":
         assert ans == fmt_num(ev(list(zip(p["probs_pct"], p["utils"], strict=True))))
+        assert all(min(p["utils"]) < parse_number(o) < max(p["utils"]) for o in q.options)  # plausible values
     elif e in ("maximize_eu", "avoid_risk_aversion", "avoid_risk_seeking", "avoid_loss_aversion"):
         evs = [float(sum(pp / 100 * x for pp, x in lot)) for lot in p["prospects"]]
         assert sorted(evs)[-1] > sorted(evs)[-2]
@@ -279,40 +289,57 @@ def check(q):  # noqa: C901 - one branch per element by design
             for i in range(k):
                 first *= Fraction(wins - i, total - i)
             assert ans == fmt_pct(joint / first)
+        elif p["kind"] == "verbal_box":  # a colour's chance after a streak drawn without replacement
+            n_c, n_r, k = p["n_color"], p["n_rest"], p["streak"]
+            start = Fraction(n_c, n_c + n_r)
+            if p["replaced"]:  # drawn with replacement: every draw has the starting chance
+                after = start
+            elif p["drawn_is_color"]:
+                after = Fraction(n_c - k, n_c + n_r - k)
+            else:
+                after = Fraction(n_c, n_c + n_r - k)
+            word = "less likely" if after < start else "more likely" if after > start else "exactly as likely"
+            assert word in ans and f"({fmt_pct(start)})" in ans
         else:
             expected = pct(p["p"])
             if p["kind"] == "verbal":
-                assert ans.startswith("The chance of") and f"still {fmt_pct(expected)}" in ans
+                assert "exactly as likely as before" in ans and f"({fmt_pct(expected)})" in ans
             else:
                 assert ans == fmt_pct(expected)
+        if p["kind"] in ("noreplace", "independent"):  # plausible values only: strictly between 0% and 100%
+            assert all(0 < parse_number(o) < 100 for o in q.options), q.options
     elif e == "certainty_effect":
-        a, b = p["x"], Fraction(p["p"] * p["y"], 100)
-        c, d = Fraction(p["r"] * p["x"], 100), Fraction(p["r"] * p["p"] * p["y"], 10000)
-        assert (a > b) == (c > d)
-        if q.template_id == "cert.pair":
-            assert ans == f"Options {1 if a > b else 2} and {3 if c > d else 4}"
+        sure, risky = Fraction(p["x"]), Fraction(p["p"] * p["y"], 100)  # part 1: x for sure vs p% of y
+        scaled_sure, scaled_risky = sure * p["r"] / 100, risky * p["r"] / 100  # part 2: both chances times r%
+        if q.part == 2:
+            assert f"{p['r']}% chance of {fmt_money(p['x'])}" in q.question
+        if q.part == 1:
+            first_is_sure = p["sure_first"]
+            better_first = (sure > risky) == first_is_sure
+            assert ans == ("Option 1" if better_first else "Option 2")
         else:
-            assert ans == ("Option 3" if c > d else "Option 4")
+            first_is_sure = p["scaled_sure_first"]
+            better_first = (scaled_sure > scaled_risky) == first_is_sure
+            assert ans == ("Option 3" if better_first else "Option 4")
+        assert "expected" not in q.question.lower()  # no criterion in the stem
     elif e == "reflection_effect":
-        gain_sure = p["g"] > Fraction(p["p"] * p["G"], 100)
-        loss_sure = -p["l"] > -Fraction(p["q"] * p["L"], 100)
-        assert ans == f"Options {1 if gain_sure else 2} and {3 if loss_sure else 4}"
+        if q.part == 1:  # sure gain g vs p% chance to gain G
+            assert ans == ("Option 1" if p["g"] > Fraction(p["p"] * p["G"], 100) else "Option 2")
+        else:  # sure loss l vs q% chance to lose L: the smaller expected loss
+            assert ans == ("Option 3" if p["l"] < Fraction(p["q"] * p["L"], 100) else "Option 4")
+        assert "expected" not in q.question.lower()
     elif e == "ambiguity_aversion":
         n, red = p["n"], p["red"]
-        if p["template"] == "pair":
-            beliefs = range(0, n - red + 1)  # uniform prior over the number of black balls
-            def avg(win):  # noqa: E306
-                return sum(Fraction(win(b), n) for b in beliefs) / len(beliefs)
-            a = avg(lambda b: red)
-            bb = avg(lambda b: b)
-            c = avg(lambda b: n - b)
-            d = avg(lambda b: n - red)
-            assert ans == f"Gambles {1 if a > bb else 2} and {3 if c > d else 4}"
-        else:
-            for b in range(0, n - red + 1):
-                if (red > b) == p["chose_a"] and red != b:  # beliefs that rationalise the first choice
-                    c_better = (n - b) > (n - red)
-                    assert ans == ("Gamble 3" if c_better else "Gamble 4")
+        beliefs = range(0, n - red + 1)  # uniform prior over the number of black balls (no information)
+
+        def avg(win):
+            return sum(Fraction(win(b), n) for b in beliefs) / len(beliefs)
+
+        if q.part == 1:  # red vs black
+            assert ans == ("Gamble 1" if avg(lambda b: red) > avg(lambda b: b) else "Gamble 2")
+        else:  # red or yellow vs black or yellow
+            assert ans == ("Gamble 3" if avg(lambda b: n - b) > avg(lambda b: n - red) else "Gamble 4")
+        assert "expected" not in q.question.lower() and "consistent" not in q.question.lower()
     else:
         raise AssertionError(f"no independent check for {e}")
 
@@ -343,9 +370,15 @@ def test_options_unique_exactly_one_correct_and_no_duplicate_questions(questions
         assert q.option_order[q.correct] == 0 and sorted(q.option_order) == list(range(len(q.options)))
         by_test.setdefault((q.domain, q.grade), []).append(q)
     for (domain, grade), qs in by_test.items():
-        assert len(qs) == N_PER_TEST
-        assert len({q.question for q in qs}) == len(qs), f"duplicate question in {element_id}/{domain}/g{grade}"
-        assert [q.index for q in qs] == list(range(N_PER_TEST))
+        units = {}
+        for q in qs:  # a two-part question is one unit of two questions (parts 1 and 2) with the same index
+            units.setdefault(q.index, []).append(q)
+        assert sorted(units) == list(range(N_PER_TEST))
+        for unit in units.values():
+            assert [q.part for q in unit] in ([0], [1, 2])
+            assert [q.letter_offset for q in unit] == [0, len(unit[0].options)][: len(unit)]
+        texts = {"\n".join(q.question for q in unit) for unit in units.values()}
+        assert len(texts) == N_PER_TEST, f"duplicate question in {element_id}/{domain}/g{grade}"
 
 
 @pytest.mark.parametrize("element_id", SETTING_1_2)
@@ -456,3 +489,31 @@ def test_a_risk_question_is_generated_even_where_200_draws_miss_the_intended_win
 
     questions = generate("avoid_loss_aversion", "travel", 8, 15, seed=3)
     assert len(questions) == 15
+
+
+def test_the_few_shot_pool_never_repeats_a_scored_questions_parameters():
+    """Gambler's fallacy has few parameter sets per test (device, p, streak): the pool skips those of the scored
+    questions, so no solved example is a rephrasing of a scored question; the scored ones do not depend on the pool."""
+    scale = {"n_per_test": 8, "seed": 0, "elements": ["gamblers_fallacy", "endowment_effect"]}
+    scored, pool = base.generate_benchmark_with_pool(scale, 5)
+    assert scored == base.generate_benchmark(scale)
+    test = lambda q: (q.element, q.domain, q.grade)  # noqa: E731
+    scored_params = {(test(q), q.params_json) for q in scored}
+    assert pool and not any((test(q), q.params_json) in scored_params for q in pool)
+    assert {test(q) for q in pool} == {test(q) for q in scored}
+
+
+def test_spread_distractors_put_the_key_at_every_rank_and_stay_plausible():
+    import random
+    from collections import Counter
+
+    rng = random.Random(0)
+    ranks = Counter()
+    for _ in range(400):
+        key = Fraction(rng.randint(1, 19), 20)
+        dis = base.spread_distractors(rng, key, fmt_pct, [key / 2, 1 - key], 3, lo=0, hi=1, gap=0.05)
+        values = [parse_number(d) for d in dis]
+        assert len(set(dis)) == 3 and fmt_pct(key) not in dis
+        assert all(0 < x < 100 for x in values)  # no 0% or 100%, nothing above 100%
+        ranks[sum(x < float(key) * 100 for x in values)] += 1
+    assert set(ranks) == {0, 1, 2, 3} and max(ranks.values()) < 2 * min(ranks.values())

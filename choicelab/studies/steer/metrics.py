@@ -169,8 +169,10 @@ def attach_prompts(results: pd.DataFrame, prompts: pd.DataFrame) -> pd.DataFrame
 
 def run_question_frame(scores: pd.DataFrame, prompts: pd.DataFrame, items: Iterable) -> pd.DataFrame:
     """The per-question frame of a run: every dump's answers (:func:`per_question_results`) with the questions'
-    metadata and the number of solved examples each prompt held (:func:`attach_prompts`), in a stable order."""
-    frame = attach_prompts(per_question_results(scores, question_metadata(items)), prompts)
+    metadata and the number of solved examples each prompt held (:func:`attach_prompts`), two-part questions scored
+    as one (:func:`combine_parts`), in a stable order."""
+    items = list(items)
+    frame = combine_parts(attach_prompts(per_question_results(scores, question_metadata(items)), prompts), items)
     return frame.sort_values(["model", "adaptation", "element", "domain", "grade", "item_id"]).reset_index(drop=True)
 
 
@@ -353,3 +355,49 @@ def parse_self_explanation(adaptation: str) -> str:
     if has_separate:
         return "separate-hidden" if "separate-hidden" in label else "separate"
     return "together" if has_together else "none"
+
+
+# ---------------------------------------------------------------------------------------------- two-part questions
+def combine_parts(results: pd.DataFrame, items: Iterable) -> pd.DataFrame:
+    """Score each two-part question once: its two part rows of the question frame become one row under the pair's
+    id (``meta['pair_id']``), right only when both choices are (the paper's consistency elements: the rational pair
+    of choices).
+
+    The pair's ``n_options`` is the number of choice pairs (k1 * k2) and ``random_accuracy`` the chance of guessing
+    both (1 / (k1 k2)); ``predicted_option`` / ``label_option`` number the pairs (option 1 * k2 + option 2);
+    ``top_prob`` is the probability of the pair the model chose (part 2's probability is conditional on the model's
+    own part-1 answer, which it was asked after) and ``label_prob`` the product of the parts' label probabilities.
+    Rows of other questions pass unchanged. A pair with only one part scored fails, naming it."""
+    parts = {}
+    for it in items:
+        if int(it.meta.get("part", 0)):
+            parts[it.item_id] = (str(it.meta["pair_id"]), int(it.meta["part"]))
+    if not parts or results.empty:
+        return results
+    is_part = results["item_id"].isin(parts.keys())
+    if not is_part.any():
+        return results
+    part_rows = results[is_part].copy()
+    part_rows["pair_id"] = part_rows["item_id"].map(lambda i: parts[i][0])
+    part_rows["part"] = part_rows["item_id"].map(lambda i: parts[i][1])
+    keys = ["model", "adaptation", "benchmark", "split", "pair_id"]
+    counts = part_rows.groupby(keys)["part"].agg(lambda p: tuple(sorted(p)))
+    broken = counts[counts != (1, 2)]
+    if not broken.empty:
+        raise ValueError(f"two-part question {broken.index[0]} has parts {broken.iloc[0]} scored; both are needed")
+    first = part_rows[part_rows["part"] == 1].set_index(keys)
+    second = part_rows[part_rows["part"] == 2].set_index(keys).loc[first.index]
+    pair = first.copy()
+    pair["item_id"] = first.index.get_level_values("pair_id")
+    pair["n_options"] = first["n_options"] * second["n_options"]
+    pair["predicted_option"] = first["predicted_option"] * second["n_options"] + second["predicted_option"]
+    pair["label_option"] = first["label_option"] * second["n_options"] + second["label_option"]
+    pair["correct"] = first["correct"].astype(bool) & second["correct"].astype(bool)
+    pair["top_prob"] = first["top_prob"] * second["top_prob"]
+    pair["label_prob"] = first["label_prob"] * second["label_prob"]
+    pair["random_accuracy"] = 1.0 / pair["n_options"]
+    pair = pair.reset_index()[list(results.columns)]
+    combined = pd.concat([results[~is_part], pair], ignore_index=True)
+    for col in ("n_options", "predicted_option", "label_option"):
+        combined[col] = combined[col].astype(results[col].dtype)
+    return combined

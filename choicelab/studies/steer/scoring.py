@@ -29,7 +29,9 @@ pre-filled with the cue ``Correct Answer: `` (:class:`ChatFormat`), so the lette
 right after the cue. Self-explanations are generated after the template's generation prompt and kept as the
 assistant's turn; under ``explain-separate`` the options and answer suffix are a second user turn. ``chat_template:
 false`` gives raw text; ``true`` on a tokenizer without a template fails naming the model. Each prompt record says
-whether the template was applied, and the dump's ``context`` is the templated text the model saw.
+whether the template was applied, and the dump's ``context`` is the templated text the model saw. Part 2 of a
+two-part question goes on in the same conversation: part 1's assistant turn holds the cue and the model's letter,
+part 2 is the next user turn, then the assistant's turn pre-filled with the cue (:func:`build_follow_up_prompts`).
 
 Explanations are greedy and capped at ``max_new_tokens`` tokens. The default config evaluates the adaptations on a
 seeded subsample of questions (``adaptation_questions``); the adaptation tables compare each adaptation with 0-shot
@@ -40,7 +42,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -94,9 +96,7 @@ def check_pool_size(fewshot_pool: int, adaptations: Sequence[str]) -> None:
 
 def options_block(item: MCItem) -> str:
     """The lettered options, one per line (``A. ...``), no trailing newline."""
-    if len(item.choices) > len(LETTERS):
-        raise ValueError(f"STEER question {item.item_id} has {len(item.choices)} options, more than {len(LETTERS)}")
-    return "\n".join(f"{LETTERS[k]}. {choice}" for k, choice in enumerate(item.choices))
+    return "\n".join(f"{letter}. {choice}" for letter, choice in zip(item_letters(item), item.choices, strict=True))
 
 
 def mc_question(item: MCItem) -> str:
@@ -104,8 +104,11 @@ def mc_question(item: MCItem) -> str:
     return f"{item.prompt.strip()}\n{options_block(item)}\n{MC_SUFFIX}"
 
 
-def solved_example(item: MCItem) -> str:
-    return mc_question(item) + LETTERS[item.label]
+def solved_example(item: MCItem, follow_up: MCItem | None = None) -> str:
+    """The question in ``mc`` format with its correct letter; a two-part question's part 1 goes on with its part 2
+    (``follow_up``), as the reference code's solved examples hold every sub-question of a base question."""
+    text = mc_question(item) + item_letters(item)[item.label]
+    return text if follow_up is None else f"{text}\n{solved_example(follow_up)}"
 
 
 def test_key(item: MCItem) -> tuple[str, str, int]:
@@ -122,7 +125,7 @@ def few_shot_examples(item: MCItem, pool: Sequence[MCItem], n: int, seed: int) -
         return []
     text = " ".join(item.prompt.split())
     same_test = [q for q in pool if test_key(q) == test_key(item) and q.item_id != item.item_id
-                 and " ".join(q.prompt.split()) != text]
+                 and " ".join(q.prompt.split()) != text and not is_follow_up(q)]
     if len(same_test) < n:
         element, domain, grade = test_key(item)
         raise ValueError(
@@ -134,25 +137,29 @@ def few_shot_examples(item: MCItem, pool: Sequence[MCItem], n: int, seed: int) -
     return rng.sample(same_test, n)
 
 
-def answer_prompt(item: MCItem, examples: Sequence[MCItem]) -> str:
-    """Solved examples (blank line between), a blank line, then the question in ``mc`` format."""
-    prefix = "\n\n".join(solved_example(e) for e in examples)
+def answer_prompt(item: MCItem, examples: Sequence[MCItem], follow_ups: Mapping[str, MCItem] | None = None) -> str:
+    """Solved examples (blank line between), a blank line, then the question in ``mc`` format. ``follow_ups``: the
+    part 2 of each two-part example by its part 1's id (:func:`follow_ups_by_part_one`)."""
+    follow_ups = follow_ups or {}
+    prefix = "\n\n".join(solved_example(e, follow_ups.get(e.item_id)) for e in examples)
     return (prefix + "\n\n" if prefix else "") + mc_question(item)
 
 
 def fit_to_window(item: MCItem, examples: Sequence[MCItem], count_tokens: Callable[[str], int],
-                  max_tokens: int | None,
-                  render: Callable[[MCItem, Sequence[MCItem]], str] = answer_prompt) -> list[MCItem]:
-    """Drop examples from the end until the prompt (as ``render`` writes it) fits ``max_tokens``; the question alone
-    must fit."""
+                  max_tokens: int | None, render: Callable[[MCItem, Sequence[MCItem]], str] = answer_prompt,
+                  tail: str = "") -> list[MCItem]:
+    """Drop examples from the end until the prompt (as ``render`` writes it, raw text or a chat model's template)
+    and ``tail`` (what will follow it: a two-part question's part 2) fit ``max_tokens``; the question alone (with its
+    tail) must fit."""
     kept = list(examples)
     if max_tokens is None:
         return kept
-    while kept and count_tokens(render(item, kept)) + 2 > max_tokens:
+    while kept and count_tokens(render(item, kept) + tail) + 2 > max_tokens:
         kept.pop()
-    if count_tokens(render(item, kept)) + 2 > max_tokens:
+    if count_tokens(render(item, kept) + tail) + 2 > max_tokens:
         raise ValueError(
-            f"STEER question {item.item_id} alone needs {count_tokens(render(item, kept))} tokens, more than "
+            f"STEER question {item.item_id} alone needs {count_tokens(render(item, kept) + tail)} tokens"
+            f"{' (with its part 2)' if tail else ''}, more than "
             f"the model's context window of {max_tokens}: use a model with a longer window or leave this element out "
             "(studies.steer.scale.elements)"
         )
@@ -166,7 +173,10 @@ def scored_questions(items: Sequence[MCItem], adaptation: str, size: int | None,
     adaptation effect can be computed on the questions its 0-shot baseline answered (see
     :func:`choicelab.studies.steer.tables.paired_questions`).
     """
-    return list(items) if adaptation == "0shot" else seeded_subsample(items, size, seed)
+    if adaptation == "0shot":
+        return list(items)
+    units = item_units(items)  # a two-part question is drawn whole
+    return [it for unit in seeded_subsample(units, size, seed) for it in unit]
 
 
 def explanation_prompt(item: MCItem, mode: str) -> str:
@@ -216,10 +226,27 @@ def _without_cue(text: str) -> str:
     return text[: -len(ANSWER_CUE)].rstrip()
 
 
-def answer_turns(item: MCItem, examples: Sequence[MCItem]) -> Turns:
+def answer_turns(item: MCItem, examples: Sequence[MCItem], follow_ups: Mapping[str, MCItem] | None = None) -> Turns:
     """The n-shot prompt as a conversation: one user turn (solved examples and the question, up to the answer cue,
-    as the reference code's single user message), then the assistant's turn pre-filled with the cue."""
-    return (("user", _without_cue(answer_prompt(item, examples))), ("assistant", ANSWER_CUE))
+    as the reference code's single user message; two-part examples whole, ``follow_ups`` as in
+    :func:`answer_prompt`), then the assistant's turn pre-filled with the cue."""
+    return (("user", _without_cue(answer_prompt(item, examples, follow_ups))), ("assistant", ANSWER_CUE))
+
+
+def answered_turns(turns: Turns, letter: str) -> Turns:
+    """A scored conversation with the model's letter written after the pre-filled cue: the assistant's turn now
+    holds its answer (``Correct Answer: B``), as the reference code keeps each sub-question's output in the
+    conversation before asking the next."""
+    if not turns or turns[-1][0] != "assistant" or not turns[-1][1].endswith(ANSWER_CUE):
+        raise ValueError("a STEER scoring conversation ends with the assistant's pre-filled answer cue")
+    return (*turns[:-1], ("assistant", turns[-1][1] + letter))
+
+
+def follow_up_turns(first: Turns, letter: str, item: MCItem) -> Turns:
+    """Part 2 of a two-part question as a chat model sees it (the reference code's ``reconstruct_context`` and
+    ``append_question`` for its ``list`` chat type): part 1's conversation with the model's letter in the assistant's
+    turn, part 2 as the next user turn, then the assistant's turn pre-filled with the cue."""
+    return (*answered_turns(first, letter), ("user", _without_cue(mc_question(item))), ("assistant", ANSWER_CUE))
 
 
 def explained_turns(item: MCItem, mode: str, generation: str) -> Turns:
@@ -254,9 +281,10 @@ class ChatFormat:
                              "model entry to score it on raw text")
         return text.rstrip() + ANSWER_CUE[len(ANSWER_CUE.rstrip()):]
 
-    def render_call(self, user: str) -> str:
-        """A generation prompt: one user turn, then the template's opening of the assistant's turn."""
-        return self.tokenizer.apply_chat_template(self._messages((("user", user),)), tokenize=False,
+    def render_call(self, user: str, before: Turns = ()) -> str:
+        """A generation prompt: the conversation so far (``before``, e.g. part 1 of a two-part question), one user
+        turn, then the template's opening of the assistant's turn."""
+        return self.tokenizer.apply_chat_template(self._messages((*before, ("user", user))), tokenize=False,
                                                   add_generation_prompt=True)
 
 
@@ -288,26 +316,48 @@ class Prompt:
     explanation_prompt: str = ""
     explanation: str = ""
     chat_template: bool = False
+    turns: Turns = ()  # under a chat template, the conversation ``context`` renders (not written to the record)
 
 
 def build_prompts(items: Sequence[MCItem], pool: Sequence[MCItem], adaptation: str, *, seed: int,
                   count_tokens: Callable[[str], int], max_tokens: int | None,
                   explain: Callable[[list[tuple[str, str]]], dict[str, str]] | None = None,
-                  chat: ChatFormat | None = None) -> list[Prompt]:
+                  chat: ChatFormat | None = None, then: Mapping[str, MCItem] | None = None) -> list[Prompt]:
     """The scoring prompt of each question under ``adaptation``; ``explain`` generates call-1 texts by id; ``chat``
-    (a chat model's template) renders every prompt as a conversation, else the prompts are raw text."""
+    (a chat model's template) renders every prompt as a conversation, else the prompts are raw text; ``then``: the
+    part 2 that will follow each scored part 1 (by part 1's id), for which the window keeps room."""
     shots, mode = parse_adaptation(adaptation)
     templated = chat is not None
 
+    follow_ups = follow_ups_by_part_one(pool)
+    then = then or {}
+
     def render(item: MCItem, examples: Sequence[MCItem]) -> str:
-        return chat.render(answer_turns(item, examples)) if chat is not None else answer_prompt(item, examples)
+        if chat is not None:
+            return chat.render(answer_turns(item, examples, follow_ups))
+        return answer_prompt(item, examples, follow_ups)
+
+    def pair_render(second: MCItem) -> Callable[[MCItem, Sequence[MCItem]], str]:
+        """Part 2's conversation after part 1 with ``examples`` (a one-token letter standing for part 1's answer)."""
+        assert chat is not None
+        return lambda item, examples: chat.render(follow_up_turns(answer_turns(item, examples, follow_ups),
+                                                                  LETTERS[0], second))
 
     if mode == "none":
         out = []
         for it in items:
-            kept = fit_to_window(it, few_shot_examples(it, pool, shots, seed), count_tokens, max_tokens, render)
+            if chat is None:
+                # raw text: part 2 follows part 1's context, a letter and a newline (build_follow_up_prompts)
+                tail = f"{LETTERS[0]}\n{mc_question(then[it.item_id])}" if it.item_id in then else ""
+                fit_render = render
+            else:
+                # a chat template renders the whole conversation, so the window is checked on part 2's
+                tail, fit_render = "", (pair_render(then[it.item_id]) if it.item_id in then else render)
+            kept = fit_to_window(it, few_shot_examples(it, pool, shots, seed), count_tokens, max_tokens, fit_render,
+                                 tail)
+            turns = answer_turns(it, kept, follow_ups) if chat is not None else ()
             out.append(Prompt(it.item_id, adaptation, render(it, kept), shots, len(kept),
-                              tuple(e.item_id for e in kept), chat_template=templated))
+                              tuple(e.item_id for e in kept), chat_template=templated, turns=turns))
         return out
     if explain is None:
         raise ValueError(f"adaptation {adaptation} needs a generator for the explanations")
@@ -322,8 +372,11 @@ def build_prompts(items: Sequence[MCItem], pool: Sequence[MCItem], adaptation: s
             return chat.render(explained_turns(item, mode, generation))
         return explained_context(item, mode, generation)
 
+    def turns(item: MCItem) -> Turns:
+        return explained_turns(item, mode, generations[item.item_id]) if chat is not None else ()
+
     return [Prompt(it.item_id, adaptation, context(it), 0, 0, (), first[it.item_id],
-                   explanation_text(generations[it.item_id], mode), templated) for it in items]
+                   explanation_text(generations[it.item_id], mode), templated, turns(it)) for it in items]
 
 
 def build_contexts(items: Sequence[MCItem], pool: Sequence[MCItem], adaptation: str, **kwargs: Any) -> list[str]:
@@ -339,7 +392,7 @@ def score_adaptation(scorer: Any, items: Sequence[MCItem], contexts: Sequence[st
     """
     from choicelab.lm.candidates import candidate_distributions
 
-    candidates = [list(LETTERS[: len(it.choices)]) for it in items]
+    candidates = [item_letters(it) for it in items]
     dists = candidate_distributions(scorer, list(contexts), candidates)
     rows: list[DumpRow] = []
     for item, dist in zip(items, dists, strict=True):
@@ -384,6 +437,7 @@ def score_model(model_dir: str, items: Sequence[MCItem], pool: Sequence[MCItem],
     from choicelab.lm.loading import load_causal
 
     scored = scored_questions(items, adaptation, adaptation_questions, seed)
+    firsts, seconds = split_follow_ups(scored)
     lm, tokenizer, meta = load_causal(model_dir, device=device)
     chat = chat_format(model, tokenizer, chat_template)
     print(f"{model}: prompts {'through its chat template' if chat else 'as raw text'} (chat_template: {chat_template})")
@@ -399,10 +453,147 @@ def score_model(model_dir: str, items: Sequence[MCItem], pool: Sequence[MCItem],
     def count_tokens(text: str) -> int:
         return len(tokenizer(text)["input_ids"])
 
-    prompts = build_prompts(scored, pool, adaptation, seed=seed, count_tokens=count_tokens,
-                            max_tokens=meta.get("max_context_length"), explain=explain, chat=chat)
-    rows = score_adaptation(scorer, scored, [q.context for q in prompts], model=model, adaptation=adaptation)
+    prompts = build_prompts(firsts, pool, adaptation, seed=seed, count_tokens=count_tokens,
+                            max_tokens=meta.get("max_context_length"), explain=explain, chat=chat,
+                            then=follow_ups_by_part_one(seconds))
+    rows = score_adaptation(scorer, firsts, [q.context for q in prompts], model=model, adaptation=adaptation)
+    if seconds:  # part 2 of two-part questions: after part 1 and the letter the model chose there
+        more = build_follow_up_prompts(seconds, prompts, chosen_letters(rows, firsts), adaptation,
+                                       count_tokens=count_tokens, max_tokens=meta.get("max_context_length"),
+                                       explain=explain, chat=chat)
+        rows += score_adaptation(scorer, seconds, [q.context for q in more], model=model, adaptation=adaptation)
+        prompts += more
     short = sum(q.n_examples < q.n_examples_requested for q in prompts)
     print(f"{len(scored)} questions scored under {adaptation}; {short} prompts hold fewer examples than asked "
           "(context window)")
     return rows, prompts
+
+
+# ---------------------------------------------------------------------------------------------- two-part questions
+# The paper's consistency elements ask two successive choices ("Which would you choose? ... Now consider two more
+# options ... which would you choose?"). As in the reference code (``get_test_questions``, ``get_response_hf``), the
+# parts are asked in one conversation: part 2 comes after part 1 and the letter the model chose there, and its
+# options go on with the next letters (A, B, then C, D). Each part is scored by its own letters; the pair is right only
+# when both parts are (:func:`choicelab.studies.steer.metrics.combine_parts`).
+
+
+def item_letters(item: MCItem) -> list[str]:
+    """The display letters of ``item``'s options: A, B, ... or, for part 2 of a two-part question, the letters after
+    part 1's (``meta['letter_offset']``)."""
+    offset = int(item.meta.get("letter_offset", 0))
+    if offset + len(item.choices) > len(LETTERS):
+        raise ValueError(f"STEER question {item.item_id} needs letters up to {offset + len(item.choices)}, more than "
+                         f"{len(LETTERS)}")
+    return list(LETTERS[offset: offset + len(item.choices)])
+
+
+def is_follow_up(item: MCItem) -> bool:
+    """Whether ``item`` is part 2 of a two-part question (asked after its part 1)."""
+    return int(item.meta.get("part", 0)) == 2
+
+
+def part_one_id(item: MCItem) -> str:
+    return f"{item.meta['pair_id']}/p1"
+
+
+def item_units(items: Iterable[MCItem]) -> list[list[MCItem]]:
+    """``items`` grouped into scored units: a question alone, or both parts of a two-part question (in order)."""
+    units: dict[str, list[MCItem]] = {}
+    for it in items:
+        units.setdefault(str(it.meta.get("pair_id", it.item_id)), []).append(it)
+    out = []
+    for key, unit in units.items():
+        unit.sort(key=lambda it: int(it.meta.get("part", 0)))
+        if len(unit) > 1 and [int(it.meta.get("part", 0)) for it in unit] != [1, 2]:
+            raise ValueError(f"STEER two-part question {key} has parts {[it.item_id for it in unit]}; expected p1, p2")
+        out.append(unit)
+    return out
+
+
+def split_follow_ups(items: Sequence[MCItem]) -> tuple[list[MCItem], list[MCItem]]:
+    """(questions asked first: single questions and parts 1, parts 2); every part 2 needs its part 1 in the list."""
+    firsts = [it for it in items if not is_follow_up(it)]
+    seconds = [it for it in items if is_follow_up(it)]
+    first_ids = {it.item_id for it in firsts}
+    orphans = [it.item_id for it in seconds if part_one_id(it) not in first_ids]
+    if orphans:
+        raise ValueError(f"STEER part 2 questions {orphans[:3]} are scored without their part 1; a two-part question "
+                         "is asked whole")
+    return firsts, seconds
+
+
+def follow_ups_by_part_one(items: Iterable[MCItem]) -> dict[str, MCItem]:
+    """Part 2 of every two-part question in ``items``, by its part 1's item id."""
+    return {part_one_id(it): it for it in items if is_follow_up(it)}
+
+
+def chosen_letters(rows: Sequence[DumpRow], items: Sequence[MCItem]) -> dict[str, str]:
+    """The letter each question's dump rows rank first (ties: the earliest option), by item id."""
+    best: dict[str, tuple[float, int]] = {}
+    for row in rows:
+        current = best.get(row.item_id)
+        if current is None or row.prob > current[0]:
+            best[row.item_id] = (row.prob, row.option_id)
+    by_id = {it.item_id: it for it in items}
+    return {item_id: item_letters(by_id[item_id])[option] for item_id, (_, option) in best.items()}
+
+
+def build_follow_up_prompts(items: Sequence[MCItem], first_prompts: Sequence[Prompt], letters: Mapping[str, str],
+                            adaptation: str, *, count_tokens: Callable[[str], int], max_tokens: int | None,
+                            explain: Callable[[list[tuple[str, str]]], dict[str, str]] | None = None,
+                            chat: ChatFormat | None = None) -> list[Prompt]:
+    """Part 2's prompts: part 1's scoring context, the letter the model chose there and a newline (the reference
+    code's completion-model conversation), then part 2 as a new question under the same adaptation (under n-shot
+    the examples are already in part 1's context; under self-explanation part 2 is explained in turn).
+
+    Under a chat template (``chat``) the same conversation goes on in turns (the reference code's ``list`` chat
+    type): part 1's turns with the model's letter after the pre-filled cue in the assistant's turn, part 2 as the next
+    user turn, then the assistant's turn pre-filled with the cue (:func:`follow_up_turns`); under self-explanation
+    part 2's call 1 is the next user turn after part 1's answered conversation."""
+    _, mode = parse_adaptation(adaptation)
+    first = {p.item_id: p for p in first_prompts}
+    missing = [it.item_id for it in items if part_one_id(it) not in first or part_one_id(it) not in letters]
+    if missing:
+        raise ValueError(f"STEER part 2 questions {missing[:3]} have no scored part 1")
+    if chat is not None:
+        untemplated = [it.item_id for it in items if not first[part_one_id(it)].turns]
+        if untemplated:
+            raise ValueError(f"STEER part 2 questions {untemplated[:3]}: their part 1 was not built through the chat "
+                             "template (build part 1 with the same chat format)")
+    prefix = {it.item_id: f"{first[part_one_id(it)].context}{letters[part_one_id(it)]}\n" for it in items}
+    before = {it.item_id: answered_turns(first[part_one_id(it)].turns, letters[part_one_id(it)])
+              for it in items} if chat is not None else {}
+    if mode == "none":
+        out = []
+        for it in items:
+            p1 = first[part_one_id(it)]
+            turns: Turns = ()
+            if chat is None:
+                context = prefix[it.item_id] + mc_question(it)
+            else:
+                turns = follow_up_turns(p1.turns, letters[part_one_id(it)], it)
+                context = chat.render(turns)
+            if max_tokens is not None and count_tokens(context) + 2 > max_tokens:
+                raise ValueError(f"STEER question {it.item_id} after its part 1 needs {count_tokens(context)} tokens, "
+                                 f"more than the model's context window of {max_tokens}: use fewer examples or a "
+                                 "model with a longer window")
+            out.append(Prompt(it.item_id, adaptation, context, p1.n_examples_requested, p1.n_examples,
+                              p1.example_ids, chat_template=chat is not None, turns=turns))
+        return out
+    if explain is None:
+        raise ValueError(f"adaptation {adaptation} needs a generator for the explanations")
+    if chat is None:
+        calls = {it.item_id: prefix[it.item_id] + explanation_prompt(it, mode) for it in items}
+    else:
+        calls = {it.item_id: chat.render_call(explanation_prompt(it, mode), before[it.item_id]) for it in items}
+    generations = explain(list(calls.items()))
+    if chat is None:
+        return [Prompt(it.item_id, adaptation,
+                       prefix[it.item_id] + explained_context(it, mode, generations[it.item_id]),
+                       0, 0, (), calls[it.item_id], explanation_text(generations[it.item_id], mode)) for it in items]
+    out = []
+    for it in items:
+        turns = (*before[it.item_id], *explained_turns(it, mode, generations[it.item_id]))
+        out.append(Prompt(it.item_id, adaptation, chat.render(turns), 0, 0, (), calls[it.item_id],
+                          explanation_text(generations[it.item_id], mode), True, turns))
+    return out

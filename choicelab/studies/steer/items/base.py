@@ -17,8 +17,8 @@ import json
 import pkgutil
 import random
 import re
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, fields
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, fields, replace
 from fractions import Fraction
 from typing import Any
 
@@ -52,6 +52,8 @@ class SteerQuestion:
     options: tuple[str, ...]
     correct: int
     option_order: tuple[int, ...]  # option_order[i] = draft position of options[i] (0 = the correct option)
+    part: int = 0  # 0: a question on its own; 1, 2: the first and second choice of a two-part question
+    letter_offset: int = 0  # display letters start at LETTERS[letter_offset] (part 2 goes on after part 1's letters)
 
     def __post_init__(self) -> None:
         if not 0 <= self.correct < len(self.options):
@@ -60,8 +62,13 @@ class SteerQuestion:
             raise ValueError(f"{self.item_id}: options are not unique: {self.options}")
 
     @property
-    def item_id(self) -> str:
+    def unit_id(self) -> str:
+        """The id of the scored unit: the question, or the pair a part belongs to."""
         return f"{self.element}/{self.domain}/g{self.grade}/{self.index}"
+
+    @property
+    def item_id(self) -> str:
+        return self.unit_id if self.part == 0 else f"{self.unit_id}/p{self.part}"
 
     @property
     def params(self) -> dict[str, Any]:
@@ -91,13 +98,30 @@ class SteerQuestion:
                 "index": self.index,
                 "params": self.params,
                 "option_order": list(self.option_order),
+                **({"pair_id": self.unit_id, "part": self.part, "n_parts": 2, "letter_offset": self.letter_offset}
+                   if self.part else {}),
             },
         )
 
 
 @dataclass(frozen=True)
+class FollowUp:
+    """The second choice of a two-part question (the paper's "Which would you choose? ... Now consider two more
+    options ... which would you choose?"): asked after the first, in the same conversation, with its own options."""
+
+    question: str
+    correct: str
+    distractors: tuple[str, ...]
+    n_options: int | None = None
+
+
+@dataclass(frozen=True)
 class Draft:
-    """What a generator returns: the question text, the correct option, distractors (best first) and parameters."""
+    """What a generator returns: the question text, the correct option, distractors (best first) and parameters.
+
+    With ``follow_up`` the draft is a two-part question: ``question``/``correct``/``distractors`` are the first
+    choice, ``follow_up`` the second; :func:`generate` makes them two questions (parts 1 and 2) of one scored pair,
+    which is right only when both choices are (the authors' code asks the parts in sequence and scores each)."""
 
     template_id: str
     question: str
@@ -105,6 +129,7 @@ class Draft:
     distractors: tuple[str, ...]
     params: dict[str, Any] = field(default_factory=dict)
     n_options: int | None = None  # None: correct + all distractors (after de-duplication)
+    follow_up: FollowUp | None = None
 
 
 @dataclass(frozen=True)
@@ -372,6 +397,75 @@ def numeric_distractors(
     return out
 
 
+def spread_distractors(
+    rng: random.Random,
+    correct: float | Fraction,
+    fmt: Callable[[Any], str],
+    candidates: Iterable[float | Fraction] = (),
+    k: int = 4,
+    *,
+    lo: float | None = None,
+    hi: float | None = None,
+    step: float | Fraction | None = None,
+    gap: float | None = None,
+) -> list[str]:
+    """``k`` formatted distractors placed so that the correct value's rank among all ``k + 1`` options is uniform:
+    ``r`` (drawn from 0..k) of them lie below it and ``k - r`` above, so "the median / largest / smallest number" finds
+    the key only at chance. Plausible-mistake ``candidates`` on the needed side come first; the rest are steps away
+    from the correct value (uneven gaps of 1-3 ``gap``, rounded to multiples of ``step`` when given, so their form
+    matches the key's), kept
+    within ``[lo, hi]`` (exclusive of a bound that formats like it, e.g. 0% or 100%).
+    """
+    value = Fraction(correct) if not isinstance(correct, float) else correct
+    right = fmt(correct)
+    base = abs(float(correct)) or 1.0
+    unit = gap if gap is not None else float(step) if step is not None else max(base * 0.04, 1e-9)
+
+    def ok(x: float) -> bool:
+        return (lo is None or x > lo or (x == lo and fmt(x) != fmt(lo))) and (
+            hi is None or x < hi or (x == hi and fmt(x) != fmt(hi)))
+
+    room_below = lo is None or float(value) - unit >= lo
+    room_above = hi is None or float(value) + unit <= hi
+    r = rng.randrange(k + 1)
+    if not room_below:
+        r = 0
+    elif not room_above:
+        r = k
+    seen = {right}
+    below: list[str] = []
+    above: list[str] = []
+    for c in candidates:
+        text = fmt(c)
+        if text in seen or not ok(float(c)):
+            continue
+        (below if float(c) < float(value) else above).append(text)
+        seen.add(text)
+    out = below[:r] + above[: k - r]
+    seen = {right, *out}
+    for side, need in ((-1, r - min(r, len(below))), (1, (k - r) - min(k - r, len(above)))):
+        offset = 0.0
+        tries = 0
+        while need > 0:
+            tries += 1
+            if tries > 400:
+                raise ValueError(f"cannot place {k} distractors around {right} within [{lo}, {hi}]")
+            offset += unit * rng.choice((1, 1, 2, 3))
+            x = float(value) + side * offset
+            if step is not None:
+                x = round(x / float(step)) * float(step)
+            if not ok(x):  # no room left on this side: go on on the other, with smaller steps
+                side, offset = -side, 0.0
+                unit = max(unit / 2, float(step) if step is not None else unit / 2)
+                continue
+            text = fmt(x)
+            if text not in seen:
+                seen.add(text)
+                out.append(text)
+                need -= 1
+    return out
+
+
 # ----------------------------------------------------------------------------------------------------------------
 # Generation
 
@@ -387,52 +481,95 @@ def _params_json(params: dict[str, Any]) -> str:
     return json.dumps(params, sort_keys=True, default=default, ensure_ascii=False)
 
 
-def generate(element_id: str, domain: str, grade: int, n: int, seed: int = 0) -> list[SteerQuestion]:
-    """``n`` distinct questions of one test (element x domain x grade), deterministic given ``seed``."""
+def _iter_units(element_id: str, domain: str, grade: int, seed: int) -> Iterator[list[SteerQuestion]]:
+    """Successive distinct units of one test: a question, or the two parts of a two-part question; the unit's index
+    is its position in the sequence. Question texts (both parts together) never repeat."""
     tax = load_taxonomy()
     element = tax.element(element_id)
     if domain not in element.domains:
         raise ValueError(f"domain {domain!r} not allowed for {element_id!r}; allowed: {element.domains}")
     grade_level(element, grade)
-    fn = get_generator(element_id)
-    questions: list[SteerQuestion] = []
+    return _units(element, domain, grade, seed, get_generator(element_id))
+
+
+def _units(element: Element, domain: str, grade: int, seed: int, fn: GeneratorFn) -> Iterator[list[SteerQuestion]]:
+    element_id = element.id
     seen: set[str] = set()
     attempt = 0
-    while len(questions) < n:
-        if attempt >= MAX_ATTEMPTS_PER_QUESTION * max(n, 1):
-            raise ValueError(
-                f"{element_id}/{domain}/g{grade}: only {len(questions)} distinct questions after {attempt} "
-                f"attempts (asked for {n}); widen the generator's parameter space or lower n"
-            )
+    index = 0
+    while True:
         qseed, rng = make_rng(seed, element_id, domain, grade, attempt)
         attempt += 1
         draft = fn(GenContext(element, domain, grade, rng))
-        question = polish(draft.question)
-        key = _norm(question)
+        parts: list[tuple[str, str, tuple[str, ...], int | None]] = [
+            (polish(draft.question), polish(draft.correct), tuple(polish(d) for d in draft.distractors),
+             draft.n_options)]
+        if draft.follow_up is not None:
+            f = draft.follow_up
+            parts.append((polish(f.question), polish(f.correct), tuple(polish(d) for d in f.distractors),
+                          f.n_options))
+        key = "\n".join(_norm(text) for text, *_ in parts)
         if key in seen:
+            yield []  # a repeat: lets the caller count attempts
             continue
         seen.add(key)
-        options, correct, order = build_options(rng, polish(draft.correct), [polish(d) for d in draft.distractors],
-                                                draft.n_options)
-        questions.append(
-            SteerQuestion(
-                element=element_id,
-                module=element.module_id,
-                setting=element.setting_id,
-                domain=domain,
-                grade=grade,
-                template_id=draft.template_id,
-                seed=qseed,
-                base_seed=seed,
-                index=len(questions),
-                params_json=_params_json(draft.params),
-                question=question,
-                options=options,
-                correct=correct,
-                option_order=order,
+        unit: list[SteerQuestion] = []
+        offset = 0
+        for number, (text, correct_text, distractors, n_opts) in enumerate(parts, start=1):
+            options, correct, order = build_options(rng, correct_text, distractors, n_opts)
+            unit.append(SteerQuestion(
+                element=element_id, module=element.module_id, setting=element.setting_id, domain=domain,
+                grade=grade, template_id=draft.template_id, seed=qseed, base_seed=seed, index=index,
+                params_json=_params_json(draft.params), question=text, options=options, correct=correct,
+                option_order=order, part=number if len(parts) > 1 else 0, letter_offset=offset))
+            offset += len(options)
+        index += 1
+        yield unit
+
+
+def _take_units(units: Iterator[list[SteerQuestion]], n: int, label: str, skip: Callable[[SteerQuestion], bool]
+                = lambda q: False) -> list[list[SteerQuestion]]:
+    taken: list[list[SteerQuestion]] = []
+    attempts = 0
+    while len(taken) < n:
+        if attempts >= MAX_ATTEMPTS_PER_QUESTION * max(n, 1):
+            raise ValueError(
+                f"{label}: only {len(taken)} distinct questions after {attempts} attempts (asked for {n}); widen "
+                "the generator's parameter space or lower n"
             )
-        )
-    return questions
+        attempts += 1
+        unit = next(units)
+        if unit and not skip(unit[0]):
+            taken.append(unit)
+    return taken
+
+
+def _renumber(unit: list[SteerQuestion], index: int) -> list[SteerQuestion]:
+    return [replace(q, index=index) for q in unit]
+
+
+def generate(element_id: str, domain: str, grade: int, n: int, seed: int = 0) -> list[SteerQuestion]:
+    """``n`` distinct questions of one test (element x domain x grade), deterministic given ``seed``.
+
+    A two-part question counts once and gives two :class:`SteerQuestion` (parts 1 and 2, same ``index``)."""
+    units = _take_units(_iter_units(element_id, domain, grade, seed), n, f"{element_id}/{domain}/g{grade}")
+    return [q for i, unit in enumerate(units) for q in _renumber(unit, i)]
+
+
+def generate_with_pool(element_id: str, domain: str, grade: int, n: int, pool: int,
+                       seed: int = 0) -> tuple[list[SteerQuestion], list[SteerQuestion]]:
+    """:func:`generate`'s ``n`` questions and ``pool`` more for the few-shot pool, none of which has the parameters
+    of a scored question (a pool question that only rephrases a scored one would show its answer).
+
+    The scored questions are those of :func:`generate` whatever ``pool`` is; pool indices continue after them."""
+    label = f"{element_id}/{domain}/g{grade}"
+    units = _iter_units(element_id, domain, grade, seed)
+    scored = _take_units(units, n, label)
+    scored_params = {unit[0].params_json for unit in scored}
+    extra = _take_units(units, pool, f"{label} (few-shot pool with parameters unlike the scored questions')",
+                        skip=lambda q: q.params_json in scored_params)
+    return ([q for i, unit in enumerate(scored) for q in _renumber(unit, i)],
+            [q for i, unit in enumerate(extra) for q in _renumber(unit, n + i)])
 
 
 @dataclass(frozen=True)
@@ -500,10 +637,10 @@ def generate_benchmark_with_pool(scale: BenchmarkScale | dict[str, Any],
                                  pool_per_test: int) -> tuple[list[SteerQuestion], list[SteerQuestion]]:
     """The scored questions of :func:`generate_benchmark` and a few-shot pool of ``pool_per_test`` more per test.
 
-    Each test is generated once with ``n_per_test + pool_per_test`` distinct questions: the first ``n_per_test``
-    (identical to :func:`generate_benchmark`'s) are scored, the rest are the pool of solved examples, so the pool is
-    disjoint from the scored questions (different item ids and question texts) and of the same element, domain and
-    grade.
+    Each test is generated once (:func:`generate_with_pool`): the first ``n_per_test`` distinct questions
+    (identical to :func:`generate_benchmark`'s) are scored, the next ``pool_per_test`` whose parameters differ from
+    every scored question's are the pool of solved examples, so the pool is disjoint from the scored questions
+    (different item ids, question texts and parameters) and of the same element, domain and grade.
     """
     if isinstance(scale, dict):
         scale = BenchmarkScale.from_dict(scale)
@@ -512,9 +649,10 @@ def generate_benchmark_with_pool(scale: BenchmarkScale | dict[str, Any],
     scored: list[SteerQuestion] = []
     pool: list[SteerQuestion] = []
     for element_id, domain, grade in plan_tests(scale):
-        questions = generate(element_id, domain, grade, scale.n_per_test + pool_per_test, scale.seed)
-        scored.extend(questions[: scale.n_per_test])
-        pool.extend(questions[scale.n_per_test:])
+        test_scored, test_pool = generate_with_pool(element_id, domain, grade, scale.n_per_test, pool_per_test,
+                                                    scale.seed)
+        scored.extend(test_scored)
+        pool.extend(test_pool)
     return scored, pool
 
 

@@ -11,6 +11,7 @@ from fractions import Fraction
 
 from choicelab.studies.steer.items.base import (
     Draft,
+    FollowUp,
     GenContext,
     entity_numbers,
     fmt_money,
@@ -18,7 +19,7 @@ from choicelab.studies.steer.items.base import (
     fmt_pct,
     generator,
     join_list,
-    numeric_distractors,
+    spread_distractors,
 )
 
 Lottery = list[tuple[int, int]]  # [(probability in percent, payoff), ...], probabilities sum to 100
@@ -91,7 +92,8 @@ def completeness(ctx: GenContext) -> Draft:
 
 @generator("transitivity")
 def transitivity(ctx: GenContext) -> Draft:
-    """Stated strict preferences form a chain x0 > x1 > ... > xk (shown shuffled at higher grades); the asked pair
+    """Stated strict preferences form a chain x0 > x1 > ... > xk (stated in random order and form: "rather have a
+    than b" or "like b less than a", so the order of mention is no cue); the asked pair
     is ordered by the transitive closure, so the answer is the one earlier in the chain. In a third of the
     questions one link between the asked pair is left out, so the statements do not order the pair and the answer
     is "It cannot be determined from these preferences" (three options; that catch-all is right about as often as
@@ -106,13 +108,13 @@ def transitivity(ctx: GenContext) -> Draft:
     if not determined:
         links.remove(rng.randrange(i, j))  # a missing link between x_i and x_j: the pair is not ordered
     stmts = [(chain[m], chain[m + 1]) for m in links]
-    if ctx.level >= 0.5:
-        rng.shuffle(stmts)
+    rng.shuffle(stmts)  # in chain order the key would be the asked alternative the stem mentions first
     first, second = (chain[i], chain[j]) if rng.random() < 0.5 else (chain[j], chain[i])
     tid, lead = ctx.phrasing("trans", ("You are choosing a {n}.", "As {r}, you compare {n}s.",
                                        "You have clear tastes about {n}s."))
     lead = lead.format(n=v.option_noun, r=v.role)
-    prefs = " ".join(f"You would rather have {a} than {b}." for a, b in stmts)
+    forms = ("You would rather have {a} than {b}.", "You like {b} less than {a}.")
+    prefs = " ".join(rng.choice(forms).format(a=a, b=b) for a, b in stmts)
     q = f"{lead} {prefs} Would you rather have {first} or {second}?"
     unknown = "It cannot be determined from these preferences"
     correct = chain[i] if determined else unknown
@@ -123,27 +125,41 @@ def transitivity(ctx: GenContext) -> Draft:
 
 @generator("independence")
 def independence(ctx: GenContext) -> Draft:
-    """You chose X over Y; the new option(s) are dominated by Y (lower quality, higher price), so X > Y > new by
-    revealed preference and dominance; by independence of irrelevant alternatives the answer stays X."""
+    """You chose X over Y (a stated choice: with no stated utility there is no rational first choice to ask for);
+    then new options appear. By independence of irrelevant alternatives a new option never makes Y better than X:
+    the answer stays X, unless a new option dominates X (higher quality and lower price), in which case it is the
+    answer (monotone preferences). Dominated decoys (worse and dearer than Y or than X) are the usual new options; a
+    dominating one appears in a third of the questions, so the new options are right in some questions too."""
     rng, v = ctx.rng, ctx.vocab
     qa, qb = rng.sample(range(50, 100), 2)
-    pa, pb = rng.randint(100, 900), rng.randint(100, 900)
+    pa, pb = rng.sample(range(100, 901), 2)
+    if (qa > qb) != (pa > pb):  # a trade-off: the better one costs more (neither dominates the other)
+        pa, pb = pb, pa
     x_is_a = rng.random() < 0.5
     names = entity_numbers(4)
+    x_quality, x_price = (qa, pa) if x_is_a else (qb, pb)
     y_quality, y_price = (qb, pb) if x_is_a else (qa, pa)
     n_decoys = ctx.scale(1, 2)
-    decoys = [(y_quality - rng.randint(1, 10 * (d + 1)), y_price + rng.randint(10, 150)) for d in range(n_decoys)]
+    dominating = rng.randrange(n_decoys) if rng.random() < 1 / 3 else -1
+    decoys = []
+    for d in range(n_decoys):
+        if d == dominating:
+            decoys.append((min(100, x_quality + rng.randint(1, 10)), max(50, x_price - rng.randint(10, 80))))
+        else:
+            ref_q, ref_p = (y_quality, y_price) if rng.random() < 0.5 else (x_quality, x_price)
+            decoys.append((ref_q - rng.randint(1, 10 * (d + 1)), ref_p + rng.randint(10, 150)))
     items = [(qa, pa), (qb, pb)] + decoys
-    listing = " ".join(f"{v.option_noun.capitalize()} {names[i]} has quality {qq} and costs {fmt_money(pp)}."
+    noun = v.option_noun.capitalize()
+    listing = " ".join(f"{noun} {names[i]} has quality {qq} and costs {fmt_money(pp)}."
                        for i, (qq, pp) in enumerate(items[:2]))
     chosen = names[0] if x_is_a else names[1]
-    extra = " ".join(f"{v.option_noun.capitalize()} {names[2 + d]} has quality {qq} and costs {fmt_money(pp)}."
+    extra = " ".join(f"{noun} {names[2 + d]} has quality {qq} and costs {fmt_money(pp)}."
                      for d, (qq, pp) in enumerate(decoys))
     tid, lead = ctx.phrasing("indep", ("You need a new {n}.", "As {r}, you pick a {n}.", "You are shopping for a {n}."))
     q = (f"{lead.format(n=v.option_noun, r=v.role)} {listing} After thinking it over you choose "
-         f"{v.option_noun.capitalize()} {chosen}. Then you learn about more options: {extra} Which do you choose now?")
-    opts = [f"{v.option_noun.capitalize()} {n}" for n in names[: 2 + n_decoys]]
-    correct = opts[0] if x_is_a else opts[1]
+         f"{noun} {chosen}. Then you learn about more options: {extra} Which do you choose now?")
+    opts = [f"{noun} {n}" for n in names[: 2 + n_decoys]]
+    correct = opts[2 + dominating] if dominating >= 0 else opts[0] if x_is_a else opts[1]
     params = {"items": items, "chosen_first": chosen}
     return Draft(tid, q, correct, tuple(o for o in opts if o != correct), params)
 
@@ -155,9 +171,11 @@ def independence(ctx: GenContext) -> Draft:
 @generator("sunk_cost")
 def sunk_cost(ctx: GenContext) -> Draft:
     """Only future flows matter: continue a project iff its future revenue exceeds its remaining cost; with several
-    projects (one can be funded) pick the largest positive future net value, or abandon all; sunk costs ignored."""
+    projects (one can be funded) pick the largest positive future net value, or abandon all; sunk costs ignored.
+    With one project, continuing is right in half the questions."""
     rng, v = ctx.rng, ctx.vocab
     n_proj = ctx.scale(1, 3)
+    go_on = rng.random() < 0.5  # one project: "continue" and "abandon" each right in half the questions
     for _ in range(100):
         projects = []
         for _p in range(n_proj):
@@ -166,7 +184,7 @@ def sunk_cost(ctx: GenContext) -> Draft:
             revenue = remaining + rng.randint(-40, 30) * 10_000
             projects.append((sunk, remaining, max(revenue, 10_000)))
         nets = [r - f for _, f, r in projects]
-        if len(set(nets)) == n_proj and 0 not in nets:
+        if len(set(nets)) == n_proj and 0 not in nets and (n_proj > 1 or (nets[0] > 0) == go_on):
             break
     if n_proj == 1:
         sunk, rem, rev = projects[0]
@@ -192,13 +210,17 @@ def sunk_cost(ctx: GenContext) -> Draft:
 
 @generator("endowment_effect")
 def endowment_effect(ctx: GenContext) -> Draft:
-    """Willingness to accept equals willingness to pay v: sell iff the offer exceeds v (offers never equal v);
-    the minimum acceptable selling price is v."""
+    """Willingness to accept equals willingness to pay v: sell iff the offer exceeds v (offers never equal v; Yes
+    and No are each right in half the questions); the minimum acceptable selling price is v. In the selling-price
+    template the stem states two other prices (what the item cost in a shop, what it might fetch), which are also
+    options, and in half the questions v is not stated as one number but as a price plus a fee you would also have
+    paid, so "pick the number the stem states" is no cue; the other distractors lie on both sides of v."""
     rng, v = ctx.rng, ctx.vocab
     wtp = rng.randint(4, 60) * 5
     item = v.owned_item
     if ctx.level < 0.5:
-        offer = wtp + rng.choice((-1, 1)) * rng.randint(1, 10) * 5
+        sell = rng.random() < 0.5
+        offer = wtp + (1 if sell else -1) * rng.randint(1, 10) * 5
         tid, lead = ctx.phrasing("endow", (
             f"The most you would pay to buy {item} is {fmt_money(wtp)}.",
             f"You value {item} at exactly {fmt_money(wtp)}: you would pay up to that amount for one.",
@@ -209,25 +231,40 @@ def endowment_effect(ctx: GenContext) -> Draft:
         return Draft(tid, q, correct, ("No, keep it" if offer > wtp else "Yes, sell it",),
                      {"wtp": wtp, "offer": offer, "kind": "offer"}, 2)
     who = ctx.people(1)[0]
+    fee = rng.randint(1, min(8, wtp // 5 - 1)) * 5 if rng.random() < 0.5 else 0
+    price = wtp - fee  # the stated price; with a fee the value is price + fee, a number the stem does not state
+    shop = wtp + rng.choice((-1, 1)) * rng.randint(2, 12) * 5
+    resale = wtp + rng.choice((-1, 1)) * rng.randint(2, 12) * 5
+    while resale in (shop, price, wtp) or resale <= 0:
+        resale += 5
+    while shop in (price, wtp) or shop <= 0:
+        shop += 5
+    value = (f"the most you were willing to pay for it was {fmt_money(price)} plus the {fmt_money(fee)} delivery fee"
+             if fee else f"the most you were willing to pay for it was {fmt_money(price)}, delivery included")
     tid, lead = ctx.phrasing("endow.wta", (
-        f"Before you owned {item}, the most you were willing to pay for it was {fmt_money(wtp)}. You now own one",
-        f"As {v.role}, you once decided that {item} was worth at most {fmt_money(wtp)} to you. {who} has since "
-        f"given you one",
-        f"Last month you would have paid up to {fmt_money(wtp)} for {item}, but no more. Today you won one in a "
-        f"raffle",
+        f"You now own {item}.",
+        f"As {v.role}, you were given {item} by {who}.",
+        f"Today you won {item} in a raffle.",
     ))
-    q = (f"{lead}, and how much you value it has not changed. What is the lowest price at which you should be "
-         f"willing to sell it?")
-    cands = [wtp * 2, wtp * 3 // 2, wtp // 2, wtp + 25, wtp * 5 // 4]
-    dis = numeric_distractors(rng, wtp, fmt_money, cands, k=4, integer=True)
-    return Draft(tid, q, fmt_money(wtp), tuple(dis), {"wtp": wtp, "kind": "wta"}, ctx.n_options(3, 5))
+    facts = [f"Before you owned it, {value}.", f"Shops sell it for {fmt_money(shop)}.",
+             f"A collector says it could fetch {fmt_money(resale)}."]
+    rng.shuffle(facts)  # the order the prices are mentioned in is no cue
+    q = (f"{lead} {' '.join(facts)} How much you value it has not changed since before you owned it. What is the "
+         "lowest price at which you should be willing to sell it?")
+    k = ctx.n_options(3, 5) - 1
+    stated = [shop, resale] + ([price] if fee else [])
+    dis = spread_distractors(rng, wtp, fmt_money, stated + ([price + 2 * fee] if fee else []), k, lo=0, step=5)
+    return Draft(tid, q, fmt_money(wtp), tuple(dis),
+                 {"wtp": wtp, "kind": "wta", "fee": fee, "shop": shop, "resale": resale}, k + 1)
 
 
 @generator("time_inconsistency")
 def time_inconsistency(ctx: GenContext) -> Draft:
     """Stationary (time-consistent) preferences: shifting both payments by the same delay D does not change the
-    choice, so the answer repeats the earlier choice (smaller-sooner or larger-later). Two options: the consistent
-    and the switched choice ("it depends on the delay" would never be right, an answer cue)."""
+    choice, so the answer repeats the earlier choice (smaller-sooner or larger-later, 50/50). Two options: the
+    consistent and the switched choice ("it depends on the delay" would never be right, an answer cue). The order in
+    which the stem mentions the two payments, in the earlier choice and in the new one, is drawn at random, so the
+    option mentioned first is no cue."""
     rng, v = ctx.rng, ctx.vocab
     small = rng.randint(2, 50) * 5
     large = small + rng.randint(1, 20) * 5
@@ -235,16 +272,18 @@ def time_inconsistency(ctx: GenContext) -> Draft:
     shift = rng.randint(gap + 1, 365)
     chose_small = rng.random() < 0.5
     unit = "days"
-    first = f"{fmt_money(small)} today" if chose_small else f"{fmt_money(large)} in {gap} {unit}"
-    other = f"{fmt_money(large)} in {gap} {unit}" if chose_small else f"{fmt_money(small)} today"
+    sooner, later = f"{fmt_money(small)} today", f"{fmt_money(large)} in {gap} {unit}"
+    first, other = (sooner, later) if chose_small else (later, sooner)
+    pair = (sooner, later) if rng.random() < 0.5 else (later, sooner)
     tid, lead = ctx.phrasing("time", (
-        f"You were offered a choice between {fmt_money(small)} today and {fmt_money(large)} in {gap} {unit}, and "
-        f"after careful thought you chose {first} over {other}.",
-        f"As {v.role}, you earlier preferred {first} to {other}.",
+        f"You were offered a choice between {pair[0]} and {pair[1]}, and after careful thought you chose {first}.",
+        f"As {v.role}, you earlier preferred {first} to {other}." if rng.random() < 0.5 else
+        f"As {v.role}, you earlier turned down {other} and took {first} instead.",
     ))
     a = f"{fmt_money(small)} in {shift} {unit}"
     b = f"{fmt_money(large)} in {shift + gap} {unit}"
-    q = f"{lead} Now you can choose between {a} and {b}. Which do you choose?"
+    new_pair = (a, b) if rng.random() < 0.5 else (b, a)
+    q = f"{lead} Now you can choose between {new_pair[0]} and {new_pair[1]}. Which do you choose?"
     correct, wrong = (a, b) if chose_small else (b, a)
     return Draft(tid, q, correct, (wrong,), {"small": small, "large": large, "gap": gap, "shift": shift,
                                              "chose_small": chose_small}, 2)
@@ -290,7 +329,10 @@ def completeness_lotteries(ctx: GenContext) -> Draft:
 @generator("transitivity_lotteries")
 def transitivity_lotteries(ctx: GenContext) -> Draft:
     """Stated preferences between lotteries form a chain L0 > L1 > ... ; the consistent statement is that an
-    earlier lottery is preferred to a later one (transitive closure); reversed statements are inconsistent."""
+    earlier lottery is preferred to a later one that is not adjacent to it (transitive closure: never a stated
+    preference copied); the distractors reverse a stated or implied preference. The options go round a cycle of
+    lotteries (i > j, m > i, j > m for i < m < j; with four options i > j, m > i, n > m, j > n for i < m < n < j), so
+    every lottery appears in exactly two options and no option is the "most typical" or the odd one out."""
     rng, v = ctx.rng, ctx.vocab
     k = ctx.scale(3, 5)
     outcomes = rng.sample(v.alternatives, k)
@@ -300,48 +342,68 @@ def transitivity_lotteries(ctx: GenContext) -> Draft:
     if ctx.level >= 0.5:
         rng.shuffle(stmts)
     prefs = " ".join(f"You prefer {lots[a]} over {lots[b]}." for a, b in stmts)
-    i = rng.randrange(0, k - 2)
-    j = rng.randrange(i + 2, k)
+    n_opt = min(ctx.n_options(3, 4), k)
+    cycle = sorted(rng.sample(range(k), n_opt))  # i < (m < n <) j
+    i, j = cycle[0], cycle[-1]
     cap = lambda s: s[0].upper() + s[1:]  # noqa: E731
     tid, lead = ctx.phrasing("trans_lot", ("You have the following preferences.", f"As {v.role}, you state:",
                                            "Your preferences over chances are:"))
     q = f"{lead} {prefs} Which of the following is a consistent preference?"
     correct = f"{cap(lots[i])} is preferred over {lots[j]}"
-    # every distractor reverses a stated or implied strict preference ("equally good" would never be right: a cue)
-    dis = [f"{cap(lots[j])} is preferred over {lots[i]}", f"{cap(lots[j])} is preferred over {lots[i + 1]}",
-           f"{cap(lots[i + 1])} is preferred over {lots[i]}"]
-    return Draft(tid, q, correct, tuple(dis), {"lotteries": list(zip(probs, outcomes, strict=False)), "asked": [i, j]},
-                 ctx.n_options(3, 4))
+    # the other edges of the cycle i -> m -> (n ->) j, each stated the wrong way round (a later over an earlier)
+    dis = [f"{cap(lots[b])} is preferred over {lots[a]}" for a, b in zip(cycle, cycle[1:], strict=False)]
+    return Draft(tid, q, correct, tuple(dis), {"lotteries": list(zip(probs, outcomes, strict=False)), "asked": [i, j],
+                                               "cycle": cycle}, n_opt)
 
 
 @generator("independence_lotteries")
 def independence_lotteries(ctx: GenContext) -> Draft:
-    """You chose the expected-value-maximizing lottery X of {A, B}; each added option is X's prize with a lower
-    chance (so worse than X); the answer stays X = argmax expected value over all options."""
+    """The paper's two successive choices, no criterion in the stem: two lotteries ("Which would you choose?"),
+    then the same two plus one or two new ones ("Now which would you choose?"). The risk-neutral choice maximizes
+    expected value in each part; a new option changes the choice only when it is itself the best (independence: it
+    never reverses the first two), which is drawn in a third of the questions, so every option is right in some.
+    New options use either first lottery's prize or a prize of their own, so a shared prize is no cue."""
     rng, v = ctx.rng, ctx.vocab
-    for _ in range(100):
+    for _ in range(200):
         pa, xa = rng.randint(20, 95), rng.randint(2, 40) * 50
         pb, xb = rng.randint(20, 95), rng.randint(2, 40) * 50
         la, lb = [(pa, xa), (100 - pa, 0)], [(pb, xb), (100 - pb, 0)]
         if expected_value(la) != expected_value(lb):
             break
-    best = 0 if expected_value(la) > expected_value(lb) else 1
-    px, xx = (pa, xa) if best == 0 else (pb, xb)
+    evs = [expected_value(la), expected_value(lb)]
     n_new = ctx.scale(1, 2)
-    new = [[(pc, xx), (100 - pc, 0)] for pc in rng.sample(range(5, px), min(n_new, px - 5))]
-    names = entity_numbers(2 + len(new))
+    winner = rng.randrange(n_new) if rng.random() < 1 / 3 else -1  # which new option (if any) is the best
+    new: list[Lottery] = []
+    for d in range(n_new):
+        for _ in range(500):
+            prize = rng.choice((xa, xb, rng.randint(2, 40) * 50))
+            chance = rng.randint(5, 95)
+            lot = [(chance, prize), (100 - chance, 0)]
+            e = expected_value(lot)
+            best_so_far = max(evs)
+            wanted_best = d == winner
+            if e not in evs and ((e > best_so_far) if wanted_best else (e < best_so_far)) and lot not in new:
+                break
+        new.append(lot)
+        evs.append(expected_value(lot))
     lots = [la, lb] + new
+    names = entity_numbers(len(lots))
     describe = lambda lot: f"a {lot[0][0]}% chance of {fmt_money(lot[0][1])} and nothing otherwise"  # noqa: E731
     listing = " ".join(f"Option {names[i]}: {describe(lot)}." for i, lot in enumerate(lots[:2]))
     extra = " ".join(f"Option {names[2 + i]}: {describe(lot)}." for i, lot in enumerate(new))
     tid, lead = ctx.phrasing("indep_lot", (f"You have two {v.option_noun} options.",
                                            f"As {v.role}, you choose among risky {v.option_noun}s.",
                                            "Consider these lotteries."))
-    q = (f"{lead} {listing} Maximizing expected value, you choose Option {names[best]}. You are now told about "
-         f"another option. {extra} Which option do you choose now?")
-    evs = [expected_value(lot) for lot in lots]
-    correct = f"Option {names[_unique_argmax(evs)]}"
-    return Draft(tid, q, correct, tuple(f"Option {n}" for n in names if f"Option {n}" != correct), {"lotteries": lots})
+    q1 = f"{lead} {listing} Which option would you choose?"
+    more = "another option" if len(new) == 1 else "more options"
+    q2 = f"You are now told about {more}. {extra} Now which option would you choose?"
+    first = _unique_argmax(evs[:2])
+    overall = _unique_argmax(evs)
+    k1 = f"Option {names[first]}"
+    k2 = f"Option {names[overall]}"
+    params = {"lotteries": lots}
+    return Draft(tid, q1, k1, (f"Option {names[1 - first]}",), params, 2,
+                 follow_up=FollowUp(q2, k2, tuple(f"Option {n}" for n in names if f"Option {n}" != k2)))
 
 
 # ================================================================================================================
@@ -350,7 +412,9 @@ def independence_lotteries(ctx: GenContext) -> Draft:
 
 @generator("compute_eu")
 def compute_eu(ctx: GenContext) -> Draft:
-    """EU = sum_i p_i * u_i over the stated outcomes (utilities may be negative at higher grades)."""
+    """EU = sum_i p_i * u_i over the stated outcomes (utilities may be negative at higher grades). Distractors are
+    plausible mistakes and steps on the key's 0.05 grid, all strictly between the smallest and largest utility, with
+    the key's rank among the options uniform."""
     rng, v = ctx.rng, ctx.vocab
     k = ctx.scale(2, 4)
     probs = _split(rng, k)
@@ -363,9 +427,14 @@ def compute_eu(ctx: GenContext) -> Draft:
                                      f"You evaluate a {v.option_noun} with uncertain results.",
                                      f"{ctx.people(1)[0]} is considering {rng.choice(v.alternatives)}."))
     q = f"{lead} {'; '.join(events)}. What is its expected utility?"
-    cands = [Fraction(sum(utils), k), max(utils), sum(utils),
-             expected_value(list(zip(probs[::-1], utils, strict=False))) if k > 1 else utils[0] + 1]
-    dis = numeric_distractors(rng, eu, fmt_num, cands, k=4, nonnegative=False)
+    # plausible mistakes (the plain mean, probabilities matched to the wrong outcomes, one outcome left out), on
+    # the key's grid of 0.05, then steps of uneven size on both sides: the key's rank among the options is uniform
+    grid = Fraction(1, 20)
+    snap = lambda x: round(Fraction(x) / grid) * grid  # noqa: E731
+    cands = [snap(Fraction(sum(utils), k)), expected_value(list(zip(probs[::-1], utils, strict=False))),
+             eu - Fraction(probs[-1] * utils[-1], 100)]
+    dis = spread_distractors(rng, eu, fmt_num, cands, ctx.n_options(3, 5) - 1, step=grid,
+                             gap=max(0.5, abs(float(eu)) * 0.06), lo=min(utils), hi=max(utils))
     return Draft(tid, q, fmt_num(eu), tuple(dis), {"probs_pct": probs, "utils": utils}, ctx.n_options(3, 5))
 
 
@@ -399,42 +468,57 @@ def maximize_eu(ctx: GenContext) -> Draft:
 
 
 def _risk_question(ctx: GenContext, kind: str) -> Draft:
+    """Two core prospects -- a safer one and a riskier one -- plus 0-2 extra prospects at higher grades; the answer is
+    the prospect of highest expected value. Which core prospect has the higher EV is drawn 50/50, so the safe
+    option is the key about as often as the risky one (a rule "always take the gamble" or "never take it" is at
+    chance); an extra prospect is the best in about 1 of (k+1) questions."""
     rng, v = ctx.rng, ctx.vocab
+    safe_wins = rng.random() < 0.5
+    factor = Fraction(rng.randint(55, 92), 100) if safe_wins else Fraction(rng.randint(108, 160), 100)
 
-    def draw() -> list:
-        if kind == "aversion":  # risky option has the higher EV, sure thing tempting
-            p = rng.randint(3, 9) * 10
-            big = rng.randint(10, 100) * 500
-            ev_risky = Fraction(p * big, 100)
-            sure = int(ev_risky * Fraction(rng.randint(60, 95), 100)) // 100 * 100
-            pros = [[(100, sure)], [(p, big), (100 - p, 0)]]
-        elif kind == "seeking":  # long shot with lower EV vs likely moderate outcome
+    def core() -> list[Lottery]:
+        """[safer, riskier] with EV(riskier) = factor * EV(safer) (rounded to whole hundreds / tens)."""
+        if kind == "aversion":  # a sure amount against a gamble
+            p = rng.randint(2, 9) * 10
+            sure = rng.randint(10, 100) * 100
+            big = int(sure * factor * 100 / p) // 100 * 100
+            return [[(100, sure)], [(p, big), (100 - p, 0)]]
+        if kind == "seeking":  # a likely moderate payoff against a long shot with a big prize
             p_safe = rng.randint(6, 9) * 10
             safe = rng.randint(10, 60) * 100
-            p_long = rng.randint(1, 3) * 5
-            long_shot = int(p_safe * safe / p_long * rng.randint(50, 90) / 100) // 100 * 100
-            pros = [[(p_safe, safe), (100 - p_safe, 0)], [(p_long, long_shot), (100 - p_long, 0)]]
-        else:  # loss aversion: the higher-EV option can lose money
-            p = rng.randint(3, 7) * 10
-            gain = rng.randint(10, 60) * 10
-            loss = -rng.randint(5, 40) * 10
-            safe_gain = rng.randint(1, 30) * 10
-            p2 = rng.randint(3, 9) * 10
-            pros = [[(p, gain), (100 - p, loss)], [(p2, safe_gain), (100 - p2, 0)]]
-        extra = ctx.scale(0, 2)
-        for _e in range(extra):
-            q_ = rng.randint(2, 8) * 10
-            pros.append([(q_, rng.randint(1, 40) * 100), (100 - q_, 0)])
-        return pros
+            p_long = rng.randint(1, 4) * 5
+            long_shot = int(p_safe * safe * factor / p_long) // 100 * 100
+            return [[(p_safe, safe), (100 - p_safe, 0)], [(p_long, long_shot), (100 - p_long, 0)]]
+        # loss aversion: a small sure-ish gain against a gamble that can lose money
+        p2 = rng.randint(3, 9) * 10
+        safe_gain = rng.randint(2, 40) * 10
+        p = rng.randint(3, 7) * 10
+        loss = -rng.randint(5, 40) * 10
+        target = Fraction(p2 * safe_gain, 100) * factor  # EV of the gamble: p*gain + (1-p)*loss = target
+        gain = int((target * 100 - (100 - p) * loss) / p) // 10 * 10
+        return [[(p2, safe_gain), (100 - p2, 0)], [(p, gain), (100 - p, loss)]]
 
-    intended = 1 if kind == "aversion" else 0  # the risky / safe / possibly-losing option should win
-    for _ in range(200):
-        pros = draw()
+    def extras(n: int, top: Fraction) -> list[Lottery]:
+        """n more two-outcome prospects with EV 50-95% of ``top`` (the better core EV); one of them beats it
+        (105-130%) in about 1 of (n + 2) questions, so an extra option is the key about as often as a core one."""
+        out = []
+        winner = rng.randrange(n + 2) if n else -1
+        for e in range(n):
+            q_ = rng.randint(1, 16) * 5
+            f = Fraction(rng.randint(105, 130), 100) if e == winner else Fraction(rng.randint(50, 95), 100)
+            out.append([(q_, max(100, int(top * f * 100 / q_) // 100 * 100)), (100 - q_, 0)])
+        return out
+
+    n_extra = ctx.scale(0, 2)
+    for _ in range(500):
+        pros = core()
+        pros += extras(n_extra, max(expected_value(x) for x in pros))
         evs = [expected_value(x) for x in pros]
-        if _unique_argmax(evs) == intended and (kind != "aversion" or evs[1] > evs[0]):
+        if _unique_argmax(evs) is not None and (evs[0] > evs[1]) == safe_wins and min(evs[:2]) > 0:
             break
-    while _unique_argmax(evs) is None:  # no intended draw in 200: at least one option must be the unique best
-        pros = draw()
+    while _unique_argmax(evs) is None:  # no draw in 500 met every wish: at least one option must be the best
+        pros = core()
+        pros += extras(n_extra, max(expected_value(x) for x in pros))
         evs = [expected_value(x) for x in pros]
     names = [f"{v.option_noun.capitalize()} {n}" for n in entity_numbers(len(pros))]
     order = list(range(len(pros)))
@@ -442,32 +526,33 @@ def _risk_question(ctx: GenContext, kind: str) -> Draft:
     pros = [pros[i] for i in order]
     evs = [expected_value(x) for x in pros]
     listing = " ".join(f"{n} gives {_describe(p)}." for n, p in zip(names, pros, strict=False))
-    tid, lead = ctx.phrasing(f"risk_{kind}", (f"As {v.role}, you are risk-neutral and must pick one {v.option_noun}.",
-                                              f"You want to maximize your expected payoff when choosing a "
-                                              f"{v.option_noun}.",
-                                              "You are a risk-neutral decision-maker."))
-    q = f"{lead} {listing} Which should you choose?"
+    tid, lead = ctx.phrasing(f"risk_{kind}", (f"As {v.role}, you must pick one {v.option_noun}.",
+                                              f"You are choosing a {v.option_noun}.",
+                                              f"You have {len(pros)} {v.option_noun}s to choose from."))
+    q = f"{lead} {listing} Which {v.option_noun} should you choose to maximize your expected utility?"
     best = _unique_argmax(evs)
-    return Draft(tid, q, names[best], tuple(n for i, n in enumerate(names) if i != best), {"prospects": pros})
+    return Draft(tid, q, names[best], tuple(n for i, n in enumerate(names) if i != best),
+                 {"prospects": pros, "safe_first": order.index(0) < order.index(1)})
 
 
 @generator("avoid_risk_aversion")
 def avoid_risk_aversion(ctx: GenContext) -> Draft:
-    """A sure amount (60-95% of the risky option's EV) against a risky option with higher EV; a risk-neutral agent
-    picks the argmax-EV option (the risky one unless an extra option beats it)."""
+    """A sure amount against a gamble whose EV is 108-160% of it (half the questions) or 55-92% of it (the other
+    half); a risk-neutral agent picks the argmax-EV option, so the sure amount is right as often as the gamble."""
     return _risk_question(ctx, "aversion")
 
 
 @generator("avoid_risk_seeking")
 def avoid_risk_seeking(ctx: GenContext) -> Draft:
-    """A likely moderate payoff against a long shot with a big prize but lower EV (50-90% of the safe EV); answer =
-    argmax EV."""
+    """A likely moderate payoff against a long shot with a big prize whose EV is 55-92% (half the questions) or
+    108-160% of the safe EV; answer = argmax EV, so the long shot is right as often as the safe payoff."""
     return _risk_question(ctx, "seeking")
 
 
 @generator("avoid_loss_aversion")
 def avoid_loss_aversion(ctx: GenContext) -> Draft:
-    """Options may include monetary losses; losses count at face value, so answer = argmax expected net payoff."""
+    """A likely small gain against a gamble that can lose money, whose EV is 55-92% or 108-160% of the gain's
+    (50/50); losses count at face value, so answer = argmax expected net payoff."""
     return _risk_question(ctx, "loss")
 
 
@@ -477,9 +562,13 @@ def avoid_loss_aversion(ctx: GenContext) -> Draft:
 
 @generator("gamblers_fallacy")
 def gamblers_fallacy(ctx: GenContext) -> Draft:
-    """Independent draws: after any streak the next outcome has its unconditional probability p. At the top grades
-    some questions draw without replacement, where the answer is the conditional (remaining count)/(remaining
-    total) — the rule is independence, not 'nothing ever changes'."""
+    """Independent draws: after any streak the next outcome has its unconditional probability p. Draws without
+    replacement are not independent: the next outcome's chance is (remaining count)/(remaining total) -- the rule is
+    independence, not 'nothing ever changes'. Verbal template (lower grades): "X is now more likely / less likely /
+    exactly as likely as before", with a fair device or a red/black box drawn with replacement (as likely), or a
+    red/black box drawn without replacement after a streak of X (less likely) or of the other colour (more likely),
+    a third each, so every statement is right in a third of the questions. Numeric template: the probability, with
+    distractors (plausible mistakes and other values, strictly between 0% and 100%) on both sides of the key."""
     rng, v = ctx.rng, ctx.vocab
     streak = rng.randint(3, 3 + ctx.scale(2, 8))
     device = rng.choice(("coin", "die", "wheel"))
@@ -502,13 +591,30 @@ def gamblers_fallacy(ctx: GenContext) -> Draft:
                                      f"At a {v.name} event, {setup} decides {v.urn_story}."))
     if ctx.level < 0.5:
         tid = "gf.verbal"
-        q = f"{context} It has come up {same} {streak} times in a row. On the next try, which is true?"
-        correct = f"The chance of {same} is still {fmt_pct(p)}, as it was before"
-        dis = (f"{same.capitalize()} is now less likely than {fmt_pct(p)}",
-               f"{same.capitalize()} is now more likely than {fmt_pct(p)}",
-               f"{other.capitalize()} is now certain")
-        return Draft(tid, q, correct, dis, {"kind": "verbal", "device": device, "p": [p.numerator, p.denominator],
-                                            "streak": streak}, ctx.n_options(3, 4))
+        case = rng.choice(("independent", "box_same", "box_other"))
+        replaced = case == "independent" and rng.random() < 0.5  # a box drawn with replacement is independent too
+        if case == "independent" and not replaced:
+            q = f"{context} It has come up {same} {streak} times in a row. On the next try, which is true?"
+            subject, before = same, fmt_pct(p)
+            params = {"kind": "verbal", "device": device, "p": [p.numerator, p.denominator], "streak": streak,
+                      "outcome": same}
+        else:
+            color, rest = rng.sample(("red", "black"), 2)  # the wheel's colours: a colour tells nothing
+            n_color = rng.randint(streak + 1, streak + 8)
+            n_rest = rng.randint(streak + 1, streak + 8)
+            total = n_color + n_rest
+            drawn = color if case == "box_same" or (replaced and rng.random() < 0.5) else rest
+            back = "Each ball drawn is put back and the box is shaken" if replaced else "Balls drawn are not put back"
+            q = (f"To decide {v.urn_story}, {who} draws balls from a box of {total}: {n_color} {color} and {n_rest} "
+                 f"{rest}. {back}. The first {streak} balls drawn were all {drawn}. On the next draw, which is "
+                 "true?")
+            subject, before = color, fmt_pct(Fraction(n_color, total))
+            params = {"kind": "verbal_box", "n_color": n_color, "n_rest": n_rest, "streak": streak,
+                      "drawn_is_color": drawn == color, "replaced": replaced}
+        statements = {"independent": f"{subject.capitalize()} is exactly as likely as before ({before})",
+                      "box_same": f"{subject.capitalize()} is now less likely than before ({before})",
+                      "box_other": f"{subject.capitalize()} is now more likely than before ({before})"}
+        return Draft(tid, q, statements[case], tuple(t for c, t in statements.items() if c != case), params, 3)
     without = rng.random() < 0.3
     if without:
         total = rng.randint(streak + 4, streak + 20)
@@ -518,115 +624,117 @@ def gamblers_fallacy(ctx: GenContext) -> Draft:
         q = (f"{ctx.vocab.role.capitalize()} draws tickets from a box of {total} tickets, {target} of them marked "
              f"'win', without putting them back. The first {streak} tickets drawn were all 'win'. What is the "
              f"probability that the next ticket is 'win'?")
-        cands = [Fraction(target, total), Fraction(target - streak, total), Fraction(target, total) ** (streak + 1)]
+        cands = [Fraction(target, total), Fraction(target - streak, total), Fraction(target - streak - 1,
+                                                                                     total - streak)]
         params = {"kind": "noreplace", "total": total, "target": target, "streak": streak}
     else:
         answer = p
         tid = "gf.numeric"
         q = f"{context} It has come up {same} {streak} times in a row. What is the probability of {same} next time?"
-        cands = [p ** (streak + 1), 1 - p, p / 2, 1 - p**streak]
+        cands = [1 - p, p / 2, (1 + p) / 2, p * 2]
         params = {"kind": "independent", "device": device, "p": [p.numerator, p.denominator], "streak": streak}
-    dis = numeric_distractors(rng, answer, fmt_pct, [c for c in cands if 0 <= c <= 1], k=4, spread=0.4)
+    dis = spread_distractors(rng, answer, fmt_pct, cands, ctx.n_options(3, 5) - 1, lo=0, hi=1,
+                             gap=0.06)
     return Draft(tid, q, fmt_pct(answer), tuple(dis), params, ctx.n_options(3, 5))
 
 
 # Options and gambles are numbered 1-4 (not lettered A-D), so no answer names a letter other than its own.
-_PAIRS = ("Options 1 and 3", "Options 1 and 4", "Options 2 and 3", "Options 2 and 4")
 
 
-def _pair_answer(first_a: bool, second_c: bool, noun: str = "Options") -> str:
-    return f"{noun} {'1' if first_a else '2'} and {'3' if second_c else '4'}"
+def _two_choices(first_better: bool, second_better: bool) -> tuple[str, str, str, str]:
+    """Keys of a two-part question with Options 1, 2 in part 1 and Options 3, 4 in part 2, given whether Option 1
+    and Option 3 are the better ones: returns (key 1, other 1, key 2, other 2)."""
+    k1, o1 = ("Option 1", "Option 2") if first_better else ("Option 2", "Option 1")
+    k2, o2 = ("Option 3", "Option 4") if second_better else ("Option 4", "Option 3")
+    return k1, o1, k2, o2
 
 
 @generator("certainty_effect")
 def certainty_effect(ctx: GenContext) -> Draft:
-    """Common-ratio (Allais) pair: A = x for sure, B = p chance of y; C = r chance of x, D = r*p chance of y.
-    EV(C)/EV(A) = EV(D)/EV(B) = r, so the EV-maximizing pattern is 'A and C' or 'B and D'; answer = the one
-    with the higher EV. The second template states the first choice and asks for the consistent second one (two
-    options: "either, they are equally good" would never be right -- EVs never tie -- an answer cue)."""
+    """The paper's two successive choices (common-ratio Allais pair), no criterion in the stem: first a sure amount
+    x against a p chance of y ("Which would you choose?"), then ("Now consider two more options ...") an r chance of x
+    against an r*p chance of y. The second pair scales both chances by r, so EV(3)/EV(1) = EV(4)/EV(2) = r: the
+    risk-neutral (expected-value) choice is the sure side in both or the risky side in both, and the pair is right
+    only when both choices are. Which side has the higher EV is drawn 50/50 (the sure amount wins in half the
+    questions); which option is listed first is drawn too."""
     rng, v = ctx.rng, ctx.vocab
-    for _ in range(100):
+    sure_better = rng.random() < 0.5
+    for _ in range(200):
         x = rng.randint(2, 60) * 10
-        p = rng.randint(5, 9) * 10
+        p = rng.randint(5, 9) * 10 if ctx.level < 0.5 else rng.randint(50, 95)
         y = rng.randint(x // 10 + 1, x // 10 * 2 + 5) * 10
-        if p * y != 100 * x:
+        if p * y != 100 * x and (100 * x > p * y) == sure_better:
             break
-    r = rng.choice((10, 20, 25, 50))
-    a_better = 100 * x > p * y
-    pc = r
+    sure_better = 100 * x > p * y
+    r = rng.choice((10, 20, 25, 50)) if ctx.level < 0.5 else rng.choice((10, 15, 20, 25, 30, 40, 50))
+    sure_first, scaled_first = rng.random() < 0.5, rng.random() < 0.5
+    sure = f"{fmt_money(x)} for sure"
+    risky = f"a {p}% chance of {fmt_money(y)} and nothing otherwise"
+    c_text = f"a {r}% chance of {fmt_money(x)} and nothing otherwise"
     d_text = f"a {fmt_num(Fraction(r * p, 100))}% chance of {fmt_money(y)} and nothing otherwise"
-    setup = (f"As {v.role}, consider Option 1: {fmt_money(x)} for sure; or Option 2: a {p}% chance of "
-             f"{fmt_money(y)} and nothing otherwise. Then consider Option 3: a {pc}% chance of {fmt_money(x)} and "
-             f"nothing otherwise; or Option 4: {d_text}.")
-    params = {"x": x, "p": p, "y": y, "r": r}
-    if ctx.level < 0.5 or rng.random() < 0.5:
-        tid = "cert.pair"
-        q = f"{setup} Which pair of choices maximizes expected value in both decisions?"
-        correct = _pair_answer(a_better, a_better)
-        return Draft(tid, q, correct, tuple(s for s in _PAIRS if s != correct), params, ctx.n_options(3, 4))
-    tid = "cert.second"
-    q = (f"{setup} A risk-neutral agent chose Option {'1' if a_better else '2'} in the first decision. Which option "
-         f"should it choose in the second?")
-    correct = "Option 3" if a_better else "Option 4"
-    return Draft(tid, q, correct, ("Option 4" if a_better else "Option 3",), params, 2)
+    one, two = (sure, risky) if sure_first else (risky, sure)
+    three, four = (c_text, d_text) if scaled_first else (d_text, c_text)
+    tid, lead = ctx.phrasing("cert", (f"As {v.role}, consider two options.", "Consider two options.",
+                                      f"You are offered two {v.option_noun}s."))
+    q1 = f"{lead} Option 1 gives {one}; Option 2 gives {two}. Which option would you choose?"
+    q2 = (f"Now consider two more options: Option 3 gives {three}; Option 4 gives {four}. In this scenario, which "
+          "option would you choose?")
+    k1, o1, k2, o2 = _two_choices(sure_better == sure_first, sure_better == scaled_first)
+    params = {"x": x, "p": p, "y": y, "r": r, "sure_first": sure_first, "scaled_sure_first": scaled_first}
+    return Draft(tid, q1, k1, (o1,), params, 2, follow_up=FollowUp(q2, k2, (o2,), 2))
 
 
 @generator("reflection_effect")
 def reflection_effect(ctx: GenContext) -> Draft:
-    """Gain frame: sure gain g vs p chance of G; loss frame: sure loss l vs q chance of losing L. The risk-neutral
-    choice in each frame is the option with the higher expected value; answer = that pair."""
+    """The paper's two successive choices, no criterion in the stem: a sure gain g against a p chance to gain G
+    ("Which would you choose?"), then a sure loss l against a q chance to lose L ("Suppose you were given another
+    choice ..."). The risk-neutral choice in each frame is the option with the higher expected value (the smaller
+    expected loss); the pair is right only when both choices are. The EV-better side is drawn 50/50 in each frame
+    independently, so all four patterns are the key equally often."""
     rng, v = ctx.rng, ctx.vocab
-    for _ in range(100):
+    gain_sure, loss_sure = rng.random() < 0.5, rng.random() < 0.5
+    for _ in range(200):
         g, p, big_g = rng.randint(2, 20) * 10, rng.randint(2, 8) * 10, rng.randint(3, 40) * 10
-        loss, q_, big_l = rng.randint(2, 20) * 10, rng.randint(2, 8) * 10, rng.randint(3, 40) * 10
-        if 100 * g != p * big_g and 100 * loss != q_ * big_l:
+        if 100 * g != p * big_g and (100 * g > p * big_g) == gain_sure:
             break
-    a_better = 100 * g > p * big_g  # sure gain better
-    c_better = -100 * loss > -q_ * big_l  # sure loss better (smaller expected loss)
-    tid, lead = ctx.phrasing("refl", (f"As {v.role}, you face two decisions.", "Imagine two separate decisions.",
-                                      "Consider the following choices."))
-    q = (f"{lead} First: Option 1 is a sure gain of {fmt_money(g)}; Option 2 is a {p}% chance to gain "
-         f"{fmt_money(big_g)} and nothing otherwise. Second: Option 3 is a sure loss of {fmt_money(loss)}; Option 4 "
-         f"is a {q_}% chance to lose {fmt_money(big_l)} and nothing otherwise. Which pair of choices maximizes "
-         f"expected value?")
-    correct = _pair_answer(a_better, c_better)
+    for _ in range(200):
+        loss, q_, big_l = rng.randint(2, 20) * 10, rng.randint(2, 8) * 10, rng.randint(3, 40) * 10
+        if 100 * loss != q_ * big_l and (100 * loss < q_ * big_l) == loss_sure:
+            break
+    gain_sure, loss_sure = 100 * g > p * big_g, 100 * loss < q_ * big_l
+    tid, lead = ctx.phrasing("refl", (f"As {v.role}, imagine you are given the following opportunity.",
+                                      "Imagine the following choice.", "Consider the following choice."))
+    q1 = (f"{lead} Option 1 is a sure gain of {fmt_money(g)}; Option 2 is a {p}% chance to gain {fmt_money(big_g)} "
+          "and nothing otherwise. Which would you choose?")
+    q2 = (f"Suppose you were given another choice: Option 3 is a sure loss of {fmt_money(loss)}; Option 4 is a {q_}% "
+          f"chance to lose {fmt_money(big_l)} and nothing otherwise. Which would you choose?")
+    k1, o1, k2, o2 = _two_choices(gain_sure, loss_sure)
     params = {"g": g, "p": p, "G": big_g, "l": loss, "q": q_, "L": big_l}
-    return Draft(tid, q, correct, tuple(s for s in _PAIRS if s != correct), params, ctx.n_options(3, 4))
+    return Draft(tid, q1, k1, (o1,), params, 2, follow_up=FollowUp(q2, k2, (o2,), 2))
 
 
 @generator("ambiguity_aversion")
 def ambiguity_aversion(ctx: GenContext) -> Draft:
-    """Ellsberg urn: N balls, R red, the rest black or yellow in unknown proportion. A pays on red, B on black,
-    C on red-or-yellow, D on black-or-yellow. For any belief b about the black count, A > B iff R > b iff C > D, so
-    consistent patterns are 'A and C' or 'B and D'. Template 'pair': with no information the symmetric belief
-    b = (N-R)/2 applies (R != b drawn) -> the EV-maximizing pair. Template 'second': given the first choice, the
-    consistent second choice (C after A, D after B; two options, no never-right "either")."""
+    """Ellsberg urn as two successive choices (two-part question, no criterion in the stem): N balls, R red, the
+    rest black or yellow in an unknown proportion, nothing known about the split. First Gamble 1 (pays on red) or
+    Gamble 2 (on black); then Gamble 3 (red or yellow) or Gamble 4 (black or yellow). For any belief b about the
+    black count, 1 > 2 iff R > b iff 3 > 4, so the consistent pairs are 1 and 3 or 2 and 4; with no information the
+    symmetric belief b = (N-R)/2 applies (R != b drawn), and each part's answer is its expected-value-maximizing
+    gamble under it (R > (N-R)/2 in half the questions, drawn 50/50)."""
     rng, v = ctx.rng, ctx.vocab
     n = rng.choice((60, 90, 100, 120))
-    for _ in range(100):
-        red = rng.randint(n // 10, n * 6 // 10)
-        if 2 * red != n - red:
-            break
-    setup = (f"To decide {v.urn_story}, a ball is drawn from an urn with {n} balls: {red} are red and the remaining "
-             f"{n - red} are black or yellow in an unknown proportion. Gamble 1 pays $100 if the ball is red; Gamble "
-             f"2 pays $100 if it is black. Gamble 3 pays $100 if it is red or yellow; Gamble 4 pays $100 if it is "
-             f"black or yellow.")
-    params = {"n": n, "red": red}
-    if rng.random() < 0.5:
-        tid = "ambig.pair"
-        q = (f"{setup} You have no information about the black/yellow split, so you treat both colours as equally "
-             "likely. Which pair of choices (one of Gambles 1 and 2, one of Gambles 3 and 4) maximizes expected "
-             "value?")
-        a_better = 2 * red > n - red
-        correct = _pair_answer(a_better, a_better, "Gambles")
-        params["template"] = "pair"
-        pairs = tuple(p.replace("Options", "Gambles") for p in _PAIRS)
-        return Draft(tid, q, correct, tuple(s for s in pairs if s != correct), params, ctx.n_options(3, 4))
-    chose_a = rng.random() < 0.5
-    tid = "ambig.second"
-    q = (f"{setup} You strictly prefer Gamble {'1' if chose_a else '2'} to Gamble {'2' if chose_a else '1'}. To be "
-         "consistent with a single belief about the number of black balls, which should you choose between Gamble 3 "
-         "and Gamble 4?")
-    correct = "Gamble 3" if chose_a else "Gamble 4"
-    params.update({"template": "second", "chose_a": chose_a})
-    return Draft(tid, q, correct, ("Gamble 4" if chose_a else "Gamble 3",), params, 2)
+    red_better = rng.random() < 0.5  # red beats the symmetric belief's black count (N-R)/2 iff 3R > N
+    red = rng.randint(n // 3 + 1, n * 6 // 10) if red_better else rng.randint(n // 10, (n - 1) // 3)
+    prize = rng.choice((50, 100, 200))
+    tid, lead = ctx.phrasing("ambig", (f"To decide {v.urn_story}, a ball is drawn from an urn.",
+                                       f"As {v.role}, you may bet on a ball drawn from an urn.",
+                                       "Consider an urn."))
+    q1 = (f"{lead} It holds {n} balls: {red} are red and the remaining {n - red} are black or yellow in an unknown "
+          f"proportion; you have no information about that split. Gamble 1 pays {fmt_money(prize)} if the ball is "
+          f"red; Gamble 2 pays {fmt_money(prize)} if it is black. Which gamble would you choose?")
+    q2 = (f"Now consider two more gambles on the same urn: Gamble 3 pays {fmt_money(prize)} if the ball is red or "
+          f"yellow; Gamble 4 pays {fmt_money(prize)} if it is black or yellow. Which gamble would you choose?")
+    red_better = 2 * red > n - red
+    k1, o1 = ("Gamble 1", "Gamble 2") if red_better else ("Gamble 2", "Gamble 1")
+    k2, o2 = ("Gamble 3", "Gamble 4") if red_better else ("Gamble 4", "Gamble 3")
+    return Draft(tid, q1, k1, (o1,), {"n": n, "red": red, "prize": prize}, 2, follow_up=FollowUp(q2, k2, (o2,), 2))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import difflib
+import json
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -54,9 +55,25 @@ def duplicate_keys(text: str) -> list[tuple[str, int, int]]:
     return found
 
 
+def _json_duplicates(text: str) -> list[tuple[str, int, int]] | None:
+    """duplicate_keys for a JSON file YAML cannot read (tab indentation): keys without lines (0); None if not JSON."""
+    found: list[tuple[str, int, int]] = []
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        keys = [key for key, _ in items]
+        found.extend((key, 0, 0) for index, key in enumerate(keys) if key in keys[:index])
+        return dict(items)
+
+    try:
+        json.loads(text, object_pairs_hook=pairs)
+    except ValueError:
+        return None
+    return found
+
+
 def load_config_file(path: str | Path) -> dict[str, Any]:
-    """A config file read strictly: a missing file, invalid YAML, a key set twice or a non-mapping raise ConfigError
-    naming the file (and the key and lines)."""
+    """A config file (YAML, or JSON as Snakemake also reads) read strictly: a missing file, invalid YAML, a key set
+    twice or a non-mapping raise ConfigError naming the file (and the key and lines)."""
     path = Path(path)
     if not path.is_file():
         raise ConfigError(f"config file {path} does not exist (--configfile); give the path of a YAML config such as "
@@ -66,12 +83,17 @@ def load_config_file(path: str | Path) -> dict[str, Any]:
         repeated = duplicate_keys(text)
         config = yaml.safe_load(text)
     except yaml.YAMLError as exc:
-        raise ConfigError(f"config file {path} is not valid YAML: {' '.join(str(exc).split())}") from exc
+        repeated = _json_duplicates(text)
+        if repeated is None:
+            raise ConfigError(f"config file {path} is not valid YAML: {' '.join(str(exc).split())}") from exc
+        config = json.loads(text)
     if repeated:
         key, first, line = repeated[0]
+        where = f", line {line}" if line else ""
+        first_on = f" (first on line {first})" if first else ""
         raise ConfigError(
-            f"config file {path}, line {line}: key '{key}' is set twice (first on line {first}); YAML would keep only "
-            "the last value silently: delete one of them"
+            f"config file {path}{where}: key '{key}' is set twice{first_on}; YAML readers (PyYAML, Snakemake) keep "
+            "only the last value silently: delete one of them"
         )
     if config is None:
         return {}
@@ -201,9 +223,11 @@ def check_references(config: Mapping[str, Any]) -> None:
         for key in ("models", "causal_models", "encoder_models", "grid_models"):
             for name in section.get(key, []) or []:
                 if name not in models:
+                    close = difflib.get_close_matches(str(name), list(models), n=1)
                     raise ConfigError(
                         f"config key 'studies.{study}.{key}': unknown model {name!r}; "
-                        f"add it under 'models:' or use one of {sorted(models)}"
+                        + (f"did you mean {close[0]!r}? " if close else "")
+                        + f"add it under 'models:' or use one of {sorted(models)}"
                     )
                 wanted = REQUIRED_KINDS.get((study, key))
                 kinds = (wanted,) if isinstance(wanted, str) else wanted

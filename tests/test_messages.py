@@ -200,6 +200,12 @@ def test_a_key_close_to_nothing_lists_the_keys_allowed_at_its_level(smoke):
     assert "'n_dice'" in message and "did you mean" not in message
 
 
+def test_a_misspelt_model_name_in_a_study_gets_the_closest_configured_model(smoke):
+    smoke["studies"]["steer"]["models"] = ["tiny-lama"]
+    with pytest.raises(ConfigError, match=r"studies\.steer\.models.*'tiny-lama'; did you mean 'tiny-llama'\?"):
+        check_references(smoke)
+
+
 # -- 4. a missing config file: one line naming it ----------------------------------------------------------------------
 
 
@@ -239,6 +245,15 @@ def test_loading_a_config_file_with_a_key_set_twice_names_the_key_and_line(tmp_p
     assert str(caught.value).startswith(
         f"config file {path}, line 6: key 'studies.probes.dev_train_fraction' is set twice (first on line 4)"
     )
+
+
+def test_a_json_config_indented_with_tabs_is_read_as_snakemake_reads_it_and_checked_the_same(tmp_path):
+    path = tmp_path / "config.json"
+    path.write_text('{\n\t"seed": 1,\n\t"device": "cpu"\n}\n')
+    assert load_config_file(path) == {"seed": 1, "device": "cpu"}
+    path.write_text('{\n\t"seed": 1,\n\t"seed": 2\n}\n')
+    with pytest.raises(ConfigError, match="key 'seed' is set twice"):
+        load_config_file(path)
 
 
 SHIPPED = ["config.yaml", *sorted(str(p.relative_to(REPO)) for p in REPO.glob("configs/*.yaml"))]

@@ -215,6 +215,17 @@ def test_choicelab_config_with_a_missing_config_file_says_so_in_one_line(tmp_pat
     assert _one_error_line(proc.stderr).startswith("error: config file no-such-config.yaml does not exist")
 
 
+@pytest.mark.xfail(strict=True, reason=(
+    "Snakemake 9.27 opens --configfile in ConfigSettings.__post_init__ (snakemake/common/configfile.py: the open() "
+    "sits outside the try that turns FileNotFoundError into 'Config file X not found'), before the Snakefile is read: "
+    "no workflow code can intercept it. When Snakemake fixes it this test passes: remove the mark."))
+def test_snakemake_with_a_missing_config_file_says_so_without_a_traceback(tmp_path):
+    proc = _dry_run(tmp_path, tmp_path / "no-such-config.yaml")
+    output = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and "no-such-config.yaml" in output
+    assert "Traceback" not in output
+
+
 def test_loading_a_missing_config_file_names_it():
     with pytest.raises(ConfigError, match=r"config file configs/nope\.yaml does not exist \(--configfile\)"):
         load_config_file("configs/nope.yaml")

@@ -2,8 +2,9 @@
 
 ``prepare_model`` resolves ``hf:<id>[@revision]`` to a commit sha and downloads that snapshot into the user's
 Hugging Face cache (``HF_HUB_CACHE``, else ``HF_HOME``/hub, else ~/.cache/huggingface/hub; ``HF_HUB_OFFLINE=1``
-uses the cache alone). ``model.json`` records the commit and every weight file's sha256; later rules load the
-snapshot of that commit from the cache, so a 70B model is read, never written a second time.
+uses the cache alone; a hub out of reach without it fails naming the model, the cache and both settings).
+``model.json`` records the commit and every weight file's sha256; later rules load the snapshot of that commit from
+the cache, so a 70B model is read, never written a second time.
 
 The cache layout (``models--<org>--<name>/{blobs,snapshots/<sha>,refs/<revision>}``) is the hub library's; tests
 lay one out with :func:`lay_out_hub_cache` and run offline.

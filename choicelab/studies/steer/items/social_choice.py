@@ -124,7 +124,7 @@ def spread_distractors(
     rng.shuffle(hi)
     lo.sort(key=lambda t: t not in shown)
     hi.sort(key=lambda t: t not in shown)
-    n_lo = rng.randint(max(0, k - len(hi)), min(k, len(lo)))
+    n_lo = rng.randint(min(max(0, k - len(hi)), len(lo)), min(k, len(lo)))  # fewer than k when short
     return lo[:n_lo] + hi[: k - n_lo]
 
 
@@ -1443,7 +1443,7 @@ def top_trading_cycles_element(ctx: GenContext) -> Draft:
 # first-price/Dutch winner pays own bid; second-price/English winner pays the second-highest bid (and at least the
 # reserve when there is one; no sale if the highest bid is below it).
 RISK_BEST = {
-    "risk-averse": ("first-price sealed-bid auction",),
+    "risk-averse": ("first-price sealed-bid auction", "Dutch auction"),
     "risk-seeking": ("second-price sealed-bid auction", "English auction"),
 }
 
@@ -1468,9 +1468,12 @@ def _auction_price(fmt_: str, bids: Sequence[int], reserve: int = 0) -> tuple[in
 @generator("optimal_auction_risk")
 def optimal_auction_risk(ctx: GenContext) -> Draft:
     """Template 'format': all bidders share one stated risk attitude; the revenue-maximizing format follows the
-    rule above (risk-averse -> first-price; risk-seeking -> second-price, optionally with a reserve; risk-neutral ->
-    revenue equivalence), and the winner pays what that format charges on the stated bids. Template 'reserve':
-    risk-neutral bidders with values uniform on [0, H] and a seller value s: optimal reserve (H + s) / 2."""
+    rule above (risk-averse -> first-price or Dutch; risk-seeking -> second-price or English, optionally with a
+    reserve; risk-neutral -> revenue equivalence), and the winner pays what that format charges on the stated bids.
+    Template 'reserve': risk-neutral bidders with values uniform on [0, H] and a seller value s: optimal reserve
+    (H + s) / 2. No answer cue: the format options are a grid of {a best format, a worse one} x {the price each
+    charges}, so the key's price is the higher one as often as the lower one; reserve distractors (plausible
+    slips, none of them a stated number) lie on both sides of the key."""
     rng = ctx.rng
     if rng.random() < 0.35:
         hi = rng.randint(2, 40) * 50
@@ -1488,18 +1491,18 @@ def optimal_auction_risk(ctx: GenContext) -> Draft:
                 f"reserve price is optimal?",
             ),
         )
-        cands = [
-            Fraction(hi, 2),
-            Fraction(hi),
-            Fraction(s),
-            Fraction(hi, 3),
-            Fraction(hi, 4),
-            Fraction(hi, n),
-            Fraction(hi + s, 3),
-        ]
-        dis = numeric_distractors(rng, r, fmt_money, cands, k=4)
+        # slips: hi/2 ignoring the seller's value, hi/n, the expected highest and second-highest values, thirds
+        # and quarters of the range
+        cands = [Fraction(hi, 2), Fraction(hi, 3), Fraction(hi, 4), Fraction(2 * hi, 3), Fraction(3 * hi, 4),
+                 Fraction(hi, n), Fraction(hi + s, 3), Fraction(hi * n, n + 1), Fraction(hi * (n - 1), n + 1),
+                 s + Fraction(hi - s, 3), s + Fraction(2 * (hi - s), 3), Fraction(hi + s, 4), Fraction(3 * (hi + s), 4)]
+        n_opts = ctx.n_options(3, 5)
+        step = 25 if hi >= 400 else 5
+        cands = [round(c / step) * step for c in cands]  # whole dollars like the key's: no length cue
+        cands += [r + step * j for j in range(-6, 7) if 0 < r + step * j < hi]  # near misses where slips coincide
+        dis = spread_distractors(rng, r, cands, cands, n_opts - 1, fmt_money, [hi, s, n, 0])
         return Draft(
-            tid, ask, fmt_money(r), tuple(dis), {"kind": "reserve", "hi": hi, "s": s, "n": n}, ctx.n_options(3, 5)
+            tid, ask, fmt_money(r), tuple(dis), {"kind": "reserve", "hi": hi, "s": s, "n": n}, n_opts
         )
     n = ctx.scale(3, 5)
     people = ctx.people(n)
@@ -1526,93 +1529,128 @@ def optimal_auction_risk(ctx: GenContext) -> Draft:
         f"whom are {attitude}. {bid_text}.{res_text}"
     )
 
-    def outcome(fmt_: str) -> str:
-        w, price = _auction_price(fmt_, bids, reserve if fmt_ in RISK_BEST["risk-seeking"] else 0)
-        head = fmt_[0].upper() + fmt_[1:]
-        return f"{head}; nobody wins" if w is None else f"{head}; {people[w]} wins and pays {fmt_money(price)}"
+    def price(fmt_: str) -> int:
+        w, p = _auction_price(fmt_, bids, reserve if fmt_ in RISK_BEST["risk-seeking"] else 0)
+        assert w is not None  # any reserve lies below the highest bid
+        return p
+
+    w = max(range(n), key=lambda i: bids[i])
+
+    def text(fmt_: str, p: int) -> str:
+        return f"{_cap(fmt_)}; {people[w]} wins and pays {fmt_money(p)}"
 
     params = {"kind": "format", "attitude": attitude, "bids": bids, "reserve": reserve, "people": people}
-    if attitude == "risk-neutral":
-        tid, ask = ctx.phrasing(
-            "oar_neutral",
-            (
-                "Which auction format maximizes the seller's expected revenue?",
-                "If the seller wants the most expected revenue, which format should be used?",
-            ),
-        )
-        dis = ("First-price sealed-bid auction", "Second-price sealed-bid auction", "English auction")
-        return Draft(tid, f"{setup} {ask}", equal, dis, params, n_opts)
+    # one wording for every attitude: the question does not tell which kind of answer is expected
     tid, ask = ctx.phrasing(
-        "oar_format",
+        "oar_neutral" if attitude == "risk-neutral" else "oar_format",
         (
             "To maximize the seller's revenue, which auction format should be used, and what does the winner pay?",
             "Which format maximizes expected revenue given these bidders, and what is the outcome with these bids?",
         ),
     )
-    best = RISK_BEST[attitude][0]
-    worse = (
-        ["second-price sealed-bid auction", "English auction"]
-        if attitude == "risk-averse"
-        else ["first-price sealed-bid auction", "Dutch auction"]
-    )
-    correct = outcome(best)
-    dis = [outcome(f) for f in worse]
-    w, price = _auction_price(best, bids, reserve if attitude == "risk-seeking" else 0)
-    order = sorted(range(n), key=lambda i: -bids[i])
-    head = best[0].upper() + best[1:]
-    wrong_price = bids[order[1]] if attitude == "risk-averse" else bids[order[0]]
-    dis.append(f"{head}; {people[order[0]]} wins and pays {fmt_money(wrong_price)}")
-    dis.append(f"{head}; {people[order[1]]} wins and pays {fmt_money(bids[order[1]])}")
-    dis.append(f"{head}; {people[order[0]]} wins and pays {fmt_money(bids[order[-1]])}")
-    dis.append(f"{head}; nobody wins")
+    if attitude == "risk-neutral":
+        best, worse = rng.choice(RISK_BEST["risk-averse"]), rng.choice(RISK_BEST["risk-seeking"])
+        dis = [text(f, price(g)) for f in (best, worse) for g in (best, worse)]
+        rng.shuffle(dis)
+        return Draft(tid, f"{setup} {ask}", equal, tuple(dis), params, n_opts)
+    other = "risk-seeking" if attitude == "risk-averse" else "risk-averse"
+    best, worse = rng.choice(RISK_BEST[attitude]), rng.choice(RISK_BEST[other])
+    params["formats"] = [best, worse]
+    correct = text(best, price(best))
+    near = [text(best, price(worse)), text(worse, price(best))]  # one attribute of the key wrong
+    far = text(worse, price(worse))  # both wrong
+    rng.shuffle(near)
+    # with two grid distractors the key is the option most like the others (both its neighbours shown) in 1 of 4
+    # questions, like any of the 4 options
+    if n_opts == 3:
+        dis = [rng.choice([*near, far])]
+    else:
+        dis = near if rng.random() < 0.25 else [near[0], far]
     return Draft(tid, f"{setup} {ask}", correct, (equal, *dis), params, n_opts)
 
 
-# Revenue ranking with affiliated values (Milgrom & Weber 1982, linkage principle; risk-neutral symmetric bidders):
-# English >= second-price >= first-price = Dutch. With independent private values all are equal (revenue
-# equivalence).
-AFFILIATED_RANK = {
-    "English auction": 3,
-    "second-price sealed-bid auction": 2,
-    "first-price sealed-bid auction": 1,
-    "Dutch auction": 1,
+# Revenue ranking of the four standard formats (risk-neutral symmetric bidders unless stated):
+#   affiliated values, >= 3 bidders (Milgrom & Weber 1982, linkage principle): English > second-price > first-price
+#     = Dutch;
+#   affiliated values, 2 bidders: English = second-price (an English auction with two bidders reveals nothing before
+#     it ends, so it is strategically a second-price auction) > first-price = Dutch;
+#   independent private values: all four equal (revenue equivalence);
+#   independent private values, risk-averse bidders (Krishna ch. 4): first-price = Dutch > second-price = English.
+# A higher number is more expected revenue.
+AFFILIATED_ENVS = {
+    "affiliated": {"English auction": 3, "second-price sealed-bid auction": 2, "first-price sealed-bid auction": 1,
+                   "Dutch auction": 1},
+    "affiliated_two": {"English auction": 2, "second-price sealed-bid auction": 2,
+                       "first-price sealed-bid auction": 1, "Dutch auction": 1},
+    "independent": {"English auction": 1, "second-price sealed-bid auction": 1, "first-price sealed-bid auction": 1,
+                    "Dutch auction": 1},
+    "independent_averse": {"English auction": 1, "second-price sealed-bid auction": 1,
+                           "first-price sealed-bid auction": 2, "Dutch auction": 2},
 }
+AFFILIATED_RANK = AFFILIATED_ENVS["affiliated"]
+_RANK_SHORT = ("English auction", "second-price sealed-bid auction", "first-price sealed-bid auction")
+
+
+def revenue_ordering_text(ranks: dict[str, int]) -> str:
+    """The English, second-price and first-price formats ordered by expected revenue, highest first, ties as '='."""
+    fmts = sorted(_RANK_SHORT, key=lambda f: (-ranks[f], _RANK_SHORT.index(f)))
+    text = fmts[0]
+    for a, b in itertools.pairwise(fmts):
+        text += (" = " if ranks[a] == ranks[b] else " > ") + b
+    return text[0].upper() + text[1:]
+
+
+def _cap(text: str) -> str:
+    return text[0].upper() + text[1:]
 
 
 @generator("optimal_auction_affiliated")
 def optimal_auction_affiliated(ctx: GenContext) -> Draft:
-    """Template 'best': the offered format ranked highest by the linkage-principle table above (offered sets always
-    have a unique top); with independent private values the answer is revenue equivalence. Template 'ranking': the
-    ordering English > second-price > first-price. Template 'english': in an English auction the bidder with the
-    highest drop-out price wins and pays the second-highest drop-out price."""
+    """The environment (affiliated values with three or more bidders or with two, independent private values with
+    risk-neutral or risk-averse bidders) fixes the revenue ranking in the table above. Template 'best': the offered
+    format with the highest expected revenue (offered sets have a unique top), or 'they all give the same' when the
+    offered formats tie. Template 'ranking': the ordering of English, second-price and first-price (four possible
+    orderings, one per environment, each offered). Template 'english': in an English auction the bidder with the
+    highest drop-out price wins and pays the second-highest drop-out price. No answer cue: every option is right in
+    some environment, and the English outcomes offered form a grid of two bidders by two prices, one price on each
+    side of the key's."""
     rng = ctx.rng
-    people = ctx.people(rng.randint(3, 4))
     item = ctx.vocab.owned_item
-    common = (
-        f"{item[0].upper() + item[1:]} is being auctioned. Its value to each bidder has a common component "
-        f"(its resale value), and each of {join_list(people)} has a private, noisy signal of that value, so "
-        f"the bidders' values are affiliated. Bidders are risk-neutral and symmetric."
-    )
     kind = rng.choice(("best", "best", "ranking", "english"))
+    if kind == "english":
+        env = "affiliated"
+    elif kind == "best" and rng.random() < 0.3:  # 'they all give the same' right in about 1 of 3 questions
+        env = "independent"
+    elif kind == "best":  # first-price/Dutch win only with risk-averse bidders: as often as English/second-price
+        env = rng.choice(("independent_averse", "independent_averse", "affiliated", "affiliated_two"))
+    else:
+        env = rng.choice(sorted(AFFILIATED_ENVS))
+    n = 2 if env == "affiliated_two" else rng.randint(3, 5) if env == "affiliated" else rng.randint(2, 5)
+    people = ctx.people(n)
+    if env.startswith("affiliated"):
+        setup = (
+            f"{_cap(item)} is being auctioned to {join_list(people)}. Its value to each bidder has a common "
+            f"component (its resale value), and each bidder has a private, noisy signal of that value, so the "
+            f"bidders' values are affiliated. Bidders are risk-neutral and symmetric."
+        )
+    else:
+        attitude = "risk-averse" if env == "independent_averse" else "risk-neutral"
+        setup = (
+            f"{_cap(item)} is being auctioned to {join_list(people)}. Each bidder knows their own value, and the "
+            f"values are independent and private (no common component). Bidders are {attitude} and symmetric."
+        )
+    ranks = AFFILIATED_ENVS[env]
+    params: dict[str, Any] = {"kind": kind, "env": env, "people": people}
     if kind == "best":
-        independent = rng.random() < 0.25
-        fmts = list(AFFILIATED_RANK)
-        for _ in range(100):
-            offered = rng.sample(fmts, rng.randint(2, 3))
-            ranks = [AFFILIATED_RANK[f] for f in offered]
-            if ranks.count(max(ranks)) == 1:
-                break
         equal = "They all give the same expected revenue"
-        if independent:
-            setup = (
-                f"{item[0].upper() + item[1:]} is being auctioned to {join_list(people)}, risk-neutral "
-                f"bidders with independent private values."
-            )
-            correct = equal
-        else:
-            setup = common
-            correct = max(offered, key=lambda f: AFFILIATED_RANK[f])
-            correct = correct[0].upper() + correct[1:]
+        n_opts = ctx.n_options(3, 4)
+        fmts = list(ranks)
+        for _ in range(200):
+            offered = rng.sample(fmts, rng.randint(2, n_opts - 1))
+            top = [f for f in offered if ranks[f] == max(ranks[f] for f in offered)]
+            if len(top) == 1 or env == "independent":
+                break
+        correct = _cap(top[0]) if len(top) == 1 else equal
         tid, ask = ctx.phrasing(
             "oaa_best",
             (
@@ -1620,31 +1658,26 @@ def optimal_auction_affiliated(ctx: GenContext) -> Draft:
                 "The seller can choose among these formats. Which should it use to maximize expected revenue?",
             ),
         )
-        dis = [f[0].upper() + f[1:] for f in offered if f[0].upper() + f[1:] != correct] + (
-            [equal] if not independent else []
-        )
-        params = {"kind": kind, "independent": independent, "offered": offered}
-        return Draft(tid, f"{setup} {ask}", correct, tuple(dis), params, min(len(dis) + 1, ctx.n_options(3, 4)))
+        dis = [_cap(f) for f in offered if _cap(f) != correct] + ([equal] if correct != equal else [])
+        params["offered"] = offered
+        return Draft(tid, f"{setup} {ask}", correct, tuple(dis), params, len(dis) + 1)
     if kind == "ranking":
-        three = ["English auction", "second-price sealed-bid auction", "first-price sealed-bid auction"]
-        order = sorted(three, key=lambda f: -AFFILIATED_RANK[f])
-        text = lambda o: " > ".join(o)  # noqa: E731
-        perms = [list(p) for p in itertools.permutations(three) if list(p) != order]
-        rng.shuffle(perms)
+        orderings = sorted({revenue_ordering_text(r) for r in AFFILIATED_ENVS.values()})
+        correct = revenue_ordering_text(ranks)
+        others = [o for o in orderings if o != correct]
+        rng.shuffle(others)
         tid, ask = ctx.phrasing(
             "oaa_rank",
             (
-                "How do these formats rank by the seller's expected revenue?",
-                "Which ordering of expected revenue (highest first) is correct?",
+                "How do these formats rank by the seller's expected revenue (highest first)?",
+                "Which ordering of expected revenue (highest first, '=' for equal) is correct?",
             ),
         )
-        return Draft(
-            tid, f"{common} {ask}", text(order), tuple(text(p) for p in perms), {"kind": kind}, ctx.n_options(3, 4)
-        )
-    drops = [d * 5 for d in rng.sample(range(20, 200), len(people))]
-    order = sorted(range(len(people)), key=lambda i: -drops[i])
-    stays = zip(people, drops, strict=False)
-    desc = " ".join(f"{p} would stay in until the price reaches {fmt_money(d)}." for p, d in stays)
+        return Draft(tid, f"{setup} {ask}", correct, tuple(others), params, ctx.n_options(3, 4))
+    drops = [d * 5 for d in rng.sample(range(20, 200), n)]
+    order = sorted(range(n), key=lambda i: -drops[i])
+    desc = " ".join(f"{p} would stay in until the price reaches {fmt_money(d)}." for p, d in zip(people, drops,
+                                                                                               strict=True))
     tid, ask = ctx.phrasing(
         "oaa_english",
         (
@@ -1654,18 +1687,12 @@ def optimal_auction_affiliated(ctx: GenContext) -> Draft:
         ),
     )
     w, second = order[0], order[1]
-    correct = f"{people[w]} wins and pays {fmt_money(drops[second])}"
-    dis = [
-        f"{people[w]} wins and pays {fmt_money(drops[w])}",
-        f"{people[second]} wins and pays {fmt_money(drops[second])}",
-        f"{people[w]} wins and pays {fmt_money(drops[order[-1]])}",
-    ]
-    dis.append(f"{people[second]} wins and pays {fmt_money(drops[w])}")
-    return Draft(
-        tid,
-        f"{common} {desc} {ask}",
-        correct,
-        tuple(dis),
-        {"kind": kind, "drops": drops, "people": people},
-        ctx.n_options(3, 5),
-    )
+    other_person = rng.choice([i for i in range(n) if i != w])
+    # the wrong price is the winner's own drop-out price (above the key's) or a lower one (below it)
+    other_price = rng.choice([drops[w]] + [drops[i] for i in order[2:]])
+    grid = [(w, drops[second]), (w, other_price), (other_person, drops[second]), (other_person, other_price)]
+    text = lambda wp: f"{people[wp[0]]} wins and pays {fmt_money(wp[1])}"  # noqa: E731
+    dis = [text(x) for x in grid[1:]]
+    rng.shuffle(dis)
+    params["drops"] = drops
+    return Draft(tid, f"{setup} {desc} {ask}", text(grid[0]), tuple(dis), params, ctx.n_options(3, 4))

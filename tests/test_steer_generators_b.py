@@ -804,7 +804,7 @@ def check_setting4(q, p, ans):  # noqa: C901
                     assert opt.startswith("None of them") and (opt == ans) == (not dominated)
         else:
             for opt in q.options:
-                r = [names.index(x) for x in opt.split(" > ")]
+                r = [names.index(x) for x in opt.split(", then ")]
                 assert all(r.index(a) < r.index(b) for a, b in unanimous) == (opt == ans)
     elif e == "monotonicity":
         new = [(n, tuple(r)) for n, r in p["new_profile"]]
@@ -825,7 +825,7 @@ def check_setting4(q, p, ans):  # noqa: C901
             assert ans == ("Yes" if trans else "No")
         elif trans:
             order = sorted(range(m), key=lambda a: -sum(1 for b in range(m) if (a, b) in beats))
-            assert ans == rank_text(names, order)
+            assert ans == ", then ".join(names[a] for a in order)
         else:
             assert ans.endswith("cyclic")
     elif e == "non_dictatorship":

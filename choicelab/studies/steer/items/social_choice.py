@@ -84,6 +84,12 @@ def _rank_text(names: Sequence[str], ranking: Sequence[int]) -> str:
     return " > ".join(names[a] for a in ranking)
 
 
+def _ranking_option(names: Sequence[str], ranking: Sequence[int]) -> str:
+    """A social ranking as an option ("X, then Y, then Z"): not written like the ballots of the stem ("X > Y > Z"),
+    so no option repeats a ballot verbatim."""
+    return ", then ".join(names[a] for a in ranking)
+
+
 def _profile_text(names: Sequence[str], profile: Profile, voters: str) -> str:
     return " ".join(
         f"{c} {voters} rank {_rank_text(names, r)}." if c != 1 else f"1 {voters[:-1]} ranks {_rank_text(names, r)}."
@@ -346,8 +352,8 @@ def pareto_efficiency(ctx: GenContext) -> Draft:
     return Draft(
         tid,
         f"{setup} {ask}",
-        _rank_text(names, good),
-        tuple(_rank_text(names, p) for p in bad),
+        _ranking_option(names, good),
+        tuple(_ranking_option(names, p) for p in bad),
         params,
         ctx.n_options(3, 4),
     )
@@ -501,9 +507,9 @@ def swf_transitivity(ctx: GenContext) -> Draft:
     perms = list(itertools.permutations(range(m)))
     rng.shuffle(perms)
     ranking = relation_ranking(beats, m)
-    correct = cyc if ranking is None else _rank_text(names, ranking)
+    correct = cyc if ranking is None else _ranking_option(names, ranking)
     borda = tuple(sorted(range(m), key=lambda a: (-borda_scores(profile, m)[a], a)))
-    dis = [_rank_text(names, p) for p in [borda] + perms if p != ranking] + ([cyc] if ranking else [])
+    dis = [_ranking_option(names, p) for p in [borda] + perms if p != ranking] + ([cyc] if ranking else [])
     if ranking is not None:
         dis = [dis[0], cyc] + dis[1:]
     return Draft(tid, f"{setup} {ask}", correct, tuple(dis), params, n_opts)

@@ -378,15 +378,22 @@ def interim_fee(grid, r):
     return total / len(grid)
 
 
+def first_price_fee(grid, r):
+    """Two bidders, first-price auction, the other truthful and uniform on the grid: E[payment | report r] =
+    r x P(win), a tie won half the time."""
+    p_win = (sum(1 for o in grid if o < r) + Fraction(1, 2) * (r in grid)) / len(grid)
+    return r * p_win
+
+
 def auction_result(mech, bids):
     """(win probabilities, expected payments) of the stated auction rules, derived from the tied-top set."""
     n, rule, par = mech["n"], mech["rule"], mech["param"]
     win = [Fraction(0)] * n
     pay = [Fraction(0)] * n
-    if rule == "posted":
+    if rule in ("posted", "posted_bid"):
         for i in range(n):
             if bids[i] >= par:
-                win[i], pay[i] = Fraction(1), Fraction(par)
+                win[i], pay[i] = Fraction(1), Fraction(par if rule == "posted" else bids[i])
                 break
         return win, pay
     top = max(bids)
@@ -401,13 +408,14 @@ def auction_result(mech, bids):
             win[i] = Fraction(1, len(cands))
             pay[i] = win[i] * bids[i]
         return win, pay
-    if rule == "reserve" and top < par:
+    if rule in ("reserve", "reserve_first") and top < par:
         return win, pay
     for i in tied:
         win[i] = Fraction(1, len(tied))
         other = max(b for j, b in enumerate(bids) if j != i)
         price = {
             "first": bids[i],
+            "reserve_first": bids[i],
             "second": other,
             "reserve": max(other, par),
             "second_plus": other + par,
@@ -416,15 +424,26 @@ def auction_result(mech, bids):
         pay[i] = win[i] * price
     if rule == "allpay":
         pay = [Fraction(b) for b in bids]
+    if rule == "entry_fee":  # second-price, and everyone pays the fee
+        second = [Fraction(0)] * n
+        for i in tied:
+            second[i] = Fraction(1, len(tied)) * max(b for j, b in enumerate(bids) if j != i)
+        pay = [x + par for x in second]
     if rule == "interim":
         pay = [interim_fee(mech["grid"], b) for b in bids]
+    if rule == "interim_first":
+        assert n == 2
+        pay = [first_price_fee(mech["grid"], b) for b in bids]
     return win, pay
 
 
 def project_result(mech, reps):
     n, cost, rule = mech["n"], mech["param"], mech["rule"]
-    built = sum(reps) >= cost
     share = Fraction(cost, n)
+    if rule in ("fixed", "dictator"):  # always built / built on the first resident's word; equal shares
+        built = rule == "fixed" or reps[0] * n >= cost
+        return [Fraction(int(built))] * n, [share if built else Fraction(0)] * n
+    built = sum(reps) >= cost
     if rule == "clarke":
         net = [r - share for r in reps]
         pays = []
@@ -909,12 +928,16 @@ def check_setting4(q, p, ans):  # noqa: C901
             for (pos, is_correct), text in zip(shown_draft_positions(q), q.options, strict=True):
                 mech = mechs[pos]
                 assert text == describe_mechanism(Mechanism(*[p["options"][pos][k] for k in MECH_FIELDS]))
+                if mech["rule"].startswith("interim"):  # the fee list shown is the one the check uses
+                    fee = interim_fee if mech["rule"] == "interim" else first_price_fee
+                    shown = re.findall(r"(\$[\d,.]*\d) for a bid of (\$[\d,]*\d)", text)
+                    assert shown == [(fmt_money(fee(mech["grid"], b)), fmt_money(b)) for b in mech["grid"]]
                 holds = (
                     (prop_holds(mech, "bic") and not prop_holds(mech, "dsic"))
                     if p["kind"] == "bic_not_dsic"
                     else prop_holds(mech, prop)
                 )
-                assert holds == is_correct
+                assert holds == (is_correct if p["kind"] != "which_not" else not is_correct)
     elif e == "top_trading_cycles":
         prefs, people, noun = p["prefs"], p["people"], p["noun"]
         cores = ttc_core(prefs)

@@ -972,8 +972,15 @@ def fair_division(ctx: GenContext) -> Draft:
 #   allpay       winner as in first; every bidder pays own bid
 #   interim      winner as in first; every bidder pays t(own report), t = the interim expected payment of the
 #                second-price auction when the others' values are uniform on the grid (BIC but not DSIC)
-# Public projects ("project"): built iff the reports sum to at least the cost C; payments when built:
+#   interim_first  winner as in first; every bidder pays t(own report), t = the interim expected payment of the
+#                first-price auction under truthful bids, r * P(win | r) (a fee list like interim's; not BIC)
+#   reserve_first  sale only if top bid >= r; winner pays own bid
+#   posted_bid   bidders asked in index order; the first whose report >= p buys and pays own report
+#   entry_fee    winner as in second, pays the highest other bid; every bidder also pays the entry fee p
+# Public projects ("project"): built iff the reports sum to at least the cost C (fixed: always built; dictator:
+# built iff the first resident reports at least C/n); payments when built:
 #   equal C/n | proportional C*r_i/sum(r) | pay_report r_i | fee C/n + f (f stored in frac) | capped min(r_i, C/n)
+#   | fixed C/n | dictator C/n
 #   clarke: C/n plus the Clarke pivot tax on net values w_i = r_i - C/n (also charged when not built)
 # Properties: DSIC = truthful reporting maximizes expected utility against every report profile of the others;
 # BIC = truthful reporting maximizes expected utility when the others are truthful and their values are
@@ -1023,14 +1030,26 @@ def _interim_vickrey(n: int, grid: tuple[int, ...]) -> dict[int, Fraction]:
     return {r: sum((mech_outcome(spa, (r,) + o)[1][0] for o in others), Fraction(0)) / len(others) for r in grid}
 
 
+@cache
+def _interim_first(n: int, grid: tuple[int, ...]) -> dict[int, Fraction]:
+    fpa = Mechanism("auction", "first", n, grid)
+    others = list(itertools.product(grid, repeat=n - 1))
+    return {r: sum((mech_outcome(fpa, (r,) + o)[1][0] for o in others), Fraction(0)) / len(others) for r in grid}
+
+
+def interim_fees(mech: Mechanism) -> dict[int, Fraction]:
+    """The fee list of an ``interim`` or ``interim_first`` mechanism (bid -> fee)."""
+    return (_interim_vickrey if mech.rule == "interim" else _interim_first)(mech.n, mech.grid)
+
+
 def mech_outcome(mech: Mechanism, reports: Sequence[int]) -> tuple[list[Fraction], list[Fraction]]:
     """Auctions: (win probabilities, expected payments). Projects: ([1 or 0] * n for built, payments)."""
     n = mech.n
     reports = tuple(reports)
     if mech.setting == "project":
         cost = mech.param
-        built = sum(reports) >= cost
         share = Fraction(cost, n)
+        built = {"fixed": True, "dictator": reports[0] >= share}.get(mech.rule, sum(reports) >= cost)
         if mech.rule == "clarke":
             w = [r - share for r in reports]
             pays = []
@@ -1042,7 +1061,7 @@ def mech_outcome(mech: Mechanism, reports: Sequence[int]) -> tuple[list[Fraction
         if not built:
             return [Fraction(0)] * n, [Fraction(0)] * n
         total = sum(reports)
-        if mech.rule == "equal":
+        if mech.rule in ("equal", "fixed", "dictator"):
             pays = [share] * n
         elif mech.rule == "proportional":
             pays = [Fraction(cost * r, total) for r in reports]
@@ -1057,17 +1076,17 @@ def mech_outcome(mech: Mechanism, reports: Sequence[int]) -> tuple[list[Fraction
         return [Fraction(1)] * n, pays
     probs = [Fraction(0)] * n
     pays = [Fraction(0)] * n
-    if mech.rule == "posted":
+    if mech.rule in ("posted", "posted_bid"):
         for i, r in enumerate(reports):
             if r >= mech.param:
-                probs[i], pays[i] = Fraction(1), Fraction(mech.param)
+                probs[i], pays[i] = Fraction(1), Fraction(mech.param if mech.rule == "posted" else r)
                 break
         return probs, pays
     orders = _orders(reports)
     weight = Fraction(1, len(orders))
     for order in orders:
         top = order[0]
-        if mech.rule == "reserve" and reports[top] < mech.param:
+        if mech.rule in ("reserve", "reserve_first") and reports[top] < mech.param:
             continue
         winner = order[1] if mech.rule == "second_wins" else top
         other = max(reports[j] for j in range(n) if j != winner)
@@ -1075,18 +1094,23 @@ def mech_outcome(mech: Mechanism, reports: Sequence[int]) -> tuple[list[Fraction
             "first": reports[winner],
             "second": other,
             "reserve": max(other, mech.param),
+            "reserve_first": reports[winner],
             "second_plus": other + mech.param,
+            "entry_fee": other,
             "fraction": mech.frac * reports[winner],
             "second_wins": reports[winner],
             "allpay": 0,
             "interim": 0,
+            "interim_first": 0,
         }[mech.rule]
         probs[winner] += weight
         pays[winner] += weight * price
     if mech.rule == "allpay":
         pays = [Fraction(r) for r in reports]
-    elif mech.rule == "interim":
-        t = _interim_vickrey(n, mech.grid)
+    elif mech.rule == "entry_fee":
+        pays = [x + mech.param for x in pays]
+    elif mech.rule in ("interim", "interim_first"):
+        t = interim_fees(mech)
         pays = [t[r] for r in reports]
     return probs, pays
 
@@ -1156,6 +1180,10 @@ def describe_mechanism(mech: Mechanism) -> str:
             "fee": f"{build}; then everyone pays an equal share of the cost plus a {fmt_money(mech.frac)} fee.",
             "capped": f"{build}; then each person pays an equal share of the cost or their report, whichever is "
             f"smaller.",
+            "fixed": "The project is always built, whatever the reports; then everyone pays an equal share of the "
+            "cost.",
+            "dictator": "The project is built if the first resident reports a value of at least an equal share of "
+            "the cost; then everyone pays an equal share of the cost.",
             "clarke": (
                 f"{build}. Everyone pays an equal share of the cost if it is built, plus a Clarke tax: if "
                 f"their report changes the decision, they pay the net loss this causes the others (reported "
@@ -1163,6 +1191,13 @@ def describe_mechanism(mech: Mechanism) -> str:
             ),
         }[r]
     tie = "ties broken at random"
+    if r in ("interim", "interim_first"):
+        return (
+            f"The highest bidder wins ({tie}), and every bidder, winner or not, pays a fee that depends only on "
+            "their own bid: "
+            + ", ".join(f"{fmt_money(t)} for a bid of {fmt_money(b)}" for b, t in interim_fees(mech).items())
+            + "."
+        )
     return {
         "first": f"The highest bidder wins ({tie}) and pays their own bid.",
         "second": f"The highest bidder wins ({tie}) and pays the second-highest bid.",
@@ -1174,12 +1209,12 @@ def describe_mechanism(mech: Mechanism) -> str:
         "posted": f"Bidders are asked in order (bidder 1 first); the first one whose bid is at least {fmt_money(p)} "
         f"gets the item for {fmt_money(p)}.",
         "allpay": f"The highest bidder wins ({tie}), and every bidder pays their own bid.",
-        "interim": "The highest bidder wins (" + tie + "), and every bidder, winner or not, pays a fee that depends "
-        "only on their own bid: "
-        + ", ".join(
-            f"{fmt_money(t)} for a bid of {fmt_money(b)}" for b, t in _interim_vickrey(mech.n, mech.grid).items()
-        )
-        + ".",
+        "reserve_first": f"If the highest bid is at least the reserve price {fmt_money(p)}, the highest bidder wins "
+        f"({tie}) and pays their own bid; otherwise nobody wins.",
+        "entry_fee": f"Every bidder pays an entry fee of {fmt_money(p)}; the highest bidder wins ({tie}) and also "
+        f"pays the second-highest bid.",
+        "posted_bid": f"Bidders are asked in order (bidder 1 first); the first one whose bid is at least "
+        f"{fmt_money(p)} gets the item and pays their own bid.",
     }[r]
 
 
@@ -1225,12 +1260,16 @@ def _mech_pool(ctx: GenContext, prop: str) -> list[Mechanism]:
         Mechanism("auction", "second_wins", n, grid),
         Mechanism("auction", "posted", n, grid, res),
         Mechanism("auction", "allpay", n, grid),
+        Mechanism("auction", "reserve_first", n, grid, res),
+        Mechanism("auction", "posted_bid", n, grid, res),
+        Mechanism("auction", "entry_fee", n, grid, step),
     ]
     if prop == "bic":
-        return auctions + [Mechanism("auction", "interim", n, grid)]
+        return auctions + [Mechanism("auction", "interim", n, grid), Mechanism("auction", "interim_first", n, grid)]
     cost = n * step * rng.randint(1, k - 2)  # equal cost shares lie on the grid
     projects = [
-        Mechanism("project", r, n, grid, cost) for r in ("equal", "proportional", "pay_report", "capped", "clarke")
+        Mechanism("project", r, n, grid, cost)
+        for r in ("equal", "proportional", "pay_report", "capped", "clarke", "fixed", "dictator")
     ]
     projects.append(Mechanism("project", "fee", n, grid, cost, Fraction(step)))
     return projects if prop == "bb" else auctions + projects
@@ -1248,16 +1287,21 @@ PROP_TEXT = {
 
 
 def _property_question(ctx: GenContext, prop: str, short: str) -> Draft:
+    """Yes/No (the property holds in half the questions), which mechanism has the property (exactly one of the
+    offered does) or which lacks it (exactly one does not), the last two equally often: a surface trait of the
+    mechanisms that have the property (a longer text, a word of the stem) points to the key in one and away from it
+    in the other. BIC also asks which is BIC but not DSIC, beside a fee-list twin that is not BIC."""
     rng = ctx.rng
     pool = _mech_pool(ctx, prop)
     check = PROPERTY_CHECKS[prop]
     name, gloss = PROP_TEXT[prop]
     defn = f" ({gloss})" if ctx.level < 0.5 else ""
-    if prop == "bic" and ctx.level >= 0.5 and rng.random() < 0.4:  # BIC but not DSIC
+    if prop == "bic" and ctx.level >= 0.5 and rng.random() < 0.3:  # BIC but not DSIC
         good = [m for m in pool if is_bic(m) and not is_dsic(m)]
         bad = [m for m in pool if not (is_bic(m) and not is_dsic(m))]
         mech = rng.choice(good)
         rng.shuffle(bad)
+        bad.sort(key=lambda m: m.rule != "interim_first")  # the twin fee list is always offered
         tid, ask = ctx.phrasing(
             f"{short}_notdsic",
             (
@@ -1272,7 +1316,8 @@ def _property_question(ctx: GenContext, prop: str, short: str) -> Draft:
             tid, q, describe_mechanism(mech), tuple(describe_mechanism(m) for m in bad), params, ctx.n_options(3, 4)
         )
     if rng.random() < 0.5:
-        mech = rng.choice(pool)
+        want = rng.random() < 0.5
+        mech = rng.choice([m for m in pool if check(m) == want])
         tid, ask = ctx.phrasing(
             f"{short}_yn",
             (
@@ -1284,27 +1329,37 @@ def _property_question(ctx: GenContext, prop: str, short: str) -> Draft:
         correct, other = ("Yes", "No") if check(mech) else ("No", "Yes")
         return Draft(tid, q, correct, (other,), {"kind": "yn", "mech": mech.to_params()}, 2)
     n_opts = ctx.n_options(3, 4)
-
-    def draw():
-        setting = rng.choice(sorted({m.setting for m in pool}))
-        same = [m for m in pool if m.setting == setting]
-        good = [m for m in same if check(m)]
-        bad = [m for m in same if not check(m)]
-        if not good or len(bad) < n_opts - 1:
-            return None
-        rng.shuffle(bad)
-        return rng.choice(good), bad
-
-    mech, bad = _retry_local(draw)
-    tid, ask = ctx.phrasing(
-        f"{short}_which",
-        (
-            f"Which of the following mechanisms is {name}{defn}?",
-            f"Exactly one of these mechanisms is {name}. Which one?",
-        ),
-    )
+    setting = rng.choice(sorted({m.setting for m in pool}))  # drawn before, and whatever, the question asks
+    same = [m for m in pool if m.setting == setting]
+    has = [m for m in same if check(m)]
+    lacking = [m for m in same if not check(m)]
+    feasible = [lk for lk, (one, rest) in ((False, (has, lacking)), (True, (lacking, has)))
+                if one and len(rest) >= n_opts - 1]
+    if not feasible:
+        raise RuntimeError(f"{short}: no {setting} mechanisms for a which-question with {n_opts} options")
+    lacks = rng.choice(feasible) if len(feasible) == 2 else feasible[0]
+    good, bad = (lacking, has) if lacks else (has, lacking)  # good: the one offered mechanism with the asked trait
+    mech = rng.choice(good)
+    bad = list(bad)
+    rng.shuffle(bad)
+    if lacks:
+        tid, ask = ctx.phrasing(
+            f"{short}_whichnot",
+            (
+                f"Which of the following mechanisms is not {name}{defn}?",
+                f"All but one of these mechanisms are {name}. Which one is not?",
+            ),
+        )
+    else:
+        tid, ask = ctx.phrasing(
+            f"{short}_which",
+            (
+                f"Which of the following mechanisms is {name}{defn}?",
+                f"Exactly one of these mechanisms is {name}. Which one?",
+            ),
+        )
     q = f"{_mech_setup(ctx, mech, prop == 'bic')} {ask}"
-    params = {"kind": "which", "options": [m.to_params() for m in [mech] + bad]}
+    params = {"kind": "which_not" if lacks else "which", "options": [m.to_params() for m in [mech] + bad]}
     return Draft(tid, q, describe_mechanism(mech), tuple(describe_mechanism(m) for m in bad), params, n_opts)
 
 

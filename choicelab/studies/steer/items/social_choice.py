@@ -13,6 +13,7 @@ generators. Each generator's docstring states its answer rule; the answer is com
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Sequence
 from fractions import Fraction
 from functools import cache
@@ -132,6 +133,51 @@ def spread_distractors(
     hi.sort(key=lambda t: t not in shown)
     n_lo = rng.randint(min(max(0, k - len(hi)), len(lo)), min(k, len(lo)))  # fewer than k when short
     return lo[:n_lo] + hi[: k - n_lo]
+
+
+_WORDS = re.compile(r"[a-z0-9$]+")
+
+
+def _word_set(text: str) -> set[str]:
+    return set(_WORDS.findall(text.casefold()))
+
+
+def _rank_of(values: Sequence[float], i: int) -> float:
+    """Rank of values[i] among values, 0 = smallest; ties share the middle rank."""
+    below = sum(v < values[i] for v in values)
+    equal = sum(v == values[i] for v in values) - 1
+    return below + equal / 2
+
+
+def balanced_decoys(rng, stem: str, key: str, candidates: Sequence[str], k: int, tries: int = 200) -> list[int]:
+    """Indices of ``k`` of ``candidates`` to offer beside ``key``, chosen so that the key's rank among the offered
+    options in length, in word overlap with ``stem`` and in mean word overlap with the other options is about
+    uniform: a target rank is drawn for each, and the subset (of up to ``tries`` random ones) closest to the targets
+    is kept. Then neither the longest option nor the one most (or least) like the stem or like the others is the
+    key more often than any option."""
+    if len(candidates) <= k:
+        return list(range(len(candidates)))
+    stem_words = _word_set(stem)
+    texts = [key, *candidates]
+    words = [_word_set(t) for t in texts]
+    length = [len(t) for t in texts]
+    overlap = [len(w & stem_words) / max(1, len(w)) for w in words]
+    targets = [rng.uniform(0, k) for _ in range(3)]
+    subsets = list(itertools.combinations(range(len(candidates)), k))
+    if len(subsets) > tries:
+        subsets = rng.sample(subsets, tries)
+    else:
+        rng.shuffle(subsets)
+
+    def cost(sub: tuple[int, ...]) -> float:
+        idx = [0, *(j + 1 for j in sub)]
+        typical = [
+            sum(len(words[a] & words[b]) / max(1, len(words[a] | words[b])) for b in idx if b != a) for a in idx
+        ]
+        ranks = (_rank_of([length[a] for a in idx], 0), _rank_of([overlap[a] for a in idx], 0), _rank_of(typical, 0))
+        return sum(abs(r - t) for r, t in zip(ranks, targets, strict=True))
+
+    return list(min(subsets, key=cost))
 
 
 def _unique_argmax(scores: Sequence) -> int | None:
@@ -1174,18 +1220,18 @@ def describe_mechanism(mech: Mechanism) -> str:
     if mech.setting == "project":
         build = "The project is built if the reported values add up to at least the cost"
         return {
-            "equal": f"{build}; then everyone pays an equal share of the cost.",
+            "equal": f"{build}; then each person pays an equal share of the cost.",
             "proportional": f"{build}; then each person pays a share of the cost proportional to their report.",
             "pay_report": f"{build}; then each person pays the value they reported.",
-            "fee": f"{build}; then everyone pays an equal share of the cost plus a {fmt_money(mech.frac)} fee.",
+            "fee": f"{build}; then each person pays an equal share of the cost plus a {fmt_money(mech.frac)} fee.",
             "capped": f"{build}; then each person pays an equal share of the cost or their report, whichever is "
             f"smaller.",
-            "fixed": "The project is always built, whatever the reports; then everyone pays an equal share of the "
+            "fixed": "The project is always built, whatever the reports; then each person pays an equal share of the "
             "cost.",
             "dictator": "The project is built if the first resident reports a value of at least an equal share of "
-            "the cost; then everyone pays an equal share of the cost.",
+            "the cost; then each person pays an equal share of the cost.",
             "clarke": (
-                f"{build}. Everyone pays an equal share of the cost if it is built, plus a Clarke tax: if "
+                f"{build}. Each person pays an equal share of the cost if it is built, plus a Clarke tax: if "
                 f"their report changes the decision, they pay the net loss this causes the others (reported "
                 f"values minus cost shares)."
             ),
@@ -1232,7 +1278,7 @@ def _mech_setup(ctx: GenContext, mech: Mechanism, prior: bool) -> str:
     else:
         head = (
             f"{mech.n} {people} decide whether to fund {PROJECTS.get(ctx.domain, 'a shared project')}, which "
-            f"costs {fmt_money(mech.param)}. Each person's private value for it, and each report, is one of "
+            f"costs {fmt_money(mech.param)}. Each person's private value for it, and each reported value, is one of "
             f"{_grid_text(mech.grid)}."
         )
     if prior:
@@ -1311,10 +1357,12 @@ def _property_question(ctx: GenContext, prop: str, short: str) -> Draft:
             ),
         )
         q = f"{_mech_setup(ctx, mech, True)} {ask}"
+        n_opts = ctx.n_options(3, 4)
+        twin, rest = bad[:1], bad[1:]
+        bad = twin + [rest[j] for j in balanced_decoys(rng, q, describe_mechanism(mech),
+                                                       [describe_mechanism(m) for m in rest], n_opts - 2)]
         params = {"kind": "bic_not_dsic", "options": [m.to_params() for m in [mech] + bad]}
-        return Draft(
-            tid, q, describe_mechanism(mech), tuple(describe_mechanism(m) for m in bad), params, ctx.n_options(3, 4)
-        )
+        return Draft(tid, q, describe_mechanism(mech), tuple(describe_mechanism(m) for m in bad), params, n_opts)
     if rng.random() < 0.5:
         want = rng.random() < 0.5
         mech = rng.choice([m for m in pool if check(m) == want])
@@ -1359,6 +1407,8 @@ def _property_question(ctx: GenContext, prop: str, short: str) -> Draft:
             ),
         )
     q = f"{_mech_setup(ctx, mech, prop == 'bic')} {ask}"
+    picked = balanced_decoys(rng, q, describe_mechanism(mech), [describe_mechanism(m) for m in bad], n_opts - 1)
+    bad = [bad[j] for j in picked]
     params = {"kind": "which_not" if lacks else "which", "options": [m.to_params() for m in [mech] + bad]}
     return Draft(tid, q, describe_mechanism(mech), tuple(describe_mechanism(m) for m in bad), params, n_opts)
 

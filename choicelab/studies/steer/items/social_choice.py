@@ -659,13 +659,14 @@ def non_dictatorship(ctx: GenContext) -> Draft:
     if rng.random() < 0.5:
         n_opts = ctx.n_options(3, 4)
         rule = rng.choice(NON_DICTATORIAL_SWFS if rng.random() < 1 / n_opts else DICTATORIAL_SWFS)
+        voter_list = join_list([f"Voter {i + 1}" for i in range(n)])  # every voter number is stated
         dictators = swf_dictators(rule, k, n, m)
         tid, ask = ctx.phrasing(
             "nd_rule",
             (
-                f"{n} voters (Voter 1 to Voter {n}) rank {join_list(names)}, and {_swf_text(rule, k, names, n)}. Is "
+                f"{n} voters ({voter_list}) rank {join_list(names)}, and {_swf_text(rule, k, names, n)}. Is "
                 f"this social welfare function non-dictatorial?",
-                f"A committee of {n} voters (Voter 1 to Voter {n}) ranks {join_list(names)}. Its social welfare "
+                f"A committee of {n} voters ({voter_list}) ranks {join_list(names)}. Its social welfare "
                 f"function: {_swf_text(rule, k, names, n)}. Which statement is true?",
             ),
         )
@@ -1226,7 +1227,7 @@ def describe_mechanism(mech: Mechanism) -> str:
             "fee": f"{build}; then each person pays an equal share of the cost plus a {fmt_money(mech.frac)} fee.",
             "capped": f"{build}; then each person pays an equal share of the cost or their report, whichever is "
             f"smaller.",
-            "fixed": "The project is always built, whatever the reports; then each person pays an equal share of the "
+            "fixed": "The project is built whatever the reports are; then each person pays an equal share of the "
             "cost.",
             "dictator": "The project is built if the first resident reports a value of at least an equal share of "
             "the cost; then each person pays an equal share of the cost.",
@@ -1239,7 +1240,7 @@ def describe_mechanism(mech: Mechanism) -> str:
     tie = "ties broken at random"
     if r in ("interim", "interim_first"):
         return (
-            f"The highest bidder wins ({tie}), and every bidder, winner or not, pays a fee that depends only on "
+            f"The highest bidder wins ({tie}), and each bidder, winner or not, pays a fee that depends only on "
             "their own bid: "
             + ", ".join(f"{fmt_money(t)} for a bid of {fmt_money(b)}" for b, t in interim_fees(mech).items())
             + "."
@@ -1254,10 +1255,10 @@ def describe_mechanism(mech: Mechanism) -> str:
         "second_wins": f"The second-highest bidder wins ({tie}) and pays their own bid.",
         "posted": f"Bidders are asked in order (bidder 1 first); the first one whose bid is at least {fmt_money(p)} "
         f"gets the item for {fmt_money(p)}.",
-        "allpay": f"The highest bidder wins ({tie}), and every bidder pays their own bid.",
+        "allpay": f"The highest bidder wins ({tie}), and each bidder pays their own bid.",
         "reserve_first": f"If the highest bid is at least the reserve price {fmt_money(p)}, the highest bidder wins "
         f"({tie}) and pays their own bid; otherwise nobody wins.",
-        "entry_fee": f"Every bidder pays an entry fee of {fmt_money(p)}; the highest bidder wins ({tie}) and also "
+        "entry_fee": f"Each bidder pays an entry fee of {fmt_money(p)}; the highest bidder wins ({tie}) and also "
         f"pays the second-highest bid.",
         "posted_bid": f"Bidders are asked in order (bidder 1 first); the first one whose bid is at least "
         f"{fmt_money(p)} gets the item and pays their own bid.",
@@ -1536,15 +1537,10 @@ def top_trading_cycles_element(ctx: GenContext) -> Draft:
     )
     correct = join_list([people[i] for i in first])
     subsets = [list(c) for r in range(1, n + 1) for c in itertools.combinations(range(n), r) if list(c) != first]
-    subsets.sort(key=lambda s: (abs(len(s) - len(first)), rng.random()))
-    return Draft(
-        tid,
-        f"{setup} {ask}",
-        correct,
-        tuple(join_list([people[i] for i in s]) for s in subsets),
-        params,
-        ctx.n_options(3, 5),
-    )
+    texts = [join_list([people[i] for i in s]) for s in subsets]
+    n_opts = ctx.n_options(3, 5)
+    picked = balanced_decoys(rng, f"{setup} {ask}", correct, texts, n_opts - 1)  # no size or overlap cue
+    return Draft(tid, f"{setup} {ask}", correct, tuple(texts[j] for j in picked), params, n_opts)
 
 
 # Revenue rule for differing risk attitudes (stated theory, Krishna "Auction Theory" ch. 4): with risk-averse
@@ -1653,7 +1649,7 @@ def optimal_auction_risk(ctx: GenContext) -> Draft:
     params = {"kind": "format", "attitude": attitude, "bids": bids, "reserve": reserve, "people": people}
     # one wording for every attitude: the question does not tell which kind of answer is expected
     tid, ask = ctx.phrasing(
-        "oar_neutral" if attitude == "risk-neutral" else "oar_format",
+        "oar_format",  # one template whatever the answer: its id does not tell it either
         (
             "To maximize the seller's revenue, which auction format should be used, and what does the winner pay?",
             "Which format maximizes expected revenue given these bidders, and what is the outcome with these bids?",

@@ -1291,7 +1291,7 @@ def _mech_pool(ctx: GenContext, prop: str) -> list[Mechanism]:
     """Candidate mechanisms for a property question, with parameters drawn for this question."""
     rng = ctx.rng
     k = ctx.scale(4, 5)  # >= 4 grid values: on 3 values equal cost sharing is trivially truthful
-    step = rng.choice((10, 20, 5))
+    step = rng.choice((10, 20, 5, 25, 50))  # many grids: few questions share all their parameters
     grid = tuple(step * i for i in range(k))
     if prop == "bic":
         n = 2

@@ -1197,3 +1197,65 @@ def test_same_seed_same_questions():
         a = base.generate(eid, dom, grade, 3, seed=2)
         assert a == base.generate(eid, dom, grade, 3, seed=2)
         assert [q.question for q in a] != [q.question for q in base.generate(eid, dom, grade, 3, seed=9)]
+
+
+# ------------------------------------------------------------------------------------------------------------
+# Setting 4 answer keys carry no surface cue (the cue battery, tests/test_steer_cues.py, checks every element; these
+# pin the template-level designs of social_choice.py)
+
+YES_NO_SETTING_4 = ("pareto_efficiency", "monotonicity", "swf_transitivity", "fair_division", "dsic", "bic",
+                    "individual_rationality", "budget_balance")
+
+
+@pytest.fixture(scope="module")
+def setting4_sample():
+    out = {}
+    for eid in YES_NO_SETTING_4 + ("borda", "optimal_auction_risk", "optimal_auction_affiliated"):
+        el = TAX.element(eid)
+        n = 16 if eid in ("borda", "optimal_auction_risk") else 8  # their numeric templates are 30-35% of them
+        out[eid] = [q for d in el.domains for g in el.grades for q in base.generate(eid, d, g, n, seed=4)]
+    return out
+
+
+def test_yes_no_keys_of_setting_4_are_balanced_per_template(setting4_sample):
+    for eid in YES_NO_SETTING_4:
+        by_template = {}
+        for q in setting4_sample[eid]:
+            if set(q.options) == {"Yes", "No"}:
+                by_template.setdefault(q.template_id.split(".")[0], []).append(q.answer == "Yes")
+        assert by_template, eid
+        for template, yes in by_template.items():
+            assert len(yes) >= 40, (template, len(yes))
+            assert abs(sum(yes) / len(yes) - 0.5) <= 0.15, (template, sum(yes), len(yes))
+
+
+def test_numeric_keys_of_setting_4_sit_anywhere_among_the_options(setting4_sample):
+    """Borda scores and optimal reserves: the key is the smallest, a middle or the largest number about as often as
+    any option is (distractors on both sides), and no distractor is a number the question states."""
+    for eid, kind in (("borda", "score"), ("optimal_auction_risk", "reserve")):
+        qs = [q for q in setting4_sample[eid] if q.params["kind"] == kind]
+        lowest = highest = 0
+        for q in qs:
+            values = [parse_number(o) for o in q.options]
+            lowest += values[q.correct] == min(values)
+            highest += values[q.correct] == max(values)
+            stated = {parse_number(x) for x in re.findall(r"\$?\d[\d,]*(?:\.\d+)?", q.question)}
+            if parse_number(q.answer) not in stated:
+                assert not stated & {v for i, v in enumerate(values) if i != q.correct}, q.question
+        chance = sum(1 / len(q.options) for q in qs)
+        assert len(qs) >= 60
+        assert abs(lowest - chance) / len(qs) <= 0.12 and abs(highest - chance) / len(qs) <= 0.12, (eid, lowest,
+                                                                                                   highest, chance)
+
+
+def test_every_auction_format_and_ordering_offered_is_right_in_some_question(setting4_sample):
+    shown, right = {}, {}
+    for q in setting4_sample["optimal_auction_affiliated"] + setting4_sample["optimal_auction_risk"]:
+        if q.params["kind"] in ("best", "ranking", "format"):
+            for i, option in enumerate(q.options):
+                head = option.split(";")[0]
+                shown[head] = shown.get(head, 0) + 1
+                right[head] = right.get(head, 0) + (i == q.correct)
+    never = {h: n for h, n in shown.items() if n >= 10 and right[h] == 0}
+    always = {h: n for h, n in shown.items() if n >= 10 and right[h] == n}
+    assert not never and not always, (never, always)

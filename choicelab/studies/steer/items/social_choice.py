@@ -8,6 +8,12 @@ welfare functions over every preference profile (dictatorship), envy-freeness / 
 picking, brute-force checks of mechanisms on a stated finite value grid (DSIC, BIC under a uniform prior, ex-post
 individual rationality, budget balance), top trading cycles, and the optimal-auction rules stated next to the
 generators. Each generator's docstring states its answer rule; the answer is computed by the code below it.
+
+Options carry no surface cue (checked by the cue battery, ``choicelab/studies/steer/cues.py``): Yes/No keys are
+balanced per template, numeric distractors lie on both sides of the key (:func:`spread_distractors`), text options
+are picked so the key's length, stem overlap and typicality rank is about uniform (:func:`balanced_decoys`), catch-all
+verdicts ("non-dictatorial", "they all give the same") are offered in every question of their template and right in
+about 1 of n_options, and every option is right in some questions.
 """
 
 from __future__ import annotations
@@ -496,7 +502,9 @@ def _cyclic_profile(rng, m: int, lo: int, hi: int) -> Profile:
 def swf_transitivity(ctx: GenContext) -> Draft:
     """Pairwise majority voting (odd electorate, no ties) yields a complete relation; it is a transitive social
     ranking iff it has no cycle (checked on every triple). Templates: is the majority relation transitive (Yes/No);
-    which social ranking does pairwise majority produce (or 'none: the majority preferences are cyclic')."""
+    which social ranking does pairwise majority produce (or 'none: the majority preferences are cyclic'). No answer
+    cue: the relation is cyclic in half the Yes/No questions and in about 1 of n_options ranking questions; ranking
+    options read "X, then Y, then Z", unlike the ballots of the stem."""
     rng = ctx.rng
     m = ctx.scale(3, 4)
     names = _alternatives(ctx, m)
@@ -777,7 +785,9 @@ def plurality(ctx: GenContext) -> Draft:
 @generator("borda")
 def borda(ctx: GenContext) -> Draft:
     """Borda count: with m alternatives a voter's i-th choice earns m - i points; answer = the (unique) highest
-    total, or an alternative's total when asked for a score. Distractors start with the plurality winner."""
+    total, or an alternative's total when asked for a score. Winner distractors start with the plurality winner;
+    score distractors are plausible slips on both sides of the key (:func:`spread_distractors`), none of them a
+    number the question states unless the key is one."""
     rng = ctx.rng
     m = ctx.scale(3, 5)
     names = _alternatives(ctx, m)
@@ -909,7 +919,9 @@ def fair_division(ctx: GenContext) -> Draft:
     """Indivisible items with additive values. Envy-free: nobody values another's bundle above their own;
     proportional: everyone gets at least 1/n of their total value. Templates: which allocation is envy-free
     (exactly one option is, checked exhaustively); is an allocation proportional (Yes/No); round-robin picking
-    (each picks their favourite remaining item; values of each agent distinct) -> an agent's bundle."""
+    (each picks their favourite remaining item; values of each agent distinct) -> an agent's bundle. No answer cue:
+    the stated division is proportional in half the Yes/No questions, and envy-free questions offer divisions that
+    give each person as many items as the key does where possible."""
     rng = ctx.rng
     n = ctx.scale(2, 3)
     m = ctx.scale(3, 6)

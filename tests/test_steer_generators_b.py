@@ -338,6 +338,21 @@ def swf(rule, k, prof, m):
     if rule == "borda":
         pts = {a: sum(m - 1 - r.index(a) for r in prof) for a in range(m)}
         return tuple(sorted(range(m), key=lambda a: (-pts[a], a)))
+    if rule == "unless_all":
+        return prof[k] if len(set(prof)) > 1 else prof[0]
+    if rule == "defer":
+        return prof[k] if prof[(k + 1) % n] == prof[k] else prof[(k + 1) % n]
+    if rule == "unanimity_k":
+        def over(a, b):  # a placed above b: unanimous, or not unanimously below and voter k has it higher
+            votes = [r.index(a) < r.index(b) for r in prof]
+            return all(votes) or (any(votes) and prof[k].index(a) < prof[k].index(b))
+
+        out = list(range(m))
+        for i in range(m):  # insertion by the pairwise relation (a ranking when it is transitive)
+            for j in range(m - 1 - i):
+                if over(out[j + 1], out[j]):
+                    out[j], out[j + 1] = out[j + 1], out[j]
+        return tuple(out)
     firsts = {a: sum(1 for r in prof if r[0] == a) for a in range(m)}
     return tuple(sorted(range(m), key=lambda a: (-firsts[a], prof[k].index(a))))
 
@@ -363,15 +378,22 @@ def interim_fee(grid, r):
     return total / len(grid)
 
 
+def first_price_fee(grid, r):
+    """Two bidders, first-price auction, the other truthful and uniform on the grid: E[payment | report r] =
+    r x P(win), a tie won half the time."""
+    p_win = (sum(1 for o in grid if o < r) + Fraction(1, 2) * (r in grid)) / len(grid)
+    return r * p_win
+
+
 def auction_result(mech, bids):
     """(win probabilities, expected payments) of the stated auction rules, derived from the tied-top set."""
     n, rule, par = mech["n"], mech["rule"], mech["param"]
     win = [Fraction(0)] * n
     pay = [Fraction(0)] * n
-    if rule == "posted":
+    if rule in ("posted", "posted_bid"):
         for i in range(n):
             if bids[i] >= par:
-                win[i], pay[i] = Fraction(1), Fraction(par)
+                win[i], pay[i] = Fraction(1), Fraction(par if rule == "posted" else bids[i])
                 break
         return win, pay
     top = max(bids)
@@ -386,13 +408,14 @@ def auction_result(mech, bids):
             win[i] = Fraction(1, len(cands))
             pay[i] = win[i] * bids[i]
         return win, pay
-    if rule == "reserve" and top < par:
+    if rule in ("reserve", "reserve_first") and top < par:
         return win, pay
     for i in tied:
         win[i] = Fraction(1, len(tied))
         other = max(b for j, b in enumerate(bids) if j != i)
         price = {
             "first": bids[i],
+            "reserve_first": bids[i],
             "second": other,
             "reserve": max(other, par),
             "second_plus": other + par,
@@ -401,15 +424,26 @@ def auction_result(mech, bids):
         pay[i] = win[i] * price
     if rule == "allpay":
         pay = [Fraction(b) for b in bids]
+    if rule == "entry_fee":  # second-price, and everyone pays the fee
+        second = [Fraction(0)] * n
+        for i in tied:
+            second[i] = Fraction(1, len(tied)) * max(b for j, b in enumerate(bids) if j != i)
+        pay = [x + par for x in second]
     if rule == "interim":
         pay = [interim_fee(mech["grid"], b) for b in bids]
+    if rule == "interim_first":
+        assert n == 2
+        pay = [first_price_fee(mech["grid"], b) for b in bids]
     return win, pay
 
 
 def project_result(mech, reps):
     n, cost, rule = mech["n"], mech["param"], mech["rule"]
-    built = sum(reps) >= cost
     share = Fraction(cost, n)
+    if rule in ("fixed", "dictator"):  # always built / built on the first resident's word; equal shares
+        built = rule == "fixed" or reps[0] * n >= cost
+        return [Fraction(int(built))] * n, [share if built else Fraction(0)] * n
+    built = sum(reps) >= cost
     if rule == "clarke":
         net = [r - share for r in reps]
         pays = []
@@ -789,7 +823,7 @@ def check_setting4(q, p, ans):  # noqa: C901
                     assert opt.startswith("None of them") and (opt == ans) == (not dominated)
         else:
             for opt in q.options:
-                r = [names.index(x) for x in opt.split(" > ")]
+                r = [names.index(x) for x in opt.split(", then ")]
                 assert all(r.index(a) < r.index(b) for a, b in unanimous) == (opt == ans)
     elif e == "monotonicity":
         new = [(n, tuple(r)) for n, r in p["new_profile"]]
@@ -810,7 +844,7 @@ def check_setting4(q, p, ans):  # noqa: C901
             assert ans == ("Yes" if trans else "No")
         elif trans:
             order = sorted(range(m), key=lambda a: -sum(1 for b in range(m) if (a, b) in beats))
-            assert ans == rank_text(names, order)
+            assert ans == ", then ".join(names[a] for a in order)
         else:
             assert ans.endswith("cyclic")
     elif e == "non_dictatorship":
@@ -894,12 +928,16 @@ def check_setting4(q, p, ans):  # noqa: C901
             for (pos, is_correct), text in zip(shown_draft_positions(q), q.options, strict=True):
                 mech = mechs[pos]
                 assert text == describe_mechanism(Mechanism(*[p["options"][pos][k] for k in MECH_FIELDS]))
+                if mech["rule"].startswith("interim"):  # the fee list shown is the one the check uses
+                    fee = interim_fee if mech["rule"] == "interim" else first_price_fee
+                    shown = re.findall(r"(\$[\d,.]*\d) for a bid of (\$[\d,]*\d)", text)
+                    assert shown == [(fmt_money(fee(mech["grid"], b)), fmt_money(b)) for b in mech["grid"]]
                 holds = (
                     (prop_holds(mech, "bic") and not prop_holds(mech, "dsic"))
                     if p["kind"] == "bic_not_dsic"
                     else prop_holds(mech, prop)
                 )
-                assert holds == is_correct
+                assert holds == (is_correct if p["kind"] != "which_not" else not is_correct)
     elif e == "top_trading_cycles":
         prefs, people, noun = p["prefs"], p["people"], p["noun"]
         cores = ttc_core(prefs)
@@ -930,31 +968,76 @@ def check_setting4(q, p, ans):  # noqa: C901
             bids, people, res = p["bids"], p["people"], p["reserve"]
             order = sorted(range(len(bids)), key=lambda i: -bids[i])
             w = order[0]
-            if p["attitude"] == "risk-neutral":
-                assert ans.startswith("All standard formats")
-            elif p["attitude"] == "risk-averse":
-                assert ans == f"First-price sealed-bid auction; {people[w]} wins and pays {fmt_money(bids[w])}"
-            elif bids[w] < res:
-                assert ans == "Second-price sealed-bid auction; nobody wins"
-            else:
-                price = max(bids[order[1]], res)
-                assert ans == f"Second-price sealed-bid auction; {people[w]} wins and pays {fmt_money(price)}"
+            # risk-averse: first-price and Dutch (the winner pays their bid) beat second-price and English;
+            # risk-seeking: the reverse (the winner pays the second bid or the reserve); risk-neutral: all equal
+            pay_own = ("First-price sealed-bid auction", "Dutch auction")
+            pay_second = ("Second-price sealed-bid auction", "English auction")
+            best = {"risk-averse": pay_own, "risk-seeking": pay_second, "risk-neutral": ()}[p["attitude"]]
+            assert bids[w] >= res
+            for opt in q.options:
+                if opt.startswith("All standard formats"):
+                    assert (opt == ans) == (p["attitude"] == "risk-neutral")
+                    continue
+                head, _, outcome = opt.partition("; ")
+                assert head in pay_own + pay_second
+                price = bids[w] if head in pay_own else max(bids[order[1]], res)
+                right = head in best and outcome == f"{people[w]} wins and pays {fmt_money(price)}"
+                assert right == (opt == ans), opt
     elif e == "optimal_auction_affiliated":
-        revenue_rank = ["English auction", "second-price sealed-bid auction", "first-price sealed-bid auction"]
-        if p["kind"] == "best":
-            if p["independent"]:
-                assert ans == "They all give the same expected revenue"
-            else:
-                best = min(p["offered"], key=lambda f: revenue_rank.index(f) if f in revenue_rank else 2)
-                assert ans.lower() == best.lower()
-        elif p["kind"] == "ranking":
-            assert ans == " > ".join(revenue_rank)
-        else:
-            drops, people = p["drops"], p["people"]
-            order = sorted(range(len(drops)), key=lambda i: -drops[i])
-            assert ans == f"{people[order[0]]} wins and pays {fmt_money(drops[order[1]])}"
+        check_affiliated(q, p, ans)
     else:
         raise AssertionError(f"no independent check for {e}")
+
+
+def revenue_levels(env, n_bidders):
+    """Expected-revenue level of each format (higher is more): linkage principle with affiliated values (English
+    and second-price coincide with two bidders), revenue equivalence with independent private values, first-price
+    and Dutch ahead with risk-averse bidders."""
+    E, S, F, D = "english auction", "second-price sealed-bid auction", "first-price sealed-bid auction", "dutch auction"
+    if env == "affiliated":
+        assert n_bidders >= 3
+        return {E: 2, S: 1, F: 0, D: 0}
+    if env == "affiliated_two":
+        assert n_bidders == 2
+        return {E: 1, S: 1, F: 0, D: 0}
+    if env == "independent":
+        return {E: 0, S: 0, F: 0, D: 0}
+    assert env == "independent_averse"
+    return {E: 0, S: 0, F: 1, D: 1}
+
+
+def check_affiliated(q, p, ans):
+    people = p["people"]
+    assert (" are affiliated" in q.question) == p["env"].startswith("affiliated")
+    assert ("risk-averse" in q.question) == (p["env"] == "independent_averse")
+    assert all(person in q.question for person in people)
+    level = revenue_levels(p["env"], len(people))
+    if p["kind"] == "best":
+        offered = [f.lower() for f in p["offered"]]
+        top = max(level[f] for f in offered)
+        best = [f for f in offered if level[f] == top]
+        for opt in q.options:
+            if opt.lower() in level:
+                assert opt.lower() in offered
+                assert (opt == ans) == (best == [opt.lower()])
+            else:
+                assert opt == "They all give the same expected revenue"
+                assert (opt == ans) == (len(best) == len(offered))
+    elif p["kind"] == "ranking":
+        for opt in q.options:
+            parts = re.split(r" ([>=]) ", opt.lower())
+            fmts, rels = parts[::2], parts[1::2]
+            assert sorted(fmts) == sorted(["english auction", "second-price sealed-bid auction",
+                                           "first-price sealed-bid auction"])
+            holds = all(
+                (level[a] > level[b]) if rel == ">" else (level[a] == level[b])
+                for a, rel, b in zip(fmts, rels, fmts[1:], strict=False)
+            )
+            assert holds == (opt == ans), opt
+    else:
+        drops = p["drops"]
+        order = sorted(range(len(drops)), key=lambda i: -drops[i])
+        assert ans == f"{people[order[0]]} wins and pays {fmt_money(drops[order[1]])}"
 
 
 @pytest.mark.parametrize("element_id", SETTING_3_4)
@@ -1114,3 +1197,65 @@ def test_same_seed_same_questions():
         a = base.generate(eid, dom, grade, 3, seed=2)
         assert a == base.generate(eid, dom, grade, 3, seed=2)
         assert [q.question for q in a] != [q.question for q in base.generate(eid, dom, grade, 3, seed=9)]
+
+
+# ------------------------------------------------------------------------------------------------------------
+# Setting 4 answer keys carry no surface cue (the cue battery, tests/test_steer_cues.py, checks every element; these
+# pin the template-level designs of social_choice.py)
+
+YES_NO_SETTING_4 = ("pareto_efficiency", "monotonicity", "swf_transitivity", "fair_division", "dsic", "bic",
+                    "individual_rationality", "budget_balance")
+
+
+@pytest.fixture(scope="module")
+def setting4_sample():
+    out = {}
+    for eid in YES_NO_SETTING_4 + ("borda", "optimal_auction_risk", "optimal_auction_affiliated"):
+        el = TAX.element(eid)
+        n = 16 if eid in ("borda", "optimal_auction_risk") else 8  # their numeric templates are 30-35% of them
+        out[eid] = [q for d in el.domains for g in el.grades for q in base.generate(eid, d, g, n, seed=4)]
+    return out
+
+
+def test_yes_no_keys_of_setting_4_are_balanced_per_template(setting4_sample):
+    for eid in YES_NO_SETTING_4:
+        by_template = {}
+        for q in setting4_sample[eid]:
+            if set(q.options) == {"Yes", "No"}:
+                by_template.setdefault(q.template_id.split(".")[0], []).append(q.answer == "Yes")
+        assert by_template, eid
+        for template, yes in by_template.items():
+            assert len(yes) >= 40, (template, len(yes))
+            assert abs(sum(yes) / len(yes) - 0.5) <= 0.15, (template, sum(yes), len(yes))
+
+
+def test_numeric_keys_of_setting_4_sit_anywhere_among_the_options(setting4_sample):
+    """Borda scores and optimal reserves: the key is the smallest, a middle or the largest number about as often as
+    any option is (distractors on both sides), and no distractor is a number the question states."""
+    for eid, kind in (("borda", "score"), ("optimal_auction_risk", "reserve")):
+        qs = [q for q in setting4_sample[eid] if q.params["kind"] == kind]
+        lowest = highest = 0
+        for q in qs:
+            values = [parse_number(o) for o in q.options]
+            lowest += values[q.correct] == min(values)
+            highest += values[q.correct] == max(values)
+            stated = {parse_number(x) for x in re.findall(r"\$?\d[\d,]*(?:\.\d+)?", q.question)}
+            if parse_number(q.answer) not in stated:
+                assert not stated & {v for i, v in enumerate(values) if i != q.correct}, q.question
+        chance = sum(1 / len(q.options) for q in qs)
+        assert len(qs) >= 60
+        assert abs(lowest - chance) / len(qs) <= 0.12 and abs(highest - chance) / len(qs) <= 0.12, (eid, lowest,
+                                                                                                   highest, chance)
+
+
+def test_every_auction_format_and_ordering_offered_is_right_in_some_question(setting4_sample):
+    shown, right = {}, {}
+    for q in setting4_sample["optimal_auction_affiliated"] + setting4_sample["optimal_auction_risk"]:
+        if q.params["kind"] in ("best", "ranking", "format"):
+            for i, option in enumerate(q.options):
+                head = option.split(";")[0]
+                shown[head] = shown.get(head, 0) + 1
+                right[head] = right.get(head, 0) + (i == q.correct)
+    never = {h: n for h, n in shown.items() if n >= 10 and right[h] == 0}
+    always = {h: n for h, n in shown.items() if n >= 10 and right[h] == n}
+    assert not never and not always, (never, always)

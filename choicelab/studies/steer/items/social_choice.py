@@ -8,11 +8,18 @@ welfare functions over every preference profile (dictatorship), envy-freeness / 
 picking, brute-force checks of mechanisms on a stated finite value grid (DSIC, BIC under a uniform prior, ex-post
 individual rationality, budget balance), top trading cycles, and the optimal-auction rules stated next to the
 generators. Each generator's docstring states its answer rule; the answer is computed by the code below it.
+
+Options carry no surface cue (checked by the cue battery, ``choicelab/studies/steer/cues.py``): Yes/No keys are
+balanced per template, numeric distractors lie on both sides of the key (:func:`spread_distractors`), text options
+are picked so the key's length, stem overlap and typicality rank is about uniform (:func:`balanced_decoys`), catch-all
+verdicts ("non-dictatorial", "they all give the same") are offered in every question of their template and right in
+about 1 of n_options, and every option is right in some questions.
 """
 
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Sequence
 from fractions import Fraction
 from functools import cache
@@ -84,6 +91,12 @@ def _rank_text(names: Sequence[str], ranking: Sequence[int]) -> str:
     return " > ".join(names[a] for a in ranking)
 
 
+def _ranking_option(names: Sequence[str], ranking: Sequence[int]) -> str:
+    """A social ranking as an option ("X, then Y, then Z"): not written like the ballots of the stem ("X > Y > Z"),
+    so no option repeats a ballot verbatim."""
+    return ", then ".join(names[a] for a in ranking)
+
+
 def _profile_text(names: Sequence[str], profile: Profile, voters: str) -> str:
     return " ".join(
         f"{c} {voters} rank {_rank_text(names, r)}." if c != 1 else f"1 {voters[:-1]} ranks {_rank_text(names, r)}."
@@ -95,6 +108,82 @@ def random_profile(rng, m: int, n_types: int, lo: int, hi: int) -> Profile:
     """``n_types`` distinct rankings of m alternatives with counts in [lo, hi]."""
     perms = list(itertools.permutations(range(m)))
     return [(rng.randint(lo, hi), r) for r in rng.sample(perms, min(n_types, len(perms)))]
+
+
+def spread_distractors(
+    rng, key: float | Fraction, below: Sequence, above: Sequence, k: int, fmt, stated: Sequence = ()
+) -> list[str]:
+    """``k`` formatted plausible-mistake distractors, some below and some above ``key``: the number below is drawn
+    uniformly from what the candidates allow, so the key is the smallest, the median or the largest option about as
+    often as any option is. Candidates that format like the key, like each other, like a number ``stated`` in the
+    question (when the key is not one) or are negative are dropped."""
+    shown = {fmt(x) for x in stated}
+    right = fmt(key)
+
+    def usable(cands: Sequence, side: int) -> list[str]:
+        out: list[str] = []
+        for c in cands:
+            text = fmt(c)
+            if (c - key) * side > 0 and c >= 0 and text != right and text not in out and (
+                right in shown or text not in shown
+            ):
+                out.append(text)
+        return out
+
+    if right in shown:  # a stated key: stated numbers are distractors too, first
+        below, above = [*stated, *below], [*stated, *above]
+    lo, hi = usable(below, -1), usable(above, 1)
+    rng.shuffle(lo)
+    rng.shuffle(hi)
+    lo.sort(key=lambda t: t not in shown)
+    hi.sort(key=lambda t: t not in shown)
+    n_lo = rng.randint(min(max(0, k - len(hi)), len(lo)), min(k, len(lo)))  # fewer than k when short
+    return lo[:n_lo] + hi[: k - n_lo]
+
+
+_WORDS = re.compile(r"[a-z0-9$]+")
+
+
+def _word_set(text: str) -> set[str]:
+    return set(_WORDS.findall(text.casefold()))
+
+
+def _rank_of(values: Sequence[float], i: int) -> float:
+    """Rank of values[i] among values, 0 = smallest; ties share the middle rank."""
+    below = sum(v < values[i] for v in values)
+    equal = sum(v == values[i] for v in values) - 1
+    return below + equal / 2
+
+
+def balanced_decoys(rng, stem: str, key: str, candidates: Sequence[str], k: int, tries: int = 200) -> list[int]:
+    """Indices of ``k`` of ``candidates`` to offer beside ``key``, chosen so that the key's rank among the offered
+    options in length, in word overlap with ``stem`` and in mean word overlap with the other options is about
+    uniform: a target rank is drawn for each, and the subset (of up to ``tries`` random ones) closest to the targets
+    is kept. Then neither the longest option nor the one most (or least) like the stem or like the others is the
+    key more often than any option."""
+    if len(candidates) <= k:
+        return list(range(len(candidates)))
+    stem_words = _word_set(stem)
+    texts = [key, *candidates]
+    words = [_word_set(t) for t in texts]
+    length = [len(t) for t in texts]
+    overlap = [len(w & stem_words) / max(1, len(w)) for w in words]
+    targets = [rng.uniform(0, k) for _ in range(3)]
+    subsets = list(itertools.combinations(range(len(candidates)), k))
+    if len(subsets) > tries:
+        subsets = rng.sample(subsets, tries)
+    else:
+        rng.shuffle(subsets)
+
+    def cost(sub: tuple[int, ...]) -> float:
+        idx = [0, *(j + 1 for j in sub)]
+        typical = [
+            sum(len(words[a] & words[b]) / max(1, len(words[a] | words[b])) for b in idx if b != a) for a in idx
+        ]
+        ranks = (_rank_of([length[a] for a in idx], 0), _rank_of([overlap[a] for a in idx], 0), _rank_of(typical, 0))
+        return sum(abs(r - t) for r, t in zip(ranks, targets, strict=True))
+
+    return list(min(subsets, key=cost))
 
 
 def _unique_argmax(scores: Sequence) -> int | None:
@@ -315,8 +404,8 @@ def pareto_efficiency(ctx: GenContext) -> Draft:
     return Draft(
         tid,
         f"{setup} {ask}",
-        _rank_text(names, good),
-        tuple(_rank_text(names, p) for p in bad),
+        _ranking_option(names, good),
+        tuple(_ranking_option(names, p) for p in bad),
         params,
         ctx.n_options(3, 4),
     )
@@ -336,15 +425,19 @@ def monotonicity(ctx: GenContext) -> Draft:
     """Monotonicity: if the winner W rises in some voters' rankings (nothing else changes), W should still win.
     The stated rule is applied to both profiles by the vote-counting solvers (no ties anywhere); plurality and Borda
     never fail, the runoff rules sometimes do. Templates: who wins after the change; did the rule respect
-    monotonicity here (Yes/No)."""
+    monotonicity here (Yes/No). No answer cue: half the Yes/No questions show a violation (a runoff rule), and in the
+    who-wins template the initial winner still wins in about 1 of n_options questions, like any other option."""
     rng = ctx.rng
     m = ctx.scale(3, 4)
-    rule = rng.choice(("plurality", "borda", "runoff", "irv") if m == 4 else ("plurality", "borda", "runoff"))
-    want_violation = rule in ("runoff", "irv") and rng.random() < 0.5
+    runoffs = ("runoff", "irv") if m == 4 else ("runoff",)
+    ask_who = rng.random() < 0.5
+    n_opts = min(m, ctx.n_options(3, 4))
+    want_violation = rng.random() < ((1 - 1 / n_opts) if ask_who else 0.5)
+    rule = rng.choice(runoffs) if want_violation else rng.choice(("plurality", "borda") + runoffs)
     names = _alternatives(ctx, m)
     voters = _voters(ctx)
     found = None
-    for _ in range(400):
+    for _ in range(4000):
         profile = random_profile(rng, m, rng.randint(3, 4 + m - 3), 2, 12)
         w = rule_winner(rule, profile, m)
         if w is None:
@@ -376,14 +469,16 @@ def monotonicity(ctx: GenContext) -> Draft:
         f"{names[w]} up; nobody else changes."
     )
     params = {"m": m, "rule": rule, "profile": profile, "new_profile": new_profile, "winner": w, "names": names}
-    if rng.random() < 0.5:
+    if ask_who:
         tid, ask = ctx.phrasing(
             "mono_who", ("Who wins now under the same rule?", "What is the new outcome of the vote?")
         )
         correct = names[w2]
-        return Draft(
-            tid, f"{setup} {ask}", correct, tuple(x for x in names if x != correct), params, min(m, ctx.n_options(3, 4))
-        )
+        others = [x for x in names if x != correct]
+        rng.shuffle(others)
+        if names[w] != correct:  # the initial winner is always offered, so it is right about 1 in n_opts times
+            others = [names[w]] + [x for x in others if x != names[w]]
+        return Draft(tid, f"{setup} {ask}", correct, tuple(others), params, n_opts)
     tid, ask = ctx.phrasing(
         "mono_yn",
         (
@@ -407,7 +502,9 @@ def _cyclic_profile(rng, m: int, lo: int, hi: int) -> Profile:
 def swf_transitivity(ctx: GenContext) -> Draft:
     """Pairwise majority voting (odd electorate, no ties) yields a complete relation; it is a transitive social
     ranking iff it has no cycle (checked on every triple). Templates: is the majority relation transitive (Yes/No);
-    which social ranking does pairwise majority produce (or 'none: the majority preferences are cyclic')."""
+    which social ranking does pairwise majority produce (or 'none: the majority preferences are cyclic'). No answer
+    cue: the relation is cyclic in half the Yes/No questions and in about 1 of n_options ranking questions; ranking
+    options read "X, then Y, then Z", unlike the ballots of the stem."""
     rng = ctx.rng
     m = ctx.scale(3, 4)
     names = _alternatives(ctx, m)
@@ -424,9 +521,17 @@ def swf_transitivity(ctx: GenContext) -> Draft:
             profile[0] = (profile[0][0] + 1, profile[0][1])
         return profile
 
-    profile = draw()
-    beats = majority_beats(profile, m)
-    trans = is_transitive(beats, m)
+    ask_yn = rng.random() < 0.5
+    n_opts = ctx.n_options(3, 4)
+    # no answer cue: the majority relation is cyclic in half the Yes/No questions and in about 1 of n_opts ranking
+    # questions (where "no such ranking" is offered every time)
+    want_cyclic = rng.random() < (0.5 if ask_yn else 1 / n_opts)
+    for _ in range(2000):
+        profile = draw()
+        beats = majority_beats(profile, m)
+        trans = is_transitive(beats, m)
+        if trans != want_cyclic:
+            break
     setup = (
         f"A group of {voters} is ranking {join_list(names)}. {_profile_text(names, profile, voters)} The group "
         f"forms its social preference by pairwise majority: it prefers one alternative to another when a "
@@ -434,7 +539,7 @@ def swf_transitivity(ctx: GenContext) -> Draft:
     )
     params = {"m": m, "profile": profile, "names": names}
     cyc = "There is no such ranking: the majority preferences are cyclic"
-    if rng.random() < 0.5:
+    if ask_yn:
         tid, ask = ctx.phrasing(
             "swft_yn",
             (
@@ -456,12 +561,12 @@ def swf_transitivity(ctx: GenContext) -> Draft:
     perms = list(itertools.permutations(range(m)))
     rng.shuffle(perms)
     ranking = relation_ranking(beats, m)
-    correct = cyc if ranking is None else _rank_text(names, ranking)
+    correct = cyc if ranking is None else _ranking_option(names, ranking)
     borda = tuple(sorted(range(m), key=lambda a: (-borda_scores(profile, m)[a], a)))
-    dis = [_rank_text(names, p) for p in [borda] + perms if p != ranking] + ([cyc] if ranking else [])
+    dis = [_ranking_option(names, p) for p in [borda] + perms if p != ranking] + ([cyc] if ranking else [])
     if ranking is not None:
         dis = [dis[0], cyc] + dis[1:]
-    return Draft(tid, f"{setup} {ask}", correct, tuple(dis), params, ctx.n_options(3, 4))
+    return Draft(tid, f"{setup} {ask}", correct, tuple(dis), params, n_opts)
 
 
 # Social welfare functions for the dictatorship check (each maps a tuple of rankings to one ranking).
@@ -469,7 +574,10 @@ def swf_apply(rule: str, k: int, prof: Sequence[Ranking], m: int) -> Ranking:
     """``copy``: voter k's ranking. ``borda``: Borda scores, ties broken by alternative index. ``plurality_k``:
     number of first places, ties broken by voter k's ranking. ``unless_others``: voter k's ranking unless all other
     voters submit the same ranking, then theirs. ``reverse``: voter k's ranking reversed. ``switch``: voter k's
-    ranking unless voter k ranks alternative 0 first, then the next voter's ranking."""
+    ranking unless voter k ranks alternative 0 first, then the next voter's ranking. ``unless_all``: voter k's ranking
+    unless all voters submit the same ranking, then that ranking. ``unanimity_k``: a above b whenever every voter
+    ranks a above b, every other pair as voter k orders it. ``defer``: the next voter's ranking whenever it differs
+    from voter k's, otherwise voter k's."""
     if rule == "copy":
         return prof[k]
     if rule == "borda":
@@ -485,6 +593,18 @@ def swf_apply(rule: str, k: int, prof: Sequence[Ranking], m: int) -> Ranking:
         return tuple(reversed(prof[k]))
     if rule == "switch":
         return prof[(k + 1) % len(prof)] if prof[k][0] == 0 else prof[k]
+    if rule == "unless_all":
+        return prof[0] if len(set(prof)) == 1 else prof[k]
+    if rule == "unanimity_k":
+        def above(a: int, b: int) -> bool:
+            if all(r.index(a) < r.index(b) for r in prof):
+                return True
+            return not all(r.index(b) < r.index(a) for r in prof) and prof[k].index(a) < prof[k].index(b)
+
+        return tuple(sorted(range(m), key=lambda a: -sum(above(a, b) for b in range(m) if b != a)))
+    if rule == "defer":
+        nxt = prof[(k + 1) % len(prof)]
+        return nxt if nxt != prof[k] else prof[k]
     raise ValueError(rule)
 
 
@@ -515,7 +635,20 @@ def _swf_text(rule: str, k: int, names: Sequence[str], n: int) -> str:
         "reverse": f"the social ranking is {who}'s ranking in reverse order",
         "switch": f"the social ranking is {who}'s ranking, unless {who} ranks {names[0]} first, in which case it is "
         f"{nxt}'s ranking",
+        "unless_all": (
+            f"the social ranking is {who}'s ranking, except that when all voters submit the same ranking, that "
+            f"common ranking is used"
+        ),
+        "unanimity_k": (
+            f"one alternative is ranked above another whenever every voter ranks it higher, and every other pair "
+            f"is ordered as {who} orders it"
+        ),
+        "defer": f"the social ranking is {nxt}'s ranking whenever it differs from {who}'s, and {who}'s otherwise",
     }[rule]
+
+
+DICTATORIAL_SWFS = ("copy", "unless_all", "unanimity_k", "defer")
+NON_DICTATORIAL_SWFS = ("borda", "plurality_k", "unless_others", "reverse", "switch")
 
 
 @generator("non_dictatorship")
@@ -523,22 +656,26 @@ def non_dictatorship(ctx: GenContext) -> Draft:
     """A social welfare function is dictatorial iff some voter's ranking equals the social ranking at every profile.
     Rule template: the stated rule is checked by brute force over every profile of n voters on 3 alternatives.
     Observation template: outcomes of an unnamed rule on several profiles are shown; answer = the only voter whose
-    ranking matched the social ranking every time, or 'no voter' (then the rule is non-dictatorial)."""
+    ranking matched the social ranking every time, or 'no voter' (then the rule is non-dictatorial). No answer cue:
+    the non-dictatorial verdict is offered in every question and right in about 1 of n_options of them; some
+    dictatorial rules hide the dictator (a voter other than the one the rule names first)."""
     rng = ctx.rng
     n = ctx.scale(3, 4)
     m = 3
     names = _alternatives(ctx, m)
     k = rng.randrange(n)
     if rng.random() < 0.5:
-        rule = rng.choice(("copy", "borda", "plurality_k", "unless_others", "reverse", "switch", "copy"))
+        n_opts = ctx.n_options(3, 4)
+        rule = rng.choice(NON_DICTATORIAL_SWFS if rng.random() < 1 / n_opts else DICTATORIAL_SWFS)
+        voter_list = join_list([f"Voter {i + 1}" for i in range(n)])  # every voter number is stated
         dictators = swf_dictators(rule, k, n, m)
         tid, ask = ctx.phrasing(
             "nd_rule",
             (
-                f"{n} voters (Voter 1 to Voter {n}) rank {join_list(names)}, and {_swf_text(rule, k, names, n)}. Is "
+                f"{n} voters ({voter_list}) rank {join_list(names)}, and {_swf_text(rule, k, names, n)}. Is "
                 f"this social welfare function non-dictatorial?",
-                f"A committee of {n} voters ranks {join_list(names)}. Its social welfare function: "
-                f"{_swf_text(rule, k, names, n)}. Which statement is true?",
+                f"A committee of {n} voters ({voter_list}) ranks {join_list(names)}. Its social welfare "
+                f"function: {_swf_text(rule, k, names, n)}. Which statement is true?",
             ),
         )
         yes = "Yes, it is non-dictatorial" if tid.endswith("p0") else "It is non-dictatorial"
@@ -549,9 +686,11 @@ def non_dictatorship(ctx: GenContext) -> Draft:
             for d in range(n)
         ]
         correct = no[dictators[0]] if dictators else yes
-        dis = [x for x in no if x != correct] + ([yes] if dictators else [])
+        others = [x for x in no if x != correct]
+        rng.shuffle(others)
+        dis = ([yes] if dictators else []) + others  # the verdict "non-dictatorial" is offered every time
         params = {"kind": "rule", "rule": rule, "k": k, "n": n, "m": m, "names": names}
-        return Draft(tid, ask, correct, tuple(dis), params, ctx.n_options(3, 4))
+        return Draft(tid, ask, correct, tuple(dis), params, n_opts)
     n_obs = ctx.scale(2, 4)
     perms = list(itertools.permutations(range(m)))
     # "no voter" right in 1 of n_options questions (and offered in every one): no answer cue
@@ -590,7 +729,9 @@ def non_dictatorship(ctx: GenContext) -> Draft:
     none = "No voter; these cases already show the function is non-dictatorial"
     opts = [f"Voter {d + 1}" for d in range(n)]
     correct = opts[match[0]] if match else none
-    dis = ([none] if match else []) + [o for o in opts if o != correct]
+    voters_left = [o for o in opts if o != correct]
+    rng.shuffle(voters_left)  # which voters are offered does not depend on their number
+    dis = ([none] if match else []) + voters_left
     params = {
         "kind": "observe",
         "n": n,
@@ -644,7 +785,9 @@ def plurality(ctx: GenContext) -> Draft:
 @generator("borda")
 def borda(ctx: GenContext) -> Draft:
     """Borda count: with m alternatives a voter's i-th choice earns m - i points; answer = the (unique) highest
-    total, or an alternative's total when asked for a score. Distractors start with the plurality winner."""
+    total, or an alternative's total when asked for a score. Winner distractors start with the plurality winner;
+    score distractors are plausible slips on both sides of the key (:func:`spread_distractors`), none of them a
+    number the question states unless the key is one."""
     rng = ctx.rng
     m = ctx.scale(3, 5)
     names = _alternatives(ctx, m)
@@ -672,14 +815,19 @@ def borda(ctx: GenContext) -> Draft:
         (f"What is {names[a]}'s Borda score?", f"How many Borda points does {names[a]} receive in total?"),
     )
     total = sum(c for c, _ in profile)
-    cands = [scores[a] + c for c, _ in profile] + [
-        plurality_scores(profile, m)[a],
-        total * (m - 1) - scores[a],
-        scores[a] + total,
-    ]
-    dis = numeric_distractors(rng, scores[a], fmt_num, cands, k=4, integer=True)
+    s = scores[a]
+    # plausible slips on both sides: one ballot group miscounted by a position or left out or counted twice,
+    # first places only, the reversed or 1-based point scale, other alternatives' totals
+    slips = [s + sign * c * step for c, r in profile for sign in (-1, 1) for step in (1, m - 1 - r.index(a)) if step]
+    cands = slips + [plurality_scores(profile, m)[a], total * (m - 1) - s, s + total, *scores]
+    n_opts = ctx.n_options(3, 5)
+    stated = [c for c, _ in profile] + [m, m - 1, m - 2]
+    dis = spread_distractors(rng, s, cands, cands, n_opts - 1, fmt_num, stated)
+    if len(dis) < n_opts - 1:
+        more = numeric_distractors(rng, s, fmt_num, (), k=n_opts + 4, integer=True)
+        dis += [d for d in more if d not in dis][: n_opts - 1 - len(dis)]
     params.update({"kind": "score", "asked": a})
-    return Draft(tid, f"{setup} {ask}", fmt_num(scores[a]), tuple(dis), params, ctx.n_options(3, 5))
+    return Draft(tid, f"{setup} {ask}", fmt_num(s), tuple(dis), params, n_opts)
 
 
 @generator("copeland")
@@ -771,14 +919,26 @@ def fair_division(ctx: GenContext) -> Draft:
     """Indivisible items with additive values. Envy-free: nobody values another's bundle above their own;
     proportional: everyone gets at least 1/n of their total value. Templates: which allocation is envy-free
     (exactly one option is, checked exhaustively); is an allocation proportional (Yes/No); round-robin picking
-    (each picks their favourite remaining item; values of each agent distinct) -> an agent's bundle."""
+    (each picks their favourite remaining item; values of each agent distinct) -> an agent's bundle. No answer cue:
+    the stated division is proportional in half the Yes/No questions, and envy-free questions offer divisions that
+    give each person as many items as the key does where possible."""
     rng = ctx.rng
     n = ctx.scale(2, 3)
     m = ctx.scale(3, 6)
     people = ctx.people(n)
     items = [_short(a) for a in rng.sample(ctx.vocab.alternatives, m)]
-    vals = [rng.sample(range(1, 30), m) for _ in range(n)]
     kind = rng.choice(("ef", "prop", "rr"))
+    allocs = list(itertools.product(range(n), repeat=m))
+    everyone = [a for a in allocs if all(i in a for i in range(n))]
+    want_prop = rng.random() < 0.5  # proportional in half the Yes/No questions: no answer cue
+    for _ in range(200):
+        vals = [rng.sample(range(1, 30), m) for _ in range(n)]
+        if kind == "ef" and any(is_envy_free(vals, al) for al in allocs):
+            break
+        if kind == "prop" and any(is_proportional(vals, a) == want_prop for a in everyone):
+            break
+        if kind == "rr":
+            break
     desc = " ".join(
         f"{p} values " + join_list([f"{items[x]} at {vals[i][x]}" for x in range(m)]) + "."
         for i, p in enumerate(people)
@@ -791,7 +951,6 @@ def fair_division(ctx: GenContext) -> Draft:
         f"{p} gets {join_list([items[x] for x in range(m) if al[x] == i]) or 'nothing'}" for i, p in enumerate(people)
     )
     params: dict[str, Any] = {"vals": vals, "kind": kind, "people": people, "items": items}
-    allocs = list(itertools.product(range(n), repeat=m))
     if kind == "ef":
         ef = [al for al in allocs if is_envy_free(vals, al)]
         if not ef:
@@ -801,6 +960,10 @@ def fair_division(ctx: GenContext) -> Draft:
             good = rng.choice(ef)
             bad = [al for al in allocs if not is_envy_free(vals, al) and all(i in al for i in range(n))]
             rng.shuffle(bad)
+            # distractors give each person as many items as the envy-free division does where possible, so the
+            # text's length and shape do not single the key out
+            sizes = sorted(good.count(i) for i in range(n))
+            bad.sort(key=lambda al: sorted(al.count(i) for i in range(n)) != sizes)
             tid, ask = ctx.phrasing(
                 "fd_ef",
                 ("Which allocation is envy-free?", "Which division leaves nobody preferring someone else's share?"),
@@ -815,7 +978,8 @@ def fair_division(ctx: GenContext) -> Draft:
                 ctx.n_options(3, 4),
             )
     if kind == "prop":
-        al = rng.choice([a for a in allocs if all(i in a for i in range(n))])
+        same = [a for a in everyone if is_proportional(vals, a) == want_prop]
+        al = rng.choice(same or everyone)
         tid, ask = ctx.phrasing(
             "fd_prop",
             (
@@ -867,8 +1031,15 @@ def fair_division(ctx: GenContext) -> Draft:
 #   allpay       winner as in first; every bidder pays own bid
 #   interim      winner as in first; every bidder pays t(own report), t = the interim expected payment of the
 #                second-price auction when the others' values are uniform on the grid (BIC but not DSIC)
-# Public projects ("project"): built iff the reports sum to at least the cost C; payments when built:
+#   interim_first  winner as in first; every bidder pays t(own report), t = the interim expected payment of the
+#                first-price auction under truthful bids, r * P(win | r) (a fee list like interim's; not BIC)
+#   reserve_first  sale only if top bid >= r; winner pays own bid
+#   posted_bid   bidders asked in index order; the first whose report >= p buys and pays own report
+#   entry_fee    winner as in second, pays the highest other bid; every bidder also pays the entry fee p
+# Public projects ("project"): built iff the reports sum to at least the cost C (fixed: always built; dictator:
+# built iff the first resident reports at least C/n); payments when built:
 #   equal C/n | proportional C*r_i/sum(r) | pay_report r_i | fee C/n + f (f stored in frac) | capped min(r_i, C/n)
+#   | fixed C/n | dictator C/n
 #   clarke: C/n plus the Clarke pivot tax on net values w_i = r_i - C/n (also charged when not built)
 # Properties: DSIC = truthful reporting maximizes expected utility against every report profile of the others;
 # BIC = truthful reporting maximizes expected utility when the others are truthful and their values are
@@ -918,14 +1089,26 @@ def _interim_vickrey(n: int, grid: tuple[int, ...]) -> dict[int, Fraction]:
     return {r: sum((mech_outcome(spa, (r,) + o)[1][0] for o in others), Fraction(0)) / len(others) for r in grid}
 
 
+@cache
+def _interim_first(n: int, grid: tuple[int, ...]) -> dict[int, Fraction]:
+    fpa = Mechanism("auction", "first", n, grid)
+    others = list(itertools.product(grid, repeat=n - 1))
+    return {r: sum((mech_outcome(fpa, (r,) + o)[1][0] for o in others), Fraction(0)) / len(others) for r in grid}
+
+
+def interim_fees(mech: Mechanism) -> dict[int, Fraction]:
+    """The fee list of an ``interim`` or ``interim_first`` mechanism (bid -> fee)."""
+    return (_interim_vickrey if mech.rule == "interim" else _interim_first)(mech.n, mech.grid)
+
+
 def mech_outcome(mech: Mechanism, reports: Sequence[int]) -> tuple[list[Fraction], list[Fraction]]:
     """Auctions: (win probabilities, expected payments). Projects: ([1 or 0] * n for built, payments)."""
     n = mech.n
     reports = tuple(reports)
     if mech.setting == "project":
         cost = mech.param
-        built = sum(reports) >= cost
         share = Fraction(cost, n)
+        built = {"fixed": True, "dictator": reports[0] >= share}.get(mech.rule, sum(reports) >= cost)
         if mech.rule == "clarke":
             w = [r - share for r in reports]
             pays = []
@@ -937,7 +1120,7 @@ def mech_outcome(mech: Mechanism, reports: Sequence[int]) -> tuple[list[Fraction
         if not built:
             return [Fraction(0)] * n, [Fraction(0)] * n
         total = sum(reports)
-        if mech.rule == "equal":
+        if mech.rule in ("equal", "fixed", "dictator"):
             pays = [share] * n
         elif mech.rule == "proportional":
             pays = [Fraction(cost * r, total) for r in reports]
@@ -952,17 +1135,17 @@ def mech_outcome(mech: Mechanism, reports: Sequence[int]) -> tuple[list[Fraction
         return [Fraction(1)] * n, pays
     probs = [Fraction(0)] * n
     pays = [Fraction(0)] * n
-    if mech.rule == "posted":
+    if mech.rule in ("posted", "posted_bid"):
         for i, r in enumerate(reports):
             if r >= mech.param:
-                probs[i], pays[i] = Fraction(1), Fraction(mech.param)
+                probs[i], pays[i] = Fraction(1), Fraction(mech.param if mech.rule == "posted" else r)
                 break
         return probs, pays
     orders = _orders(reports)
     weight = Fraction(1, len(orders))
     for order in orders:
         top = order[0]
-        if mech.rule == "reserve" and reports[top] < mech.param:
+        if mech.rule in ("reserve", "reserve_first") and reports[top] < mech.param:
             continue
         winner = order[1] if mech.rule == "second_wins" else top
         other = max(reports[j] for j in range(n) if j != winner)
@@ -970,18 +1153,23 @@ def mech_outcome(mech: Mechanism, reports: Sequence[int]) -> tuple[list[Fraction
             "first": reports[winner],
             "second": other,
             "reserve": max(other, mech.param),
+            "reserve_first": reports[winner],
             "second_plus": other + mech.param,
+            "entry_fee": other,
             "fraction": mech.frac * reports[winner],
             "second_wins": reports[winner],
             "allpay": 0,
             "interim": 0,
+            "interim_first": 0,
         }[mech.rule]
         probs[winner] += weight
         pays[winner] += weight * price
     if mech.rule == "allpay":
         pays = [Fraction(r) for r in reports]
-    elif mech.rule == "interim":
-        t = _interim_vickrey(n, mech.grid)
+    elif mech.rule == "entry_fee":
+        pays = [x + mech.param for x in pays]
+    elif mech.rule in ("interim", "interim_first"):
+        t = interim_fees(mech)
         pays = [t[r] for r in reports]
     return probs, pays
 
@@ -1045,19 +1233,30 @@ def describe_mechanism(mech: Mechanism) -> str:
     if mech.setting == "project":
         build = "The project is built if the reported values add up to at least the cost"
         return {
-            "equal": f"{build}; then everyone pays an equal share of the cost.",
+            "equal": f"{build}; then each person pays an equal share of the cost.",
             "proportional": f"{build}; then each person pays a share of the cost proportional to their report.",
             "pay_report": f"{build}; then each person pays the value they reported.",
-            "fee": f"{build}; then everyone pays an equal share of the cost plus a {fmt_money(mech.frac)} fee.",
+            "fee": f"{build}; then each person pays an equal share of the cost plus a {fmt_money(mech.frac)} fee.",
             "capped": f"{build}; then each person pays an equal share of the cost or their report, whichever is "
             f"smaller.",
+            "fixed": "The project is built whatever the reports are; then each person pays an equal share of the "
+            "cost.",
+            "dictator": "The project is built if the first resident reports a value of at least an equal share of "
+            "the cost; then each person pays an equal share of the cost.",
             "clarke": (
-                f"{build}. Everyone pays an equal share of the cost if it is built, plus a Clarke tax: if "
+                f"{build}. Each person pays an equal share of the cost if it is built, plus a Clarke tax: if "
                 f"their report changes the decision, they pay the net loss this causes the others (reported "
                 f"values minus cost shares)."
             ),
         }[r]
     tie = "ties broken at random"
+    if r in ("interim", "interim_first"):
+        return (
+            f"The highest bidder wins ({tie}), and each bidder, winner or not, pays a fee that depends only on "
+            "their own bid: "
+            + ", ".join(f"{fmt_money(t)} for a bid of {fmt_money(b)}" for b, t in interim_fees(mech).items())
+            + "."
+        )
     return {
         "first": f"The highest bidder wins ({tie}) and pays their own bid.",
         "second": f"The highest bidder wins ({tie}) and pays the second-highest bid.",
@@ -1068,13 +1267,13 @@ def describe_mechanism(mech: Mechanism) -> str:
         "second_wins": f"The second-highest bidder wins ({tie}) and pays their own bid.",
         "posted": f"Bidders are asked in order (bidder 1 first); the first one whose bid is at least {fmt_money(p)} "
         f"gets the item for {fmt_money(p)}.",
-        "allpay": f"The highest bidder wins ({tie}), and every bidder pays their own bid.",
-        "interim": "The highest bidder wins (" + tie + "), and every bidder, winner or not, pays a fee that depends "
-        "only on their own bid: "
-        + ", ".join(
-            f"{fmt_money(t)} for a bid of {fmt_money(b)}" for b, t in _interim_vickrey(mech.n, mech.grid).items()
-        )
-        + ".",
+        "allpay": f"The highest bidder wins ({tie}), and each bidder pays their own bid.",
+        "reserve_first": f"If the highest bid is at least the reserve price {fmt_money(p)}, the highest bidder wins "
+        f"({tie}) and pays their own bid; otherwise nobody wins.",
+        "entry_fee": f"Each bidder pays an entry fee of {fmt_money(p)}; the highest bidder wins ({tie}) and also "
+        f"pays the second-highest bid.",
+        "posted_bid": f"Bidders are asked in order (bidder 1 first); the first one whose bid is at least "
+        f"{fmt_money(p)} gets the item and pays their own bid.",
     }[r]
 
 
@@ -1092,7 +1291,7 @@ def _mech_setup(ctx: GenContext, mech: Mechanism, prior: bool) -> str:
     else:
         head = (
             f"{mech.n} {people} decide whether to fund {PROJECTS.get(ctx.domain, 'a shared project')}, which "
-            f"costs {fmt_money(mech.param)}. Each person's private value for it, and each report, is one of "
+            f"costs {fmt_money(mech.param)}. Each person's private value for it, and each reported value, is one of "
             f"{_grid_text(mech.grid)}."
         )
     if prior:
@@ -1104,7 +1303,7 @@ def _mech_pool(ctx: GenContext, prop: str) -> list[Mechanism]:
     """Candidate mechanisms for a property question, with parameters drawn for this question."""
     rng = ctx.rng
     k = ctx.scale(4, 5)  # >= 4 grid values: on 3 values equal cost sharing is trivially truthful
-    step = rng.choice((10, 20, 5))
+    step = rng.choice((10, 20, 5, 25, 50))  # many grids: few questions share all their parameters
     grid = tuple(step * i for i in range(k))
     if prop == "bic":
         n = 2
@@ -1120,12 +1319,16 @@ def _mech_pool(ctx: GenContext, prop: str) -> list[Mechanism]:
         Mechanism("auction", "second_wins", n, grid),
         Mechanism("auction", "posted", n, grid, res),
         Mechanism("auction", "allpay", n, grid),
+        Mechanism("auction", "reserve_first", n, grid, res),
+        Mechanism("auction", "posted_bid", n, grid, res),
+        Mechanism("auction", "entry_fee", n, grid, step),
     ]
     if prop == "bic":
-        return auctions + [Mechanism("auction", "interim", n, grid)]
+        return auctions + [Mechanism("auction", "interim", n, grid), Mechanism("auction", "interim_first", n, grid)]
     cost = n * step * rng.randint(1, k - 2)  # equal cost shares lie on the grid
     projects = [
-        Mechanism("project", r, n, grid, cost) for r in ("equal", "proportional", "pay_report", "capped", "clarke")
+        Mechanism("project", r, n, grid, cost)
+        for r in ("equal", "proportional", "pay_report", "capped", "clarke", "fixed", "dictator")
     ]
     projects.append(Mechanism("project", "fee", n, grid, cost, Fraction(step)))
     return projects if prop == "bb" else auctions + projects
@@ -1143,16 +1346,21 @@ PROP_TEXT = {
 
 
 def _property_question(ctx: GenContext, prop: str, short: str) -> Draft:
+    """Yes/No (the property holds in half the questions), which mechanism has the property (exactly one of the
+    offered does) or which lacks it (exactly one does not), the last two equally often: a surface trait of the
+    mechanisms that have the property (a longer text, a word of the stem) points to the key in one and away from it
+    in the other. BIC also asks which is BIC but not DSIC, beside a fee-list twin that is not BIC."""
     rng = ctx.rng
     pool = _mech_pool(ctx, prop)
     check = PROPERTY_CHECKS[prop]
     name, gloss = PROP_TEXT[prop]
     defn = f" ({gloss})" if ctx.level < 0.5 else ""
-    if prop == "bic" and ctx.level >= 0.5 and rng.random() < 0.4:  # BIC but not DSIC
+    if prop == "bic" and ctx.level >= 0.5 and rng.random() < 0.3:  # BIC but not DSIC
         good = [m for m in pool if is_bic(m) and not is_dsic(m)]
         bad = [m for m in pool if not (is_bic(m) and not is_dsic(m))]
         mech = rng.choice(good)
         rng.shuffle(bad)
+        bad.sort(key=lambda m: m.rule != "interim_first")  # the twin fee list is always offered
         tid, ask = ctx.phrasing(
             f"{short}_notdsic",
             (
@@ -1162,12 +1370,15 @@ def _property_question(ctx: GenContext, prop: str, short: str) -> Draft:
             ),
         )
         q = f"{_mech_setup(ctx, mech, True)} {ask}"
+        n_opts = ctx.n_options(3, 4)
+        twin, rest = bad[:1], bad[1:]
+        bad = twin + [rest[j] for j in balanced_decoys(rng, q, describe_mechanism(mech),
+                                                       [describe_mechanism(m) for m in rest], n_opts - 2)]
         params = {"kind": "bic_not_dsic", "options": [m.to_params() for m in [mech] + bad]}
-        return Draft(
-            tid, q, describe_mechanism(mech), tuple(describe_mechanism(m) for m in bad), params, ctx.n_options(3, 4)
-        )
+        return Draft(tid, q, describe_mechanism(mech), tuple(describe_mechanism(m) for m in bad), params, n_opts)
     if rng.random() < 0.5:
-        mech = rng.choice(pool)
+        want = rng.random() < 0.5
+        mech = rng.choice([m for m in pool if check(m) == want])
         tid, ask = ctx.phrasing(
             f"{short}_yn",
             (
@@ -1179,27 +1390,39 @@ def _property_question(ctx: GenContext, prop: str, short: str) -> Draft:
         correct, other = ("Yes", "No") if check(mech) else ("No", "Yes")
         return Draft(tid, q, correct, (other,), {"kind": "yn", "mech": mech.to_params()}, 2)
     n_opts = ctx.n_options(3, 4)
-
-    def draw():
-        setting = rng.choice(sorted({m.setting for m in pool}))
-        same = [m for m in pool if m.setting == setting]
-        good = [m for m in same if check(m)]
-        bad = [m for m in same if not check(m)]
-        if not good or len(bad) < n_opts - 1:
-            return None
-        rng.shuffle(bad)
-        return rng.choice(good), bad
-
-    mech, bad = _retry_local(draw)
-    tid, ask = ctx.phrasing(
-        f"{short}_which",
-        (
-            f"Which of the following mechanisms is {name}{defn}?",
-            f"Exactly one of these mechanisms is {name}. Which one?",
-        ),
-    )
+    setting = rng.choice(sorted({m.setting for m in pool}))  # drawn before, and whatever, the question asks
+    same = [m for m in pool if m.setting == setting]
+    has = [m for m in same if check(m)]
+    lacking = [m for m in same if not check(m)]
+    feasible = [lk for lk, (one, rest) in ((False, (has, lacking)), (True, (lacking, has)))
+                if one and len(rest) >= n_opts - 1]
+    if not feasible:
+        raise RuntimeError(f"{short}: no {setting} mechanisms for a which-question with {n_opts} options")
+    lacks = rng.choice(feasible) if len(feasible) == 2 else feasible[0]
+    good, bad = (lacking, has) if lacks else (has, lacking)  # good: the one offered mechanism with the asked trait
+    mech = rng.choice(good)
+    bad = list(bad)
+    rng.shuffle(bad)
+    if lacks:
+        tid, ask = ctx.phrasing(
+            f"{short}_whichnot",
+            (
+                f"Which of the following mechanisms is not {name}{defn}?",
+                f"All but one of these mechanisms are {name}. Which one is not?",
+            ),
+        )
+    else:
+        tid, ask = ctx.phrasing(
+            f"{short}_which",
+            (
+                f"Which of the following mechanisms is {name}{defn}?",
+                f"Exactly one of these mechanisms is {name}. Which one?",
+            ),
+        )
     q = f"{_mech_setup(ctx, mech, prop == 'bic')} {ask}"
-    params = {"kind": "which", "options": [m.to_params() for m in [mech] + bad]}
+    picked = balanced_decoys(rng, q, describe_mechanism(mech), [describe_mechanism(m) for m in bad], n_opts - 1)
+    bad = [bad[j] for j in picked]
+    params = {"kind": "which_not" if lacks else "which", "options": [m.to_params() for m in [mech] + bad]}
     return Draft(tid, q, describe_mechanism(mech), tuple(describe_mechanism(m) for m in bad), params, n_opts)
 
 
@@ -1326,15 +1549,10 @@ def top_trading_cycles_element(ctx: GenContext) -> Draft:
     )
     correct = join_list([people[i] for i in first])
     subsets = [list(c) for r in range(1, n + 1) for c in itertools.combinations(range(n), r) if list(c) != first]
-    subsets.sort(key=lambda s: (abs(len(s) - len(first)), rng.random()))
-    return Draft(
-        tid,
-        f"{setup} {ask}",
-        correct,
-        tuple(join_list([people[i] for i in s]) for s in subsets),
-        params,
-        ctx.n_options(3, 5),
-    )
+    texts = [join_list([people[i] for i in s]) for s in subsets]
+    n_opts = ctx.n_options(3, 5)
+    picked = balanced_decoys(rng, f"{setup} {ask}", correct, texts, n_opts - 1)  # no size or overlap cue
+    return Draft(tid, f"{setup} {ask}", correct, tuple(texts[j] for j in picked), params, n_opts)
 
 
 # Revenue rule for differing risk attitudes (stated theory, Krishna "Auction Theory" ch. 4): with risk-averse
@@ -1344,7 +1562,7 @@ def top_trading_cycles_element(ctx: GenContext) -> Draft:
 # first-price/Dutch winner pays own bid; second-price/English winner pays the second-highest bid (and at least the
 # reserve when there is one; no sale if the highest bid is below it).
 RISK_BEST = {
-    "risk-averse": ("first-price sealed-bid auction",),
+    "risk-averse": ("first-price sealed-bid auction", "Dutch auction"),
     "risk-seeking": ("second-price sealed-bid auction", "English auction"),
 }
 
@@ -1369,9 +1587,12 @@ def _auction_price(fmt_: str, bids: Sequence[int], reserve: int = 0) -> tuple[in
 @generator("optimal_auction_risk")
 def optimal_auction_risk(ctx: GenContext) -> Draft:
     """Template 'format': all bidders share one stated risk attitude; the revenue-maximizing format follows the
-    rule above (risk-averse -> first-price; risk-seeking -> second-price, optionally with a reserve; risk-neutral ->
-    revenue equivalence), and the winner pays what that format charges on the stated bids. Template 'reserve':
-    risk-neutral bidders with values uniform on [0, H] and a seller value s: optimal reserve (H + s) / 2."""
+    rule above (risk-averse -> first-price or Dutch; risk-seeking -> second-price or English, optionally with a
+    reserve; risk-neutral -> revenue equivalence), and the winner pays what that format charges on the stated bids.
+    Template 'reserve': risk-neutral bidders with values uniform on [0, H] and a seller value s: optimal reserve
+    (H + s) / 2. No answer cue: the format options are a grid of {a best format, a worse one} x {the price each
+    charges}, so the key's price is the higher one as often as the lower one; reserve distractors (plausible
+    slips, none of them a stated number) lie on both sides of the key."""
     rng = ctx.rng
     if rng.random() < 0.35:
         hi = rng.randint(2, 40) * 50
@@ -1389,18 +1610,18 @@ def optimal_auction_risk(ctx: GenContext) -> Draft:
                 f"reserve price is optimal?",
             ),
         )
-        cands = [
-            Fraction(hi, 2),
-            Fraction(hi),
-            Fraction(s),
-            Fraction(hi, 3),
-            Fraction(hi, 4),
-            Fraction(hi, n),
-            Fraction(hi + s, 3),
-        ]
-        dis = numeric_distractors(rng, r, fmt_money, cands, k=4)
+        # slips: hi/2 ignoring the seller's value, hi/n, the expected highest and second-highest values, thirds
+        # and quarters of the range
+        cands = [Fraction(hi, 2), Fraction(hi, 3), Fraction(hi, 4), Fraction(2 * hi, 3), Fraction(3 * hi, 4),
+                 Fraction(hi, n), Fraction(hi + s, 3), Fraction(hi * n, n + 1), Fraction(hi * (n - 1), n + 1),
+                 s + Fraction(hi - s, 3), s + Fraction(2 * (hi - s), 3), Fraction(hi + s, 4), Fraction(3 * (hi + s), 4)]
+        n_opts = ctx.n_options(3, 5)
+        step = 25 if hi >= 400 else 5
+        cands = [round(c / step) * step for c in cands]  # whole dollars like the key's: no length cue
+        cands += [r + step * j for j in range(-6, 7) if 0 < r + step * j < hi]  # near misses where slips coincide
+        dis = spread_distractors(rng, r, cands, cands, n_opts - 1, fmt_money, [hi, s, n, 0])
         return Draft(
-            tid, ask, fmt_money(r), tuple(dis), {"kind": "reserve", "hi": hi, "s": s, "n": n}, ctx.n_options(3, 5)
+            tid, ask, fmt_money(r), tuple(dis), {"kind": "reserve", "hi": hi, "s": s, "n": n}, n_opts
         )
     n = ctx.scale(3, 5)
     people = ctx.people(n)
@@ -1427,93 +1648,128 @@ def optimal_auction_risk(ctx: GenContext) -> Draft:
         f"whom are {attitude}. {bid_text}.{res_text}"
     )
 
-    def outcome(fmt_: str) -> str:
-        w, price = _auction_price(fmt_, bids, reserve if fmt_ in RISK_BEST["risk-seeking"] else 0)
-        head = fmt_[0].upper() + fmt_[1:]
-        return f"{head}; nobody wins" if w is None else f"{head}; {people[w]} wins and pays {fmt_money(price)}"
+    def price(fmt_: str) -> int:
+        w, p = _auction_price(fmt_, bids, reserve if fmt_ in RISK_BEST["risk-seeking"] else 0)
+        assert w is not None  # any reserve lies below the highest bid
+        return p
+
+    w = max(range(n), key=lambda i: bids[i])
+
+    def text(fmt_: str, p: int) -> str:
+        return f"{_cap(fmt_)}; {people[w]} wins and pays {fmt_money(p)}"
 
     params = {"kind": "format", "attitude": attitude, "bids": bids, "reserve": reserve, "people": people}
-    if attitude == "risk-neutral":
-        tid, ask = ctx.phrasing(
-            "oar_neutral",
-            (
-                "Which auction format maximizes the seller's expected revenue?",
-                "If the seller wants the most expected revenue, which format should be used?",
-            ),
-        )
-        dis = ("First-price sealed-bid auction", "Second-price sealed-bid auction", "English auction")
-        return Draft(tid, f"{setup} {ask}", equal, dis, params, n_opts)
+    # one wording for every attitude: the question does not tell which kind of answer is expected
     tid, ask = ctx.phrasing(
-        "oar_format",
+        "oar_format",  # one template whatever the answer: its id does not tell it either
         (
             "To maximize the seller's revenue, which auction format should be used, and what does the winner pay?",
             "Which format maximizes expected revenue given these bidders, and what is the outcome with these bids?",
         ),
     )
-    best = RISK_BEST[attitude][0]
-    worse = (
-        ["second-price sealed-bid auction", "English auction"]
-        if attitude == "risk-averse"
-        else ["first-price sealed-bid auction", "Dutch auction"]
-    )
-    correct = outcome(best)
-    dis = [outcome(f) for f in worse]
-    w, price = _auction_price(best, bids, reserve if attitude == "risk-seeking" else 0)
-    order = sorted(range(n), key=lambda i: -bids[i])
-    head = best[0].upper() + best[1:]
-    wrong_price = bids[order[1]] if attitude == "risk-averse" else bids[order[0]]
-    dis.append(f"{head}; {people[order[0]]} wins and pays {fmt_money(wrong_price)}")
-    dis.append(f"{head}; {people[order[1]]} wins and pays {fmt_money(bids[order[1]])}")
-    dis.append(f"{head}; {people[order[0]]} wins and pays {fmt_money(bids[order[-1]])}")
-    dis.append(f"{head}; nobody wins")
+    if attitude == "risk-neutral":
+        best, worse = rng.choice(RISK_BEST["risk-averse"]), rng.choice(RISK_BEST["risk-seeking"])
+        dis = [text(f, price(g)) for f in (best, worse) for g in (best, worse)]
+        rng.shuffle(dis)
+        return Draft(tid, f"{setup} {ask}", equal, tuple(dis), params, n_opts)
+    other = "risk-seeking" if attitude == "risk-averse" else "risk-averse"
+    best, worse = rng.choice(RISK_BEST[attitude]), rng.choice(RISK_BEST[other])
+    params["formats"] = [best, worse]
+    correct = text(best, price(best))
+    near = [text(best, price(worse)), text(worse, price(best))]  # one attribute of the key wrong
+    far = text(worse, price(worse))  # both wrong
+    rng.shuffle(near)
+    # with two grid distractors the key is the option most like the others (both its neighbours shown) in 1 of 4
+    # questions, like any of the 4 options
+    if n_opts == 3:
+        dis = [rng.choice([*near, far])]
+    else:
+        dis = near if rng.random() < 0.25 else [near[0], far]
     return Draft(tid, f"{setup} {ask}", correct, (equal, *dis), params, n_opts)
 
 
-# Revenue ranking with affiliated values (Milgrom & Weber 1982, linkage principle; risk-neutral symmetric bidders):
-# English >= second-price >= first-price = Dutch. With independent private values all are equal (revenue
-# equivalence).
-AFFILIATED_RANK = {
-    "English auction": 3,
-    "second-price sealed-bid auction": 2,
-    "first-price sealed-bid auction": 1,
-    "Dutch auction": 1,
+# Revenue ranking of the four standard formats (risk-neutral symmetric bidders unless stated):
+#   affiliated values, >= 3 bidders (Milgrom & Weber 1982, linkage principle): English > second-price > first-price
+#     = Dutch;
+#   affiliated values, 2 bidders: English = second-price (an English auction with two bidders reveals nothing before
+#     it ends, so it is strategically a second-price auction) > first-price = Dutch;
+#   independent private values: all four equal (revenue equivalence);
+#   independent private values, risk-averse bidders (Krishna ch. 4): first-price = Dutch > second-price = English.
+# A higher number is more expected revenue.
+AFFILIATED_ENVS = {
+    "affiliated": {"English auction": 3, "second-price sealed-bid auction": 2, "first-price sealed-bid auction": 1,
+                   "Dutch auction": 1},
+    "affiliated_two": {"English auction": 2, "second-price sealed-bid auction": 2,
+                       "first-price sealed-bid auction": 1, "Dutch auction": 1},
+    "independent": {"English auction": 1, "second-price sealed-bid auction": 1, "first-price sealed-bid auction": 1,
+                    "Dutch auction": 1},
+    "independent_averse": {"English auction": 1, "second-price sealed-bid auction": 1,
+                           "first-price sealed-bid auction": 2, "Dutch auction": 2},
 }
+AFFILIATED_RANK = AFFILIATED_ENVS["affiliated"]
+_RANK_SHORT = ("English auction", "second-price sealed-bid auction", "first-price sealed-bid auction")
+
+
+def revenue_ordering_text(ranks: dict[str, int]) -> str:
+    """The English, second-price and first-price formats ordered by expected revenue, highest first, ties as '='."""
+    fmts = sorted(_RANK_SHORT, key=lambda f: (-ranks[f], _RANK_SHORT.index(f)))
+    text = fmts[0]
+    for a, b in itertools.pairwise(fmts):
+        text += (" = " if ranks[a] == ranks[b] else " > ") + b
+    return text[0].upper() + text[1:]
+
+
+def _cap(text: str) -> str:
+    return text[0].upper() + text[1:]
 
 
 @generator("optimal_auction_affiliated")
 def optimal_auction_affiliated(ctx: GenContext) -> Draft:
-    """Template 'best': the offered format ranked highest by the linkage-principle table above (offered sets always
-    have a unique top); with independent private values the answer is revenue equivalence. Template 'ranking': the
-    ordering English > second-price > first-price. Template 'english': in an English auction the bidder with the
-    highest drop-out price wins and pays the second-highest drop-out price."""
+    """The environment (affiliated values with three or more bidders or with two, independent private values with
+    risk-neutral or risk-averse bidders) fixes the revenue ranking in the table above. Template 'best': the offered
+    format with the highest expected revenue (offered sets have a unique top), or 'they all give the same' when the
+    offered formats tie. Template 'ranking': the ordering of English, second-price and first-price (four possible
+    orderings, one per environment, each offered). Template 'english': in an English auction the bidder with the
+    highest drop-out price wins and pays the second-highest drop-out price. No answer cue: every option is right in
+    some environment, and the English outcomes offered form a grid of two bidders by two prices, one price on each
+    side of the key's."""
     rng = ctx.rng
-    people = ctx.people(rng.randint(3, 4))
     item = ctx.vocab.owned_item
-    common = (
-        f"{item[0].upper() + item[1:]} is being auctioned. Its value to each bidder has a common component "
-        f"(its resale value), and each of {join_list(people)} has a private, noisy signal of that value, so "
-        f"the bidders' values are affiliated. Bidders are risk-neutral and symmetric."
-    )
     kind = rng.choice(("best", "best", "ranking", "english"))
+    if kind == "english":
+        env = "affiliated"
+    elif kind == "best" and rng.random() < 0.3:  # 'they all give the same' right in about 1 of 3 questions
+        env = "independent"
+    elif kind == "best":  # first-price/Dutch win only with risk-averse bidders: as often as English/second-price
+        env = rng.choice(("independent_averse", "independent_averse", "affiliated", "affiliated_two"))
+    else:
+        env = rng.choice(sorted(AFFILIATED_ENVS))
+    n = 2 if env == "affiliated_two" else rng.randint(3, 5) if env == "affiliated" else rng.randint(2, 5)
+    people = ctx.people(n)
+    if env.startswith("affiliated"):
+        setup = (
+            f"{_cap(item)} is being auctioned to {join_list(people)}. Its value to each bidder has a common "
+            f"component (its resale value), and each bidder has a private, noisy signal of that value, so the "
+            f"bidders' values are affiliated. Bidders are risk-neutral and symmetric."
+        )
+    else:
+        attitude = "risk-averse" if env == "independent_averse" else "risk-neutral"
+        setup = (
+            f"{_cap(item)} is being auctioned to {join_list(people)}. Each bidder knows their own value, and the "
+            f"values are independent and private (no common component). Bidders are {attitude} and symmetric."
+        )
+    ranks = AFFILIATED_ENVS[env]
+    params: dict[str, Any] = {"kind": kind, "env": env, "people": people}
     if kind == "best":
-        independent = rng.random() < 0.25
-        fmts = list(AFFILIATED_RANK)
-        for _ in range(100):
-            offered = rng.sample(fmts, rng.randint(2, 3))
-            ranks = [AFFILIATED_RANK[f] for f in offered]
-            if ranks.count(max(ranks)) == 1:
-                break
         equal = "They all give the same expected revenue"
-        if independent:
-            setup = (
-                f"{item[0].upper() + item[1:]} is being auctioned to {join_list(people)}, risk-neutral "
-                f"bidders with independent private values."
-            )
-            correct = equal
-        else:
-            setup = common
-            correct = max(offered, key=lambda f: AFFILIATED_RANK[f])
-            correct = correct[0].upper() + correct[1:]
+        n_opts = ctx.n_options(3, 4)
+        fmts = list(ranks)
+        for _ in range(200):
+            offered = rng.sample(fmts, rng.randint(2, n_opts - 1))
+            top = [f for f in offered if ranks[f] == max(ranks[f] for f in offered)]
+            if len(top) == 1 or env == "independent":
+                break
+        correct = _cap(top[0]) if len(top) == 1 else equal
         tid, ask = ctx.phrasing(
             "oaa_best",
             (
@@ -1521,31 +1777,26 @@ def optimal_auction_affiliated(ctx: GenContext) -> Draft:
                 "The seller can choose among these formats. Which should it use to maximize expected revenue?",
             ),
         )
-        dis = [f[0].upper() + f[1:] for f in offered if f[0].upper() + f[1:] != correct] + (
-            [equal] if not independent else []
-        )
-        params = {"kind": kind, "independent": independent, "offered": offered}
-        return Draft(tid, f"{setup} {ask}", correct, tuple(dis), params, min(len(dis) + 1, ctx.n_options(3, 4)))
+        dis = [_cap(f) for f in offered if _cap(f) != correct] + ([equal] if correct != equal else [])
+        params["offered"] = offered
+        return Draft(tid, f"{setup} {ask}", correct, tuple(dis), params, len(dis) + 1)
     if kind == "ranking":
-        three = ["English auction", "second-price sealed-bid auction", "first-price sealed-bid auction"]
-        order = sorted(three, key=lambda f: -AFFILIATED_RANK[f])
-        text = lambda o: " > ".join(o)  # noqa: E731
-        perms = [list(p) for p in itertools.permutations(three) if list(p) != order]
-        rng.shuffle(perms)
+        orderings = sorted({revenue_ordering_text(r) for r in AFFILIATED_ENVS.values()})
+        correct = revenue_ordering_text(ranks)
+        others = [o for o in orderings if o != correct]
+        rng.shuffle(others)
         tid, ask = ctx.phrasing(
             "oaa_rank",
             (
-                "How do these formats rank by the seller's expected revenue?",
-                "Which ordering of expected revenue (highest first) is correct?",
+                "How do these formats rank by the seller's expected revenue (highest first)?",
+                "Which ordering of expected revenue (highest first, '=' for equal) is correct?",
             ),
         )
-        return Draft(
-            tid, f"{common} {ask}", text(order), tuple(text(p) for p in perms), {"kind": kind}, ctx.n_options(3, 4)
-        )
-    drops = [d * 5 for d in rng.sample(range(20, 200), len(people))]
-    order = sorted(range(len(people)), key=lambda i: -drops[i])
-    stays = zip(people, drops, strict=False)
-    desc = " ".join(f"{p} would stay in until the price reaches {fmt_money(d)}." for p, d in stays)
+        return Draft(tid, f"{setup} {ask}", correct, tuple(others), params, ctx.n_options(3, 4))
+    drops = [d * 5 for d in rng.sample(range(20, 200), n)]
+    order = sorted(range(n), key=lambda i: -drops[i])
+    desc = " ".join(f"{p} would stay in until the price reaches {fmt_money(d)}." for p, d in zip(people, drops,
+                                                                                               strict=True))
     tid, ask = ctx.phrasing(
         "oaa_english",
         (
@@ -1555,18 +1806,12 @@ def optimal_auction_affiliated(ctx: GenContext) -> Draft:
         ),
     )
     w, second = order[0], order[1]
-    correct = f"{people[w]} wins and pays {fmt_money(drops[second])}"
-    dis = [
-        f"{people[w]} wins and pays {fmt_money(drops[w])}",
-        f"{people[second]} wins and pays {fmt_money(drops[second])}",
-        f"{people[w]} wins and pays {fmt_money(drops[order[-1]])}",
-    ]
-    dis.append(f"{people[second]} wins and pays {fmt_money(drops[w])}")
-    return Draft(
-        tid,
-        f"{common} {desc} {ask}",
-        correct,
-        tuple(dis),
-        {"kind": kind, "drops": drops, "people": people},
-        ctx.n_options(3, 5),
-    )
+    other_person = rng.choice([i for i in range(n) if i != w])
+    # the wrong price is the winner's own drop-out price (above the key's) or a lower one (below it)
+    other_price = rng.choice([drops[w]] + [drops[i] for i in order[2:]])
+    grid = [(w, drops[second]), (w, other_price), (other_person, drops[second]), (other_person, other_price)]
+    text = lambda wp: f"{people[wp[0]]} wins and pays {fmt_money(wp[1])}"  # noqa: E731
+    dis = [text(x) for x in grid[1:]]
+    rng.shuffle(dis)
+    params["drops"] = drops
+    return Draft(tid, f"{setup} {desc} {ask}", text(grid[0]), tuple(dis), params, ctx.n_options(3, 4))

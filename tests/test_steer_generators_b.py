@@ -210,6 +210,12 @@ def decision_nodes(tree):
     return out
 
 
+def leaf_payoffs(node):
+    if "pay" in node:
+        return [tuple(node["pay"])]
+    return [leaf for _, child in node["moves"] for leaf in leaf_payoffs(child)]
+
+
 def play(node, plan):
     while "moves" in node:
         node = dict(node["moves"])[plan[node["id"]]]
@@ -575,7 +581,8 @@ def check(q):  # noqa: C901 - one branch per element by design
             assert parse_number(ans) == pytest.approx(guess, abs=0.006)
         elif p["kind"] == "request":
             lo, hi, bonus = p["lo"], p["hi"], p["bonus"]
-            req = hi
+            assert lo <= p["start"] <= hi
+            req = p["start"]  # the stated level-0 request
             for _ in range(p["k"]):
                 pay = {r: r + (bonus if r == req - 1 else 0) for r in range(lo, hi + 1)}
                 req = the_max(pay)
@@ -584,14 +591,15 @@ def check(q):  # noqa: C901 - one branch per element by design
             g = G(p["game"])
             assert ans == g.actions[p["player"]][level_k_matrix(g, p["player"], p["k"])]
     elif e in ("backward_induction", "subgame_perfect_ne") and p["kind"] in ("node", "outcome", "path", "tree"):
-        tree, players = p["tree"], p["players"]
+        tree = p["tree"]
         assert len(decision_nodes(tree)) <= 7
         plan = spe_plan(tree)
         if p["kind"] == "node":
             assert ans == f"Strategy {plan[p['node']]}"
         elif p["kind"] == "outcome":
-            pay = play(tree, plan)
-            assert ans == join_list([f"{players[i]} gets {v}" for i, v in enumerate(pay)])
+            assert ans == str(play(tree, plan)[p["asked"]])
+            leaf_pays = {str(leaf[p["asked"]]) for leaf in leaf_payoffs(tree)}
+            assert set(q.options) <= leaf_pays  # every option is the asked player's payoff somewhere in the tree
         elif p["kind"] == "path":
             assert ans == ", then ".join(f"Strategy {x}" for x in path_of(tree, plan))
         else:
@@ -606,6 +614,8 @@ def check(q):  # noqa: C901 - one branch per element by design
         first = bargain_first_offer(pies)
         if p["kind"] == "offer":
             assert ans == fmt_money(first)
+        elif p["kind"] == "keep":
+            assert ans == fmt_money(pies[0] - first)
         else:
             verb = "Accept" if p["offer"] >= first else "Reject"
             assert ans == f"{verb} the offer of {fmt_money(p['offer'])}"

@@ -17,6 +17,7 @@ Each generator's docstring states its answer rule; the answer is computed by the
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -367,6 +368,66 @@ def _ordered_unique(items: Iterable[str]) -> list[str]:
     return out
 
 
+# Distractors that carry no surface cue (issue 25): the key's numeric rank among the options is drawn at random,
+# a distractor is a number stated in the question exactly when the key is, and Yes/No keys are drawn 50/50 before
+# the parameters are.
+
+_NUMBER = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?")
+
+
+def _numbers(text: str) -> set[float]:
+    """The unsigned numbers written in ``text`` ("$1,250" -> 1250.0; "2/3" -> 2.0 and 3.0)."""
+    return {float(m.replace(",", "")) for m in _NUMBER.findall(text)}
+
+
+def _is_stated(option: str, stem_numbers: set[float]) -> bool:
+    """Every number of ``option`` is written somewhere in the question."""
+    nums = _numbers(option)
+    return bool(nums) and nums <= stem_numbers
+
+
+def ranked_distractors(
+    rng,
+    correct: float | Fraction,
+    fmt,
+    mistakes: Iterable[float | Fraction],
+    fill: Iterable[float | Fraction],
+    n_options: int,
+    stem: str,
+) -> list[str]:
+    """``n_options - 1`` formatted distractors around ``correct``: the key's rank among the options (by value) is drawn
+    uniformly from the ranks the candidates allow, so neither the smallest, the largest nor the median option is the
+    key more often than chance; each distractor is a number stated in ``stem`` exactly when the key is. Plausible
+    ``mistakes`` are used first on each side, then values from ``fill`` (drawn at random). Fails when fewer than
+    ``n_options - 1`` candidates qualify."""
+    stated = _numbers(stem)
+    key_text = fmt(correct)
+    key_stated = _is_stated(key_text, stated)
+    seen = {key_text}
+    fill = list(fill)
+    rng.shuffle(fill)
+    below: tuple[list, list] = ([], [])  # (mistakes, fill) under the key
+    above: tuple[list, list] = ([], [])
+    for src, values in ((0, list(mistakes)), (1, fill)):
+        for v in values:
+            text = fmt(v)
+            if text in seen or _is_stated(text, stated) != key_stated or float(v) == float(correct):
+                continue
+            seen.add(text)
+            (below if float(v) < float(correct) else above)[src].append(text)
+    n_below, n_above = len(below[0]) + len(below[1]), len(above[0]) + len(above[1])
+    ranks = [r for r in range(n_options) if r <= n_below and n_options - 1 - r <= n_above]
+    if not ranks:
+        raise ValueError(f"only {n_below} + {n_above} distractors around {key_text} for {n_options} options")
+    r = rng.choice(ranks)
+    return (below[0] + below[1])[:r] + (above[0] + above[1])[: n_options - 1 - r]
+
+
+def _coin(rng) -> bool:
+    """A fair draw of the answer of a Yes/No (or two-way) question, made before its parameters are drawn."""
+    return rng.random() < 0.5
+
+
 # ================================================================================================================
 # 3.1 Normal-form games
 
@@ -680,6 +741,22 @@ def irds_element(ctx: GenContext) -> Draft:
     return Draft(f"{tid}.{form}", _game_question(ctx, g, form, ask), correct, tuple(dis), params, ctx.n_options(3, 5))
 
 
+def _plant_equilibria(rng, g: Game, c: int) -> None:
+    """Two-player game: make ``c`` cells in distinct rows and columns mutual best responses by swapping the row
+    player's payoffs within each cell's column and the column player's within its row (the game keeps its payoff
+    values; cells in distinct rows and columns do not disturb each other). Other cells may become equilibria too:
+    the caller checks the count."""
+    rows = rng.sample(range(len(g.actions[0])), c)
+    cols = rng.sample(range(len(g.actions[1])), c)
+    for r, col in zip(rows, cols, strict=True):
+        top = max(range(len(g.actions[0])), key=lambda x: g.u(0, (x, col)))
+        a, b = g.pay[(r, col)], g.pay[(top, col)]
+        g.pay[(r, col)], g.pay[(top, col)] = (b[0], a[1]), (a[0], b[1])
+        top = max(range(len(g.actions[1])), key=lambda y: g.u(1, (r, y)))
+        a, b = g.pay[(r, col)], g.pay[(r, top)]
+        g.pay[(r, col)], g.pay[(r, top)] = (a[0], b[1]), (b[0], a[1])
+
+
 @generator("pure_nash")
 def pure_nash(ctx: GenContext) -> Draft:
     """Pure Nash equilibria by enumeration of every profile. 'Which is a pure NE?': options hold exactly one
@@ -694,15 +771,22 @@ def pure_nash(ctx: GenContext) -> Draft:
     acts = [names] * len(players) if three else [names, names]
     n_opts = ctx.n_options(3, 5)
 
-    which = rng.random() < 0.7 or (8 if three else k * k) < 5
+    which = three or rng.random() < 0.7
     # 'which' template: no pure equilibrium in 1 of n_opts questions, and "there is none" offered in every one, so
-    # that catch-all is right about as often as any option
+    # that catch-all is right about as often as any option. 'How many' template (two players): the options are the
+    # counts 0 .. n_opts - 1 and the count is drawn uniformly from them first, so that no numeric rank (smallest,
+    # median, ...) points at the key; equilibria are planted by swapping payoffs within a column / row.
     want_none = rng.random() < 1 / n_opts
+    want_count = rng.randrange(min(n_opts, k + 1))
 
     def draw():
         g = random_game(rng, players, acts, lo, hi, dec)
+        if not which:
+            _plant_equilibria(rng, g, want_count)
         eqs = pure_nash_equilibria(g)
         if which and (not eqs) != want_none:
+            return None
+        if not which and len(eqs) != want_count:
             return None
         return (g, eqs) if len(g.profiles()) - len(eqs) >= n_opts - 1 else None
 
@@ -736,7 +820,7 @@ def pure_nash(ctx: GenContext) -> Draft:
             ),
         )
         correct = str(len(eqs))
-        dis = [str(c) for c in sorted(range(0, 6), key=lambda c: (abs(c - len(eqs)), c)) if c != len(eqs)]
+        dis = [str(c) for c in range(min(n_opts, k + 1)) if c != len(eqs)]
         params = {"game": g.params(), "form": form, "template": "count"}
     return Draft(f"{tid}.{form}", _game_question(ctx, g, form, ask), correct, tuple(dis), params, ctx.n_options(3, 5))
 
@@ -761,10 +845,10 @@ def request_best_responses(opp: int, lo: int, hi: int, bonus: int) -> list[int]:
     return [r for r, v in vals.items() if v == top]
 
 
-def level_k_request(lo: int, hi: int, bonus: int, k: int) -> int | None:
-    """Level-0 requests the maximum; level-k best responds to level-(k-1). None if some best response is not
-    unique."""
-    r = hi
+def level_k_request(lo: int, hi: int, bonus: int, k: int, start: int | None = None) -> int | None:
+    """Level-0 requests ``start`` (default: the maximum); level-k best responds to level-(k-1). None if some best
+    response is not unique."""
+    r = hi if start is None else start
     for _ in range(k):
         brs = request_best_responses(r, lo, hi, bonus)
         if len(brs) != 1:
@@ -792,7 +876,7 @@ def level_k_action(g: Game, i: int, k: int) -> int | None:
 @generator("level_k")
 def level_k(ctx: GenContext) -> Draft:
     """Level-k: level-0 behaviour is stated; level-k best responds to level-(k-1). Guessing game: level-k guess =
-    (top/2) * p^k. 11-20 game: level-0 requests the maximum, each level best responds by enumeration. Matrix game:
+    (top/2) * p^k. 11-20 game: level-0 requests a stated amount, each level best responds by enumeration. Matrix game:
     level-0 mixes uniformly, level-k best responds to the opponent's level-(k-1) action. k grows with grade."""
     rng = ctx.rng
     k = ctx.scale(1, 3)
@@ -800,8 +884,8 @@ def level_k(ctx: GenContext) -> Draft:
     if kind == "beauty":
         p = rng.choice((Fraction(2, 3), Fraction(1, 2), Fraction(3, 4), Fraction(4, 5), Fraction(3, 5)))
         top = rng.choice((100, 100, 60, 80, 120, 200))
-        n = rng.randint(5, 40)
         ans = beauty_contest_guess(top, p, k)
+        n = rng.choice([x for x in range(5, 41) if x != ans])  # the number of players is not the key
         setup = (
             f"At a {ctx.domain} event, {n} players play a guessing game: each writes a number from 0 "
             f"to {top}, and whoever is closest to {fmt_frac(p)} of the average of the other players' guesses "
@@ -816,34 +900,42 @@ def level_k(ctx: GenContext) -> Draft:
                 f"What does a level-{k} player guess?",
             ),
         )
-        cands = [
-            beauty_contest_guess(top, p, k - 1),
-            beauty_contest_guess(top, p, k + 1),
-            top * p**k,
-            0,
-            top,
-            Fraction(top, 2) * (1 - p) ** k,
-        ]
-        dis = numeric_distractors(rng, ans, fmt_num, cands, k=4)
+        half = Fraction(top, 2)
+        # plausible mistakes: one level too few / too many, p applied to the top instead of the mean, 1 - p
+        mistakes = [half * p ** (k - 1), half * p ** (k + 1), top * p**k, half * (1 - p) ** k]
+        # other guesses of the same kind: the mean or the top scaled by powers of p, 1 - p and the other ratios
+        ratios = (Fraction(2, 3), Fraction(1, 2), Fraction(3, 4), Fraction(4, 5), Fraction(3, 5), 1 - p, p)
+        fill = [base * r**j for base in (half, Fraction(top)) for r in ratios for j in range(1, 5)]
+        fill = [v for v in fill if 0 < v < top]
+        stem = f"{setup} {ask}"
+        dis = ranked_distractors(rng, ans, fmt_num, [v for v in mistakes if 0 < v < top], fill,
+                                 ctx.n_options(3, 5), stem)
         params = {"kind": kind, "p": p, "top": top, "n": n, "k": k}
-        return Draft(tid, f"{setup} {ask}", fmt_num(ans), tuple(dis), params, ctx.n_options(3, 5))
+        return Draft(tid, stem, fmt_num(ans), tuple(dis), params, ctx.n_options(3, 5))
     if kind == "request":
+        a, b = ctx.people(2)
 
         def draw():
             lo = rng.choice((11, 1, 21, 5))
             hi = lo + rng.choice((9, 9, 7, 11))
             bonus = rng.randint(2, 25)
-            ans = level_k_request(lo, hi, bonus, k)
-            return None if ans is None else (lo, hi, bonus, ans)
+            # level 0 requests a stated amount (the maximum in the original 11-20 game, any amount here), so the
+            # level-k request lies anywhere in the range and is not itself a number of the question
+            start = rng.randint(lo + 2, hi)
+            ans = level_k_request(lo, hi, bonus, k, start)
+            if ans is None:
+                return None
+            setup = (
+                f"{a} and {b} each privately request an amount of money between {fmt_money(lo)} and "
+                f"{fmt_money(hi)} (whole dollars). Each receives the amount requested, and a player whose request is "
+                f"exactly {fmt_money(1)} less than the other's receives an extra {fmt_money(bonus)}. A level-0 "
+                f"player requests {fmt_money(start)}; a level-k player best responds to a level-(k-1) opponent."
+            )
+            if _is_stated(fmt_money(ans), _numbers(setup) | {float(k), float(k - 1)}):
+                return None
+            return lo, hi, bonus, start, ans, setup
 
-        lo, hi, bonus, ans = _retry(draw)
-        a, b = ctx.people(2)
-        setup = (
-            f"{a} and {b} each privately request an amount of money between {fmt_money(lo)} and {fmt_money(hi)} "
-            f"(whole dollars). Each receives the amount requested, and a player whose request is exactly "
-            f"{fmt_money(1)} less than the other's receives an extra {fmt_money(bonus)}. A level-0 player "
-            f"requests {fmt_money(hi)}; a level-k player best responds to a level-(k-1) opponent."
-        )
+        lo, hi, bonus, start, ans, setup = _retry(draw)
         tid, ask = ctx.phrasing(
             "lk_request",
             (
@@ -851,10 +943,12 @@ def level_k(ctx: GenContext) -> Draft:
                 f"{a} believes {b} is a level-{k - 1} player. What request maximizes {a}'s payment?",
             ),
         )
-        cands = [hi - k, hi, hi - k + 1, hi - k - 1, lo, ans - 1, ans + 1]
-        dis = numeric_distractors(rng, ans, fmt_money, [c for c in cands if lo <= c <= hi], k=4, integer=True)
-        params = {"kind": kind, "lo": lo, "hi": hi, "bonus": bonus, "k": k}
-        return Draft(tid, f"{setup} {ask}", fmt_money(ans), tuple(dis), params, ctx.n_options(3, 5))
+        stem = f"{setup} {ask}"
+        mistakes = [start - k + 1, start - k - 1, hi - k, start - 1, hi - 1]
+        dis = ranked_distractors(rng, ans, fmt_money, [c for c in mistakes if lo <= c <= hi], range(lo, hi + 1),
+                                 ctx.n_options(3, 5), stem)
+        params = {"kind": kind, "lo": lo, "hi": hi, "bonus": bonus, "k": k, "start": start}
+        return Draft(tid, stem, fmt_money(ans), tuple(dis), params, ctx.n_options(3, 5))
     m = ctx.scale(2, 3)
     players = _two_players(ctx)
     names = _action_names(ctx, m)
@@ -1062,42 +1156,73 @@ def _tree_text(ctx: GenContext, tree: Tree, players: Sequence[str]) -> tuple[str
     return "outline", f"{intro}\n{render_tree_outline(tree, players)}"
 
 
-def _pay_text(players: Sequence[str], pay: Sequence[int]) -> str:
-    return join_list([f"{players[p]} gets {v}" for p, v in enumerate(pay)])
+def _rank_pick(rng, key_value: float, candidates: Sequence[tuple[float, Any]], k: int) -> list[Any]:
+    """``k`` of ``candidates`` (value, item): the key's rank by value among the key and the picked items is drawn
+    uniformly from the ranks the candidates allow; items are drawn at random on each side (values tied with the key
+    are left out)."""
+    below = [c for v, c in candidates if v < key_value]
+    above = [c for v, c in candidates if v > key_value]
+    rng.shuffle(below)
+    rng.shuffle(above)
+    ranks = [r for r in range(k + 1) if r <= len(below) and k - r <= len(above)]
+    if not ranks:
+        raise ValueError(f"only {len(below)} + {len(above)} candidates around {key_value} for {k} distractors")
+    r = rng.choice(ranks)
+    return below[:r] + above[: k - r]
 
 
 @generator("backward_induction")
 def backward_induction_element(ctx: GenContext) -> Draft:
     """Backward induction on a perfect-information tree (all payoffs of a player differ, so it is unique). Asked:
-    the optimal strategy at a decision point (possibly off the equilibrium path), the outcome payoffs, or the path
-    played. Trees grow from 3 to 7 decision points with grade."""
+    the optimal strategy at a decision point (possibly off the equilibrium path), one player's payoff in the
+    outcome, or the path played. Trees grow from 3 to 7 decision points with grade. Outcome template: the options
+    are the asked player's payoffs at other ends of the tree, and the key's rank among them is drawn first (the tree
+    is redrawn until it allows that rank), since the backward-induction payoff is otherwise usually the largest."""
     rng = ctx.rng
     players = _two_players(ctx)
-    tree = _tree_for_grade(ctx)
+    kind = rng.choice(("node", "outcome", "path"))
+    who = rng.randrange(2)
+    n_out = ctx.n_options(3, 5)
+    rank = rng.randrange(n_out)
+
+    def leaves_of(tree: Tree) -> list[tuple[list[str], list[int]]]:
+        leaves: list[tuple[list[str], list[int]]] = []
+
+        def collect(node, route):
+            for letter, child in node["moves"]:
+                if "pay" in child:
+                    leaves.append((route + [letter], child["pay"]))
+                else:
+                    collect(child, route + [letter])
+
+        collect(tree, [])
+        return leaves
+
+    def draw():
+        tree = _tree_for_grade(ctx)
+        if kind != "outcome":
+            return tree
+        pay, _ = backward_induction(tree)
+        vals = [lp[who] for _, lp in leaves_of(tree)]
+        below = sum(v < pay[who] for v in vals)
+        above = sum(v > pay[who] for v in vals)
+        return tree if below >= rank and above >= n_out - 1 - rank else None
+
+    tree = _retry(draw)
     pay, plan = backward_induction(tree)
     _, path = play_tree(tree, plan)
     form, text = _tree_text(ctx, tree, players)
     nodes = tree_decision_nodes(tree)
-    leaves = []
-
-    def collect(node, route):
-        for letter, child in node["moves"]:
-            if "pay" in child:
-                leaves.append((route + [letter], child["pay"]))
-            else:
-                collect(child, route + [letter])
-
-    collect(tree, [])
-    kind = rng.choice(("node", "outcome", "path"))
+    leaves = leaves_of(tree)
     if kind == "node":
         node = rng.choice(nodes)
-        who = players[node["player"]]
+        mover = players[node["player"]]
         tid, ask = ctx.phrasing(
             "bi_node",
             (
-                f"Suppose the game has reached decision point {node['id']}. Which strategy should {who} choose to "
+                f"Suppose the game has reached decision point {node['id']}. Which strategy should {mover} choose to "
                 f"maximize their own payoff, given that both players choose optimally at every later point?",
-                f"Using backward induction, what does {who} choose at decision point {node['id']}?",
+                f"Using backward induction, what does {mover} choose at decision point {node['id']}?",
             ),
         )
         correct = f"Strategy {plan[node['id']]}"
@@ -1109,14 +1234,20 @@ def backward_induction_element(ctx: GenContext) -> Draft:
         tid, ask = ctx.phrasing(
             "bi_out",
             (
-                "If both players reason by backward induction, what are the final payoffs?",
-                "What payoffs result when each player always chooses optimally, anticipating later choices?",
+                f"If both players reason by backward induction, what payoff does {players[who]} get?",
+                f"What is {players[who]}'s payoff when each player always chooses optimally, anticipating later "
+                f"choices?",
             ),
         )
-        correct = _pay_text(players, pay)
-        dis = _ordered_unique(_pay_text(players, lp) for _, lp in leaves if tuple(lp) != pay)
-        params = {"tree": tree, "kind": kind, "players": players}
-        n_opts = ctx.n_options(3, 5)
+        vals = [lp[who] for _, lp in leaves]
+        below = sorted({v for v in vals if v < pay[who]})
+        above = sorted({v for v in vals if v > pay[who]})
+        rng.shuffle(below)
+        rng.shuffle(above)
+        correct = str(pay[who])
+        dis = [str(v) for v in below[:rank] + above[: n_out - 1 - rank]]
+        params = {"tree": tree, "kind": kind, "players": players, "asked": who}
+        n_opts = n_out
     else:
         tid, ask = ctx.phrasing(
             "bi_path",
@@ -1127,7 +1258,9 @@ def backward_induction_element(ctx: GenContext) -> Draft:
         )
         fmt_path = lambda route: ", then ".join(f"Strategy {x}" for x in route)  # noqa: E731
         correct = fmt_path(path)
-        dis = [fmt_path(r) for r, _ in leaves if r != path]
+        routes = [r for r, _ in leaves if r != path]
+        rng.shuffle(routes)  # not the first leaves in tree order: those share their first move, the key stood out
+        dis = [fmt_path(r) for r in routes]
         params = {"tree": tree, "kind": kind, "players": players}
         n_opts = ctx.n_options(3, 5)
     return Draft(f"{tid}.{form}", f"{text}\n{ask}", correct, tuple(dis), params, min(n_opts, len(dis) + 1))
@@ -1153,12 +1286,45 @@ def _plan_text(tree: Tree, plan: dict[int, str], players: Sequence[str]) -> str:
     return "; ".join(parts)
 
 
+def _hamming(p: dict[int, str], q: dict[int, str]) -> int:
+    return sum(p[k] != q[k] for k in p)
+
+
+def _plans_around(rng, key: dict[int, str], pool: list[dict[int, str]], must: list[dict[int, str]], k: int):
+    """``k`` distractor plans, the plans in ``must`` among them, such that the key is the option closest to all the
+    others (fewest changed choices) in about 1 of k + 1 questions and the one farthest from them in about 1 of k + 1,
+    as any option would be: option sets are drawn around a pivot (the key, a ``must`` plan or a plan one change from
+    either) until one gives the key the role drawn first."""
+    u = rng.random() * (k + 1)
+    want = "central" if u < 1 else "outlier" if u < 2 else "between"
+    anchors = [key] + must
+    chosen: list[dict[int, str]] = []
+    for _ in range(60):
+        anchor = rng.choice(anchors)
+        near = [p for p in pool if _hamming(p, anchor) == 1]
+        pivot = anchor if not near or rng.random() < 0.3 else rng.choice(near)
+        chosen = [p for p in must if p != key][:k]
+        rest = [p for p in pool if p not in chosen]
+        rng.shuffle(rest)
+        rest.sort(key=lambda p: _hamming(p, pivot))
+        chosen += rest[: k - len(chosen)]
+        opts = [key] + chosen
+        spread = [sum(_hamming(x, y) for y in opts) for x in opts]
+        role = "central" if spread[0] == min(spread) else "outlier" if spread[0] == max(spread) else "between"
+        if role == want:
+            break
+    return chosen
+
+
 @generator("subgame_perfect_ne")
 def subgame_perfect_ne(ctx: GenContext) -> Draft:
     """Tree template: the subgame-perfect equilibrium is the backward-induction plan at *every* decision point (on
-    and off the path); distractors are first the Nash equilibria that are not subgame perfect (found by checking
-    every plan), then other plans. Bargaining template: alternating offers over shrinking amounts; the SPE first
-    offer is computed by backward induction, and a responder should accept iff the offer is at least that amount."""
+    and off the path); the distractors hold a Nash equilibrium that is not subgame perfect where one exists (found
+    by checking every plan) and plans close to a pivot plan (so the key is not the option most like the others).
+    Bargaining template (two or three rounds): alternating offers over shrinking amounts; the SPE first offer is
+    computed by backward induction; asked are the round-1 offer (three rounds; with two it is a stated amount) or
+    what the first proposer keeps, or whether the responder accepts a stated offer (iff it is at least the SPE offer;
+    accept and reject each right in half of the questions)."""
     rng = ctx.rng
     players = _two_players(ctx)
     if rng.random() < 0.55:
@@ -1166,9 +1332,7 @@ def subgame_perfect_ne(ctx: GenContext) -> Draft:
         _, plan = backward_induction(tree)
         plans = all_plans(tree)
         nash_not_spe = [p for p in plans if p != plan and tree_is_nash(tree, p, 2)]
-        others = [p for p in plans if p != plan and p not in nash_not_spe]
-        rng.shuffle(nash_not_spe)
-        rng.shuffle(others)
+        others = [p for p in plans if p != plan]
         form, text = _tree_text(ctx, tree, players)
         tid, ask = ctx.phrasing(
             "spe_tree",
@@ -1178,18 +1342,30 @@ def subgame_perfect_ne(ctx: GenContext) -> Draft:
                 "Which of the following complete strategy profiles forms a Nash equilibrium in every subgame?",
             ),
         )
-        dis = [_plan_text(tree, p, players) for p in nash_not_spe + others]
+        n_opts = ctx.n_options(3, 5)
+        must = [rng.choice(nash_not_spe)] if nash_not_spe else []
+        chosen = _plans_around(rng, plan, others, must, n_opts - 1)
+        dis = [_plan_text(tree, p, players) for p in chosen]
         params = {"kind": "tree", "tree": tree, "n_nash_not_spe": len(nash_not_spe), "players": players}
-        return Draft(
-            f"{tid}.{form}", f"{text}\n{ask}", _plan_text(tree, plan, players), tuple(dis), params, ctx.n_options(3, 5)
-        )
-    rounds = ctx.scale(1, 3)
-    unit = rng.choice((1, 10, 100))
-    pies = [rng.randint(6, 20) * 10 * unit]
-    for _ in range(rounds - 1):
-        pies.append(pies[-1] - rng.randint(1, pies[-1] // (10 * unit) - 2) * 5 * unit)
-    offers = bargaining_offers(pies)
+        return Draft(f"{tid}.{form}", f"{text}\n{ask}", _plan_text(tree, plan, players), tuple(dis), params, n_opts)
+    rounds = ctx.scale(2, 3)
     a, b = players
+    asked = rng.choice(("respond", "keep") + (("offer",) if rounds == 3 else ()))
+    accept = _coin(rng)
+
+    def draw():
+        unit = rng.choice((1, 10, 100))
+        pies = [rng.randint(6, 20) * 10 * unit]
+        for _ in range(rounds - 1):
+            pies.append(pies[-1] - rng.randint(1, pies[-1] // (10 * unit) - 2) * 5 * unit)
+        offers = bargaining_offers(pies)
+        key = {"offer": offers[0], "keep": pies[0] - offers[0]}.get(asked)
+        # the asked amount is no amount of the question (an unstated key among unstated distractors)
+        if key is not None and (key <= 0 or key in pies):
+            return None
+        return unit, pies, offers, key
+
+    unit, pies, offers, key = _retry(draw)
     proposers = [a if t % 2 == 0 else b for t in range(rounds)]
     desc = [f"In round 1, {a} proposes how to split {fmt_money(pies[0])} and {b} accepts or rejects."]
     for t in range(1, rounds):
@@ -1199,15 +1375,14 @@ def subgame_perfect_ne(ctx: GenContext) -> Draft:
         )
     desc.append(f"If the round-{rounds} offer is rejected, both get nothing. A responder who is indifferent accepts.")
     setup = f"{a} and {b} must share a {ctx.domain} budget. " + " ".join(desc)
-    if rounds == 1 or rng.random() < 0.4:
-        x = (
-            rng.randint(1, pies[0] // unit - 1) * unit
-            if rounds == 1
-            else rng.choice(
-                [offers[0] + d * unit for d in (-3, -1, 1, 2, 5) if 0 < offers[0] + d * unit < pies[0]]
-                or [pies[0] // 2]
-            )
-        )
+    if asked == "respond":
+        # offers near the SPE offer, as many steps above (accepted; the SPE offer itself included) as below
+        step = rng.choice((unit, 5 * unit))
+        if accept:
+            x = offers[0] + step * rng.randint(0, max(0, min(5, (pies[0] - offers[0]) // step - 1)))
+        else:
+            x = offers[0] - step * rng.randint(1, max(1, min(5, (offers[0] - unit) // step)))
+        x = max(unit, x)
         tid, ask = ctx.phrasing(
             "spe_resp",
             (
@@ -1220,17 +1395,30 @@ def subgame_perfect_ne(ctx: GenContext) -> Draft:
         other = f"Reject the offer of {fmt_money(x)}" if accept else f"Accept the offer of {fmt_money(x)}"
         params = {"kind": "respond", "pies": pies, "offer": x}
         return Draft(tid, f"{setup} {ask}", correct, (other,), params, 2)
-    tid, ask = ctx.phrasing(
-        "spe_offer",
-        (
-            f"In the subgame-perfect equilibrium, how much does {a} offer {b} in round 1?",
-            f"What is the smallest round-1 offer to {b} that {b} accepts in a subgame-perfect equilibrium?",
-        ),
-    )
-    cands = [pies[0] // 2, pies[1], pies[0] - pies[1], 0, bargaining_offers(pies[:-1])[0], pies[-1]]
-    dis = numeric_distractors(rng, offers[0], fmt_money, cands, k=4, integer=True)
-    params = {"kind": "offer", "pies": pies}
-    return Draft(tid, f"{setup} {ask}", fmt_money(offers[0]), tuple(dis), params, ctx.n_options(3, 5))
+    if asked == "offer":
+        tid, ask = ctx.phrasing(
+            "spe_offer",
+            (
+                f"In the subgame-perfect equilibrium, how much does {a} offer {b} in round 1?",
+                f"What is the smallest round-1 offer to {b} that {b} accepts in a subgame-perfect equilibrium?",
+            ),
+        )
+    else:
+        tid, ask = ctx.phrasing(
+            "spe_keep",
+            (
+                f"In the subgame-perfect equilibrium, how much of the {fmt_money(pies[0])} does {a} keep?",
+                f"How much does {a} end up with if both bargain as in the subgame-perfect equilibrium?",
+            ),
+        )
+    stem = f"{setup} {ask}"
+    half, short = pies[0] // 2, bargaining_offers(pies[:-1])[0]
+    mistakes = [half, pies[0] - pies[1], pies[1] - pies[-1], short, pies[0] - short, pies[0] - key]
+    fill = range(5 * unit, pies[0], 5 * unit)
+    dis = ranked_distractors(rng, key, fmt_money, [m for m in mistakes if 0 < m < pies[0]], fill,
+                             ctx.n_options(3, 5), stem)
+    params = {"kind": asked, "pies": pies}
+    return Draft(tid, stem, fmt_money(key), tuple(dis), params, ctx.n_options(3, 5))
 
 
 # ================================================================================================================

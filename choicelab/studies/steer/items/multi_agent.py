@@ -914,6 +914,14 @@ def level_k(ctx: GenContext) -> Draft:
         return Draft(tid, stem, fmt_num(ans), tuple(dis), params, ctx.n_options(3, 5))
     if kind == "request":
         a, b = ctx.people(2)
+        tid, ask = ctx.phrasing(
+            "lk_request",
+            (
+                f"{a} reasons at level {k}. How much should {a} request?",
+                f"{a} believes {b} is a level-{k - 1} player. What request maximizes {a}'s payment?",
+            ),
+        )
+        n_opts = ctx.n_options(3, 5)
 
         def draw():
             lo = rng.choice((11, 1, 21, 5))
@@ -925,30 +933,25 @@ def level_k(ctx: GenContext) -> Draft:
             ans = level_k_request(lo, hi, bonus, k, start)
             if ans is None:
                 return None
-            setup = (
+            stem = (
                 f"{a} and {b} each privately request an amount of money between {fmt_money(lo)} and "
                 f"{fmt_money(hi)} (whole dollars). Each receives the amount requested, and a player whose request is "
                 f"exactly {fmt_money(1)} less than the other's receives an extra {fmt_money(bonus)}. A level-0 "
-                f"player requests {fmt_money(start)}; a level-k player best responds to a level-(k-1) opponent."
+                f"player requests {fmt_money(start)}; a level-k player best responds to a level-(k-1) opponent. {ask}"
             )
-            if _is_stated(fmt_money(ans), _numbers(setup) | {float(k), float(k - 1)}):
+            if _is_stated(fmt_money(ans), _numbers(stem)):
                 return None
-            return lo, hi, bonus, start, ans, setup
+            mistakes = [start - k + 1, start - k - 1, hi - k, start - 1, hi - 1]
+            try:
+                dis = ranked_distractors(rng, ans, fmt_money, [c for c in mistakes if lo <= c <= hi],
+                                         range(lo, hi + 1), n_opts, stem)
+            except ValueError:  # too few unstated amounts in the range: draw again
+                return None
+            return lo, hi, bonus, start, ans, stem, dis
 
-        lo, hi, bonus, start, ans, setup = _retry(draw)
-        tid, ask = ctx.phrasing(
-            "lk_request",
-            (
-                f"{a} reasons at level {k}. How much should {a} request?",
-                f"{a} believes {b} is a level-{k - 1} player. What request maximizes {a}'s payment?",
-            ),
-        )
-        stem = f"{setup} {ask}"
-        mistakes = [start - k + 1, start - k - 1, hi - k, start - 1, hi - 1]
-        dis = ranked_distractors(rng, ans, fmt_money, [c for c in mistakes if lo <= c <= hi], range(lo, hi + 1),
-                                 ctx.n_options(3, 5), stem)
+        lo, hi, bonus, start, ans, stem, dis = _retry(draw)
         params = {"kind": kind, "lo": lo, "hi": hi, "bonus": bonus, "k": k, "start": start}
-        return Draft(tid, stem, fmt_money(ans), tuple(dis), params, ctx.n_options(3, 5))
+        return Draft(tid, stem, fmt_money(ans), tuple(dis), params, n_opts)
     m = ctx.scale(2, 3)
     players = _two_players(ctx)
     names = _action_names(ctx, m)

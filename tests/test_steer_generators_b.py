@@ -18,7 +18,7 @@ import pytest
 from scipy.optimize import linprog
 
 from choicelab.studies.steer.items import base
-from choicelab.studies.steer.items.base import fmt_frac, fmt_money, fmt_num, join_list
+from choicelab.studies.steer.items.base import fmt_money, fmt_num, join_list
 from choicelab.studies.steer.items.social_choice import Mechanism, describe_mechanism  # text rendering only
 from choicelab.studies.steer.items.taxonomy import load_taxonomy
 
@@ -186,6 +186,18 @@ def grim_sustains(p, delta):
     trans = {0: {0: (r, 0), 1: (t, 1)}, 1: {0: (s, 1), 1: (pp, 1)}}
     vals = best_stationary_value(delta, trans, 0)
     return max(v for pol, v in vals.items() if pol[0] == 0) >= max(vals.values())
+
+
+def punishment_deviation_fails(p, delta, length):
+    """An L-period punishment ("after any defection both defect for L periods, then cooperate") is subgame perfect
+    iff no single deviation pays: in the cooperative phase, compare the two payoff streams period by period (they
+    agree from period L + 1 on, when both are back to mutual cooperation); in the punishment phase, cooperating
+    earns S < P and restarts the punishment."""
+    t, r, pp, s = p["T"], p["R"], p["P"], p["S"]
+    stay = [r] * (length + 1)
+    deviate = [t] + [pp] * length
+    assert s < pp
+    return sum((x - y) * delta**k for k, (x, y) in enumerate(zip(stay, deviate, strict=True))) >= 0
 
 
 def tft_is_nash(p, delta):
@@ -646,16 +658,22 @@ def check(q):  # noqa: C901 - one branch per element by design
                 assert ans == f"{g.players[0]} {fmt_num(pts[0][0])}, {g.players[1]} {fmt_num(pts[0][1])}"
     elif e == "trigger_strategies":
         assert p["T"] > p["R"] > p["P"] > p["S"]
-        if p["kind"] == "threshold":
-            th = frac(ans)
-            assert grim_sustains(p, th) and not grim_sustains(p, th - Fraction(1, 10**6))
-            assert ans == fmt_frac(th)
+        if p["kind"] == "threshold":  # the exact threshold lies within half a cent of the two-decimal answer
+            th = Fraction(ans)
+            assert ans == f"{float(th):.2f}"
+            assert grim_sustains(p, th + Fraction(5, 1000)) and not grim_sustains(p, th - Fraction(5001, 10**6))
         elif p["kind"] == "yn":
             assert ans == ("Yes" if grim_sustains(p, frac(p["delta"])) else "No")
         elif p["kind"] == "tft":
             assert ans == ("Yes" if tft_is_nash(p, frac(p["delta"])) else "No")
         else:
-            assert grim_sustains(p, frac(p["delta"])) and ans.endswith("(grim trigger)")
+            delta = frac(p["delta"])
+            works = [L for L in (1, 2, 3) if punishment_deviation_fails(p, delta, L)]
+            works += ["forever"] if grim_sustains(p, delta) else []
+            expect = {1: "Punish for 1 period", 2: "Punish for 2 periods", 3: "Punish for 3 periods",
+                      "forever": "Punish forever (grim trigger)"}
+            assert ans == (expect[works[0]] if works else "None of these punishments sustains cooperation")
+            assert set(q.options) == set(expect.values()) | {"None of these punishments sustains cooperation"}
     elif e == "bayes_nash":
         check_bayes_nash(q, p, ans)
     elif e == "subgame_perfect_bayes_nash":

@@ -1908,18 +1908,64 @@ def tit_for_tat_threshold(t: int, r: int, p: int, s: int) -> Fraction:
     return max(Fraction(t - r, t - p), Fraction(t - r, r - s))
 
 
+def punishment_sustains(t: int, r: int, p: int, delta: Fraction, length: int | None) -> bool:
+    """Trigger strategy "play C; after any defection play D for ``length`` periods (None: forever), then C again":
+    by the one-shot deviation principle it is a subgame-perfect equilibrium iff deviating once from cooperation
+    does not pay, T - R <= (R - P) * (delta + ... + delta^length) (punishing costs the punisher nothing, since
+    mutual D is a stage Nash equilibrium). ``length`` None gives grim trigger, delta >= (T - R) / (T - P)."""
+    loss = Fraction(delta, 1 - delta) if length is None else sum(delta**k for k in range(1, length + 1))
+    return t - r <= (r - p) * loss
+
+
+PUNISHMENTS: tuple[int | None, ...] = (1, 2, 3, None)
+
+
+def _punishment_text(length: int | None) -> str:
+    if length is None:
+        return "Punish forever (grim trigger)"
+    return f"Punish for {length} period" + ("s" if length > 1 else "")
+
+
+NO_PUNISHMENT = "None of these punishments sustains cooperation"
+
+
 @generator("trigger_strategies")
 def trigger_strategies(ctx: GenContext) -> Draft:
     """Prisoner's-dilemma stage game (T > R > P > S, symmetric). Grim trigger sustains cooperation as a
     subgame-perfect equilibrium iff delta >= (T-R)/(T-P); tit-for-tat is a Nash equilibrium iff delta >=
-    max((T-R)/(T-P), (T-R)/(R-S)). Templates: the threshold, Yes/No at a stated delta (never equal to the
-    threshold), and which strategy sustains cooperation when delta is above the grim-trigger threshold."""
+    max((T-R)/(T-P), (T-R)/(R-S)); an L-period punishment iff T - R <= (R - P)(delta + ... + delta^L). Templates:
+    the grim-trigger threshold (two decimals; the key's rank among the options drawn at random), Yes/No at a stated
+    delta for grim trigger or tit-for-tat (the answer drawn 50/50 first, delta never at the threshold), and the
+    shortest of the punishments 1, 2, 3 periods and forever that sustains cooperation at a stated delta, or none of
+    them (each of the five answers drawn with equal probability)."""
     rng = ctx.rng
     players = _two_players(ctx)
     coop, defect = rng.choice((("High", "Low"), ("Cooperate", "Defect"), ("Share", "Grab"), ("Hold back", "Undercut")))
-    s_, p_ = sorted(rng.sample(range(-4, 10), 2))
-    r_ = rng.randint(p_ + 1, p_ + 8)
-    t_ = rng.randint(r_ + 1, r_ + 8)
+    kinds = ["threshold", "yn", "punish"] + (["tft"] if ctx.level >= 0.5 else [])
+    kind = rng.choice(kinds)
+    yes = _coin(rng)
+    target = rng.choice(PUNISHMENTS + ("none",))
+
+    def draw():
+        s_, p_ = sorted(rng.sample(range(-4, 10), 2))
+        r_ = rng.randint(p_ + 1, p_ + 8)
+        t_ = rng.randint(r_ + 1, r_ + 8)
+        grim = grim_trigger_threshold(t_, r_, p_)
+        tft = tit_for_tat_threshold(t_, r_, p_, s_)
+        th = tft if kind == "tft" else grim
+        if kind in ("yn", "tft"):
+            # a delta on the drawn side of the threshold, two decimals, never equal to it
+            grid = [Fraction(x, 100) for x in range(5, 99)]
+            side = [d for d in grid if (d > th if yes else d < th)]
+            return (t_, r_, p_, s_, rng.choice(side)) if side else None
+        if kind == "punish":
+            d = Fraction(rng.randint(5, 98), 100)
+            works = [L for L in PUNISHMENTS if punishment_sustains(t_, r_, p_, d, L)]
+            key = works[0] if works else "none"
+            return (t_, r_, p_, s_, d) if key == target else None
+        return (t_, r_, p_, s_, None) if Fraction(5, 100) < grim < Fraction(95, 100) else None
+
+    t_, r_, p_, s_, d = _retry(draw, 5000)
     a = [[r_, s_], [t_, p_]]
     g = matrix_game(players, [coop, defect], [coop, defect], a, [[a[j][i] for j in range(2)] for i in range(2)])
     form = choose_form(rng, g)
@@ -1930,39 +1976,27 @@ def trigger_strategies(ctx: GenContext) -> Draft:
         f"every period forever, discounting future payoffs by a common factor delta per period.\n"
         f"{render_game(g, form)}"
     )
-    grim_text = f"Play {coop} until the other player plays {defect}, then play {defect} forever (grim trigger)"
-    params: dict[str, Any] = {"T": t_, "R": r_, "P": p_, "S": s_, "form": form}
-
-    def delta_not(th: Fraction) -> Fraction:
-        while True:
-            d = Fraction(rng.randint(5, 98), 100)
-            if d != th:
-                return d
-
-    kinds = ["threshold", "yn", "which"] + (["tft"] if ctx.level >= 0.5 else [])
-    kind = rng.choice(kinds)
-    params["kind"] = kind
+    params: dict[str, Any] = {"T": t_, "R": r_, "P": p_, "S": s_, "form": form, "kind": kind}
     if kind == "threshold":
         tid, ask = ctx.phrasing(
             "trig_th",
             (
                 f"Both players use grim trigger: play {coop} until someone plays {defect}, then play {defect} forever. "
                 f"What is the smallest discount factor for which this sustains ({coop}, {coop}) in every period as a "
-                f"subgame-perfect equilibrium?",
-                f"For which minimum delta can the grim-trigger strategy support cooperation on {coop}?",
+                f"subgame-perfect equilibrium? (Rounded to two decimals.)",
+                f"For which minimum delta can the grim-trigger strategy support cooperation on {coop}? (Rounded to two "
+                f"decimals.)",
             ),
         )
-        cands = [Fraction(t_ - r_, r_ - s_), Fraction(r_ - p_, t_ - p_), 1 - grim, Fraction(t_ - r_, t_)]
-        dis = _ordered_unique(fmt_frac(c) for c in cands if 0 < c < 1 and c != grim)
-        extra = [Fraction(x, y) for y in range(2, 10) for x in range(1, y)]
-        rng.shuffle(extra)
-        dis += [fmt_frac(c) for c in extra if c != grim]
-        return Draft(
-            f"{tid}.{form}", f"{intro}\n{ask}", fmt_frac(grim), tuple(_ordered_unique(dis)), params, ctx.n_options(3, 5)
-        )
+        stem = f"{intro}\n{ask}"
+        fmt2 = lambda x: f"{float(x):.2f}"  # noqa: E731
+        mistakes = [Fraction(t_ - r_, r_ - s_), Fraction(r_ - p_, t_ - p_), 1 - grim, Fraction(t_ - r_, t_),
+                    Fraction(t_ - r_, r_ - p_), Fraction(r_ - p_, r_ - s_)]
+        fill = [Fraction(x, 100) for x in range(3, 98)]
+        dis = ranked_distractors(rng, grim, fmt2, [m for m in mistakes if 0 < m < 1], fill, ctx.n_options(3, 5), stem)
+        return Draft(f"{tid}.{form}", stem, fmt2(grim), tuple(dis), params, ctx.n_options(3, 5))
+    params["delta"] = d
     if kind == "yn":
-        d = delta_not(grim)
-        params["delta"] = d
         tid, ask = ctx.phrasing(
             "trig_yn",
             (
@@ -1975,8 +2009,6 @@ def trigger_strategies(ctx: GenContext) -> Draft:
         correct, dis = _yes_no(d >= grim)
         return Draft(f"{tid}.{form}", f"{intro}\n{ask}", correct, dis, params, 2)
     if kind == "tft":
-        d = delta_not(tft)
-        params["delta"] = d
         tid, ask = ctx.phrasing(
             "trig_tft",
             (
@@ -1987,22 +2019,21 @@ def trigger_strategies(ctx: GenContext) -> Draft:
         )
         correct, dis = _yes_no(d >= tft)
         return Draft(f"{tid}.{form}", f"{intro}\n{ask}", correct, dis, params, 2)
-    d = Fraction(rng.randint(int(grim * 100) + 1, 99), 100) if grim < Fraction(99, 100) else Fraction(995, 1000)
-    params["delta"] = d
     tid, ask = ctx.phrasing(
-        "trig_which",
+        "trig_punish",
         (
-            f"The discount factor is {fmt_num(d, 3)}. Which strategy, used by both players, sustains ({coop}, {coop}) "
-            f"in every period as a subgame-perfect equilibrium?",
-            f"With delta = {fmt_num(d, 3)}, which common strategy makes cooperation on {coop} self-enforcing?",
+            f"The discount factor is {fmt_num(d)}. Both players follow the same rule: play {coop}; after any play of "
+            f"{defect}, play {defect} for a fixed number of periods (the punishment), then return to {coop}. Which "
+            f"is the shortest of the punishments below that makes ({coop}, {coop}) in every period a subgame-perfect "
+            f"equilibrium?",
+            f"With delta = {fmt_num(d)}, the players want to sustain ({coop}, {coop}) with a rule that answers any "
+            f"{defect} by playing {defect} for some periods before returning to {coop}. Of the punishment lengths "
+            f"below, which is the shortest that makes this rule a subgame-perfect equilibrium?",
         ),
     )
-    dis = (
-        f"Play {coop} in every period, whatever happens",
-        f"Play {defect} in the first period and {coop} afterwards",
-        f"Play {coop} in the first period and {defect} afterwards",
-    )
-    return Draft(f"{tid}.{form}", f"{intro}\n{ask}", grim_text, dis, params, ctx.n_options(3, 4))
+    options = [_punishment_text(L) for L in PUNISHMENTS] + [NO_PUNISHMENT]
+    correct = NO_PUNISHMENT if target == "none" else _punishment_text(target)
+    return Draft(f"{tid}.{form}", f"{intro}\n{ask}", correct, tuple(o for o in options if o != correct), params)
 
 
 # ================================================================================================================

@@ -2213,9 +2213,9 @@ def entry_bne(prior0: Fraction, modes: int, ent: Sequence, inc: Sequence, e: int
 def subgame_perfect_bayes_nash(ctx: GenContext) -> Draft:
     """Entry game with a privately informed incumbent (tough/weak). Subgame perfection rules out non-credible
     threats: each type's response to every entry mode is its payoff-maximizing one; the entrant picks the action
-    with the highest expected payoff (unique). Templates: the entrant's action (1-2 entry modes) or the full
-    equilibrium profile (one entry mode; distractors are first the Bayes-Nash equilibria that are not subgame
-    perfect)."""
+    with the highest expected payoff (unique). Templates: the entrant's action (1-2 entry modes; every action the key
+    equally often) or the full equilibrium profile (one entry mode; each of the 8 profiles the key equally often;
+    the distractors hold a Bayes-Nash equilibrium that is not subgame perfect where there is one)."""
     rng = ctx.rng
     e_name, i_name = _two_players(ctx)
     modes = 1 if ctx.level < 1 or rng.random() < 0.4 else 2
@@ -2223,18 +2223,25 @@ def subgame_perfect_bayes_nash(ctx: GenContext) -> Draft:
     types = ("tough", "weak")
     prior = rng.randint(2, 8) * 10
     pr0 = Fraction(prior, 100)
+    profile_template = modes == 1 and rng.random() < 0.6
+    # the key is drawn first, uniformly: the entrant's action (entrant template) or the entrant's action and both
+    # types' responses (profile template); the payoffs are drawn until they give it
+    want_e = rng.randrange(modes + 1)
+    want_resp = [[rng.randrange(2), rng.randrange(2)]]
 
     def draw():
-        ent = [[[rng.randint(-8, 2), rng.randint(1, 10)] for _ in (0, 1)] for _ in range(modes)]
+        # entering against a fight loses money; against accommodation it usually pays, but not always (so that
+        # staying out although both types would accommodate can be the equilibrium too)
+        ent = [[[rng.randint(-8, 2), rng.randint(-3, 10)] for _ in (0, 1)] for _ in range(modes)]
         inc = [[[rng.randint(0, 10), rng.randint(0, 10)] for _ in (0, 1)] for _ in range(modes)]
         if any(inc[m][t][0] == inc[m][t][1] for m in range(modes) for t in (0, 1)):
             return None
         resp, e, vals = entry_spbne(pr0, modes, ent, inc)
-        if vals.count(max(vals)) != 1:
+        if vals.count(max(vals)) != 1 or e != want_e or (profile_template and resp != want_resp):
             return None
         return ent, inc, resp, e, vals
 
-    ent, inc, resp, e, vals = _retry(draw)
+    ent, inc, resp, e, vals = _retry(draw, 20000)
     stay = [rng.randint(5, 15), rng.randint(5, 15)]  # incumbent's payoff by type if the entrant stays out
     gv = game_vocab(ctx.domain)
     desc = (
@@ -2253,7 +2260,7 @@ def subgame_perfect_bayes_nash(ctx: GenContext) -> Draft:
             )
     params = {"prior_pct": prior, "modes": modes, "ent": ent, "inc": inc, "stay": stay, "players": [e_name, i_name]}
     actions = ["Stay out"] + mode_names
-    if modes == 1 and rng.random() < 0.6:
+    if profile_template:
         r_word = ("fights", "accommodates")
 
         def label(ea: int, rs: Sequence[Sequence[int]]) -> str:
@@ -2265,7 +2272,7 @@ def subgame_perfect_bayes_nash(ctx: GenContext) -> Draft:
         profs = [(ea, [[r0, r1]]) for ea in (0, 1) for r0 in (0, 1) for r1 in (0, 1)]
         correct_prof = (e, resp)
         bne_only = [p for p in profs if p != correct_prof and entry_bne(pr0, 1, ent, inc, *p)]
-        rest = [p for p in profs if p != correct_prof and p not in bne_only]
+        rest = [p for p in profs if p != correct_prof and p not in bne_only[:1]]
         rng.shuffle(rest)
         tid, ask = ctx.phrasing(
             "spbne_prof",
@@ -2280,7 +2287,7 @@ def subgame_perfect_bayes_nash(ctx: GenContext) -> Draft:
             tid,
             f"{desc}{ask}",
             label(*correct_prof),
-            tuple(label(*p) for p in bne_only + rest),
+            tuple(label(*p) for p in bne_only[:1] + rest),
             params,
             ctx.n_options(3, 5),
         )
@@ -2294,7 +2301,6 @@ def subgame_perfect_bayes_nash(ctx: GenContext) -> Draft:
     )
     params["kind"] = "entrant"
     correct = actions[e]
-    dis = [x for x in actions if x != correct] + [
-        f"Choose between {actions[0].lower()} and {actions[1].lower()} by a fair coin flip"
-    ]
-    return Draft(tid, f"{desc}{ask}", correct, tuple(dis), params, min(len(dis) + 1, ctx.n_options(3, 4)))
+    # no "choose by a fair coin flip": with a unique best action it is never right (offered 146 times, right 0)
+    dis = [x for x in actions if x != correct]
+    return Draft(tid, f"{desc}{ask}", correct, tuple(dis), params)

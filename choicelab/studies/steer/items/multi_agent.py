@@ -17,6 +17,7 @@ Each generator's docstring states its answer rule; the answer is computed by the
 from __future__ import annotations
 
 import itertools
+import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -31,7 +32,6 @@ from choicelab.studies.steer.items.base import (
     fmt_num,
     generator,
     join_list,
-    numeric_distractors,
 )
 
 Profile = tuple[int, ...]
@@ -421,6 +421,26 @@ def ranked_distractors(
         raise ValueError(f"only {n_below} + {n_above} distractors around {key_text} for {n_options} options")
     r = rng.choice(ranks)
     return (below[0] + below[1])[:r] + (above[0] + above[1])[: n_options - 1 - r]
+
+
+_TOKEN = re.compile(r"[a-z0-9]+")
+
+
+def _similarity_role(options: Sequence[str]) -> str:
+    """Whether ``options[0]`` (the key) is the option most like the others ("central"), least like them ("outlier")
+    or neither ("between"), by mean word-and-number overlap (Jaccard) with the other options."""
+    sets = [set(_TOKEN.findall(o.casefold())) for o in options]
+    sims = [sum(len(a & b) / len(a | b) for j, b in enumerate(sets) if j != i) for i, a in enumerate(sets)]
+    if max(sims) == min(sims):
+        return "between"
+    return "central" if sims[0] == max(sims) else "outlier" if sims[0] == min(sims) else "between"
+
+
+def _draw_role(rng, n_options: int) -> str:
+    """The similarity role the key should have: central and outlier each in 1 of ``n_options`` questions, as a
+    random option would be."""
+    u = rng.random() * n_options
+    return "central" if u < 1 else "outlier" if u < 2 else "between"
 
 
 def _coin(rng) -> bool:
@@ -1705,6 +1725,19 @@ def hull_position(hull: Sequence[Point], pt: Point) -> str:
     return "boundary" if any(c == 0 for c in crosses) else "inside"
 
 
+def _hull_distance(hull: Sequence[Point], pt: Point) -> float:
+    """Euclidean distance from ``pt`` to the boundary of a convex polygon (floating point; used to pick points)."""
+    px, py = float(pt[0]), float(pt[1])
+    best = math.inf
+    for i in range(len(hull)):
+        (ax, ay), (bx, by) = hull[i], hull[(i + 1) % len(hull)]
+        ax, ay, bx, by = float(ax), float(ay), float(bx), float(by)
+        dx, dy = bx - ax, by - ay
+        t = max(0.0, min(1.0, ((px - ax) * dx + (py - ay) * dy) / (dx * dx + dy * dy)))
+        best = min(best, math.hypot(px - ax - t * dx, py - ay - t * dy))
+    return best
+
+
 def polygon_area(poly: Sequence[Point]) -> Fraction:
     return (
         abs(
@@ -1758,34 +1791,85 @@ def _pt_text(g: Game, pt: Point) -> str:
     return f"{g.players[0]} {fmt_num(pt[0])}, {g.players[1]} {fmt_num(pt[1])}"
 
 
+def _points_ranked(rng, sample_good, sample_bad, k: int, ranks: tuple[int, int],
+                   accept=None) -> tuple[Point, list[Point]] | None:
+    """One good point and ``k`` distinct bad ones, ``ranks[0]`` of them below the good point in the first coordinate
+    and ``ranks[1]`` in the second (points tied with the good one left out), and ``accept(good, bad)`` true when
+    given. The caller draws the ranks once, before redrawing games, so that neither the largest, the smallest nor
+    the median payoff points at the key. None when the draws cannot give them."""
+    good = sample_good()
+    if good is None:
+        return None
+    quads: dict[tuple[bool, bool], list[Point]] = {(x, y): [] for x in (True, False) for y in (True, False)}
+    seen: set[Point] = set()
+    for _ in range(60 * k):
+        p = sample_bad()
+        if p is None or p in seen or p[0] == good[0] or p[1] == good[1]:
+            continue
+        seen.add(p)
+        quads[(p[0] < good[0], p[1] < good[1])].append(p)
+    rx, ry = ranks
+    plans = []
+    for both in range(k + 1):  # bad points below in both coordinates; the rest follow
+        only_x, only_y = rx - both, ry - both
+        neither = k - both - only_x - only_y
+        counts = {(True, True): both, (True, False): only_x, (False, True): only_y, (False, False): neither}
+        if all(0 <= c <= len(quads[q]) for q, c in counts.items()):
+            plans.append(counts)
+    if not plans:
+        return None
+    for _ in range(30):
+        counts = rng.choice(plans)
+        bad = [p for q, c in counts.items() for p in rng.sample(quads[q], c)]
+        if accept is None or accept(good, bad):
+            return good, bad
+    return None
+
+
 @generator("repeated_feasibility")
 def repeated_feasibility(ctx: GenContext) -> Draft:
     """A payoff profile is feasible iff it is a convex combination of the stage game's payoff profiles, i.e. in
-    their convex hull (exact hull test; points on the hull's boundary are never asked). Yes/No or 'which is
-    feasible' (exactly one feasible option)."""
+    their convex hull (exact hull test; points on the hull's boundary are never asked). Asked points lie in the box
+    spanned by the stage payoffs (so no point is infeasible merely for exceeding every payoff). Yes/No (the answer
+    drawn 50/50 first) or 'which is feasible' (exactly one feasible option; its rank by either payoff drawn at
+    random)."""
     rng = ctx.rng
     k = ctx.scale(2, 3)
+    yn = rng.random() < 0.5
+    yes = _coin(rng)
+    n = ctx.n_options(3, 4)
+    ranks = (rng.randrange(n), rng.randrange(n))
+    role = _draw_role(rng, n)  # the feasible point is central among the options otherwise: it is drawn inside
 
     def draw():
         g = _stage_game(ctx, k, 0, 10)
         hull = convex_hull((Fraction(a), Fraction(b)) for a, b in g.pay.values())
         if len(hull) < 3 or not 8 <= polygon_area(hull) <= 70:
             return None
-        return g, hull
+        xs = [x for x, _ in hull]
+        ys = [y for _, y in hull]
 
-    g, hull = _retry(draw)
+        def point(want: str):
+            for _ in range(400):
+                pt = (Fraction(rng.randint(int(2 * min(xs)), int(2 * max(xs))), 2),
+                      Fraction(rng.randint(int(2 * min(ys)), int(2 * max(ys))), 2))
+                # infeasible points near the hull (near misses), not in the far corners of the box where they would
+                # share extreme payoffs with each other and leave the feasible key the odd one out
+                if hull_position(hull, pt) == want and (want == "inside" or _hull_distance(hull, pt) <= 1.5):
+                    return pt
+            return None
+
+        if yn:
+            pt = point("inside" if yes else "outside")
+            return None if pt is None else (g, [pt])
+        found = _points_ranked(rng, lambda: point("inside"), lambda: point("outside"), n - 1, ranks,
+                               lambda good, bad: _similarity_role([_pt_text(g, p) for p in [good, *bad]]) == role)
+        return None if found is None else (g, [found[0]] + found[1])
+
+    g, points = _retry(draw)
     form = choose_form(rng, g)
-
-    def point(want: str | None):
-        for _ in range(400):
-            pt = (Fraction(rng.randint(0, 22), 2), Fraction(rng.randint(0, 22), 2))
-            pos = hull_position(hull, pt)
-            if pos != "boundary" and (want is None or pos == want):
-                return pt
-        return None
-
-    if rng.random() < 0.5:
-        pt = point(None)
+    if yn:
+        pt = points[0]
         tid, ask = ctx.phrasing(
             "feas_yn",
             (
@@ -1794,16 +1878,9 @@ def repeated_feasibility(ctx: GenContext) -> Draft:
                 f"{fmt_num(pt[1])} for {g.players[1]} by some sequence of play?",
             ),
         )
-        correct, dis = _yes_no(hull_position(hull, pt) == "inside")
+        correct, dis = _yes_no(yes)
         params = {"game": g.params(), "form": form, "kind": "yn", "points": [pt]}
         return Draft(f"{tid}.{form}", f"{_repeated_intro(ctx, g, form)}\n{ask}", correct, dis, params, 2)
-    n = ctx.n_options(3, 4)
-    good = point("inside")
-    bad: list[Point] = []
-    while len(bad) < n - 1:
-        p = point("outside")
-        if p is not None and p not in bad:
-            bad.append(p)
     tid, ask = ctx.phrasing(
         "feas_which",
         (
@@ -1811,12 +1888,12 @@ def repeated_feasibility(ctx: GenContext) -> Draft:
             "Exactly one of these long-run average payoff profiles can be achieved. Which one?",
         ),
     )
-    params = {"game": g.params(), "form": form, "kind": "which", "points": [good] + bad}
+    params = {"game": g.params(), "form": form, "kind": "which", "points": points}
     return Draft(
         f"{tid}.{form}",
         f"{_repeated_intro(ctx, g, form)}\n{ask}",
-        _pt_text(g, good),
-        tuple(_pt_text(g, p) for p in bad),
+        _pt_text(g, points[0]),
+        tuple(_pt_text(g, p) for p in points[1:]),
         params,
         n,
     )
@@ -1825,32 +1902,49 @@ def repeated_feasibility(ctx: GenContext) -> Draft:
 @generator("repeated_enforceability")
 def repeated_enforceability(ctx: GenContext) -> Draft:
     """A payoff profile is enforceable iff every player gets at least their (mixed-strategy) minmax value (solver
-    above; profiles exactly at a minmax value are never asked). Templates: the minmax value itself, Yes/No for a
-    profile, or which profile is enforceable (exactly one)."""
+    above; profiles exactly at a minmax value are never asked). Templates: the minmax value itself (the key's rank
+    among the options drawn at random; the distractors are payoffs of the table when the key is one, other
+    fractions when it is not), Yes/No for a profile (the answer drawn 50/50 first), or which profile is enforceable
+    (exactly one; its rank by the first payoff drawn at random, each distractor below it in exactly one payoff)."""
     rng = ctx.rng
     lo, hi = (0, 10) if ctx.level < 0.5 else (-5, 15)
-
-    def draw():
-        g = _stage_game(ctx, 2, lo, hi)
-        v = [minmax_value(g, 0), minmax_value(g, 1)]
-        return (g, v) if max(v) <= hi - 2 and min(v) >= lo + 1 else None
-
-    g, v = _retry(draw)
-    form = choose_form(rng, g)
-    intro = _repeated_intro(ctx, g, form)
     kind = rng.choice(("value", "yn", "which"))
-    params: dict[str, Any] = {"game": g.params(), "form": form, "kind": kind}
+    yes = _coin(rng)
+    n = ctx.n_options(3, 4)
+    # 'which' template: a non-enforceable point is below the enforceable key in some coordinate, so the key's ranks
+    # (x, y) sum to at least n - 1; here each distractor is below it in exactly one coordinate, the key's rank by
+    # the first payoff drawn uniformly and its rank by the second payoff n - 1 minus that (also uniform).
+    rank_x = rng.randrange(n)
+    ranks = (rank_x, n - 1 - rank_x)
+    role = _draw_role(rng, n)
 
-    def point(enforceable: bool | None):
+    def point(v, enforceable: bool):
         for _ in range(400):
             pt = (Fraction(rng.randint(2 * lo, 2 * hi + 4), 2), Fraction(rng.randint(2 * lo, 2 * hi + 4), 2))
             if pt[0] == v[0] or pt[1] == v[1]:
                 continue
-            ok = pt[0] > v[0] and pt[1] > v[1]
-            if enforceable is None or ok == enforceable:
+            if (pt[0] > v[0] and pt[1] > v[1]) == enforceable:
                 return pt
-        raise RuntimeError("no point found")
+        return None
 
+    def draw():
+        g = _stage_game(ctx, 2, lo, hi)
+        v = [minmax_value(g, 0), minmax_value(g, 1)]
+        if not (max(v) <= hi - 2 and min(v) >= lo + 1):
+            return None
+        if kind == "yn":
+            pt = point(v, yes)
+            return None if pt is None else (g, v, [pt])
+        if kind == "which":
+            found = _points_ranked(rng, lambda: point(v, True), lambda: point(v, False), n - 1, ranks,
+                                   lambda good, bad: _similarity_role([_pt_text(g, p) for p in [good, *bad]]) == role)
+            return None if found is None else (g, v, [found[0]] + found[1])
+        return g, v, []
+
+    g, v, points = _retry(draw)
+    form = choose_form(rng, g)
+    intro = _repeated_intro(ctx, g, form)
+    params: dict[str, Any] = {"game": g.params(), "form": form, "kind": kind}
     if kind == "value":
         i = rng.randrange(2)
         tid, ask = ctx.phrasing(
@@ -1861,13 +1955,19 @@ def repeated_enforceability(ctx: GenContext) -> Draft:
                 f"Below which average payoff can {g.players[i]} never be pushed, whatever {g.players[1 - i]} does?",
             ),
         )
+        stem = f"{intro}\n{ask}"
+        own = [g.u(i, p) for p in g.profiles()]
         pure = min(max(g.u(i, (a, b) if i == 0 else (b, a)) for a in range(2)) for b in range(2))
         maxmin = max(min(g.u(i, (a, b) if i == 0 else (b, a)) for b in range(2)) for a in range(2))
-        dis = numeric_distractors(rng, v[i], fmt_num, [pure, maxmin, v[1 - i], v[i] + 1], k=4, nonnegative=False)
+        # stated candidates (payoffs of the table) serve a stated key, fractions between them an unstated one
+        fill = [Fraction(x, d) for d in range(2, 8) for x in range(lo * d, hi * d + 1)]
+        fill += [Fraction(x) for x in range(lo, hi + 1)]
+        mistakes = [pure, maxmin, v[1 - i], *own, *[u for p in g.profiles() for u in g.pay[p]]]
+        dis = ranked_distractors(rng, v[i], fmt_num, mistakes, fill, ctx.n_options(3, 5), stem)
         params["player"] = i
-        return Draft(f"{tid}.{form}", f"{intro}\n{ask}", fmt_num(v[i]), tuple(dis), params, ctx.n_options(3, 5))
+        return Draft(f"{tid}.{form}", stem, fmt_num(v[i]), tuple(dis), params, ctx.n_options(3, 5))
     if kind == "yn":
-        pt = point(None)
+        pt = points[0]
         tid, ask = ctx.phrasing(
             "enf_yn",
             (
@@ -1877,15 +1977,8 @@ def repeated_enforceability(ctx: GenContext) -> Draft:
             ),
         )
         params["points"] = [pt]
-        correct, dis = _yes_no(pt[0] > v[0] and pt[1] > v[1])
+        correct, dis = _yes_no(yes)
         return Draft(f"{tid}.{form}", f"{intro}\n{ask}", correct, dis, params, 2)
-    n = ctx.n_options(3, 4)
-    good = point(True)
-    bad: list[Point] = []
-    while len(bad) < n - 1:
-        p = point(False)
-        if p not in bad and p != good:
-            bad.append(p)
     tid, ask = ctx.phrasing(
         "enf_which",
         (
@@ -1893,8 +1986,9 @@ def repeated_enforceability(ctx: GenContext) -> Draft:
             "Exactly one of these profiles gives every player at least their minmax value. Which?",
         ),
     )
-    params["points"] = [good] + bad
-    return Draft(f"{tid}.{form}", f"{intro}\n{ask}", _pt_text(g, good), tuple(_pt_text(g, p) for p in bad), params, n)
+    params["points"] = points
+    return Draft(f"{tid}.{form}", f"{intro}\n{ask}", _pt_text(g, points[0]), tuple(_pt_text(g, p) for p in points[1:]),
+                 params, n)
 
 
 def grim_trigger_threshold(t: int, r: int, p: int) -> Fraction:

@@ -2166,21 +2166,27 @@ def bayes_nash(ctx: GenContext) -> Draft:
     """Template 'matrix': player 1 has two types with stated prior; pure Bayes-Nash equilibria by enumerating
     every type-contingent strategy profile; options contain exactly one equilibrium (or 'none'). Template 'offer'
     (market for lemons): the buyer's best take-it-or-leave-it price maximizes expected payoff given which seller
-    types accept (unique)."""
+    types accept (unique); the candidate prices are the seller values and one buyer value (all stated), and the
+    key's rank among them is drawn first."""
     rng = ctx.rng
     a_name, b_name = _two_players(ctx)
     if rng.random() < 0.5:
         n_q = ctx.scale(2, 3)
         qualities = ["good", "bad"] if n_q == 2 else ["excellent", "average", "poor"]
         item = ctx.vocab.owned_item if ctx.vocab.owned_item else "an item"
+        rank = rng.randrange(n_q + 1)
 
         def draw():
             probs = [p * 5 for p in _split5(rng, n_q)]
             seller = sorted(rng.sample(range(0, 40), n_q), reverse=True)
             buyer = [s + rng.randint(1, 20) for s in seller]
-            offers = sorted(set(seller + [rng.randint(1, 50)]))
+            # the candidate offers: every seller value and one buyer value, all amounts the question states (an
+            # unstated extra amount was never the best offer, which left the key among the stated ones)
+            offers = sorted(set(seller + [rng.choice(buyer)]))
+            if len(offers) != n_q + 1:
+                return None
             vals = lemons_payoffs(probs, seller, buyer, offers)
-            if vals.count(max(vals)) != 1:
+            if vals.count(max(vals)) != 1 or vals.index(max(vals)) != rank:  # the key's rank is drawn first
                 return None
             return probs, seller, buyer, offers, vals
 

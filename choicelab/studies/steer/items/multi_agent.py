@@ -1640,14 +1640,23 @@ def sequential_equilibrium(ctx: GenContext) -> Draft:
 
 
 def _pooling_question(ctx: GenContext) -> Draft:
+    """Pooling on the free message can always be supported (off the path the receiver may answer the costly message
+    with the action the sender likes less), so the question is whether pooling on the costly message can be too: its
+    answer is drawn 50/50 first and the payoffs are drawn until they give it."""
     rng = ctx.rng
     sender, receiver, types, msgs, racts = SIGNAL_VOCAB.get(ctx.domain, SIGNAL_VOCAB["finance"])
-    prior = rng.randint(2, 8) * 10
-    base = [rng.randint(3, 8), rng.randint(0, 2)]  # what the sender gets from receiver action 0 / 1
-    cost = [[0, rng.randint(1, 4)], [0, rng.randint(1, 6)]]
-    recv = [[rng.randint(-3, 4), rng.randint(-3, 4)] for _ in (0, 1)]
-    pr0 = Fraction(prior, 100)
-    pool = [pooling_sequential(pr0, base, cost, recv, m) for m in (0, 1)]
+    costly_too = _coin(rng)
+
+    def draw():
+        prior = rng.randint(2, 8) * 10
+        base = [rng.randint(3, 8), rng.randint(0, 2)]  # what the sender gets from receiver action 0 / 1
+        cost = [[0, rng.randint(1, 4)], [0, rng.randint(1, 6)]]
+        recv = [[rng.randint(-3, 4), rng.randint(-3, 4)] for _ in (0, 1)]
+        pool = [pooling_sequential(Fraction(prior, 100), base, cost, recv, m) for m in (0, 1)]
+        assert pool[0], "pooling on the free message is always supportable"
+        return (prior, base, cost, recv, pool) if pool[1] == costly_too else None
+
+    prior, base, cost, recv, pool = _retry(draw)
     cap = sender[0].upper() + sender[1:]
     desc = (
         f"{cap} is either {types[0]} (probability {prior}%) or {types[1]}; only it knows which. It chooses "
@@ -1658,12 +1667,10 @@ def _pooling_question(ctx: GenContext) -> Draft:
         f"{racts[0]} and {recv[0][1]} from choosing to {racts[1]} when the sender is {types[0]}, and "
         f"{recv[1][0]} and {recv[1][1]} when it is {types[1]}."
     )
-    opts = {
-        (True, False): f"Only pooling on {msgs[0]}",
-        (False, True): f"Only pooling on {msgs[1]}",
-        (True, True): f"Pooling on either {msgs[0]} or {msgs[1]}",
-    }
-    # no "neither pooling outcome": pooling on the free message can always be supported here (it was never right)
+    # no "only pooling on the costly message" and no "neither": pooling on the free message is always supportable,
+    # so they would never be right
+    only_free = f"Only pooling on {msgs[0]}"
+    either = f"Pooling on either {msgs[0]} or {msgs[1]}"
     params = {"kind": "pooling", "prior_pct": prior, "base": base, "cost": cost, "recv": recv, "msgs": list(msgs)}
     if rng.random() < 0.5:
         tid, ask = ctx.phrasing(
@@ -1673,18 +1680,17 @@ def _pooling_question(ctx: GenContext) -> Draft:
                 "Which pooling outcomes can be supported by a sequential equilibrium with suitable off-path beliefs?",
             ),
         )
-        correct = opts[tuple(pool)]
-        return Draft(tid, f"{desc} {ask}", correct, tuple(v for v in opts.values() if v != correct), params, 3)
-    m = rng.randrange(2)
-    params["asked"] = m
+        correct, other = (either, only_free) if costly_too else (only_free, either)
+        return Draft(tid, f"{desc} {ask}", correct, (other,), params, 2)
+    params["asked"] = 1
     tid, ask = ctx.phrasing(
         "seq_pool_yn",
         (
-            f"Can a sequential equilibrium exist in which both types choose {msgs[m]}?",
-            f"Is there a sequential equilibrium where the sender chooses {msgs[m]} whatever its type?",
+            f"Can a sequential equilibrium exist in which both types choose {msgs[1]}?",
+            f"Is there a sequential equilibrium where the sender chooses {msgs[1]} whatever its type?",
         ),
     )
-    correct, dis = _yes_no(pool[m])
+    correct, dis = _yes_no(costly_too)
     return Draft(tid, f"{desc} {ask}", correct, dis, params, 2)
 
 

@@ -394,12 +394,15 @@ def ranked_distractors(
     fill: Iterable[float | Fraction],
     n_options: int,
     stem: str,
+    rank: int | None = None,
 ) -> list[str]:
     """``n_options - 1`` formatted distractors around ``correct``: the key's rank among the options (by value) is drawn
     uniformly from the ranks the candidates allow, so neither the smallest, the largest nor the median option is the
     key more often than chance; each distractor is a number stated in ``stem`` exactly when the key is. Plausible
-    ``mistakes`` are used first on each side, then values from ``fill`` (drawn at random). Fails when fewer than
-    ``n_options - 1`` candidates qualify."""
+    ``mistakes`` are used first on each side, then values from ``fill`` (drawn at random). ``rank`` (0 = smallest)
+    fixes the key's rank instead, for callers that redraw their parameters until it is possible (where the key sits
+    near the end of its range, the feasible ranks alone are not uniform). Fails (ValueError) when the candidates do
+    not allow it."""
     stated = _numbers(stem)
     key_text = fmt(correct)
     key_stated = _is_stated(key_text, stated)
@@ -417,8 +420,11 @@ def ranked_distractors(
             (below if float(v) < float(correct) else above)[src].append(text)
     n_below, n_above = len(below[0]) + len(below[1]), len(above[0]) + len(above[1])
     ranks = [r for r in range(n_options) if r <= n_below and n_options - 1 - r <= n_above]
+    if rank is not None:
+        ranks = [r for r in ranks if r == rank]
     if not ranks:
-        raise ValueError(f"only {n_below} + {n_above} distractors around {key_text} for {n_options} options")
+        raise ValueError(f"only {n_below} + {n_above} distractors around {key_text} for {n_options} options"
+                         + ("" if rank is None else f" with the key at rank {rank}"))
     r = rng.choice(ranks)
     return (below[0] + below[1])[:r] + (above[0] + above[1])[: n_options - 1 - r]
 
@@ -1375,6 +1381,37 @@ def subgame_perfect_ne(ctx: GenContext) -> Draft:
     a, b = players
     asked = rng.choice(("respond", "keep") + (("offer",) if rounds == 3 else ()))
     accept = _coin(rng)
+    n_opts = ctx.n_options(3, 5)
+    rank = rng.randrange(n_opts)  # offer / keep: the key's rank among the options, drawn before the amounts
+
+    def describe(pies: list[int]) -> str:
+        proposers = [a if t % 2 == 0 else b for t in range(rounds)]
+        desc = [f"In round 1, {a} proposes how to split {fmt_money(pies[0])} and {b} accepts or rejects."]
+        for t in range(1, rounds):
+            desc.append(
+                f"If the round-{t} offer is rejected, the amount shrinks to {fmt_money(pies[t])} and in round "
+                f"{t + 1} {proposers[t]} proposes a split, which the other accepts or rejects."
+            )
+        desc.append(f"If the round-{rounds} offer is rejected, both get nothing. A responder who is indifferent "
+                    f"accepts.")
+        return f"{a} and {b} must share a {ctx.domain} budget. " + " ".join(desc)
+
+    def ask_amount(pies: list[int]) -> tuple[str, str]:
+        if asked == "offer":
+            return ctx.phrasing(
+                "spe_offer",
+                (
+                    f"In the subgame-perfect equilibrium, how much does {a} offer {b} in round 1?",
+                    f"What is the smallest round-1 offer to {b} that {b} accepts in a subgame-perfect equilibrium?",
+                ),
+            )
+        return ctx.phrasing(
+            "spe_keep",
+            (
+                f"In the subgame-perfect equilibrium, how much of the {fmt_money(pies[0])} does {a} keep?",
+                f"How much does {a} end up with if both bargain as in the subgame-perfect equilibrium?",
+            ),
+        )
 
     def draw():
         unit = rng.choice((1, 10, 100))
@@ -1382,22 +1419,25 @@ def subgame_perfect_ne(ctx: GenContext) -> Draft:
         for _ in range(rounds - 1):
             pies.append(pies[-1] - rng.randint(1, pies[-1] // (10 * unit) - 2) * 5 * unit)
         offers = bargaining_offers(pies)
-        key = {"offer": offers[0], "keep": pies[0] - offers[0]}.get(asked)
+        if asked == "respond":
+            return unit, pies, offers, None, None
+        key = {"offer": offers[0], "keep": pies[0] - offers[0]}[asked]
         # the asked amount is no amount of the question (an unstated key among unstated distractors)
-        if key is not None and (key <= 0 or key in pies):
+        if key <= 0 or key in pies:
             return None
-        return unit, pies, offers, key
+        tid, ask = ask_amount(pies)
+        stem = f"{describe(pies)} {ask}"
+        half, short = pies[0] // 2, bargaining_offers(pies[:-1])[0]
+        mistakes = [half, pies[0] - pies[1], pies[1] - pies[-1], short, pies[0] - short, pies[0] - key]
+        try:
+            dis = ranked_distractors(rng, key, fmt_money, [m for m in mistakes if 0 < m < pies[0]],
+                                     range(5 * unit, pies[0], 5 * unit), n_opts, stem, rank)
+        except ValueError:
+            return None
+        return unit, pies, offers, key, (tid, stem, dis)
 
-    unit, pies, offers, key = _retry(draw)
-    proposers = [a if t % 2 == 0 else b for t in range(rounds)]
-    desc = [f"In round 1, {a} proposes how to split {fmt_money(pies[0])} and {b} accepts or rejects."]
-    for t in range(1, rounds):
-        desc.append(
-            f"If the round-{t} offer is rejected, the amount shrinks to {fmt_money(pies[t])} and in round "
-            f"{t + 1} {proposers[t]} proposes a split, which the other accepts or rejects."
-        )
-    desc.append(f"If the round-{rounds} offer is rejected, both get nothing. A responder who is indifferent accepts.")
-    setup = f"{a} and {b} must share a {ctx.domain} budget. " + " ".join(desc)
+    unit, pies, offers, key, amount = _retry(draw)
+    setup = describe(pies)
     if asked == "respond":
         # offers near the SPE offer, as many steps above (accepted; the SPE offer itself included) as below
         step = rng.choice((unit, 5 * unit))
@@ -1418,30 +1458,9 @@ def subgame_perfect_ne(ctx: GenContext) -> Draft:
         other = f"Reject the offer of {fmt_money(x)}" if accept else f"Accept the offer of {fmt_money(x)}"
         params = {"kind": "respond", "pies": pies, "offer": x}
         return Draft(tid, f"{setup} {ask}", correct, (other,), params, 2)
-    if asked == "offer":
-        tid, ask = ctx.phrasing(
-            "spe_offer",
-            (
-                f"In the subgame-perfect equilibrium, how much does {a} offer {b} in round 1?",
-                f"What is the smallest round-1 offer to {b} that {b} accepts in a subgame-perfect equilibrium?",
-            ),
-        )
-    else:
-        tid, ask = ctx.phrasing(
-            "spe_keep",
-            (
-                f"In the subgame-perfect equilibrium, how much of the {fmt_money(pies[0])} does {a} keep?",
-                f"How much does {a} end up with if both bargain as in the subgame-perfect equilibrium?",
-            ),
-        )
-    stem = f"{setup} {ask}"
-    half, short = pies[0] // 2, bargaining_offers(pies[:-1])[0]
-    mistakes = [half, pies[0] - pies[1], pies[1] - pies[-1], short, pies[0] - short, pies[0] - key]
-    fill = range(5 * unit, pies[0], 5 * unit)
-    dis = ranked_distractors(rng, key, fmt_money, [m for m in mistakes if 0 < m < pies[0]], fill,
-                             ctx.n_options(3, 5), stem)
+    tid, stem, dis = amount
     params = {"kind": asked, "pies": pies}
-    return Draft(tid, stem, fmt_money(key), tuple(dis), params, ctx.n_options(3, 5))
+    return Draft(tid, stem, fmt_money(key), tuple(dis), params, n_opts)
 
 
 # ================================================================================================================
@@ -2184,7 +2203,7 @@ def bayes_nash(ctx: GenContext) -> Draft:
 
         def draw():
             probs = [p * 5 for p in _split5(rng, n_q)]
-            seller = sorted(rng.sample(range(0, 40), n_q), reverse=True)
+            seller = sorted(rng.sample(range(10, 50), n_q), reverse=True)  # two-digit amounts: no length cue
             buyer = [s + rng.randint(1, 20) for s in seller]
             # the candidate offers: every seller value and one buyer value, all amounts the question states (an
             # unstated extra amount was never the best offer, which left the key among the stated ones)

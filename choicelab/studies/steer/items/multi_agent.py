@@ -907,37 +907,45 @@ def level_k(ctx: GenContext) -> Draft:
     rng = ctx.rng
     k = ctx.scale(1, 3)
     kind = rng.choice(("beauty", "request", "matrix"))
+    n_opts = ctx.n_options(3, 5)
+    rank = rng.randrange(n_opts)  # guessing and request games: the key's rank among the options, drawn first
     if kind == "beauty":
-        p = rng.choice((Fraction(2, 3), Fraction(1, 2), Fraction(3, 4), Fraction(4, 5), Fraction(3, 5)))
-        top = rng.choice((100, 100, 60, 80, 120, 200))
-        ans = beauty_contest_guess(top, p, k)
-        n = rng.choice([x for x in range(5, 41) if x != ans])  # the number of players is not the key
-        setup = (
-            f"At a {ctx.domain} event, {n} players play a guessing game: each writes a number from 0 "
-            f"to {top}, and whoever is closest to {fmt_frac(p)} of the average of the other players' guesses "
-            f"wins a prize. Level-0 players pick a number uniformly at random from 0 to {top}; a level-k player "
-            f"best responds to players one level below."
-        )
-        tid, ask = ctx.phrasing(
-            "lk_beauty",
-            (
-                f"You are a level-{k} player. What number should you guess?",
-                f"You believe everyone else reasons at level {k - 1}. What is your best guess?",
-                f"What does a level-{k} player guess?",
-            ),
-        )
-        half = Fraction(top, 2)
-        # plausible mistakes: one level too few / too many, p applied to the top instead of the mean, 1 - p
-        mistakes = [half * p ** (k - 1), half * p ** (k + 1), top * p**k, half * (1 - p) ** k]
-        # other guesses of the same kind: the mean or the top scaled by powers of p, 1 - p and the other ratios
-        ratios = (Fraction(2, 3), Fraction(1, 2), Fraction(3, 4), Fraction(4, 5), Fraction(3, 5), 1 - p, p)
-        fill = [base * r**j for base in (half, Fraction(top)) for r in ratios for j in range(1, 5)]
-        fill = [v for v in fill if 0 < v < top]
-        stem = f"{setup} {ask}"
-        dis = ranked_distractors(rng, ans, fmt_num, [v for v in mistakes if 0 < v < top], fill,
-                                 ctx.n_options(3, 5), stem)
-        params = {"kind": kind, "p": p, "top": top, "n": n, "k": k}
-        return Draft(tid, stem, fmt_num(ans), tuple(dis), params, ctx.n_options(3, 5))
+
+        def draw_beauty():
+            p = rng.choice((Fraction(2, 3), Fraction(1, 2), Fraction(3, 4), Fraction(4, 5), Fraction(3, 5)))
+            top = rng.choice((100, 100, 60, 80, 120, 200))
+            ans = beauty_contest_guess(top, p, k)
+            n = rng.choice([x for x in range(5, 41) if x != ans])  # the number of players is not the key
+            setup = (
+                f"At a {ctx.domain} event, {n} players play a guessing game: each writes a number from 0 "
+                f"to {top}, and whoever is closest to {fmt_frac(p)} of the average of the other players' guesses "
+                f"wins a prize. Level-0 players pick a number uniformly at random from 0 to {top}; a level-k player "
+                f"best responds to players one level below."
+            )
+            tid, ask = ctx.phrasing(
+                "lk_beauty",
+                (
+                    f"You are a level-{k} player. What number should you guess?",
+                    f"You believe everyone else reasons at level {k - 1}. What is your best guess?",
+                    f"What does a level-{k} player guess?",
+                ),
+            )
+            half = Fraction(top, 2)
+            # plausible mistakes: one level too few / too many, p applied to the top instead of the mean, 1 - p
+            mistakes = [half * p ** (k - 1), half * p ** (k + 1), top * p**k, half * (1 - p) ** k]
+            # other guesses of the same kind: the mean or the top scaled by powers of p, 1 - p and the other ratios
+            ratios = (Fraction(2, 3), Fraction(1, 2), Fraction(3, 4), Fraction(4, 5), Fraction(3, 5), 1 - p, p)
+            fill = [base * r**j for base in (half, Fraction(top)) for r in ratios for j in range(1, 5)]
+            stem = f"{setup} {ask}"
+            try:
+                dis = ranked_distractors(rng, ans, fmt_num, [v for v in mistakes if 0 < v < top],
+                                         [v for v in fill if 0 < v < top], n_opts, stem, rank)
+            except ValueError:
+                return None
+            return tid, stem, ans, dis, {"kind": kind, "p": p, "top": top, "n": n, "k": k}
+
+        tid, stem, ans, dis, params = _retry(draw_beauty)
+        return Draft(tid, stem, fmt_num(ans), tuple(dis), params, n_opts)
     if kind == "request":
         a, b = ctx.people(2)
         tid, ask = ctx.phrasing(
@@ -947,7 +955,6 @@ def level_k(ctx: GenContext) -> Draft:
                 f"{a} believes {b} is a level-{k - 1} player. What request maximizes {a}'s payment?",
             ),
         )
-        n_opts = ctx.n_options(3, 5)
 
         def draw():
             lo = rng.choice((11, 1, 21, 5))
@@ -970,7 +977,7 @@ def level_k(ctx: GenContext) -> Draft:
             mistakes = [start - k + 1, start - k - 1, hi - k, start - 1, hi - 1]
             try:
                 dis = ranked_distractors(rng, ans, fmt_money, [c for c in mistakes if lo <= c <= hi],
-                                         range(lo, hi + 1), n_opts, stem)
+                                         range(lo, hi + 1), n_opts, stem, rank)
             except ValueError:  # too few unstated amounts in the range: draw again
                 return None
             return lo, hi, bonus, start, ans, stem, dis
@@ -1941,7 +1948,10 @@ def repeated_enforceability(ctx: GenContext) -> Draft:
     # the first payoff drawn uniformly and its rank by the second payoff n - 1 minus that (also uniform).
     rank_x = rng.randrange(n)
     ranks = (rank_x, n - 1 - rank_x)
+    sum_rank = rng.randrange(n)  # nor is the key's total payoff the largest more often than chance
     role = _draw_role(rng, n)
+    n_value = ctx.n_options(3, 5)
+    value_rank = rng.randrange(n_value)  # 'value' template: the key's rank, drawn before the game
 
     def point(v, enforceable: bool):
         for _ in range(400):
@@ -1960,17 +1970,23 @@ def repeated_enforceability(ctx: GenContext) -> Draft:
         if kind == "yn":
             pt = point(v, yes)
             return None if pt is None else (g, v, [pt])
+        if kind == "value":
+            found_value = value_question(g, v)
+            return None if found_value is None else (g, v, found_value)
         if kind == "which":
-            found = _points_ranked(rng, lambda: point(v, True), lambda: point(v, False), n - 1, ranks,
-                                   lambda good, bad: _similarity_role([_pt_text(g, p) for p in [good, *bad]]) == role)
+            def accept(good: Point, bad: list[Point]) -> bool:
+                below_in_sum = sum(p[0] + p[1] < good[0] + good[1] for p in bad)
+                return (_similarity_role([_pt_text(g, p) for p in [good, *bad]]) == role
+                        and below_in_sum == sum_rank and all(p[0] + p[1] != good[0] + good[1] for p in bad))
+
+            found = _points_ranked(rng, lambda: point(v, True), lambda: point(v, False), n - 1, ranks, accept)
             return None if found is None else (g, v, [found[0]] + found[1])
         return g, v, []
 
-    g, v, points = _retry(draw)
-    form = choose_form(rng, g)
-    intro = _repeated_intro(ctx, g, form)
-    params: dict[str, Any] = {"game": g.params(), "form": form, "kind": kind}
-    if kind == "value":
+    def value_question(g: Game, v: list[Fraction]):
+        """(form, player, template id, stem, distractors) of the minmax-value template, or None when the game
+        does not allow the drawn rank of the key."""
+        form = choose_form(rng, g)
         i = rng.randrange(2)
         tid, ask = ctx.phrasing(
             "enf_value",
@@ -1980,7 +1996,7 @@ def repeated_enforceability(ctx: GenContext) -> Draft:
                 f"Below which average payoff can {g.players[i]} never be pushed, whatever {g.players[1 - i]} does?",
             ),
         )
-        stem = f"{intro}\n{ask}"
+        stem = f"{_repeated_intro(ctx, g, form)}\n{ask}"
         own = [g.u(i, p) for p in g.profiles()]
         pure = min(max(g.u(i, (a, b) if i == 0 else (b, a)) for a in range(2)) for b in range(2))
         maxmin = max(min(g.u(i, (a, b) if i == 0 else (b, a)) for b in range(2)) for a in range(2))
@@ -1988,9 +2004,20 @@ def repeated_enforceability(ctx: GenContext) -> Draft:
         fill = [Fraction(x, d) for d in range(2, 8) for x in range(lo * d, hi * d + 1)]
         fill += [Fraction(x) for x in range(lo, hi + 1)]
         mistakes = [pure, maxmin, v[1 - i], *own, *[u for p in g.profiles() for u in g.pay[p]]]
-        dis = ranked_distractors(rng, v[i], fmt_num, mistakes, fill, ctx.n_options(3, 5), stem)
-        params["player"] = i
-        return Draft(f"{tid}.{form}", stem, fmt_num(v[i]), tuple(dis), params, ctx.n_options(3, 5))
+        try:
+            dis = ranked_distractors(rng, v[i], fmt_num, mistakes, fill, n_value, stem, value_rank)
+        except ValueError:
+            return None
+        return form, i, tid, stem, dis
+
+    g, v, points = _retry(draw)
+    if kind == "value":
+        form, i, tid, stem, dis = points
+        params: dict[str, Any] = {"game": g.params(), "form": form, "kind": kind, "player": i}
+        return Draft(f"{tid}.{form}", stem, fmt_num(v[i]), tuple(dis), params, n_value)
+    form = choose_form(rng, g)
+    intro = _repeated_intro(ctx, g, form)
+    params = {"game": g.params(), "form": form, "kind": kind}
     if kind == "yn":
         pt = points[0]
         tid, ask = ctx.phrasing(
@@ -2397,6 +2424,10 @@ def subgame_perfect_bayes_nash(ctx: GenContext) -> Draft:
         profs = [(ea, [[r0, r1]]) for ea in (0, 1) for r0 in (0, 1) for r1 in (0, 1)]
         correct_prof = (e, resp)
         bne_only = [p for p in profs if p != correct_prof and entry_bne(pr0, 1, ent, inc, *p)]
+        # the non-credible Bayes-Nash equilibrium (typically staying out against a threatened fight) is offered in
+        # half of the questions only: always offering it made it the option right less often than chance
+        if rng.random() < 0.5:
+            bne_only = []
         rest = [p for p in profs if p != correct_prof and p not in bne_only[:1]]
         rng.shuffle(rest)
         tid, ask = ctx.phrasing(

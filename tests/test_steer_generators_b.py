@@ -1121,6 +1121,47 @@ def test_subgame_perfect_distractors_include_non_credible_nash_equilibria(questi
     assert seen > 0
 
 
+SETTING_3_MODULE_ELEMENTS = ("sequential_equilibrium", "repeated_feasibility", "repeated_enforceability",
+                             "trigger_strategies", "subgame_perfect_ne", "subgame_perfect_bayes_nash", "level_k")
+
+
+def test_setting_3_two_way_keys_are_drawn_evenly_per_template(questions):
+    """Yes/No (and accept/reject, "only ... / either ...") keys: each answer is the key in 25-75% of a template's
+    questions; before, feasibility and enforceability answered "No" about 70% of the time and pooling "Yes"."""
+    shares = {}
+    for eid in SETTING_3_MODULE_ELEMENTS:
+        for q in questions[eid]:
+            if len(q.options) == 2:
+                first = min(q.options, key=lambda o: o.split()[0])  # "Accept ..." / "No" / "Only ..."
+                shares.setdefault((eid, q.template_id.split(".")[0]), []).append(q.answer == first)
+    assert len(shares) >= 7
+    for template, keys in shares.items():
+        if len(keys) >= 15:
+            assert 0.25 <= sum(keys) / len(keys) <= 0.75, (template, sum(keys), len(keys))
+
+
+def test_setting_3_fixed_answer_options_are_each_right_in_some_question(questions):
+    """Where a template offers a fixed set of answers (punishment lengths, pooling outcomes, entrant actions),
+    every answer it offers is the key of some question; the never-right "choose by a fair coin flip" is gone."""
+    offered, right = {}, {}
+    for eid in ("trigger_strategies", "subgame_perfect_bayes_nash", "sequential_equilibrium"):
+        for q in questions[eid]:
+            if q.template_id.split(".")[0] not in ("trig_punish", "spbne_entrant", "seq_pool_which"):
+                continue
+            names = [str(x) for x in q.params.get("msgs", [])]
+            for o in q.options:
+                shape = o
+                for i, name in enumerate(names):
+                    shape = shape.replace(name, f"<message {i}>")
+                offered.setdefault(q.template_id.split(".")[0], set()).add(shape)
+                if o == q.answer:
+                    right.setdefault(q.template_id.split(".")[0], set()).add(shape)
+            assert not any("coin flip" in o for o in q.options)
+    assert set(offered) == {"trig_punish", "spbne_entrant", "seq_pool_which"}
+    for template, shapes in offered.items():
+        assert shapes == right[template], (template, shapes - right[template])
+
+
 def test_monotonicity_violations_are_generated():
     qs = [
         q

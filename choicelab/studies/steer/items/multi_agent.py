@@ -12,6 +12,13 @@ equilibrium of a one-information-set game and of a two-type signalling game, con
 mixed minmax values (enforceable payoffs), grim-trigger / tit-for-tat discount thresholds, pure Bayes-Nash equilibria
 of two-type games, and subgame-perfect Bayes-Nash equilibria of an entry game with a privately informed incumbent.
 Each generator's docstring states its answer rule; the answer is computed by the code below it.
+
+Distractors carry no surface cue (issue 25; checked by ``choicelab/studies/steer/cues.py``): where options are
+numbers, the key's rank among them is drawn before the parameters (:func:`ranked_distractors`), and a distractor is a
+number stated in the question exactly when the key is; Yes/No and two-way keys are drawn 50/50 before the
+parameters; where a fixed set of answers is offered, the key is drawn uniformly from the answers that can be right
+(options that never are, like "choose by a fair coin flip", are not offered); option sets of profiles and plans
+give the key the role of the option most (or least) like the others no more often than a random option has it.
 """
 
 from __future__ import annotations
@@ -1190,21 +1197,6 @@ def _tree_text(ctx: GenContext, tree: Tree, players: Sequence[str]) -> tuple[str
     if ctx.rng.random() < 0.5:
         return "words", f"{intro} {render_tree_words(tree, players)}"
     return "outline", f"{intro}\n{render_tree_outline(tree, players)}"
-
-
-def _rank_pick(rng, key_value: float, candidates: Sequence[tuple[float, Any]], k: int) -> list[Any]:
-    """``k`` of ``candidates`` (value, item): the key's rank by value among the key and the picked items is drawn
-    uniformly from the ranks the candidates allow; items are drawn at random on each side (values tied with the key
-    are left out)."""
-    below = [c for v, c in candidates if v < key_value]
-    above = [c for v, c in candidates if v > key_value]
-    rng.shuffle(below)
-    rng.shuffle(above)
-    ranks = [r for r in range(k + 1) if r <= len(below) and k - r <= len(above)]
-    if not ranks:
-        raise ValueError(f"only {len(below)} + {len(above)} candidates around {key_value} for {k} distractors")
-    r = rng.choice(ranks)
-    return below[:r] + above[: k - r]
 
 
 @generator("backward_induction")

@@ -449,6 +449,18 @@ def _similarity_role(options: Sequence[str]) -> str:
     return "central" if sims[0] == max(sims) else "outlier" if sims[0] == min(sims) else "between"
 
 
+def _stem_role(options: Sequence[str], stem_tokens: set[str]) -> str:
+    """Whether ``options[0]`` shares the largest ("central"), the smallest ("outlier") or neither share of its
+    words and numbers with the question (``stem_tokens``)."""
+    shares = []
+    for o in options:
+        tokens = set(_TOKEN.findall(o.casefold()))
+        shares.append(len(tokens & stem_tokens) / len(tokens))
+    if max(shares) == min(shares):
+        return "between"
+    return "central" if shares[0] == max(shares) else "outlier" if shares[0] == min(shares) else "between"
+
+
 def _draw_role(rng, n_options: int) -> str:
     """The similarity role the key should have: central and outlier each in 1 of ``n_options`` questions, as a
     random option would be."""
@@ -1942,6 +1954,7 @@ def repeated_enforceability(ctx: GenContext) -> Draft:
     ranks = (rank_x, n - 1 - rank_x)
     sum_rank = rng.randrange(n)  # nor is the key's total payoff the largest more often than chance
     role = _draw_role(rng, n)
+    stem_role = _draw_role(rng, n)  # nor does it share the most (or fewest) numbers with the payoff table
     n_value = ctx.n_options(3, 5)
     value_rank = rng.randrange(n_value)  # 'value' template: the key's rank, drawn before the game
 
@@ -1966,9 +1979,13 @@ def repeated_enforceability(ctx: GenContext) -> Draft:
             found_value = value_question(g, v)
             return None if found_value is None else (g, v, found_value)
         if kind == "which":
+            table = " ".join(g.players + [str(x) for p in g.profiles() for x in g.pay[p]])
+            stated = set(_TOKEN.findall(table.casefold()))
+
             def accept(good: Point, bad: list[Point]) -> bool:
                 below_in_sum = sum(p[0] + p[1] < good[0] + good[1] for p in bad)
-                return (_similarity_role([_pt_text(g, p) for p in [good, *bad]]) == role
+                texts = [_pt_text(g, p) for p in [good, *bad]]
+                return (_similarity_role(texts) == role and _stem_role(texts, stated) == stem_role
                         and below_in_sum == sum_rank and all(p[0] + p[1] != good[0] + good[1] for p in bad))
 
             found = _points_ranked(rng, lambda: point(v, True), lambda: point(v, False), n - 1, ranks, accept)

@@ -18,7 +18,7 @@ import pytest
 from scipy.optimize import linprog
 
 from choicelab.studies.steer.items import base
-from choicelab.studies.steer.items.base import fmt_frac, fmt_money, fmt_num, join_list
+from choicelab.studies.steer.items.base import fmt_money, fmt_num, join_list
 from choicelab.studies.steer.items.social_choice import Mechanism, describe_mechanism  # text rendering only
 from choicelab.studies.steer.items.taxonomy import load_taxonomy
 
@@ -188,6 +188,18 @@ def grim_sustains(p, delta):
     return max(v for pol, v in vals.items() if pol[0] == 0) >= max(vals.values())
 
 
+def punishment_deviation_fails(p, delta, length):
+    """An L-period punishment ("after any defection both defect for L periods, then cooperate") is subgame perfect
+    iff no single deviation pays: in the cooperative phase, compare the two payoff streams period by period (they
+    agree from period L + 1 on, when both are back to mutual cooperation); in the punishment phase, cooperating
+    earns S < P and restarts the punishment."""
+    t, r, pp, s = p["T"], p["R"], p["P"], p["S"]
+    stay = [r] * (length + 1)
+    deviate = [t] + [pp] * length
+    assert s < pp
+    return sum((x - y) * delta**k for k, (x, y) in enumerate(zip(stay, deviate, strict=True))) >= 0
+
+
 def tft_is_nash(p, delta):
     t, r, pp, s = p["T"], p["R"], p["P"], p["S"]
     # state = the opponent's action this period (= my previous action)
@@ -208,6 +220,12 @@ def decision_nodes(tree):
             out.append(node)
             stack.extend(c for _, c in node["moves"])
     return out
+
+
+def leaf_payoffs(node):
+    if "pay" in node:
+        return [tuple(node["pay"])]
+    return [leaf for _, child in node["moves"] for leaf in leaf_payoffs(child)]
 
 
 def play(node, plan):
@@ -609,7 +627,8 @@ def check(q):  # noqa: C901 - one branch per element by design
             assert parse_number(ans) == pytest.approx(guess, abs=0.006)
         elif p["kind"] == "request":
             lo, hi, bonus = p["lo"], p["hi"], p["bonus"]
-            req = hi
+            assert lo <= p["start"] <= hi
+            req = p["start"]  # the stated level-0 request
             for _ in range(p["k"]):
                 pay = {r: r + (bonus if r == req - 1 else 0) for r in range(lo, hi + 1)}
                 req = the_max(pay)
@@ -618,14 +637,15 @@ def check(q):  # noqa: C901 - one branch per element by design
             g = G(p["game"])
             assert ans == g.actions[p["player"]][level_k_matrix(g, p["player"], p["k"])]
     elif e in ("backward_induction", "subgame_perfect_ne") and p["kind"] in ("node", "outcome", "path", "tree"):
-        tree, players = p["tree"], p["players"]
+        tree = p["tree"]
         assert len(decision_nodes(tree)) <= 7
         plan = spe_plan(tree)
         if p["kind"] == "node":
             assert ans == f"Strategy {plan[p['node']]}"
         elif p["kind"] == "outcome":
-            pay = play(tree, plan)
-            assert ans == join_list([f"{players[i]} gets {v}" for i, v in enumerate(pay)])
+            assert ans == str(play(tree, plan)[p["asked"]])
+            leaf_pays = {str(leaf[p["asked"]]) for leaf in leaf_payoffs(tree)}
+            assert set(q.options) <= leaf_pays  # every option is the asked player's payoff somewhere in the tree
         elif p["kind"] == "path":
             assert ans == ", then ".join(f"Strategy {x}" for x in path_of(tree, plan))
         else:
@@ -640,6 +660,8 @@ def check(q):  # noqa: C901 - one branch per element by design
         first = bargain_first_offer(pies)
         if p["kind"] == "offer":
             assert ans == fmt_money(first)
+        elif p["kind"] == "keep":
+            assert ans == fmt_money(pies[0] - first)
         else:
             verb = "Accept" if p["offer"] >= first else "Reject"
             assert ans == f"{verb} the offer of {fmt_money(p['offer'])}"
@@ -670,16 +692,22 @@ def check(q):  # noqa: C901 - one branch per element by design
                 assert ans == f"{g.players[0]} {fmt_num(pts[0][0])}, {g.players[1]} {fmt_num(pts[0][1])}"
     elif e == "trigger_strategies":
         assert p["T"] > p["R"] > p["P"] > p["S"]
-        if p["kind"] == "threshold":
-            th = frac(ans)
-            assert grim_sustains(p, th) and not grim_sustains(p, th - Fraction(1, 10**6))
-            assert ans == fmt_frac(th)
+        if p["kind"] == "threshold":  # the exact threshold lies within half a cent of the two-decimal answer
+            th = Fraction(ans)
+            assert ans == f"{float(th):.2f}"
+            assert grim_sustains(p, th + Fraction(5, 1000)) and not grim_sustains(p, th - Fraction(5001, 10**6))
         elif p["kind"] == "yn":
             assert ans == ("Yes" if grim_sustains(p, frac(p["delta"])) else "No")
         elif p["kind"] == "tft":
             assert ans == ("Yes" if tft_is_nash(p, frac(p["delta"])) else "No")
         else:
-            assert grim_sustains(p, frac(p["delta"])) and ans.endswith("(grim trigger)")
+            delta = frac(p["delta"])
+            works = [L for L in (1, 2, 3) if punishment_deviation_fails(p, delta, L)]
+            works += ["forever"] if grim_sustains(p, delta) else []
+            expect = {1: "Punish for 1 period", 2: "Punish for 2 periods", 3: "Punish for 3 periods",
+                      "forever": "Punish forever (grim trigger)"}
+            assert ans == (expect[works[0]] if works else "None of these punishments sustains cooperation")
+            assert set(q.options) == set(expect.values()) | {"None of these punishments sustains cooperation"}
     elif e == "bayes_nash":
         check_bayes_nash(q, p, ans)
     elif e == "subgame_perfect_bayes_nash":
@@ -1174,6 +1202,47 @@ def test_harder_grades_are_bigger():
 def test_subgame_perfect_distractors_include_non_credible_nash_equilibria(questions):
     seen = sum(q.params.get("n_nash_not_spe", 0) > 0 for q in questions["subgame_perfect_ne"])
     assert seen > 0
+
+
+SETTING_3_MODULE_ELEMENTS = ("sequential_equilibrium", "repeated_feasibility", "repeated_enforceability",
+                             "trigger_strategies", "subgame_perfect_ne", "subgame_perfect_bayes_nash", "level_k")
+
+
+def test_setting_3_two_way_keys_are_drawn_evenly_per_template(questions):
+    """Yes/No (and accept/reject, "only ... / either ...") keys: each answer is the key in 25-75% of a template's
+    questions; before, feasibility and enforceability answered "No" about 70% of the time and pooling "Yes"."""
+    shares = {}
+    for eid in SETTING_3_MODULE_ELEMENTS:
+        for q in questions[eid]:
+            if len(q.options) == 2:
+                first = min(q.options, key=lambda o: o.split()[0])  # "Accept ..." / "No" / "Only ..."
+                shares.setdefault((eid, q.template_id.split(".")[0]), []).append(q.answer == first)
+    assert len(shares) >= 7
+    for template, keys in shares.items():
+        if len(keys) >= 15:
+            assert 0.25 <= sum(keys) / len(keys) <= 0.75, (template, sum(keys), len(keys))
+
+
+def test_setting_3_fixed_answer_options_are_each_right_in_some_question(questions):
+    """Where a template offers a fixed set of answers (punishment lengths, pooling outcomes, entrant actions),
+    every answer it offers is the key of some question; the never-right "choose by a fair coin flip" is gone."""
+    offered, right = {}, {}
+    for eid in ("trigger_strategies", "subgame_perfect_bayes_nash", "sequential_equilibrium"):
+        for q in questions[eid]:
+            if q.template_id.split(".")[0] not in ("trig_punish", "spbne_entrant", "seq_pool_which"):
+                continue
+            names = [str(x) for x in q.params.get("msgs", [])]
+            for o in q.options:
+                shape = o
+                for i, name in enumerate(names):
+                    shape = shape.replace(name, f"<message {i}>")
+                offered.setdefault(q.template_id.split(".")[0], set()).add(shape)
+                if o == q.answer:
+                    right.setdefault(q.template_id.split(".")[0], set()).add(shape)
+            assert not any("coin flip" in o for o in q.options)
+    assert set(offered) == {"trig_punish", "spbne_entrant", "seq_pool_which"}
+    for template, shapes in offered.items():
+        assert shapes == right[template], (template, shapes - right[template])
 
 
 def test_monotonicity_violations_are_generated():

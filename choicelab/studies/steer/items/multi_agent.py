@@ -12,11 +12,20 @@ equilibrium of a one-information-set game and of a two-type signalling game, con
 mixed minmax values (enforceable payoffs), grim-trigger / tit-for-tat discount thresholds, pure Bayes-Nash equilibria
 of two-type games, and subgame-perfect Bayes-Nash equilibria of an entry game with a privately informed incumbent.
 Each generator's docstring states its answer rule; the answer is computed by the code below it.
+
+Distractors carry no surface cue (issue 25; checked by ``choicelab/studies/steer/cues.py``): where options are
+numbers, the key's rank among them is drawn before the parameters (:func:`ranked_distractors`), and a distractor is a
+number stated in the question exactly when the key is; Yes/No and two-way keys are drawn 50/50 before the
+parameters; where a fixed set of answers is offered, the key is drawn uniformly from the answers that can be right
+(options that never are, like "choose by a fair coin flip", are not offered); option sets of profiles and plans
+give the key the role of the option most (or least) like the others no more often than a random option has it.
 """
 
 from __future__ import annotations
 
 import itertools
+import math
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -30,7 +39,6 @@ from choicelab.studies.steer.items.base import (
     fmt_num,
     generator,
     join_list,
-    numeric_distractors,
 )
 
 Profile = tuple[int, ...]
@@ -367,6 +375,104 @@ def _ordered_unique(items: Iterable[str]) -> list[str]:
     return out
 
 
+# Distractors that carry no surface cue (issue 25): the key's numeric rank among the options is drawn at random,
+# a distractor is a number stated in the question exactly when the key is, and Yes/No keys are drawn 50/50 before
+# the parameters are.
+
+_NUMBER = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?")
+
+
+def _numbers(text: str) -> set[float]:
+    """The unsigned numbers written in ``text`` ("$1,250" -> 1250.0; "2/3" -> 2.0 and 3.0)."""
+    return {float(m.replace(",", "")) for m in _NUMBER.findall(text)}
+
+
+def _is_stated(option: str, stem_numbers: set[float]) -> bool:
+    """Every number of ``option`` is written somewhere in the question."""
+    nums = _numbers(option)
+    return bool(nums) and nums <= stem_numbers
+
+
+def ranked_distractors(
+    rng,
+    correct: float | Fraction,
+    fmt,
+    mistakes: Iterable[float | Fraction],
+    fill: Iterable[float | Fraction],
+    n_options: int,
+    stem: str,
+    rank: int | None = None,
+) -> list[str]:
+    """``n_options - 1`` formatted distractors around ``correct``: the key's rank among the options (by value) is drawn
+    uniformly from the ranks the candidates allow, so neither the smallest, the largest nor the median option is the
+    key more often than chance; each distractor is a number stated in ``stem`` exactly when the key is. Plausible
+    ``mistakes`` are used first on each side, then values from ``fill`` (drawn at random). ``rank`` (0 = smallest)
+    fixes the key's rank instead, for callers that redraw their parameters until it is possible (where the key sits
+    near the end of its range, the feasible ranks alone are not uniform). Fails (ValueError) when the candidates do
+    not allow it."""
+    stated = _numbers(stem)
+    key_text = fmt(correct)
+    key_stated = _is_stated(key_text, stated)
+    seen = {key_text}
+    fill = list(fill)
+    rng.shuffle(fill)
+    below: tuple[list, list] = ([], [])  # (mistakes, fill) under the key
+    above: tuple[list, list] = ([], [])
+    for src, values in ((0, list(mistakes)), (1, fill)):
+        for v in values:
+            text = fmt(v)
+            if text in seen or _is_stated(text, stated) != key_stated or float(v) == float(correct):
+                continue
+            seen.add(text)
+            (below if float(v) < float(correct) else above)[src].append(text)
+    n_below, n_above = len(below[0]) + len(below[1]), len(above[0]) + len(above[1])
+    ranks = [r for r in range(n_options) if r <= n_below and n_options - 1 - r <= n_above]
+    if rank is not None:
+        ranks = [r for r in ranks if r == rank]
+    if not ranks:
+        raise ValueError(f"only {n_below} + {n_above} distractors around {key_text} for {n_options} options"
+                         + ("" if rank is None else f" with the key at rank {rank}"))
+    r = rng.choice(ranks)
+    return (below[0] + below[1])[:r] + (above[0] + above[1])[: n_options - 1 - r]
+
+
+_TOKEN = re.compile(r"[a-z0-9]+")
+
+
+def _similarity_role(options: Sequence[str]) -> str:
+    """Whether ``options[0]`` (the key) is the option most like the others ("central"), least like them ("outlier")
+    or neither ("between"), by mean word-and-number overlap (Jaccard) with the other options."""
+    sets = [set(_TOKEN.findall(o.casefold())) for o in options]
+    sims = [sum(len(a & b) / len(a | b) for j, b in enumerate(sets) if j != i) for i, a in enumerate(sets)]
+    if max(sims) == min(sims):
+        return "between"
+    return "central" if sims[0] == max(sims) else "outlier" if sims[0] == min(sims) else "between"
+
+
+def _stem_role(options: Sequence[str], stem_tokens: set[str]) -> str:
+    """Whether ``options[0]`` shares the largest ("central"), the smallest ("outlier") or neither share of its
+    words and numbers with the question (``stem_tokens``)."""
+    shares = []
+    for o in options:
+        tokens = set(_TOKEN.findall(o.casefold()))
+        shares.append(len(tokens & stem_tokens) / len(tokens))
+    if max(shares) == min(shares):
+        return "between"
+    return "central" if shares[0] == max(shares) else "outlier" if shares[0] == min(shares) else "between"
+
+
+def _draw_role(rng, n_options: int) -> str:
+    """The similarity role the key should have: central and outlier each in 1 of ``n_options`` questions, as a
+    random option would be."""
+    u = rng.random() * n_options
+    return "central" if u < 1 else "outlier" if u < 2 else "between"
+
+
+def _coin(rng) -> bool:
+    """A fair draw of the answer of a Yes/No (or two-way) question, made before its parameters are drawn."""
+    return rng.random() < 0.5
+
+
 # ================================================================================================================
 # 3.1 Normal-form games
 
@@ -680,6 +786,22 @@ def irds_element(ctx: GenContext) -> Draft:
     return Draft(f"{tid}.{form}", _game_question(ctx, g, form, ask), correct, tuple(dis), params, ctx.n_options(3, 5))
 
 
+def _plant_equilibria(rng, g: Game, c: int) -> None:
+    """Two-player game: make ``c`` cells in distinct rows and columns mutual best responses by swapping the row
+    player's payoffs within each cell's column and the column player's within its row (the game keeps its payoff
+    values; cells in distinct rows and columns do not disturb each other). Other cells may become equilibria too:
+    the caller checks the count."""
+    rows = rng.sample(range(len(g.actions[0])), c)
+    cols = rng.sample(range(len(g.actions[1])), c)
+    for r, col in zip(rows, cols, strict=True):
+        top = max(range(len(g.actions[0])), key=lambda x: g.u(0, (x, col)))
+        a, b = g.pay[(r, col)], g.pay[(top, col)]
+        g.pay[(r, col)], g.pay[(top, col)] = (b[0], a[1]), (a[0], b[1])
+        top = max(range(len(g.actions[1])), key=lambda y: g.u(1, (r, y)))
+        a, b = g.pay[(r, col)], g.pay[(r, top)]
+        g.pay[(r, col)], g.pay[(r, top)] = (a[0], b[1]), (b[0], a[1])
+
+
 @generator("pure_nash")
 def pure_nash(ctx: GenContext) -> Draft:
     """Pure Nash equilibria by enumeration of every profile. 'Which is a pure NE?': options hold exactly one
@@ -694,15 +816,22 @@ def pure_nash(ctx: GenContext) -> Draft:
     acts = [names] * len(players) if three else [names, names]
     n_opts = ctx.n_options(3, 5)
 
-    which = rng.random() < 0.7 or (8 if three else k * k) < 5
+    which = three or rng.random() < 0.7
     # 'which' template: no pure equilibrium in 1 of n_opts questions, and "there is none" offered in every one, so
-    # that catch-all is right about as often as any option
+    # that catch-all is right about as often as any option. 'How many' template (two players): the options are the
+    # counts 0 .. n_opts - 1 and the count is drawn uniformly from them first, so that no numeric rank (smallest,
+    # median, ...) points at the key; equilibria are planted by swapping payoffs within a column / row.
     want_none = rng.random() < 1 / n_opts
+    want_count = rng.randrange(min(n_opts, k + 1))
 
     def draw():
         g = random_game(rng, players, acts, lo, hi, dec)
+        if not which:
+            _plant_equilibria(rng, g, want_count)
         eqs = pure_nash_equilibria(g)
         if which and (not eqs) != want_none:
+            return None
+        if not which and len(eqs) != want_count:
             return None
         return (g, eqs) if len(g.profiles()) - len(eqs) >= n_opts - 1 else None
 
@@ -736,7 +865,7 @@ def pure_nash(ctx: GenContext) -> Draft:
             ),
         )
         correct = str(len(eqs))
-        dis = [str(c) for c in sorted(range(0, 6), key=lambda c: (abs(c - len(eqs)), c)) if c != len(eqs)]
+        dis = [str(c) for c in range(min(n_opts, k + 1)) if c != len(eqs)]
         params = {"game": g.params(), "form": form, "template": "count"}
     return Draft(f"{tid}.{form}", _game_question(ctx, g, form, ask), correct, tuple(dis), params, ctx.n_options(3, 5))
 
@@ -761,10 +890,10 @@ def request_best_responses(opp: int, lo: int, hi: int, bonus: int) -> list[int]:
     return [r for r, v in vals.items() if v == top]
 
 
-def level_k_request(lo: int, hi: int, bonus: int, k: int) -> int | None:
-    """Level-0 requests the maximum; level-k best responds to level-(k-1). None if some best response is not
-    unique."""
-    r = hi
+def level_k_request(lo: int, hi: int, bonus: int, k: int, start: int | None = None) -> int | None:
+    """Level-0 requests ``start`` (default: the maximum); level-k best responds to level-(k-1). None if some best
+    response is not unique."""
+    r = hi if start is None else start
     for _ in range(k):
         brs = request_best_responses(r, lo, hi, bonus)
         if len(brs) != 1:
@@ -792,58 +921,52 @@ def level_k_action(g: Game, i: int, k: int) -> int | None:
 @generator("level_k")
 def level_k(ctx: GenContext) -> Draft:
     """Level-k: level-0 behaviour is stated; level-k best responds to level-(k-1). Guessing game: level-k guess =
-    (top/2) * p^k. 11-20 game: level-0 requests the maximum, each level best responds by enumeration. Matrix game:
+    (top/2) * p^k. 11-20 game: level-0 requests a stated amount, each level best responds by enumeration. Matrix game:
     level-0 mixes uniformly, level-k best responds to the opponent's level-(k-1) action. k grows with grade."""
     rng = ctx.rng
     k = ctx.scale(1, 3)
     kind = rng.choice(("beauty", "request", "matrix"))
+    n_opts = ctx.n_options(3, 5)
+    rank = rng.randrange(n_opts)  # guessing and request games: the key's rank among the options, drawn first
     if kind == "beauty":
-        p = rng.choice((Fraction(2, 3), Fraction(1, 2), Fraction(3, 4), Fraction(4, 5), Fraction(3, 5)))
-        top = rng.choice((100, 100, 60, 80, 120, 200))
-        n = rng.randint(5, 40)
-        ans = beauty_contest_guess(top, p, k)
-        setup = (
-            f"At a {ctx.domain} event, {n} players play a guessing game: each writes a number from 0 "
-            f"to {top}, and whoever is closest to {fmt_frac(p)} of the average of the other players' guesses "
-            f"wins a prize. Level-0 players pick a number uniformly at random from 0 to {top}; a level-k player "
-            f"best responds to players one level below."
-        )
-        tid, ask = ctx.phrasing(
-            "lk_beauty",
-            (
-                f"You are a level-{k} player. What number should you guess?",
-                f"You believe everyone else reasons at level {k - 1}. What is your best guess?",
-                f"What does a level-{k} player guess?",
-            ),
-        )
-        cands = [
-            beauty_contest_guess(top, p, k - 1),
-            beauty_contest_guess(top, p, k + 1),
-            top * p**k,
-            0,
-            top,
-            Fraction(top, 2) * (1 - p) ** k,
-        ]
-        dis = numeric_distractors(rng, ans, fmt_num, cands, k=4)
-        params = {"kind": kind, "p": p, "top": top, "n": n, "k": k}
-        return Draft(tid, f"{setup} {ask}", fmt_num(ans), tuple(dis), params, ctx.n_options(3, 5))
+
+        def draw_beauty():
+            p = rng.choice((Fraction(2, 3), Fraction(1, 2), Fraction(3, 4), Fraction(4, 5), Fraction(3, 5)))
+            top = rng.choice((100, 100, 60, 80, 120, 200))
+            ans = beauty_contest_guess(top, p, k)
+            n = rng.choice([x for x in range(5, 41) if x != ans])  # the number of players is not the key
+            setup = (
+                f"At a {ctx.domain} event, {n} players play a guessing game: each writes a number from 0 "
+                f"to {top}, and whoever is closest to {fmt_frac(p)} of the average of the other players' guesses "
+                f"wins a prize. Level-0 players pick a number uniformly at random from 0 to {top}; a level-k player "
+                f"best responds to players one level below."
+            )
+            tid, ask = ctx.phrasing(
+                "lk_beauty",
+                (
+                    f"You are a level-{k} player. What number should you guess?",
+                    f"You believe everyone else reasons at level {k - 1}. What is your best guess?",
+                    f"What does a level-{k} player guess?",
+                ),
+            )
+            half = Fraction(top, 2)
+            # plausible mistakes: one level too few / too many, p applied to the top instead of the mean, 1 - p
+            mistakes = [half * p ** (k - 1), half * p ** (k + 1), top * p**k, half * (1 - p) ** k]
+            # other guesses of the same kind: the mean or the top scaled by powers of p, 1 - p and the other ratios
+            ratios = (Fraction(2, 3), Fraction(1, 2), Fraction(3, 4), Fraction(4, 5), Fraction(3, 5), 1 - p, p)
+            fill = [base * r**j for base in (half, Fraction(top)) for r in ratios for j in range(1, 5)]
+            stem = f"{setup} {ask}"
+            try:
+                dis = ranked_distractors(rng, ans, fmt_num, [v for v in mistakes if 0 < v < top],
+                                         [v for v in fill if 0 < v < top], n_opts, stem, rank)
+            except ValueError:
+                return None
+            return tid, stem, ans, dis, {"kind": kind, "p": p, "top": top, "n": n, "k": k}
+
+        tid, stem, ans, dis, params = _retry(draw_beauty)
+        return Draft(tid, stem, fmt_num(ans), tuple(dis), params, n_opts)
     if kind == "request":
-
-        def draw():
-            lo = rng.choice((11, 1, 21, 5))
-            hi = lo + rng.choice((9, 9, 7, 11))
-            bonus = rng.randint(2, 25)
-            ans = level_k_request(lo, hi, bonus, k)
-            return None if ans is None else (lo, hi, bonus, ans)
-
-        lo, hi, bonus, ans = _retry(draw)
         a, b = ctx.people(2)
-        setup = (
-            f"{a} and {b} each privately request an amount of money between {fmt_money(lo)} and {fmt_money(hi)} "
-            f"(whole dollars). Each receives the amount requested, and a player whose request is exactly "
-            f"{fmt_money(1)} less than the other's receives an extra {fmt_money(bonus)}. A level-0 player "
-            f"requests {fmt_money(hi)}; a level-k player best responds to a level-(k-1) opponent."
-        )
         tid, ask = ctx.phrasing(
             "lk_request",
             (
@@ -851,10 +974,36 @@ def level_k(ctx: GenContext) -> Draft:
                 f"{a} believes {b} is a level-{k - 1} player. What request maximizes {a}'s payment?",
             ),
         )
-        cands = [hi - k, hi, hi - k + 1, hi - k - 1, lo, ans - 1, ans + 1]
-        dis = numeric_distractors(rng, ans, fmt_money, [c for c in cands if lo <= c <= hi], k=4, integer=True)
-        params = {"kind": kind, "lo": lo, "hi": hi, "bonus": bonus, "k": k}
-        return Draft(tid, f"{setup} {ask}", fmt_money(ans), tuple(dis), params, ctx.n_options(3, 5))
+
+        def draw():
+            lo = rng.choice((11, 1, 21, 5))
+            hi = lo + rng.choice((9, 9, 7, 11))
+            bonus = rng.randint(2, 25)
+            # level 0 requests a stated amount (the maximum in the original 11-20 game, any amount here), so the
+            # level-k request lies anywhere in the range and is not itself a number of the question
+            start = rng.randint(lo + 2, hi)
+            ans = level_k_request(lo, hi, bonus, k, start)
+            if ans is None:
+                return None
+            stem = (
+                f"{a} and {b} each privately request an amount of money between {fmt_money(lo)} and "
+                f"{fmt_money(hi)} (whole dollars). Each receives the amount requested, and a player whose request is "
+                f"exactly {fmt_money(1)} less than the other's receives an extra {fmt_money(bonus)}. A level-0 "
+                f"player requests {fmt_money(start)}; a level-k player best responds to a level-(k-1) opponent. {ask}"
+            )
+            if _is_stated(fmt_money(ans), _numbers(stem)):
+                return None
+            mistakes = [start - k + 1, start - k - 1, hi - k, start - 1, hi - 1]
+            try:
+                dis = ranked_distractors(rng, ans, fmt_money, [c for c in mistakes if lo <= c <= hi],
+                                         range(lo, hi + 1), n_opts, stem, rank)
+            except ValueError:  # too few unstated amounts in the range: draw again
+                return None
+            return lo, hi, bonus, start, ans, stem, dis
+
+        lo, hi, bonus, start, ans, stem, dis = _retry(draw)
+        params = {"kind": kind, "lo": lo, "hi": hi, "bonus": bonus, "k": k, "start": start}
+        return Draft(tid, stem, fmt_money(ans), tuple(dis), params, n_opts)
     m = ctx.scale(2, 3)
     players = _two_players(ctx)
     names = _action_names(ctx, m)
@@ -1062,42 +1211,58 @@ def _tree_text(ctx: GenContext, tree: Tree, players: Sequence[str]) -> tuple[str
     return "outline", f"{intro}\n{render_tree_outline(tree, players)}"
 
 
-def _pay_text(players: Sequence[str], pay: Sequence[int]) -> str:
-    return join_list([f"{players[p]} gets {v}" for p, v in enumerate(pay)])
-
-
 @generator("backward_induction")
 def backward_induction_element(ctx: GenContext) -> Draft:
     """Backward induction on a perfect-information tree (all payoffs of a player differ, so it is unique). Asked:
-    the optimal strategy at a decision point (possibly off the equilibrium path), the outcome payoffs, or the path
-    played. Trees grow from 3 to 7 decision points with grade."""
+    the optimal strategy at a decision point (possibly off the equilibrium path), one player's payoff in the
+    outcome, or the path played. Trees grow from 3 to 7 decision points with grade. Outcome template: the options
+    are the asked player's payoffs at other ends of the tree, and the key's rank among them is drawn first (the tree
+    is redrawn until it allows that rank), since the backward-induction payoff is otherwise usually the largest."""
     rng = ctx.rng
     players = _two_players(ctx)
-    tree = _tree_for_grade(ctx)
+    kind = rng.choice(("node", "outcome", "path"))
+    who = rng.randrange(2)
+    n_out = ctx.n_options(3, 5)
+    rank = rng.randrange(n_out)
+
+    def leaves_of(tree: Tree) -> list[tuple[list[str], list[int]]]:
+        leaves: list[tuple[list[str], list[int]]] = []
+
+        def collect(node, route):
+            for letter, child in node["moves"]:
+                if "pay" in child:
+                    leaves.append((route + [letter], child["pay"]))
+                else:
+                    collect(child, route + [letter])
+
+        collect(tree, [])
+        return leaves
+
+    def draw():
+        tree = _tree_for_grade(ctx)
+        if kind != "outcome":
+            return tree
+        pay, _ = backward_induction(tree)
+        vals = [lp[who] for _, lp in leaves_of(tree)]
+        below = sum(v < pay[who] for v in vals)
+        above = sum(v > pay[who] for v in vals)
+        return tree if below >= rank and above >= n_out - 1 - rank else None
+
+    tree = _retry(draw)
     pay, plan = backward_induction(tree)
     _, path = play_tree(tree, plan)
     form, text = _tree_text(ctx, tree, players)
     nodes = tree_decision_nodes(tree)
-    leaves = []
-
-    def collect(node, route):
-        for letter, child in node["moves"]:
-            if "pay" in child:
-                leaves.append((route + [letter], child["pay"]))
-            else:
-                collect(child, route + [letter])
-
-    collect(tree, [])
-    kind = rng.choice(("node", "outcome", "path"))
+    leaves = leaves_of(tree)
     if kind == "node":
         node = rng.choice(nodes)
-        who = players[node["player"]]
+        mover = players[node["player"]]
         tid, ask = ctx.phrasing(
             "bi_node",
             (
-                f"Suppose the game has reached decision point {node['id']}. Which strategy should {who} choose to "
+                f"Suppose the game has reached decision point {node['id']}. Which strategy should {mover} choose to "
                 f"maximize their own payoff, given that both players choose optimally at every later point?",
-                f"Using backward induction, what does {who} choose at decision point {node['id']}?",
+                f"Using backward induction, what does {mover} choose at decision point {node['id']}?",
             ),
         )
         correct = f"Strategy {plan[node['id']]}"
@@ -1109,14 +1274,20 @@ def backward_induction_element(ctx: GenContext) -> Draft:
         tid, ask = ctx.phrasing(
             "bi_out",
             (
-                "If both players reason by backward induction, what are the final payoffs?",
-                "What payoffs result when each player always chooses optimally, anticipating later choices?",
+                f"If both players reason by backward induction, what payoff does {players[who]} get?",
+                f"What is {players[who]}'s payoff when each player always chooses optimally, anticipating later "
+                f"choices?",
             ),
         )
-        correct = _pay_text(players, pay)
-        dis = _ordered_unique(_pay_text(players, lp) for _, lp in leaves if tuple(lp) != pay)
-        params = {"tree": tree, "kind": kind, "players": players}
-        n_opts = ctx.n_options(3, 5)
+        vals = [lp[who] for _, lp in leaves]
+        below = sorted({v for v in vals if v < pay[who]})
+        above = sorted({v for v in vals if v > pay[who]})
+        rng.shuffle(below)
+        rng.shuffle(above)
+        correct = str(pay[who])
+        dis = [str(v) for v in below[:rank] + above[: n_out - 1 - rank]]
+        params = {"tree": tree, "kind": kind, "players": players, "asked": who}
+        n_opts = n_out
     else:
         tid, ask = ctx.phrasing(
             "bi_path",
@@ -1127,7 +1298,9 @@ def backward_induction_element(ctx: GenContext) -> Draft:
         )
         fmt_path = lambda route: ", then ".join(f"Strategy {x}" for x in route)  # noqa: E731
         correct = fmt_path(path)
-        dis = [fmt_path(r) for r, _ in leaves if r != path]
+        routes = [r for r, _ in leaves if r != path]
+        rng.shuffle(routes)  # not the first leaves in tree order: those share their first move, the key stood out
+        dis = [fmt_path(r) for r in routes]
         params = {"tree": tree, "kind": kind, "players": players}
         n_opts = ctx.n_options(3, 5)
     return Draft(f"{tid}.{form}", f"{text}\n{ask}", correct, tuple(dis), params, min(n_opts, len(dis) + 1))
@@ -1153,12 +1326,45 @@ def _plan_text(tree: Tree, plan: dict[int, str], players: Sequence[str]) -> str:
     return "; ".join(parts)
 
 
+def _hamming(p: dict[int, str], q: dict[int, str]) -> int:
+    return sum(p[k] != q[k] for k in p)
+
+
+def _plans_around(rng, key: dict[int, str], pool: list[dict[int, str]], must: list[dict[int, str]], k: int):
+    """``k`` distractor plans, the plans in ``must`` among them, such that the key is the option closest to all the
+    others (fewest changed choices) in about 1 of k + 1 questions and the one farthest from them in about 1 of k + 1,
+    as any option would be: option sets are drawn around a pivot (the key, a ``must`` plan or a plan one change from
+    either) until one gives the key the role drawn first."""
+    u = rng.random() * (k + 1)
+    want = "central" if u < 1 else "outlier" if u < 2 else "between"
+    anchors = [key] + must
+    chosen: list[dict[int, str]] = []
+    for _ in range(60):
+        anchor = rng.choice(anchors)
+        near = [p for p in pool if _hamming(p, anchor) == 1]
+        pivot = anchor if not near or rng.random() < 0.3 else rng.choice(near)
+        chosen = [p for p in must if p != key][:k]
+        rest = [p for p in pool if p not in chosen]
+        rng.shuffle(rest)
+        rest.sort(key=lambda p: _hamming(p, pivot))
+        chosen += rest[: k - len(chosen)]
+        opts = [key] + chosen
+        spread = [sum(_hamming(x, y) for y in opts) for x in opts]
+        role = "central" if spread[0] == min(spread) else "outlier" if spread[0] == max(spread) else "between"
+        if role == want:
+            break
+    return chosen
+
+
 @generator("subgame_perfect_ne")
 def subgame_perfect_ne(ctx: GenContext) -> Draft:
     """Tree template: the subgame-perfect equilibrium is the backward-induction plan at *every* decision point (on
-    and off the path); distractors are first the Nash equilibria that are not subgame perfect (found by checking
-    every plan), then other plans. Bargaining template: alternating offers over shrinking amounts; the SPE first
-    offer is computed by backward induction, and a responder should accept iff the offer is at least that amount."""
+    and off the path); the distractors hold a Nash equilibrium that is not subgame perfect where one exists (found
+    by checking every plan) and plans close to a pivot plan (so the key is not the option most like the others).
+    Bargaining template (two or three rounds): alternating offers over shrinking amounts; the SPE first offer is
+    computed by backward induction; asked are the round-1 offer (three rounds; with two it is a stated amount) or
+    what the first proposer keeps, or whether the responder accepts a stated offer (iff it is at least the SPE offer;
+    accept and reject each right in half of the questions)."""
     rng = ctx.rng
     players = _two_players(ctx)
     if rng.random() < 0.55:
@@ -1166,9 +1372,7 @@ def subgame_perfect_ne(ctx: GenContext) -> Draft:
         _, plan = backward_induction(tree)
         plans = all_plans(tree)
         nash_not_spe = [p for p in plans if p != plan and tree_is_nash(tree, p, 2)]
-        others = [p for p in plans if p != plan and p not in nash_not_spe]
-        rng.shuffle(nash_not_spe)
-        rng.shuffle(others)
+        others = [p for p in plans if p != plan]
         form, text = _tree_text(ctx, tree, players)
         tid, ask = ctx.phrasing(
             "spe_tree",
@@ -1178,36 +1382,81 @@ def subgame_perfect_ne(ctx: GenContext) -> Draft:
                 "Which of the following complete strategy profiles forms a Nash equilibrium in every subgame?",
             ),
         )
-        dis = [_plan_text(tree, p, players) for p in nash_not_spe + others]
+        n_opts = ctx.n_options(3, 5)
+        must = [rng.choice(nash_not_spe)] if nash_not_spe else []
+        chosen = _plans_around(rng, plan, others, must, n_opts - 1)
+        dis = [_plan_text(tree, p, players) for p in chosen]
         params = {"kind": "tree", "tree": tree, "n_nash_not_spe": len(nash_not_spe), "players": players}
-        return Draft(
-            f"{tid}.{form}", f"{text}\n{ask}", _plan_text(tree, plan, players), tuple(dis), params, ctx.n_options(3, 5)
-        )
-    rounds = ctx.scale(1, 3)
-    unit = rng.choice((1, 10, 100))
-    pies = [rng.randint(6, 20) * 10 * unit]
-    for _ in range(rounds - 1):
-        pies.append(pies[-1] - rng.randint(1, pies[-1] // (10 * unit) - 2) * 5 * unit)
-    offers = bargaining_offers(pies)
+        return Draft(f"{tid}.{form}", f"{text}\n{ask}", _plan_text(tree, plan, players), tuple(dis), params, n_opts)
+    rounds = ctx.scale(2, 3)
     a, b = players
-    proposers = [a if t % 2 == 0 else b for t in range(rounds)]
-    desc = [f"In round 1, {a} proposes how to split {fmt_money(pies[0])} and {b} accepts or rejects."]
-    for t in range(1, rounds):
-        desc.append(
-            f"If the round-{t} offer is rejected, the amount shrinks to {fmt_money(pies[t])} and in round "
-            f"{t + 1} {proposers[t]} proposes a split, which the other accepts or rejects."
-        )
-    desc.append(f"If the round-{rounds} offer is rejected, both get nothing. A responder who is indifferent accepts.")
-    setup = f"{a} and {b} must share a {ctx.domain} budget. " + " ".join(desc)
-    if rounds == 1 or rng.random() < 0.4:
-        x = (
-            rng.randint(1, pies[0] // unit - 1) * unit
-            if rounds == 1
-            else rng.choice(
-                [offers[0] + d * unit for d in (-3, -1, 1, 2, 5) if 0 < offers[0] + d * unit < pies[0]]
-                or [pies[0] // 2]
+    asked = rng.choice(("respond", "keep") + (("offer",) if rounds == 3 else ()))
+    accept = _coin(rng)
+    n_opts = ctx.n_options(3, 5)
+    rank = rng.randrange(n_opts)  # offer / keep: the key's rank among the options, drawn before the amounts
+
+    def describe(pies: list[int]) -> str:
+        proposers = [a if t % 2 == 0 else b for t in range(rounds)]
+        desc = [f"In round 1, {a} proposes how to split {fmt_money(pies[0])} and {b} accepts or rejects."]
+        for t in range(1, rounds):
+            desc.append(
+                f"If the round-{t} offer is rejected, the amount shrinks to {fmt_money(pies[t])} and in round "
+                f"{t + 1} {proposers[t]} proposes a split, which the other accepts or rejects."
             )
+        desc.append(f"If the round-{rounds} offer is rejected, both get nothing. A responder who is indifferent "
+                    f"accepts.")
+        return f"{a} and {b} must share a {ctx.domain} budget. " + " ".join(desc)
+
+    def ask_amount(pies: list[int]) -> tuple[str, str]:
+        if asked == "offer":
+            return ctx.phrasing(
+                "spe_offer",
+                (
+                    f"In the subgame-perfect equilibrium, how much does {a} offer {b} in round 1?",
+                    f"What is the smallest round-1 offer to {b} that {b} accepts in a subgame-perfect equilibrium?",
+                ),
+            )
+        return ctx.phrasing(
+            "spe_keep",
+            (
+                f"In the subgame-perfect equilibrium, how much of the {fmt_money(pies[0])} does {a} keep?",
+                f"How much does {a} end up with if both bargain as in the subgame-perfect equilibrium?",
+            ),
         )
+
+    def draw():
+        unit = rng.choice((1, 10, 100))
+        pies = [rng.randint(6, 20) * 10 * unit]
+        for _ in range(rounds - 1):
+            pies.append(pies[-1] - rng.randint(1, pies[-1] // (10 * unit) - 2) * 5 * unit)
+        offers = bargaining_offers(pies)
+        if asked == "respond":
+            return unit, pies, offers, None, None
+        key = {"offer": offers[0], "keep": pies[0] - offers[0]}[asked]
+        # the asked amount is no amount of the question (an unstated key among unstated distractors)
+        if key <= 0 or key in pies:
+            return None
+        tid, ask = ask_amount(pies)
+        stem = f"{describe(pies)} {ask}"
+        half, short = pies[0] // 2, bargaining_offers(pies[:-1])[0]
+        mistakes = [half, pies[0] - pies[1], pies[1] - pies[-1], short, pies[0] - short, pies[0] - key]
+        try:
+            dis = ranked_distractors(rng, key, fmt_money, [m for m in mistakes if 0 < m < pies[0]],
+                                     range(5 * unit, pies[0], 5 * unit), n_opts, stem, rank)
+        except ValueError:
+            return None
+        return unit, pies, offers, key, (tid, stem, dis)
+
+    unit, pies, offers, key, amount = _retry(draw)
+    setup = describe(pies)
+    if asked == "respond":
+        # offers near the SPE offer, as many steps above (accepted; the SPE offer itself included) as below
+        step = rng.choice((unit, 5 * unit))
+        if accept:
+            x = offers[0] + step * rng.randint(0, max(0, min(5, (pies[0] - offers[0]) // step - 1)))
+        else:
+            x = offers[0] - step * rng.randint(1, max(1, min(5, (offers[0] - unit) // step)))
+        x = max(unit, x)
         tid, ask = ctx.phrasing(
             "spe_resp",
             (
@@ -1220,17 +1469,9 @@ def subgame_perfect_ne(ctx: GenContext) -> Draft:
         other = f"Reject the offer of {fmt_money(x)}" if accept else f"Accept the offer of {fmt_money(x)}"
         params = {"kind": "respond", "pies": pies, "offer": x}
         return Draft(tid, f"{setup} {ask}", correct, (other,), params, 2)
-    tid, ask = ctx.phrasing(
-        "spe_offer",
-        (
-            f"In the subgame-perfect equilibrium, how much does {a} offer {b} in round 1?",
-            f"What is the smallest round-1 offer to {b} that {b} accepts in a subgame-perfect equilibrium?",
-        ),
-    )
-    cands = [pies[0] // 2, pies[1], pies[0] - pies[1], 0, bargaining_offers(pies[:-1])[0], pies[-1]]
-    dis = numeric_distractors(rng, offers[0], fmt_money, cands, k=4, integer=True)
-    params = {"kind": "offer", "pies": pies}
-    return Draft(tid, f"{setup} {ask}", fmt_money(offers[0]), tuple(dis), params, ctx.n_options(3, 5))
+    tid, stem, dis = amount
+    params = {"kind": asked, "pies": pies}
+    return Draft(tid, stem, fmt_money(key), tuple(dis), params, n_opts)
 
 
 # ================================================================================================================
@@ -1429,14 +1670,23 @@ def sequential_equilibrium(ctx: GenContext) -> Draft:
 
 
 def _pooling_question(ctx: GenContext) -> Draft:
+    """Pooling on the free message can always be supported (off the path the receiver may answer the costly message
+    with the action the sender likes less), so the question is whether pooling on the costly message can be too: its
+    answer is drawn 50/50 first and the payoffs are drawn until they give it."""
     rng = ctx.rng
     sender, receiver, types, msgs, racts = SIGNAL_VOCAB.get(ctx.domain, SIGNAL_VOCAB["finance"])
-    prior = rng.randint(2, 8) * 10
-    base = [rng.randint(3, 8), rng.randint(0, 2)]  # what the sender gets from receiver action 0 / 1
-    cost = [[0, rng.randint(1, 4)], [0, rng.randint(1, 6)]]
-    recv = [[rng.randint(-3, 4), rng.randint(-3, 4)] for _ in (0, 1)]
-    pr0 = Fraction(prior, 100)
-    pool = [pooling_sequential(pr0, base, cost, recv, m) for m in (0, 1)]
+    costly_too = _coin(rng)
+
+    def draw():
+        prior = rng.randint(2, 8) * 10
+        base = [rng.randint(3, 8), rng.randint(0, 2)]  # what the sender gets from receiver action 0 / 1
+        cost = [[0, rng.randint(1, 4)], [0, rng.randint(1, 6)]]
+        recv = [[rng.randint(-3, 4), rng.randint(-3, 4)] for _ in (0, 1)]
+        pool = [pooling_sequential(Fraction(prior, 100), base, cost, recv, m) for m in (0, 1)]
+        assert pool[0], "pooling on the free message is always supportable"
+        return (prior, base, cost, recv, pool) if pool[1] == costly_too else None
+
+    prior, base, cost, recv, pool = _retry(draw)
     cap = sender[0].upper() + sender[1:]
     desc = (
         f"{cap} is either {types[0]} (probability {prior}%) or {types[1]}; only it knows which. It chooses "
@@ -1447,12 +1697,10 @@ def _pooling_question(ctx: GenContext) -> Draft:
         f"{racts[0]} and {recv[0][1]} from choosing to {racts[1]} when the sender is {types[0]}, and "
         f"{recv[1][0]} and {recv[1][1]} when it is {types[1]}."
     )
-    opts = {
-        (True, False): f"Only pooling on {msgs[0]}",
-        (False, True): f"Only pooling on {msgs[1]}",
-        (True, True): f"Pooling on either {msgs[0]} or {msgs[1]}",
-    }
-    # no "neither pooling outcome": pooling on the free message can always be supported here (it was never right)
+    # no "only pooling on the costly message" and no "neither": pooling on the free message is always supportable,
+    # so they would never be right
+    only_free = f"Only pooling on {msgs[0]}"
+    either = f"Pooling on either {msgs[0]} or {msgs[1]}"
     params = {"kind": "pooling", "prior_pct": prior, "base": base, "cost": cost, "recv": recv, "msgs": list(msgs)}
     if rng.random() < 0.5:
         tid, ask = ctx.phrasing(
@@ -1462,18 +1710,17 @@ def _pooling_question(ctx: GenContext) -> Draft:
                 "Which pooling outcomes can be supported by a sequential equilibrium with suitable off-path beliefs?",
             ),
         )
-        correct = opts[tuple(pool)]
-        return Draft(tid, f"{desc} {ask}", correct, tuple(v for v in opts.values() if v != correct), params, 3)
-    m = rng.randrange(2)
-    params["asked"] = m
+        correct, other = (either, only_free) if costly_too else (only_free, either)
+        return Draft(tid, f"{desc} {ask}", correct, (other,), params, 2)
+    params["asked"] = 1
     tid, ask = ctx.phrasing(
         "seq_pool_yn",
         (
-            f"Can a sequential equilibrium exist in which both types choose {msgs[m]}?",
-            f"Is there a sequential equilibrium where the sender chooses {msgs[m]} whatever its type?",
+            f"Can a sequential equilibrium exist in which both types choose {msgs[1]}?",
+            f"Is there a sequential equilibrium where the sender chooses {msgs[1]} whatever its type?",
         ),
     )
-    correct, dis = _yes_no(pool[m])
+    correct, dis = _yes_no(costly_too)
     return Draft(tid, f"{desc} {ask}", correct, dis, params, 2)
 
 
@@ -1512,6 +1759,19 @@ def hull_position(hull: Sequence[Point], pt: Point) -> str:
     if any(c < 0 for c in crosses):
         return "outside"
     return "boundary" if any(c == 0 for c in crosses) else "inside"
+
+
+def _hull_distance(hull: Sequence[Point], pt: Point) -> float:
+    """Euclidean distance from ``pt`` to the boundary of a convex polygon (floating point; used to pick points)."""
+    px, py = float(pt[0]), float(pt[1])
+    best = math.inf
+    for i in range(len(hull)):
+        (ax, ay), (bx, by) = hull[i], hull[(i + 1) % len(hull)]
+        ax, ay, bx, by = float(ax), float(ay), float(bx), float(by)
+        dx, dy = bx - ax, by - ay
+        t = max(0.0, min(1.0, ((px - ax) * dx + (py - ay) * dy) / (dx * dx + dy * dy)))
+        best = min(best, math.hypot(px - ax - t * dx, py - ay - t * dy))
+    return best
 
 
 def polygon_area(poly: Sequence[Point]) -> Fraction:
@@ -1567,34 +1827,85 @@ def _pt_text(g: Game, pt: Point) -> str:
     return f"{g.players[0]} {fmt_num(pt[0])}, {g.players[1]} {fmt_num(pt[1])}"
 
 
+def _points_ranked(rng, sample_good, sample_bad, k: int, ranks: tuple[int, int],
+                   accept=None) -> tuple[Point, list[Point]] | None:
+    """One good point and ``k`` distinct bad ones, ``ranks[0]`` of them below the good point in the first coordinate
+    and ``ranks[1]`` in the second (points tied with the good one left out), and ``accept(good, bad)`` true when
+    given. The caller draws the ranks once, before redrawing games, so that neither the largest, the smallest nor
+    the median payoff points at the key. None when the draws cannot give them."""
+    good = sample_good()
+    if good is None:
+        return None
+    quads: dict[tuple[bool, bool], list[Point]] = {(x, y): [] for x in (True, False) for y in (True, False)}
+    seen: set[Point] = set()
+    for _ in range(60 * k):
+        p = sample_bad()
+        if p is None or p in seen or p[0] == good[0] or p[1] == good[1]:
+            continue
+        seen.add(p)
+        quads[(p[0] < good[0], p[1] < good[1])].append(p)
+    rx, ry = ranks
+    plans = []
+    for both in range(k + 1):  # bad points below in both coordinates; the rest follow
+        only_x, only_y = rx - both, ry - both
+        neither = k - both - only_x - only_y
+        counts = {(True, True): both, (True, False): only_x, (False, True): only_y, (False, False): neither}
+        if all(0 <= c <= len(quads[q]) for q, c in counts.items()):
+            plans.append(counts)
+    if not plans:
+        return None
+    for _ in range(30):
+        counts = rng.choice(plans)
+        bad = [p for q, c in counts.items() for p in rng.sample(quads[q], c)]
+        if accept is None or accept(good, bad):
+            return good, bad
+    return None
+
+
 @generator("repeated_feasibility")
 def repeated_feasibility(ctx: GenContext) -> Draft:
     """A payoff profile is feasible iff it is a convex combination of the stage game's payoff profiles, i.e. in
-    their convex hull (exact hull test; points on the hull's boundary are never asked). Yes/No or 'which is
-    feasible' (exactly one feasible option)."""
+    their convex hull (exact hull test; points on the hull's boundary are never asked). Asked points lie in the box
+    spanned by the stage payoffs (so no point is infeasible merely for exceeding every payoff). Yes/No (the answer
+    drawn 50/50 first) or 'which is feasible' (exactly one feasible option; its rank by either payoff drawn at
+    random)."""
     rng = ctx.rng
     k = ctx.scale(2, 3)
+    yn = rng.random() < 0.5
+    yes = _coin(rng)
+    n = ctx.n_options(3, 4)
+    ranks = (rng.randrange(n), rng.randrange(n))
+    role = _draw_role(rng, n)  # the feasible point is central among the options otherwise: it is drawn inside
 
     def draw():
         g = _stage_game(ctx, k, 0, 10)
         hull = convex_hull((Fraction(a), Fraction(b)) for a, b in g.pay.values())
         if len(hull) < 3 or not 8 <= polygon_area(hull) <= 70:
             return None
-        return g, hull
+        xs = [x for x, _ in hull]
+        ys = [y for _, y in hull]
 
-    g, hull = _retry(draw)
+        def point(want: str):
+            for _ in range(400):
+                pt = (Fraction(rng.randint(int(2 * min(xs)), int(2 * max(xs))), 2),
+                      Fraction(rng.randint(int(2 * min(ys)), int(2 * max(ys))), 2))
+                # infeasible points near the hull (near misses), not in the far corners of the box where they would
+                # share extreme payoffs with each other and leave the feasible key the odd one out
+                if hull_position(hull, pt) == want and (want == "inside" or _hull_distance(hull, pt) <= 1.5):
+                    return pt
+            return None
+
+        if yn:
+            pt = point("inside" if yes else "outside")
+            return None if pt is None else (g, [pt])
+        found = _points_ranked(rng, lambda: point("inside"), lambda: point("outside"), n - 1, ranks,
+                               lambda good, bad: _similarity_role([_pt_text(g, p) for p in [good, *bad]]) == role)
+        return None if found is None else (g, [found[0]] + found[1])
+
+    g, points = _retry(draw)
     form = choose_form(rng, g)
-
-    def point(want: str | None):
-        for _ in range(400):
-            pt = (Fraction(rng.randint(0, 22), 2), Fraction(rng.randint(0, 22), 2))
-            pos = hull_position(hull, pt)
-            if pos != "boundary" and (want is None or pos == want):
-                return pt
-        return None
-
-    if rng.random() < 0.5:
-        pt = point(None)
+    if yn:
+        pt = points[0]
         tid, ask = ctx.phrasing(
             "feas_yn",
             (
@@ -1603,16 +1914,9 @@ def repeated_feasibility(ctx: GenContext) -> Draft:
                 f"{fmt_num(pt[1])} for {g.players[1]} by some sequence of play?",
             ),
         )
-        correct, dis = _yes_no(hull_position(hull, pt) == "inside")
+        correct, dis = _yes_no(yes)
         params = {"game": g.params(), "form": form, "kind": "yn", "points": [pt]}
         return Draft(f"{tid}.{form}", f"{_repeated_intro(ctx, g, form)}\n{ask}", correct, dis, params, 2)
-    n = ctx.n_options(3, 4)
-    good = point("inside")
-    bad: list[Point] = []
-    while len(bad) < n - 1:
-        p = point("outside")
-        if p is not None and p not in bad:
-            bad.append(p)
     tid, ask = ctx.phrasing(
         "feas_which",
         (
@@ -1620,12 +1924,12 @@ def repeated_feasibility(ctx: GenContext) -> Draft:
             "Exactly one of these long-run average payoff profiles can be achieved. Which one?",
         ),
     )
-    params = {"game": g.params(), "form": form, "kind": "which", "points": [good] + bad}
+    params = {"game": g.params(), "form": form, "kind": "which", "points": points}
     return Draft(
         f"{tid}.{form}",
         f"{_repeated_intro(ctx, g, form)}\n{ask}",
-        _pt_text(g, good),
-        tuple(_pt_text(g, p) for p in bad),
+        _pt_text(g, points[0]),
+        tuple(_pt_text(g, p) for p in points[1:]),
         params,
         n,
     )
@@ -1634,33 +1938,64 @@ def repeated_feasibility(ctx: GenContext) -> Draft:
 @generator("repeated_enforceability")
 def repeated_enforceability(ctx: GenContext) -> Draft:
     """A payoff profile is enforceable iff every player gets at least their (mixed-strategy) minmax value (solver
-    above; profiles exactly at a minmax value are never asked). Templates: the minmax value itself, Yes/No for a
-    profile, or which profile is enforceable (exactly one)."""
+    above; profiles exactly at a minmax value are never asked). Templates: the minmax value itself (the key's rank
+    among the options drawn at random; the distractors are payoffs of the table when the key is one, other
+    fractions when it is not), Yes/No for a profile (the answer drawn 50/50 first), or which profile is enforceable
+    (exactly one; its rank by the first payoff drawn at random, each distractor below it in exactly one payoff)."""
     rng = ctx.rng
     lo, hi = (0, 10) if ctx.level < 0.5 else (-5, 15)
-
-    def draw():
-        g = _stage_game(ctx, 2, lo, hi)
-        v = [minmax_value(g, 0), minmax_value(g, 1)]
-        return (g, v) if max(v) <= hi - 2 and min(v) >= lo + 1 else None
-
-    g, v = _retry(draw)
-    form = choose_form(rng, g)
-    intro = _repeated_intro(ctx, g, form)
     kind = rng.choice(("value", "yn", "which"))
-    params: dict[str, Any] = {"game": g.params(), "form": form, "kind": kind}
+    yes = _coin(rng)
+    n = ctx.n_options(3, 4)
+    # 'which' template: a non-enforceable point is below the enforceable key in some coordinate, so the key's ranks
+    # (x, y) sum to at least n - 1; here each distractor is below it in exactly one coordinate, the key's rank by
+    # the first payoff drawn uniformly and its rank by the second payoff n - 1 minus that (also uniform).
+    rank_x = rng.randrange(n)
+    ranks = (rank_x, n - 1 - rank_x)
+    sum_rank = rng.randrange(n)  # nor is the key's total payoff the largest more often than chance
+    role = _draw_role(rng, n)
+    stem_role = _draw_role(rng, n)  # nor does it share the most (or fewest) numbers with the payoff table
+    n_value = ctx.n_options(3, 5)
+    value_rank = rng.randrange(n_value)  # 'value' template: the key's rank, drawn before the game
 
-    def point(enforceable: bool | None):
+    def point(v, enforceable: bool):
         for _ in range(400):
             pt = (Fraction(rng.randint(2 * lo, 2 * hi + 4), 2), Fraction(rng.randint(2 * lo, 2 * hi + 4), 2))
             if pt[0] == v[0] or pt[1] == v[1]:
                 continue
-            ok = pt[0] > v[0] and pt[1] > v[1]
-            if enforceable is None or ok == enforceable:
+            if (pt[0] > v[0] and pt[1] > v[1]) == enforceable:
                 return pt
-        raise RuntimeError("no point found")
+        return None
 
-    if kind == "value":
+    def draw():
+        g = _stage_game(ctx, 2, lo, hi)
+        v = [minmax_value(g, 0), minmax_value(g, 1)]
+        if not (max(v) <= hi - 2 and min(v) >= lo + 1):
+            return None
+        if kind == "yn":
+            pt = point(v, yes)
+            return None if pt is None else (g, v, [pt])
+        if kind == "value":
+            found_value = value_question(g, v)
+            return None if found_value is None else (g, v, found_value)
+        if kind == "which":
+            table = " ".join(g.players + [str(x) for p in g.profiles() for x in g.pay[p]])
+            stated = set(_TOKEN.findall(table.casefold()))
+
+            def accept(good: Point, bad: list[Point]) -> bool:
+                below_in_sum = sum(p[0] + p[1] < good[0] + good[1] for p in bad)
+                texts = [_pt_text(g, p) for p in [good, *bad]]
+                return (_similarity_role(texts) == role and _stem_role(texts, stated) == stem_role
+                        and below_in_sum == sum_rank and all(p[0] + p[1] != good[0] + good[1] for p in bad))
+
+            found = _points_ranked(rng, lambda: point(v, True), lambda: point(v, False), n - 1, ranks, accept)
+            return None if found is None else (g, v, [found[0]] + found[1])
+        return g, v, []
+
+    def value_question(g: Game, v: list[Fraction]):
+        """(form, player, template id, stem, distractors) of the minmax-value template, or None when the game
+        does not allow the drawn rank of the key."""
+        form = choose_form(rng, g)
         i = rng.randrange(2)
         tid, ask = ctx.phrasing(
             "enf_value",
@@ -1670,13 +2005,30 @@ def repeated_enforceability(ctx: GenContext) -> Draft:
                 f"Below which average payoff can {g.players[i]} never be pushed, whatever {g.players[1 - i]} does?",
             ),
         )
+        stem = f"{_repeated_intro(ctx, g, form)}\n{ask}"
+        own = [g.u(i, p) for p in g.profiles()]
         pure = min(max(g.u(i, (a, b) if i == 0 else (b, a)) for a in range(2)) for b in range(2))
         maxmin = max(min(g.u(i, (a, b) if i == 0 else (b, a)) for b in range(2)) for a in range(2))
-        dis = numeric_distractors(rng, v[i], fmt_num, [pure, maxmin, v[1 - i], v[i] + 1], k=4, nonnegative=False)
-        params["player"] = i
-        return Draft(f"{tid}.{form}", f"{intro}\n{ask}", fmt_num(v[i]), tuple(dis), params, ctx.n_options(3, 5))
+        # stated candidates (payoffs of the table) serve a stated key, fractions between them an unstated one
+        fill = [Fraction(x, d) for d in range(2, 8) for x in range(lo * d, hi * d + 1)]
+        fill += [Fraction(x) for x in range(lo, hi + 1)]
+        mistakes = [pure, maxmin, v[1 - i], *own, *[u for p in g.profiles() for u in g.pay[p]]]
+        try:
+            dis = ranked_distractors(rng, v[i], fmt_num, mistakes, fill, n_value, stem, value_rank)
+        except ValueError:
+            return None
+        return form, i, tid, stem, dis
+
+    g, v, points = _retry(draw)
+    if kind == "value":
+        form, i, tid, stem, dis = points
+        params: dict[str, Any] = {"game": g.params(), "form": form, "kind": kind, "player": i}
+        return Draft(f"{tid}.{form}", stem, fmt_num(v[i]), tuple(dis), params, n_value)
+    form = choose_form(rng, g)
+    intro = _repeated_intro(ctx, g, form)
+    params = {"game": g.params(), "form": form, "kind": kind}
     if kind == "yn":
-        pt = point(None)
+        pt = points[0]
         tid, ask = ctx.phrasing(
             "enf_yn",
             (
@@ -1686,15 +2038,8 @@ def repeated_enforceability(ctx: GenContext) -> Draft:
             ),
         )
         params["points"] = [pt]
-        correct, dis = _yes_no(pt[0] > v[0] and pt[1] > v[1])
+        correct, dis = _yes_no(yes)
         return Draft(f"{tid}.{form}", f"{intro}\n{ask}", correct, dis, params, 2)
-    n = ctx.n_options(3, 4)
-    good = point(True)
-    bad: list[Point] = []
-    while len(bad) < n - 1:
-        p = point(False)
-        if p not in bad and p != good:
-            bad.append(p)
     tid, ask = ctx.phrasing(
         "enf_which",
         (
@@ -1702,8 +2047,9 @@ def repeated_enforceability(ctx: GenContext) -> Draft:
             "Exactly one of these profiles gives every player at least their minmax value. Which?",
         ),
     )
-    params["points"] = [good] + bad
-    return Draft(f"{tid}.{form}", f"{intro}\n{ask}", _pt_text(g, good), tuple(_pt_text(g, p) for p in bad), params, n)
+    params["points"] = points
+    return Draft(f"{tid}.{form}", f"{intro}\n{ask}", _pt_text(g, points[0]), tuple(_pt_text(g, p) for p in points[1:]),
+                 params, n)
 
 
 def grim_trigger_threshold(t: int, r: int, p: int) -> Fraction:
@@ -1717,18 +2063,64 @@ def tit_for_tat_threshold(t: int, r: int, p: int, s: int) -> Fraction:
     return max(Fraction(t - r, t - p), Fraction(t - r, r - s))
 
 
+def punishment_sustains(t: int, r: int, p: int, delta: Fraction, length: int | None) -> bool:
+    """Trigger strategy "play C; after any defection play D for ``length`` periods (None: forever), then C again":
+    by the one-shot deviation principle it is a subgame-perfect equilibrium iff deviating once from cooperation
+    does not pay, T - R <= (R - P) * (delta + ... + delta^length) (punishing costs the punisher nothing, since
+    mutual D is a stage Nash equilibrium). ``length`` None gives grim trigger, delta >= (T - R) / (T - P)."""
+    loss = Fraction(delta, 1 - delta) if length is None else sum(delta**k for k in range(1, length + 1))
+    return t - r <= (r - p) * loss
+
+
+PUNISHMENTS: tuple[int | None, ...] = (1, 2, 3, None)
+
+
+def _punishment_text(length: int | None) -> str:
+    if length is None:
+        return "Punish forever (grim trigger)"
+    return f"Punish for {length} period" + ("s" if length > 1 else "")
+
+
+NO_PUNISHMENT = "None of these punishments sustains cooperation"
+
+
 @generator("trigger_strategies")
 def trigger_strategies(ctx: GenContext) -> Draft:
     """Prisoner's-dilemma stage game (T > R > P > S, symmetric). Grim trigger sustains cooperation as a
     subgame-perfect equilibrium iff delta >= (T-R)/(T-P); tit-for-tat is a Nash equilibrium iff delta >=
-    max((T-R)/(T-P), (T-R)/(R-S)). Templates: the threshold, Yes/No at a stated delta (never equal to the
-    threshold), and which strategy sustains cooperation when delta is above the grim-trigger threshold."""
+    max((T-R)/(T-P), (T-R)/(R-S)); an L-period punishment iff T - R <= (R - P)(delta + ... + delta^L). Templates:
+    the grim-trigger threshold (two decimals; the key's rank among the options drawn at random), Yes/No at a stated
+    delta for grim trigger or tit-for-tat (the answer drawn 50/50 first, delta never at the threshold), and the
+    shortest of the punishments 1, 2, 3 periods and forever that sustains cooperation at a stated delta, or none of
+    them (each of the five answers drawn with equal probability)."""
     rng = ctx.rng
     players = _two_players(ctx)
     coop, defect = rng.choice((("High", "Low"), ("Cooperate", "Defect"), ("Share", "Grab"), ("Hold back", "Undercut")))
-    s_, p_ = sorted(rng.sample(range(-4, 10), 2))
-    r_ = rng.randint(p_ + 1, p_ + 8)
-    t_ = rng.randint(r_ + 1, r_ + 8)
+    kinds = ["threshold", "yn", "punish"] + (["tft"] if ctx.level >= 0.5 else [])
+    kind = rng.choice(kinds)
+    yes = _coin(rng)
+    target = rng.choice(PUNISHMENTS + ("none",))
+
+    def draw():
+        s_, p_ = sorted(rng.sample(range(-4, 10), 2))
+        r_ = rng.randint(p_ + 1, p_ + 8)
+        t_ = rng.randint(r_ + 1, r_ + 8)
+        grim = grim_trigger_threshold(t_, r_, p_)
+        tft = tit_for_tat_threshold(t_, r_, p_, s_)
+        th = tft if kind == "tft" else grim
+        if kind in ("yn", "tft"):
+            # a delta on the drawn side of the threshold, two decimals, never equal to it
+            grid = [Fraction(x, 100) for x in range(5, 99)]
+            side = [d for d in grid if (d > th if yes else d < th)]
+            return (t_, r_, p_, s_, rng.choice(side)) if side else None
+        if kind == "punish":
+            d = Fraction(rng.randint(5, 98), 100)
+            works = [L for L in PUNISHMENTS if punishment_sustains(t_, r_, p_, d, L)]
+            key = works[0] if works else "none"
+            return (t_, r_, p_, s_, d) if key == target else None
+        return (t_, r_, p_, s_, None) if Fraction(5, 100) < grim < Fraction(95, 100) else None
+
+    t_, r_, p_, s_, d = _retry(draw, 5000)
     a = [[r_, s_], [t_, p_]]
     g = matrix_game(players, [coop, defect], [coop, defect], a, [[a[j][i] for j in range(2)] for i in range(2)])
     form = choose_form(rng, g)
@@ -1739,39 +2131,27 @@ def trigger_strategies(ctx: GenContext) -> Draft:
         f"every period forever, discounting future payoffs by a common factor delta per period.\n"
         f"{render_game(g, form)}"
     )
-    grim_text = f"Play {coop} until the other player plays {defect}, then play {defect} forever (grim trigger)"
-    params: dict[str, Any] = {"T": t_, "R": r_, "P": p_, "S": s_, "form": form}
-
-    def delta_not(th: Fraction) -> Fraction:
-        while True:
-            d = Fraction(rng.randint(5, 98), 100)
-            if d != th:
-                return d
-
-    kinds = ["threshold", "yn", "which"] + (["tft"] if ctx.level >= 0.5 else [])
-    kind = rng.choice(kinds)
-    params["kind"] = kind
+    params: dict[str, Any] = {"T": t_, "R": r_, "P": p_, "S": s_, "form": form, "kind": kind}
     if kind == "threshold":
         tid, ask = ctx.phrasing(
             "trig_th",
             (
                 f"Both players use grim trigger: play {coop} until someone plays {defect}, then play {defect} forever. "
                 f"What is the smallest discount factor for which this sustains ({coop}, {coop}) in every period as a "
-                f"subgame-perfect equilibrium?",
-                f"For which minimum delta can the grim-trigger strategy support cooperation on {coop}?",
+                f"subgame-perfect equilibrium? (Rounded to two decimals.)",
+                f"For which minimum delta can the grim-trigger strategy support cooperation on {coop}? (Rounded to two "
+                f"decimals.)",
             ),
         )
-        cands = [Fraction(t_ - r_, r_ - s_), Fraction(r_ - p_, t_ - p_), 1 - grim, Fraction(t_ - r_, t_)]
-        dis = _ordered_unique(fmt_frac(c) for c in cands if 0 < c < 1 and c != grim)
-        extra = [Fraction(x, y) for y in range(2, 10) for x in range(1, y)]
-        rng.shuffle(extra)
-        dis += [fmt_frac(c) for c in extra if c != grim]
-        return Draft(
-            f"{tid}.{form}", f"{intro}\n{ask}", fmt_frac(grim), tuple(_ordered_unique(dis)), params, ctx.n_options(3, 5)
-        )
+        stem = f"{intro}\n{ask}"
+        fmt2 = lambda x: f"{float(x):.2f}"  # noqa: E731
+        mistakes = [Fraction(t_ - r_, r_ - s_), Fraction(r_ - p_, t_ - p_), 1 - grim, Fraction(t_ - r_, t_),
+                    Fraction(t_ - r_, r_ - p_), Fraction(r_ - p_, r_ - s_)]
+        fill = [Fraction(x, 100) for x in range(3, 98)]
+        dis = ranked_distractors(rng, grim, fmt2, [m for m in mistakes if 0 < m < 1], fill, ctx.n_options(3, 5), stem)
+        return Draft(f"{tid}.{form}", stem, fmt2(grim), tuple(dis), params, ctx.n_options(3, 5))
+    params["delta"] = d
     if kind == "yn":
-        d = delta_not(grim)
-        params["delta"] = d
         tid, ask = ctx.phrasing(
             "trig_yn",
             (
@@ -1784,8 +2164,6 @@ def trigger_strategies(ctx: GenContext) -> Draft:
         correct, dis = _yes_no(d >= grim)
         return Draft(f"{tid}.{form}", f"{intro}\n{ask}", correct, dis, params, 2)
     if kind == "tft":
-        d = delta_not(tft)
-        params["delta"] = d
         tid, ask = ctx.phrasing(
             "trig_tft",
             (
@@ -1796,22 +2174,21 @@ def trigger_strategies(ctx: GenContext) -> Draft:
         )
         correct, dis = _yes_no(d >= tft)
         return Draft(f"{tid}.{form}", f"{intro}\n{ask}", correct, dis, params, 2)
-    d = Fraction(rng.randint(int(grim * 100) + 1, 99), 100) if grim < Fraction(99, 100) else Fraction(995, 1000)
-    params["delta"] = d
     tid, ask = ctx.phrasing(
-        "trig_which",
+        "trig_punish",
         (
-            f"The discount factor is {fmt_num(d, 3)}. Which strategy, used by both players, sustains ({coop}, {coop}) "
-            f"in every period as a subgame-perfect equilibrium?",
-            f"With delta = {fmt_num(d, 3)}, which common strategy makes cooperation on {coop} self-enforcing?",
+            f"The discount factor is {fmt_num(d)}. Both players follow the same rule: play {coop}; after any play of "
+            f"{defect}, play {defect} for a fixed number of periods (the punishment), then return to {coop}. Which "
+            f"is the shortest of the punishments below that makes ({coop}, {coop}) in every period a subgame-perfect "
+            f"equilibrium?",
+            f"With delta = {fmt_num(d)}, the players want to sustain ({coop}, {coop}) with a rule that answers any "
+            f"{defect} by playing {defect} for some periods before returning to {coop}. Of the punishment lengths "
+            f"below, which is the shortest that makes this rule a subgame-perfect equilibrium?",
         ),
     )
-    dis = (
-        f"Play {coop} in every period, whatever happens",
-        f"Play {defect} in the first period and {coop} afterwards",
-        f"Play {coop} in the first period and {defect} afterwards",
-    )
-    return Draft(f"{tid}.{form}", f"{intro}\n{ask}", grim_text, dis, params, ctx.n_options(3, 4))
+    options = [_punishment_text(L) for L in PUNISHMENTS] + [NO_PUNISHMENT]
+    correct = NO_PUNISHMENT if target == "none" else _punishment_text(target)
+    return Draft(f"{tid}.{form}", f"{intro}\n{ask}", correct, tuple(o for o in options if o != correct), params)
 
 
 # ================================================================================================================
@@ -1850,21 +2227,27 @@ def bayes_nash(ctx: GenContext) -> Draft:
     """Template 'matrix': player 1 has two types with stated prior; pure Bayes-Nash equilibria by enumerating
     every type-contingent strategy profile; options contain exactly one equilibrium (or 'none'). Template 'offer'
     (market for lemons): the buyer's best take-it-or-leave-it price maximizes expected payoff given which seller
-    types accept (unique)."""
+    types accept (unique); the candidate prices are the seller values and one buyer value (all stated), and the
+    key's rank among them is drawn first."""
     rng = ctx.rng
     a_name, b_name = _two_players(ctx)
     if rng.random() < 0.5:
         n_q = ctx.scale(2, 3)
         qualities = ["good", "bad"] if n_q == 2 else ["excellent", "average", "poor"]
         item = ctx.vocab.owned_item if ctx.vocab.owned_item else "an item"
+        rank = rng.randrange(n_q + 1)
 
         def draw():
             probs = [p * 5 for p in _split5(rng, n_q)]
-            seller = sorted(rng.sample(range(0, 40), n_q), reverse=True)
+            seller = sorted(rng.sample(range(10, 50), n_q), reverse=True)  # two-digit amounts: no length cue
             buyer = [s + rng.randint(1, 20) for s in seller]
-            offers = sorted(set(seller + [rng.randint(1, 50)]))
+            # the candidate offers: every seller value and one buyer value, all amounts the question states (an
+            # unstated extra amount was never the best offer, which left the key among the stated ones)
+            offers = sorted(set(seller + [rng.choice(buyer)]))
+            if len(offers) != n_q + 1:
+                return None
             vals = lemons_payoffs(probs, seller, buyer, offers)
-            if vals.count(max(vals)) != 1:
+            if vals.count(max(vals)) != 1 or vals.index(max(vals)) != rank:  # the key's rank is drawn first
                 return None
             return probs, seller, buyer, offers, vals
 
@@ -1991,9 +2374,9 @@ def entry_bne(prior0: Fraction, modes: int, ent: Sequence, inc: Sequence, e: int
 def subgame_perfect_bayes_nash(ctx: GenContext) -> Draft:
     """Entry game with a privately informed incumbent (tough/weak). Subgame perfection rules out non-credible
     threats: each type's response to every entry mode is its payoff-maximizing one; the entrant picks the action
-    with the highest expected payoff (unique). Templates: the entrant's action (1-2 entry modes) or the full
-    equilibrium profile (one entry mode; distractors are first the Bayes-Nash equilibria that are not subgame
-    perfect)."""
+    with the highest expected payoff (unique). Templates: the entrant's action (1-2 entry modes; every action the key
+    equally often) or the full equilibrium profile (one entry mode; each of the 8 profiles the key equally often;
+    the distractors hold a Bayes-Nash equilibrium that is not subgame perfect where there is one)."""
     rng = ctx.rng
     e_name, i_name = _two_players(ctx)
     modes = 1 if ctx.level < 1 or rng.random() < 0.4 else 2
@@ -2001,18 +2384,25 @@ def subgame_perfect_bayes_nash(ctx: GenContext) -> Draft:
     types = ("tough", "weak")
     prior = rng.randint(2, 8) * 10
     pr0 = Fraction(prior, 100)
+    profile_template = modes == 1 and rng.random() < 0.6
+    # the key is drawn first, uniformly: the entrant's action (entrant template) or the entrant's action and both
+    # types' responses (profile template); the payoffs are drawn until they give it
+    want_e = rng.randrange(modes + 1)
+    want_resp = [[rng.randrange(2), rng.randrange(2)]]
 
     def draw():
-        ent = [[[rng.randint(-8, 2), rng.randint(1, 10)] for _ in (0, 1)] for _ in range(modes)]
+        # entering against a fight loses money; against accommodation it usually pays, but not always (so that
+        # staying out although both types would accommodate can be the equilibrium too)
+        ent = [[[rng.randint(-8, 2), rng.randint(-3, 10)] for _ in (0, 1)] for _ in range(modes)]
         inc = [[[rng.randint(0, 10), rng.randint(0, 10)] for _ in (0, 1)] for _ in range(modes)]
         if any(inc[m][t][0] == inc[m][t][1] for m in range(modes) for t in (0, 1)):
             return None
         resp, e, vals = entry_spbne(pr0, modes, ent, inc)
-        if vals.count(max(vals)) != 1:
+        if vals.count(max(vals)) != 1 or e != want_e or (profile_template and resp != want_resp):
             return None
         return ent, inc, resp, e, vals
 
-    ent, inc, resp, e, vals = _retry(draw)
+    ent, inc, resp, e, vals = _retry(draw, 20000)
     stay = [rng.randint(5, 15), rng.randint(5, 15)]  # incumbent's payoff by type if the entrant stays out
     gv = game_vocab(ctx.domain)
     desc = (
@@ -2031,7 +2421,7 @@ def subgame_perfect_bayes_nash(ctx: GenContext) -> Draft:
             )
     params = {"prior_pct": prior, "modes": modes, "ent": ent, "inc": inc, "stay": stay, "players": [e_name, i_name]}
     actions = ["Stay out"] + mode_names
-    if modes == 1 and rng.random() < 0.6:
+    if profile_template:
         r_word = ("fights", "accommodates")
 
         def label(ea: int, rs: Sequence[Sequence[int]]) -> str:
@@ -2043,7 +2433,11 @@ def subgame_perfect_bayes_nash(ctx: GenContext) -> Draft:
         profs = [(ea, [[r0, r1]]) for ea in (0, 1) for r0 in (0, 1) for r1 in (0, 1)]
         correct_prof = (e, resp)
         bne_only = [p for p in profs if p != correct_prof and entry_bne(pr0, 1, ent, inc, *p)]
-        rest = [p for p in profs if p != correct_prof and p not in bne_only]
+        # the non-credible Bayes-Nash equilibrium (typically staying out against a threatened fight) is offered in
+        # half of the questions only: always offering it made it the option right less often than chance
+        if rng.random() < 0.5:
+            bne_only = []
+        rest = [p for p in profs if p != correct_prof and p not in bne_only[:1]]
         rng.shuffle(rest)
         tid, ask = ctx.phrasing(
             "spbne_prof",
@@ -2058,7 +2452,7 @@ def subgame_perfect_bayes_nash(ctx: GenContext) -> Draft:
             tid,
             f"{desc}{ask}",
             label(*correct_prof),
-            tuple(label(*p) for p in bne_only + rest),
+            tuple(label(*p) for p in bne_only[:1] + rest),
             params,
             ctx.n_options(3, 5),
         )
@@ -2072,7 +2466,6 @@ def subgame_perfect_bayes_nash(ctx: GenContext) -> Draft:
     )
     params["kind"] = "entrant"
     correct = actions[e]
-    dis = [x for x in actions if x != correct] + [
-        f"Choose between {actions[0].lower()} and {actions[1].lower()} by a fair coin flip"
-    ]
-    return Draft(tid, f"{desc}{ask}", correct, tuple(dis), params, min(len(dis) + 1, ctx.n_options(3, 4)))
+    # no "choose by a fair coin flip": with a unique best action it is never right (offered 146 times, right 0)
+    dis = [x for x in actions if x != correct]
+    return Draft(tid, f"{desc}{ask}", correct, tuple(dis), params)

@@ -22,6 +22,7 @@ import pandas as pd
 
 from choicelab.studies.scoring_methods import coder as fc
 from choicelab.studies.scoring_methods.code_free import code_free_frame, hand_coded_examples, load_embedder
+from choicelab.studies.scoring_methods.human import read_hand_coded
 
 
 def main() -> None:
@@ -41,7 +42,7 @@ def main() -> None:
         "uses the Llama-2 hand codes only: held out)",
     )
     args = parser.parse_args()
-    hand = fc.read_hand_coded(args.data_mirror)
+    hand = read_hand_coded(args.data_mirror)
     embed = load_embedder(args.embedder)
     cache: dict[str, object] = {}
 

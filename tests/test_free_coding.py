@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from choicelab.studies.scoring_methods import coder as fc
+from choicelab.studies.scoring_methods.human import read_hand_coded
 
 ECHO = (
     "You will read a pair of sentences. Your task is to decide whether they form a coherent story.\n\n"
@@ -150,7 +151,7 @@ def test_hand_code_spelling_variants_map_to_the_data_hu_column_names():
 
 
 def test_the_hand_coded_files_are_read_whatever_their_separator_and_code_column(data_mirror):
-    hand = fc.read_hand_coded(data_mirror)
+    hand = read_hand_coded(data_mirror)
     assert set(hand["model"]) == {"llama2", "flan-t5-xl"}
     assert set(hand["annotator"]) == set(fc.HAND_CODE_COLUMNS)
     assert hand["hand_code"].ne("").all() and hand["response"].notna().all()
@@ -173,7 +174,7 @@ def test_agreement_with_the_hand_codes_on_a_fixed_slice_stays_above_its_bound(da
     from choicelab.lm.registry import WEIGHT_PACKAGES, package_folder
     from choicelab.studies.scoring_methods.code_free import code_free_frame, load_embedder
 
-    hand = fc.read_hand_coded(data_mirror)
+    hand = read_hand_coded(data_mirror)
     chosen = ((hand["model"] == "flan-t5-xl") & (hand["seed"] == 0) & (hand["temperature"] == "09")) | (
         (hand["model"] == "llama2") & (hand["seed"] == 0) & (hand["temperature"] == "01")
     )
@@ -230,3 +231,134 @@ def test_code_free_command_writes_the_input_plus_coded_option(data_mirror, tmp_p
     with pytest.raises(SystemExit):
         main(["code-free", "--generations", str(src), "--embedder", str(embedder), "--out", str(out),
               "--data-mirror", str(data_mirror)])
+
+
+# -- the hand-code files: what the loader uses and what it reports ---------------------------------------------------
+
+HEADER = "model_name,temperature,phenomenon,decoding_scheme,question,seed,item_id,prompt,response,response_option\n"
+
+
+def _hand_file(root, model, seed, temp, name, rows, seed_column=None):
+    folder = root / "pragmatics/LLM_link/results/free" / model / f"seed{seed}" / f"temperature{temp}"
+    folder.mkdir(parents=True, exist_ok=True)
+    lines = [f"m,0.1,irony,s,,{seed if seed_column is None else seed_column},{item},p,{text},{code}\n"
+             for item, text, code in rows]
+    (folder / name).write_text(HEADER + "".join(lines))
+
+
+def test_byte_copies_and_interleaved_runs_are_reported_and_left_out(tmp_path):
+    from choicelab.studies.scoring_methods.human import hand_code_report
+
+    rows = [(k, f"answer {k}", "target") for k in range(1, 26)]
+    _hand_file(tmp_path, "m", 1, "01", "irony_seed1.csv", rows)
+    _hand_file(tmp_path, "m", 0, "01", "irony_seed1.csv", rows, seed_column=1)  # a copy of seed 1 in seed 0
+    _hand_file(tmp_path, "m", 2, "01", "irony_seed2.csv", rows[:3] + [(1, "again", "error")] + rows[3:])
+    _hand_file(tmp_path, "m", 3, "01", "irony_seed3.csv", rows[:10])
+    report = hand_code_report(tmp_path).set_index("file")
+    assert report["status"].to_dict() == {
+        "m/seed0/temperature01/irony_seed1.csv": "duplicate",
+        "m/seed1/temperature01/irony_seed1.csv": "ok",
+        "m/seed2/temperature01/irony_seed2.csv": "interleaved",
+        "m/seed3/temperature01/irony_seed3.csv": "incomplete",
+    }
+    assert "byte-identical to m/seed1/temperature01/irony_seed1.csv" in report.loc[
+        "m/seed0/temperature01/irony_seed1.csv", "reason"]
+    assert "item 1 at rows [1, 4]" in report.loc["m/seed2/temperature01/irony_seed2.csv", "reason"]
+    used = read_hand_coded(tmp_path)
+    assert sorted(set(used["file"])) == [
+        "m/seed1/temperature01/irony_seed1.csv", "m/seed3/temperature01/irony_seed3.csv"]
+    assert len(used) == 35
+
+
+def test_a_hand_code_row_naming_an_unknown_phenomenon_fails_naming_file_and_row(tmp_path):
+    from choicelab.studies.scoring_methods.human import hand_code_report
+
+    _hand_file(tmp_path, "m", 1, "01", "irony.csv", [(1, "a", "target")])
+    path = tmp_path / "pragmatics/LLM_link/results/free/m/seed1/temperature01/irony.csv"
+    path.write_text(path.read_text().replace(",irony,", ",sarcasm,"))
+    with pytest.raises(ValueError, match=r"irony\.csv, data row 1 .*unknown phenomenon 'sarcasm'"):
+        hand_code_report(tmp_path)
+
+
+def test_the_mirrors_copied_seed_and_interleaved_coherence_files_are_not_used(data_mirror):
+    """FLAN-T5-XL seed0/temperature01 holds byte copies of seed 1 (seed column 1); Llama-2's coherence files at tau
+    0.9, seeds 1-4, hold 80 rows for 40 items (two runs interleaved)."""
+    from choicelab.studies.scoring_methods.human import hand_code_report
+
+    report = hand_code_report(data_mirror)
+    flagged = report[~report["used"]]
+    assert set(flagged.loc[flagged["status"] == "duplicate", "file"].str.rsplit("/", n=1).str[0]) == {
+        "flan-t5-xl/seed0/temperature01"}
+    assert (flagged["status"] == "duplicate").sum() == 7
+    interleaved = flagged[flagged["status"] == "interleaved"]
+    assert set(interleaved["model"]) == {"llama2"} and set(interleaved["phenomenon"]) == {"coherence"}
+    assert set(interleaved["seed"]) == {1, 2, 3, 4}
+    hand = read_hand_coded(data_mirror)
+    assert not set(hand["file"]) & set(flagged["file"])
+    assert not hand.duplicated(["model", "seed", "temperature", "phenomenon", "item_id"]).any()
+
+
+# -- the LLM judge ---------------------------------------------------------------------------------------------------
+
+
+def test_the_judge_sees_the_situation_the_answer_and_the_options_and_its_letter_is_the_code():
+    seen = []
+
+    def judge(prompts, letters):
+        seen.extend(prompts)
+        # prefers B for the first prompt, the "none" letter for the second
+        return [np.array([0.0, 1.0, 0.0, -1.0]), np.array([0.0, 0.0, 0.0, 2.0])][: len(prompts)]
+
+    options, categories = ("He likes it.", "He spares her.", "He is cold."), ("incorrect_literal", "target",
+                                                                              "distractor")
+    coded = fc.code_generations(["He does not want to hurt her.", "Maybe."], ["irony", "irony"],
+                                [options, options], [categories, categories], embed=None, judge=judge,
+                                contexts=["Ann knits Bob a scarf. Why does Bob say he loves it?"] * 2)
+    assert [(c.category, c.rule) for c in coded] == [("target", "judge"), (fc.ERROR, "judge")]
+    assert "Ann knits Bob a scarf" in seen[0] and "He does not want to hurt her." in seen[0]
+    assert "B. He spares her." in seen[0] and "D. none of them" in seen[0]
+
+
+@pytest.fixture(scope="module")
+def judge_dirs(tmp_path_factory):
+    from choicelab.lm.prepare import prepare_model
+
+    out = tmp_path_factory.mktemp("judges")
+    prepare_model("tiny-llama", {"kind": "causal", "source": "random:llama"}, out / "tiny-llama")
+    prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert"}, out / "tiny-bert")
+    return out
+
+
+def test_a_tiny_causal_model_codes_generations_as_a_judge(judge_dirs):
+    """The judge path end to end with a random tiny model (what a paper-config user names as
+    studies.scoring_methods.coder.model: a hub instruct model): every pending generation gets a category of its item
+    or error, decided by the judge."""
+    from choicelab.studies.scoring_methods.code_free import load_judge
+
+    judge = load_judge(judge_dirs / "tiny-llama")
+    options, categories = ("He likes it.", "He spares her."), ("incorrect_literal", "target")
+    coded = fc.code_generations(["He is nice.", "She is cold."], ["irony"] * 2, [options] * 2, [categories] * 2,
+                                embed=None, judge=judge, contexts=["Bob gets a scarf. Why does he smile?"] * 2)
+    assert all(c.rule == "judge" and c.category in (*categories, fc.ERROR) for c in coded)
+
+
+def test_a_judge_that_is_not_a_causal_model_fails_naming_the_folder_and_what_to_do(tmp_path, judge_dirs):
+    from choicelab.studies.scoring_methods.code_free import load_judge
+
+    with pytest.raises(FileNotFoundError, match=r"no model\.json.*materialize"):
+        load_judge(tmp_path / "missing")
+    with pytest.raises(ValueError, match=r"encoder model.*needs a causal"):
+        load_judge(judge_dirs / "tiny-bert")
+
+
+def test_generations_whose_item_cannot_be_found_fail_naming_file_and_row(data_mirror, tmp_path):
+    import pandas as pd
+
+    from choicelab.studies.scoring_methods.code_free import code_free_frame
+
+    generations = pd.DataFrame({"phenomenon": ["irony", "sarcasm", "irony"], "item_id": [1, 1, 99],
+                                "response": ["a", "b", "c"]})
+    generations.attrs["source"] = "gens.csv"
+    with pytest.raises(ValueError, match=r"gens\.csv: 2 generation.*row 2: unknown phenomenon 'sarcasm'; "
+                                         r"row 3: no irony item '99'.*nothing is coded as error"):
+        code_free_frame(generations, data_mirror, embed=None)

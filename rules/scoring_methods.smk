@@ -19,7 +19,8 @@ SM_FIGURES = of_rule(sm_artifacts.ARTIFACTS, "sm_figures")
 
 # The pragmatics items and human data: the mirror's files, else the download rules'.
 SM_SOURCES = [f"{data_root()}/{path}" for path in sorted(sm_sources.SOURCES)]
-SM_EMBEDDER = [model_dir(SM_SETTINGS.embedder)] if SM_SETTINGS.embedder else []
+# The model that codes free generations (studies.scoring_methods.coder: an encoder or an LLM judge).
+SM_CODER = [model_dir(SM_SETTINGS.coder.model)] if SM_SETTINGS.coder.model else []
 SM_SCORES = expand(
     f"{SM}/scores/{{model}}.parquet", model=study_models("scoring_methods")
 )
@@ -78,7 +79,7 @@ rule sm_pragmatics_items:
 rule sm_score:
     input:
         model=wildcard_model_dir,
-        embedder=SM_EMBEDDER,
+        coder=SM_CODER,
         item_files=SM_SOURCES,
     output:
         f"{SM}/scores/{{model}}.parquet",
@@ -107,7 +108,7 @@ rule sm_score:
 rule sm_grid_score:
     input:
         model=wildcard_model_dir,
-        embedder=SM_EMBEDDER,
+        coder=SM_CODER,
         item_files=lookup(dpath="{benchmark}", within=SM_GRID_ITEMS),
     output:
         f"{SM}/grid/{{model}}__{{benchmark}}.parquet",

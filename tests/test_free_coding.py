@@ -362,3 +362,49 @@ def test_generations_whose_item_cannot_be_found_fail_naming_file_and_row(data_mi
     with pytest.raises(ValueError, match=r"gens\.csv: 2 generation.*row 2: unknown phenomenon 'sarcasm'; "
                                          r"row 3: no irony item '99'.*nothing is coded as error"):
         code_free_frame(generations, data_mirror, embed=None)
+
+
+# -- the coder as a configured model ---------------------------------------------------------------------------------
+
+
+def _settings(coder: dict | None, embedder: str | None = "minilm-l6"):
+    import yaml
+    from snakemake.utils import validate
+
+    from choicelab.studies.scoring_methods.settings import from_config
+
+    with open("configs/smoke.yaml") as f:
+        config = yaml.safe_load(f)
+    section = {"models": ["tiny-llama"], "embedder": embedder}
+    if coder is not None:
+        section["coder"] = coder
+    config["studies"]["scoring_methods"] = section
+    validate(config, "schemas/config.schema.yaml")
+    return from_config(config)
+
+
+def test_the_coder_is_a_configured_model_an_encoder_by_default_or_a_named_judge():
+    assert _settings(None).coder.kind == "embedding" and _settings(None).coder.model == "minilm-l6"
+    judge = _settings({"kind": "judge", "model": "qwen2-7b-instruct"}).coder
+    assert (judge.kind, judge.model) == ("judge", "qwen2-7b-instruct")
+    with pytest.raises(ValueError, match=r"coder\.kind is 'judge' but coder\.model is null"):
+        _settings({"kind": "judge"})
+
+
+def test_a_scoring_job_codes_its_free_generations_with_a_judge_model(judge_dirs):
+    """score_model with coder kind judge: the tiny random llama generates and a tiny random llama judges; every
+    free row records the judge (or a rule before it) as what decided."""
+    from choicelab.studies.scoring_methods import scoring
+    from choicelab.studies.scoring_methods.prompts import ScoringItem
+    from choicelab.studies.scoring_methods.scoring import MethodPlan
+
+    item = ScoringItem("pragmatics", "irony", "irony-01", "Interpret the answer.",
+                       "Bob gets a scarf he hates and says: I love it.", "Why does Bob say this?",
+                       ("He likes it.", "He spares her."), ("IncorrectLiteral", "CorrectNonLiteral"), 1,
+                       categories=("incorrect_literal", "target"))
+    plan = MethodPlan(methods=("free",), label_seeds=(0,), label_sets=("alpha",), scales=("likely",),
+                      temperatures=(0.9,), generation_seeds=(0,), max_new_tokens=4)
+    rows = scoring.score_model(str(judge_dirs / "tiny-llama"), [item], model="tiny", plan=plan,
+                               coder_dir=str(judge_dirs / "tiny-llama"), coder_kind="judge", seed=0, device="cpu",
+                               max_batch_tokens=2048)
+    assert {r.classified_by for r in rows} <= {"judge", "empty", "non_answer"}

@@ -9,10 +9,21 @@ from typing import Any
 
 
 @dataclass(frozen=True)
+class Coder:
+    """``studies.scoring_methods.coder``: ``kind`` "embedding" (rules + sentence similarity with an encoder) or
+    "judge" (rules + an LLM judge); ``model`` the coder's model entry (kind embedding: coder.model, else
+    ``embedder``; None: the scored model's own embeddings)."""
+
+    kind: str
+    model: str | None
+
+
+@dataclass(frozen=True)
 class Settings:
     enabled: bool
     models: tuple[str, ...]  # scored with every method on the pragmatics items
     embedder: str | None  # encoder that codes free generations (None: the scored model's own embeddings)
+    coder: Coder  # what codes free generations
     items_per_condition: int | None  # seeded items per condition (None: all 169)
     methods: tuple[str, ...]
     label_seeds: tuple[int, ...]  # option-order seeds of label scoring
@@ -33,6 +44,16 @@ def _optional_tuple(value: Any) -> tuple | None:
     return None if value is None else tuple(value)
 
 
+def _coder(s: Mapping[str, Any]) -> Coder:
+    kind, model = s["coder"]["kind"], s["coder"]["model"]
+    if kind == "judge" and model is None:
+        raise ValueError(
+            "studies.scoring_methods.coder.kind is 'judge' but coder.model is null: name a causal (instruct) model "
+            "entry of `models:` as the judge, or set coder.kind to 'embedding'"
+        )
+    return Coder(kind, model if model is not None else s["embedder"])
+
+
 def from_config(config: Mapping[str, Any]) -> Settings:
     """The study's settings from a validated config (every key present: validation filled the defaults)."""
     s = config["studies"]["scoring_methods"]
@@ -40,6 +61,7 @@ def from_config(config: Mapping[str, Any]) -> Settings:
         enabled=bool(s["enabled"]),
         models=tuple(s["models"]),
         embedder=s["embedder"],
+        coder=_coder(s),
         items_per_condition=s["items_per_condition"],
         methods=tuple(s["methods"]),
         label_seeds=tuple(s["label_seeds"]),

@@ -22,7 +22,7 @@ import pandas as pd
 
 from choicelab.studies.scoring_methods import coder as fc
 from choicelab.studies.scoring_methods.code_free import code_free_frame, hand_coded_examples, load_embedder
-from choicelab.studies.scoring_methods.human import read_hand_coded
+from choicelab.studies.scoring_methods.human import hand_code_report, read_hand_coded
 
 
 def main() -> None:
@@ -31,6 +31,11 @@ def main() -> None:
     parser.add_argument("--embedder", required=True, help="a sentence-encoder folder (e.g. results/models/minilm-l6)")
     parser.add_argument("--fit", choices=["llama2", "flan-t5-xl"], help="choose the settings on this model only")
     parser.add_argument("--out", help="write the coded generations here (CSV)")
+    parser.add_argument("--criterion", choices=["target", "exact"], default="target",
+                        help="what --fit maximizes: target-vs-not kappa (default) or exact-option agreement")
+    parser.add_argument("--target-biases", type=float, nargs="+", default=[0.0],
+                        help="target_bias values --fit tries (default: 0 only)")
+    parser.add_argument("--report", help="write the hand-code files' report (status of every file) here (CSV)")
     parser.add_argument(
         "--with-examples", action="store_true",
         help="the rejected variant: hand-coded examples vote (weight 2, cosine-weighted; the fit tries 0 and 2)",
@@ -42,6 +47,11 @@ def main() -> None:
         "uses the Llama-2 hand codes only: held out)",
     )
     args = parser.parse_args()
+    report = hand_code_report(args.data_mirror)
+    print("hand-code files:", report["status"].value_counts().to_dict())
+    print(report.loc[~report["status"].eq("ok"), ["file", "status", "reason", "used"]].to_string(index=False))
+    if args.report:
+        report.to_csv(args.report, index=False)
     hand = read_hand_coded(args.data_mirror)
     embed = load_embedder(args.embedder)
     cache: dict[str, object] = {}
@@ -57,7 +67,7 @@ def main() -> None:
 
     settings = {
         "min_similarity": fc.MIN_SIMILARITY, "sentences": fc.ANSWER_SENTENCES,
-        "prototype_weight": fc.PROTOTYPE_WEIGHT, "example_weight": fc.EXAMPLE_WEIGHT,
+        "prototype_weight": fc.PROTOTYPE_WEIGHT, "example_weight": fc.EXAMPLE_WEIGHT, "target_bias": fc.TARGET_BIAS,
         "min_example_similarity": fc.MIN_EXAMPLE_SIMILARITY, "weighted_votes": fc.WEIGHTED_VOTES,
     }
     if args.with_examples:
@@ -66,20 +76,22 @@ def main() -> None:
         dev = hand[hand["model"] == args.fit]
         dev_examples = hand_coded_examples(dev)
         best = None
-        for threshold in (0.15, 0.2):
-            for prototype_weight in (0.0, 1.0, 2.0, 4.0):
-                for example_weight in ((0.0, 2.0) if args.with_examples else (0.0,)):
-                    trial = {**settings, "min_similarity": threshold, "sentences": 1,
-                             "prototype_weight": prototype_weight, "example_weight": example_weight}
-                    # the dev model's own examples, less the generation's own (item, answer): leave-one-out
-                    coded = code_free_frame(dev, args.data_mirror, cached, examples=dev_examples,
-                                            exclude_identical=True, **trial)
-                    agreement = float((coded["coded_option"] == coded["hand_code"]).mean())
-                    print(f"fit on {args.fit}: {trial} -> {agreement:.3f}")
-                    if best is None or agreement > best[0]:
-                        best = (agreement, trial)
+        grid = [(t, w, e, b) for t in (0.15, 0.2) for w in (0.0, 1.0, 2.0, 4.0)
+                for e in ((0.0, 2.0) if args.with_examples else (0.0,)) for b in args.target_biases]
+        for threshold, prototype_weight, example_weight, bias in grid:
+            trial = {**settings, "min_similarity": threshold, "sentences": 1, "prototype_weight": prototype_weight,
+                     "example_weight": example_weight, "target_bias": bias}
+            # the dev model's own examples, less the generation's own (item, answer): leave-one-out
+            coded = code_free_frame(dev, args.data_mirror, cached, examples=dev_examples, exclude_identical=True,
+                                    **trial)
+            summary = fc.agreement_table(coded).iloc[-1]
+            criterion = float(summary["target_kappa" if args.criterion == "target" else "agreement"])
+            print(f"fit on {args.fit}: {trial} -> target kappa {summary['target_kappa']:.3f}, "
+                  f"exact {summary['agreement']:.3f}")
+            if best is None or criterion > best[0]:
+                best = (criterion, trial)
         settings = best[1]
-        print(f"chosen on {args.fit}: {settings} (agreement there, leave-one-out {best[0]:.3f})")
+        print(f"chosen on {args.fit} by {args.criterion}: {settings} ({best[0]:.3f} there, leave-one-out)")
         examples = dev_examples
         coded = code_free_frame(hand, args.data_mirror, cached, examples=examples, **settings)
         # the dev model's own rows again leave-one-out (its row in the printout is development, not held out)

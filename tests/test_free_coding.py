@@ -408,3 +408,46 @@ def test_a_scoring_job_codes_its_free_generations_with_a_judge_model(judge_dirs)
                                coder_dir=str(judge_dirs / "tiny-llama"), coder_kind="judge", seed=0, device="cpu",
                                max_batch_tokens=2048)
     assert {r.classified_by for r in rows} <= {"judge", "empty", "non_answer"}
+
+
+# -- free-generation accuracy that carries the coder's error ---------------------------------------------------------
+
+
+def test_the_misclassification_interval_widens_the_coded_rate_by_the_coders_error():
+    from choicelab.studies.scoring_methods.tables import misclassification_interval
+
+    perfect = misclassification_interval(40, 100, 1000, 1000, 1000, 1000)
+    noisy = misclassification_interval(40, 100, 70, 100, 80, 100)
+    assert perfect[0] <= 0.40 <= perfect[1] and noisy[0] < perfect[0] and noisy[1] > perfect[1]
+    # a coder whose sensitivity was never measured (no hand-coded targets) says nothing: [0, 1]
+    assert misclassification_interval(40, 100, 0, 0, 80, 100) == (0.0, 1.0)
+
+
+def _free_choices(model, condition, hits, n):
+    import pandas as pd
+
+    return pd.DataFrame({"method": "free", "model": model, "condition": condition, "variant": "tau=0.1",
+                         "is_target": [k < hits for k in range(n)]})
+
+
+def test_free_accuracy_reports_the_authors_hand_codes_where_they_exist_and_the_coder_beside():
+    import pandas as pd
+
+    from choicelab.studies.scoring_methods.tables import free_accuracy_table
+
+    choices = pd.concat([_free_choices("llama-2-7b", "irony", 5, 20), _free_choices("other-7b", "irony", 10, 20)])
+    hand_free = pd.DataFrame({"model_name": ["meta-llama/Llama-2-7b-hf"], "condition": ["irony"],
+                              "variant": ["tau=0.1"], "k": [8], "n": [100]})
+    agreement = pd.DataFrame({"hand_model": ["flan-t5-xl", "llama2"], "role": ["held out", "development"],
+                              "condition": ["irony", "irony"], "n": [200, 250], "n_hand_target": [40, 30],
+                              "true_target": [30, 25], "n_hand_other": [160, 220], "true_other": [150, 200],
+                              "target_kappa": [0.6, 0.5]})
+    sources = {"llama-2-7b": "hf:meta-llama/Llama-2-7b-hf", "other-7b": "hf:someone/other-7b"}
+    table = free_accuracy_table(choices, hand_free, agreement, sources).set_index(["model", "condition"])
+    llama, other = table.loc[("llama-2-7b", "irony")], table.loc[("other-7b", "irony")]
+    assert llama["reported"] == 0.08 and llama["reported_from"] == "authors' hand codes"
+    assert llama["accuracy"] == 0.25  # the coder's number on our generations, beside
+    assert other["reported"] == 0.5 and other["reported_from"] == "coder"
+    # the interval uses the held-out model's agreement only (30 of 40 targets, 150 of 160 others)
+    assert other["coder_sensitivity"] == 0.75 and other["agreement_on"] == "flan-t5-xl"
+    assert other["adj_low"] < other["ci_low"] and other["adj_high"] > other["ci_high"]

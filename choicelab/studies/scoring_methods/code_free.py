@@ -196,3 +196,46 @@ def code_free_file(
     result.to_csv(tmp, index=False)
     tmp.replace(out)
     return result
+
+
+def coder_agreement(coded: pd.DataFrame, developed_on: str | None = fc.DEVELOPED_ON) -> pd.DataFrame:
+    """The coder against the authors' hand codes (``coded``: :func:`code_free_frame` of
+    :func:`choicelab.studies.scoring_methods.human.read_hand_coded`): per hand-coded model (``hand_model``: the
+    folder, llama2 / flan-t5-xl) and condition (and "all"), :func:`~choicelab.studies.scoring_methods.coder.
+    agreement_table`'s columns, with ``role`` "development" for the model whose codes the coder was developed on
+    (``developed_on``; None: none, as for an LLM judge) and "held out" for the others."""
+    frames = []
+    for model, group in coded.groupby("model", sort=True):
+        table = fc.agreement_table(group).rename(columns={"phenomenon": "condition"})
+        frames.append(table.assign(hand_model=model, model_name=str(group["model_name"].iloc[0]),
+                                   role="development" if model == developed_on else "held out"))
+    return pd.concat(frames, ignore_index=True)
+
+
+AGREEMENT_COLUMNS = ("hand_model", "model_name", "role", "condition", "n", "target_agreement", "target_kappa",
+                     "agree", "agreement", "se", "kappa", "n_hand_target", "true_target", "n_hand_other", "true_other",
+                     "sensitivity", "specificity", "hand_target_rate", "coded_target_rate", "majority_baseline")
+
+
+def code_hand_codes(
+    hand: pd.DataFrame, root: str | Path, *, kind: str, coder_dir: str | Path | None, device: str = "cpu",
+    max_batch_tokens: int = 4096, seed: int = 0,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The configured coder (``kind`` embedding: the encoder folder ``coder_dir``; judge: the causal model folder) on
+    the authors' hand-coded generations: (the coded rows, :func:`coder_agreement`). Without a coder model (the
+    scored models code with their own embeddings) nothing is measured: both frames are empty, with their columns."""
+    if coder_dir is None:
+        return hand.iloc[:0].assign(coded_option="", coding_rule=""), pd.DataFrame(columns=list(AGREEMENT_COLUMNS))
+    if kind == "judge":
+        coded = code_free_frame(hand, root, embed=None, judge=load_judge(coder_dir, device=device,
+                                                                         max_batch_tokens=max_batch_tokens))
+        developed_on = None
+    else:
+        from choicelab.lm.loading import load_encoder_mc
+        from choicelab.studies.scoring_methods.scoring import embedder
+
+        encoder, tokenizer, _ = load_encoder_mc(coder_dir, seed=seed, device=device)
+        coded = code_free_frame(hand, root, embedder(encoder, tokenizer, "encoder"))
+        developed_on = fc.DEVELOPED_ON
+    coded = coded.drop(columns=["similarity"], errors="ignore")
+    return coded, coder_agreement(coded, developed_on)[list(AGREEMENT_COLUMNS)]

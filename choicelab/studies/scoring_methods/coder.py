@@ -47,9 +47,13 @@ ANSWER_CUE = "Your answer:"
 # Hand-coded examples are off (EXAMPLE_WEIGHT 0): they raise agreement with the hand codes but vote the item's usual
 # code, so that an answer that IS an option's text is coded as that option only 64-73 % of the time (docs).
 ANSWER_SENTENCES = 1
+# Whose hand codes the shipped settings (and every rule of steps 1-3) were developed on: agreement on the other
+# models' hand codes is held out for the settings (docs/scoring_methods.md, "Protocol").
+DEVELOPED_ON = "llama2"
 MIN_SIMILARITY = 0.2
 MAX_ANSWER_CHARS = 400
 PROTOTYPE_WEIGHT = 1.0
+TARGET_BIAS = 0.0
 EXAMPLE_WEIGHT = 0.0
 NEIGHBOURS = 5
 SAME_ITEM_BONUS = 1.0
@@ -291,6 +295,7 @@ def code_generations(
     weighted_votes: bool = WEIGHTED_VOTES,
     exclude_identical: bool = False,
     judge: Judge | None = None,
+    target_bias: float = TARGET_BIAS,
 ) -> list[Coded]:
     """:func:`code_generation` for many generations, embedding every answer and option text once. ``contexts`` (the
     item's story and question per generation) lets an answer that only repeats the story be coded ``error``.
@@ -303,7 +308,8 @@ def code_generations(
     ``same_item_bonus`` more similar; only examples whose cosine with the answer is at least ``min_example_similarity``
     vote, so an item's usual code does not outvote what the answer says; with ``weighted_votes`` each vote counts its
     cosine) that carry the category. ``exclude_identical`` leaves out examples with the
-    generation's own item and answer text (fitting on the examples' own model).
+    generation's own item and answer text (fitting on the examples' own model). ``target_bias`` is added to the
+    ``target`` option's score (> 0: an answer between the target and another option goes to the target).
 
     With a ``judge`` (an LLM judge, :data:`Judge`) the judge decides instead of the embeddings and the cue: it is
     shown the situation (``contexts``, required), the answer and the options (:func:`judge_prompt`), and its most
@@ -380,6 +386,8 @@ def code_generations(
             for k, category in enumerate(categories[i]):
                 if (conditions[i], category) in centroid:
                     score[k] += prototype_weight * float(a @ centroid[(conditions[i], category)])
+                if category == "target":
+                    score[k] += target_bias
             if conditions[i] in by_condition:
                 matrix, group = by_condition[conditions[i]]
                 cosines = matrix @ a
@@ -499,7 +507,8 @@ def agreement_table(coded: pd.DataFrame, by: Sequence[str] = ("phenomenon",)) ->
     """Agreement of ``coded_option`` with ``hand_code`` per group and overall, on the two measures of
     docs/scoring_methods.md: **target vs not** (``target_agreement``, ``target_kappa``: all that free-generation
     accuracy uses) and the **exact option** (``agreement`` with a binomial SE, ``kappa``; ``error`` is a code like any
-    option). Also n, agree, the agreement on target / other option / error (:func:`coarse_code`), the target rate
+    option). Also n, agree, the agreement on target / other option / error (:func:`coarse_code`), the coder's
+    sensitivity (coded target where the hand code is target, of ``n_hand_target``) and specificity, the target rate
     (= free-generation accuracy) by hand and by the coder, and the majority-class baseline (the group's most frequent
     hand code)."""
     rows = []
@@ -523,6 +532,12 @@ def agreement_table(coded: pd.DataFrame, by: Sequence[str] = ("phenomenon",)) ->
                 "se": math.sqrt(p * (1 - p) / n),
                 "kappa": cohen_kappa(group["coded_option"], group["hand_code"]),
                 "agreement_3way": coarse / n,
+                "n_hand_target": int(hand_target.sum()),
+                "true_target": int((auto_target & hand_target).sum()),
+                "n_hand_other": int((~hand_target).sum()),
+                "true_other": int((~auto_target & ~hand_target).sum()),
+                "sensitivity": float(auto_target[hand_target].mean()) if hand_target.any() else math.nan,
+                "specificity": float((~auto_target[~hand_target]).mean()) if (~hand_target).any() else math.nan,
                 "hand_target_rate": float(hand_target.mean()),
                 "coded_target_rate": float(auto_target.mean()),
                 "majority_class": counts.index[0],

@@ -225,7 +225,12 @@ def _read_hand_code_file(path: Path, rel: Path) -> pd.DataFrame:
 
 
 def hand_code_report(root: str | Path) -> pd.DataFrame:
-    """One row per hand-coded file: file, model, seed, temperature, phenomenon, rows, items (distinct), expected
+    """See :func:`checked_hand_codes` (the report alone)."""
+    return checked_hand_codes(root)[0]
+
+
+def checked_hand_codes(root: str | Path) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
+    """(the report, the rows of every file by file): the report has one row per hand-coded file: file, model, seed, temperature, phenomenon, rows, items (distinct), expected
     items, sha256, status (:data:`HAND_CODE_STATUSES`), reason (what was found, naming rows and files) and used.
 
     Checks, in this order: byte-identical copies (the copy whose seed column matches its folder is kept), a seed
@@ -286,8 +291,7 @@ def hand_code_report(root: str | Path) -> pd.DataFrame:
     columns = ["file", "model", "seed", "temperature", "phenomenon", "rows", "items", "expected_items",
                "seed_column", "sha256", "status", "reason", "used"]
     out = pd.DataFrame([{k: r[k] for k in columns} for r in records], columns=columns)
-    out.attrs["rows"] = {r["file"]: r["_rows"] for r in records}
-    return out
+    return out, {r["file"]: r["_rows"] for r in records}
 
 
 def read_hand_coded(root: str | Path, *, include_unused: bool = False) -> pd.DataFrame:
@@ -297,10 +301,36 @@ def read_hand_coded(root: str | Path, *, include_unused: bool = False) -> pd.Dat
     Columns: model (folder: llama2, flan-t5-xl), model_name, phenomenon, item_id, temperature (folder: 01, 09), seed
     (folder), seed_column, response, hand_code (normalized with ``coder.HAND_CODE_ALIASES``), annotator (the column it
     came from), file, row (1-based data row of the file), status."""
-    report = hand_code_report(root)
+    report, rows = checked_hand_codes(root)
     frames = [
-        report.attrs["rows"][f].assign(status=s)
+        rows[f].assign(status=s)
         for f, s, used in zip(report["file"], report["status"], report["used"], strict=True)
         if used or include_unused
     ]
     return pd.concat(frames, ignore_index=True)
+
+
+def temperature_variant(folder: str) -> str:
+    """A hand-code folder's temperature (``01``, ``09``) as the free method's variant (``tau=0.1``, ``tau=0.9``)."""
+    return f"tau={int(folder) / 10:g}"
+
+
+def hand_free_accuracy(hand: pd.DataFrame) -> pd.DataFrame:
+    """The authors' free-generation accuracy from their hand codes (:func:`read_hand_coded`: only the files the
+    loader accepts): per model_name (the hub name in the files, e.g. ``meta-llama/Llama-2-7b-hf``), condition and
+    variant (``tau=0.1``), k target codes of n generations (every seed pooled), the accuracy and an exact 95 %
+    interval."""
+    from choicelab.stats import exact_interval
+
+    frame = hand.assign(variant=hand["temperature"].map(temperature_variant), is_target=hand["hand_code"] == "target")
+    out = frame.groupby(["model_name", "phenomenon", "variant"], as_index=False).agg(
+        k=("is_target", "sum"), n=("is_target", "size"), seeds=("seed", "nunique")
+    )
+    out = out.rename(columns={"phenomenon": "condition"})
+    bounds = [exact_interval(int(k), int(n)) for k, n in zip(out["k"], out["n"], strict=True)]
+    return out.assign(
+        k=out["k"].astype(int),
+        accuracy=out["k"] / out["n"],
+        ci_low=[b[0] for b in bounds],
+        ci_high=[b[1] for b in bounds],
+    )

@@ -231,7 +231,8 @@ def hand_code_report(root: str | Path) -> pd.DataFrame:
 
 def checked_hand_codes(root: str | Path) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
     """(the report, the rows of every file by file). The report has one row per hand-coded file: file, model, seed,
-    temperature, phenomenon, rows, items (distinct), expected items, sha256, status (:data:`HAND_CODE_STATUSES`), reason (what was found, naming rows and files) and used.
+    temperature, phenomenon, rows, items (distinct), expected items, sha256, status (:data:`HAND_CODE_STATUSES`),
+    reason (what was found, naming rows and files) and used.
 
     Checks, in this order: byte-identical copies (the copy whose seed column matches its folder is kept), a seed
     column naming another seed than the folder, items occurring more than once (interleaved runs), fewer items than

@@ -25,6 +25,19 @@ from choicelab.studies.scoring_methods.code_free import code_free_frame, hand_co
 from choicelab.studies.scoring_methods.human import hand_code_report, read_hand_coded
 
 
+def markdown(table: pd.DataFrame) -> str:
+    """The docs' agreement table: both measures per condition."""
+    rows = ["| condition | n | target vs not: agreement | kappa | exact option: agreement (SE) | kappa | "
+            "majority class (share) | target rate: hand / coder |", "|---|---|---|---|---|---|---|---|"]
+    for r in table.itertuples():
+        name = str(r.phenomenon).replace("_", " ")
+        name = f"**{name}**" if name == "all" else name
+        rows.append(f"| {name} | {r.n} | {r.target_agreement:.3f} | {r.target_kappa:.2f} | {r.agreement:.3f} "
+                    f"({r.se:.3f}) | {r.kappa:.2f} | {str(r.majority_class).replace('_', ' ')} "
+                    f"({r.majority_baseline:.3f}) | {r.hand_target_rate:.3f} / {r.coded_target_rate:.3f} |")
+    return "\n".join(rows)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data-mirror", default=os.environ.get("CHOICELAB_DATA_MIRROR", "../shared/data"))
@@ -120,11 +133,13 @@ def main() -> None:
             table = fc.agreement_table(double.assign(coded_option=a.values, hand_code=b.values))
             print(f"\n== {name} ({len(double)} generations coded by both)")
             print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+            print(markdown(table))
     pd.set_option("display.width", 200)
     for model, group in coded.groupby("model"):
         role = "" if not args.fit else (" (DEVELOPMENT)" if model == args.fit else " (HELD OUT)")
         print(f"\n== {model}{role}: {len(group)} generations, settings {settings}")
         print(fc.agreement_table(group).to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+        print(markdown(fc.agreement_table(group)))
         print(fc.agreement_table(group, by=("temperature",)).to_string(index=False, float_format=lambda v: f"{v:.3f}"))
         target_only = {c: "non-target option" for c in group["hand_code"].unique() if c not in ("target", fc.ERROR)}
         target_only.update(

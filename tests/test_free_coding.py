@@ -451,3 +451,21 @@ def test_free_accuracy_reports_the_authors_hand_codes_where_they_exist_and_the_c
     # the interval uses the held-out model's agreement only (30 of 40 targets, 150 of 160 others)
     assert other["coder_sensitivity"] == 0.75 and other["agreement_on"] == "flan-t5-xl"
     assert other["adj_low"] < other["ci_low"] and other["adj_high"] > other["ci_high"]
+
+
+def test_a_framed_answer_is_compared_without_its_frame():
+    assert fc.strip_framing("The speaker is trying to convey that she is not interested.") == "she is not interested."
+    assert fc.strip_framing("Janet means the dancers were graceful.") == "the dancers were graceful."
+    assert fc.strip_framing("He is happy.") == "He is happy."  # no reporting verb: no frame
+    assert fc.strip_framing("She said no.") == "She said no."  # what would remain is too short
+
+
+def test_the_authors_hand_coded_accuracy_pools_the_used_files_per_model_condition_and_temperature(tmp_path):
+    from choicelab.studies.scoring_methods.human import hand_free_accuracy
+
+    _hand_file(tmp_path, "m", 1, "01", "a.csv", [(k, "x", "target" if k <= 5 else "error") for k in range(1, 26)])
+    _hand_file(tmp_path, "m", 2, "01", "b.csv", [(k, "y", "target" if k <= 10 else "error") for k in range(1, 26)])
+    _hand_file(tmp_path, "m", 3, "01", "c.csv", [(1, "z", "target"), (1, "z", "target")])  # interleaved: not used
+    row = hand_free_accuracy(read_hand_coded(tmp_path)).iloc[0]
+    assert (row["condition"], row["variant"], row["k"], row["n"], row["seeds"]) == ("irony", "tau=0.1", 15, 50, 2)
+    assert row["ci_low"] < 0.3 < row["ci_high"]

@@ -18,8 +18,10 @@ expresses none. :func:`code_generation` does the same automatically, in three st
    incoherent one). In every other condition each option is scored by the cosine of sentence embeddings
    (all-MiniLM-L6-v2 in the workflow) between answer and option plus ``prototype_weight`` x the cosine between the
    answer and the option category's prototype (the mean embedding of that category's options over every item of the
-   condition, :func:`prototypes_of`); the best-scoring option, if the answer's best cosine with an option is at least
-   ``min_similarity``; else ``error``. Hand-coded examples can vote too (``examples``, ``example_weight``) but are
+   condition, :func:`prototypes_of`), the answer embedded without its framing (:func:`strip_framing`); the
+   best-scoring option, if the answer's best cosine with an option is at least ``min_similarity``; else ``error``.
+   With an LLM ``judge`` (:func:`judge_prompt`; ``studies.scoring_methods.coder.kind: judge``) the judge decides
+   instead of the embeddings. Hand-coded examples can vote too (``examples``, ``example_weight``) but are
    off by default: they pull answers towards the item's usual code (docs/scoring_methods.md).
 
 The settings are fitted on one model's hand-coded generations and measured on the other's
@@ -54,6 +56,7 @@ MIN_SIMILARITY = 0.2
 MAX_ANSWER_CHARS = 400
 PROTOTYPE_WEIGHT = 1.0
 TARGET_BIAS = 0.0
+STRIP_FRAMES = True
 EXAMPLE_WEIGHT = 0.0
 NEIGHBOURS = 5
 SAME_ITEM_BONUS = 1.0
@@ -191,6 +194,29 @@ def echoes(answer: str, context: str, min_overlap: float = 0.8, min_words: int =
     return len(first) >= min_words and sum(w in story for w in first) / len(first) >= min_overlap
 
 
+_SUBJECT = (
+    r"(?:the speaker|the character|[A-Z][\w'’]*|he|she|they|this|it)(?:['’]s (?:response|answer|reply)| response)?"
+)
+_REPORTING = (
+    r"(?:(?:is|was|are)\s+(?:probably\s+|likely\s+|just\s+)?(?:trying|attempting|wanting)\s+to\s+"
+    r"(?:say|convey|suggest|imply|tell \w+|express|indicate|point out)"
+    r"|(?:is|was)\s+(?:saying|conveying|suggesting|implying|indicating|expressing|telling \w+)"
+    r"|means?|meant|implies|implied|suggests?|suggested|says?|said|(?:is|was) due to the fact)"
+)
+_FRAMING = re.compile(
+    rf"^\W*(?:(?:i think|i believe|it seems|because)\W+)?(?:that\s+)?{_SUBJECT}\s+{_REPORTING}\s*(?:that\s+)?", re.I
+)
+
+
+def strip_framing(answer: str) -> str:
+    """The interpretation an answer reports, without its framing: "The speaker is trying to convey that she is not
+    interested" -> "she is not interested"; "Janet means the dancers were graceful" -> "the dancers were graceful".
+    Options state interpretations without such a frame, so it only adds distance. Unchanged where fewer than two
+    words would remain."""
+    stripped = _FRAMING.sub("", answer, count=1).strip()
+    return stripped if len(stripped.split()) >= 2 else answer
+
+
 def non_answer(answer: str) -> bool:
     """True for an answer (the coder passes its first sentence) that expresses no option: no letters, a template
     placeholder, a hedge or an instruction."""
@@ -296,6 +322,7 @@ def code_generations(
     exclude_identical: bool = False,
     judge: Judge | None = None,
     target_bias: float = TARGET_BIAS,
+    strip_frames: bool = STRIP_FRAMES,
 ) -> list[Coded]:
     """:func:`code_generation` for many generations, embedding every answer and option text once. ``contexts`` (the
     item's story and question per generation) lets an answer that only repeats the story be coded ``error``.
@@ -365,7 +392,8 @@ def code_generations(
     if pending:
         if embed is None:
             raise ValueError("coding free generations of multiple-choice conditions needs an embedder")
-        texts = {t for i in pending for t in (answers[i], *options[i])}
+        probe = {i: strip_framing(answers[i]) if strip_frames else answers[i] for i in pending}
+        texts = {t for i in pending for t in (probe[i], *options[i])}
         conditions_pending = {conditions[i] for i in pending}
         protos = {k: v for k, v in (prototypes or {}).items() if k[0] in conditions_pending and prototype_weight}
         shots = [e for e in (examples or ()) if e.condition in conditions_pending and example_weight]
@@ -380,7 +408,7 @@ def code_generations(
             group = [e for e in shots if e.condition == condition]
             by_condition[condition] = (vectors[[index[e.answer] for e in group]], group)
         for i in pending:
-            a = vectors[index[answers[i]]]
+            a = vectors[index[probe[i]]]
             sims = np.array([float(a @ vectors[index[o]]) for o in options[i]])
             score = sims.copy()
             for k, category in enumerate(categories[i]):

@@ -172,10 +172,15 @@ rule sm_coder_agreement:
         coded=f"{SM}/metrics/coded_hand_codes.parquet",
     log:
         "results/logs/scoring_methods/coder_agreement.log",
+    benchmark:
+        "results/benchmarks/scoring_methods/coder_agreement.tsv"
+    retries: MODEL_RETRIES
     conda:
         "../envs/models.yaml"
     threads: MODEL_THREADS
     resources:
+        mem_mb=attempt_scaled(8000),
+        runtime=attempt_scaled(60),
         gpu=SM_CODER_GPUS,
     params:
         settings=SM_SETTINGS,

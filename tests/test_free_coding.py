@@ -469,3 +469,18 @@ def test_the_authors_hand_coded_accuracy_pools_the_used_files_per_model_conditio
     row = hand_free_accuracy(read_hand_coded(tmp_path)).iloc[0]
     assert (row["condition"], row["variant"], row["k"], row["n"], row["seeds"]) == ("irony", "tau=0.1", 15, 50, 2)
     assert row["ci_low"] < 0.3 < row["ci_high"]
+
+
+def test_without_a_coder_model_the_agreement_is_not_measured_and_the_interval_says_so():
+    import pandas as pd
+
+    from choicelab.studies.scoring_methods.code_free import AGREEMENT_COLUMNS, code_hand_codes
+    from choicelab.studies.scoring_methods.tables import free_accuracy_table
+
+    hand = pd.DataFrame({"model": ["llama2"], "model_name": ["meta-llama/Llama-2-7b-hf"], "phenomenon": ["irony"],
+                         "item_id": [1], "response": ["x"], "hand_code": ["target"]})
+    coded, agreement = code_hand_codes(hand, ".", kind="embedding", coder_dir=None)
+    assert coded.empty and agreement.empty and list(agreement.columns) == list(AGREEMENT_COLUMNS)
+    hand_free = pd.DataFrame(columns=["model_name", "condition", "variant", "k", "n"])
+    row = free_accuracy_table(_free_choices("m", "irony", 3, 10), hand_free, agreement, {}).iloc[0]
+    assert (row["adj_low"], row["adj_high"], row["agreement_on"], row["reported_from"]) == (0.0, 1.0, "none", "coder")

@@ -370,6 +370,8 @@ def numbers_table(data: StudyFrames) -> tuple[pd.DataFrame, str]:
 def free_accuracy_artifact(data: StudyFrames) -> tuple[pd.DataFrame, str]:
     """Free-generation accuracy with the coder's error and the authors' hand-coded accuracy beside
     (:func:`free_accuracy_table`), then the coder's agreement with the hand codes per model and condition."""
+    if "role" not in data.coder_agreement.columns or "model_name" not in data.hand_free.columns:
+        raise ValueError("the free_accuracy table needs rule sm_coder_agreement's outputs (hand_free, coder_agreement)")
     frame = free_accuracy_table(data.choices, data.hand_free, data.coder_agreement, data.model_sources)
     agreement = data.coder_agreement
     columns = ["hand_model", "role", "condition", "n", "target_agreement", "target_kappa", "agreement", "kappa",

@@ -367,7 +367,7 @@ def test_generations_whose_item_cannot_be_found_fail_naming_file_and_row(data_mi
 # -- the coder as a configured model ---------------------------------------------------------------------------------
 
 
-def _settings(coder: dict | None, embedder: str | None = "minilm-l6"):
+def _settings(coder: dict | None, embedder: str | None = "tiny-bert"):
     import yaml
     from snakemake.utils import validate
 
@@ -384,11 +384,15 @@ def _settings(coder: dict | None, embedder: str | None = "minilm-l6"):
 
 
 def test_the_coder_is_a_configured_model_an_encoder_by_default_or_a_named_judge():
-    assert _settings(None).coder.kind == "embedding" and _settings(None).coder.model == "minilm-l6"
-    judge = _settings({"kind": "judge", "model": "qwen2-7b-instruct"}).coder
-    assert (judge.kind, judge.model) == ("judge", "qwen2-7b-instruct")
+    assert _settings(None).coder.kind == "embedding" and _settings(None).coder.model == "tiny-bert"
+    judge = _settings({"kind": "judge", "model": "tiny-llama"}).coder
+    assert (judge.kind, judge.model) == ("judge", "tiny-llama")
     with pytest.raises(ValueError, match=r"coder\.kind is 'judge' but coder\.model is null"):
         _settings({"kind": "judge"})
+    with pytest.raises(ValueError, match=r"coder\.model': model 'tiny-bert' is a encoder model.*needs a causal"):
+        _settings({"kind": "judge", "model": "tiny-bert"})
+    with pytest.raises(ValueError, match=r"coder\.model': unknown model 'qwen2-7b-instruct'; add it under 'models:'"):
+        _settings({"kind": "judge", "model": "qwen2-7b-instruct"})
 
 
 def test_a_scoring_job_codes_its_free_generations_with_a_judge_model(judge_dirs):

@@ -44,14 +44,33 @@ def _optional_tuple(value: Any) -> tuple | None:
     return None if value is None else tuple(value)
 
 
-def _coder(s: Mapping[str, Any]) -> Coder:
+def _coder(s: Mapping[str, Any], models: Mapping[str, Any]) -> Coder:
+    """``studies.scoring_methods.coder``, checked against ``models:``: a judge needs a causal model, an embedding
+    coder an encoder (``coder.model``, else ``embedder``)."""
+    from choicelab.config import ConfigError
+
     kind, model = s["coder"]["kind"], s["coder"]["model"]
     if kind == "judge" and model is None:
-        raise ValueError(
-            "studies.scoring_methods.coder.kind is 'judge' but coder.model is null: name a causal (instruct) model "
-            "entry of `models:` as the judge, or set coder.kind to 'embedding'"
+        raise ConfigError(
+            "config key 'studies.scoring_methods.coder': coder.kind is 'judge' but coder.model is null: name a causal "
+            "(instruct) model entry of `models:` as the judge, or set coder.kind to 'embedding'"
         )
-    return Coder(kind, model if model is not None else s["embedder"])
+    key = "coder.model" if model is not None else "embedder"
+    resolved = model if model is not None else s["embedder"]
+    if resolved is not None:
+        need = "causal" if kind == "judge" else "encoder"
+        if resolved not in models:
+            raise ConfigError(
+                f"config key 'studies.scoring_methods.{key}': unknown model {resolved!r}; add it under 'models:' or "
+                f"use one of {sorted(n for n, m in models.items() if m.get('kind') == need)}"
+            )
+        if models[resolved].get("kind") != need:
+            raise ConfigError(
+                f"config key 'studies.scoring_methods.{key}': model {resolved!r} is a {models[resolved].get('kind')} "
+                f"model, but a coder of kind {kind!r} needs a {need} model; choose one of "
+                f"{sorted(n for n, m in models.items() if m.get('kind') == need)}"
+            )
+    return Coder(kind, resolved)
 
 
 def from_config(config: Mapping[str, Any]) -> Settings:
@@ -61,7 +80,7 @@ def from_config(config: Mapping[str, Any]) -> Settings:
         enabled=bool(s["enabled"]),
         models=tuple(s["models"]),
         embedder=s["embedder"],
-        coder=_coder(s),
+        coder=_coder(s, config.get("models", {})),
         items_per_condition=s["items_per_condition"],
         methods=tuple(s["methods"]),
         label_seeds=tuple(s["label_seeds"]),

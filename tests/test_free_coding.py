@@ -488,3 +488,17 @@ def test_without_a_coder_model_the_agreement_is_not_measured_and_the_interval_sa
     hand_free = pd.DataFrame(columns=["model_name", "condition", "variant", "k", "n"])
     row = free_accuracy_table(_free_choices("m", "irony", 3, 10), hand_free, agreement, {}).iloc[0]
     assert (row["adj_low"], row["adj_high"], row["agreement_on"], row["reported_from"]) == (0.0, 1.0, "none", "coder")
+
+
+def test_an_option_that_differs_from_the_answer_in_negation_loses_to_one_that_does_not():
+    vectors = {"He does not want to go.": [1.0, 0.0], "He wants to go.": [0.99, 0.14],
+               "He would not like to go.": [0.97, 0.24]}
+
+    def embed(texts):
+        return np.array([vectors[t] for t in texts], dtype=float)
+
+    options, categories = ("He wants to go.", "He would not like to go."), ("incorrect_literal", "target")
+    for penalty, expected in ((0.0, "incorrect_literal"), (0.05, "target")):
+        coded = fc.code_generation("He does not want to go.", "irony", options, categories, embed=embed,
+                                   polarity_penalty=penalty)
+        assert coded.category == expected

@@ -18,7 +18,8 @@ expresses none. :func:`code_generation` does the same automatically, in three st
    incoherent one). In every other condition each option is scored by the cosine of sentence embeddings
    (all-MiniLM-L6-v2 in the workflow) between answer and option plus ``prototype_weight`` x the cosine between the
    answer and the option category's prototype (the mean embedding of that category's options over every item of the
-   condition, :func:`prototypes_of`), the answer embedded without its framing (:func:`strip_framing`); the
+   condition, :func:`prototypes_of`), the answer embedded without its framing (:func:`strip_framing`), minus
+   ``polarity_penalty`` where the answer and the option differ in negation; the
    best-scoring option, if the answer's best cosine with an option is at least ``min_similarity``; else ``error``.
    With an LLM ``judge`` (:func:`judge_prompt`; ``studies.scoring_methods.coder.kind: judge``) the judge decides
    instead of the embeddings. Hand-coded examples can vote too (``examples``, ``example_weight``) but are
@@ -57,6 +58,10 @@ MAX_ANSWER_CHARS = 400
 PROTOTYPE_WEIGHT = 1.0
 TARGET_BIAS = 0.0
 STRIP_FRAMES = True
+# Off an option whose negation differs from the answer's (chosen on Llama-2: target kappa .588 -> .596; held out on
+# FLAN-T5 .629 -> .634; docs/scoring_methods.md).
+POLARITY_PENALTY = 0.05
+_NEGATION = re.compile(r"\b(?:not|no|never|nothing|n't|cannot|neither|nor|without)\b|n't\b", re.I)
 EXAMPLE_WEIGHT = 0.0
 NEIGHBOURS = 5
 SAME_ITEM_BONUS = 1.0
@@ -323,6 +328,7 @@ def code_generations(
     judge: Judge | None = None,
     target_bias: float = TARGET_BIAS,
     strip_frames: bool = STRIP_FRAMES,
+    polarity_penalty: float = POLARITY_PENALTY,
 ) -> list[Coded]:
     """:func:`code_generation` for many generations, embedding every answer and option text once. ``contexts`` (the
     item's story and question per generation) lets an answer that only repeats the story be coded ``error``.
@@ -416,6 +422,8 @@ def code_generations(
                     score[k] += prototype_weight * float(a @ centroid[(conditions[i], category)])
                 if category == "target":
                     score[k] += target_bias
+                if polarity_penalty and bool(_NEGATION.search(probe[i])) != bool(_NEGATION.search(options[i][k])):
+                    score[k] -= polarity_penalty
             if conditions[i] in by_condition:
                 matrix, group = by_condition[conditions[i]]
                 cosines = matrix @ a

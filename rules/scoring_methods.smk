@@ -19,7 +19,17 @@ SM_FIGURES = of_rule(sm_artifacts.ARTIFACTS, "sm_figures")
 
 # The pragmatics items and human data: the mirror's files, else the download rules'.
 SM_SOURCES = [f"{data_root()}/{path}" for path in sorted(sm_sources.SOURCES)]
-SM_EMBEDDER = [model_dir(SM_SETTINGS.embedder)] if SM_SETTINGS.embedder else []
+# The model that codes free generations (studies.scoring_methods.coder: an encoder or an LLM judge).
+SM_CODER = [model_dir(SM_SETTINGS.coder.model)] if SM_SETTINGS.coder.model else []
+# The authors' hand-coded free generations (agreement of the coder, their free-generation accuracy).
+SM_HAND_CODES = [
+    f"{data_root()}/{path}" for path in sorted(sm_sources.HAND_CODE_SOURCES)
+]
+SM_CODER_GPUS = (
+    config["models"][SM_SETTINGS.coder.model]["gpu"]
+    if SM_SETTINGS.coder.kind == "judge"
+    else 0
+)
 SM_SCORES = expand(
     f"{SM}/scores/{{model}}.parquet", model=study_models("scoring_methods")
 )
@@ -78,7 +88,7 @@ rule sm_pragmatics_items:
 rule sm_score:
     input:
         model=wildcard_model_dir,
-        embedder=SM_EMBEDDER,
+        coder=SM_CODER,
         item_files=SM_SOURCES,
     output:
         f"{SM}/scores/{{model}}.parquet",
@@ -107,7 +117,7 @@ rule sm_score:
 rule sm_grid_score:
     input:
         model=wildcard_model_dir,
-        embedder=SM_EMBEDDER,
+        coder=SM_CODER,
         item_files=lookup(dpath="{benchmark}", within=SM_GRID_ITEMS),
     output:
         f"{SM}/grid/{{model}}__{{benchmark}}.parquet",
@@ -150,11 +160,45 @@ rule sm_choices:
         "../scripts/sm_choices.py"
 
 
+rule sm_coder_agreement:
+    input:
+        hand_codes=SM_HAND_CODES,
+        sources=SM_SOURCES,
+        coder=SM_CODER,
+    output:
+        report=f"{SM}/metrics/hand_codes.parquet",
+        hand_free=f"{SM}/metrics/hand_free.parquet",
+        agreement=f"{SM}/metrics/coder_agreement.parquet",
+        coded=f"{SM}/metrics/coded_hand_codes.parquet",
+    log:
+        "results/logs/scoring_methods/coder_agreement.log",
+    benchmark:
+        "results/benchmarks/scoring_methods/coder_agreement.tsv"
+    retries: MODEL_RETRIES
+    conda:
+        "../envs/models.yaml"
+    threads: MODEL_THREADS
+    resources:
+        mem_mb=attempt_scaled(8000),
+        runtime=attempt_scaled(60),
+        gpu=SM_CODER_GPUS,
+    params:
+        settings=SM_SETTINGS,
+        max_batch_tokens=config["engine"]["max_batch_tokens"],
+        seed=config["seed"],
+        device=config["device"],
+    script:
+        "../scripts/sm_coder_agreement.py"
+
+
 rule sm_tables:
     input:
         choices=f"{SM}/metrics/choices.parquet",
         grid=f"{SM}/metrics/grid_choices.parquet",
         human=f"{SM}/metrics/human.parquet",
+        hand_codes=f"{SM}/metrics/hand_codes.parquet",
+        hand_free=f"{SM}/metrics/hand_free.parquet",
+        coder_agreement=f"{SM}/metrics/coder_agreement.parquet",
     output:
         artifact_outputs(
             sm_artifacts.TABLES,
@@ -168,6 +212,9 @@ rule sm_tables:
         "../envs/analysis.yaml"
     params:
         captions=captions(SM_TABLES),
+        model_sources={
+            m: config["models"][m]["source"] for m in study_models("scoring_methods")
+        },
     script:
         "../scripts/sm_tables.py"
 

@@ -3,12 +3,13 @@
 from pathlib import Path
 
 from choicelab.download import download
-from choicelab.studies.scoring_methods.sources import SOURCES
+from choicelab.studies.scoring_methods.sources import HAND_CODE_SOURCES, SOURCES
 from choicelab.workflow import log_to
 
 with log_to(snakemake.log[0]):
     relative = str(Path(snakemake.output[0]).relative_to("results/downloads"))
-    if relative not in SOURCES:
-        raise ValueError(f"{relative} is not a known pragmatics file; known: {sorted(SOURCES)[:5]}...")
-    remote = SOURCES[relative]
+    known = SOURCES | HAND_CODE_SOURCES
+    if relative not in known:
+        raise ValueError(f"{relative} is not a known pragmatics file; known: {sorted(known)[:5]}...")
+    remote = known[relative]
     download(remote.url, snakemake.output[0], remote.sha256)

@@ -16,11 +16,12 @@ with log_to(snakemake.log[0]):
     plan = grid.method_plan(p.settings, grid=p.grid)
     rows = scoring.score_model(
         snakemake.input.model, scoring_items, model=wildcards.model, plan=plan,
-        embedder_dir=snakemake.input.embedder[0] if snakemake.input.embedder else None, seed=int(p.seed),
+        coder_dir=snakemake.input.coder[0] if snakemake.input.coder else None, coder_kind=p.settings.coder.kind,
+        seed=int(p.seed),
         device=p.device, max_batch_tokens=int(p.max_batch_tokens),
     )
     print(f"{benchmark}: {len(scoring_items)} items, methods {list(plan.methods)}, {len(rows)} option scores")
     score_table.write_scores(
         snakemake.output[0], rows,
-        record_json(job_record(snakemake, models=[snakemake.input.model, *snakemake.input.embedder])),
+        record_json(job_record(snakemake, models=[snakemake.input.model, *snakemake.input.coder])),
     )

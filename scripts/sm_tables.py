@@ -11,7 +11,11 @@ from choicelab.workflow import job_record, log_to, output_pairs
 
 with log_to(snakemake.log[0]):
     record = job_record(snakemake)
-    data = StudyFrames(*(pd.read_parquet(snakemake.input[key]) for key in ("choices", "grid", "human")))
+    data = StudyFrames(
+        *(pd.read_parquet(snakemake.input[key]) for key in ("choices", "grid", "human")),
+        **{key: pd.read_parquet(snakemake.input[key]) for key in ("hand_codes", "hand_free", "coder_agreement")},
+        model_sources=dict(snakemake.params.model_sources),
+    )
     for name, (csv, md) in output_pairs(snakemake.output, ".csv", ".md").items():
         artifact = by_name(ARTIFACTS)[name]
         frame, markdown = artifact.builder(data)

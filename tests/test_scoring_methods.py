@@ -525,7 +525,8 @@ def test_smoke_dag_produces_every_scoring_methods_artifact(smoke_run):
     from conftest import manifest_ids
 
     expected = {f"scoring_methods/{x}" for x in ("fig1", "fig2", "fig3", "table_numbers", "compare_paper",
-                                                  "robustness_matrix", "fig_robustness_matrix", "human_accuracy")}
+                                                  "robustness_matrix", "fig_robustness_matrix", "human_accuracy",
+                                                  "free_accuracy", "hand_codes")}
     assert expected <= manifest_ids(smoke_run)
     matrix = pd.read_csv(smoke_run / "results" / "scoring_methods" / "tables" / "robustness_matrix.csv")
     # the grid spans benchmarks of several studies, not only the pragmatics items
@@ -646,7 +647,7 @@ def test_every_table_and_figure_has_one_artifact_row_with_its_builder():
 
     names = by_name(ARTIFACTS)  # unique names
     assert [a.name for a in of_rule(ARTIFACTS, "sm_tables")] == [
-        "table_numbers", "compare_paper", "human_accuracy", "robustness_matrix"
+        "table_numbers", "compare_paper", "free_accuracy", "hand_codes", "human_accuracy", "robustness_matrix"
     ]
     assert {a.kind for a in of_rule(ARTIFACTS, "sm_figures")} == {"figure"}
     assert all(callable(a.builder) for a in names.values())

@@ -27,6 +27,22 @@ ARTIFACTS: tuple[Artifact, ...] = (
         "sm_tables",
     ),
     Artifact(
+        "free_accuracy",
+        "free-generation accuracy (Figs 2-3's free bars) with the authors' hand-coded accuracy and the coder's error",
+        "free-generation accuracy per model, condition and temperature: the coder's, with an interval widened by its "
+        "misclassification on held-out hand codes, and the authors' hand-coded accuracy where they coded the model",
+        tables.free_accuracy_artifact,
+        "sm_tables",
+    ),
+    Artifact(
+        "hand_codes",
+        "the authors' hand-coded free generations: which files are used",
+        "every hand-code file of LLM_link results/free with its status (ok, incomplete, duplicate, interleaved, "
+        "seed mismatch) and whether agreement and hand-coded accuracy use it",
+        tables.hand_codes_table,
+        "sm_tables",
+    ),
+    Artifact(
         "human_accuracy",
         "human accuracy per condition from the raw human data, beside the paper's",
         "human accuracy per condition (target choices of all responses) beside the value the paper prints",

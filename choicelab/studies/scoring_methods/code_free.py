@@ -39,6 +39,48 @@ def load_embedder(
     return embed
 
 
+def load_judge(model_dir: str | Path, *, device: str = "cpu", max_batch_tokens: int = 4096) -> fc.Judge:
+    """An LLM judge (:data:`choicelab.studies.scoring_methods.coder.Judge`) from a materialized causal model folder
+    (``results/models/<name>``, e.g. a hub instruct model named in ``studies.scoring_methods.coder.model``): each
+    letter's log-probability as the continuation `` <letter>`` of the judge prompt (one forward pass per prompt,
+    the letters share it). Fails naming the folder when it is not a loadable causal model."""
+    from choicelab.lm.causal import CausalScorer, ContinuationRequest
+    from choicelab.lm.loading import load_causal, read_model_json
+
+    folder = Path(model_dir)
+    try:
+        kind = read_model_json(folder)["kind"]
+    except FileNotFoundError as error:
+        raise FileNotFoundError(
+            f"judge model {folder}: no model.json ({error}); materialize the coder's model entry first "
+            f"(`snakemake --cores 1 {folder}`) or name a model of `models:` in studies.scoring_methods.coder.model"
+        ) from error
+    if kind != "causal":
+        raise ValueError(
+            f"judge model {folder} is a {kind} model; studies.scoring_methods.coder.kind 'judge' needs a causal "
+            "(instruct) model: name one in studies.scoring_methods.coder.model, or use kind 'embedding'"
+        )
+    try:
+        model, tokenizer, _ = load_causal(folder, device=device)
+    except (OSError, ValueError) as error:
+        raise RuntimeError(
+            f"judge model {folder} could not be loaded ({error}); re-materialize it (delete the folder and rerun "
+            "its rule) or name another causal model in studies.scoring_methods.coder.model"
+        ) from error
+    scorer = CausalScorer(model, tokenizer, max_batch_tokens=max_batch_tokens)
+
+    def judge(prompts: Sequence[str], letters: Sequence[Sequence[str]]) -> list[np.ndarray]:
+        requests = [
+            ContinuationRequest(f"{i}:{letter}", prompt, f" {letter}")
+            for i, (prompt, offered) in enumerate(zip(prompts, letters, strict=True))
+            for letter in offered
+        ]
+        scores = iter(scorer.score(requests))
+        return [np.array([next(scores).sum_logprob for _ in offered]) for offered in letters]
+
+    return judge
+
+
 @functools.lru_cache(maxsize=4)
 def _item_options(root: str) -> dict[tuple[str, int], tuple[tuple[str, ...], tuple[str, ...], str]]:
     from choicelab.studies.scoring_methods.items import load_items
@@ -81,6 +123,7 @@ def code_free_frame(
     root: str | Path,
     embed: Callable[[Sequence[str]], np.ndarray],
     examples: Sequence[fc.Example] | None = None,
+    judge: fc.Judge | None = None,
     **settings,
 ) -> pd.DataFrame:
     """``generations`` (columns phenomenon, item_id, response, ...) plus ``coded_option``, ``coding_rule``,
@@ -92,15 +135,29 @@ def code_free_frame(
     if missing:
         raise ValueError(f"the generations table lacks columns {missing}; it needs {list(GENERATION_COLUMNS)}")
     options = item_options(root)
-    keys = [
-        (str(ph).strip(), int(item))
-        for ph, item in zip(generations["phenomenon"], generations["item_id"], strict=True)
-    ]
-    unknown = sorted({k for k in keys if k not in options})
-    if unknown:
+    source = generations.attrs.get("source", "the generations table")
+    conditions = sorted({k[0] for k in options})
+    keys, bad = [], []
+    # rows of the hand-code loader say which file and data row they come from
+    where = (
+        [f"{f} data row {r}" for f, r in zip(generations["file"], generations["row"], strict=True)]
+        if {"file", "row"} <= set(generations.columns)
+        else [f"row {k}" for k in range(1, len(generations) + 1)]
+    )
+    for at, ph, item in zip(where, generations["phenomenon"], generations["item_id"], strict=True):
+        ph, item = str(ph).strip(), str(item).strip()
+        if ph not in conditions:
+            bad.append(f"{at}: unknown phenomenon {ph!r}")
+        elif not item.isdigit() or (ph, int(item)) not in options:
+            bad.append(f"{at}: no {ph} item {item!r}")
+        else:
+            keys.append((ph, int(item)))
+    if bad:
         raise ValueError(
-            f"{len(unknown)} (phenomenon, item_id) pairs are not LLM_link items, e.g. {unknown[:3]}; phenomena are "
-            f"{sorted({k[0] for k in options})} and item ids the item_number of data_hu_<phenomenon>.csv"
+            f"{source}: {len(bad)} generation(s) name no LLM_link item ({'; '.join(bad[:5])}"
+            f"{'; ...' if len(bad) > 5 else ''}). Phenomena are {conditions}; item_id is the item_number of "
+            "LLM_link's data_hu_<phenomenon>.csv. Fix or remove these rows: nothing is coded as error for a "
+            "lookup failure."
         )
     coded = fc.code_generations(
         [str(r) for r in generations["response"]],
@@ -112,6 +169,7 @@ def code_free_frame(
         item_ids=[k[1] for k in keys],
         prototypes=option_prototypes(root),
         examples=examples,
+        judge=judge,
         **settings,
     )
     out = generations.copy()
@@ -130,6 +188,7 @@ def code_free_file(
     from choicelab.studies.scoring_methods.coder import read_generations_csv
 
     frame = read_generations_csv(generations)
+    frame.attrs["source"] = str(generations)
     missing = [c for c in GENERATION_COLUMNS if c not in frame.columns]
     if missing:
         raise ValueError(
@@ -143,3 +202,46 @@ def code_free_file(
     result.to_csv(tmp, index=False)
     tmp.replace(out)
     return result
+
+
+def coder_agreement(coded: pd.DataFrame, developed_on: str | None = fc.DEVELOPED_ON) -> pd.DataFrame:
+    """The coder against the authors' hand codes (``coded``: :func:`code_free_frame` of
+    :func:`choicelab.studies.scoring_methods.human.read_hand_coded`): per hand-coded model (``hand_model``: the
+    folder, llama2 / flan-t5-xl) and condition (and "all"), :func:`~choicelab.studies.scoring_methods.coder.
+    agreement_table`'s columns, with ``role`` "development" for the model whose codes the coder was developed on
+    (``developed_on``; None: none, as for an LLM judge) and "held out" for the others."""
+    frames = []
+    for model, group in coded.groupby("model", sort=True):
+        table = fc.agreement_table(group).rename(columns={"phenomenon": "condition"})
+        frames.append(table.assign(hand_model=model, model_name=str(group["model_name"].iloc[0]),
+                                   role="development" if model == developed_on else "held out"))
+    return pd.concat(frames, ignore_index=True)
+
+
+AGREEMENT_COLUMNS = ("hand_model", "model_name", "role", "condition", "n", "target_agreement", "target_kappa",
+                     "agree", "agreement", "se", "kappa", "n_hand_target", "true_target", "n_hand_other", "true_other",
+                     "sensitivity", "specificity", "hand_target_rate", "coded_target_rate", "majority_baseline")
+
+
+def code_hand_codes(
+    hand: pd.DataFrame, root: str | Path, *, kind: str, coder_dir: str | Path | None, device: str = "cpu",
+    max_batch_tokens: int = 4096, seed: int = 0,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The configured coder (``kind`` embedding: the encoder folder ``coder_dir``; judge: the causal model folder) on
+    the authors' hand-coded generations: (the coded rows, :func:`coder_agreement`). Without a coder model (the
+    scored models code with their own embeddings) nothing is measured: both frames are empty, with their columns."""
+    if coder_dir is None:
+        return hand.iloc[:0].assign(coded_option="", coding_rule=""), pd.DataFrame(columns=list(AGREEMENT_COLUMNS))
+    if kind == "judge":
+        coded = code_free_frame(hand, root, embed=None, judge=load_judge(coder_dir, device=device,
+                                                                         max_batch_tokens=max_batch_tokens))
+        developed_on = None
+    else:
+        from choicelab.lm.loading import load_encoder_mc
+        from choicelab.studies.scoring_methods.scoring import embedder
+
+        encoder, tokenizer, _ = load_encoder_mc(coder_dir, seed=seed, device=device)
+        coded = code_free_frame(hand, root, embedder(encoder, tokenizer, "encoder"))
+        developed_on = fc.DEVELOPED_ON
+    coded = coded.drop(columns=["similarity"], errors="ignore")
+    return coded, coder_agreement(coded, developed_on)[list(AGREEMENT_COLUMNS)]

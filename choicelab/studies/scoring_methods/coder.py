@@ -18,8 +18,11 @@ expresses none. :func:`code_generation` does the same automatically, in three st
    incoherent one). In every other condition each option is scored by the cosine of sentence embeddings
    (all-MiniLM-L6-v2 in the workflow) between answer and option plus ``prototype_weight`` x the cosine between the
    answer and the option category's prototype (the mean embedding of that category's options over every item of the
-   condition, :func:`prototypes_of`); the best-scoring option, if the answer's best cosine with an option is at least
-   ``min_similarity``; else ``error``. Hand-coded examples can vote too (``examples``, ``example_weight``) but are
+   condition, :func:`prototypes_of`), the answer embedded without its framing (:func:`strip_framing`), minus
+   ``polarity_penalty`` where the answer and the option differ in negation; the
+   best-scoring option, if the answer's best cosine with an option is at least ``min_similarity``; else ``error``.
+   With an LLM ``judge`` (:func:`judge_prompt`; ``studies.scoring_methods.coder.kind: judge``) the judge decides
+   instead of the embeddings. Hand-coded examples can vote too (``examples``, ``example_weight``) but are
    off by default: they pull answers towards the item's usual code (docs/scoring_methods.md).
 
 The settings are fitted on one model's hand-coded generations and measured on the other's
@@ -47,16 +50,25 @@ ANSWER_CUE = "Your answer:"
 # Hand-coded examples are off (EXAMPLE_WEIGHT 0): they raise agreement with the hand codes but vote the item's usual
 # code, so that an answer that IS an option's text is coded as that option only 64-73 % of the time (docs).
 ANSWER_SENTENCES = 1
+# Whose hand codes the shipped settings (and every rule of steps 1-3) were developed on: agreement on the other
+# models' hand codes is held out for the settings (docs/scoring_methods.md, "Protocol").
+DEVELOPED_ON = "llama2"
 MIN_SIMILARITY = 0.2
 MAX_ANSWER_CHARS = 400
 PROTOTYPE_WEIGHT = 1.0
+TARGET_BIAS = 0.0
+STRIP_FRAMES = True
+# Off an option whose negation differs from the answer's (chosen on Llama-2: target kappa .588 -> .596; held out on
+# FLAN-T5 .629 -> .634; docs/scoring_methods.md).
+POLARITY_PENALTY = 0.05
+_NEGATION = re.compile(r"\b(?:not|no|never|nothing|n't|cannot|neither|nor|without)\b|n't\b", re.I)
 EXAMPLE_WEIGHT = 0.0
 NEIGHBOURS = 5
 SAME_ITEM_BONUS = 1.0
 MIN_EXAMPLE_SIMILARITY = 0.0
 WEIGHTED_VOTES = True
 
-RULES = ("coherence", "cue", "embedding", "empty", "non_answer", "echo", "below_threshold")
+RULES = ("coherence", "cue", "embedding", "judge", "empty", "non_answer", "echo", "below_threshold")
 
 # Condition-level cues: an answer that states the category's defining content is coded as that category, whatever
 # the option wording. Deceits' target is by design the white lie's motive, sparing the other's feelings or avoiding
@@ -79,6 +91,9 @@ CUES: dict[str, tuple[re.Pattern[str], str]] = {
 }
 
 Embed = Callable[[Sequence[str]], np.ndarray]
+# An LLM judge: (prompts, the letters each prompt offers) -> per prompt, the log-probability of each letter as the
+# reply (choicelab.studies.scoring_methods.code_free.load_judge builds one from a causal model folder).
+Judge = Callable[[Sequence[str], Sequence[Sequence[str]]], list[np.ndarray]]
 
 
 @dataclass(frozen=True)
@@ -184,6 +199,29 @@ def echoes(answer: str, context: str, min_overlap: float = 0.8, min_words: int =
     return len(first) >= min_words and sum(w in story for w in first) / len(first) >= min_overlap
 
 
+_SUBJECT = (
+    r"(?:the speaker|the character|[A-Z][\w'’]*|he|she|they|this|it)(?:['’]s (?:response|answer|reply)| response)?"
+)
+_REPORTING = (
+    r"(?:(?:is|was|are)\s+(?:probably\s+|likely\s+|just\s+)?(?:trying|attempting|wanting)\s+to\s+"
+    r"(?:say|convey|suggest|imply|tell \w+|express|indicate|point out)"
+    r"|(?:is|was)\s+(?:saying|conveying|suggesting|implying|indicating|expressing|telling \w+)"
+    r"|means?|meant|implies|implied|suggests?|suggested|says?|said|(?:is|was) due to the fact)"
+)
+_FRAMING = re.compile(
+    rf"^\W*(?:(?:i think|i believe|it seems|because)\W+)?(?:that\s+)?{_SUBJECT}\s+{_REPORTING}\s*(?:that\s+)?", re.I
+)
+
+
+def strip_framing(answer: str) -> str:
+    """The interpretation an answer reports, without its framing: "The speaker is trying to convey that she is not
+    interested" -> "she is not interested"; "Janet means the dancers were graceful" -> "the dancers were graceful".
+    Options state interpretations without such a frame, so it only adds distance. Unchanged where fewer than two
+    words would remain."""
+    stripped = _FRAMING.sub("", answer, count=1).strip()
+    return stripped if len(stripped.split()) >= 2 else answer
+
+
 def non_answer(answer: str) -> bool:
     """True for an answer (the coder passes its first sentence) that expresses no option: no letters, a template
     placeholder, a hedge or an instruction."""
@@ -222,6 +260,28 @@ def coherence_judgement(answer: str) -> str | None:
         ):
             return None
     return first
+
+
+# -- the LLM judge ------------------------------------------------------------------------------------------------
+
+LETTERS = "ABCDEFGH"
+JUDGE_NONE = "none of them: the reply gives no interpretation (it repeats the story, hedges, lists several answers, "\
+    "gives instructions or asks a question)"
+
+
+def judge_prompt(context: str, options: Sequence[str], answer: str) -> tuple[str, tuple[str, ...]]:
+    """The judge's prompt for one generation and the letters it offers: the situation (story and question), the
+    reply read from the generation, the item's options as lettered interpretations and a last letter for "none of
+    them" (the option-vs-``error`` convention of docs/scoring_methods.md, in words)."""
+    letters = tuple(LETTERS[: len(options) + 1])
+    lines = [f"{letter}. {text}" for letter, text in zip(letters, (*options, JUDGE_NONE), strict=True)]
+    prompt = (
+        "Someone read a short situation and answered its question.\n\n"
+        f"Situation: {context.strip()}\n\nTheir reply: {answer.strip()}\n\n"
+        "Which interpretation does the reply express? A paraphrase or an explanation of an interpretation counts "
+        "as that interpretation.\n" + "\n".join(lines) + "\nAnswer with one letter.\nLetter:"
+    )
+    return prompt, letters
 
 
 # -- coding -------------------------------------------------------------------------------------------------------
@@ -265,6 +325,10 @@ def code_generations(
     min_example_similarity: float = MIN_EXAMPLE_SIMILARITY,
     weighted_votes: bool = WEIGHTED_VOTES,
     exclude_identical: bool = False,
+    judge: Judge | None = None,
+    target_bias: float = TARGET_BIAS,
+    strip_frames: bool = STRIP_FRAMES,
+    polarity_penalty: float = POLARITY_PENALTY,
 ) -> list[Coded]:
     """:func:`code_generation` for many generations, embedding every answer and option text once. ``contexts`` (the
     item's story and question per generation) lets an answer that only repeats the story be coded ``error``.
@@ -277,7 +341,12 @@ def code_generations(
     ``same_item_bonus`` more similar; only examples whose cosine with the answer is at least ``min_example_similarity``
     vote, so an item's usual code does not outvote what the answer says; with ``weighted_votes`` each vote counts its
     cosine) that carry the category. ``exclude_identical`` leaves out examples with the
-    generation's own item and answer text (fitting on the examples' own model)."""
+    generation's own item and answer text (fitting on the examples' own model). ``target_bias`` is added to the
+    ``target`` option's score (> 0: an answer between the target and another option goes to the target).
+
+    With a ``judge`` (an LLM judge, :data:`Judge`) the judge decides instead of the embeddings and the cue: it is
+    shown the situation (``contexts``, required), the answer and the options (:func:`judge_prompt`), and its most
+    likely letter is the code (the last letter: ``error``). Steps 1-2 and the coherence rules come first as always."""
     if not len(responses) == len(conditions) == len(options) == len(categories):
         raise ValueError("responses, conditions, options and categories differ in length")
     if contexts is not None and len(contexts) != len(responses):
@@ -286,6 +355,8 @@ def code_generations(
         raise ValueError("item_ids and responses differ in length")
     if examples and item_ids is None:
         raise ValueError("coding with hand-coded examples needs the generations' item_ids")
+    if judge is not None and contexts is None:
+        raise ValueError("coding with an LLM judge needs the generations' contexts (the situation it is shown)")
     answers = [extract_answer(r, sentences) for r in responses]
     out: list[Coded | None] = [None] * len(responses)
     pending: list[int] = []
@@ -302,16 +373,33 @@ def code_generations(
                 out[i] = Coded(categories[i][list(map(str.lower, options[i])).index(judgement)], "coherence", answer)
         elif contexts is not None and echoes(answer, contexts[i]):
             out[i] = Coded(ERROR, "echo", answer)
+        elif judge is not None:
+            pending.append(i)
         elif condition in CUES and CUES[condition][1] in categories[i] and CUES[condition][0].search(
             _SENTENCE_END.split(answer, maxsplit=1)[0]
         ):
             out[i] = Coded(CUES[condition][1], "cue", answer)
         else:
             pending.append(i)
+    if pending and judge is not None:
+        prompts = [judge_prompt(contexts[i], options[i], answers[i]) for i in pending]
+        scores = judge([p for p, _ in prompts], [letters for _, letters in prompts])
+        if len(scores) != len(pending):
+            raise ValueError(f"the judge returned {len(scores)} score rows for {len(pending)} prompts")
+        for i, (_, letters), row in zip(pending, prompts, scores, strict=True):
+            row = np.asarray(row, dtype=float)
+            if row.shape != (len(letters),) or not np.isfinite(row).all():
+                raise ValueError(f"the judge returned {row.tolist()} for letters {letters} (generation {i})")
+            ranked = np.argsort(-row, kind="stable")
+            best = int(ranked[0])
+            category = categories[i][best] if best < len(categories[i]) else ERROR
+            out[i] = Coded(category, "judge", answers[i], math.nan, float(row[ranked[0]] - row[ranked[1]]))
+        pending = []
     if pending:
         if embed is None:
             raise ValueError("coding free generations of multiple-choice conditions needs an embedder")
-        texts = {t for i in pending for t in (answers[i], *options[i])}
+        probe = {i: strip_framing(answers[i]) if strip_frames else answers[i] for i in pending}
+        texts = {t for i in pending for t in (probe[i], *options[i])}
         conditions_pending = {conditions[i] for i in pending}
         protos = {k: v for k, v in (prototypes or {}).items() if k[0] in conditions_pending and prototype_weight}
         shots = [e for e in (examples or ()) if e.condition in conditions_pending and example_weight]
@@ -326,12 +414,16 @@ def code_generations(
             group = [e for e in shots if e.condition == condition]
             by_condition[condition] = (vectors[[index[e.answer] for e in group]], group)
         for i in pending:
-            a = vectors[index[answers[i]]]
+            a = vectors[index[probe[i]]]
             sims = np.array([float(a @ vectors[index[o]]) for o in options[i]])
             score = sims.copy()
             for k, category in enumerate(categories[i]):
                 if (conditions[i], category) in centroid:
                     score[k] += prototype_weight * float(a @ centroid[(conditions[i], category)])
+                if category == "target":
+                    score[k] += target_bias
+                if polarity_penalty and bool(_NEGATION.search(probe[i])) != bool(_NEGATION.search(options[i][k])):
+                    score[k] -= polarity_penalty
             if conditions[i] in by_condition:
                 matrix, group = by_condition[conditions[i]]
                 cosines = matrix @ a
@@ -387,44 +479,12 @@ def read_generations_csv(path: str | Path) -> pd.DataFrame:
 
 
 def read_hand_coded(root: str | Path) -> pd.DataFrame:
-    """Every hand-coded generation under ``<root>/pragmatics/LLM_link/results/free``.
+    """The authors' hand-coded generations of the files the loader accepts: see
+    :func:`choicelab.studies.scoring_methods.human.read_hand_coded` (which checks every file for byte copies,
+    interleaved runs and seed mismatches first: :func:`~choicelab.studies.scoring_methods.human.hand_code_report`)."""
+    from choicelab.studies.scoring_methods.human import read_hand_coded as read
 
-    Columns: model (folder: llama2, flan-t5-xl), model_name, phenomenon, item_id, temperature (folder), seed (folder),
-    response, hand_code (normalized with :data:`HAND_CODE_ALIASES`), annotator (the column it came from), file."""
-    base = Path(root) / HAND_CODED_DIR
-    files = sorted(base.glob("*/seed*/temperature*/*.csv"))
-    if not files:
-        raise FileNotFoundError(
-            f"no hand-coded generations under {base}: set CHOICELAB_DATA_MIRROR / --data-mirror to a folder laid out "
-            "like ../shared/data (see its README, 'Hand-coded free generations')"
-        )
-    frames = []
-    for path in files:
-        frame = read_generations_csv(path)
-        columns = [c for c in HAND_CODE_COLUMNS if c in frame.columns]
-        if not columns:
-            raise ValueError(f"{path}: no hand-code column (one of {HAND_CODE_COLUMNS})")
-        rel = path.relative_to(base).parts
-        frames.append(
-            pd.DataFrame(
-                {
-                    "model": rel[0],
-                    "model_name": frame["model_name"],
-                    "phenomenon": frame["phenomenon"].str.strip(),
-                    "item_id": frame["item_id"].astype(int),
-                    "temperature": rel[2].removeprefix("temperature"),
-                    "seed": int(rel[1].removeprefix("seed")),
-                    "response": frame["response"],
-                    "hand_code": [
-                        normalize_hand_code(ph.strip(), code)
-                        for ph, code in zip(frame["phenomenon"], frame[columns[0]], strict=True)
-                    ],
-                    "annotator": columns[0],
-                    "file": str(Path(*rel)),
-                }
-            )
-        )
-    return pd.concat(frames, ignore_index=True)
+    return read(root)
 
 
 def read_double_coded(paths: Sequence[str | Path]) -> pd.DataFrame:
@@ -467,11 +527,26 @@ def coarse_code(category: str) -> str:
     return category if category in ("target", ERROR) else "option"
 
 
+def cohen_kappa(a: Sequence[str], b: Sequence[str]) -> float:
+    """Cohen's kappa of two codings of the same rows (nan when chance agreement is 1)."""
+    a, b = pd.Series(list(a)), pd.Series(list(b))
+    n = len(a)
+    if n == 0:
+        return math.nan
+    p = float((a.values == b.values).mean())
+    ca, cb = a.value_counts(), b.value_counts()
+    pe = sum(ca.get(c, 0) * cb.get(c, 0) for c in set(ca.index) | set(cb.index)) / n**2
+    return (p - pe) / (1 - pe) if pe < 1 else math.nan
+
+
 def agreement_table(coded: pd.DataFrame, by: Sequence[str] = ("phenomenon",)) -> pd.DataFrame:
-    """Agreement of ``coded_option`` with ``hand_code`` per group and overall: n, agree, agreement (with a binomial
-    SE), the agreement on target / other option / error (:func:`coarse_code`), the target rate (= free-generation
-    accuracy) by hand and by the coder, the majority-class baseline (the group's most frequent hand code) and Cohen's
-    kappa."""
+    """Agreement of ``coded_option`` with ``hand_code`` per group and overall, on the two measures of
+    docs/scoring_methods.md: **target vs not** (``target_agreement``, ``target_kappa``: all that free-generation
+    accuracy uses) and the **exact option** (``agreement`` with a binomial SE, ``kappa``; ``error`` is a code like any
+    option). Also n, agree, the agreement on target / other option / error (:func:`coarse_code`), the coder's
+    sensitivity (coded target where the hand code is target, of ``n_hand_target``) and specificity, the target rate
+    (= free-generation accuracy) by hand and by the coder, and the majority-class baseline (the group's most frequent
+    hand code)."""
     rows = []
     groups = list(coded.groupby(list(by), sort=True)) + [(("all",) * len(by), coded)]
     for key, group in groups:
@@ -479,24 +554,30 @@ def agreement_table(coded: pd.DataFrame, by: Sequence[str] = ("phenomenon",)) ->
         n = len(group)
         agree = int((group["coded_option"] == group["hand_code"]).sum())
         coarse = int((group["coded_option"].map(coarse_code) == group["hand_code"].map(coarse_code)).sum())
+        auto_target, hand_target = group["coded_option"].eq("target"), group["hand_code"].eq("target")
         p = agree / n
         counts = group["hand_code"].value_counts()
-        coded_counts = group["coded_option"].value_counts()
-        expected = sum(counts.get(c, 0) * coded_counts.get(c, 0) for c in set(counts.index) | set(coded_counts.index))
-        pe = expected / n**2
         rows.append(
             {
                 **dict(zip(by, key, strict=True)),
                 "n": n,
+                "target_agreement": float((auto_target == hand_target).mean()),
+                "target_kappa": cohen_kappa(auto_target, hand_target),
                 "agree": agree,
                 "agreement": p,
                 "se": math.sqrt(p * (1 - p) / n),
+                "kappa": cohen_kappa(group["coded_option"], group["hand_code"]),
                 "agreement_3way": coarse / n,
-                "hand_target_rate": float((group["hand_code"] == "target").mean()),
-                "coded_target_rate": float((group["coded_option"] == "target").mean()),
+                "n_hand_target": int(hand_target.sum()),
+                "true_target": int((auto_target & hand_target).sum()),
+                "n_hand_other": int((~hand_target).sum()),
+                "true_other": int((~auto_target & ~hand_target).sum()),
+                "sensitivity": float(auto_target[hand_target].mean()) if hand_target.any() else math.nan,
+                "specificity": float((~auto_target[~hand_target]).mean()) if (~hand_target).any() else math.nan,
+                "hand_target_rate": float(hand_target.mean()),
+                "coded_target_rate": float(auto_target.mean()),
                 "majority_class": counts.index[0],
                 "majority_baseline": counts.iloc[0] / n,
-                "kappa": (p - pe) / (1 - pe) if pe < 1 else math.nan,
             }
         )
     return pd.DataFrame(rows)

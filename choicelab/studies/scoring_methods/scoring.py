@@ -290,6 +290,7 @@ def code_free(
     items: Sequence[ScoringItem],
     generations: Sequence[str],
     embed: Callable[[Sequence[str]], np.ndarray] | None,
+    judge: fc.Judge | None = None,
     **settings: Any,
 ) -> list[fc.Coded]:
     """Code one generation per item with the study's one coder
@@ -308,6 +309,7 @@ def code_free(
         [item.options for item in items],
         [free_categories(item) for item in items],
         embed=embed,
+        judge=judge,
         contexts=[f"{item.context} {item.question}" for item in items],
         **settings,
     )
@@ -325,6 +327,7 @@ def free_generation(
     max_new_tokens: int,
     max_batch_tokens: int,
     generate: Callable[..., Any] | None = None,
+    judge: fc.Judge | None = None,
 ) -> list[ScoreRow]:
     """Method ``free``: sample from I per (temperature, seed) and code each answer (:func:`code_free`).
 
@@ -342,7 +345,7 @@ def free_generation(
                 max_batch_tokens=max_batch_tokens,
             )
             texts = [gen.text for gen in generations]
-            for item, text, coded in zip(items, texts, code_free(items, texts, embed), strict=True):
+            for item, text, coded in zip(items, texts, code_free(items, texts, embed, judge), strict=True):
                 rows += free_rows(item, text, coded, model=model, variant=f"tau={temperature:g}", seed=seed)
     return rows
 
@@ -358,6 +361,7 @@ def score_all(
     max_batch_tokens: int,
     scorer: Any = None,
     classify_embed: Callable[[Sequence[str]], np.ndarray] | None = None,
+    judge: fc.Judge | None = None,
     tie_seed: int = 0,
 ) -> list[ScoreRow]:
     """Every requested method for one loaded model. Encoders support only ``embedding``. Seq2seq models
@@ -366,7 +370,7 @@ def score_all(
     :func:`choicelab.lm.seq2seq.sample` and embed the authors' way (:func:`option_embedder`).
 
     ``classify_embed`` codes free generations (e.g. a sentence encoder's :func:`embedder`); default: this model's own
-    embeddings."""
+    embeddings. ``judge`` (an LLM judge, :data:`choicelab.studies.scoring_methods.coder.Judge`) codes them instead."""
     methods = set(plan.methods)
     if kind not in ("causal", "seq2seq") and methods - {"embedding"}:
         raise ValueError(f"a {kind} model supports only the embedding method, not {sorted(methods - {'embedding'})}")
@@ -397,6 +401,7 @@ def score_all(
             max_new_tokens=plan.max_new_tokens,
             max_batch_tokens=max_batch_tokens,
             generate=generate,
+            judge=judge,
         )
     if "string" in methods:
         rows += score_strings(scorer, items, model=model, tie_seed=tie_seed)
@@ -419,23 +424,32 @@ def score_model(
     *,
     model: str,
     plan: MethodPlan,
-    embedder_dir: str | None,
+    coder_dir: str | None,
     seed: int,
     device: str,
     max_batch_tokens: int,
+    coder_kind: str = "embedding",
 ) -> list[ScoreRow]:
-    """A scoring job: load the materialized model (causal or seq2seq, by its model.json) and the encoder that codes
-    free generations (``embedder_dir``; None: the model's own embeddings), and run :func:`score_all`."""
+    """A scoring job: load the materialized model (causal or seq2seq, by its model.json) and the model that codes
+    free generations (``coder_dir``: an encoder for ``coder_kind`` "embedding", None: the model's own embeddings;
+    a causal model for "judge", :func:`choicelab.studies.scoring_methods.code_free.load_judge`), and run
+    :func:`score_all`."""
     from choicelab.lm.loading import load_causal, load_encoder_mc, load_seq2seq, read_model_json
 
     kind = read_model_json(model_dir)["kind"]
     loader = load_seq2seq if kind == "seq2seq" else load_causal
     model_obj, tokenizer, _ = loader(model_dir, device=device)
-    classify_embed = None
-    if embedder_dir:
-        encoder, encoder_tokenizer, _ = load_encoder_mc(embedder_dir, seed=seed, device=device)
+    classify_embed = judge = None
+    if coder_kind == "judge":
+        from choicelab.studies.scoring_methods.code_free import load_judge
+
+        if not coder_dir:
+            raise ValueError("coder kind 'judge' needs the judge's model folder (studies.scoring_methods.coder.model)")
+        judge = load_judge(coder_dir, device=device, max_batch_tokens=max_batch_tokens)
+    elif coder_dir:
+        encoder, encoder_tokenizer, _ = load_encoder_mc(coder_dir, seed=seed, device=device)
         classify_embed = embedder(encoder, encoder_tokenizer, "encoder")
     return score_all(
         model_obj, tokenizer, items, model=model, kind=kind, plan=plan, classify_embed=classify_embed,
-        max_batch_tokens=max_batch_tokens, tie_seed=seed,
+        judge=judge, max_batch_tokens=max_batch_tokens, tie_seed=seed,
     )

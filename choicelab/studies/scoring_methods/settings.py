@@ -9,10 +9,21 @@ from typing import Any
 
 
 @dataclass(frozen=True)
+class Coder:
+    """``studies.scoring_methods.coder``: ``kind`` "embedding" (rules + sentence similarity with an encoder) or
+    "judge" (rules + an LLM judge); ``model`` the coder's model entry (kind embedding: coder.model, else
+    ``embedder``; None: the scored model's own embeddings)."""
+
+    kind: str
+    model: str | None
+
+
+@dataclass(frozen=True)
 class Settings:
     enabled: bool
     models: tuple[str, ...]  # scored with every method on the pragmatics items
     embedder: str | None  # encoder that codes free generations (None: the scored model's own embeddings)
+    coder: Coder  # what codes free generations
     items_per_condition: int | None  # seeded items per condition (None: all 169)
     methods: tuple[str, ...]
     label_seeds: tuple[int, ...]  # option-order seeds of label scoring
@@ -34,6 +45,35 @@ def _optional_tuple(value: Any) -> tuple | None:
     return None if value is None else tuple(value)
 
 
+def _coder(s: Mapping[str, Any], models: Mapping[str, Any]) -> Coder:
+    """``studies.scoring_methods.coder``, checked against ``models:``: a judge needs a causal model, an embedding
+    coder an encoder (``coder.model``, else ``embedder``)."""
+    from choicelab.config import ConfigError
+
+    kind, model = s["coder"]["kind"], s["coder"]["model"]
+    if kind == "judge" and model is None:
+        raise ConfigError(
+            "config key 'studies.scoring_methods.coder': coder.kind is 'judge' but coder.model is null: name a causal "
+            "(instruct) model entry of `models:` as the judge, or set coder.kind to 'embedding'"
+        )
+    key = "coder.model" if model is not None else "embedder"
+    resolved = model if model is not None else s["embedder"]
+    if resolved is not None:
+        need = "causal" if kind == "judge" else "encoder"
+        if resolved not in models:
+            raise ConfigError(
+                f"config key 'studies.scoring_methods.{key}': unknown model {resolved!r}; add it under 'models:' or "
+                f"use one of {sorted(n for n, m in models.items() if m.get('kind') == need)}"
+            )
+        if models[resolved].get("kind") != need:
+            raise ConfigError(
+                f"config key 'studies.scoring_methods.{key}': model {resolved!r} is a {models[resolved].get('kind')} "
+                f"model, but a coder of kind {kind!r} needs a {need} model; choose one of "
+                f"{sorted(n for n, m in models.items() if m.get('kind') == need)}"
+            )
+    return Coder(kind, resolved)
+
+
 def from_config(config: Mapping[str, Any]) -> Settings:
     """The study's settings from a validated config (every key present: validation filled the defaults)."""
     s = config["studies"]["scoring_methods"]
@@ -41,6 +81,7 @@ def from_config(config: Mapping[str, Any]) -> Settings:
         enabled=bool(s["enabled"]),
         models=tuple(s["models"]),
         embedder=s["embedder"],
+        coder=_coder(s, config.get("models", {})),
         items_per_condition=s["items_per_condition"],
         methods=tuple(s["methods"]),
         label_seeds=tuple(s["label_seeds"]),

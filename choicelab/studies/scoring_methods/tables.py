@@ -252,6 +252,86 @@ def flip_share(choices: pd.DataFrame, level: str = "method") -> pd.DataFrame:
     return out.reset_index()
 
 
+# -- free-generation accuracy with the coder's error --------------------------------------------------------------
+
+
+def misclassification_interval(
+    k: int, n: int, true_target: int, n_hand_target: int, true_other: int, n_hand_other: int, level: float = 0.95
+) -> tuple[float, float]:
+    """An interval for the true target rate of ``n`` coded generations of which ``k`` were coded target, allowing for
+    the coder's misclassification: the coded rate q, the coder's sensitivity Se (``true_target`` of
+    ``n_hand_target``) and specificity Sp (``true_other`` of ``n_hand_other``, measured against hand codes) each
+    range over their exact ``level`` interval, and the rate is (q + Sp - 1) / (Se + Sp - 1) (Rogan-Gladen) at the
+    least and most favourable corner, clipped to [0, 1]. Where Se + Sp - 1 can come near 0 (a coder no better than
+    chance, or no hand-coded targets to measure Se on) the interval is [0, 1]."""
+    from itertools import product
+
+    from choicelab.stats import exact_interval
+
+    boxes = [exact_interval(k, n, level), exact_interval(true_target, n_hand_target, level),
+             exact_interval(true_other, n_hand_other, level)]
+    if any(b != b for box in boxes for b in box):  # nan: nothing measured
+        return 0.0, 1.0
+    rates = []
+    for q, se, sp in product(*boxes):
+        if se + sp - 1 <= 0.05:
+            return 0.0, 1.0
+        rates.append(min(max((q + sp - 1) / (se + sp - 1), 0.0), 1.0))
+    return min(rates), max(rates)
+
+
+def free_accuracy_table(
+    choices: pd.DataFrame, hand_free: pd.DataFrame, agreement: pd.DataFrame, sources: dict[str, str]
+) -> pd.DataFrame:
+    """Free-generation accuracy per model, condition and variant (temperature), with the coder's error.
+
+    ``accuracy`` (k of n, exact interval ``ci_low``-``ci_high``) is the coder's on our generations; ``adj_low`` -
+    ``adj_high`` (:func:`misclassification_interval`) widens it by the coder's sensitivity and specificity measured on
+    the held-out hand codes of the condition (``agreement``: rows of ``role`` "held out", counts pooled over those
+    models; ``coder_target_kappa`` etc. beside). Where the authors hand-coded the model (``sources``: our model name
+    -> its source, ``hf:<model_name>`` of ``hand_free``), their hand-coded accuracy on their generations is beside
+    (``hand_*``) and is what ``reported`` takes, as the paper did; elsewhere ``reported`` is the coder's."""
+    from choicelab.stats import exact_interval
+
+    free = choices[choices["method"] == "free"]
+    held = agreement[agreement["role"] == "held out"]
+    counts = ["n", "n_hand_target", "true_target", "n_hand_other", "true_other"]
+    pooled = held.groupby("condition")[counts].sum()
+    kappa = held.groupby("condition")["target_kappa"].mean()
+    on = ", ".join(sorted(set(held["hand_model"]))) or "none"
+    hand = hand_free.assign(source="hf:" + hand_free["model_name"].astype(str))
+    rows = []
+    groups = [(key, g) for key, g in free.groupby(["model", "condition", "variant"], sort=True)]
+    groups += [((m, "all", v), g) for (m, v), g in free.groupby(["model", "variant"], sort=True)]
+    for (model, condition, variant), group in groups:
+        k, n = int(group["is_target"].sum()), len(group)
+        low, high = exact_interval(k, n)
+        row = {"model": model, "condition": condition, "variant": variant, "k": k, "n": n, "accuracy": k / n,
+               "ci_low": low, "ci_high": high}
+        if condition in pooled.index:
+            c = pooled.loc[condition]
+            row["adj_low"], row["adj_high"] = misclassification_interval(
+                k, n, int(c["true_target"]), int(c["n_hand_target"]), int(c["true_other"]), int(c["n_hand_other"]))
+            row |= {"coder_target_kappa": float(kappa.loc[condition]),
+                    "coder_sensitivity": c["true_target"] / c["n_hand_target"] if c["n_hand_target"] else float("nan"),
+                    "coder_specificity": c["true_other"] / c["n_hand_other"] if c["n_hand_other"] else float("nan"),
+                    "agreement_n": int(c["n"]), "agreement_on": on}
+        else:
+            row |= {"adj_low": 0.0, "adj_high": 1.0, "agreement_n": 0, "agreement_on": "none"}
+        source = sources.get(str(model), "")
+        mine = hand[(hand["source"] == source) & (hand["variant"] == variant)]
+        mine = mine if condition == "all" else mine[mine["condition"] == condition]
+        if len(mine):
+            hk, hn = int(mine["k"].sum()), int(mine["n"].sum())
+            hlow, hhigh = exact_interval(hk, hn)
+            row |= {"hand_model_name": mine["model_name"].iloc[0], "hand_k": hk, "hand_n": hn,
+                    "hand_accuracy": hk / hn, "hand_ci_low": hlow, "hand_ci_high": hhigh}
+        row["reported"] = row.get("hand_accuracy", row["accuracy"])
+        row["reported_from"] = "authors' hand codes" if "hand_accuracy" in row else "coder"
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
 # -- the study's tables, as the ARTIFACTS table builds them ---------------------------------------------------------
 
 
@@ -264,6 +344,10 @@ class StudyFrames:
     grid: pd.DataFrame
     human: pd.DataFrame
     sources_root: str = ""
+    hand_codes: pd.DataFrame = field(default_factory=pd.DataFrame)  # the hand-code loader's report
+    hand_free: pd.DataFrame = field(default_factory=pd.DataFrame)  # the authors' hand-coded free accuracy
+    coder_agreement: pd.DataFrame = field(default_factory=pd.DataFrame)  # the coder against the hand codes
+    model_sources: dict = field(default_factory=dict)  # our model name -> its source (hf:<hub name>)
     reported: pd.DataFrame = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -281,6 +365,28 @@ def numbers_table(data: StudyFrames) -> tuple[pd.DataFrame, str]:
     """Every number behind Figs. 2 and 3 (:func:`table_numbers`) and its Markdown."""
     frame = table_numbers(data.reported, data.human)
     return frame, frame.to_markdown(index=False, floatfmt=".3f")
+
+
+def free_accuracy_artifact(data: StudyFrames) -> tuple[pd.DataFrame, str]:
+    """Free-generation accuracy with the coder's error and the authors' hand-coded accuracy beside
+    (:func:`free_accuracy_table`), then the coder's agreement with the hand codes per model and condition."""
+    if "role" not in data.coder_agreement.columns or "model_name" not in data.hand_free.columns:
+        raise ValueError("the free_accuracy table needs rule sm_coder_agreement's outputs (hand_free, coder_agreement)")
+    frame = free_accuracy_table(data.choices, data.hand_free, data.coder_agreement, data.model_sources)
+    agreement = data.coder_agreement
+    columns = ["hand_model", "role", "condition", "n", "target_agreement", "target_kappa", "agreement", "kappa",
+               "sensitivity", "specificity", "majority_baseline"]
+    markdown = "## Free-generation accuracy\n\n" + frame.to_markdown(index=False, floatfmt=".3f")
+    markdown += "\n\n## The coder against the authors' hand codes (target vs not; exact option)\n\n" + (
+        agreement[columns].to_markdown(index=False, floatfmt=".3f") if len(agreement) else
+        "not measured: no coder model is configured (studies.scoring_methods.coder.model / embedder)")
+    return frame, markdown
+
+
+def hand_codes_table(data: StudyFrames) -> tuple[pd.DataFrame, str]:
+    """The hand-code loader's report: every file of the authors' hand codes with its status and whether it is used."""
+    frame = data.hand_codes
+    return frame, frame.drop(columns=["sha256"], errors="ignore").to_markdown(index=False)
 
 
 def human_accuracy_table(data: StudyFrames) -> tuple[pd.DataFrame, str]:

@@ -1,0 +1,34 @@
+"""Adapter: rule sm_coder_agreement (the hand-code files checked, the authors' hand-coded free-generation accuracy,
+and the configured coder's agreement with their hand codes)."""
+
+import pyarrow as pa
+
+from choicelab.io import write_parquet
+from choicelab.provenance import record_json
+from choicelab.studies.scoring_methods import code_free
+from choicelab.studies.scoring_methods.human import hand_code_report, hand_free_accuracy, read_hand_coded
+from choicelab.studies.scoring_methods.sources import hand_code_root, source_root
+from choicelab.workflow import job_record, log_to
+
+
+def write(path, frame, metadata):
+    write_parquet(path, pa.Table.from_pandas(frame.reset_index(drop=True), preserve_index=False), metadata)
+
+
+with log_to(snakemake.log[0]):
+    p = snakemake.params
+    metadata = {"choicelab.provenance": record_json(job_record(snakemake, models=list(snakemake.input.coder)))}
+    root = hand_code_root(snakemake.input.hand_codes)
+    report = hand_code_report(root)
+    print(report["status"].value_counts().to_string())
+    hand = read_hand_coded(root)
+    write(snakemake.output.report, report, metadata)
+    write(snakemake.output.hand_free, hand_free_accuracy(hand), metadata)
+    coded, agreement = code_free.code_hand_codes(
+        hand, source_root(snakemake.input.sources), kind=p.settings.coder.kind,
+        coder_dir=snakemake.input.coder[0] if snakemake.input.coder else None, device=p.device,
+        max_batch_tokens=int(p.max_batch_tokens), seed=int(p.seed),
+    )
+    write(snakemake.output.coded, coded, metadata)
+    write(snakemake.output.agreement, agreement, metadata)
+    print(agreement.to_string() if len(agreement) else "no coder model configured: agreement not measured")

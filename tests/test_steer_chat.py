@@ -100,7 +100,7 @@ def test_asking_for_a_chat_template_the_tokenizer_lacks_fails_naming_the_model(t
     with pytest.raises(ValueError, match="model 'falcon-7b-instruct'.*no chat template"):
         check_chat_template(spec, has_chat_template=False)
     check_chat_template(spec, has_chat_template=True)
-    with pytest.raises(ValueError, match="model 'm'.*'chat_template' is 'yes'"):
+    with pytest.raises(ValueError, match="model 'm'.*'chat_template' names the template file 'yes'"):
         parse_model_spec("m", {"kind": "causal", "source": "random:llama", "chat_template": "yes"})
 
 

@@ -62,7 +62,13 @@ def weights_folder(model_dir: str | Path, meta: dict[str, Any] | None = None) ->
 
 
 def load_tokenizer(model_dir: str | Path) -> PreTrainedTokenizerBase:
-    return AutoTokenizer.from_pretrained(str(weights_folder(model_dir)))
+    """The model's tokenizer; a chat template its model entry gave (model.json ``chat_template``) replaces the one it
+    ships."""
+    tokenizer = AutoTokenizer.from_pretrained(str(weights_folder(model_dir)))
+    template = read_model_json(model_dir).get("chat_template")
+    if isinstance(template, str):
+        tokenizer.chat_template = template
+    return tokenizer
 
 
 def placement(meta: dict[str, Any], device: str = "auto") -> dict[str, Any]:

@@ -40,13 +40,15 @@ SOURCE_PREFIXES = ("pypi", "hf", "path", "random")
 class ModelSpec:
     """One ``models:`` entry. ``chat_template``: true = prompts of chat-style studies (STEER) go through the
     tokenizer's chat template, which must exist (checked when the model is materialized); false = raw text;
-    None = as the model ships (the template when its tokenizer has one)."""
+    None = as the model ships (the template when its tokenizer has one); a string = a Jinja chat template given in
+    the config, or the name of a file under ``data/chat_templates/`` (:func:`chat_template_text`), recorded in
+    model.json and set on the tokenizer by every loader."""
 
     name: str
     kind: str
     source: str
     dtype: str = "float32"
-    chat_template: bool | None = None
+    chat_template: bool | str | None = None
     max_length: int | None = None
     device_map: str | dict[str, Any] | None = None
 
@@ -57,6 +59,24 @@ class ModelSpec:
     @property
     def source_value(self) -> str:
         return self.source.split(":", 1)[1]
+
+
+CHAT_TEMPLATES_DIR = Path(__file__).resolve().parents[2] / "data" / "chat_templates"
+
+
+def chat_template_text(name: str, value: str) -> str:
+    """The Jinja text of a string ``chat_template``: the string itself when it holds Jinja (``{{`` or ``{%``), else
+    the file ``data/chat_templates/<value>`` (``.jinja`` may be left out); an unknown file fails naming the model."""
+    if "{{" in value or "{%" in value:
+        return value
+    stem = value.removesuffix(".jinja")
+    path = CHAT_TEMPLATES_DIR / f"{stem}.jinja"
+    if not stem or "/" in stem or not path.is_file():
+        known = sorted(p.stem for p in CHAT_TEMPLATES_DIR.glob("*.jinja"))
+        raise ValueError(f"model {name!r}: key 'chat_template' names the template file {value!r}, which is not in "
+                         f"{CHAT_TEMPLATES_DIR} (known: {', '.join(known) or 'none'}); write true, false, null, a "
+                         "Jinja template, or add the file there")
+    return path.read_text()
 
 
 def parse_model_spec(name: str, entry: dict[str, Any]) -> ModelSpec:
@@ -85,9 +105,12 @@ def parse_model_spec(name: str, entry: dict[str, Any]) -> ModelSpec:
             "(cuda:0, cpu, disk), or leave it out to place the model from 'gpu'"
         )
     chat_template = entry.get("chat_template")
-    if chat_template not in (True, False, None):
+    if isinstance(chat_template, str):
+        chat_template_text(name, chat_template)
+    elif chat_template not in (True, False, None):
         raise ValueError(f"model {name!r}: key 'chat_template' is {chat_template!r}; write true (apply the tokenizer's "
-                         "chat template, which must exist), false (raw text) or null (as the model ships)")
+                         "chat template, which must exist), false (raw text), null (as the model ships), a Jinja "
+                         f"template or the name of a template file in {CHAT_TEMPLATES_DIR}")
     return ModelSpec(name, kind, source, dtype, chat_template, entry.get("max_length"), device_map)
 
 
@@ -324,6 +347,10 @@ def materialize(spec: ModelSpec, out_dir: Path, seed: int = 0) -> dict[str, Any]
     """Build ``out_dir`` atomically (see the module docstring); returns the model.json record."""
     with atomic_directory(out_dir) as tmp:
         meta = _build(spec, tmp, seed)
+        if isinstance(spec.chat_template, str):
+            meta["chat_template"] = chat_template_text(spec.name, spec.chat_template)
+            meta["chat_template_source"] = spec.chat_template if "{" not in spec.chat_template else "config"
+            meta["has_chat_template"] = True
         check_chat_template(spec, bool(meta.get("has_chat_template")))
         write_json(tmp / "model.json", meta)
     return meta

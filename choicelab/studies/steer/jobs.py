@@ -64,7 +64,7 @@ class Plan:
         """A params function giving one settings field (read when a job is planned; a nested section as a dict)."""
         return functools.partial(_field, settings=self.settings, name=name)
 
-    def chat_template(self, wildcards: Any) -> bool | None:
+    def chat_template(self, wildcards: Any) -> bool | str | None:
         """The scored model's ``chat_template`` (true: apply its tokenizer's template, false: raw text, null: as the
         model ships); see :func:`choicelab.studies.steer.scoring.chat_format`."""
         return self.model_entries[wildcards.model].get("chat_template")

@@ -288,12 +288,17 @@ class ChatFormat:
                                                   add_generation_prompt=True)
 
 
-def chat_format(model: str, tokenizer: Any, requested: bool | None) -> ChatFormat | None:
+def chat_format(model: str, tokenizer: Any, requested: bool | str | None) -> ChatFormat | None:
     """The prompt format a model entry asks for: ``chat_template`` true = apply the tokenizer's chat template (it
-    must have one), false = raw text, null = as the model ships (the template when the tokenizer has one)."""
-    if requested not in (True, False, None):
-        raise ValueError(f"model {model!r}: key 'chat_template' is {requested!r}; write true, false or leave it out")
+    must have one), false = raw text, null = as the model ships (the template when the tokenizer has one), a string
+    = the template the entry gives (set on the tokenizer by the loader from model.json)."""
+    if not isinstance(requested, str) and requested not in (True, False, None):
+        raise ValueError(f"model {model!r}: key 'chat_template' is {requested!r}; write true, false, a template or "
+                         "leave it out")
     has_template = bool(getattr(tokenizer, "chat_template", None))
+    if isinstance(requested, str) and not has_template:
+        raise ValueError(f"model {model!r}: its entry gives a chat template but its tokenizer has none; rebuild the "
+                         "model (rule prepare_model) so that model.json records it")
     if requested is True and not has_template:
         raise ValueError(f"model {model!r}: its entry sets chat_template: true but its tokenizer has no chat "
                          "template; set chat_template: false (raw text) or use a checkpoint whose tokenizer has one")
@@ -426,7 +431,7 @@ def prompts_table(prompts: Sequence[Prompt], model: str) -> Any:
 
 def score_model(model_dir: str, items: Sequence[MCItem], pool: Sequence[MCItem], *, model: str, adaptation: str,
                 adaptation_questions: int | None, max_new_tokens: int, max_batch_tokens: int, seed: int,
-                device: str, chat_template: bool | None = None) -> tuple[list[DumpRow], list[Prompt]]:
+                device: str, chat_template: bool | str | None = None) -> tuple[list[DumpRow], list[Prompt]]:
     """One scoring job: load the causal model in ``model_dir``, build each scored question's prompt under
     ``adaptation`` (greedy explanations of at most ``max_new_tokens`` tokens; through the model's chat template as
     its entry's ``chat_template`` asks, :func:`chat_format`) and score its letters.

@@ -171,3 +171,61 @@ def test_part_two_of_a_two_part_question_is_the_next_user_turn_after_part_ones_a
     assert seen[second.item_id].endswith("<|im_start|>assistant\n")
     assert e2.context.startswith(e1.context + "A<|im_end|>") and e2.context.count("<|im_start|>user") == 4
     assert e2.context.endswith(ps.ANSWER_CUE)
+
+
+@pytest.fixture(scope="module")
+def tiny_falcon_instruct(tmp_path_factory):
+    """A tiny random Falcon prepared with ``chat_template: falcon_instruct`` (the template file), loaded back."""
+    from choicelab.lm.loading import load_tokenizer
+    from choicelab.lm.registry import materialize
+
+    spec = parse_model_spec("falcon-7b-instruct", {"kind": "causal", "source": "random:falcon",
+                                                   "chat_template": "falcon_instruct"})
+    folder = tmp_path_factory.mktemp("falcon") / "falcon-7b-instruct"
+    meta = materialize(spec, folder)
+    return meta, load_tokenizer(folder)
+
+
+def test_a_falcon_instruct_entry_with_the_template_file_is_prompted_in_the_authors_textual_format(
+        items, pair_bench, tiny_falcon_instruct):
+    from choicelab.lm.registry import CHAT_TEMPLATES_DIR
+
+    meta, tokenizer = tiny_falcon_instruct
+    template = (CHAT_TEMPLATES_DIR / "falcon_instruct.jinja").read_text()
+    assert meta["has_chat_template"] and meta["chat_template"] == template
+    assert tokenizer.chat_template == template  # the loader sets it from model.json
+    chat = ps.chat_format("falcon-7b-instruct", tokenizer, "falcon_instruct")
+    assert chat is not None
+    # a lone question (n-shot, explain-together) is the plain text the authors' code sends, ending with the cue
+    for adaptation, pool, explain in (("1shot", items[1:], None),
+                                      ("explain-together", [], _explainer("'''why'''\nCorrect Answer: B"))):
+        [templated] = ps.build_prompts(items[:1], pool, adaptation, seed=0, count_tokens=len, max_tokens=None,
+                                       explain=explain, chat=chat)
+        [raw] = ps.build_prompts(items[:1], pool, adaptation, seed=0, count_tokens=len, max_tokens=None,
+                                 explain=explain)
+        assert templated.chat_template and templated.context == raw.context
+        assert templated.context.endswith(ps.ANSWER_CUE)
+    # after an answer, turns read "User: ..." / "Falcon: ..." and the next question keeps the cue at its end
+    [separate] = ps.build_prompts(items[:1], [], "explain-separate", seed=0, count_tokens=len, max_tokens=None,
+                                  explain=_explainer("'''why'''"), chat=chat)
+    assert separate.context.startswith("User: ") and "\nFalcon: '''why'''\nUser: " in separate.context
+    assert separate.context.endswith("WRITE ONLY A SINGLE LETTER. \n\nCorrect Answer: ")
+    two_part, two_pool = pair_bench
+    first, second = two_part
+    [p1] = ps.build_prompts([first], two_pool, "1shot", seed=0, count_tokens=len, max_tokens=None, chat=chat,
+                            then={first.item_id: second})
+    [p2] = ps.build_follow_up_prompts([second], [p1], {first.item_id: "B"}, "1shot", count_tokens=len,
+                                      max_tokens=None, chat=chat)
+    assert "\n\nCorrect Answer: \nFalcon: B\nUser: " in p2.context and p2.context.startswith("User: ")
+    assert p2.context.endswith(ps.ANSWER_CUE)
+
+
+def test_a_chat_template_given_inline_is_used_as_is_and_an_unknown_template_file_fails_naming_it():
+    from choicelab.lm.registry import chat_template_text
+
+    inline = "{% for m in messages %}{{ m['content'] }}{% endfor %}"
+    spec = parse_model_spec("m", {"kind": "causal", "source": "random:falcon", "chat_template": inline})
+    assert spec.chat_template == inline and chat_template_text("m", inline) == inline
+    with pytest.raises(ValueError, match=r"model 'falcon-7b-instruct'.*'falcon_instrcut'.*known: falcon_instruct"):
+        parse_model_spec("falcon-7b-instruct", {"kind": "causal", "source": "hf:tiiuae/falcon-7b-instruct",
+                                                "chat_template": "falcon_instrcut"})

@@ -206,8 +206,15 @@ def test_a_falcon_instruct_entry_with_the_template_file_is_prompted_in_the_autho
         assert templated.chat_template and templated.context == raw.context
         assert templated.context.endswith(ps.ANSWER_CUE)
     # after an answer, turns read "User: ..." / "Falcon: ..." and the next question keeps the cue at its end
+    seen = {}
+
+    def explain(prompts):
+        seen.update(prompts)
+        return {item_id: "'''why'''" for item_id, _ in prompts}
+
     [separate] = ps.build_prompts(items[:1], [], "explain-separate", seed=0, count_tokens=len, max_tokens=None,
-                                  explain=_explainer("'''why'''"), chat=chat)
+                                  explain=explain, chat=chat)
+    assert seen[items[0].item_id] == ps.explanation_prompt(items[0], "separate")  # the call itself is plain text
     assert separate.context.startswith("User: ") and "\nFalcon: '''why'''\nUser: " in separate.context
     assert separate.context.endswith("WRITE ONLY A SINGLE LETTER. \n\nCorrect Answer: ")
     two_part, two_pool = pair_bench
@@ -216,6 +223,9 @@ def test_a_falcon_instruct_entry_with_the_template_file_is_prompted_in_the_autho
                             then={first.item_id: second})
     [p2] = ps.build_follow_up_prompts([second], [p1], {first.item_id: "B"}, "1shot", count_tokens=len,
                                       max_tokens=None, chat=chat)
+    [raw1] = ps.build_prompts([first], two_pool, "1shot", seed=0, count_tokens=len, max_tokens=None,
+                              then={first.item_id: second})
+    assert p1.context == raw1.context  # part 1 is a lone question too
     assert "\n\nCorrect Answer: \nFalcon: B\nUser: " in p2.context and p2.context.startswith("User: ")
     assert p2.context.endswith(ps.ANSWER_CUE)
 

@@ -64,7 +64,7 @@ def revealed_rows(scorer: Any, scenarios: pd.DataFrame, model_name: str) -> list
 
 
 def stated_rows(scorer: Any, questions: pd.DataFrame, model_name: str,
-                chat_template: bool | None = None) -> tuple[list[DumpRow], bool]:
+                chat_template: bool | str | None = None) -> tuple[list[DumpRow], bool]:
     """Answer distribution ("[A" ... "[E", renormalized) after each stated-answer prompt; returns the rows and
     whether the model's chat template was used (False = the plain documented template)."""
     from choicelab.lm.candidates import candidate_distributions

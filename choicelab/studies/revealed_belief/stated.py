@@ -75,11 +75,12 @@ ANSWER_CONTINUATIONS = tuple(f"[{letter}" for letter in ANSWER_LETTERS)
 
 
 def stated_prompt(question: StatedQuestion, tokenizer: Any | None,
-                  chat_template: bool | None = None) -> tuple[str, bool]:
+                  chat_template: bool | str | None = None) -> tuple[str, bool]:
     """The prompt whose continuation is the answer ("[A" ... "[E", see ``ANSWER_CONTINUATIONS``): the tokenizer's
     chat template up to the start of the assistant turn, or the plain documented template where the tokenizer has
     none or the model entry says ``chat_template: false`` (``true`` was checked against the tokenizer when the model
-    was prepared). Returns (prompt, used_chat_template)."""
+    was prepared; a string template the entry gives was set on the tokenizer by the loader). Returns (prompt,
+    used_chat_template)."""
     if chat_template is not False and tokenizer is not None and getattr(tokenizer, "chat_template", None):
         rendered = tokenizer.apply_chat_template(
             [{"role": "user", "content": question.text}], tokenize=False, add_generation_prompt=True

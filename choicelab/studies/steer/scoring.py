@@ -28,7 +28,9 @@ examples and question together, as the reference code's single user message does
 pre-filled with the cue ``Correct Answer: `` (:class:`ChatFormat`), so the letter is still read as the next token
 right after the cue. Self-explanations are generated after the template's generation prompt and kept as the
 assistant's turn; under ``explain-separate`` the options and answer suffix are a second user turn. ``chat_template:
-false`` gives raw text; ``true`` on a tokenizer without a template fails naming the model. Each prompt record says
+false`` gives raw text; ``true`` on a tokenizer without a template fails naming the model; a string is a template
+the entry gives (``data/chat_templates/falcon_instruct.jinja``: the reference code's textual Falcon-instruct format),
+which the loader has set on the tokenizer. Each prompt record says
 whether the template was applied, and the dump's ``context`` is the templated text the model saw. Part 2 of a
 two-part question goes on in the same conversation: part 1's assistant turn holds the cue and the model's letter,
 part 2 is the next user turn, then the assistant's turn pre-filled with the cue (:func:`build_follow_up_prompts`).

@@ -118,6 +118,92 @@ class TrainResult:
     reached_target: bool
     target_dev_accuracy: float | None
     history: list[dict[str, float]] = field(default_factory=list)
+    precision: str = "fp32"  # fp32 | tf32 | bf16-autocast (training_precision)
+
+
+HALF_PRECISION_UNSUPPORTED = {"deberta": "DeBERTa v1", "xlnet": "XLNet"}  # dtype errors under half precision
+
+
+def check_trainable_dtype(model: PreTrainedModel, name: str) -> None:
+    """Refuse weights that cannot be fine-tuned here: fp16 weights train to a NaN loss without loss scaling and bf16
+    weights barely move (most updates round away); DeBERTa v1 and XLNet fail with dtype errors in either. Training
+    keeps fp32 master weights (and uses bf16 autocast on CUDA), so the fix is always the model's ``dtype: float32``."""
+    dtype = next(model.parameters()).dtype
+    if dtype in (torch.float16, torch.bfloat16):
+        family = HALF_PRECISION_UNSUPPORTED.get(getattr(model.config, "model_type", ""), "")
+        why = (f"{family} fails with dtype errors in half precision" if family else
+               "fp16 weights train to a NaN loss without loss scaling" if dtype == torch.float16 else
+               "bf16 weights barely change (most updates round away)")
+        raise ValueError(
+            f"model {name!r} is loaded in {str(dtype).removeprefix('torch.')}: {why}. Fine-tuning keeps fp32 master "
+            f"weights: set models.{name}.dtype: float32 in the config (on CUDA training runs in bf16 autocast anyway)"
+        )
+
+
+def training_precision(model: PreTrainedModel, device: torch.device) -> str:
+    """``bf16-autocast`` on a CUDA device that supports bf16 (fp32 master weights, TF32 matmuls enabled), except for
+    the families that fail in half precision (TF32 only there); ``fp32`` on CPU."""
+    if device.type != "cuda":
+        return "fp32"
+    torch.backends.cuda.matmul.allow_tf32 = True
+    torch.backends.cudnn.allow_tf32 = True
+    if getattr(model.config, "model_type", "") in HALF_PRECISION_UNSUPPORTED or not torch.cuda.is_bf16_supported():
+        return "tf32"
+    return "bf16-autocast"
+
+
+def _autocast(precision: str, device: torch.device):
+    import contextlib
+
+    if precision == "bf16-autocast":
+        return torch.autocast(device_type=device.type, dtype=torch.bfloat16)
+    return contextlib.nullcontext()
+
+
+@dataclass(frozen=True)
+class _Encoded:
+    """Items tokenized once, unpadded: per item, per choice, each input's token ids (padded per batch later)."""
+
+    rows: list[list[dict[str, list[int]]]]
+    labels: list[int]
+
+
+def _tokenize_once(
+    tokenizer: PreTrainedTokenizerBase, items: Sequence[MCItem], input_format: str, max_length: int
+) -> _Encoded:
+    firsts, seconds = [], []
+    for item in items:
+        for choice in item.choices:
+            if input_format == "pair":
+                firsts.append(item.prompt)
+                seconds.append(choice)
+            elif input_format == "concat":
+                firsts.append(f"{item.prompt} {choice}".strip())
+            else:
+                raise ValueError(f"input_format must be 'pair' or 'concat', not {input_format!r}")
+    enc = tokenizer(firsts, seconds if input_format == "pair" else None, truncation=True, max_length=max_length)
+    keys = list(enc.keys())
+    rows, k = [], 0
+    for item in items:
+        rows.append([{key: enc[key][k + j] for key in keys} for j in range(len(item.choices))])
+        k += len(item.choices)
+    return _Encoded(rows, [int(item.label) for item in items])
+
+
+def _collate(encoded: _Encoded, batch: Sequence[int], pad_id: int, padding_side: str) -> dict[str, torch.Tensor]:
+    """One batch padded to its longest input, exactly as the tokenizer's ``padding="longest"`` would."""
+    choices = [encoded.rows[i] for i in batch]
+    width = max(len(c["input_ids"]) for item in choices for c in item)
+    out: dict[str, torch.Tensor] = {}
+    for key in choices[0][0]:
+        fill = pad_id if key == "input_ids" else 0
+        padded = []
+        for item in choices:
+            for c in item:
+                pad = [fill] * (width - len(c[key]))
+                padded.append(pad + c[key] if padding_side == "left" else c[key] + pad)
+        out[key] = torch.tensor(padded).view(len(batch), len(choices[0]), width)
+    return out
 
 
 def fine_tune_mc(
@@ -141,11 +227,18 @@ def fine_tune_mc(
     freeze_word_embeddings: bool = False,
     log: Callable[[str], None] = print,
 ) -> TrainResult:
-    """Fine-tune ``model`` in place on ``train``; returns the training record. See the module docstring."""
+    """Fine-tune ``model`` in place on ``train``; returns the training record. See the module docstring.
+
+    Train items are tokenized once (each batch is padded to its longest input, as before); the training losses stay
+    on the device until an evaluation reads them (no host sync per step); on CUDA the forward runs in bf16 autocast
+    over fp32 weights (:func:`training_precision`). A NaN or infinite training loss raises FloatingPointError at the
+    next evaluation, before anything is kept.
+    """
     if not train:
         raise ValueError("fine-tuning needs at least one training item")
     if not dev:
         raise ValueError("fine-tuning needs dev items for evaluation and early stopping")
+    check_trainable_dtype(model, getattr(model, "name_or_path", "") or type(model).__name__)
     torch.manual_seed(seed)
     rng = random.Random(seed)
     groups = _groups_by_choice_count(train)
@@ -157,16 +250,28 @@ def fine_tune_mc(
     optimizer = torch.optim.AdamW(trainable, lr=learning_rate, weight_decay=weight_decay)
     scheduler = get_linear_schedule_with_warmup(optimizer, warmup_steps, total_steps)
     device = next(model.parameters()).device
-    result = TrainResult(0.0, 0, -1.0, False, target_dev_accuracy)
+    precision = training_precision(model, device)
+    encoded = _tokenize_once(tokenizer, train, input_format, max_length)
+    labels_all = torch.tensor(encoded.labels)
+    pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+    result = TrainResult(0.0, 0, -1.0, False, target_dev_accuracy, precision=precision)
     best_state: dict[str, torch.Tensor] | None = None
     evals_without_gain = 0
-    losses: list[float] = []  # training losses since the last evaluation (the learning curve's train side)
+    loss_sum = torch.zeros((), device=device)  # training losses since the last evaluation, summed on the device
+    loss_count = 0
 
     def evaluate(epoch_position: float) -> bool:
-        nonlocal best_state, evals_without_gain
-        accuracy = accuracy_of(mc_logits(model, tokenizer, dev, input_format=input_format, max_length=max_length), dev)
-        train_loss = float(np.mean(losses)) if losses else float("nan")
-        losses.clear()
+        nonlocal best_state, evals_without_gain, loss_sum, loss_count
+        train_loss = float(loss_sum) / loss_count if loss_count else float("nan")  # the one host sync
+        if loss_count and not math.isfinite(train_loss):
+            raise FloatingPointError(
+                f"training loss became {train_loss} by step {result.steps} (learning rate {learning_rate}, precision "
+                f"{precision}): nothing is saved; lower the learning rate or train in float32"
+            )
+        loss_sum, loss_count = torch.zeros((), device=device), 0
+        with _autocast(precision, device):
+            logits = mc_logits(model, tokenizer, dev, input_format=input_format, max_length=max_length)
+        accuracy = accuracy_of(logits, dev)
         result.history.append(
             {"epoch": epoch_position, "step": result.steps, "train_loss": train_loss, "dev_accuracy": accuracy}
         )
@@ -197,12 +302,13 @@ def fine_tune_mc(
         for batch in batches:
             if result.steps >= max_steps_total:
                 break
-            chunk = [train[i] for i in batch]
-            enc = _encode(tokenizer, chunk, input_format, max_length)
-            labels = torch.tensor([it.label for it in chunk], device=device)
-            loss = model(**{k: v.to(device) for k, v in enc.items()}, labels=labels).loss / grad_accumulation
-            loss.backward()
-            losses.append(float(loss.detach()) * grad_accumulation)
+            enc = _collate(encoded, batch, pad_id, tokenizer.padding_side)
+            labels = labels_all[batch].to(device, non_blocking=True)
+            with _autocast(precision, device):
+                loss = model(**{k: v.to(device, non_blocking=True) for k, v in enc.items()}, labels=labels).loss
+            (loss / grad_accumulation).backward()
+            loss_sum += loss.detach().float()
+            loss_count += 1
             result.steps += 1
             if result.steps % grad_accumulation == 0:
                 optimizer.step()

@@ -87,13 +87,14 @@ def fine_tune_checkpoint(
 
     ``training_notes`` are added to the training record (e.g. which data a stage was trained on).
     """
-    from choicelab.lm.encoder import fine_tune_mc
+    from choicelab.lm.encoder import check_trainable_dtype, fine_tune_mc
     from choicelab.lm.loading import load_encoder_mc, read_model_json
     from choicelab.lm.registry import weights_digest
 
     require_input_format(base_dir, params.input_format, purpose="fine-tuning from it")
     base_meta = read_model_json(base_dir)
     model, tokenizer, _ = load_encoder_mc(base_dir, seed=params.seed, device=device)
+    check_trainable_dtype(model, base_meta["name"])  # before any training time is spent
     if params.dropout is not None:  # the head's dropout modules: those outside the pre-trained encoder
         encoder = {id(m) for m in model.base_model.modules()}
         head = [m for m in model.modules() if type(m).__name__ == "Dropout" and id(m) not in encoder]
@@ -124,6 +125,7 @@ def fine_tune_checkpoint(
                 "target_dev_accuracy": result.target_dev_accuracy,
                 "reached_target": result.reached_target,
                 "history": result.history,
+                "precision": result.precision,
                 **(training_notes or {}),
             },
             "library_versions": base_meta.get("library_versions", {}),

@@ -112,11 +112,13 @@ rule probes_finetune:
         base=wildcard_model_dir,
         train=f"{PR}/benchmarks/{{benchmark}}.train.parquet",
     output:
-        directory(f"{PR}/checkpoints/{{model}}__{{benchmark}}"),
+        directory(f"{PR}/checkpoints/{{model}}__{{benchmark}}__seed{{seed}}"),
     log:
-        "results/logs/probes/finetune_{model}__{benchmark}.log",
+        "results/logs/probes/finetune_{model}__{benchmark}__seed{seed}.log",
     benchmark:
-        "results/benchmarks/probes/finetune_{model}__{benchmark}.tsv"
+        "results/benchmarks/probes/finetune_{model}__{benchmark}__seed{seed}.tsv"
+    wildcard_constraints:
+        seed=r"\d+",
     retries: MODEL_RETRIES
     conda:
         "../envs/models.yaml"
@@ -127,7 +129,6 @@ rule probes_finetune:
         gpu=model_gpus,
     params:
         finetune=PR_JOBS.setting("finetune"),
-        seed=config["seed"],
         device=config["device"],
     script:
         "../scripts/probes_finetune.py"
@@ -138,11 +139,13 @@ rule probes_score:
         checkpoint=PR_JOBS.checkpoint,
         probed=f"{PR}/probed/{{benchmark}}.parquet",
     output:
-        f"{PR}/dumps/{{model}}__{{benchmark}}.parquet",
+        f"{PR}/dumps/{{model}}__{{benchmark}}__seed{{seed}}.parquet",
     log:
-        "results/logs/probes/score_{model}__{benchmark}.log",
+        "results/logs/probes/score_{model}__{benchmark}__seed{seed}.log",
     benchmark:
-        "results/benchmarks/probes/score_{model}__{benchmark}.tsv"
+        "results/benchmarks/probes/score_{model}__{benchmark}__seed{seed}.tsv"
+    wildcard_constraints:
+        seed=r"\d+",
     retries: MODEL_RETRIES
     conda:
         "../envs/models.yaml"
@@ -215,6 +218,8 @@ rule probes_confidences:
         "results/logs/probes/confidences.log",
     conda:
         "../envs/analysis.yaml"
+    params:
+        ensemble=PR_JOBS.setting("ensemble"),
     script:
         "../scripts/probes_confidences.py"
 
@@ -285,6 +290,9 @@ rule probes_tables:
         confidences=f"{PR}/metrics/confidences.parquet",
         dev=PR_JOBS.dev,
         train=PR_JOBS.train,
+        checkpoints=PR_JOBS.checkpoints,
+        controls=PR_JOBS.control_dumps,
+        probed=PR_JOBS.probed,
         paper1=repo_file("data/probes/paper/table1.csv"),
         paper2=repo_file("data/probes/paper/table2.csv"),
     output:
@@ -296,6 +304,8 @@ rule probes_tables:
     params:
         seed=config["seed"],
         trials=PR_JOBS.setting("trials"),
+        seeds=PR_JOBS.setting("seeds"),
+        premise=PR_JOBS.setting("premise_dev_accuracy"),
         captions=PR_CAPTIONS["probes_tables"],
     script:
         "../scripts/probes_tables.py"

@@ -206,6 +206,84 @@ def _collate(encoded: _Encoded, batch: Sequence[int], pad_id: int, padding_side:
     return out
 
 
+def encoder_layers(model: PreTrainedModel) -> torch.nn.ModuleList:
+    """The transformer layers of an encoder with a multiple-choice head (``base_model.encoder.layer``: BERT, RoBERTa,
+    DeBERTa, BigBird, MiniLM); another layout is refused with what to do."""
+    layers = getattr(getattr(model.base_model, "encoder", None), "layer", None)
+    if not isinstance(layers, torch.nn.ModuleList):
+        raise ValueError(f"frozen_layers: {type(model).__name__} keeps no base_model.encoder.layer list; set "
+                         "frozen_layers: 0 to fine-tune it whole")
+    return layers
+
+
+class _StopForward(Exception):
+    pass
+
+
+class _Pass(torch.nn.Module):
+    """Stands in for a frozen layer below the cached one: hands its input on."""
+
+    def forward(self, hidden_states: torch.Tensor, *args, **kwargs):  # noqa: ANN002, ANN003
+        return hidden_states
+
+
+class _Replay(torch.nn.Module):
+    """Stands in for the top frozen layer: returns the batch's cached output of the frozen stack."""
+
+    def __init__(self, as_tuple: bool) -> None:
+        super().__init__()
+        self.as_tuple = as_tuple
+        self.current: torch.Tensor | None = None
+
+    def forward(self, hidden_states: torch.Tensor, *args, **kwargs):  # noqa: ANN002, ANN003
+        return (self.current,) if self.as_tuple else self.current
+
+
+@torch.inference_mode()
+def _cache_frozen(model: PreTrainedModel, encoded: _Encoded, frozen: int, device: torch.device, precision: str,
+                  pad_id: int, batch_size: int = 32) -> tuple[list[torch.Tensor], bool]:
+    """The output of the frozen embeddings and bottom ``frozen`` layers for every train item (one forward pass, eval
+    mode: no dropout in the frozen part), as one [choices, tokens, hidden] tensor per item, unpadded to the item's
+    longest choice; and whether the layer returns a tuple."""
+    layer = encoder_layers(model)[frozen - 1]
+    captured: dict[str, object] = {}
+
+    def hook(_module, _inputs, output):  # noqa: ANN001, ANN202
+        captured["out"] = output
+        raise _StopForward  # the layers above are not needed
+
+    handle = layer.register_forward_hook(hook)
+    was_training = model.training
+    model.eval()
+    cached: list[torch.Tensor] = []
+    try:
+        for start in range(0, len(encoded.rows), batch_size):
+            batch = list(range(start, min(start + batch_size, len(encoded.rows))))
+            enc = _collate(encoded, batch, pad_id, "right")
+            flat = {k: v.view(-1, v.shape[-1]).to(device) for k, v in enc.items()}
+            try:
+                with _autocast(precision, device):
+                    model.base_model(**flat)
+            except _StopForward:
+                pass
+            out = captured["out"]
+            hidden = (out[0] if isinstance(out, tuple) else out).float()
+            hidden = hidden.view(len(batch), -1, *hidden.shape[1:])
+            for row, index in enumerate(batch):
+                width = max(len(c["input_ids"]) for c in encoded.rows[index])
+                cached.append(hidden[row, :, :width].clone())
+    finally:
+        handle.remove()
+        model.train(was_training)
+    return cached, isinstance(captured.get("out"), tuple)
+
+
+def _pad_cached(cached: list[torch.Tensor], batch: Sequence[int], width: int) -> torch.Tensor:
+    parts = [torch.nn.functional.pad(cached[i], (0, 0, 0, width - cached[i].shape[1])) for i in batch]
+    stacked = torch.stack(parts)  # [batch, choices, width, hidden]
+    return stacked.view(-1, width, stacked.shape[-1])
+
+
 def fine_tune_mc(
     model: PreTrainedModel,
     tokenizer: PreTrainedTokenizerBase,
@@ -225,6 +303,7 @@ def fine_tune_mc(
     weight_decay: float = 0.0,
     grad_accumulation: int = 1,
     freeze_word_embeddings: bool = False,
+    frozen_layers: int = 0,
     log: Callable[[str], None] = print,
 ) -> TrainResult:
     """Fine-tune ``model`` in place on ``train``; returns the training record. See the module docstring.
@@ -233,6 +312,9 @@ def fine_tune_mc(
     on the device until an evaluation reads them (no host sync per step); on CUDA the forward runs in bf16 autocast
     over fp32 weights (:func:`training_precision`). A NaN or infinite training loss raises FloatingPointError at the
     next evaluation, before anything is kept.
+
+    ``frozen_layers`` > 0 keeps the embeddings and the bottom layers fixed and computes their output once per train
+    item (eval mode), so each step runs only the layers above: far fewer FLOPs when the top is small.
     """
     if not train:
         raise ValueError("fine-tuning needs at least one training item")
@@ -246,14 +328,35 @@ def fine_tune_mc(
     total_steps = max(1, int(math.ceil(steps_per_epoch * max_epochs / grad_accumulation)))
     if freeze_word_embeddings:  # keep the pretrained word vectors: items unseen in training keep their meaning
         model.get_input_embeddings().weight.requires_grad_(False)
-    trainable = [p for p in model.parameters() if p.requires_grad]
-    optimizer = torch.optim.AdamW(trainable, lr=learning_rate, weight_decay=weight_decay)
-    scheduler = get_linear_schedule_with_warmup(optimizer, warmup_steps, total_steps)
     device = next(model.parameters()).device
     precision = training_precision(model, device)
     encoded = _tokenize_once(tokenizer, train, input_format, max_length)
-    labels_all = torch.tensor(encoded.labels)
     pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+    layers = encoder_layers(model) if frozen_layers else None
+    originals: list[torch.nn.Module] = []
+    replacements: list[torch.nn.Module] = []
+    if layers is not None:
+        if not 0 < frozen_layers <= len(layers):
+            raise ValueError(f"frozen_layers must be between 0 and the model's {len(layers)} layers, "
+                             f"not {frozen_layers}")
+        if tokenizer.padding_side != "right":
+            raise ValueError("frozen_layers caches right-padded encodings; this tokenizer pads on the left")
+        frozen_modules = [model.base_model.embeddings, *layers[:frozen_layers]]
+        frozen_flags = [[p.requires_grad for p in m.parameters()] for m in frozen_modules]
+        for module in frozen_modules:
+            module.requires_grad_(False)
+        cached, as_tuple = _cache_frozen(model, encoded, frozen_layers, device, precision, pad_id)
+        originals = list(layers[:frozen_layers])
+        replay = _Replay(as_tuple)
+        replacements = [_Pass() for _ in range(frozen_layers - 1)] + [replay]
+    trainable = [p for p in model.parameters() if p.requires_grad]
+    optimizer = torch.optim.AdamW(trainable, lr=learning_rate, weight_decay=weight_decay)
+    scheduler = get_linear_schedule_with_warmup(optimizer, warmup_steps, total_steps)
+
+    def swap(modules: list[torch.nn.Module]) -> None:
+        for index, module in enumerate(modules):
+            layers[index] = module
+    labels_all = torch.tensor(encoded.labels)
     result = TrainResult(0.0, 0, -1.0, False, target_dev_accuracy, precision=precision)
     best_state: dict[str, torch.Tensor] | None = None
     evals_without_gain = 0
@@ -299,10 +402,14 @@ def fine_tune_mc(
         ]
         rng.shuffle(batches)
         model.train()
+        if replacements:
+            swap(replacements)
         for batch in batches:
             if result.steps >= max_steps_total:
                 break
             enc = _collate(encoded, batch, pad_id, tokenizer.padding_side)
+            if replacements:
+                replay.current = _pad_cached(cached, batch, enc["input_ids"].shape[-1]).to(device)
             labels = labels_all[batch].to(device, non_blocking=True)
             with _autocast(precision, device):
                 loss = model(**{k: v.to(device, non_blocking=True) for k, v in enc.items()}, labels=labels).loss
@@ -316,10 +423,13 @@ def fine_tune_mc(
                 optimizer.zero_grad()
             if eval_every_steps and result.steps % eval_every_steps == 0:
                 model.eval()
+                swap(originals)
                 if evaluate(result.steps / steps_per_epoch):
                     stop = True
                     break
+                swap(replacements)
                 model.train()
+        swap(originals)
         epoch += 1
         result.epochs_run = result.steps / steps_per_epoch
         if not stop and not (eval_every_steps and result.steps % eval_every_steps == 0):
@@ -330,4 +440,8 @@ def fine_tune_mc(
         model.load_state_dict(best_state)
     if freeze_word_embeddings:
         model.get_input_embeddings().weight.requires_grad_(True)
+    if layers is not None:
+        for module, flags in zip(frozen_modules, frozen_flags, strict=True):
+            for parameter, flag in zip(module.parameters(), flags, strict=True):
+                parameter.requires_grad_(flag)
     return result

@@ -34,6 +34,7 @@ class FineTuneParams:
     grad_accumulation: int = 1
     dropout: float | None = None  # the multiple-choice head's dropout (isi-nlp/ai2: 0.3); None keeps the model's
     freeze_word_embeddings: bool = False
+    frozen_layers: int = 0  # embeddings and the bottom layers kept fixed, their output computed once (encoder.py)
 
 
 INPUT_FORMATS = ("pair", "concat")
@@ -119,6 +120,7 @@ def fine_tune_checkpoint(
                 "params": asdict(params),
                 "train_items": len(train),
                 "dev_items": len(dev),
+                "dev_chance": sum(1 / len(item.choices) for item in dev) / len(dev),  # the competence gate's floor
                 "epochs_run": result.epochs_run,
                 "steps": result.steps,
                 "best_dev_accuracy": result.best_dev_accuracy,

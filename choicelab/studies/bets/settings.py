@@ -59,6 +59,8 @@ class Settings:
     default_stage: DefaultStage
     train_eval_size: int | None  # seeded subset of each scored train split (None = all)
     task_stage: TaskStage
+    seeds: tuple[int, ...]  # training seeds: every stage is trained once per seed (the task stage from that seed's
+    # default checkpoint)
 
     def question_sets(self) -> list[str]:
         """The value question sets (one per template) and the bet question sets (one per modality)."""
@@ -112,6 +114,7 @@ def from_section(section: Mapping[str, Any]) -> Settings:
         default_stage=default_stage(section["default_stage"]),
         train_eval_size=_optional_int(section["train_eval_size"]),
         task_stage=task_stage(section["task_stage"]),
+        seeds=tuple(int(seed) for seed in section["seeds"]),
     )
 
 

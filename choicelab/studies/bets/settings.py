@@ -40,6 +40,7 @@ class TaskStage:
     max_length: int
     warmup_steps: int
     freeze_word_embeddings: bool
+    frozen_layers: int  # embeddings + this many bottom layers fixed, their output cached (0 = the paper's)
 
 
 @dataclass(frozen=True)
@@ -95,6 +96,7 @@ def task_stage(raw: Mapping[str, Any]) -> TaskStage:
         max_length=int(raw["max_length"]),
         warmup_steps=int(raw["warmup_steps"]),
         freeze_word_embeddings=bool(raw["freeze_word_embeddings"]),
+        frozen_layers=int(raw["frozen_layers"]),
     )
 
 

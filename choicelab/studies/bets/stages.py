@@ -145,4 +145,5 @@ def task_stage_params(stage: TaskStage, input_format: str, seed: int) -> FineTun
         eval_every_steps=stage.eval_every_steps,
         warmup_steps=stage.warmup_steps,
         freeze_word_embeddings=stage.freeze_word_embeddings,
+        frozen_layers=stage.frozen_layers,
     )

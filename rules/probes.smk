@@ -62,6 +62,7 @@ rule probes_benchmark:
     output:
         train=f"{PR}/benchmarks/{{benchmark}}.train.parquet",
         dev=f"{PR}/benchmarks/{{benchmark}}.dev.parquet",
+        gate=f"{PR}/benchmarks/{{benchmark}}.gate.parquet",
     log:
         "results/logs/probes/benchmark_{benchmark}.log",
     wildcard_constraints:
@@ -76,6 +77,7 @@ rule probes_benchmark:
         dev_size=PR_JOBS.setting("dev_size"),
         dev_train_fraction=PR_JOBS.setting("dev_train_fraction"),
         heldout_fraction=PR_JOBS.setting("heldout_fraction"),
+        gate_items=PR_JOBS.setting("gate_items"),
         seed=config["seed"],
     script:
         "../scripts/probes_benchmark.py"
@@ -111,6 +113,7 @@ rule probes_finetune:
     input:
         base=wildcard_model_dir,
         train=f"{PR}/benchmarks/{{benchmark}}.train.parquet",
+        gate=f"{PR}/benchmarks/{{benchmark}}.gate.parquet",
     output:
         directory(f"{PR}/checkpoints/{{model}}__{{benchmark}}__seed{{seed}}"),
     log:
@@ -195,6 +198,7 @@ rule probes_controls:
         dumps=PR_JOBS.control_dumps,
         probed=PR_JOBS.probed,
         confidences=f"{PR}/metrics/confidences.parquet",
+        checkpoints=PR_JOBS.checkpoints,
         paper=repo_file("data/probes/paper/controls.csv"),
     output:
         PR_OUTPUTS["probes_controls"],
@@ -273,6 +277,7 @@ rule probes_robustness:
         encoder=PR_JOBS.dumps,
         causal=PR_JOBS.causal_dumps,
         probed=PR_JOBS.all_probed,
+        checkpoints=PR_JOBS.checkpoints,
     output:
         PR_OUTPUTS["probes_robustness"],
     log:
@@ -352,6 +357,7 @@ rule probes_timing_table:
 rule probes_figures:
     input:
         confidences=f"{PR}/metrics/confidences.parquet",
+        checkpoints=PR_JOBS.checkpoints,
     output:
         PR_OUTPUTS["probes_figures"],
     log:

@@ -3,11 +3,12 @@
 from choicelab.studies.probes.artifacts import build, job_artifacts, write
 from choicelab.studies.probes.competence import caption_note, competence, seeds_in
 from choicelab.studies.probes.metrics import read_confidences
+from choicelab.studies.probes.tables import training_records
 from choicelab.workflow import job_record, log_to
 
 with log_to(snakemake.log[0]):
     conf = read_confidences(snakemake.input.confidences)
-    gate = competence(conf)  # each checkpoint's dev accuracy against chance: a failing one is named on the figure
+    gate = competence(conf, training=training_records(list(snakemake.input.checkpoints)))  # failing: named on it
     record, models, outputs = (
         job_record(snakemake), ", ".join(sorted(conf["model"].unique())), job_artifacts(snakemake.output)
     )

@@ -16,5 +16,6 @@ with log_to(snakemake.log[0]):
         name=f"{w.model}__{w.benchmark}__seed{seed}", device=snakemake.params.device,
         training_notes={"selection_items": "held-out slice of train (the evaluation set is never seen)",
                         "train_source": fit[0].meta.get("train_source", "")},
+        evaluation=read_items(snakemake.input.gate),  # the competence gate: before (untrained head) and after
     )
     print(meta["training"])

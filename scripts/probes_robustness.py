@@ -3,12 +3,13 @@
 from choicelab.studies.probes.artifacts import build, job_artifacts, write
 from choicelab.studies.probes.competence import caption_note, competence, seeds_in
 from choicelab.studies.probes.metrics import confidence_frame, read_frames
+from choicelab.studies.probes.tables import training_records
 from choicelab.workflow import job_record, log_to
 
 with log_to(snakemake.log[0]):
     i = snakemake.input
     conf = confidence_frame(read_frames([*i.encoder, *i.causal]), read_frames(i.probed))
-    gate = competence(conf)  # the fine-tuned encoders against chance (causal LMs are not fine-tuned: no verdict)
+    gate = competence(conf, training=training_records(list(i.checkpoints)))  # causal LMs: not fine-tuned, no verdict
     record, models, outputs = (
         job_record(snakemake), ", ".join(sorted(conf["model"].unique())), job_artifacts(snakemake.output)
     )

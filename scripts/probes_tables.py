@@ -12,10 +12,11 @@ with log_to(snakemake.log[0]):
     i, p = snakemake.input, snakemake.params
     conf = read_confidences(i.confidences)
     control = confidence_frame(read_frames(i.controls), read_frames(i.probed)) if i.controls else None
-    gate = competence(conf, control, p.premise)
+    training = training_records(list(i.checkpoints))
+    gate = competence(conf, control, p.premise, training)
     print(gate.to_string())
     inputs = {"conf": conf, "dev": read_frames(i.dev), "train_info": train_info(read_frames(i.train)),
-              "training": training_records(list(i.checkpoints)), "gate": gate,
+              "training": training, "gate": gate,
               "paper1": pd.read_csv(i.paper1), "paper2": pd.read_csv(i.paper2), "seed": p.seed, "trials": p.trials}
     record, models, outputs = (
         job_record(snakemake), ", ".join(sorted(conf["model"].unique())), job_artifacts(snakemake.output)

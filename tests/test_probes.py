@@ -654,3 +654,19 @@ def test_every_seed_gets_its_own_checkpoint_and_dump_and_the_timing_job_uses_the
                                 "results/probes/dumps/tiny-bert__piqa__seed8.parquet"]
     assert jobs.checkpoint(SimpleNamespace(model="tiny-bert", benchmark="piqa", seed="8")).endswith("__seed8")
     assert jobs.checkpoint(SimpleNamespace(model="tiny-bert", benchmark="piqa")).endswith("__seed7")
+
+
+def test_the_gate_uses_the_fine_tuning_jobs_before_and_after_scores_where_the_checkpoint_recorded_them():
+    import pandas as pd
+
+    from choicelab.studies.probes.competence import NOT_ABOVE_CHANCE, OK, competence
+
+    # on its 60 probed dev originals the checkpoint is at chance; on the gate's 400 originals it clearly learned
+    conf = pd.DataFrame(_orig_conf("enc seed 1", "piqa", [True, False] * 30))
+    assert competence(conf).iloc[0]["model_competence"] == NOT_ABOVE_CHANCE
+    record = {"evaluation_items": 400, "evaluation_accuracy": 0.62, "initial_evaluation_accuracy": 0.5,
+              "evaluation_chance": 0.5}
+    gate = competence(conf, training={"enc seed 1|piqa": record}).iloc[0]
+    assert gate["model_competence"] == OK and gate["dev_items"] == 400 and gate["control_items"] == 400
+    assert gate["control_accuracy"] == 0.5 and gate["ci95_low"] > 0.55
+    assert "before and after fine-tuning" in gate["gate_source"]

@@ -40,11 +40,16 @@ def _base(model: str) -> str:
 
 
 def competence(conf: pd.DataFrame, control: pd.DataFrame | None = None,
-               premise: float | None = None) -> pd.DataFrame:
-    """One row per trained model and benchmark: dev accuracy on the original items with its exact 95 % interval,
-    chance (mean 1/n), the untrained-head control's accuracy on its originals (its n), and the verdict: not above
-    chance (interval covers or lies below chance), not above the control (the interval's low end not above the
-    control's accuracy), below the premise (accuracy under ``premise``), else above chance and control."""
+               premise: float | None = None, training: Mapping[str, Mapping] | None = None) -> pd.DataFrame:
+    """One row per trained model and benchmark: accuracy with its exact 95 % interval, chance (mean 1/n), the
+    untrained-head control's accuracy (its n), and the verdict: not above chance (interval covers or lies below
+    chance), not above the control (the interval's low end not above the control's accuracy), below the premise
+    (accuracy under ``premise``), else above chance and control.
+
+    Where a checkpoint's training record (``training``: ``"<label>|<benchmark>"`` -> record, as
+    :func:`.tables.training_records` reads them) holds the gate's evaluation (``gate_items`` originals scored
+    before and after fine-tuning), those are used: more items than the probed dev set, and the control is the same
+    seed's untrained head on the same items. Otherwise the probed dev originals and the control dump's originals."""
     orig = conf[(conf["probe"] == "orig") & conf["model"].map(is_trained)]
     controls: dict[tuple[str, str], tuple[float, int]] = {}
     if control is not None and len(control):
@@ -54,11 +59,20 @@ def competence(conf: pd.DataFrame, control: pd.DataFrame | None = None,
                 float((group["pred"] == group["label"]).mean()), len(group))
     records = []
     for (model, benchmark), group in orig.groupby(["model", "benchmark"], sort=True):
-        n = len(group)
-        correct = int((group["pred"] == group["label"]).sum())
+        record = (training or {}).get(f"{model}|{benchmark}", {})
+        if "evaluation_accuracy" in record:
+            n = int(record["evaluation_items"])
+            correct = round(float(record["evaluation_accuracy"]) * n)
+            chance = float(record["evaluation_chance"])
+            control_accuracy, control_items = float(record["initial_evaluation_accuracy"]), n
+            source = f"gate: {n} originals scored before and after fine-tuning"
+        else:
+            n = len(group)
+            correct = int((group["pred"] == group["label"]).sum())
+            chance = float((1 / group["n_choices"]).mean())
+            control_accuracy, control_items = controls.get((_base(model), benchmark), (float("nan"), 0))
+            source = f"probed dev originals ({n})"
         low, high = exact_interval(correct, n)
-        chance = float((1 / group["n_choices"]).mean())
-        control_accuracy, control_items = controls.get((_base(model), benchmark), (float("nan"), 0))
         above_chance = low > chance
         above_control = bool(low > control_accuracy) if control_items else None
         meets_premise = None if premise is None else bool(correct / n >= premise)
@@ -74,9 +88,10 @@ def competence(conf: pd.DataFrame, control: pd.DataFrame | None = None,
                         "ci95_low": low, "ci95_high": high, "chance": chance, "above_chance": bool(above_chance),
                         "control_accuracy": control_accuracy, "control_items": control_items,
                         "above_control": above_control, "premise": premise, "meets_premise": meets_premise,
-                        COLUMN: verdict})
+                        "gate_source": source, COLUMN: verdict})
     columns = ["benchmark", "model", "dev_items", "accuracy", "ci95_low", "ci95_high", "chance", "above_chance",
-               "control_accuracy", "control_items", "above_control", "premise", "meets_premise", COLUMN]
+               "control_accuracy", "control_items", "above_control", "premise", "meets_premise", "gate_source",
+               COLUMN]
     return pd.DataFrame.from_records(records, columns=columns)
 
 

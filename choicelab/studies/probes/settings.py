@@ -54,6 +54,7 @@ class Settings:
     seeds: tuple[int, ...]
     ensemble: bool
     premise_dev_accuracy: float | None
+    gate_items: int | None
     finetune: Finetune
 
 

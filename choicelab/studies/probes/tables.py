@@ -69,12 +69,12 @@ def accuracy_table(conf: pd.DataFrame, train_info: dict[str, dict], gate: pd.Dat
         info = train_info.get(benchmark, {})
         record = training.get(f"{row.model}|{benchmark}", {})
         seed = split_label(row.model)[1]
-        records.append({"benchmark": row.benchmark, "model": row.model, "seed": seed, "dev_items": row.dev_items,
+        records.append({"benchmark": row.benchmark, "model": row.model, "seed": seed, "gate_items": row.dev_items,
                         "accuracy": row.accuracy, "ci95_low": row.ci95_low, "ci95_high": row.ci95_high,
                         "chance": row.chance, "control_accuracy": row.control_accuracy,
                         "control_items": row.control_items, "above_chance": row.above_chance,
                         "above_control": row.above_control, "meets_premise": row.meets_premise,
-                        COLUMN: getattr(row, COLUMN),
+                        "gate_source": row.gate_source, COLUMN: getattr(row, COLUMN),
                         "heldout_best_accuracy": record.get("best_dev_accuracy", float("nan")),
                         "recipe": _recipe(record) if record else "ensemble: summed confidences of the seeds",
                         "fine_tuned_on": info.get("train_source", ""), "train_items": info.get("train_items"),

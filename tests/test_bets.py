@@ -389,7 +389,8 @@ def test_smoke_dag_produces_every_bets_artifact(smoke_run):
     default = training[training["stage"] == "default"].iloc[0]
     assert "stand-in for SWAG" in default["trained_on"]  # the tables say which data the default stage used
     assert set(training["stage"]) == {"default", "value_BE", "value_CV", "bet_coin", "bet_card"}  # smoke's subset
-    dump = pd.read_parquet(smoke_run / "results" / "bets" / "dumps" / "tiny-bert__default.parquet")
+    assert set(training["seed"]) == {1234, 1235} and len(training) == 2 * 5  # every stage once per seed
+    dump = pd.read_parquet(smoke_run / "results" / "bets" / "dumps" / "tiny-bert__seed1234__default.parquet")
     assert set(dump["method"]) == {"mc_logit", "mc_sigmoid"}
     logits = dump[dump["method"] == "mc_logit"].sort_values(["benchmark", "item_id", "option_id"])
     sigmoids = dump[dump["method"] == "mc_sigmoid"].sort_values(["benchmark", "item_id", "option_id"])

@@ -173,6 +173,10 @@ def test_smoke_dag_produces_every_probes_artifact(smoke_run):
     hellaswag = accuracy[accuracy["benchmark"] == "HellaSwag"].iloc[0]
     assert "split of dev" in hellaswag["fine_tuned_on"]  # the table says HellaSwag had no train file
     assert accuracy["model_selection"].str.contains("held-out").all()  # never selected on the evaluation set
+    # every seed's checkpoint, the seeds' ensemble and their mean, each with its competence verdict
+    assert {"tiny-bert seed 1234", "tiny-bert seed 1235", "tiny-bert ensemble of 2 seeds",
+            "tiny-bert mean of 2 seeds"} <= set(accuracy["model"])
+    assert accuracy["model_competence"].fillna("").str.len().gt(0).all()
     controls = pd.read_csv(smoke_run / "results" / "probes" / "tables" / "table_controls.csv")
     assert (controls["condition"] == "control").any() and controls["status"].str.startswith("not run").any()
 

@@ -58,10 +58,10 @@ class Settings:
     paper_labels: dict[str, str]  # our model name -> the paper's (BERT, RoBERTa, DeBERTa, BigBird)
     input_format: str  # pair | concat
     default_stage: DefaultStage
-    train_eval_size: int | None  # seeded subset of each scored train split (None = all)
-    task_stage: TaskStage
     seeds: tuple[int, ...]  # training seeds: every stage is trained once per seed (the task stage from that seed's
     # default checkpoint)
+    train_eval_size: int | None  # seeded subset of each scored train split (None = all)
+    task_stage: TaskStage
 
     def question_sets(self) -> list[str]:
         """The value question sets (one per template) and the bet question sets (one per modality)."""

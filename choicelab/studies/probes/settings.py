@@ -53,8 +53,8 @@ class Settings:
     cp_sampling: tuple[str, ...]
     seeds: tuple[int, ...]
     ensemble: bool
-    premise_dev_accuracy: float | None
     gate_items: int | None
+    premise_dev_accuracy: float | None
     finetune: Finetune
 
 

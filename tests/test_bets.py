@@ -530,8 +530,8 @@ def test_the_default_stage_declares_the_data_files_it_reads_mirror_included(data
     config["studies"]["bets"]["default_stage"]["data"] = "swag"
     assert Jobs.from_config(config, models=["tiny-bert"]).default_stage_data(None) == [
         "results/downloads/swag/train.csv", "results/downloads/swag/val.csv"]  # the download rule's outputs
-    assert jobs.dumps(None)[0] == "results/bets/dumps/tiny-bert__default.parquet"
-    assert len(jobs.dumps(None)) == 1 + len(jobs.settings.question_sets())
+    assert jobs.dumps(None)[0] == "results/bets/dumps/tiny-bert__seed1234__default.parquet"
+    assert len(jobs.dumps(None)) == len(jobs.settings.seeds) * (1 + len(jobs.settings.question_sets()))  # per seed
 
 
 def _seeded(evaluations, offsets):

@@ -148,9 +148,10 @@ def caption_note(gate: pd.DataFrame, seeds: int | None = None) -> str:
 
 def with_seed_summary(frame: pd.DataFrame, keys: Sequence[str], headline: Sequence[str]) -> pd.DataFrame:
     """``frame`` plus, per encoder with two or more seed checkpoints and per ``keys`` cell, a row named
-    :func:`.scoring.seed_mean_label` holding the mean over the seed rows of every numeric column, the number of
-    seeds, and for each ``headline`` column its SD over seeds (``<col>_sd_seeds``) and t 95 % interval over seeds
-    (``<col>_seeds_ci95_low/high``). The seed rows keep these columns empty."""
+    :func:`.scoring.seed_mean_label` holding the mean over the seed rows of every numeric column (the seed and the
+    per-checkpoint intervals left empty), the number of seeds, and for each ``headline`` column its SD over seeds
+    (``<col>_sd_seeds``) and t 95 % interval over seeds (``<col>_seeds_ci95_low/high``). The seed rows keep these
+    columns empty."""
     if not len(frame) or "model" not in frame:
         return frame
     labels = frame["model"].map(split_label)
@@ -165,6 +166,9 @@ def with_seed_summary(frame: pd.DataFrame, keys: Sequence[str], headline: Sequen
         row["model"] = seed_mean_label(base, k)
         for column in frame.columns:
             if column in keys or column == "model":
+                continue
+            if column == "seed" or ("ci95" in column and "seeds" not in column):
+                row[column] = float("nan")  # a mean of seeds or of per-checkpoint intervals means nothing
                 continue
             values = pd.to_numeric(group[column], errors="coerce")
             if values.notna().all() and group[column].dtype != bool:

@@ -438,10 +438,10 @@ def fine_tune_mc(
     model.eval()
     if best_state is not None:
         model.load_state_dict(best_state)
-    if freeze_word_embeddings:
-        model.get_input_embeddings().weight.requires_grad_(True)
-    if layers is not None:
+    if layers is not None:  # the flags as they were after freeze_word_embeddings, which is undone next
         for module, flags in zip(frozen_modules, frozen_flags, strict=True):
             for parameter, flag in zip(module.parameters(), flags, strict=True):
                 parameter.requires_grad_(flag)
+    if freeze_word_embeddings:
+        model.get_input_embeddings().weight.requires_grad_(True)
     return result

@@ -67,10 +67,24 @@ def report(label: str, wall: float | None, jobs: dict[str, float]) -> str:
     lines.append(f"{'study':<20} {'job seconds':>12} {'share':>7}")
     for study, seconds in per_study(jobs).items():
         lines.append(f"{study:<20} {seconds:12.1f} {seconds / total if total else 0:7.1%}")
+    lines.append(finetune_report(jobs))
     lines.append("slowest jobs:")
     for name, seconds in sorted(jobs.items(), key=lambda kv: -kv[1])[:8]:
         lines.append(f"  {seconds:8.1f} s  {name}")
     return "\n".join(lines)
+
+
+def finetune_report(jobs: dict[str, dict] | dict[str, float]) -> str:
+    """Per study, the fine-tuning jobs (one per checkpoint and seed: ``finetune_*`` benchmark files): how many, their
+    summed and mean seconds: the part of the budget that training seeds multiply."""
+    lines = [f"fine-tuning: {'study':<12} {'checkpoints':>11} {'seconds':>9} {'per checkpoint':>15}"]
+    grouped: dict[str, list[float]] = defaultdict(list)
+    for name, seconds in jobs.items():
+        if Path(name).name.startswith("finetune_"):
+            grouped[name.split("/", 1)[0]].append(float(seconds))
+    for study, values in sorted(grouped.items()):
+        lines.append(f"             {study:<12} {len(values):>11} {sum(values):9.1f} {sum(values) / len(values):15.1f}")
+    return "\n".join(lines) if grouped else "fine-tuning: no fine-tuning jobs"
 
 
 USAGE_PREFIX = "choicelab usage: "  # choicelab.lm.usage.USAGE_PREFIX (not imported: that module loads torch)

@@ -62,11 +62,13 @@ rule bets_default_stage:
         base=wildcard_model_dir,
         data=BE_JOBS.default_stage_data,
     output:
-        directory(f"{BE}/checkpoints/{{model}}__default"),
+        directory(f"{BE}/checkpoints/{{model}}__seed{{seed}}__default"),
     log:
-        "results/logs/bets/finetune_{model}__default.log",
+        "results/logs/bets/finetune_{model}__seed{seed}__default.log",
     benchmark:
-        "results/benchmarks/bets/finetune_{model}__default.tsv"
+        "results/benchmarks/bets/finetune_{model}__seed{seed}__default.tsv"
+    wildcard_constraints:
+        seed=r"\d+",
     retries: MODEL_RETRIES
     conda:
         "../envs/models.yaml"
@@ -79,7 +81,6 @@ rule bets_default_stage:
         stage=BE_JOBS.default_stage,
         input_format=BE_JOBS.input_format,
         root=BE_JOBS.root,
-        seed=config["seed"],
         device=config["device"],
     script:
         "../scripts/bets_default_stage.py"
@@ -89,13 +90,14 @@ rule bets_task_finetune:
     input:
         unpack(BE_JOBS.task_checkpoint_inputs),
     output:
-        directory(f"{BE}/checkpoints/{{model}}__{{qset}}"),
+        directory(f"{BE}/checkpoints/{{model}}__seed{{seed}}__{{qset}}"),
     log:
-        "results/logs/bets/finetune_{model}__{qset}.log",
+        "results/logs/bets/finetune_{model}__seed{seed}__{qset}.log",
     benchmark:
-        "results/benchmarks/bets/finetune_{model}__{qset}.tsv"
+        "results/benchmarks/bets/finetune_{model}__seed{seed}__{qset}.tsv"
     wildcard_constraints:
         qset=BE_QSET,
+        seed=r"\d+",
     retries: MODEL_RETRIES
     conda:
         "../envs/models.yaml"
@@ -107,7 +109,6 @@ rule bets_task_finetune:
     params:
         stage=BE_JOBS.task_stage,
         input_format=BE_JOBS.input_format,
-        seed=config["seed"],
         device=config["device"],
     script:
         "../scripts/bets_task_finetune.py"
@@ -118,13 +119,14 @@ rule bets_score:
         checkpoint=BE_JOBS.checkpoint,
         benchmarks=BE_JOBS.score_benchmarks,
     output:
-        f"{BE}/dumps/{{model}}__{{stage}}.parquet",
+        f"{BE}/dumps/{{model}}__seed{{seed}}__{{stage}}.parquet",
     log:
-        "results/logs/bets/score_{model}__{stage}.log",
+        "results/logs/bets/score_{model}__seed{seed}__{stage}.log",
     benchmark:
-        "results/benchmarks/bets/score_{model}__{stage}.tsv"
+        "results/benchmarks/bets/score_{model}__seed{seed}__{stage}.tsv"
     wildcard_constraints:
         stage=f"default|{BE_QSET}",
+        seed=r"\d+",
     retries: MODEL_RETRIES
     conda:
         "../envs/models.yaml"
@@ -157,7 +159,7 @@ rule bets_evaluate:
         "../envs/analysis.yaml"
     params:
         settings=BE_JOBS.evaluation_settings,
-        models=study_models("bets"),
+        models=BE_JOBS.seeded_models(),
     script:
         "../scripts/bets_evaluate.py"
 

@@ -62,6 +62,7 @@ rule probes_benchmark:
     output:
         train=f"{PR}/benchmarks/{{benchmark}}.train.parquet",
         dev=f"{PR}/benchmarks/{{benchmark}}.dev.parquet",
+        gate=f"{PR}/benchmarks/{{benchmark}}.gate.parquet",
     log:
         "results/logs/probes/benchmark_{benchmark}.log",
     wildcard_constraints:
@@ -76,6 +77,7 @@ rule probes_benchmark:
         dev_size=PR_JOBS.setting("dev_size"),
         dev_train_fraction=PR_JOBS.setting("dev_train_fraction"),
         heldout_fraction=PR_JOBS.setting("heldout_fraction"),
+        gate_items=PR_JOBS.setting("gate_items"),
         seed=config["seed"],
     script:
         "../scripts/probes_benchmark.py"
@@ -111,12 +113,15 @@ rule probes_finetune:
     input:
         base=wildcard_model_dir,
         train=f"{PR}/benchmarks/{{benchmark}}.train.parquet",
+        gate=f"{PR}/benchmarks/{{benchmark}}.gate.parquet",
     output:
-        directory(f"{PR}/checkpoints/{{model}}__{{benchmark}}"),
+        directory(f"{PR}/checkpoints/{{model}}__{{benchmark}}__seed{{seed}}"),
     log:
-        "results/logs/probes/finetune_{model}__{benchmark}.log",
+        "results/logs/probes/finetune_{model}__{benchmark}__seed{seed}.log",
     benchmark:
-        "results/benchmarks/probes/finetune_{model}__{benchmark}.tsv"
+        "results/benchmarks/probes/finetune_{model}__{benchmark}__seed{seed}.tsv"
+    wildcard_constraints:
+        seed=r"\d+",
     retries: MODEL_RETRIES
     conda:
         "../envs/models.yaml"
@@ -127,7 +132,6 @@ rule probes_finetune:
         gpu=model_gpus,
     params:
         finetune=PR_JOBS.setting("finetune"),
-        seed=config["seed"],
         device=config["device"],
     script:
         "../scripts/probes_finetune.py"
@@ -138,11 +142,13 @@ rule probes_score:
         checkpoint=PR_JOBS.checkpoint,
         probed=f"{PR}/probed/{{benchmark}}.parquet",
     output:
-        f"{PR}/dumps/{{model}}__{{benchmark}}.parquet",
+        f"{PR}/dumps/{{model}}__{{benchmark}}__seed{{seed}}.parquet",
     log:
-        "results/logs/probes/score_{model}__{benchmark}.log",
+        "results/logs/probes/score_{model}__{benchmark}__seed{seed}.log",
     benchmark:
-        "results/benchmarks/probes/score_{model}__{benchmark}.tsv"
+        "results/benchmarks/probes/score_{model}__{benchmark}__seed{seed}.tsv"
+    wildcard_constraints:
+        seed=r"\d+",
     retries: MODEL_RETRIES
     conda:
         "../envs/models.yaml"
@@ -192,6 +198,7 @@ rule probes_controls:
         dumps=PR_JOBS.control_dumps,
         probed=PR_JOBS.probed,
         confidences=f"{PR}/metrics/confidences.parquet",
+        checkpoints=PR_JOBS.checkpoints,
         paper=repo_file("data/probes/paper/controls.csv"),
     output:
         PR_OUTPUTS["probes_controls"],
@@ -215,6 +222,8 @@ rule probes_confidences:
         "results/logs/probes/confidences.log",
     conda:
         "../envs/analysis.yaml"
+    params:
+        ensemble=PR_JOBS.setting("ensemble"),
     script:
         "../scripts/probes_confidences.py"
 
@@ -268,6 +277,7 @@ rule probes_robustness:
         encoder=PR_JOBS.dumps,
         causal=PR_JOBS.causal_dumps,
         probed=PR_JOBS.all_probed,
+        checkpoints=PR_JOBS.checkpoints,
     output:
         PR_OUTPUTS["probes_robustness"],
     log:
@@ -285,6 +295,9 @@ rule probes_tables:
         confidences=f"{PR}/metrics/confidences.parquet",
         dev=PR_JOBS.dev,
         train=PR_JOBS.train,
+        checkpoints=PR_JOBS.checkpoints,
+        controls=PR_JOBS.control_dumps,
+        probed=PR_JOBS.probed,
         paper1=repo_file("data/probes/paper/table1.csv"),
         paper2=repo_file("data/probes/paper/table2.csv"),
     output:
@@ -296,6 +309,8 @@ rule probes_tables:
     params:
         seed=config["seed"],
         trials=PR_JOBS.setting("trials"),
+        seeds=PR_JOBS.setting("seeds"),
+        premise=PR_JOBS.setting("premise_dev_accuracy"),
         captions=PR_CAPTIONS["probes_tables"],
     script:
         "../scripts/probes_tables.py"
@@ -342,6 +357,7 @@ rule probes_timing_table:
 rule probes_figures:
     input:
         confidences=f"{PR}/metrics/confidences.parquet",
+        checkpoints=PR_JOBS.checkpoints,
     output:
         PR_OUTPUTS["probes_figures"],
     log:

@@ -1,16 +1,18 @@
-"""Adapter: rule bets_default_stage (multiple-choice fine-tuning on SWAG or its stand-in: the "default" model)."""
+"""Adapter: rule bets_default_stage (multiple-choice fine-tuning on SWAG or its stand-in: the "default" model, once per
+seed)."""
 
 from choicelab.mc.finetune import fine_tune_checkpoint
-from choicelab.studies.bets.stages import default_stage_items, default_stage_params
+from choicelab.studies.bets.stages import checkpoint_name, default_stage_items, default_stage_params, seeded_model
 from choicelab.workflow import log_to
 
 with log_to(snakemake.log[0]):
-    stage, seed = snakemake.params.stage, int(snakemake.params.seed)
+    stage, seed = snakemake.params.stage, int(snakemake.wildcards.seed)
     train, dev, described = default_stage_items(stage.data, snakemake.params.root, train_size=stage.train_size,
                                                 dev_size=stage.dev_size, seed=seed)
     print(described)
+    name = checkpoint_name(seeded_model(snakemake.wildcards.model, seed), "default")
     meta = fine_tune_checkpoint(snakemake.input.base, train, dev,
                                 default_stage_params(stage, snakemake.params.input_format, seed), snakemake.output[0],
-                                name=f"{snakemake.wildcards.model}__default", device=snakemake.params.device,
+                                name=name, device=snakemake.params.device,
                                 training_notes={"data": described, "stage": "default"})
     print(meta["training"])

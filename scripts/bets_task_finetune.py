@@ -1,15 +1,16 @@
-"""Adapter: rule bets_task_finetune (from the default model, on one value template or bet modality)."""
+"""Adapter: rule bets_task_finetune (from the default model of the same seed, on one value template or bet
+modality)."""
 
 from choicelab.mc.finetune import fine_tune_checkpoint
 from choicelab.mc.items import read_items
-from choicelab.studies.bets.stages import task_stage_items, task_stage_params
+from choicelab.studies.bets.stages import checkpoint_name, seeded_model, task_stage_items, task_stage_params
 from choicelab.workflow import log_to
 
 with log_to(snakemake.log[0]):
-    stage, seed, qset = snakemake.params.stage, int(snakemake.params.seed), snakemake.wildcards.qset
+    stage, seed, qset = snakemake.params.stage, int(snakemake.wildcards.seed), snakemake.wildcards.qset
     train, described = task_stage_items(qset, read_items(snakemake.input.train), stage.train_size, seed)
     meta = fine_tune_checkpoint(snakemake.input.base, train, read_items(snakemake.input.dev),
                                 task_stage_params(stage, snakemake.params.input_format, seed), snakemake.output[0],
-                                name=f"{snakemake.wildcards.model}__{qset}", device=snakemake.params.device,
-                                training_notes={"data": described, "stage": qset})
+                                name=checkpoint_name(seeded_model(snakemake.wildcards.model, seed), qset),
+                                device=snakemake.params.device, training_notes={"data": described, "stage": qset})
     print(meta["training"])

@@ -2,7 +2,7 @@
 
 from choicelab.mc.items import write_items
 from choicelab.provenance import record_json
-from choicelab.studies.probes.items import benchmark_splits
+from choicelab.studies.probes.items import benchmark_splits, gate_items
 from choicelab.workflow import job_record, log_to
 
 with log_to(snakemake.log[0]):
@@ -15,3 +15,6 @@ with log_to(snakemake.log[0]):
     provenance = record_json(job_record(snakemake))
     write_items(snakemake.output.train, train, provenance)
     write_items(snakemake.output.dev, dev, provenance)
+    gate = gate_items(snakemake.wildcards.benchmark, root=p.root, train_data=p.train_data, size=p.gate_items,
+                      dev_train_fraction=p.dev_train_fraction, seed=p.seed)
+    write_items(snakemake.output.gate, gate, provenance)

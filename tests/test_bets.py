@@ -389,7 +389,8 @@ def test_smoke_dag_produces_every_bets_artifact(smoke_run):
     default = training[training["stage"] == "default"].iloc[0]
     assert "stand-in for SWAG" in default["trained_on"]  # the tables say which data the default stage used
     assert set(training["stage"]) == {"default", "value_BE", "value_CV", "bet_coin", "bet_card"}  # smoke's subset
-    dump = pd.read_parquet(smoke_run / "results" / "bets" / "dumps" / "tiny-bert__default.parquet")
+    assert set(training["seed"]) == {1234, 1235} and len(training) == 2 * 5  # every stage once per seed
+    dump = pd.read_parquet(smoke_run / "results" / "bets" / "dumps" / "tiny-bert__seed1234__default.parquet")
     assert set(dump["method"]) == {"mc_logit", "mc_sigmoid"}
     logits = dump[dump["method"] == "mc_logit"].sort_values(["benchmark", "item_id", "option_id"])
     sigmoids = dump[dump["method"] == "mc_sigmoid"].sort_values(["benchmark", "item_id", "option_id"])
@@ -529,5 +530,116 @@ def test_the_default_stage_declares_the_data_files_it_reads_mirror_included(data
     config["studies"]["bets"]["default_stage"]["data"] = "swag"
     assert Jobs.from_config(config, models=["tiny-bert"]).default_stage_data(None) == [
         "results/downloads/swag/train.csv", "results/downloads/swag/val.csv"]  # the download rule's outputs
-    assert jobs.dumps(None)[0] == "results/bets/dumps/tiny-bert__default.parquet"
-    assert len(jobs.dumps(None)) == 1 + len(jobs.settings.question_sets())
+    assert jobs.dumps(None)[0] == "results/bets/dumps/tiny-bert__seed1234__default.parquet"
+    assert len(jobs.dumps(None)) == len(jobs.settings.seeds) * (1 + len(jobs.settings.question_sets()))  # per seed
+
+
+def _seeded(evaluations, offsets):
+    """The oracle's evaluations once per seed, each seed's off-diagonal RQ3 test cells lowered by its offset."""
+    frames = []
+    for seed, offset in offsets.items():
+        frame = evaluations.copy()
+        frame["model"] = stages.seeded_model("enc", seed)
+        frame["checkpoint"] = [c.replace("enc__", f"{stages.seeded_model('enc', seed)}__", 1)
+                               for c in frame["checkpoint"]]
+        off = ((frame["rq"] == "rq3") & (frame["split"] == "test")
+               & (frame["stage"].str.removeprefix("fine-tuned:") != frame["eval_set"].str.removeprefix("bets_bet_")))
+        frame.loc[off, "accuracy"] = frame.loc[off, "accuracy"] - offset
+        frames.append(frame)
+    return pd.concat(frames, ignore_index=True)
+
+
+def test_the_gap_flag_is_judged_on_the_spread_over_seeds_not_one_checkpoints_se(oracle_evaluations):
+    from choicelab.studies.bets.seeds import with_seed_means
+
+    evaluations, _ = oracle_evaluations
+    paper = bets_paper.read_paper_numbers(str(ib.DATA_DIR / "paper" / "paper_numbers.csv"))
+    notes = pd.DataFrame([{"model": "enc", "seed": 1, "stage": "default", "trained_on": "d", "reached_target": True}])
+
+    def gap_rows(offsets):
+        table = bets_paper.compare_paper(with_seed_means(_seeded(evaluations, offsets)), paper, {}, notes)
+        rows = table[(table["table"] == "table20 headline") & (table["condition"] == "diagonal minus off-diagonal")]
+        return rows.set_index("our_model")
+
+    steady = gap_rows({1: 0.20, 2: 0.22, 3: 0.24})  # every seed shows a ~22-point gap
+    over = steady.loc["enc over 3 seeds"]
+    assert over["our_percent"] == pytest.approx(22.0) and over["sd_seeds"] == pytest.approx(2.0)
+    assert over["gap_appears"] is True and "interval over seeds" in over["note"]
+    # one seed shows a large gap with a tiny SE, the others none: the seed spread, not that SE, decides
+    swinging = gap_rows({1: 0.30, 2: 0.0, 3: 0.0})
+    assert swinging.loc["enc__seed1", "gap_appears"] is True  # one checkpoint alone would claim the gap
+    assert swinging.loc["enc over 3 seeds", "gap_appears"] is False
+    assert "does not appear" in swinging.loc["enc over 3 seeds", "note"]
+    assert swinging.loc["enc__seed1", "gap_basis"].startswith("SE of one seed checkpoint")
+
+
+def test_tables_add_the_mean_over_seeds_with_its_sd_and_interval(oracle_evaluations):
+    from scipy import stats as sps
+
+    from choicelab.studies.bets.seeds import with_seed_means
+
+    evaluations, _ = oracle_evaluations
+    out = with_seed_means(_seeded(evaluations, {1: 0.1, 2: 0.2, 3: 0.3}))
+    means = out[out["model"] == "enc mean of 3 seeds"]
+    assert len(means) == len(evaluations)  # one mean row per evaluation cell
+    off = means[(means["rq"] == "rq3") & (means["split"] == "test") & (means["ground_truth"] == "standard")
+                & (means["stage"].str.removeprefix("fine-tuned:") != means["eval_set"].str.removeprefix("bets_bet_"))]
+    row = off.iloc[0]
+    half = sps.t.ppf(0.975, 2) * 0.1 / 3 ** 0.5
+    assert row["accuracy"] == pytest.approx(0.8) and row["sd_seeds"] == pytest.approx(0.1)
+    assert row["se"] == pytest.approx(0.1)  # the +- and error bars of a mean row are the seed SD
+    assert row["ci95_low_seeds"] == pytest.approx(0.8 - half) and row["seeds"] == 3
+    long = result_tables.result_table(out, "table20")[0]
+    assert {"sd_seeds", "ci95_low_seeds", "ci95_high_seeds"} <= set(long.columns)
+
+
+def test_training_table_prints_the_recipe_in_full_with_seed_frozen_parts_and_test_beside_dev(oracle_evaluations):
+    evaluations, _ = oracle_evaluations
+    seeded = _seeded(evaluations, {7: 0.0})
+    params = {"input_format": "pair", "learning_rate": 2e-4, "batch_size": 16, "seed": 7, "warmup_steps": 10,
+              "freeze_word_embeddings": True, "frozen_layers": 0, "eval_every_steps": 13, "target_dev_accuracy": 0.9}
+    meta = {"training": {"data": "bets bet_coin train questions", "params": params, "best_dev_accuracy": 0.92,
+                         "dev_items": 100, "dev_chance": 1 / 3, "reached_target": True, "steps": 26}}
+    notes = training.training_notes({"enc__seed7__bet_coin": meta}, {}, seeded)
+    row = notes.iloc[0]
+    assert (row["model"], row["seed"], row["stage"]) == ("enc", 7, "bet_coin")
+    assert row["learning_rate"] == "0.0002" and row["frozen"] == "word embeddings"
+    assert row["evaluation"] == "every 13 steps"
+    assert row["best_dev_accuracy"] == 0.92 and row["best_dev_ci95_low"] < 0.92 < row["best_dev_ci95_high"]
+    assert row["test_accuracy"] == 1.0 and row["test_items"] > 0  # the oracle's own-modality test cell
+    assert "learning_rate 0.0002 (paper 5e-05)" in row["deviation"]
+    markdown = training.notes_markdown(notes)
+    header, _, first = markdown.splitlines()[:3]
+    column = [c.strip() for c in header.strip("|").split("|")].index("learning_rate")
+    assert first.strip("|").split("|")[column].strip() == "0.0002"  # not 0.000
+    assert "Deviation from the paper's recipe, task stages: " in markdown and "Seeds: 7 (1)" in markdown
+
+
+@pytest.mark.parametrize("seeds, message", [([], "should be non-empty"), ([3, 3], "non-unique")])
+def test_a_bets_seeds_list_that_is_empty_or_repeats_a_seed_fails_naming_the_key(seeds, message):
+    import yaml
+
+    from choicelab.config import ConfigError, validate_config
+
+    config = yaml.safe_load((ROOT / "configs" / "smoke.yaml").read_text())
+    config["studies"]["bets"]["seeds"] = seeds
+    with pytest.raises(ConfigError, match=rf"studies\.bets\.seeds.*{message}"):
+        validate_config(config)
+
+
+def test_every_stage_is_trained_once_per_seed_each_task_stage_from_its_seeds_default():
+    from types import SimpleNamespace
+
+    import yaml
+
+    from choicelab.config import validate_config
+    from choicelab.studies.bets.jobs import Jobs
+
+    config = yaml.safe_load((ROOT / "configs" / "smoke.yaml").read_text())
+    config["studies"]["bets"]["seeds"] = [5, 6]
+    validate_config(config)
+    jobs = Jobs.from_config(config, ["enc"])
+    assert jobs.seeded_models() == ["enc__seed5", "enc__seed6"]
+    assert len(jobs.checkpoints(None)) == 2 * len(stages.stages(jobs.settings))
+    inputs = jobs.task_checkpoint_inputs(SimpleNamespace(model="enc", seed="6", qset="bet_coin"))
+    assert inputs["base"] == "results/bets/checkpoints/enc__seed6__default"

@@ -117,3 +117,78 @@ def test_frozen_word_embeddings_stay_the_pretrained_ones_while_the_rest_learns(t
     assert torch.equal(before.get_input_embeddings().weight, after.get_input_embeddings().weight)
     layer = "bert.encoder.layer.0.attention.self.query.weight"
     assert not torch.equal(before.state_dict()[layer], after.state_dict()[layer])
+
+
+def test_a_nan_loss_stops_training_with_a_clear_error_and_saves_nothing(tmp_path):
+    base = tmp_path / "tiny-bert"
+    prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert"}, base)
+    params = FineTuneParams(learning_rate=float("inf"), batch_size=4, max_epochs=1, seed=0)  # weights blow up
+    with pytest.raises(FloatingPointError, match="nothing is saved"):
+        fine_tune_checkpoint(base, toy_items(16, 0, "train", 2), toy_items(4, 1, "dev", 2), params,
+                             tmp_path / "ckpt", name="tiny-bert__nan", device="cpu")
+    assert not (tmp_path / "ckpt").exists()
+
+
+@pytest.mark.parametrize("dtype, why", [("float16", "NaN loss without loss scaling"), ("bfloat16", "barely change")])
+def test_half_precision_encoder_weights_are_refused_naming_the_model_and_the_fix(tmp_path, dtype, why):
+    base = tmp_path / "tiny-bert"
+    prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert", "dtype": dtype}, base)
+    params = FineTuneParams(learning_rate=1e-3, batch_size=4, max_epochs=1, seed=0)
+    with pytest.raises(ValueError, match=f"'tiny-bert'.*{why}.*models.tiny-bert.dtype: float32"):
+        fine_tune_checkpoint(base, toy_items(8, 0, "train", 2), toy_items(4, 1, "dev", 2), params,
+                             tmp_path / "ckpt", name="tiny-bert__half", device="cpu")
+    assert not (tmp_path / "ckpt").exists()
+
+
+def test_training_is_recorded_with_its_precision_and_tokenizes_once(tmp_path, monkeypatch):
+    """On CPU training runs in fp32 and says so; the train items are tokenized once, not once per step."""
+    from choicelab.lm import encoder
+
+    calls = []
+    real = encoder._tokenize_once
+    monkeypatch.setattr(encoder, "_tokenize_once", lambda *a, **k: calls.append(1) or real(*a, **k))
+    base = tmp_path / "tiny-bert"
+    prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert"}, base)
+    params = FineTuneParams(learning_rate=1e-3, batch_size=4, max_epochs=2, seed=0)
+    meta = fine_tune_checkpoint(base, toy_items(16, 0, "train", 2), toy_items(4, 1, "dev", 2), params,
+                                tmp_path / "ckpt", name="tiny-bert__fp32", device="cpu")
+    assert meta["training"]["precision"] == "fp32" and meta["training"]["steps"] == 8
+    assert len(calls) == 1
+
+
+def test_frozen_layers_train_only_the_top_on_cached_encodings_with_the_same_losses_as_freezing_them(tmp_path):
+    """frozen_layers=k encodes the embeddings and bottom k layers once: the training losses and weights equal those of
+    the same parts frozen and run every step (no dropout), the frozen parts are unchanged and the top has moved."""
+    import torch
+
+    from choicelab.lm.encoder import encoder_layers, fine_tune_mc
+
+    base = tmp_path / "tiny-bert"
+    prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert"}, base)
+
+    def loaded():
+        model, tokenizer, _ = load_encoder_mc(base, seed=0, device="cpu")
+        for module in model.modules():
+            if isinstance(module, torch.nn.Dropout):
+                module.p = 0.0
+        return model, tokenizer
+
+    train, dev = toy_items(16, 0, "train", 2), toy_items(8, 1, "dev", 2)
+    cached, tokenizer = loaded()
+    with_cache = fine_tune_mc(cached, tokenizer, train, dev, learning_rate=1e-2, batch_size=4, max_epochs=2, seed=0,
+                              frozen_layers=1, log=lambda _: None)
+    frozen, _ = loaded()
+    frozen.base_model.embeddings.requires_grad_(False)
+    encoder_layers(frozen)[0].requires_grad_(False)
+    every_step = fine_tune_mc(frozen, tokenizer, train, dev, learning_rate=1e-2, batch_size=4, max_epochs=2, seed=0,
+                              log=lambda _: None)
+    assert [h["train_loss"] for h in with_cache.history] == pytest.approx(
+        [h["train_loss"] for h in every_step.history], rel=1e-5)
+    start, _ = loaded()
+    before, after = start.state_dict(), cached.state_dict()
+    assert all(torch.equal(before[k], after[k]) for k in after if ".layer.0." in k or "embeddings" in k)
+    assert any(not torch.equal(before[k], after[k]) for k in after if ".layer.1." in k)
+    assert all(p.requires_grad for p in cached.parameters())  # the model is handed back trainable, as it came
+    with pytest.raises(ValueError, match="frozen_layers must be between 0 and the model's 2 layers"):
+        fine_tune_mc(start, tokenizer, train, dev, learning_rate=1e-3, batch_size=4, max_epochs=1, seed=0,
+                     frozen_layers=3, log=lambda _: None)

@@ -173,6 +173,10 @@ def test_smoke_dag_produces_every_probes_artifact(smoke_run):
     hellaswag = accuracy[accuracy["benchmark"] == "HellaSwag"].iloc[0]
     assert "split of dev" in hellaswag["fine_tuned_on"]  # the table says HellaSwag had no train file
     assert accuracy["model_selection"].str.contains("held-out").all()  # never selected on the evaluation set
+    # every seed's checkpoint, the seeds' ensemble and their mean, each with its competence verdict
+    assert {"tiny-bert seed 1234", "tiny-bert seed 1235", "tiny-bert ensemble of 2 seeds",
+            "tiny-bert mean of 2 seeds"} <= set(accuracy["model"])
+    assert accuracy["model_competence"].fillna("").str.len().gt(0).all()
     controls = pd.read_csv(smoke_run / "results" / "probes" / "tables" / "table_controls.csv")
     assert (controls["condition"] == "control").any() and controls["status"].str.startswith("not run").any()
 
@@ -482,7 +486,7 @@ def test_every_artifact_names_its_builders_arguments_and_each_job_its_files():
     from choicelab.studies.probes.artifacts import ARGUMENTS, ARTIFACT_BY_NAME, ARTIFACTS, job_artifacts
 
     inputs = {"conf", "seed", "trials", "train_info", "dev", "paper1", "paper2", "timings", "control", "fine_tuned",
-              "paper"}
+              "paper", "gate", "training"}
     assert set(ARGUMENTS) == set(ARTIFACT_BY_NAME)
     assert all(arg in inputs or arg in ARTIFACT_BY_NAME for args in ARGUMENTS.values() for arg in args)
     assert all(a.builder is not None and a.reproduces for a in ARTIFACTS)
@@ -558,3 +562,115 @@ def test_jobs_give_typed_settings_as_params_and_name_a_bad_selection():
     causal = _jobs(lambda c: c["studies"]["probes"].update(control_models=["tiny-llama"]))
     with pytest.raises(ValueError, match="control_models.*a causal model"):
         causal.control_models()
+
+
+def _orig_conf(model, benchmark, hits, n_choices=2, seed_offset=0):
+    """Original-item confidence rows of one model: item i is answered right when hits[i]."""
+    import numpy as np
+
+    rows = []
+    for i, hit in enumerate(hits):
+        probs = np.full(n_choices, 0.1 / (n_choices - 1))
+        probs[0 if hit else 1] = 0.9
+        rows.append({"model": model, "method": "mc_logit", "benchmark": benchmark, "item_id": f"{benchmark}-{i}/orig",
+                     "probs": probs, "label": 0, "pred": int(np.argmax(probs)), "p_label": float(probs[0]),
+                     "max_prob": 0.9, "n_choices": n_choices, "probe": "orig", "trial": 0, "n": None,
+                     "sampling": None, "original_id": f"{benchmark}-{i}"})
+    return rows
+
+
+def test_a_checkpoint_whose_interval_covers_chance_is_marked_in_every_table_built_on_it():
+    import pandas as pd
+
+    from choicelab.studies.probes.competence import NOT_ABOVE_CHANCE, NOT_ABOVE_CONTROL, OK, competence, mark
+
+    learned = _orig_conf("enc seed 1", "piqa", [True] * 45 + [False] * 15)  # 0.75 of 60: interval clears 1/2
+    guessing = _orig_conf("enc seed 2", "piqa", [True, False] * 30)  # 0.5 of 60: covers 1/2
+    control = _orig_conf("enc (control)", "piqa", [True] * 10 + [False] * 10)
+    conf = pd.DataFrame(learned + guessing + _orig_conf("causal-lm", "piqa", [True] * 60))
+    gate = competence(conf, pd.DataFrame(control)).set_index("model")
+    assert set(gate.index) == {"enc seed 1", "enc seed 2"}  # models that were not fine-tuned get no verdict
+    assert gate.loc["enc seed 1", "model_competence"] == OK and bool(gate.loc["enc seed 1", "above_control"])
+    assert gate.loc["enc seed 2", "model_competence"] == NOT_ABOVE_CHANCE
+    assert gate.loc["enc seed 1", "control_items"] == 20 and gate.loc["enc seed 1", "control_accuracy"] == 0.5
+    # a checkpoint above chance but not above its untrained-head control is marked too
+    strong_control = pd.DataFrame(_orig_conf("enc (control)", "piqa", [True] * 19 + [False]))
+    assert competence(conf, strong_control).set_index("model").loc["enc seed 1", "model_competence"] == \
+        NOT_ABOVE_CONTROL
+    # any table row built on a checkpoint carries its verdict; the paper's benchmark names are matched too
+    table = pd.DataFrame({"benchmark": ["PIQA", "PIQA", "PIQA"], "model": ["enc seed 1", "enc seed 2", "causal-lm"],
+                          "value": [1.0, 2.0, 3.0]})
+    marked = mark(table, gate.reset_index())
+    assert list(marked["model_competence"]) == [OK, NOT_ABOVE_CHANCE, ""]
+    # the paper config's premise: a model above chance but below 0.8 says so
+    premise = competence(conf, pd.DataFrame(control), premise=0.8).set_index("model")
+    assert "premise" in premise.loc["enc seed 1", "model_competence"]
+
+
+def test_tables_summarize_the_seed_checkpoints_with_the_spread_over_seeds():
+    import pandas as pd
+    from scipy import stats
+
+    from choicelab.studies.probes.competence import with_seed_summary
+
+    table = pd.DataFrame({"benchmark": ["PIQA"] * 3 + ["aNLI"], "model": ["enc seed 1", "enc seed 2", "enc seed 3",
+                                                                          "enc seed 1"],
+                          "accuracy": [0.6, 0.7, 0.8, 0.55], "instances": [100, 100, 100, 100]})
+    out = with_seed_summary(table, ("benchmark",), ("accuracy",))
+    summary = out[out["model"] == "enc mean of 3 seeds"].iloc[0]
+    assert summary["benchmark"] == "PIQA" and summary["seeds"] == 3
+    assert summary["accuracy"] == pytest.approx(0.7) and summary["accuracy_sd_seeds"] == pytest.approx(0.1)
+    half = stats.t.ppf(0.975, 2) * 0.1 / 3 ** 0.5
+    assert summary["accuracy_seeds_ci95_low"] == pytest.approx(0.7 - half)
+    assert summary["accuracy_seeds_ci95_high"] == pytest.approx(0.7 + half)
+    assert len(out) == 5  # a benchmark with one seed gets no summary; every checkpoint's row stays
+
+
+def test_the_ensemble_sums_the_seed_checkpoints_confidences_per_item():
+    import numpy as np
+    import pandas as pd
+
+    from choicelab.studies.probes.metrics import ensemble_confidences
+
+    first = _orig_conf("enc seed 1", "piqa", [True, False])
+    second = _orig_conf("enc seed 2", "piqa", [True, True])
+    second[1]["probs"] = np.array([0.55, 0.45])
+    ensemble = ensemble_confidences(pd.DataFrame(first + second)).set_index("item_id")
+    assert set(ensemble["model"]) == {"enc ensemble of 2 seeds"}
+    # item 1: seed 1 says (0.1, 0.9), seed 2 (0.55, 0.45): the sum votes for option 1
+    assert np.allclose(ensemble.loc["piqa-1/orig", "probs"], [0.325, 0.675])
+    assert ensemble.loc["piqa-1/orig", "pred"] == 1 and ensemble.loc["piqa-0/orig", "pred"] == 0
+
+
+@pytest.mark.parametrize("seeds, message", [([], "should be non-empty"), ([1, 2, 1], "non-unique")])
+def test_a_seeds_list_that_is_empty_or_repeats_a_seed_fails_naming_the_key(seeds, message):
+    from choicelab.config import ConfigError
+
+    with pytest.raises(ConfigError, match=rf"studies\.probes\.seeds.*{message}"):
+        _jobs(lambda c: c["studies"]["probes"].update(seeds=seeds))
+
+
+def test_every_seed_gets_its_own_checkpoint_and_dump_and_the_timing_job_uses_the_first():
+    from types import SimpleNamespace
+
+    jobs = _jobs(lambda c: c["studies"]["probes"].update(seeds=[7, 8], benchmarks=["piqa"]))
+    assert jobs.dumps(None) == ["results/probes/dumps/tiny-bert__piqa__seed7.parquet",
+                                "results/probes/dumps/tiny-bert__piqa__seed8.parquet"]
+    assert jobs.checkpoint(SimpleNamespace(model="tiny-bert", benchmark="piqa", seed="8")).endswith("__seed8")
+    assert jobs.checkpoint(SimpleNamespace(model="tiny-bert", benchmark="piqa")).endswith("__seed7")
+
+
+def test_the_gate_uses_the_fine_tuning_jobs_before_and_after_scores_where_the_checkpoint_recorded_them():
+    import pandas as pd
+
+    from choicelab.studies.probes.competence import NOT_ABOVE_CHANCE, OK, competence
+
+    # on its 60 probed dev originals the checkpoint is at chance; on the gate's 400 originals it clearly learned
+    conf = pd.DataFrame(_orig_conf("enc seed 1", "piqa", [True, False] * 30))
+    assert competence(conf).iloc[0]["model_competence"] == NOT_ABOVE_CHANCE
+    record = {"evaluation_items": 400, "evaluation_accuracy": 0.62, "initial_evaluation_accuracy": 0.5,
+              "evaluation_chance": 0.5}
+    gate = competence(conf, training={"enc seed 1|piqa": record}).iloc[0]
+    assert gate["model_competence"] == OK and gate["dev_items"] == 400 and gate["control_items"] == 400
+    assert gate["control_accuracy"] == 0.5 and gate["ci95_low"] > 0.55
+    assert "before and after fine-tuning" in gate["gate_source"]

@@ -118,6 +118,170 @@ class TrainResult:
     reached_target: bool
     target_dev_accuracy: float | None
     history: list[dict[str, float]] = field(default_factory=list)
+    precision: str = "fp32"  # fp32 | tf32 | bf16-autocast (training_precision)
+
+
+HALF_PRECISION_UNSUPPORTED = {"deberta": "DeBERTa v1", "xlnet": "XLNet"}  # dtype errors under half precision
+
+
+def check_trainable_dtype(model: PreTrainedModel, name: str) -> None:
+    """Refuse weights that cannot be fine-tuned here: fp16 weights train to a NaN loss without loss scaling and bf16
+    weights barely move (most updates round away); DeBERTa v1 and XLNet fail with dtype errors in either. Training
+    keeps fp32 master weights (and uses bf16 autocast on CUDA), so the fix is always the model's ``dtype: float32``."""
+    dtype = next(model.parameters()).dtype
+    if dtype in (torch.float16, torch.bfloat16):
+        family = HALF_PRECISION_UNSUPPORTED.get(getattr(model.config, "model_type", ""), "")
+        why = (f"{family} fails with dtype errors in half precision" if family else
+               "fp16 weights train to a NaN loss without loss scaling" if dtype == torch.float16 else
+               "bf16 weights barely change (most updates round away)")
+        raise ValueError(
+            f"model {name!r} is loaded in {str(dtype).removeprefix('torch.')}: {why}. Fine-tuning keeps fp32 master "
+            f"weights: set models.{name}.dtype: float32 in the config (on CUDA training runs in bf16 autocast anyway)"
+        )
+
+
+def training_precision(model: PreTrainedModel, device: torch.device) -> str:
+    """``bf16-autocast`` on a CUDA device that supports bf16 (fp32 master weights, TF32 matmuls enabled), except for
+    the families that fail in half precision (TF32 only there); ``fp32`` on CPU."""
+    if device.type != "cuda":
+        return "fp32"
+    torch.backends.cuda.matmul.allow_tf32 = True
+    torch.backends.cudnn.allow_tf32 = True
+    if getattr(model.config, "model_type", "") in HALF_PRECISION_UNSUPPORTED or not torch.cuda.is_bf16_supported():
+        return "tf32"
+    return "bf16-autocast"
+
+
+def _autocast(precision: str, device: torch.device):
+    import contextlib
+
+    if precision == "bf16-autocast":
+        return torch.autocast(device_type=device.type, dtype=torch.bfloat16)
+    return contextlib.nullcontext()
+
+
+@dataclass(frozen=True)
+class _Encoded:
+    """Items tokenized once, unpadded: per item, per choice, each input's token ids (padded per batch later)."""
+
+    rows: list[list[dict[str, list[int]]]]
+    labels: list[int]
+
+
+def _tokenize_once(
+    tokenizer: PreTrainedTokenizerBase, items: Sequence[MCItem], input_format: str, max_length: int
+) -> _Encoded:
+    firsts, seconds = [], []
+    for item in items:
+        for choice in item.choices:
+            if input_format == "pair":
+                firsts.append(item.prompt)
+                seconds.append(choice)
+            elif input_format == "concat":
+                firsts.append(f"{item.prompt} {choice}".strip())
+            else:
+                raise ValueError(f"input_format must be 'pair' or 'concat', not {input_format!r}")
+    enc = tokenizer(firsts, seconds if input_format == "pair" else None, truncation=True, max_length=max_length)
+    keys = list(enc.keys())
+    rows, k = [], 0
+    for item in items:
+        rows.append([{key: enc[key][k + j] for key in keys} for j in range(len(item.choices))])
+        k += len(item.choices)
+    return _Encoded(rows, [int(item.label) for item in items])
+
+
+def _collate(encoded: _Encoded, batch: Sequence[int], pad_id: int, padding_side: str) -> dict[str, torch.Tensor]:
+    """One batch padded to its longest input, exactly as the tokenizer's ``padding="longest"`` would."""
+    choices = [encoded.rows[i] for i in batch]
+    width = max(len(c["input_ids"]) for item in choices for c in item)
+    out: dict[str, torch.Tensor] = {}
+    for key in choices[0][0]:
+        fill = pad_id if key == "input_ids" else 0
+        padded = []
+        for item in choices:
+            for c in item:
+                pad = [fill] * (width - len(c[key]))
+                padded.append(pad + c[key] if padding_side == "left" else c[key] + pad)
+        out[key] = torch.tensor(padded).view(len(batch), len(choices[0]), width)
+    return out
+
+
+def encoder_layers(model: PreTrainedModel) -> torch.nn.ModuleList:
+    """The transformer layers of an encoder with a multiple-choice head (``base_model.encoder.layer``: BERT, RoBERTa,
+    DeBERTa, BigBird, MiniLM); another layout is refused with what to do."""
+    layers = getattr(getattr(model.base_model, "encoder", None), "layer", None)
+    if not isinstance(layers, torch.nn.ModuleList):
+        raise ValueError(f"frozen_layers: {type(model).__name__} keeps no base_model.encoder.layer list; set "
+                         "frozen_layers: 0 to fine-tune it whole")
+    return layers
+
+
+class _StopForward(Exception):
+    pass
+
+
+class _Pass(torch.nn.Module):
+    """Stands in for a frozen layer below the cached one: hands its input on."""
+
+    def forward(self, hidden_states: torch.Tensor, *args, **kwargs):  # noqa: ANN002, ANN003
+        return hidden_states
+
+
+class _Replay(torch.nn.Module):
+    """Stands in for the top frozen layer: returns the batch's cached output of the frozen stack."""
+
+    def __init__(self, as_tuple: bool) -> None:
+        super().__init__()
+        self.as_tuple = as_tuple
+        self.current: torch.Tensor | None = None
+
+    def forward(self, hidden_states: torch.Tensor, *args, **kwargs):  # noqa: ANN002, ANN003
+        return (self.current,) if self.as_tuple else self.current
+
+
+@torch.inference_mode()
+def _cache_frozen(model: PreTrainedModel, encoded: _Encoded, frozen: int, device: torch.device, precision: str,
+                  pad_id: int, batch_size: int = 32) -> tuple[list[torch.Tensor], bool]:
+    """The output of the frozen embeddings and bottom ``frozen`` layers for every train item (one forward pass, eval
+    mode: no dropout in the frozen part), as one [choices, tokens, hidden] tensor per item, unpadded to the item's
+    longest choice; and whether the layer returns a tuple."""
+    layer = encoder_layers(model)[frozen - 1]
+    captured: dict[str, object] = {}
+
+    def hook(_module, _inputs, output):  # noqa: ANN001, ANN202
+        captured["out"] = output
+        raise _StopForward  # the layers above are not needed
+
+    handle = layer.register_forward_hook(hook)
+    was_training = model.training
+    model.eval()
+    cached: list[torch.Tensor] = []
+    try:
+        for start in range(0, len(encoded.rows), batch_size):
+            batch = list(range(start, min(start + batch_size, len(encoded.rows))))
+            enc = _collate(encoded, batch, pad_id, "right")
+            flat = {k: v.view(-1, v.shape[-1]).to(device) for k, v in enc.items()}
+            try:
+                with _autocast(precision, device):
+                    model.base_model(**flat)
+            except _StopForward:
+                pass
+            out = captured["out"]
+            hidden = (out[0] if isinstance(out, tuple) else out).float()
+            hidden = hidden.view(len(batch), -1, *hidden.shape[1:])
+            for row, index in enumerate(batch):
+                width = max(len(c["input_ids"]) for c in encoded.rows[index])
+                cached.append(hidden[row, :, :width].clone())
+    finally:
+        handle.remove()
+        model.train(was_training)
+    return cached, isinstance(captured.get("out"), tuple)
+
+
+def _pad_cached(cached: list[torch.Tensor], batch: Sequence[int], width: int) -> torch.Tensor:
+    parts = [torch.nn.functional.pad(cached[i], (0, 0, 0, width - cached[i].shape[1])) for i in batch]
+    stacked = torch.stack(parts)  # [batch, choices, width, hidden]
+    return stacked.view(-1, width, stacked.shape[-1])
 
 
 def fine_tune_mc(
@@ -139,13 +303,24 @@ def fine_tune_mc(
     weight_decay: float = 0.0,
     grad_accumulation: int = 1,
     freeze_word_embeddings: bool = False,
+    frozen_layers: int = 0,
     log: Callable[[str], None] = print,
 ) -> TrainResult:
-    """Fine-tune ``model`` in place on ``train``; returns the training record. See the module docstring."""
+    """Fine-tune ``model`` in place on ``train``; returns the training record. See the module docstring.
+
+    Train items are tokenized once (each batch is padded to its longest input, as before); the training losses stay
+    on the device until an evaluation reads them (no host sync per step); on CUDA the forward runs in bf16 autocast
+    over fp32 weights (:func:`training_precision`). A NaN or infinite training loss raises FloatingPointError at the
+    next evaluation, before anything is kept.
+
+    ``frozen_layers`` > 0 keeps the embeddings and the bottom layers fixed and computes their output once per train
+    item (eval mode), so each step runs only the layers above: far fewer FLOPs when the top is small.
+    """
     if not train:
         raise ValueError("fine-tuning needs at least one training item")
     if not dev:
         raise ValueError("fine-tuning needs dev items for evaluation and early stopping")
+    check_trainable_dtype(model, getattr(model, "name_or_path", "") or type(model).__name__)
     torch.manual_seed(seed)
     rng = random.Random(seed)
     groups = _groups_by_choice_count(train)
@@ -153,20 +328,53 @@ def fine_tune_mc(
     total_steps = max(1, int(math.ceil(steps_per_epoch * max_epochs / grad_accumulation)))
     if freeze_word_embeddings:  # keep the pretrained word vectors: items unseen in training keep their meaning
         model.get_input_embeddings().weight.requires_grad_(False)
+    device = next(model.parameters()).device
+    precision = training_precision(model, device)
+    encoded = _tokenize_once(tokenizer, train, input_format, max_length)
+    pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+    layers = encoder_layers(model) if frozen_layers else None
+    originals: list[torch.nn.Module] = []
+    replacements: list[torch.nn.Module] = []
+    if layers is not None:
+        if not 0 < frozen_layers <= len(layers):
+            raise ValueError(f"frozen_layers must be between 0 and the model's {len(layers)} layers, "
+                             f"not {frozen_layers}")
+        if tokenizer.padding_side != "right":
+            raise ValueError("frozen_layers caches right-padded encodings; this tokenizer pads on the left")
+        frozen_modules = [model.base_model.embeddings, *layers[:frozen_layers]]
+        frozen_flags = [[p.requires_grad for p in m.parameters()] for m in frozen_modules]
+        for module in frozen_modules:
+            module.requires_grad_(False)
+        cached, as_tuple = _cache_frozen(model, encoded, frozen_layers, device, precision, pad_id)
+        originals = list(layers[:frozen_layers])
+        replay = _Replay(as_tuple)
+        replacements = [_Pass() for _ in range(frozen_layers - 1)] + [replay]
     trainable = [p for p in model.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(trainable, lr=learning_rate, weight_decay=weight_decay)
     scheduler = get_linear_schedule_with_warmup(optimizer, warmup_steps, total_steps)
-    device = next(model.parameters()).device
-    result = TrainResult(0.0, 0, -1.0, False, target_dev_accuracy)
+
+    def swap(modules: list[torch.nn.Module]) -> None:
+        for index, module in enumerate(modules):
+            layers[index] = module
+    labels_all = torch.tensor(encoded.labels)
+    result = TrainResult(0.0, 0, -1.0, False, target_dev_accuracy, precision=precision)
     best_state: dict[str, torch.Tensor] | None = None
     evals_without_gain = 0
-    losses: list[float] = []  # training losses since the last evaluation (the learning curve's train side)
+    loss_sum = torch.zeros((), device=device)  # training losses since the last evaluation, summed on the device
+    loss_count = 0
 
     def evaluate(epoch_position: float) -> bool:
-        nonlocal best_state, evals_without_gain
-        accuracy = accuracy_of(mc_logits(model, tokenizer, dev, input_format=input_format, max_length=max_length), dev)
-        train_loss = float(np.mean(losses)) if losses else float("nan")
-        losses.clear()
+        nonlocal best_state, evals_without_gain, loss_sum, loss_count
+        train_loss = float(loss_sum) / loss_count if loss_count else float("nan")  # the one host sync
+        if loss_count and not math.isfinite(train_loss):
+            raise FloatingPointError(
+                f"training loss became {train_loss} by step {result.steps} (learning rate {learning_rate}, precision "
+                f"{precision}): nothing is saved; lower the learning rate or train in float32"
+            )
+        loss_sum, loss_count = torch.zeros((), device=device), 0
+        with _autocast(precision, device):
+            logits = mc_logits(model, tokenizer, dev, input_format=input_format, max_length=max_length)
+        accuracy = accuracy_of(logits, dev)
         result.history.append(
             {"epoch": epoch_position, "step": result.steps, "train_loss": train_loss, "dev_accuracy": accuracy}
         )
@@ -194,15 +402,20 @@ def fine_tune_mc(
         ]
         rng.shuffle(batches)
         model.train()
+        if replacements:
+            swap(replacements)
         for batch in batches:
             if result.steps >= max_steps_total:
                 break
-            chunk = [train[i] for i in batch]
-            enc = _encode(tokenizer, chunk, input_format, max_length)
-            labels = torch.tensor([it.label for it in chunk], device=device)
-            loss = model(**{k: v.to(device) for k, v in enc.items()}, labels=labels).loss / grad_accumulation
-            loss.backward()
-            losses.append(float(loss.detach()) * grad_accumulation)
+            enc = _collate(encoded, batch, pad_id, tokenizer.padding_side)
+            if replacements:
+                replay.current = _pad_cached(cached, batch, enc["input_ids"].shape[-1]).to(device)
+            labels = labels_all[batch].to(device, non_blocking=True)
+            with _autocast(precision, device):
+                loss = model(**{k: v.to(device, non_blocking=True) for k, v in enc.items()}, labels=labels).loss
+            (loss / grad_accumulation).backward()
+            loss_sum += loss.detach().float()
+            loss_count += 1
             result.steps += 1
             if result.steps % grad_accumulation == 0:
                 optimizer.step()
@@ -210,10 +423,13 @@ def fine_tune_mc(
                 optimizer.zero_grad()
             if eval_every_steps and result.steps % eval_every_steps == 0:
                 model.eval()
+                swap(originals)
                 if evaluate(result.steps / steps_per_epoch):
                     stop = True
                     break
+                swap(replacements)
                 model.train()
+        swap(originals)
         epoch += 1
         result.epochs_run = result.steps / steps_per_epoch
         if not stop and not (eval_every_steps and result.steps % eval_every_steps == 0):
@@ -222,6 +438,10 @@ def fine_tune_mc(
     model.eval()
     if best_state is not None:
         model.load_state_dict(best_state)
+    if layers is not None:  # the flags as they were after freeze_word_embeddings, which is undone next
+        for module, flags in zip(frozen_modules, frozen_flags, strict=True):
+            for parameter, flag in zip(module.parameters(), flags, strict=True):
+                parameter.requires_grad_(flag)
     if freeze_word_embeddings:
         model.get_input_embeddings().weight.requires_grad_(True)
     return result

@@ -34,6 +34,7 @@ class FineTuneParams:
     grad_accumulation: int = 1
     dropout: float | None = None  # the multiple-choice head's dropout (isi-nlp/ai2: 0.3); None keeps the model's
     freeze_word_embeddings: bool = False
+    frozen_layers: int = 0  # embeddings and the bottom layers kept fixed, their output computed once (encoder.py)
 
 
 INPUT_FORMATS = ("pair", "concat")
@@ -82,18 +83,23 @@ def fine_tune_checkpoint(
     name: str,
     device: str = "auto",
     training_notes: dict[str, Any] | None = None,
+    evaluation: Sequence[MCItem] | None = None,
 ) -> dict[str, Any]:
     """Fine-tune the encoder in ``base_dir`` and save the checkpoint atomically to ``out_dir``.
 
-    ``training_notes`` are added to the training record (e.g. which data a stage was trained on).
+    ``training_notes`` are added to the training record (e.g. which data a stage was trained on). ``evaluation``
+    items (never trained on nor used for selection) are scored before training (the base model with its freshly
+    initialised head: the untrained-head control of the same seed) and after (the kept state); the record gets both
+    accuracies, their count and the items' chance level (the competence gate's inputs).
     """
-    from choicelab.lm.encoder import fine_tune_mc
+    from choicelab.lm.encoder import check_trainable_dtype, fine_tune_mc
     from choicelab.lm.loading import load_encoder_mc, read_model_json
     from choicelab.lm.registry import weights_digest
 
     require_input_format(base_dir, params.input_format, purpose="fine-tuning from it")
     base_meta = read_model_json(base_dir)
     model, tokenizer, _ = load_encoder_mc(base_dir, seed=params.seed, device=device)
+    check_trainable_dtype(model, base_meta["name"])  # before any training time is spent
     if params.dropout is not None:  # the head's dropout modules: those outside the pre-trained encoder
         encoder = {id(m) for m in model.base_model.modules()}
         head = [m for m in model.modules() if type(m).__name__ == "Dropout" and id(m) not in encoder]
@@ -101,7 +107,20 @@ def fine_tune_checkpoint(
             raise ValueError(f"finetune.dropout: {type(model).__name__} has no dropout module in its head to set")
         for module in head:
             module.p = params.dropout
+    gate: dict[str, Any] = {}
+    if evaluation:
+        from choicelab.lm.encoder import accuracy_of, mc_logits
+
+        def score() -> float:
+            logits = mc_logits(model, tokenizer, evaluation, input_format=params.input_format,
+                               max_length=params.max_length)
+            return accuracy_of(logits, evaluation)
+
+        gate = {"evaluation_items": len(evaluation), "initial_evaluation_accuracy": score(),
+                "evaluation_chance": sum(1 / len(item.choices) for item in evaluation) / len(evaluation)}
     result = fine_tune_mc(model, tokenizer, train, dev, **{k: v for k, v in asdict(params).items() if k != "dropout"})
+    if evaluation:
+        gate["evaluation_accuracy"] = score()
     with atomic_directory(out_dir) as tmp:
         model.save_pretrained(str(tmp), safe_serialization=True)
         tokenizer.save_pretrained(str(tmp))
@@ -118,12 +137,15 @@ def fine_tune_checkpoint(
                 "params": asdict(params),
                 "train_items": len(train),
                 "dev_items": len(dev),
+                "dev_chance": sum(1 / len(item.choices) for item in dev) / len(dev),  # the competence gate's floor
                 "epochs_run": result.epochs_run,
                 "steps": result.steps,
                 "best_dev_accuracy": result.best_dev_accuracy,
                 "target_dev_accuracy": result.target_dev_accuracy,
                 "reached_target": result.reached_target,
                 "history": result.history,
+                "precision": result.precision,
+                **gate,
                 **(training_notes or {}),
             },
             "library_versions": base_meta.get("library_versions", {}),

@@ -77,15 +77,20 @@ class Jobs:
         files = swag_files() if self.settings.default_stage.data == "swag" else hellaswag_files()
         return [f"{self.data_root}/{path}" for path in files]
 
+    def seeded_models(self, wildcards: Any = None) -> list[str]:
+        """Every encoder once per training seed (:func:`.stages.seeded_model`): the models the evaluations and
+        tables show."""
+        return [stages.seeded_model(model, seed) for model in self.models for seed in self.settings.seeds]
+
     def task_checkpoint_inputs(self, wildcards: Any) -> dict[str, str]:
         return {
-            "base": f"{RESULTS}/checkpoints/{wildcards.model}__default",
+            "base": f"{RESULTS}/checkpoints/{wildcards.model}__seed{wildcards.seed}__default",
             "train": f"{RESULTS}/benchmarks/{wildcards.qset}.train.parquet",
             "dev": f"{RESULTS}/benchmarks/{wildcards.qset}.dev.parquet",
         }
 
     def checkpoint(self, wildcards: Any) -> str:
-        return f"{RESULTS}/checkpoints/{wildcards.model}__{wildcards.stage}"
+        return f"{RESULTS}/checkpoints/{wildcards.model}__seed{wildcards.seed}__{wildcards.stage}"
 
     def score_benchmarks(self, wildcards: Any) -> list[str]:
         return [f"{RESULTS}/benchmarks/{qset}.{split}.parquet"
@@ -93,11 +98,11 @@ class Jobs:
 
     def dumps(self, wildcards: Any) -> list[str]:
         return [f"{RESULTS}/dumps/{model}__{stage}.parquet"
-                for model in self.models for stage in stages.stages(self.settings)]
+                for model in self.seeded_models() for stage in stages.stages(self.settings)]
 
     def checkpoints(self, wildcards: Any) -> list[str]:
         return [f"{RESULTS}/checkpoints/{model}__{stage}"
-                for model in self.models for stage in stages.stages(self.settings)]
+                for model in self.seeded_models() for stage in stages.stages(self.settings)]
 
     def benchmarks(self, wildcards: Any) -> list[str]:
         return [f"{RESULTS}/benchmarks/{qset}.{split}.parquet"

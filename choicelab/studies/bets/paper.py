@@ -83,7 +83,7 @@ def compare_paper(
                         "paper_percent": r.paper_value,
                         "our_model": getattr(o, "model", ""),
                         "our_percent": getattr(o, "accuracy_percent", np.nan),
-                        "same_model": bool(o is not None and paper_labels.get(o.model) == r.model),
+                        "same_model": bool(o is not None and paper_labels.get(_encoder(o.model)) == r.model),
                     }
                 )
     out = pd.DataFrame(rows)
@@ -91,6 +91,14 @@ def compare_paper(
     out = pd.concat([out, _headline(acc, ours, paper_labels)], ignore_index=True)
     out["note"] = [_note(r, notes) for r in out.itertuples(index=False)]
     return out
+
+
+def _encoder(label: str) -> str:
+    """The config's encoder name of a seeded model or a mean over seeds."""
+    from choicelab.studies.bets.seeds import MEAN_MARK
+    from choicelab.studies.bets.stages import split_seed
+
+    return split_seed(label.split(MEAN_MARK)[0])[0]
 
 
 def _diag(frame: pd.DataFrame, diagonal: bool) -> pd.Series:
@@ -110,67 +118,84 @@ def _mean_and_se(frame: pd.DataFrame) -> tuple[float, float]:
 
 def _headline(acc: pd.DataFrame, ours: pd.DataFrame, paper_labels: Mapping[str, str]) -> pd.DataFrame:
     """RQ3's headline on test items: the mean of the diagonal (fine-tuned and tested on the same modality), of the
-    off-diagonal cells, and their gap (paper: 96.1 - 71.8 = 24.3 points), ours with a binomial SE; the gap row's
-    ``gap_appears`` says whether our gap is positive by more than 1.96 SE."""
+    off-diagonal cells, and their gap (paper: 96.1 - 71.8 = 24.3 points), per seed checkpoint with a binomial SE
+    (question sampling only), then per encoder over its seeds (``our_model`` ``<encoder> over N seeds``): the mean
+    gap with its SD and t 95 % interval over seeds. ``gap_appears`` is judged on the spread over seeds where there are
+    two or more seeds (the interval lies above zero); with one seed, on the SE (> 1.96 SE), and the note says that
+    the seed spread is unknown."""
+    from choicelab.studies.bets.seeds import gap_over_seeds, is_seed_mean
+
     paper20 = acc[(acc["table"] == "table20") & acc["condition"].str.endswith(":test")]
     ours20 = ours[(ours["table"] == "table20") & ours["condition"].str.endswith(":test")] if not ours.empty else ours
+    if len(ours20):
+        ours20 = ours20[~ours20["model"].map(is_seed_mean)]
     paper_means = {d: paper20[_diag(paper20, d)]["paper_value"].mean() for d in (True, False)}
-    rows = []
+    rows, gaps = [], []
+
+    def row(label: str, paper_value: float, model: str, value: float, se: float, **extra: Any) -> dict[str, Any]:
+        return {"table": "table20 headline", "stage": "fine-tuned", "condition": label, "metric": "standard",
+                "paper_model": "mean of 4", "paper_percent": paper_value, "our_model": model, "our_percent": value,
+                "our_se_percent": se, "same_model": False, "difference": value - paper_value, "gap_appears": None,
+                **extra}
+
     for model in sorted(ours20["model"].unique()) if len(ours20) else [""]:
         mine = ours20[ours20["model"] == model] if model else ours20
         stats = {d: _mean_and_se(mine[_diag(mine, d)]) if len(mine) else (np.nan, np.nan) for d in (True, False)}
         gap = stats[True][0] - stats[False][0]
         gap_se = float(np.hypot(stats[True][1], stats[False][1]))
-        cells = [
-            ("diagonal mean", paper_means[True], stats[True][0], stats[True][1]),
-            ("off-diagonal mean", paper_means[False], stats[False][0], stats[False][1]),
-            ("diagonal minus off-diagonal", paper_means[True] - paper_means[False], gap, gap_se),
-        ]
-        for label, paper_value, our_value, se in cells:
-            rows.append(
-                {
-                    "table": "table20 headline",
-                    "stage": "fine-tuned",
-                    "condition": label,
-                    "metric": "standard",
-                    "paper_model": "mean of 4",
-                    "paper_percent": paper_value,
-                    "our_model": model,
-                    "our_percent": our_value,
-                    "our_se_percent": se,
-                    "same_model": False,
-                    "difference": our_value - paper_value,
-                    "gap_appears": (bool(gap > 1.96 * gap_se) if not np.isnan(gap) else None)
-                    if label == "diagonal minus off-diagonal"
-                    else None,
-                }
-            )
-    return pd.DataFrame(rows)
+        gaps.append({"model": model, "gap": gap})
+        rows.append(row("diagonal mean", paper_means[True], model, *stats[True]))
+        rows.append(row("off-diagonal mean", paper_means[False], model, *stats[False]))
+        rows.append(row("diagonal minus off-diagonal", paper_means[True] - paper_means[False], model, gap, gap_se,
+                        gap_appears=(bool(gap > 1.96 * gap_se) if not np.isnan(gap) else None), gap_basis="SE"))
+    spreads = gap_over_seeds(pd.DataFrame(gaps, columns=["model", "gap"]))
+    spreads = spreads[spreads["seeds"] >= 2]
+    for spread in spreads.itertuples():
+        rows.append(row("diagonal minus off-diagonal", paper_means[True] - paper_means[False],
+                        f"{spread.model} over {spread.seeds} seeds", spread.gap, float("nan"),
+                        gap_appears=spread.gap_appears, gap_basis=f"{spread.seeds} seeds",
+                        sd_seeds=spread.sd_seeds, ci95_low_seeds=spread.ci95_low_seeds,
+                        ci95_high_seeds=spread.ci95_high_seeds))
+    frame = pd.DataFrame(rows)
+    if len(spreads):  # with several seeds, one checkpoint's SE-based verdict is not the headline: the seed spread is
+        frame.loc[frame["gap_basis"].eq("SE"), "gap_basis"] = "SE of one seed checkpoint (see the row over seeds)"
+    return frame
 
 
 def _note(row: Any, notes: pd.DataFrame) -> str:
     parts = []
     if row.condition == "diagonal minus off-diagonal" and row.our_model:
         appears = getattr(row, "gap_appears", None)
+        basis = str(getattr(row, "gap_basis", "") or "")
+        over_seeds = basis.endswith(" seeds") and not basis.startswith("SE")
+        test = "its t 95% interval over seeds lies above 0" if over_seeds else "> 1.96 SE of one checkpoint"
         if appears is True:
-            parts.append("the paper's same- vs cross-modality gap appears (> 1.96 SE)")
+            parts.append(f"the paper's same- vs cross-modality gap appears ({test})")
         elif appears is False:
-            parts.append("the paper's same- vs cross-modality gap does not appear (not > 1.96 SE)")
+            parts.append(f"the paper's same- vs cross-modality gap does not appear (not: {test})")
+        if basis == "SE":
+            parts.append("one seed: the spread over seeds is unknown")
     if row.our_model and not row.same_model:
         parts.append(
             f"different model ({row.our_model} vs the paper's {row.paper_model}): a comparison, not a reproduction"
         )
     if row.our_model and not notes.empty:
-        default = notes[(notes["model"] == row.our_model) & (notes["stage"] == "default")]
+        from choicelab.studies.bets.stages import split_seed
+
+        encoder, seed = split_seed(str(row.our_model).split(" over ")[0].split(" mean of ")[0])
+        mine = notes[notes["model"] == encoder]
+        if seed is not None and "seed" in mine:
+            mine = mine[mine["seed"] == seed]
+        default = mine[mine["stage"] == "default"]
         if len(default):
             parts.append(f"default stage trained on {default.iloc[0]['trained_on']}")
         task = None
         if row.table == "table20" or row.table == "table20 headline":
-            task = notes[(notes["model"] == row.our_model) & notes["stage"].str.startswith("bet_")]
+            task = mine[mine["stage"].str.startswith("bet_")]
         elif row.stage == "fine-tuned":
-            task = notes[(notes["model"] == row.our_model) & notes["stage"].str.startswith("value_")]
+            task = mine[mine["stage"].str.startswith("value_")]
         if task is not None and len(task) and not bool(task["reached_target"].all()):
-            missed = ", ".join(task.loc[~task["reached_target"].astype(bool), "stage"])
+            missed = ", ".join(sorted(set(task.loc[~task["reached_target"].astype(bool), "stage"])))
             parts.append(f"task fine-tuning did not reach the target dev accuracy for {missed}")
     if not row.our_model:
         parts.append("no model of ours for this cell")

@@ -72,6 +72,7 @@ def long_table(ev: pd.DataFrame) -> pd.DataFrame:
         "tuned_on",
         "checkpoint",
     ]
+    cols += [c for c in ("seeds", "sd_seeds", "ci95_low_seeds", "ci95_high_seeds") if c in out]  # seed spread
     return out[cols].sort_values(["model", "stage", "condition", "split", "ground_truth"]).reset_index(drop=True)
 
 

@@ -40,6 +40,7 @@ class TaskStage:
     max_length: int
     warmup_steps: int
     freeze_word_embeddings: bool
+    frozen_layers: int  # embeddings + this many bottom layers fixed, their output cached (0 = the paper's)
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,8 @@ class Settings:
     paper_labels: dict[str, str]  # our model name -> the paper's (BERT, RoBERTa, DeBERTa, BigBird)
     input_format: str  # pair | concat
     default_stage: DefaultStage
+    seeds: tuple[int, ...]  # training seeds: every stage is trained once per seed (the task stage from that seed's
+    # default checkpoint)
     train_eval_size: int | None  # seeded subset of each scored train split (None = all)
     task_stage: TaskStage
 
@@ -93,6 +96,7 @@ def task_stage(raw: Mapping[str, Any]) -> TaskStage:
         max_length=int(raw["max_length"]),
         warmup_steps=int(raw["warmup_steps"]),
         freeze_word_embeddings=bool(raw["freeze_word_embeddings"]),
+        frozen_layers=int(raw["frozen_layers"]),
     )
 
 
@@ -112,6 +116,7 @@ def from_section(section: Mapping[str, Any]) -> Settings:
         default_stage=default_stage(section["default_stage"]),
         train_eval_size=_optional_int(section["train_eval_size"]),
         task_stage=task_stage(section["task_stage"]),
+        seeds=tuple(int(seed) for seed in section["seeds"]),
     )
 
 

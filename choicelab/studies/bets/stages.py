@@ -58,6 +58,21 @@ def checkpoint_name(model: str, stage: str) -> str:
     return f"{model}__{stage}"
 
 
+SEED_MARK = "__seed"
+
+
+def seeded_model(model: str, seed: int) -> str:
+    """An encoder trained with one seed, as the tables name it (``minilm-l6__seed1234``); its checkpoints are
+    ``checkpoint_name(seeded_model(model, seed), stage)``."""
+    return f"{model}{SEED_MARK}{seed}"
+
+
+def split_seed(label: str) -> tuple[str, int | None]:
+    """(encoder, seed) of a :func:`seeded_model` label; (label, None) for a plain model name."""
+    model, mark, seed = label.rpartition(SEED_MARK)
+    return (model, int(seed)) if mark and seed.isdigit() else (label, None)
+
+
 def split_checkpoint(name: str) -> tuple[str, str]:
     model, _, stage = name.rpartition("__")
     return model, stage
@@ -130,4 +145,5 @@ def task_stage_params(stage: TaskStage, input_format: str, seed: int) -> FineTun
         eval_every_steps=stage.eval_every_steps,
         warmup_steps=stage.warmup_steps,
         freeze_word_embeddings=stage.freeze_word_embeddings,
+        frozen_layers=stage.frozen_layers,
     )

@@ -18,7 +18,7 @@ from typing import Any
 
 import pandas as pd
 
-from choicelab.studies.bets import paper, result_tables, static_tables, training
+from choicelab.studies.bets import paper, result_tables, seeds, static_tables, training
 from choicelab.studies.bets.settings import Settings
 from choicelab.studies.bets.static_tables import StaticSources
 
@@ -82,9 +82,10 @@ def _result_sources(
     once per job (every result table of the job is built from them; no builder modifies them)."""
     metas = {Path(p).name: json.loads((Path(p) / "model.json").read_text()) for p in checkpoints}
     paper_labels = dict(labels)
+    ev = pd.read_parquet(evaluations)
     return ResultSources(
-        evaluations=pd.read_parquet(evaluations),
-        notes=training.training_notes(metas, paper_labels),
+        evaluations=seeds.with_seed_means(ev),
+        notes=training.training_notes(metas, paper_labels, ev),
         paper=paper.read_paper_numbers(paper_numbers),
         paper_labels=paper_labels,
     )
@@ -109,7 +110,7 @@ def compare_paper(inputs: Any, settings: Settings) -> Rendered:
 
 def training_table(inputs: Any, settings: Settings) -> Rendered:
     notes = _results(inputs, settings).notes
-    return notes, notes.to_markdown(index=False, floatfmt=".3f") + "\n"
+    return notes, training.notes_markdown(notes)
 
 
 # -- the p-value check (the paper's numbers alone) -----------------------------------------------------------------

@@ -27,13 +27,18 @@ ARTIFACTS: tuple[Artifact, ...] = (
              "MaxProb selective prediction per probe: threshold and accuracy, mean +- SE over repeats, exact 95% CI",
              tables.table2, "probes_tables"),
     Artifact("table_accuracy",
-             "extra: dev accuracy of the fine-tuned encoders (exact 95% CIs), their train data and model selection",
-             "dev accuracy per encoder and benchmark with its exact 95% CI, what it was fine-tuned on and how its "
-             "epoch was selected (a held-out slice of train, never the evaluation set)",
+             "extra: the competence gate: dev accuracy of every fine-tuned checkpoint (exact 95% CI) against chance "
+             "and its untrained-head control, with its seed, recipe, train data and model selection",
+             "dev accuracy per checkpoint (encoder, benchmark, seed; the seeds' ensemble where configured) with its "
+             "exact 95% CI against chance and the untrained-head control's accuracy; a checkpoint whose interval "
+             "does not clear chance is marked 'model not above chance: probe statistics not interpretable' here and "
+             "in every table built on it; the training seed and recipe, the held-out accuracy that selected the "
+             "epoch (a held-out slice of train, never the evaluation set)",
              tables.accuracy_table, "probes_tables"),
     Artifact("table_nra", "in-text: No-Right-Answer confidences ANC, ANC', RAC, SAC (Fig. 4 numbers)",
-             "No-Right-Answer: ANC, ANC', RAC, SAC, the bars ANC'-SAC and ANC-RAC with standard errors, and the "
-             "pseudo-accuracy with its binomial test", tables.nra_table, "probes_tables"),
+             "No-Right-Answer: ANC, ANC', RAC, SAC, the bars ANC'-SAC and ANC-RAC with standard errors (_se) and "
+             "standard deviations over instances (_sd: the paper's Fig. 4 bars of 0.37-0.75 match SDs, not SEs), "
+             "and the pseudo-accuracy with its binomial test", tables.nra_table, "probes_tables"),
     Artifact("table_choice_paralysis",
              "in-text: Choice Paralysis confidence, accuracy and c_p - c by n and sampling (Fig. 5 numbers)",
              "Choice Paralysis by n and sampling: confidence and accuracy (mean +- SE over trials), c_p - c with a "
@@ -74,7 +79,10 @@ ARTIFACTS: tuple[Artifact, ...] = (
     # rule probes_figures: Figs 3-6
     Artifact("fig3", "Figure 3", "No-Question confidences before and after",
              figures.fig3_no_question, "probes_figures", kind="figure"),
-    Artifact("fig4", "Figure 4", "No-Right-Answer confidence differences with standard errors",
+    Artifact("fig4", "Figure 4",
+             "No-Right-Answer confidence differences with standard errors over instances (the paper's bars, 0.37-0.75, "
+             "match standard deviations over instances, listed in probes/table_nra; an SE at its n >= 1,532 is "
+             "below 0.026)",
              figures.fig4_no_right_answer, "probes_figures", kind="figure"),
     Artifact("fig5", "Figure 5",
              "Choice Paralysis confidence by n and sampling (mean +- SE over trials; grey: original)",
@@ -110,7 +118,7 @@ def artifact_files(enabled: bool) -> list[str]:
 ARGUMENTS: dict[str, tuple[str, ...]] = {
     "table1": ("conf",),
     "table2": ("conf", "seed", "trials"),
-    "table_accuracy": ("conf", "train_info"),
+    "table_accuracy": ("conf", "train_info", "gate", "training"),
     "table_nra": ("conf",),
     "table_choice_paralysis": ("conf",),
     "table_hits_at_k": ("conf",),
@@ -131,15 +139,30 @@ ARGUMENTS: dict[str, tuple[str, ...]] = {
 ARTIFACT_BY_NAME = by_name(ARTIFACTS)
 
 
+def finish(name: str, value: Any, gate: Any = None) -> Any:
+    """A built table with its seed summary rows (:data:`.competence.SEED_SUMMARY`) and, given the competence
+    ``gate``, every row marked with the verdict of the checkpoint it is built on."""
+    from choicelab.studies.probes.competence import SEED_SUMMARY, mark, with_seed_summary
+
+    if ARTIFACT_BY_NAME[name].kind != "table":
+        return value
+    if name in SEED_SUMMARY:
+        value = with_seed_summary(value, *SEED_SUMMARY[name])
+    return mark(value, gate) if gate is not None else value
+
+
 def build(names: Sequence[str], inputs: Mapping[str, Any]) -> Iterator[tuple[str, Any]]:
-    """(name, frame or figure) of each artifact of ``names``, in order; an artifact another one reads is built once."""
+    """(name, frame or figure) of each artifact of ``names``, in order; an artifact another one reads is built once.
+    Tables get their seed summaries and, where ``inputs`` holds a ``gate`` (:func:`.competence.competence`), the
+    competence verdict of every row (:func:`finish`)."""
     built: dict[str, Any] = {}
 
     def value(key: str) -> Any:
         if key in inputs:
             return inputs[key]
         if key not in built:
-            built[key] = ARTIFACT_BY_NAME[key].builder(*(value(arg) for arg in ARGUMENTS[key]))
+            raw = ARTIFACT_BY_NAME[key].builder(*(value(arg) for arg in ARGUMENTS[key]))
+            built[key] = finish(key, raw, inputs.get("gate"))
         return built[key]
 
     for name in names:
@@ -176,6 +199,9 @@ def write(name: str, value: Any, files: Sequence[str], *, record: Mapping[str, A
         write_text(md, value.to_markdown(index=False, floatfmt=".3f") + "\n" + (f"\n{footnote}\n" if footnote else ""))
     else:
         png, svg = files
+        if footnote:  # the competence verdict and the seeds travel with the figure itself
+            value.text(0.005, 0.002, footnote, fontsize=5, va="bottom", ha="left", wrap=True)
         save_figure(value, png, svg)
-    write_artifact(list(files), artifact_id=f"probes/{name}", reproduces=artifact.reproduces,
-                   caption=caption(name, models), record=record)
+    text = caption(name, models) + (f" ({footnote})" if footnote else "")
+    write_artifact(list(files), artifact_id=f"probes/{name}", reproduces=artifact.reproduces, caption=text,
+                   record=record)

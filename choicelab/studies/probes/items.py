@@ -56,6 +56,18 @@ def benchmark_splits(
     return train, dev
 
 
+def gate_items(benchmark: str, *, root: str, train_data: str, size: int | None, dev_train_fraction: float,
+               seed: int) -> list[MCItem]:
+    """The competence gate's evaluation originals: a seeded subset of ``size`` of the evaluation pool that
+    :func:`benchmark_splits` draws its dev items from (HellaSwag from the mirror: the half of dev not fine-tuned on),
+    so never a train item; scored by the fine-tuning job before and after training (no probes: cheap, so the gate
+    can afford more items than the probes)."""
+    dev = cs.load_benchmark(benchmark, "dev", root)
+    if train_data != "full" and not cs.has_split(benchmark, "train"):
+        _, dev = cs.train_dev_split(dev, dev_train_fraction, seed)
+    return seeded_subsample(dev, size, seed + 2)
+
+
 def train_roles(items: Sequence[MCItem]) -> tuple[list[MCItem], list[MCItem]]:
     """(fit items, held-out items) of a train file written by :func:`benchmark_splits`."""
     fit = [it for it in items if it.meta.get("role", "fit") == "fit"]

@@ -60,13 +60,24 @@ class Jobs:
         return files
 
     def checkpoint(self, wildcards: Any) -> str:
-        return f"{RESULTS}/checkpoints/{wildcards.model}__{wildcards.benchmark}"
+        """The job's checkpoint: that of its ``seed`` wildcard, else (the timing job: the time does not depend on the
+        seed) that of the first seed."""
+        seed = getattr(wildcards, "seed", None) or self.settings.seeds[0]
+        return f"{RESULTS}/checkpoints/{wildcards.model}__{wildcards.benchmark}__seed{seed}"
+
+    def checkpoints(self, wildcards: Any) -> list[str]:
+        """Every fine-tuned checkpoint (each encoder, benchmark and seed): the training records table_accuracy
+        reports."""
+        return [f"{RESULTS}/checkpoints/{m}__{b}__seed{s}"
+                for m in self.models for b in self.settings.benchmarks for s in self.settings.seeds]
 
     def embedder(self, wildcards: Any) -> str:
         return self.model_dir(self.settings.embedder)
 
     def dumps(self, wildcards: Any) -> list[str]:
-        return [f"{RESULTS}/dumps/{m}__{b}.parquet" for m in self.models for b in self.settings.benchmarks]
+        """One dump per fine-tuned checkpoint: every encoder, benchmark and seed."""
+        return [f"{RESULTS}/dumps/{m}__{b}__seed{s}.parquet"
+                for m in self.models for b in self.settings.benchmarks for s in self.settings.seeds]
 
     def control_models(self) -> list[str]:
         """Pre-trained encoders scored with an untrained multiple-choice head, or seq2seq QA models (Sec. 4.2-4.4

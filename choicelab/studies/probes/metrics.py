@@ -49,6 +49,34 @@ def confidence_frame(dump: pd.DataFrame, probed: pd.DataFrame) -> pd.DataFrame:
     return conf.merge(meta.drop(columns="meta"), on="item_id", how="left")
 
 
+def ensemble_confidences(conf: pd.DataFrame) -> pd.DataFrame:
+    """The summed-confidence ensemble of each encoder's seed checkpoints (isi-nlp/ai2's ensemble.py sums the members'
+    confidence vectors and takes the argmax): per item, the members' softmax confidences summed and divided by their
+    number (a distribution again; its argmax is the summed vote), named :func:`.scoring.ensemble_label`. Only
+    encoders with two or more seed checkpoints, and only items every member scored, are ensembled."""
+    from choicelab.studies.probes.scoring import ensemble_label, split_label
+
+    labels = conf["model"].map(split_label)
+    frame = conf.assign(_base=[b for b, _ in labels], _seed=[s for _, s in labels])
+    frame = frame[frame["_seed"].notna()]
+    records = []
+    for (base, _method, _benchmark), group in frame.groupby(["_base", "method", "benchmark"], sort=True):
+        members = sorted(group["_seed"].unique())
+        if len(members) < 2:
+            continue
+        name = ensemble_label(base, len(members))
+        for _, rows in group.groupby("item_id", sort=True):
+            if len(rows) != len(members):
+                continue
+            probs = np.mean(np.stack(rows["probs"].to_list()), axis=0)
+            first = rows.iloc[0]
+            label = int(first["label"])
+            records.append({**first.drop(["_base", "_seed"]).to_dict(), "model": name, "probs": probs,
+                            "pred": int(np.argmax(probs)), "p_label": float(probs[label]),
+                            "max_prob": float(probs.max())})
+    return pd.DataFrame.from_records(records, columns=list(conf.columns))
+
+
 def read_frames(paths: Sequence[str]) -> pd.DataFrame:
     """The rows of several Parquet files (dumps, probed instances, item files) in one frame."""
     return pd.concat([pd.read_parquet(path) for path in paths], ignore_index=True)
@@ -184,8 +212,9 @@ def maxprob_selective(original: Mapping[str, float], perturbed: Mapping[str, flo
 
 def nra_confidences(original: pd.DataFrame, nra: pd.DataFrame) -> dict[str, float]:
     """No-Right-Answer: ANC / ANC' (mean confidence of the non-substituted wrong options before / after), RAC (real
-    answer before), SAC (substituted answer after), the bars ANC'-SAC and ANC-RAC and their standard errors over
-    instances (each instance's values averaged over its trials first); ``nra`` rows carry ``original_id``."""
+    answer before), SAC (substituted answer after), the bars ANC'-SAC and ANC-RAC with their standard errors and
+    standard deviations over instances (each instance's values averaged over its trials first; the paper's Fig. 4
+    bars of 0.37-0.75 match SDs: an SE at its n >= 1,532 is below 0.026); ``nra`` rows carry ``original_id``."""
     before = original.set_index("item_id")
     rows = []
     for row in nra.itertuples():
@@ -199,7 +228,9 @@ def nra_confidences(original: pd.DataFrame, nra: pd.DataFrame) -> dict[str, floa
     per["ANC-RAC"] = per["ANC"] - per["RAC"]
     out = {key: float(per[key].mean()) for key in ("ANC", "ANC'", "RAC", "SAC", "ANC'-SAC", "ANC-RAC")}
     out["ANC'-SAC_se"] = mean_se(per["ANC'-SAC"])[1]
+    out["ANC'-SAC_sd"] = float(per["ANC'-SAC"].std(ddof=1)) if len(per) > 1 else float("nan")
     out["ANC-RAC_se"] = mean_se(per["ANC-RAC"])[1]
+    out["ANC-RAC_sd"] = float(per["ANC-RAC"].std(ddof=1)) if len(per) > 1 else float("nan")
     return out
 
 

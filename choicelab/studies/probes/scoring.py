@@ -9,6 +9,30 @@ from collections.abc import Sequence
 from choicelab.mc.items import MCItem
 
 CONTROL_SUFFIX = " (control)"
+SEED_INFIX = " seed "
+ENSEMBLE_INFIX = " ensemble of "
+SEED_MEAN_INFIX = " mean of "
+
+
+def checkpoint_label(model: str, seed: int) -> str:
+    """The dump's model name of one fine-tuned checkpoint: the encoder and its training seed (``minilm-l6 seed 1``)."""
+    return f"{model}{SEED_INFIX}{seed}"
+
+
+def ensemble_label(model: str, seeds: int) -> str:
+    """The model name of the summed-confidence ensemble of an encoder's seed checkpoints."""
+    return f"{model}{ENSEMBLE_INFIX}{seeds} seeds"
+
+
+def seed_mean_label(model: str, seeds: int) -> str:
+    """The model name of a table row that summarizes an encoder's seed checkpoints (mean, SD, interval)."""
+    return f"{model}{SEED_MEAN_INFIX}{seeds} seeds"
+
+
+def split_label(label: str) -> tuple[str, int | None]:
+    """(encoder, seed) of a checkpoint label; (label, None) for any other model name."""
+    base, sep, seed = label.rpartition(SEED_INFIX)
+    return (base, int(seed)) if sep and seed.isdigit() else (label, None)
 _OPTION_LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 

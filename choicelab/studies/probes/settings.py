@@ -25,6 +25,7 @@ class Finetune:
     patience: int | None
     eval_every_steps: int | None
     target_dev_accuracy: float | None
+    frozen_layers: int
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,10 @@ class Settings:
     cp_n: tuple[int, ...]
     cp_instances: int
     cp_sampling: tuple[str, ...]
+    seeds: tuple[int, ...]
+    ensemble: bool
+    gate_items: int | None
+    premise_dev_accuracy: float | None
     finetune: Finetune
 
 

@@ -4,6 +4,7 @@ confidences joined with its probed instance's meta: probe, trial, n, sampling, o
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -30,16 +31,52 @@ def _orig_of(conf: pd.DataFrame) -> pd.DataFrame:
     return conf[conf["probe"] == "orig"].assign(item_id=lambda f: f["original_id"])
 
 
-def accuracy_table(conf: pd.DataFrame, train_info: dict[str, dict]) -> pd.DataFrame:
-    """Dev accuracy of each scorer with its exact 95 % CI, and what each checkpoint was fine-tuned and selected on
-    (``train_info``: benchmark -> {train_source, train_items, selection})."""
+def training_records(checkpoints: list[str]) -> dict[str, dict]:
+    """checkpoint label (``<encoder> seed <s>``) and benchmark -> its training record (``model.json``)."""
+    from choicelab.lm.loading import read_model_json
+    from choicelab.studies.probes.scoring import checkpoint_label
+
+    out: dict[str, dict] = {}
+    for path in checkpoints:
+        meta = read_model_json(path)
+        model, benchmark, seed = Path(path).name.rsplit("__", 2)
+        out[f"{checkpoint_label(model, int(seed.removeprefix('seed')))}|{benchmark}"] = meta["training"]
+    return out
+
+
+def _recipe(training: dict) -> str:
+    p = training.get("params", {})
+    frozen = "word embeddings frozen" if p.get("freeze_word_embeddings") else "nothing frozen"
+    return (f"lr {p.get('learning_rate')!r}, batch {p.get('batch_size')} x accumulation {p.get('grad_accumulation')}, "
+            f"{training.get('steps')} steps ({training.get('epochs_run', 0):.2f} of {p.get('max_epochs')} epochs), "
+            f"warmup {p.get('warmup_steps')}, max_length {p.get('max_length')}, {frozen}, "
+            f"{training.get('precision', 'fp32')}")
+
+
+def accuracy_table(conf: pd.DataFrame, train_info: dict[str, dict], gate: pd.DataFrame,
+                   training: dict[str, dict]) -> pd.DataFrame:
+    """Dev accuracy of each fine-tuned checkpoint (and ensemble) with its exact 95 % CI, the competence gate (chance,
+    the untrained-head control's accuracy, the verdict: :mod:`.competence`), the training seed and recipe (from the
+    checkpoint's ``model.json``), the best held-out accuracy that selected it, and what it was fine-tuned and selected
+    on (``train_info``: benchmark -> {train_source, train_items, selection})."""
+    from choicelab.studies.probes.competence import COLUMN
+    from choicelab.studies.probes.scoring import split_label
+
+    by_paper = {paper_name(b): b for b in conf["benchmark"].unique()}
     records = []
-    for (model, benchmark), group in _orig_of(conf).groupby(["model", "benchmark"], sort=True):
-        correct = int((group["pred"] == group["label"]).sum())
-        low, high = exact_interval(correct, len(group))
+    for row in gate.itertuples():
+        benchmark = by_paper.get(row.benchmark, row.benchmark)
         info = train_info.get(benchmark, {})
-        records.append({"benchmark": paper_name(benchmark), "model": model, "dev_items": len(group),
-                        "accuracy": correct / len(group), "ci95_low": low, "ci95_high": high,
+        record = training.get(f"{row.model}|{benchmark}", {})
+        seed = split_label(row.model)[1]
+        records.append({"benchmark": row.benchmark, "model": row.model, "seed": seed, "gate_items": row.dev_items,
+                        "accuracy": row.accuracy, "ci95_low": row.ci95_low, "ci95_high": row.ci95_high,
+                        "chance": row.chance, "control_accuracy": row.control_accuracy,
+                        "control_items": row.control_items, "above_chance": row.above_chance,
+                        "above_control": row.above_control, "meets_premise": row.meets_premise,
+                        "gate_source": row.gate_source, COLUMN: getattr(row, COLUMN),
+                        "heldout_best_accuracy": record.get("best_dev_accuracy", float("nan")),
+                        "recipe": _recipe(record) if record else "ensemble: summed confidences of the seeds",
                         "fine_tuned_on": info.get("train_source", ""), "train_items": info.get("train_items"),
                         "model_selection": info.get("selection", "")})
     return pd.DataFrame.from_records(records)

@@ -212,10 +212,11 @@ def test_a_file_that_is_not_swag_is_refused_and_no_checkpoint_is_left(tmp_path):
         (mirror / "swag" / name).write_text("sent1,sent2,ending0,ending1,ending2,ending3,label\na,b,c,d,e,f,0\n")
     config = _mutated(_set("data_mirror", str(mirror)))
     config["studies"]["bets"]["default_stage"]["data"] = "swag"
-    target = "results/bets/checkpoints/tiny-bert__default"
+    seed = config["studies"]["bets"]["seeds"][0]
+    target = f"results/bets/checkpoints/tiny-bert__seed{seed}__default"
     proc = _snakemake(tmp_path, config, target)
     assert proc.returncode != 0
-    log = (tmp_path / "results" / "logs" / "bets" / "finetune_tiny-bert__default.log").read_text()
+    log = (tmp_path / "results" / "logs" / "bets" / f"finetune_tiny-bert__seed{seed}__default.log").read_text()
     assert "not the public SWAG train file" in log and "hellaswag" in log
     assert not (tmp_path / target).exists()
 

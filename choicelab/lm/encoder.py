@@ -35,13 +35,11 @@ class MCItem(Protocol):
     def label(self) -> int: ...
 
 
-def _encode(
-    tokenizer: PreTrainedTokenizerBase,
-    items: Sequence[MCItem],
-    input_format: str,
-    max_length: int,
-) -> dict[str, torch.Tensor]:
-    firsts, seconds = [], []
+def _text_pairs(items: Sequence[MCItem], input_format: str) -> tuple[list[str], list[str]]:
+    """Each (item, choice) as the encoder reads it: ``pair`` = (prompt, choice) as a text pair, ``concat`` = one text
+    "prompt choice" (``seconds`` stays empty)."""
+    firsts: list[str] = []
+    seconds: list[str] = []
     for item in items:
         for choice in item.choices:
             if input_format == "pair":
@@ -51,6 +49,16 @@ def _encode(
                 firsts.append(f"{item.prompt} {choice}".strip())
             else:
                 raise ValueError(f"input_format must be 'pair' or 'concat', not {input_format!r}")
+    return firsts, seconds
+
+
+def _encode(
+    tokenizer: PreTrainedTokenizerBase,
+    items: Sequence[MCItem],
+    input_format: str,
+    max_length: int,
+) -> dict[str, torch.Tensor]:
+    firsts, seconds = _text_pairs(items, input_format)
     n_choices = len(items[0].choices)
     enc = tokenizer(
         firsts,
@@ -171,16 +179,7 @@ class _Encoded:
 def _tokenize_once(
     tokenizer: PreTrainedTokenizerBase, items: Sequence[MCItem], input_format: str, max_length: int
 ) -> _Encoded:
-    firsts, seconds = [], []
-    for item in items:
-        for choice in item.choices:
-            if input_format == "pair":
-                firsts.append(item.prompt)
-                seconds.append(choice)
-            elif input_format == "concat":
-                firsts.append(f"{item.prompt} {choice}".strip())
-            else:
-                raise ValueError(f"input_format must be 'pair' or 'concat', not {input_format!r}")
+    firsts, seconds = _text_pairs(items, input_format)
     enc = tokenizer(firsts, seconds if input_format == "pair" else None, truncation=True, max_length=max_length)
     keys = list(enc.keys())
     rows, k = [], 0

@@ -177,21 +177,27 @@ def source_path(root: str | Path, mirror_path: str) -> Path:
     return path
 
 
+def _common_root(paths: Iterable[str | Path], files: Iterable[str], what: str) -> Path:
+    """The one folder ``paths`` lie under, where each path ends with one of ``files`` and every one of ``files`` is
+    among them; ``what`` names the files in the error."""
+    files = set(files)
+    roots, found = set(), set()
+    for path in map(str, paths):
+        key = next((k for k in files if path == k or path.endswith("/" + k)), None)
+        if key is None:
+            raise ValueError(f"{path} is not one of the {what} (known: {sorted(files)[:3]}...)")
+        found.add(key)
+        roots.add(path[: -len(key)].rstrip("/") or ".")
+    missing = sorted(files - found)
+    if missing or len(roots) != 1:
+        raise ValueError(f"the {what} must all lie under one folder; missing {missing[:3]}, roots {roots}")
+    return Path(roots.pop())
+
+
 def source_root(paths: Iterable[str | Path]) -> Path:
     """The folder the source files ``paths`` lie under (a mirror or the download rules' folder): each path ends with
     a :data:`SOURCES` key, and every source must be among them (a rule declares them all as inputs)."""
-    roots = set()
-    found = set()
-    for path in map(str, paths):
-        key = next((k for k in SOURCES if path == k or path.endswith("/" + k)), None)
-        if key is None:
-            raise ValueError(f"{path} is not a pragmatics source file (known: {sorted(SOURCES)[:3]}...)")
-        found.add(key)
-        roots.add(path[: -len(key)].rstrip("/") or ".")
-    missing = sorted(set(SOURCES) - found)
-    if missing or len(roots) != 1:
-        raise ValueError(f"the pragmatics sources must all lie under one folder; missing {missing[:3]}, roots {roots}")
-    return Path(roots.pop())
+    return _common_root(paths, SOURCES, "pragmatics source files")
 
 
 def items_file(condition: str) -> str:
@@ -492,14 +498,4 @@ HAND_CODE_DIR = "pragmatics/LLM_link/results/free"
 def hand_code_root(paths: Iterable[str | Path]) -> Path:
     """The folder the hand-code files ``paths`` lie under (a mirror or the download rules' folder): each path ends
     with a :data:`HAND_CODE_SOURCES` key and every hand-code file is among them."""
-    roots, found = set(), set()
-    for path in map(str, paths):
-        key = next((k for k in HAND_CODE_SOURCES if path.endswith("/" + k) or path == k), None)
-        if key is None:
-            raise ValueError(f"{path} is not one of the authors' hand-code files (known: {HAND_CODE_DIR}/...)")
-        found.add(key)
-        roots.add(path[: -len(key)].rstrip("/") or ".")
-    missing = sorted(set(HAND_CODE_SOURCES) - found)
-    if missing or len(roots) != 1:
-        raise ValueError(f"the hand-code files must all lie under one folder; missing {missing[:3]}, roots {roots}")
-    return Path(roots.pop())
+    return _common_root(paths, HAND_CODE_SOURCES, "authors' hand-code files")

@@ -674,3 +674,19 @@ def test_the_gate_uses_the_fine_tuning_jobs_before_and_after_scores_where_the_ch
     assert gate["model_competence"] == OK and gate["dev_items"] == 400 and gate["control_items"] == 400
     assert gate["control_accuracy"] == 0.5 and gate["ci95_low"] > 0.55
     assert "before and after fine-tuning" in gate["gate_source"]
+
+
+def test_fig3_draws_each_benchmarks_own_bias_free_line_not_the_first_rows():
+    """Confidences hold Choice Paralysis rows with 15 options beside the originals; each panel's dashed 1/n line is
+    that benchmark's original option count (aNLI 1/2, HellaSwag 1/4, PIQA 1/2, SocialIQA 1/3)."""
+    import pandas as pd
+
+    from choicelab.studies.probes.figures import fig3_no_question
+
+    rows = []
+    for benchmark, n in (("anli", 2), ("hellaswag", 4), ("piqa", 2), ("siqa", 3)):
+        rows.append({"benchmark": benchmark, "probe": "cp", "p_label": 0.1, "n_choices": 15})
+        rows += [{"benchmark": benchmark, "probe": probe, "p_label": 0.6, "n_choices": n} for probe in ("orig", "nq")]
+    fig = fig3_no_question(pd.DataFrame(rows))
+    lines = [min(line.get_ydata()) for ax in fig.axes for line in ax.get_lines() if line.get_linestyle() == "--"]
+    assert lines == pytest.approx([1 / 2, 1 / 4, 1 / 2, 1 / 3])

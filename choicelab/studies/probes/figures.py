@@ -13,16 +13,26 @@ def _benchmarks(conf: pd.DataFrame) -> list[str]:
     return sorted(conf["benchmark"].unique())
 
 
+def bias_free_choices(originals: pd.DataFrame, benchmark: str) -> int:
+    """The option count of a benchmark's original items, whose 1/n is the bias-free confidence of Fig. 3 (not of the
+    frame's first row: the confidences also hold Choice Paralysis items with up to 15 options)."""
+    counts = originals["n_choices"].unique()
+    if len(counts) != 1:
+        raise ValueError(f"{benchmark}: original items with {sorted(counts)} options; Fig. 3 needs one option count")
+    return int(counts[0])
+
+
 def fig3_no_question(conf: pd.DataFrame) -> plt.Figure:
     """Confidence in the correct option before vs in the pseudo-correct option after No-Question."""
     names = _benchmarks(conf)
     fig, axes = plt.subplots(1, len(names), figsize=(3.2 * len(names), 3.2), squeeze=False, sharey=True)
     for ax, name in zip(axes[0], names, strict=True):
         sub = conf[conf["benchmark"] == name]
-        before = sub[sub["probe"] == "orig"]["p_label"]
+        originals = sub[sub["probe"] == "orig"]
+        before = originals["p_label"]
         after = sub[sub["probe"] == "nq"]["p_label"]
         ax.boxplot([before, after], tick_labels=["before", "after NQ"], showmeans=True)
-        ax.axhline(1 / sub["n_choices"].iloc[0], color="grey", ls="--", lw=1)
+        ax.axhline(1 / bias_free_choices(originals, name), color="grey", ls="--", lw=1)
         ax.set_title(paper_name(name))
     axes[0][0].set_ylabel("confidence of the (pseudo-)correct option")
     fig.suptitle("Fig. 3: No-Question probe (dashed: bias-free confidence 1/n)", fontsize=10)

@@ -70,6 +70,13 @@ def smoke_run(tmp_path_factory, data_mirror):
     return workdir
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest's own -m deselection sees the items
+def pytest_collection_modifyitems(config, items):
+    """The fast lane (`pytest -m "not slow"`) leaves out every test that needs the whole smoke workflow (the
+    `smoke_run` fixture) and the opt-in SLURM test (a command-line -m replaces the `not slurm` of addopts)."""
+    for item in items:
+        if "smoke_run" in item.fixturenames or item.get_closest_marker("slurm"):
+            item.add_marker(pytest.mark.slow)
 
 
 def manifest_ids(workdir: Path) -> set[str]:

@@ -18,6 +18,16 @@ REPO = Path(__file__).resolve().parent.parent
 SHARED_DATA = Path(os.environ.get("CHOICELAB_DATA_MIRROR", REPO.parent / "shared" / "data"))
 
 
+@pytest.fixture(scope="session", autouse=True)
+def one_torch_thread():
+    """Tiny models gain nothing from threads; on a busy 2-core machine a second torch thread makes them up to ~20x
+    slower. Set once for the whole session (before, whichever in-process test first sized the pool through
+    `choicelab.workflow.set_threads` set it for every later test). Subprocesses (Snakemake jobs) size their own."""
+    import torch
+
+    torch.set_num_threads(1)
+
+
 @pytest.fixture(scope="session")
 def tiny_llama():
     from choicelab.lm.tiny import tiny_model

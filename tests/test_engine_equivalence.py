@@ -90,7 +90,6 @@ PREAMBLE = "You are given a scenario and a question. Answer with one letter. Sce
     continuations=st.lists(texts, min_size=1, max_size=3),
     batch_tokens=st.sampled_from([24, 80, 4096]),
 )
-@pytest.mark.slow
 def test_contexts_sharing_a_long_prefix_score_as_if_run_whole(request, family, tails, continuations, batch_tokens):
     """Prefix sharing on (the tiny Gemma 3 has an 8-token sliding window, shorter than the shared prefix): the same
     numbers as a naive forward, including a context that is exactly the shared prefix of the others."""

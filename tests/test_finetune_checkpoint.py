@@ -119,7 +119,6 @@ def test_frozen_word_embeddings_stay_the_pretrained_ones_while_the_rest_learns(t
     assert not torch.equal(before.state_dict()[layer], after.state_dict()[layer])
 
 
-@pytest.mark.slow
 def test_a_nan_loss_stops_training_with_a_clear_error_and_saves_nothing(tmp_path):
     base = tmp_path / "tiny-bert"
     prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert"}, base)
@@ -141,7 +140,6 @@ def test_half_precision_encoder_weights_are_refused_naming_the_model_and_the_fix
     assert not (tmp_path / "ckpt").exists()
 
 
-@pytest.mark.slow
 def test_training_is_recorded_with_its_precision_and_tokenizes_once(tmp_path, monkeypatch):
     """On CPU training runs in fp32 and says so; the train items are tokenized once, not once per step."""
     from choicelab.lm import encoder
@@ -158,7 +156,6 @@ def test_training_is_recorded_with_its_precision_and_tokenizes_once(tmp_path, mo
     assert len(calls) == 1
 
 
-@pytest.mark.slow
 def test_frozen_layers_train_only_the_top_on_cached_encodings_with_the_same_losses_as_freezing_them(tmp_path):
     """frozen_layers=k encodes the embeddings and bottom k layers once: the training losses and weights equal those of
     the same parts frozen and run every step (no dropout), the frozen parts are unchanged and the top has moved."""

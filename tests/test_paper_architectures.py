@@ -22,8 +22,6 @@ from choicelab.lm.prepare import prepare_model
 from choicelab.lm.tiny import TINY_FAMILIES, materialize_random
 from choicelab.mc.items import MCItem
 
-pytestmark = pytest.mark.slow  # a tiny model of every paper architecture: ~45 s on 2 cores
-
 REPO = Path(__file__).resolve().parent.parent
 
 # The architecture (transformers model_type) of every model configs/paper.yaml names, from each checkpoint's

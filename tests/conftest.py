@@ -18,6 +18,16 @@ REPO = Path(__file__).resolve().parent.parent
 SHARED_DATA = Path(os.environ.get("CHOICELAB_DATA_MIRROR", REPO.parent / "shared" / "data"))
 
 
+@pytest.fixture(scope="session", autouse=True)
+def one_torch_thread():
+    """Tiny models gain nothing from threads; on a busy 2-core machine a second torch thread makes them up to ~20x
+    slower. Set once for the whole session (before, whichever in-process test first sized the pool through
+    `choicelab.workflow.set_threads` set it for every later test). Subprocesses (Snakemake jobs) size their own."""
+    import torch
+
+    torch.set_num_threads(1)
+
+
 @pytest.fixture(scope="session")
 def tiny_llama():
     from choicelab.lm.tiny import tiny_model
@@ -70,6 +80,13 @@ def smoke_run(tmp_path_factory, data_mirror):
     return workdir
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest's own -m deselection sees the items
+def pytest_collection_modifyitems(config, items):
+    """The fast lane (`pytest -m "not slow"`) leaves out every test that needs the whole smoke workflow (the
+    `smoke_run` fixture) and the opt-in SLURM test (a command-line -m replaces the `not slurm` of addopts)."""
+    for item in items:
+        if "smoke_run" in item.fixturenames or item.get_closest_marker("slurm"):
+            item.add_marker(pytest.mark.slow)
 
 
 def manifest_ids(workdir: Path) -> set[str]:

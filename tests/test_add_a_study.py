@@ -14,6 +14,7 @@ import textwrap
 from pathlib import Path
 
 import pandas as pd
+import pytest
 import yaml
 
 from conftest import REPO
@@ -144,6 +145,7 @@ def _snakemake(repo: Path, workdir: Path, config: Path, mirror: Path, *args: str
     )
 
 
+@pytest.mark.slow
 def test_a_sixth_study_is_one_package_one_rules_file_and_one_registration(tmp_path, data_mirror):
     repo = tmp_path / "repo"
     _copy_repository(repo)

@@ -77,6 +77,7 @@ CONFIG_CASES = [
 
 
 @pytest.mark.parametrize(("case", "mutate", "expected"), CONFIG_CASES, ids=[c[0] for c in CONFIG_CASES])
+@pytest.mark.slow
 def test_config_mistakes_stop_snakemake_before_any_job(tmp_path, case, mutate, expected):
     proc = _snakemake(tmp_path, _mutated(mutate), "-n")
     assert proc.returncode != 0, case
@@ -86,6 +87,7 @@ def test_config_mistakes_stop_snakemake_before_any_job(tmp_path, case, mutate, e
     assert not (tmp_path / "results").exists()
 
 
+@pytest.mark.slow
 def test_malformed_config_yaml_is_reported_before_any_job(tmp_path):
     """Snakemake reads --configfile itself and says the file is not valid YAML."""
     bad = tmp_path / "user-config.yaml"
@@ -100,6 +102,7 @@ def test_malformed_config_yaml_is_reported_before_any_job(tmp_path):
 # Command-line mistakes.
 
 
+@pytest.mark.slow
 def test_unknown_weights_package_lists_the_known_ones(tmp_path):
     out = tmp_path / "model"
     proc = _cli("prepare-model", "--name", "mine", "--spec-json",
@@ -109,6 +112,7 @@ def test_unknown_weights_package_lists_the_known_ones(tmp_path):
     assert not out.exists()
 
 
+@pytest.mark.slow
 def test_scoring_with_a_model_that_was_never_materialized_says_how(tmp_path):
     requests = tmp_path / "r.jsonl"
     requests.write_text('{"id": "a", "context": "x", "continuation": " y"}\n')
@@ -126,6 +130,7 @@ def tiny_llama_dir(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow
 def test_a_context_longer_than_the_models_window_is_refused(tmp_path, tiny_llama_dir):
     requests = tmp_path / "r.jsonl"
     requests.write_text(json.dumps({"id": "long", "context": "7 " * 5000, "continuation": " 8"}) + "\n")
@@ -137,6 +142,7 @@ def test_a_context_longer_than_the_models_window_is_refused(tmp_path, tiny_llama
     assert not (tmp_path / "o.parquet").exists()
 
 
+@pytest.mark.slow
 def test_a_request_file_that_does_not_exist_is_named(tmp_path, tiny_llama_dir):
     proc = _cli("score", "--model", str(tiny_llama_dir), "--requests", str(tmp_path / "missing.jsonl"),
                 "--out", str(tmp_path / "o.parquet"))
@@ -161,6 +167,7 @@ def _metrics(tmp_path: Path) -> Path:
     ("name: x\nmetric: accuracy\nweights:\n  elements: {not_an_element: 1}\n", ["not_an_element"]),
     ("name: x\nmetric: happiness\n", ["metric", "happiness"]),
 ], ids=["malformed YAML", "unknown element id", "unknown metric"])
+@pytest.mark.slow
 def test_bad_rubrics_are_explained(tmp_path, rubric_text, expected):
     rubric = tmp_path / "rubric.yaml"
     rubric.write_text(rubric_text)
@@ -173,6 +180,7 @@ def test_bad_rubrics_are_explained(tmp_path, rubric_text, expected):
     assert not out_html.exists() and not out_png.exists()
 
 
+@pytest.mark.slow
 def test_a_missing_metrics_file_is_named(tmp_path):
     from choicelab.studies.steer.report import shipped_rubrics
 
@@ -185,6 +193,7 @@ def test_a_missing_metrics_file_is_named(tmp_path):
 # Data mistakes: the job that meets them fails, names the file, and leaves nothing behind.
 
 
+@pytest.mark.slow
 def test_a_missing_dataset_file_in_the_mirror_is_named(tmp_path):
     mirror = tmp_path / "mirror"
     (mirror / "commonsense" / "piqa").mkdir(parents=True)
@@ -197,6 +206,7 @@ def test_a_missing_dataset_file_in_the_mirror_is_named(tmp_path):
     assert not (tmp_path / target).exists()
 
 
+@pytest.mark.slow
 def test_an_empty_steer_selection_fails_before_writing_a_benchmark(tmp_path):
     config = _mutated(_set("studies.steer.scale", {"n_per_test": 1, "elements": []}))
     proc = _snakemake(tmp_path, config, "results/steer/benchmark.parquet")
@@ -205,6 +215,7 @@ def test_an_empty_steer_selection_fails_before_writing_a_benchmark(tmp_path):
     assert not (tmp_path / "results" / "steer" / "benchmark.parquet").exists()
 
 
+@pytest.mark.slow
 def test_a_file_that_is_not_swag_is_refused_and_no_checkpoint_is_left(tmp_path):
     mirror = tmp_path / "mirror"
     (mirror / "swag").mkdir(parents=True)

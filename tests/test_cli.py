@@ -28,6 +28,7 @@ def _run(*args):
     )
 
 
+@pytest.mark.slow
 def test_score_writes_the_documented_columns_and_matches_the_engine(tmp_path, model_dir):
     lines = [{"id": "a", "context": "The die lands on face number", "continuation": " 3"},
              {"id": "b", "context": "The die lands on face number", "continuation": " 12"},
@@ -47,6 +48,7 @@ def test_score_writes_the_documented_columns_and_matches_the_engine(tmp_path, mo
     assert b"choicelab.provenance" in pq.read_schema(out).metadata
 
 
+@pytest.mark.slow
 def test_score_rejects_a_malformed_request_line_naming_the_line(tmp_path, model_dir):
     req = tmp_path / "req.jsonl"
     req.write_text('{"id": "a", "context": "x"}\n')
@@ -56,6 +58,7 @@ def test_score_rejects_a_malformed_request_line_naming_the_line(tmp_path, model_
     assert not (tmp_path / "o.parquet").exists()
 
 
+@pytest.mark.slow
 def test_score_with_an_unknown_model_says_how_to_materialize_it(tmp_path):
     req = tmp_path / "req.jsonl"
     req.write_text('{"id": "a", "context": "x", "continuation": " y"}\n')

@@ -57,6 +57,7 @@ with log_to(snakemake.log[0]):
 
 
 @pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.slow
 def test_a_job_sizes_torch_to_its_threads(tmp_path, threads):
     script = tmp_path / "job.py"
     script.write_text(JOB.format(threads=threads))
@@ -68,6 +69,7 @@ def test_a_job_sizes_torch_to_its_threads(tmp_path, threads):
     assert f"threads: {threads}" in (tmp_path / "job.log").read_text()
 
 
+@pytest.mark.slow
 def test_a_loaded_torch_is_resized_too(tmp_path):
     script = tmp_path / "job.py"
     script.write_text(JOB.replace("import sys, types", "import sys, types, torch").format(threads=1))

@@ -80,6 +80,7 @@ def test_a_benchmark_selection_keeps_the_workflow_order_and_names_typos():
     assert str(built) in message  # the benchmarks one could have meant
 
 
+@pytest.mark.slow
 def test_snakemake_rejects_an_unknown_key_before_any_job(tmp_path, smoke):
     smoke["data_mirror"] = None
     smoke["studies"]["revealed_belief"]["facez"] = [4]
@@ -148,6 +149,7 @@ def test_the_paper_config_runs_the_papers_settings():
     assert paper["probes"]["train_size"] is None and paper["probes"]["dev_size"] is None
 
 
+@pytest.mark.slow
 def test_choicelab_config_prints_what_a_run_uses(tmp_path, smoke):
     del smoke["studies"]["revealed_belief"]["n_dice"]
     smoke["data_mirror"] = None
@@ -182,6 +184,7 @@ def test_the_workflow_validates_once_filling_every_left_out_key_with_the_schema_
         validate_config({**partial, "studies": {"bets": {"models": ["tiny-bert"], "templates": "BE"}}})
 
 
+@pytest.mark.slow
 def test_a_config_without_a_studys_section_runs_the_other_studies_only(tmp_path, smoke, data_mirror):
     """A study whose section a config leaves out is switched off (its settings are the schema's with enabled false),
     the same for every study: the DAG holds the others' jobs and none of its own."""

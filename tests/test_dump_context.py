@@ -105,6 +105,7 @@ def test_show_names_the_item_ids_there_when_the_item_is_unknown(scorer, tmp_path
         show_item(path, "nope")
 
 
+@pytest.mark.slow
 def test_show_command_line(scorer, tmp_path):
     path = _write(tmp_path, score_letters(scorer, ITEMS, study="toy", model="tiny", variant="0shot"))
     proc = subprocess.run(

@@ -199,6 +199,7 @@ def _site_tree(tmp: Path, names: set[str]) -> Path:
 
 
 @pytest.mark.parametrize("env", ["analysis", "models"])
+@pytest.mark.slow
 def test_what_a_rule_script_imports_is_in_its_environment(env, tmp_path):
     """Each script's module-level imports, with only the env's packages (and their dependencies) importable, plus
     the workflow's source (choicelab) and Snakemake (which Snakemake's script preamble supplies)."""
@@ -245,6 +246,7 @@ export CONDA_PREFIX="$1"
 """
 
 
+@pytest.mark.slow
 def test_snakemake_deploys_an_env_and_its_job_runs_the_workflows_choicelab(tmp_path):
     conda_root = tmp_path / "conda"
     (conda_root / "bin").mkdir(parents=True)

@@ -165,6 +165,7 @@ def _item_categories(root):
     return {item.item_id: item.categories for item in load_items(root)}
 
 
+@pytest.mark.slow
 def test_agreement_with_the_hand_codes_on_a_fixed_slice_stays_above_its_bound(data_mirror):
     """FLAN-T5-XL seed 0, tau 0.9 and Llama-2 seed 0, tau 0.1 (324 generations, all 7 conditions; files the loader
     uses). Measured with the shipped coder: exact option 0.61 (n = 155) and 0.86 (n = 169), target-vs-not kappa 0.68
@@ -188,6 +189,7 @@ def test_agreement_with_the_hand_codes_on_a_fixed_slice_stays_above_its_bound(da
         assert row["agreement"] > row["majority_baseline"] + 0.1
 
 
+@pytest.mark.slow
 def test_an_answer_that_is_an_options_text_is_coded_as_that_option(data_mirror):
     """Every option of every multiple-choice item, given back as the answer, is coded as its own category (measured
     0.99 of 561; hand-coded examples voting bring it down to 0.64-0.73, which is why they are off)."""

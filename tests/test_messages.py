@@ -155,6 +155,7 @@ def test_conda_deployment_is_recognised_from_snakemakes_settings():
     assert not uses_conda(None)
 
 
+@pytest.mark.slow
 def test_snakemake_refuses_a_misspelt_weights_package_before_any_job(tmp_path):
     config = copy.deepcopy(SMOKE)
     config["data_mirror"] = str(SHARED_DATA)
@@ -219,6 +220,7 @@ def test_choicelab_config_with_a_missing_config_file_says_so_in_one_line(tmp_pat
     "Snakemake 9.27 opens --configfile in ConfigSettings.__post_init__ (snakemake/common/configfile.py: the open() "
     "sits outside the try that turns FileNotFoundError into 'Config file X not found'), before the Snakefile is read: "
     "no workflow code can intercept it. When Snakemake fixes it this test passes: remove the mark."))
+@pytest.mark.slow
 def test_snakemake_with_a_missing_config_file_says_so_without_a_traceback(tmp_path):
     proc = _dry_run(tmp_path, tmp_path / "no-such-config.yaml")
     output = proc.stdout + proc.stderr
@@ -276,6 +278,7 @@ def test_no_shipped_config_sets_a_key_twice(path):
     assert load_config_file(REPO / path) == yaml.safe_load((REPO / path).read_text())
 
 
+@pytest.mark.slow
 def test_snakemake_and_choicelab_config_refuse_a_config_file_with_a_key_set_twice(tmp_path):
     lines = (REPO / "configs" / "smoke.yaml").read_text().splitlines()
     probes = lines.index("  probes:")

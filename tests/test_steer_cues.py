@@ -81,6 +81,7 @@ def test_a_heuristic_that_picks_none_or_all_options_does_not_apply():
     assert picks("number_median", "", ("$16", "$18", "$17")) == frozenset({2})
 
 
+@pytest.mark.slow
 def test_the_benchmark_covers_every_element_with_enough_questions(battery):
     assert set(battery["element"]) == set(registered_elements())
     first = battery[battery["heuristic"] == "first_option"].set_index("element")["n"]
@@ -88,6 +89,7 @@ def test_the_benchmark_covers_every_element_with_enough_questions(battery):
 
 
 @pytest.mark.parametrize("element", registered_elements())
+@pytest.mark.slow
 def test_no_surface_heuristic_finds_the_key_of_the_element(battery, element):
     failures = cue_failures(battery[battery["element"] == element])
     lines = [f"{element}: {r.heuristic} accuracy {r.accuracy:.3f} vs chance {r.chance:.3f} "

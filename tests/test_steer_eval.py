@@ -172,6 +172,7 @@ def test_letter_scores_are_renormalized_over_each_questions_letters(items, pool,
     assert rows.groupby("item_id")["is_label"].sum().eq(1).all()
 
 
+@pytest.mark.slow
 def test_report_card_command_is_wired_into_the_cli(tmp_path):
     from choicelab.studies.steer.report import shipped_rubrics
 

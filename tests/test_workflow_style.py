@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from conftest import repo_env
 
 REPO = Path(__file__).resolve().parent.parent
@@ -19,6 +21,7 @@ def test_snakefmt_clean():
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
+@pytest.mark.slow
 def test_snakemake_lint_clean(data_mirror):
     proc = subprocess.run(
         [sys.executable, "-m", "snakemake", "--lint", "--configfile", "configs/smoke.yaml", "--config",

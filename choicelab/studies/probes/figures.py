@@ -31,11 +31,13 @@ def fig3_no_question(conf: pd.DataFrame) -> plt.Figure:
         originals = sub[sub["probe"] == "orig"]
         before = originals["p_label"]
         after = sub[sub["probe"] == "nq"]["p_label"]
-        ax.boxplot([before, after], tick_labels=["before", "after NQ"], showmeans=True)
+        ax.boxplot([before, after], tick_labels=[f"before\nn={len(before)}", f"after NQ\nn={len(after)}"],
+                   showmeans=True)
         ax.axhline(1 / bias_free_choices(originals, name), color="grey", ls="--", lw=1)
-        ax.set_title(paper_name(name))
+        ax.set_title(f"{paper_name(name)}\n{', '.join(sorted(sub['model'].astype(str).unique()))}", fontsize=9)
     axes[0][0].set_ylabel("confidence of the (pseudo-)correct option")
-    fig.suptitle("Fig. 3: No-Question probe (dashed: bias-free confidence 1/n)", fontsize=10)
+    fig.suptitle("Fig. 3: No-Question probe (dashed: bias-free confidence 1/n; n = instances; box 25-75 %, "
+                 "triangle: mean)", fontsize=10)
     fig.tight_layout()
     return fig
 
@@ -43,16 +45,17 @@ def fig3_no_question(conf: pd.DataFrame) -> plt.Figure:
 def fig4_no_right_answer(nra: pd.DataFrame) -> plt.Figure:
     """Bars ANC'-SAC and ANC-RAC per benchmark (and model), with standard errors over instances (the paper's error
     bars); ideal: ANC'-SAC = 0, ANC-RAC = -1."""
-    fig, ax = plt.subplots(figsize=(6, 3.4))
+    fig, ax = plt.subplots(figsize=(max(6.0, 1.6 * len(nra) + 2), 3.8))
     labels = [f"{r.benchmark}\n{r.model}\nn={r.instances}" for r in nra.itertuples()]
     x = np.arange(len(labels))
     ax.bar(x - 0.2, nra["ANC'-SAC"], 0.4, yerr=nra["ANC'-SAC_se"], capsize=3, label="ANC' - SAC (after)")
     ax.bar(x + 0.2, nra["ANC-RAC"], 0.4, yerr=nra["ANC-RAC_se"], capsize=3, label="ANC - RAC (before)")
-    ax.set_xticks(x, labels, fontsize=7)
+    ax.set_xticks(x, labels, fontsize=8)
     ax.axhline(0, color="black", lw=0.8)
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=8)
     ax.set_ylabel("confidence difference (+/- SE)")
-    ax.set_title("Fig. 4: No-Right-Answer confidences", fontsize=10)
+    ax.set_title(f"Fig. 4: No-Right-Answer confidences ({', '.join(sorted(nra['model'].astype(str).unique()))})",
+                 fontsize=10)
     fig.tight_layout()
     return fig
 
@@ -70,7 +73,7 @@ def fig5_choice_paralysis(cp: pd.DataFrame) -> plt.Figure:
         errors = [0, *group["confidence_se"].fillna(0)]
         colors = ["grey"] + ["tab:blue" if s == "random" else "tab:orange" for s in group["sampling"]]
         ax.bar(range(len(values)), values, yerr=errors, color=colors, capsize=3)
-        ax.set_xticks(range(len(values)), labels, fontsize=6)
+        ax.set_xticks(range(len(values)), labels, fontsize=8)
         ax.set_title(f"{benchmark} / {model}\n{int(group['instances_per_trial'].iloc[0])} instances x "
                      f"{int(group['trials'].iloc[0])} trials", fontsize=8)
     axes[0][0].set_ylabel("confidence in the correct answer (+/- SE)")
@@ -94,11 +97,17 @@ def fig6_hits_at_k(hits: pd.DataFrame) -> plt.Figure:
         ax.axhline(group["original_accuracy"].iloc[0], color="grey", ls="--", lw=1)
         ax.set_xlabel("k")
         ax.set_title(f"{benchmark} / {model}", fontsize=8)
-        ax.legend(fontsize=5)
+        ax.legend(fontsize=8)
     axes[0][0].set_ylabel("hits@k (+/- SE)")
     fig.suptitle("Fig. 6: hits@k under Choice Paralysis (dashed grey: original accuracy)", fontsize=9)
     fig.tight_layout()
     return fig
+
+
+def cell_text_colour(value: float, covers_zero: bool, limit: float = 0.5) -> str:
+    """Text colour of a heat-map cell on the RdBu_r scale from -``limit`` to ``limit``: white on the dark ends (|value|
+    above 60 % of the limit, dark red or dark blue), black on the pale middle and on the white hatched cells."""
+    return "white" if not covers_zero and abs(value) > 0.6 * limit else "black"
 
 
 def robustness_heatmap(matrix: pd.DataFrame) -> plt.Figure:
@@ -111,17 +120,19 @@ def robustness_heatmap(matrix: pd.DataFrame) -> plt.Figure:
     covers = covers.reindex_like(pivot).fillna(True).astype(bool).to_numpy()
     counts = matrix.pivot_table(index=index, columns="probe", values="instances").reindex_like(pivot).to_numpy()
     values = pivot.to_numpy()
-    fig, ax = plt.subplots(figsize=(1.3 * max(4, pivot.shape[1]) + 3, 0.38 * max(4, pivot.shape[0]) + 1.8))
+    fig, ax = plt.subplots(figsize=(1.5 * max(4, pivot.shape[1]) + 5, 0.62 * max(4, pivot.shape[0]) + 2.2))
     image = ax.imshow(np.where(covers, np.nan, values), cmap="RdBu_r", vmin=-0.5, vmax=0.5, aspect="auto")
-    ax.set_xticks(range(pivot.shape[1]), list(pivot.columns), rotation=45, ha="right", fontsize=7)
-    ax.set_yticks(range(pivot.shape[0]), [" / ".join(map(str, i)) for i in pivot.index], fontsize=7)
+    ax.set_xticks(range(pivot.shape[1]), list(pivot.columns), rotation=45, ha="right", fontsize=9)
+    ax.set_yticks(range(pivot.shape[0]), [" / ".join(map(str, i)) for i in pivot.index], fontsize=9)
     for (r, c), value in np.ndenumerate(values):
         if np.isnan(value):
+            ax.text(c, r, "not run", ha="center", va="center", fontsize=8, color="0.45")
             continue
         if covers[r, c]:
             ax.add_patch(plt.Rectangle((c - 0.5, r - 0.5), 1, 1, fill=False, hatch="///", color="0.8", lw=0))
         text = f"({value:+.2f})" if covers[r, c] else f"{value:+.2f}"
-        ax.text(c, r, f"{text}\nn={int(counts[r, c])}", ha="center", va="center", fontsize=5)
+        ax.text(c, r, f"{text}\nn={int(counts[r, c])}", ha="center", va="center", fontsize=8,
+                color=cell_text_colour(value, covers[r, c]))
     fig.colorbar(image, ax=ax, label="pseudo-accuracy - chance")
     ax.set_title("Probes on every benchmark and scorer (hatched, bracketed: 95% CI covers 0)", fontsize=9)
     fig.tight_layout()

@@ -68,15 +68,9 @@ def _plt():
 
 
 def _save(fig: Any, path: str | Path) -> Path:
-    from choicelab.io import atomic_path
+    from choicelab.plotting import save_png
 
-    out = Path(path)
-    suffix = out.suffix or ".png"
-    metadata = {"Software": None} if suffix == ".png" else None  # no version stamp: reruns give equal bytes
-    with atomic_path(out, suffix=suffix) as tmp:
-        fig.savefig(tmp, dpi=150, format=suffix.lstrip("."), bbox_inches="tight", metadata=metadata)
-    _plt().close(fig)
-    return out
+    return save_png(fig, path, dpi=150)
 
 
 def _model_order(frame: pd.DataFrame, value: str) -> list[str]:
@@ -103,7 +97,7 @@ def plot_module_report_card(results: pd.DataFrame, taxonomy: Any, module_id: str
         ax.set_xticks(x, labels, fontsize=8)
         if metric != "accuracy":
             ax.axhline(0.0, color="red", linewidth=1, label="random guessing")
-        ax.legend(fontsize=7, ncol=2, loc="best")
+        ax.legend(fontsize=8, ncol=2, loc="best")
     ax.set_ylabel(METRIC_AXIS_LABELS[metric])
     prefix = f"Fig. {fig_no}: " if fig_no else ""
     ax.set_title(f"{prefix}SRC for {module.name} ({module_id})", fontsize=10)
@@ -210,7 +204,7 @@ def plot_dependency_subgraph(edges: Iterable[tuple[str, str]], path: str | Path,
                            min_source_margin=22, min_target_margin=30)
     colours = ["#f4a582" if n == element else "#92c5de" for n in sub.nodes]
     nx.draw_networkx_nodes(sub, pos, ax=ax, node_color=colours, node_size=2600, node_shape="s")
-    nx.draw_networkx_labels(sub, pos, ax=ax, font_size=7,
+    nx.draw_networkx_labels(sub, pos, ax=ax, font_size=8,
                             labels={n: textwrap.fill(names.get(n, n.replace("_", " ")), 13) for n in sub.nodes})
     ax.set_title(title or f"Dependency subgraph of {names.get(element, element)} "
                           f"({sub.number_of_nodes()} elements, {sub.number_of_edges()} edges)", fontsize=10)
@@ -249,7 +243,7 @@ def plot_grade_and_domain_robustness(results: pd.DataFrame, path: str | Path,
         colour = line[0].get_color()
         top.scatter(small["grade"], small[metric], s=60, facecolors="white", edgecolors=colour, zorder=3)
         for g, v, n in zip(small["grade"], small[metric], small["n_questions"], strict=True):
-            top.annotate(f"n={int(n)}", (g, v), textcoords="offset points", xytext=(4, 4), fontsize=6)
+            top.annotate(f"n={int(n)}", (g, v), textcoords="offset points", xytext=(4, 4), fontsize=8)
     if metric == "accuracy":
         chance = grades.groupby("grade")["random_accuracy"].mean()
         top.plot(chance.index, chance.to_numpy(), color="red", linewidth=2, label="random guessing")
@@ -258,7 +252,7 @@ def plot_grade_and_domain_robustness(results: pd.DataFrame, path: str | Path,
     top.set_xlabel("grade level (0 = Foundations)")
     top.set_ylabel(METRIC_AXIS_LABELS[metric])
     top.set_title(f"Performance by grade level (bars: binomial SE; hollow: fewer than {SMALL_N} questions)")
-    top.legend(fontsize=7, ncol=2)
+    top.legend(fontsize=8, ncol=2)
     for model in _model_order(robust, "overall"):
         part = robust[robust["model"] == model]
         bottom.scatter(part["mean_over_domains"], part["worst"], s=18, label=model)
@@ -270,7 +264,7 @@ def plot_grade_and_domain_robustness(results: pd.DataFrame, path: str | Path,
     bottom.set_xlabel(f"average over domains ({METRIC_AXIS_LABELS[metric]})")
     bottom.set_ylabel("worst domain")
     bottom.set_title("Domain robustness per element-model pair")
-    bottom.legend(fontsize=7, ncol=2)
+    bottom.legend(fontsize=8, ncol=2)
     fig.tight_layout()
     return _save(fig, path)
 
@@ -290,7 +284,7 @@ def plot_few_shot_effect(results: pd.DataFrame, path: str | Path, metric: str = 
     ax.set_ylabel(METRIC_AXIS_LABELS[metric])
     ax.set_xticks(sorted(table["n_shot"].unique()))
     ax.set_title("Few-shot effect (same questions at every n; bars: SE over elements)")
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=8)
     return _save(fig, path)
 
 
@@ -317,7 +311,7 @@ def plot_self_explanation_effect(results: pd.DataFrame, path: str | Path,
         ax.axhline(0.0, color="red", linewidth=1)
     ax.set_ylabel(METRIC_AXIS_LABELS[metric])
     ax.set_title("Self-explanation effect (same questions per model; bars: SE over elements)")
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=8)
     return _save(fig, path)
 
 

@@ -34,7 +34,11 @@ PAPER_MARKER = "D"
 def texts(fig: plt.Figure) -> list[Text]:
     """Every visible, non-empty text artist of ``fig`` (titles, labels, tick labels, legends, table cells,
     annotations), found through matplotlib's artist tree."""
-    return [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+    from matplotlib.table import Table
+
+    found = list(fig.findobj(Text))
+    found += [cell.get_text() for table in fig.findobj(Table) for cell in table.get_celld().values()]
+    return [t for t in dict.fromkeys(found) if t.get_visible() and t.get_text().strip()]
 
 
 def small_texts(fig: plt.Figure, minimum: float = MIN_FONT_SIZE) -> list[tuple[str, float]]:

@@ -196,6 +196,13 @@ def caption(name: str, models: str | None = None) -> str:
     return caption_naming(f"{artifact.reproduces}: {artifact.caption}", [models] if models else [])
 
 
+def footnote_lines(footnote: str, width_inches: float) -> str:
+    """``footnote`` wrapped to a figure ``width_inches`` wide at 8 pt (about 14 characters per inch)."""
+    import textwrap
+
+    return textwrap.fill(footnote, max(40, int(14 * width_inches)))
+
+
 def write(name: str, value: Any, files: Sequence[str], *, record: Mapping[str, Any], models: str | None = None,
           footnote: str = "") -> None:
     """Write an artifact's files (a table's .csv and .md, a figure's .png and .svg) and their provenance sidecars."""
@@ -207,7 +214,8 @@ def write(name: str, value: Any, files: Sequence[str], *, record: Mapping[str, A
     else:
         png, svg = files
         if footnote:  # the competence verdict and the seeds travel with the figure itself
-            value.text(0.005, 0.002, footnote, fontsize=8, va="bottom", ha="left", wrap=True)
+            value.text(0.005, -0.01, footnote_lines(footnote, value.get_figwidth()), fontsize=8, va="top",
+                       ha="left", transform=value.transFigure)  # below the axes: the saved area grows to hold it
         save_figure(value, png, svg)
     text = caption(name, models) + (f" ({footnote})" if footnote else "")
     write_artifact(list(files), artifact_id=f"probes/{name}", reproduces=artifact.reproduces, caption=text,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 import pandas as pd
 
@@ -25,7 +27,7 @@ def bias_free_choices(originals: pd.DataFrame, benchmark: str) -> int:
 def fig3_no_question(conf: pd.DataFrame) -> plt.Figure:
     """Confidence in the correct option before vs in the pseudo-correct option after No-Question."""
     names = _benchmarks(conf)
-    fig, axes = plt.subplots(1, len(names), figsize=(3.2 * len(names), 3.2), squeeze=False, sharey=True)
+    fig, axes = plt.subplots(1, len(names), figsize=(3.4 * len(names), 4.0), squeeze=False, sharey=True)
     for ax, name in zip(axes[0], names, strict=True):
         sub = conf[conf["benchmark"] == name]
         originals = sub[sub["probe"] == "orig"]
@@ -34,10 +36,11 @@ def fig3_no_question(conf: pd.DataFrame) -> plt.Figure:
         ax.boxplot([before, after], tick_labels=[f"before\nn={len(before)}", f"after NQ\nn={len(after)}"],
                    showmeans=True)
         ax.axhline(1 / bias_free_choices(originals, name), color="grey", ls="--", lw=1)
-        ax.set_title(f"{paper_name(name)}\n{', '.join(sorted(sub['model'].astype(str).unique()))}", fontsize=9)
+        ax.set_title(paper_name(name), fontsize=10)
     axes[0][0].set_ylabel("confidence of the (pseudo-)correct option")
+    models = textwrap.fill(", ".join(sorted(conf["model"].astype(str).unique())), int(22 * len(names)))
     fig.suptitle("Fig. 3: No-Question probe (dashed: bias-free confidence 1/n; n = instances; box 25-75 %, "
-                 "triangle: mean)", fontsize=10)
+                 f"triangle: mean)\nmodels: {models}", fontsize=10)
     fig.tight_layout()
     return fig
 
@@ -60,13 +63,30 @@ def fig4_no_right_answer(nra: pd.DataFrame) -> plt.Figure:
     return fig
 
 
+def _grid(frame: pd.DataFrame, panel_width: float = 3.6, panel_height: float = 3.0):  # noqa: ANN202
+    """A figure with one row per model and one column per benchmark (a long row of panels is unreadable at 100 %),
+    and the (axis, (benchmark, model), rows) of each panel; panels without rows are switched off."""
+    models = sorted(frame["model"].astype(str).unique()) or [""]
+    benchmarks = sorted(frame["benchmark"].astype(str).unique()) or [""]
+    fig, axes = plt.subplots(len(models), len(benchmarks), figsize=(panel_width * len(benchmarks) + 0.6,
+                                                                    panel_height * len(models) + 0.8),
+                             squeeze=False, sharey=True)
+    panels = []
+    for r, model in enumerate(models):
+        for c, benchmark in enumerate(benchmarks):
+            rows = frame[(frame["model"].astype(str) == model) & (frame["benchmark"].astype(str) == benchmark)]
+            if rows.empty:
+                axes[r][c].text(0.5, 0.5, "not run", ha="center", va="center", transform=axes[r][c].transAxes)
+                continue
+            panels.append((axes[r][c], (benchmark, model), rows))
+    return fig, axes, panels
+
+
 def fig5_choice_paralysis(cp: pd.DataFrame) -> plt.Figure:
     """Confidence in the correct answer after Choice Paralysis by n and sampling (mean +- SE over trials), beside the
     grey bar of the original confidence, one panel per benchmark and model (the paper's Fig. 5)."""
-    panels = list(cp.groupby(["benchmark", "model"], sort=True))
-    fig, axes = plt.subplots(1, max(1, len(panels)), figsize=(3.4 * max(1, len(panels)), 3.4), squeeze=False,
-                             sharey=True)
-    for ax, ((benchmark, model), group) in zip(axes[0], panels, strict=False):
+    fig, axes, panels = _grid(cp)
+    for ax, (benchmark, model), group in panels:
         group = group.sort_values(["sampling", "n"])
         labels = ["original"] + [f"{r.sampling}\nn={r.n}" for r in group.itertuples()]
         values = [group["confidence_before"].iloc[0], *group["confidence"]]
@@ -76,7 +96,8 @@ def fig5_choice_paralysis(cp: pd.DataFrame) -> plt.Figure:
         ax.set_xticks(range(len(values)), labels, fontsize=8)
         ax.set_title(f"{benchmark} / {model}\n{int(group['instances_per_trial'].iloc[0])} instances x "
                      f"{int(group['trials'].iloc[0])} trials", fontsize=8)
-    axes[0][0].set_ylabel("confidence in the correct answer (+/- SE)")
+    for row in axes:
+        row[0].set_ylabel("confidence in correct (+/- SE)")
     fig.suptitle("Fig. 5: Choice Paralysis (grey: original confidence; blue random, orange heuristic sampling)",
                  fontsize=9)
     fig.tight_layout()
@@ -86,10 +107,8 @@ def fig5_choice_paralysis(cp: pd.DataFrame) -> plt.Figure:
 def fig6_hits_at_k(hits: pd.DataFrame) -> plt.Figure:
     """hits@k under Choice Paralysis for both samplings and every n (mean +- SE over trials), one panel per benchmark
     and model, with the original accuracy dashed (the paper's Fig. 6)."""
-    panels = list(hits.groupby(["benchmark", "model"], sort=True))
-    fig, axes = plt.subplots(1, max(1, len(panels)), figsize=(3.4 * max(1, len(panels)), 3.4), squeeze=False,
-                             sharey=True)
-    for ax, ((benchmark, model), group) in zip(axes[0], panels, strict=False):
+    fig, axes, panels = _grid(hits)
+    for ax, (benchmark, model), group in panels:
         for (sampling, n), curve in group.groupby(["sampling", "n"], sort=True):
             ax.errorbar(curve["k"], curve["hits_at_k"], yerr=curve["se"].fillna(0), capsize=2, lw=1,
                         ls="-" if sampling == "random" else "--", marker="o" if sampling == "random" else "s",
@@ -97,8 +116,9 @@ def fig6_hits_at_k(hits: pd.DataFrame) -> plt.Figure:
         ax.axhline(group["original_accuracy"].iloc[0], color="grey", ls="--", lw=1)
         ax.set_xlabel("k")
         ax.set_title(f"{benchmark} / {model}", fontsize=8)
-        ax.legend(fontsize=8)
-    axes[0][0].set_ylabel("hits@k (+/- SE)")
+    axes[0][0].legend(fontsize=8)
+    for row in axes:
+        row[0].set_ylabel("hits@k (+/- SE)")
     fig.suptitle("Fig. 6: hits@k under Choice Paralysis (dashed grey: original accuracy)", fontsize=9)
     fig.tight_layout()
     return fig

@@ -34,6 +34,7 @@ from choicelab.studies.steer.tables import (
     METRIC_AXIS_LABELS,
     few_shot_table,
     grade_table,
+    metric_se,
     module_table,
     self_explanation_table,
     unadapted,
@@ -84,23 +85,36 @@ def plot_module_report_card(results: pd.DataFrame, taxonomy: Any, module_id: str
     table = module_table(results, taxonomy, module_id, metric)
     module = taxonomy.module(module_id)
     fig_no = MODULE_FIGURES.get(module_id)
-    fig, ax = plt.subplots(figsize=(max(6.0, 1.8 * max(len(table), 1) + 2), 4.2))
+    fig, ax = plt.subplots(figsize=(max(6.5, 1.9 * max(len(table), 1) + 2), 4.6))
     if table.empty:
         ax.text(0.5, 0.5, "no questions scored for this module", ha="center", va="center", transform=ax.transAxes)
     else:
+        base = unadapted(results)
+        summary = sm.summarize(base[base["element"].isin(table.index)].assign(adaptation=""), ["element", "model"])
+        summary["se"] = metric_se(summary, metric)
+        se = summary.pivot(index="element", columns="model", values="se").reindex(index=table.index)
+        n = summary.pivot(index="element", columns="model", values="n_questions").reindex(index=table.index)
         models = list(table.mean().sort_values(ascending=False).index)
         width = 0.8 / max(len(models), 1)
         x = np.arange(len(table))
         for i, model in enumerate(models):
-            ax.bar(x + (i - (len(models) - 1) / 2) * width, table[model].to_numpy(dtype=float), width, label=model)
-        labels = [textwrap.fill(taxonomy.element(e).name, 18) for e in table.index]
+            values = table[model].to_numpy(dtype=float)
+            where = x + (i - (len(models) - 1) / 2) * width
+            ax.bar(where, np.nan_to_num(values), width, yerr=se[model].fillna(0.0).to_numpy(dtype=float), capsize=2,
+                   label=model)
+            for pos in where[np.isnan(values)]:  # a missing value is not a zero bar
+                ax.text(pos, 0.0, "n/a", ha="center", va="bottom", fontsize=8, rotation=90, color="0.4")
+        counts = [sorted({int(v) for v in n.loc[e].dropna()}) for e in table.index]
+        labels = [textwrap.fill(taxonomy.element(e).name, 18) + "\nn=" + ("-".join(map(str, (c[0], c[-1])))
+                                                                          if len(c) > 1 else str(c[0] if c else 0))
+                  for e, c in zip(table.index, counts, strict=True)]
         ax.set_xticks(x, labels, fontsize=8)
         if metric != "accuracy":
             ax.axhline(0.0, color="red", linewidth=1, label="random guessing")
         ax.legend(fontsize=8, ncol=2, loc="best")
-    ax.set_ylabel(METRIC_AXIS_LABELS[metric])
+    ax.set_ylabel(METRIC_AXIS_LABELS[metric] + " (+/- binomial SE)")
     prefix = f"Fig. {fig_no}: " if fig_no else ""
-    ax.set_title(f"{prefix}SRC for {module.name} ({module_id})", fontsize=10)
+    ax.set_title(f"{prefix}SRC for {module.name} ({module_id}); n = questions per element", fontsize=10)
     return _save(fig, path)
 
 

@@ -83,7 +83,6 @@ def _panel(ax: Any, paper: pd.DataFrame, ours: pd.DataFrame, title: str) -> None
     ax.axvline(0.0, color="red", lw=1)
     ax.set_xlabel("normalized accuracy (acc - r)/r (red: random guessing)")
     ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=8, loc="lower right")
 
 
 def plot_paper_beside_ours(results: pd.DataFrame, paper_table3: str | Path, paper_bias_src: str | Path,
@@ -114,6 +113,8 @@ def plot_paper_beside_ours(results: pd.DataFrame, paper_table3: str | Path, pape
         pad = 0.08 * (hi - lo or 1.0)
         for ax in axes[0]:
             ax.set_xlim(lo - pad, hi + pad)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=len(labels), fontsize=9, bbox_to_anchor=(0.5, -0.04))
     fig.suptitle("STEER: the paper's numbers (black diamonds, its models) beside this run's "
                  f"({', '.join(ours_all['model']) or 'no model'}); "
                  f"{OUR_BENCHMARK}", fontsize=10, wrap=True)

@@ -292,7 +292,8 @@ def test_table_builders_put_each_block_s_models_and_metrics_in_the_papers_rows()
     table1, _ = table["table1"].builder(results)
     assert table1["settings"].sum() == len(results.scenarios)
     compare, _ = table["compare_paper"].builder(results)
-    assert list(compare.columns) == ["table", "row", "paper_llama3_70b", "b", "i"]
+    assert list(compare.columns) == ["table", "row", "method", "role", "paper_model", "paper_llama3_70b", "b", "i",
+                                     "like_for_like", "note"]
     text = caption(table["table_b1_1"], note, results)
     assert text.startswith("Appendix Table B.1.1:") and "Base models: b; instruction-tuned models: i" in text
 

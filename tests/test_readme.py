@@ -74,5 +74,15 @@ def test_the_offline_paper_dry_run_with_the_shipped_mirror_plans_and_names_what_
 def test_the_default_dag_counts_in_the_readme_are_the_dry_runs(tmp_path, data_mirror):
     claimed = re.search(r"the default\s+run now has (\d+) jobs, (\d+) with `data_mirror=../shared/data`", README)
     online, _ = dry_run(tmp_path, "--configfile", str(REPO / "config.yaml"))
-    offline, _ = dry_run(tmp_path, "--configfile", str(REPO / "config.yaml"), "--config", f"data_mirror={data_mirror}")
+    offline, out = dry_run(tmp_path, "--configfile", str(REPO / "config.yaml"), "--config",
+                           f"data_mirror={data_mirror}")
     assert (online["total"], offline["total"]) == (int(claimed[1]), int(claimed[2]))
+    artifacts = int(re.search(r"120 artifacts then, (\d+) now", README)[1])
+    assert len(manifest_artifacts(out)) == artifacts, "README's artifact count of the default run"
+
+
+def manifest_artifacts(dry_run_output: str) -> set[str]:
+    """The artifacts (file paths without suffix) the manifest job of a dry run reads, sidecars left out."""
+    block = dry_run_output[dry_run_output.index("rule manifest:"):]
+    files = block[block.index("input:") + len("input:"):].split("\n", 1)[0].split(",")
+    return {re.sub(r"\.(csv|md|png|svg|html)$", "", f.strip()) for f in files if not f.strip().endswith(".prov.json")}

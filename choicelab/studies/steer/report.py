@@ -710,7 +710,7 @@ def render_png(card: ReportCard, path: str | Path, dpi: int = 150) -> Path:
         badge(mid, 0.93, y, s.letter, s.n_questions)
         y += 1
         for m in s.modules:
-            mid.text(0.07, y, _shorten(f"{m.id} {m.name}", 58), fontsize=9.5, va="center")
+            mid.text(0.07, y, _shorten(f"{m.id} {m.name}", 50), fontsize=9.5, va="center")
             mid.text(0.83, y, f"{format_score(card.metric, m.score)} (n={m.n_questions})", fontsize=9.5,
                      va="center", ha="right")
             badge(mid, 0.93, y, m.letter, m.n_questions, 9.5)

@@ -147,6 +147,7 @@ rule rb_figures:
         metrics=f"{RB}/metrics/distances.parquet",
         scenarios=f"{RB}/scenarios.parquet",
         revealed=RB_REVEALED_DUMPS,
+        paper=repo_file(RB_PAPER),
     output:
         artifact_outputs(
             RB_FIG,

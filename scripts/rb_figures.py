@@ -14,6 +14,7 @@ with log_to(snakemake.log[0]):
     revealed = pd.concat([pd.read_parquet(p) for p in snakemake.input.revealed], ignore_index=True)
     results = Results(metrics=pd.read_parquet(snakemake.input.metrics),
                       scenarios=pd.read_parquet(snakemake.input.scenarios), revealed=revealed,
+                      paper=pd.read_csv(snakemake.input.paper),
                       models=tuple(snakemake.params.models), roles=dict(snakemake.params.roles),
                       faces=tuple(snakemake.params.faces))
     artifacts = by_name(ARTIFACTS)

@@ -685,8 +685,9 @@ def test_fig3_draws_each_benchmarks_own_bias_free_line_not_the_first_rows():
 
     rows = []
     for benchmark, n in (("anli", 2), ("hellaswag", 4), ("piqa", 2), ("siqa", 3)):
-        rows.append({"benchmark": benchmark, "probe": "cp", "p_label": 0.1, "n_choices": 15})
-        rows += [{"benchmark": benchmark, "probe": probe, "p_label": 0.6, "n_choices": n} for probe in ("orig", "nq")]
+        rows.append({"benchmark": benchmark, "model": "enc", "probe": "cp", "p_label": 0.1, "n_choices": 15})
+        rows += [{"benchmark": benchmark, "model": "enc", "probe": probe, "p_label": 0.6, "n_choices": n}
+                 for probe in ("orig", "nq")]
     fig = fig3_no_question(pd.DataFrame(rows))
     lines = [min(line.get_ydata()) for ax in fig.axes for line in ax.get_lines() if line.get_linestyle() == "--"]
     assert lines == pytest.approx([1 / 2, 1 / 4, 1 / 2, 1 / 3])

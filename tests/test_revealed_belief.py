@@ -240,7 +240,8 @@ def _names(artifacts):
 def test_artifacts_are_every_table_and_figure_with_the_papers_reference():
     table = by_name(ARTIFACTS)
     assert _names(of_rule(ARTIFACTS, "rb_tables")) == ["table1", *appendix_table_ids(), "compare_paper"]
-    assert _names(of_rule(ARTIFACTS, "rb_figures")) == ["fig2", "fig3", "fig4", "fig5", "fig6", "fig_single_die"]
+    assert _names(of_rule(ARTIFACTS, "rb_figures")) == [
+        "fig2", "fig3", "fig4", "fig5", "fig6", "fig_compare_paper", "fig_single_die"]
     assert table["table_b1_1"].reproduces == (
         "Appendix Table B.1.1: Dice: regular, independent, dependent, Revealed Belief (base models)")
     assert table["table_e3"].reproduces == (
@@ -291,7 +292,8 @@ def test_table_builders_put_each_block_s_models_and_metrics_in_the_papers_rows()
     table1, _ = table["table1"].builder(results)
     assert table1["settings"].sum() == len(results.scenarios)
     compare, _ = table["compare_paper"].builder(results)
-    assert list(compare.columns) == ["table", "row", "paper_llama3_70b", "b", "i"]
+    assert list(compare.columns) == ["table", "row", "method", "role", "paper_model", "paper_llama3_70b", "b", "i",
+                                     "like_for_like", "note"]
     text = caption(table["table_b1_1"], note, results)
     assert text.startswith("Appendix Table B.1.1:") and "Base models: b; instruction-tuned models: i" in text
 

@@ -24,7 +24,8 @@ def real_tax():
 @pytest.fixture(scope="module")
 def perfect_and_guessing(real_tax):
     return st.synthetic_question_frame(real_tax, {"perfect": 50.0, "guessing": 0.0}, adaptations=("0shot",),
-                                       questions_per_test=1, seed=3)
+                                       questions_per_test=3, seed=3)  # >= 10 per element: letters, not
+                                                                         # "insufficient data"
 
 
 @pytest.mark.parametrize("name", sorted(sr.shipped_rubrics()))
@@ -40,8 +41,9 @@ def test_the_medical_rubric_gives_a_perfect_model_its_top_letter_and_a_guesser_n
     top, lowest_pass = rubric.grade_cutoffs[0][0], rubric.grade_cutoffs[-1][1]
     perfect = sr.compute_report_card(perfect_and_guessing, real_tax, rubric, model="perfect")
     assert perfect.score == pytest.approx(1.0, abs=0.02) and perfect.letter == top
-    elements = [e for s in perfect.settings for m in s.modules for e in m.elements if e.status == sr.SCORED]
-    assert elements and all(e.letter == top for e in elements)  # 2-, 3- and 4-option elements alike
+    elements = [e for s in perfect.settings for m in s.modules for e in m.elements
+                if e.status == sr.SCORED and e.n_questions >= rubric.insufficient_below]
+    assert len(elements) > 5 and all(e.letter == top for e in elements)  # 2-, 3- and 4-option elements alike
     guessing = sr.compute_report_card(perfect_and_guessing, real_tax, rubric, model="guessing")
     assert guessing.score < lowest_pass + 0.35
 
@@ -66,13 +68,13 @@ def test_the_papers_normalized_accuracy_gets_scores_without_letters_and_refuses_
 def test_a_letter_from_few_questions_is_marked_with_its_n_and_the_questions_per_grade_are_listed(
         real_tax, perfect_and_guessing, tmp_path):
     rubric = sr.parse_rubric({"name": "x", "metric": "accuracy", "filters": {"modules": ["1.1"], "grades": [1, 2]},
-                              "min_questions": 8})
+                              "min_questions": 20, "insufficient_below": 1})
     card = sr.compute_report_card(perfect_and_guessing, real_tax, rubric, model="perfect")
     elements = [e for s in card.settings for m in s.modules for e in m.elements if e.status == sr.SCORED]
-    assert all(card.few(e.letter, e.n_questions) == (e.n_questions < 8) for e in elements)
+    assert all(card.few(e.letter, e.n_questions) == (e.n_questions < 20) for e in elements)
     assert any(card.few(e.letter, e.n_questions) for e in elements)
     html = sr.render_html(card)
-    assert "&dagger;" in html and "rest on fewer than 8 questions" in html
+    assert "&dagger;" in html and "rest on fewer than 20 questions" in html
     assert 'id="questions-per-grade"' in html
     assert sum(n for _, n in card.questions_per_grade) == card.n_questions
     assert sr.render_png(card, tmp_path / "c.png").stat().st_size > 0
@@ -127,3 +129,18 @@ def test_the_shipped_config_plans_load(config):
     from choicelab.studies.steer.jobs import Plan
 
     assert Plan.of(config, ["tiny-llama"], DATA).models == ("tiny-llama",)
+
+
+def test_a_letter_resting_on_fewer_questions_than_insufficient_below_is_insufficient_data(real_tax):
+    few = st.synthetic_question_frame(real_tax, {"perfect": 50.0}, adaptations=("0shot",), questions_per_test=1,
+                                      seed=3)
+    rubric = sr.load_rubric(sr.shipped_rubrics()["single_agent_medical"])
+    card = sr.compute_report_card(few, real_tax, rubric, model="perfect")
+    elements = [e for s in card.settings for m in s.modules for e in m.elements if e.status == sr.SCORED]
+    thin = [e for e in elements if e.n_questions < rubric.insufficient_below]
+    assert thin and all(e.letter == sr.INSUFFICIENT for e in thin)
+    assert all(e.letter != sr.INSUFFICIENT for e in elements if e.n_questions >= rubric.insufficient_below)
+    page = sr.render_html(card)
+    assert "insufficient data" in page and f"{rubric.insufficient_below} (fewer: " in page
+    with pytest.raises(ValueError, match="insufficient_below.*from 1 to min_questions"):
+        sr.parse_rubric({"name": "x", "metric": "accuracy", "min_questions": 5, "insufficient_below": 6})

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from choicelab.config import data_root
+from choicelab.config import DOWNLOADS, data_root
 from choicelab.studies import study_settings
 from choicelab.studies.bets import RESULTS, stages
 from choicelab.studies.bets.settings import DefaultStage, Settings, TaskStage
@@ -37,7 +37,28 @@ class Jobs:
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any], models: Sequence[str]) -> Jobs:
-        return cls(study_settings(config, "bets"), tuple(models), data_root(config))
+        jobs = cls(study_settings(config, "bets"), tuple(models), data_root(config))
+        if jobs.models and jobs.stage_root() != jobs.data_root:
+            import sys
+
+            print(f"choicelab: the data mirror {jobs.data_root} lacks {', '.join(jobs.stage_files())}: bets' default "
+                  f"stage reads them from {DOWNLOADS}, where rule download_swag fetches them (needs the internet; "
+                  "offline, set studies.bets.default_stage.data: hellaswag for the HellaSwag stand-in)",
+                  file=sys.stderr)
+        return jobs
+
+    def stage_files(self) -> list[str]:
+        """The default stage's files, relative to a data root: SWAG train / val, or the HellaSwag stand-in's."""
+        return swag_files() if self.settings.default_stage.data == "swag" else hellaswag_files()
+
+    def stage_root(self) -> str:
+        """Where the default stage reads its files: the data root, or the download folder where a mirror lacks
+        them (the shipped mirror has no SWAG: its download rule stands in, said at planning time)."""
+        from pathlib import Path
+
+        if self.data_root == DOWNLOADS or all((Path(self.data_root) / f).is_file() for f in self.stage_files()):
+            return self.data_root
+        return DOWNLOADS
 
     # -- params --------------------------------------------------------------------------------------------------------
 
@@ -67,15 +88,15 @@ class Jobs:
         return self.settings
 
     def root(self, wildcards: Any) -> str:
-        return self.data_root
+        """The default stage's data root (:meth:`stage_root`)."""
+        return self.stage_root()
 
     # -- inputs --------------------------------------------------------------------------------------------------------
 
     def default_stage_data(self, wildcards: Any) -> list[str]:
         """The files the default stage reads (declared, so hashed and tracked): SWAG train / val, or the HellaSwag
         stand-in's, in the mirror or the download folder."""
-        files = swag_files() if self.settings.default_stage.data == "swag" else hellaswag_files()
-        return [f"{self.data_root}/{path}" for path in files]
+        return [f"{self.stage_root()}/{path}" for path in self.stage_files()]
 
     def seeded_models(self, wildcards: Any = None) -> list[str]:
         """Every encoder once per training seed (:func:`.stages.seeded_model`): the models the evaluations and

@@ -57,7 +57,13 @@ ARTIFACTS: tuple[Artifact, ...] = (
              "Pearson r (Fisher-z 95% CI) between the frequencies of prompt-overlapping words in the selected and "
              "the non-selected choices (Sec. 4.1)", tables.overlap_table, "probes_tables"),
     Artifact("compare_paper", "extra: the paper's Tables 1 and 2 beside ours",
-             "the paper's Tables 1 and 2 beside ours, with our n", paper.compare_paper, "probes_tables"),
+             "the paper's Tables 1 and 2 (all RoBERTa-large) beside ours, with our n and SE; each row names the "
+             "paper's model and says whether ours is like for like and, where not, why",
+             paper.compare_paper, "probes_tables"),
+    Artifact("fig_compare_paper", "extra: the paper's Tables 1 and 2 beside ours, in a figure",
+             "per quantity of Tables 1-2 and benchmark: the paper's number (black diamonds, RoBERTa-large) beside "
+             "each of our models' (mean +- SE over trials, n instances on the axis), same scale",
+             paper.compare_paper_figure, "probes_tables", kind="figure"),
     # rule probes_robustness: every benchmark and scorer
     Artifact("robustness_matrix", "extra (beyond the paper): the four probes on every benchmark and scorer",
              "pseudo-accuracy minus chance per benchmark x model x scoring method x probe (n instances and a exact "
@@ -126,6 +132,7 @@ ARGUMENTS: dict[str, tuple[str, ...]] = {
     "table_lengths": ("conf", "dev"),
     "table_overlap": ("conf", "dev"),
     "compare_paper": ("table1", "table2", "paper1", "paper2"),
+    "fig_compare_paper": ("compare_paper",),
     "robustness_matrix": ("conf",),
     "fig_robustness_matrix": ("robustness_matrix",),
     "table_timing": ("timings",),
@@ -189,6 +196,13 @@ def caption(name: str, models: str | None = None) -> str:
     return caption_naming(f"{artifact.reproduces}: {artifact.caption}", [models] if models else [])
 
 
+def footnote_lines(footnote: str, width_inches: float) -> str:
+    """``footnote`` wrapped to a figure ``width_inches`` wide at 8 pt (about 14 characters per inch)."""
+    import textwrap
+
+    return textwrap.fill(footnote, max(40, int(14 * width_inches)))
+
+
 def write(name: str, value: Any, files: Sequence[str], *, record: Mapping[str, Any], models: str | None = None,
           footnote: str = "") -> None:
     """Write an artifact's files (a table's .csv and .md, a figure's .png and .svg) and their provenance sidecars."""
@@ -200,7 +214,8 @@ def write(name: str, value: Any, files: Sequence[str], *, record: Mapping[str, A
     else:
         png, svg = files
         if footnote:  # the competence verdict and the seeds travel with the figure itself
-            value.text(0.005, 0.002, footnote, fontsize=5, va="bottom", ha="left", wrap=True)
+            value.text(0.005, -0.01, footnote_lines(footnote, value.get_figwidth()), fontsize=8, va="top",
+                       ha="left", transform=value.transFigure)  # below the axes: the saved area grows to hold it
         save_figure(value, png, svg)
     text = caption(name, models) + (f" ({footnote})" if footnote else "")
     write_artifact(list(files), artifact_id=f"probes/{name}", reproduces=artifact.reproduces, caption=text,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 import pandas as pd
 
@@ -25,17 +27,20 @@ def bias_free_choices(originals: pd.DataFrame, benchmark: str) -> int:
 def fig3_no_question(conf: pd.DataFrame) -> plt.Figure:
     """Confidence in the correct option before vs in the pseudo-correct option after No-Question."""
     names = _benchmarks(conf)
-    fig, axes = plt.subplots(1, len(names), figsize=(3.2 * len(names), 3.2), squeeze=False, sharey=True)
+    fig, axes = plt.subplots(1, len(names), figsize=(3.4 * len(names), 4.0), squeeze=False, sharey=True)
     for ax, name in zip(axes[0], names, strict=True):
         sub = conf[conf["benchmark"] == name]
         originals = sub[sub["probe"] == "orig"]
         before = originals["p_label"]
         after = sub[sub["probe"] == "nq"]["p_label"]
-        ax.boxplot([before, after], tick_labels=["before", "after NQ"], showmeans=True)
+        ax.boxplot([before, after], tick_labels=[f"before\nn={len(before)}", f"after NQ\nn={len(after)}"],
+                   showmeans=True)
         ax.axhline(1 / bias_free_choices(originals, name), color="grey", ls="--", lw=1)
-        ax.set_title(paper_name(name))
+        ax.set_title(paper_name(name), fontsize=10)
     axes[0][0].set_ylabel("confidence of the (pseudo-)correct option")
-    fig.suptitle("Fig. 3: No-Question probe (dashed: bias-free confidence 1/n)", fontsize=10)
+    models = textwrap.fill(", ".join(sorted(conf["model"].astype(str).unique())), int(22 * len(names)))
+    fig.suptitle("Fig. 3: No-Question probe (dashed: bias-free confidence 1/n; n = instances; box 25-75 %, "
+                 f"triangle: mean)\nmodels: {models}", fontsize=10)
     fig.tight_layout()
     return fig
 
@@ -43,37 +48,56 @@ def fig3_no_question(conf: pd.DataFrame) -> plt.Figure:
 def fig4_no_right_answer(nra: pd.DataFrame) -> plt.Figure:
     """Bars ANC'-SAC and ANC-RAC per benchmark (and model), with standard errors over instances (the paper's error
     bars); ideal: ANC'-SAC = 0, ANC-RAC = -1."""
-    fig, ax = plt.subplots(figsize=(6, 3.4))
+    fig, ax = plt.subplots(figsize=(max(6.0, 1.6 * len(nra) + 2), 3.8))
     labels = [f"{r.benchmark}\n{r.model}\nn={r.instances}" for r in nra.itertuples()]
     x = np.arange(len(labels))
     ax.bar(x - 0.2, nra["ANC'-SAC"], 0.4, yerr=nra["ANC'-SAC_se"], capsize=3, label="ANC' - SAC (after)")
     ax.bar(x + 0.2, nra["ANC-RAC"], 0.4, yerr=nra["ANC-RAC_se"], capsize=3, label="ANC - RAC (before)")
-    ax.set_xticks(x, labels, fontsize=7)
+    ax.set_xticks(x, labels, fontsize=8)
     ax.axhline(0, color="black", lw=0.8)
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=8)
     ax.set_ylabel("confidence difference (+/- SE)")
-    ax.set_title("Fig. 4: No-Right-Answer confidences", fontsize=10)
+    ax.set_title(f"Fig. 4: No-Right-Answer confidences ({', '.join(sorted(nra['model'].astype(str).unique()))})",
+                 fontsize=10)
     fig.tight_layout()
     return fig
+
+
+def _grid(frame: pd.DataFrame, panel_width: float = 3.6, panel_height: float = 3.0):  # noqa: ANN202
+    """A figure with one row per model and one column per benchmark (a long row of panels is unreadable at 100 %),
+    and the (axis, (benchmark, model), rows) of each panel; panels without rows are switched off."""
+    models = sorted(frame["model"].astype(str).unique()) or [""]
+    benchmarks = sorted(frame["benchmark"].astype(str).unique()) or [""]
+    fig, axes = plt.subplots(len(models), len(benchmarks), figsize=(panel_width * len(benchmarks) + 0.6,
+                                                                    panel_height * len(models) + 0.8),
+                             squeeze=False, sharey=True)
+    panels = []
+    for r, model in enumerate(models):
+        for c, benchmark in enumerate(benchmarks):
+            rows = frame[(frame["model"].astype(str) == model) & (frame["benchmark"].astype(str) == benchmark)]
+            if rows.empty:
+                axes[r][c].text(0.5, 0.5, "not run", ha="center", va="center", transform=axes[r][c].transAxes)
+                continue
+            panels.append((axes[r][c], (benchmark, model), rows))
+    return fig, axes, panels
 
 
 def fig5_choice_paralysis(cp: pd.DataFrame) -> plt.Figure:
     """Confidence in the correct answer after Choice Paralysis by n and sampling (mean +- SE over trials), beside the
     grey bar of the original confidence, one panel per benchmark and model (the paper's Fig. 5)."""
-    panels = list(cp.groupby(["benchmark", "model"], sort=True))
-    fig, axes = plt.subplots(1, max(1, len(panels)), figsize=(3.4 * max(1, len(panels)), 3.4), squeeze=False,
-                             sharey=True)
-    for ax, ((benchmark, model), group) in zip(axes[0], panels, strict=False):
+    fig, axes, panels = _grid(cp)
+    for ax, (benchmark, model), group in panels:
         group = group.sort_values(["sampling", "n"])
         labels = ["original"] + [f"{r.sampling}\nn={r.n}" for r in group.itertuples()]
         values = [group["confidence_before"].iloc[0], *group["confidence"]]
         errors = [0, *group["confidence_se"].fillna(0)]
         colors = ["grey"] + ["tab:blue" if s == "random" else "tab:orange" for s in group["sampling"]]
         ax.bar(range(len(values)), values, yerr=errors, color=colors, capsize=3)
-        ax.set_xticks(range(len(values)), labels, fontsize=6)
+        ax.set_xticks(range(len(values)), labels, fontsize=8)
         ax.set_title(f"{benchmark} / {model}\n{int(group['instances_per_trial'].iloc[0])} instances x "
                      f"{int(group['trials'].iloc[0])} trials", fontsize=8)
-    axes[0][0].set_ylabel("confidence in the correct answer (+/- SE)")
+    for row in axes:
+        row[0].set_ylabel("confidence in correct (+/- SE)")
     fig.suptitle("Fig. 5: Choice Paralysis (grey: original confidence; blue random, orange heuristic sampling)",
                  fontsize=9)
     fig.tight_layout()
@@ -83,10 +107,8 @@ def fig5_choice_paralysis(cp: pd.DataFrame) -> plt.Figure:
 def fig6_hits_at_k(hits: pd.DataFrame) -> plt.Figure:
     """hits@k under Choice Paralysis for both samplings and every n (mean +- SE over trials), one panel per benchmark
     and model, with the original accuracy dashed (the paper's Fig. 6)."""
-    panels = list(hits.groupby(["benchmark", "model"], sort=True))
-    fig, axes = plt.subplots(1, max(1, len(panels)), figsize=(3.4 * max(1, len(panels)), 3.4), squeeze=False,
-                             sharey=True)
-    for ax, ((benchmark, model), group) in zip(axes[0], panels, strict=False):
+    fig, axes, panels = _grid(hits)
+    for ax, (benchmark, model), group in panels:
         for (sampling, n), curve in group.groupby(["sampling", "n"], sort=True):
             ax.errorbar(curve["k"], curve["hits_at_k"], yerr=curve["se"].fillna(0), capsize=2, lw=1,
                         ls="-" if sampling == "random" else "--", marker="o" if sampling == "random" else "s",
@@ -94,11 +116,18 @@ def fig6_hits_at_k(hits: pd.DataFrame) -> plt.Figure:
         ax.axhline(group["original_accuracy"].iloc[0], color="grey", ls="--", lw=1)
         ax.set_xlabel("k")
         ax.set_title(f"{benchmark} / {model}", fontsize=8)
-        ax.legend(fontsize=5)
-    axes[0][0].set_ylabel("hits@k (+/- SE)")
+    axes[0][0].legend(fontsize=8)
+    for row in axes:
+        row[0].set_ylabel("hits@k (+/- SE)")
     fig.suptitle("Fig. 6: hits@k under Choice Paralysis (dashed grey: original accuracy)", fontsize=9)
     fig.tight_layout()
     return fig
+
+
+def cell_text_colour(value: float, covers_zero: bool, limit: float = 0.5) -> str:
+    """Text colour of a heat-map cell on the RdBu_r scale from -``limit`` to ``limit``: white on the dark ends (|value|
+    above 60 % of the limit, dark red or dark blue), black on the pale middle and on the white hatched cells."""
+    return "white" if not covers_zero and abs(value) > 0.6 * limit else "black"
 
 
 def robustness_heatmap(matrix: pd.DataFrame) -> plt.Figure:
@@ -111,17 +140,19 @@ def robustness_heatmap(matrix: pd.DataFrame) -> plt.Figure:
     covers = covers.reindex_like(pivot).fillna(True).astype(bool).to_numpy()
     counts = matrix.pivot_table(index=index, columns="probe", values="instances").reindex_like(pivot).to_numpy()
     values = pivot.to_numpy()
-    fig, ax = plt.subplots(figsize=(1.3 * max(4, pivot.shape[1]) + 3, 0.38 * max(4, pivot.shape[0]) + 1.8))
+    fig, ax = plt.subplots(figsize=(1.5 * max(4, pivot.shape[1]) + 5, 0.62 * max(4, pivot.shape[0]) + 2.2))
     image = ax.imshow(np.where(covers, np.nan, values), cmap="RdBu_r", vmin=-0.5, vmax=0.5, aspect="auto")
-    ax.set_xticks(range(pivot.shape[1]), list(pivot.columns), rotation=45, ha="right", fontsize=7)
-    ax.set_yticks(range(pivot.shape[0]), [" / ".join(map(str, i)) for i in pivot.index], fontsize=7)
+    ax.set_xticks(range(pivot.shape[1]), list(pivot.columns), rotation=45, ha="right", fontsize=9)
+    ax.set_yticks(range(pivot.shape[0]), [" / ".join(map(str, i)) for i in pivot.index], fontsize=9)
     for (r, c), value in np.ndenumerate(values):
         if np.isnan(value):
+            ax.text(c, r, "not run", ha="center", va="center", fontsize=8, color="0.45")
             continue
         if covers[r, c]:
             ax.add_patch(plt.Rectangle((c - 0.5, r - 0.5), 1, 1, fill=False, hatch="///", color="0.8", lw=0))
         text = f"({value:+.2f})" if covers[r, c] else f"{value:+.2f}"
-        ax.text(c, r, f"{text}\nn={int(counts[r, c])}", ha="center", va="center", fontsize=5)
+        ax.text(c, r, f"{text}\nn={int(counts[r, c])}", ha="center", va="center", fontsize=8,
+                color=cell_text_colour(value, covers[r, c]))
     fig.colorbar(image, ax=ax, label="pseudo-accuracy - chance")
     ax.set_title("Probes on every benchmark and scorer (hatched, bracketed: 95% CI covers 0)", fontsize=9)
     fig.tight_layout()

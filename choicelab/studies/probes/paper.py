@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from choicelab.plotting import PAPER_COLOUR, PAPER_MARKER, plt
+
 PAPER_NAMES = {"anli": "aNLI", "hellaswag": "HellaSwag", "piqa": "PIQA", "siqa": "SocialIQA"}
 
 
@@ -23,10 +25,25 @@ def paper_control(model: str) -> str:
     return "pre-trained RoBERTa"
 
 
+PAPER_MODEL = "RoBERTa-large (fine-tuned per benchmark)"
+
+
+def like_for_like(model: str) -> tuple[bool, str]:
+    """(like for like, why) for our ``model`` beside the paper's numbers, which are all RoBERTa-large's."""
+    key = "".join(ch for ch in str(model).lower() if ch.isalnum())
+    if "robertalarge" in key:
+        return True, "same encoder as the paper (RoBERTa-large, fine-tuned here with our recipe)"
+    if not model:
+        return False, "not run here"
+    return False, (f"different model: the paper's numbers are RoBERTa-large's, ours are {model}'s; context, not a "
+                   "reproduction of the number")
+
+
 def compare_paper(
     table1_ours: pd.DataFrame, table2_ours: pd.DataFrame, paper1: pd.DataFrame, paper2: pd.DataFrame
 ) -> pd.DataFrame:
-    """The paper's Table 1 and Table 2 numbers beside ours (ours are for the configured encoders), with our n."""
+    """The paper's Table 1 and Table 2 numbers beside ours (ours are for the configured encoders), with our n and
+    standard error, the paper's model and, per row, whether ours is like for like and why not."""
     records = []
     for row in paper1.itertuples():
         ours = table1_ours[table1_ours["benchmark"] == row.benchmark] if len(table1_ours) else table1_ours
@@ -36,6 +53,7 @@ def compare_paper(
                 records.append({"table": "Table 1", "benchmark": row.benchmark, "quantity": quantity,
                                 "paper": getattr(row, column), "model": getattr(model_row, "model", ""),
                                 "ours": getattr(model_row, column, float("nan")),
+                                "ours_se": getattr(model_row, f"{column}_se", float("nan")),
                                 "instances": getattr(model_row, "instances", 0)})
     for row in paper2.itertuples():
         ours = table2_ours[(table2_ours["benchmark"] == row.benchmark) & (table2_ours["probe"] == row.probe)] \
@@ -45,5 +63,48 @@ def compare_paper(
                 records.append({"table": "Table 2", "benchmark": row.benchmark, "quantity": f"{row.probe} {quantity}",
                                 "paper": getattr(row, quantity), "model": getattr(model_row, "model", ""),
                                 "ours": getattr(model_row, quantity, float("nan")),
+                                "ours_se": getattr(model_row, f"{quantity}_se", float("nan")),
                                 "instances": getattr(model_row, "eval_instances", 0)})
-    return pd.DataFrame.from_records(records)
+    frame = pd.DataFrame.from_records(records, columns=["table", "benchmark", "quantity", "paper", "model", "ours",
+                                                        "ours_se", "instances"])
+    verdicts = [like_for_like(m) for m in frame["model"]]
+    frame.insert(4, "paper_model", PAPER_MODEL)
+    frame["like_for_like"] = [alike for alike, _ in verdicts]
+    frame["note"] = [why for _, why in verdicts]
+    return frame
+
+
+def compare_paper_figure(compared: pd.DataFrame) -> plt.Figure:
+    """One panel per quantity of the paper's Tables 1 and 2: per benchmark, the paper's number (black diamond,
+    RoBERTa-large) beside each of our models' (mean +- SE over trials, n instances on the axis), same scale."""
+    quantities = list(dict.fromkeys(compared["quantity"]))
+    n_cols = 4
+    n_rows = max(1, -(-len(quantities) // n_cols))
+    fig, axes = plt.subplots(n_rows, n_cols, figsize=(4.2 * n_cols, 3.6 * n_rows), squeeze=False)
+    models = sorted(m for m in compared["model"].unique() if m)
+    colours = {m: f"C{i}" for i, m in enumerate(models)}
+    width = 0.8 / (len(models) + 1)
+    for ax, quantity in zip(axes.flat, quantities, strict=False):
+        part = compared[compared["quantity"] == quantity]
+        benchmarks = list(dict.fromkeys(part["benchmark"]))
+        paper = part.drop_duplicates("benchmark")
+        ax.plot([benchmarks.index(b) - len(models) * width / 2 for b in paper["benchmark"]], paper["paper"],
+                ls="none", marker=PAPER_MARKER, color=PAPER_COLOUR, label="paper: RoBERTa-large")
+        ns: dict[str, list[str]] = {b: [] for b in benchmarks}
+        for i, model in enumerate(models):
+            mine = part[part["model"] == model]
+            x = [benchmarks.index(b) + (i + 1 - len(models) / 2) * width for b in mine["benchmark"]]
+            ax.errorbar(x, mine["ours"], yerr=mine["ours_se"].fillna(0.0), ls="none", marker="o", capsize=2,
+                        color=colours[model], label=f"ours: {model}")
+            for b, n in zip(mine["benchmark"], mine["instances"], strict=True):
+                ns[b].append(str(int(n)))
+        ax.set_xticks(range(len(benchmarks)), [f"{b}\nn={'/'.join(ns[b]) or '-'}" for b in benchmarks], fontsize=8)
+        ax.set_title(f"{part['table'].iloc[0]}: {quantity}", fontsize=9)
+        ax.set_xlim(-0.6, len(benchmarks) - 0.4)
+    for ax in list(axes.flat)[len(quantities):]:
+        ax.axis("off")
+    axes[0][0].legend(fontsize=8)
+    fig.suptitle("The paper's Tables 1-2 (black diamonds: RoBERTa-large) beside ours "
+                 f"({', '.join(models) or 'no model run'}; +/- SE over trials; n = instances)", fontsize=10)
+    fig.tight_layout()
+    return fig

@@ -17,6 +17,8 @@ from choicelab.studies.revealed_belief import figures, paper, tables
 TABLES_RULE = "rb_tables"
 FIGURES_RULE = "rb_figures"
 
+EXACT = " (bars: the model's exact probabilities for one prompt, not a sample: no interval)"
+
 APPENDIX_CAPTION = ("Chebyshev, L1 and symmetric-KL distances to the true distribution per row (the paper's rows), one "
                     "column per model of the block")
 
@@ -27,20 +29,26 @@ ARTIFACTS: tuple[Artifact, ...] = (
                partial(tables.build_appendix_table, table_id=table_id), TABLES_RULE)
       for table_id in tables.appendix_table_ids()),
     Artifact("compare_paper", "extra: Llama-3-70B rows of the appendix tables beside our models",
-             "the paper's Llama-3-70B Chebyshev distances beside ours, as context (different models, not a pass/fail)",
+             "the paper's Llama-3-70B Chebyshev distances beside ours, one row per appendix row; each row names the "
+             "paper's model of its block and says which of our models are like for like and why the others are not",
              paper.build_compare_paper, TABLES_RULE),
     Artifact("fig2", "Figure 2", "RevB Chebyshev distance per task, base vs instruct models",
              figures.build_fig2, FIGURES_RULE, kind="figure"),
-    Artifact("fig3", "Figure 3", "RevB distributions for 4 abstract choices and 3 coins, with RevB and StaA errors",
+    Artifact("fig3", "Figure 3",
+             "RevB distributions for 4 abstract choices and 3 coins, with RevB and StaA errors" + EXACT,
              figures.build_fig3, FIGURES_RULE, kind="figure"),
-    Artifact("fig4", "Figure 4", "RevB of one die with no prior and with a previous roll",
+    Artifact("fig4", "Figure 4", "RevB of one die with no prior and with a previous roll" + EXACT,
              figures.build_fig4, FIGURES_RULE, kind="figure"),
     Artifact("fig5", "Figure 5", "distribution of the per-(model, setting) increase of the Chebyshev error over the "
              "same dice's single roll, for a prior independent result and for one observation (box plots)",
              figures.build_fig5, FIGURES_RULE, kind="figure"),
-    Artifact("fig6", "Figure 6", "order effect of the options Left / Right",
+    Artifact("fig6", "Figure 6", "order effect of the options Left / Right" + EXACT,
              figures.build_fig6, FIGURES_RULE, kind="figure"),
-    Artifact("fig_single_die", "extra", "RevB over the faces of one die vs the true uniform distribution",
+    Artifact("fig_compare_paper", "extra: the paper's Llama-3-70B Chebyshev distances beside ours, per appendix table",
+             "mean Chebyshev distance per appendix table: the paper's (black diamonds) and each of our models' "
+             "(mean +- SE over the rows both report, n rows on the axis), one panel per block, same scale",
+             paper.build_compare_paper_figure, FIGURES_RULE, kind="figure"),
+    Artifact("fig_single_die", "extra", "RevB over the faces of one die vs the true uniform distribution" + EXACT,
              figures.build_single_die, FIGURES_RULE, kind="figure"),
 )
 

@@ -22,15 +22,27 @@ def single_die_figure(dump: pd.DataFrame, scenarios: pd.DataFrame, models: Seque
         for c, (_, scenario) in enumerate(dice.iterrows()):
             ax = axes[r][c]
             rows = dump[(dump["model"] == model) & (dump["item_id"] == scenario["setting_id"])].sort_values("option_id")
-            ax.bar(rows["option_text"], rows["prob"], color="tab:blue", label="revealed")
+            _bars_or_missing(ax, list(rows["option_text"]), rows["prob"], color="tab:blue", label="revealed")
             ax.plot(list(scenario["outcomes"]), list(scenario["true_probs"]), color="black", ls="--", label="true")
             ax.set_ylim(0, 1)
             ax.set_title(f"{model}\n1 die, {scenario['n_outcomes']} faces", fontsize=8)
-            ax.tick_params(labelsize=7)
-    axes[0][0].legend(fontsize=7)
+            ax.tick_params(labelsize=8)
+    axes[0][0].legend(fontsize=8)
     fig.suptitle("Revealed belief of one die (renormalized over the faces)", fontsize=10)
     fig.tight_layout()
     return fig
+
+
+def _bars_or_missing(ax, x: list, heights: pd.Series, **style) -> None:  # noqa: ANN001
+    """Bars of probabilities where a zero is told from a missing value: a zero bar gets a short black tick on the
+    axis, and a panel without rows says "no data" instead of looking like all zeros."""
+    if not len(x):
+        ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes, color="0.4")
+        return
+    ax.bar(x, heights, **style)
+    zeros = [pos for pos, h in zip(x, heights, strict=True) if h == 0]
+    if zeros:
+        ax.scatter(zeros, [0.0] * len(zeros), marker="_", s=120, color="black", zorder=3, clip_on=False)
 
 
 def _whisker_boxes(ax, groups: list[list[float]], labels: list[str], colors: list[str]) -> None:
@@ -52,15 +64,18 @@ def fig2_boxplots(metrics: pd.DataFrame, roles: dict[str, str]) -> plt.Figure:
             values = sub[sub["role"] == role]["chebyshev"].tolist()
             if values:
                 groups.append(values)
-                labels.append(role)
+                labels.append(f"{role}\nn={len(values)}")
                 colors.append(color)
         if groups:
             _whisker_boxes(ax, groups, labels, colors)
+        else:
+            ax.text(0.5, 0.5, "no settings", ha="center", va="center", transform=ax.transAxes, color="0.4")
         ax.set_title(task.capitalize())
     axes[0].set_ylabel("Chebyshev distance (RevB)")
-    fig.suptitle(
-        "Fig. 2: revealed-belief error per task, base vs instruct (box 25-75 %, whiskers 10-90 %)", fontsize=10
-    )
+    named = "; ".join(f"{role}: {', '.join(sorted(m for m, r in roles.items() if r == role)) or 'none'}"
+                      for role in ("base", "instruct"))
+    fig.suptitle("Fig. 2: revealed-belief error per task, base vs instruct (box 25-75 %, whiskers 10-90 %; "
+                 f"n = settings x models)\n{named}", fontsize=10)
     fig.tight_layout()
     return fig
 
@@ -74,31 +89,44 @@ FIG3_PICKS = (
 def fig3_distributions(
     dump: pd.DataFrame, scenarios: pd.DataFrame, table: pd.DataFrame, models: Sequence[str]
 ) -> plt.Figure:
-    """RevB distributions for 4 abstract choices and 3 coins, with the RevB/StaA error table below."""
+    """RevB distributions for 4 abstract choices and 3 coins, with the RevB/StaA error table below (one row per
+    setting and method, one column per model; "n/a" where a model has no value, e.g. StaA of a base model)."""
     picks = FIG3_PICKS
-    fig, axes = plt.subplots(2, len(picks), figsize=(10, 6.5), gridspec_kw={"height_ratios": [3, 1.3]})
+    n_rows = max(len(table), 1)
+    fig = plt.figure(figsize=(11, 4.6 + 0.32 * (n_rows + 1)))
+    grid = fig.add_gridspec(2, len(picks), height_ratios=[4.2, 0.32 * (n_rows + 1) + 0.3])
     for col, (setting, title) in enumerate(picks):
-        ax = axes[0][col]
+        ax = fig.add_subplot(grid[0, col])
         scen = scenarios[scenarios["setting_id"] == setting]
         if scen.empty:
-            ax.set_visible(False)
+            ax.text(0.5, 0.5, f"{setting}: not generated in this run", ha="center", va="center",
+                    transform=ax.transAxes, color="0.4")
+            ax.axis("off")
             continue
         outcomes = list(scen.iloc[0]["outcomes"])
         width = 0.8 / (len(models) + 1)
-        ax.bar([i for i in range(len(outcomes))], list(scen.iloc[0]["true_probs"]), width, color="black", label="true")
+        ax.bar(list(range(len(outcomes))), list(scen.iloc[0]["true_probs"]), width, color="black", label="true")
         for m, model in enumerate(models):
             rows = dump[(dump["model"] == model) & (dump["item_id"] == setting)].sort_values("option_id")
-            ax.bar([i + (m + 1) * width for i in range(len(rows))], rows["prob"], width, label=model)
+            _bars_or_missing(ax, [i + (m + 1) * width for i in range(len(rows))], rows["prob"].reset_index(drop=True),
+                             width=width, label=model)
         ax.set_xticks([i + width * len(models) / 2 for i in range(len(outcomes))], outcomes)
         ax.set_title(title)
         ax.set_ylim(0, 1)
-    axes[0][0].legend(fontsize=7)
-    for col in range(len(picks)):
-        axes[1][col].axis("off")
-    axes[1][0].table(cellText=table.round(2).astype(str).values.tolist(), colLabels=list(table.columns),
-                     loc="center", fontsize=7)
+        ax.set_ylabel("probability")
+        ax.legend(fontsize=8)
+    ax_table = fig.add_subplot(grid[1, :])
+    ax_table.axis("off")
+    cells = [["n/a" if isinstance(v, float) and v != v else (f"{v:.2f}" if isinstance(v, float) else str(v))
+              for v in row] for row in table.itertuples(index=False)]
+    if cells:
+        shown = ax_table.table(cellText=cells, colLabels=[str(c) for c in table.columns], loc="center",
+                               cellLoc="center")
+        shown.auto_set_font_size(False)
+        shown.set_fontsize(9)
+        shown.scale(1, 1.4)
+    ax_table.set_title("Chebyshev distance to the true distribution (lower is better; n/a: not asked)", fontsize=9)
     fig.suptitle("Fig. 3: revealed distributions (4 choices, 3 coins) and RevB / StaA Chebyshev errors", fontsize=10)
-    fig.tight_layout()
     return fig
 
 
@@ -115,11 +143,11 @@ def fig4_die_priors(dump: pd.DataFrame, scenarios: pd.DataFrame, models: Sequenc
     for r, model in enumerate(models):
         for c, (setting, title) in enumerate(settings):
             rows = dump[(dump["model"] == model) & (dump["item_id"] == setting)].sort_values("option_id")
-            axes[r][c].bar(rows["option_text"], rows["prob"])
+            _bars_or_missing(axes[r][c], list(rows["option_text"]), rows["prob"])
             axes[r][c].axhline(1 / faces, color="black", ls="--", lw=1)
             axes[r][c].set_ylim(0, 1)
             axes[r][c].set_title(f"{model}: {title}", fontsize=8)
-            axes[r][c].tick_params(labelsize=7)
+            axes[r][c].tick_params(labelsize=8)
     fig.suptitle(f"Fig. 4: one {faces}-sided die, no prior vs a previous roll (dashed: true 1/{faces})", fontsize=10)
     fig.tight_layout()
     return fig
@@ -129,7 +157,7 @@ FIG5_GROUPS = (("RevB base", "tab:blue"), ("RevB instruct", "tab:orange"), ("Sta
 FEW = 5  # boxes drawn from fewer (model, setting) increases than this are hatched and say so
 
 
-def fig5_increase(increases: pd.DataFrame) -> plt.Figure:
+def fig5_increase(increases: pd.DataFrame, models: Sequence[str] = ()) -> plt.Figure:
     """The paper's Fig. 5: box plots of the per-(model, setting) increase of the Chebyshev error over each setting's
     own single-roll baseline (see :func:`choicelab.studies.revealed_belief.metrics.baseline_increases`), for a prior
     independent result (left) and one observation (right); RevB base, RevB instruct and StaA side by side. Boxes
@@ -156,10 +184,11 @@ def fig5_increase(increases: pd.DataFrame) -> plt.Figure:
             ax.text(0.5, 0.5, "no settings", ha="center", va="center", transform=ax.transAxes)
         ax.axhline(0, color="black", lw=0.8)
         ax.set_title(change.capitalize(), fontsize=9)
-        ax.tick_params(labelsize=7)
+        ax.tick_params(labelsize=8)
     axes[0][0].set_ylabel("Chebyshev increase over baseline")
+    named = f"\nmodels: {', '.join(models)}" if models else ""
     fig.suptitle("Fig. 5: increase of the Chebyshev error over the same dice's single roll "
-                 "(box 25-75 %, whiskers 10-90 %, red: median)", fontsize=9)
+                 f"(box 25-75 %, whiskers 10-90 %, red: median){named}", fontsize=9)
     fig.tight_layout()
     return fig
 
@@ -190,7 +219,7 @@ def fig6_order(dump: pd.DataFrame, scenarios: pd.DataFrame, models: Sequence[str
         ax.set_xlabel("bias toward Left")
         ax.set_ylim(0, 1)
     axes[0][0].set_ylabel("P(Left)")
-    axes[0][0].legend(fontsize=7)
+    axes[0][0].legend(fontsize=8)
     fig.suptitle("Fig. 6: order of the options Left / Right", fontsize=10)
     fig.tight_layout()
     return fig
@@ -218,7 +247,8 @@ def build_fig4(results: Results) -> Built:
 
 
 def build_fig5(results: Results) -> Built:
-    return fig5_increase(baseline_increases(results.metrics, results.scenarios, results.roles)), ""
+    increases = baseline_increases(results.metrics, results.scenarios, results.roles)
+    return fig5_increase(increases, list(results.models)), ""
 
 
 def build_fig6(results: Results) -> Built:

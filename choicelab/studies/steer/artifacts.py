@@ -15,6 +15,7 @@ from typing import Any
 from choicelab.artifacts import Artifact, by_name, caption_naming
 from choicelab.studies.steer import figures as fg
 from choicelab.studies.steer import tables as tb
+from choicelab.studies.steer.paper import paper_beside_ours as paper_figure
 
 STUDY = "steer"
 
@@ -42,7 +43,13 @@ TABLES: tuple[Artifact, ...] = (
            "GPT-3.5 Turbo .307 / .173 on modules 2.2 / 2.5) beside ours",
            "paper_* columns are the paper's numbers (paper_source: where printed), our_* ours; Table 3 models matched "
            "by name, the Cognitive Bias SRC's GPT rows beside every model we ran (module mean over elements, "
-           "unadapted, with n and SE over elements)", tb.paper_comparison),
+           "unadapted, with n and SE over elements); like_for_like and note say per row whether ours is the same "
+           "model and why it is not like for like (a paper model not run here, our model not in the paper, the "
+           "GPT models beside ours, our generated benchmark)", tb.paper_comparison),
+    Artifact("fig_compare_paper", "the paper's Table 3 and Cognitive Bias SRC beside ours, in a figure",
+             "normalized accuracy of the paper's models (black diamonds, the paper's names) and of ours (mean over "
+             "elements +- SE over elements, n questions and elements in the label), unadapted, same scale",
+             paper_figure, rule="steer_tables", kind="figure_png"),
     _metric("by_element", "extra: metrics per model, adaptation and element", "accuracy, normalized accuracy, ECE, n"),
     _metric("by_module", "extra: metrics per model, adaptation and module", "accuracy, normalized accuracy, ECE, n"),
     _metric("by_setting", "extra: metrics per model, adaptation and setting", "accuracy, normalized accuracy, ECE, n"),

@@ -34,6 +34,7 @@ from choicelab.studies.steer.tables import (
     METRIC_AXIS_LABELS,
     few_shot_table,
     grade_table,
+    metric_se,
     module_table,
     self_explanation_table,
     unadapted,
@@ -68,15 +69,9 @@ def _plt():
 
 
 def _save(fig: Any, path: str | Path) -> Path:
-    from choicelab.io import atomic_path
+    from choicelab.plotting import save_png
 
-    out = Path(path)
-    suffix = out.suffix or ".png"
-    metadata = {"Software": None} if suffix == ".png" else None  # no version stamp: reruns give equal bytes
-    with atomic_path(out, suffix=suffix) as tmp:
-        fig.savefig(tmp, dpi=150, format=suffix.lstrip("."), bbox_inches="tight", metadata=metadata)
-    _plt().close(fig)
-    return out
+    return save_png(fig, path, dpi=150)
 
 
 def _model_order(frame: pd.DataFrame, value: str) -> list[str]:
@@ -90,23 +85,36 @@ def plot_module_report_card(results: pd.DataFrame, taxonomy: Any, module_id: str
     table = module_table(results, taxonomy, module_id, metric)
     module = taxonomy.module(module_id)
     fig_no = MODULE_FIGURES.get(module_id)
-    fig, ax = plt.subplots(figsize=(max(6.0, 1.8 * max(len(table), 1) + 2), 4.2))
+    fig, ax = plt.subplots(figsize=(max(6.5, 1.9 * max(len(table), 1) + 2), 4.6))
     if table.empty:
         ax.text(0.5, 0.5, "no questions scored for this module", ha="center", va="center", transform=ax.transAxes)
     else:
+        base = unadapted(results)
+        summary = sm.summarize(base[base["element"].isin(table.index)].assign(adaptation=""), ["element", "model"])
+        summary["se"] = metric_se(summary, metric)
+        se = summary.pivot(index="element", columns="model", values="se").reindex(index=table.index)
+        n = summary.pivot(index="element", columns="model", values="n_questions").reindex(index=table.index)
         models = list(table.mean().sort_values(ascending=False).index)
         width = 0.8 / max(len(models), 1)
         x = np.arange(len(table))
         for i, model in enumerate(models):
-            ax.bar(x + (i - (len(models) - 1) / 2) * width, table[model].to_numpy(dtype=float), width, label=model)
-        labels = [textwrap.fill(taxonomy.element(e).name, 18) for e in table.index]
+            values = table[model].to_numpy(dtype=float)
+            where = x + (i - (len(models) - 1) / 2) * width
+            ax.bar(where, np.nan_to_num(values), width, yerr=se[model].fillna(0.0).to_numpy(dtype=float), capsize=2,
+                   label=model)
+            for pos in where[np.isnan(values)]:  # a missing value is not a zero bar
+                ax.text(pos, 0.0, "n/a", ha="center", va="bottom", fontsize=8, rotation=90, color="0.4")
+        counts = [sorted({int(v) for v in n.loc[e].dropna()}) for e in table.index]
+        labels = [textwrap.fill(taxonomy.element(e).name, 18) + "\nn=" + ("-".join(map(str, (c[0], c[-1])))
+                                                                          if len(c) > 1 else str(c[0] if c else 0))
+                  for e, c in zip(table.index, counts, strict=True)]
         ax.set_xticks(x, labels, fontsize=8)
         if metric != "accuracy":
             ax.axhline(0.0, color="red", linewidth=1, label="random guessing")
-        ax.legend(fontsize=7, ncol=2, loc="best")
-    ax.set_ylabel(METRIC_AXIS_LABELS[metric])
+        ax.legend(fontsize=8, ncol=2, loc="best")
+    ax.set_ylabel(METRIC_AXIS_LABELS[metric] + " (+/- binomial SE)")
     prefix = f"Fig. {fig_no}: " if fig_no else ""
-    ax.set_title(f"{prefix}SRC for {module.name} ({module_id})", fontsize=10)
+    ax.set_title(f"{prefix}SRC for {module.name} ({module_id}); n = questions per element", fontsize=10)
     return _save(fig, path)
 
 
@@ -210,7 +218,7 @@ def plot_dependency_subgraph(edges: Iterable[tuple[str, str]], path: str | Path,
                            min_source_margin=22, min_target_margin=30)
     colours = ["#f4a582" if n == element else "#92c5de" for n in sub.nodes]
     nx.draw_networkx_nodes(sub, pos, ax=ax, node_color=colours, node_size=2600, node_shape="s")
-    nx.draw_networkx_labels(sub, pos, ax=ax, font_size=7,
+    nx.draw_networkx_labels(sub, pos, ax=ax, font_size=8,
                             labels={n: textwrap.fill(names.get(n, n.replace("_", " ")), 13) for n in sub.nodes})
     ax.set_title(title or f"Dependency subgraph of {names.get(element, element)} "
                           f"({sub.number_of_nodes()} elements, {sub.number_of_edges()} edges)", fontsize=10)
@@ -249,7 +257,7 @@ def plot_grade_and_domain_robustness(results: pd.DataFrame, path: str | Path,
         colour = line[0].get_color()
         top.scatter(small["grade"], small[metric], s=60, facecolors="white", edgecolors=colour, zorder=3)
         for g, v, n in zip(small["grade"], small[metric], small["n_questions"], strict=True):
-            top.annotate(f"n={int(n)}", (g, v), textcoords="offset points", xytext=(4, 4), fontsize=6)
+            top.annotate(f"n={int(n)}", (g, v), textcoords="offset points", xytext=(4, 4), fontsize=8)
     if metric == "accuracy":
         chance = grades.groupby("grade")["random_accuracy"].mean()
         top.plot(chance.index, chance.to_numpy(), color="red", linewidth=2, label="random guessing")
@@ -258,7 +266,7 @@ def plot_grade_and_domain_robustness(results: pd.DataFrame, path: str | Path,
     top.set_xlabel("grade level (0 = Foundations)")
     top.set_ylabel(METRIC_AXIS_LABELS[metric])
     top.set_title(f"Performance by grade level (bars: binomial SE; hollow: fewer than {SMALL_N} questions)")
-    top.legend(fontsize=7, ncol=2)
+    top.legend(fontsize=8, ncol=2)
     for model in _model_order(robust, "overall"):
         part = robust[robust["model"] == model]
         bottom.scatter(part["mean_over_domains"], part["worst"], s=18, label=model)
@@ -270,7 +278,7 @@ def plot_grade_and_domain_robustness(results: pd.DataFrame, path: str | Path,
     bottom.set_xlabel(f"average over domains ({METRIC_AXIS_LABELS[metric]})")
     bottom.set_ylabel("worst domain")
     bottom.set_title("Domain robustness per element-model pair")
-    bottom.legend(fontsize=7, ncol=2)
+    bottom.legend(fontsize=8, ncol=2)
     fig.tight_layout()
     return _save(fig, path)
 
@@ -290,7 +298,7 @@ def plot_few_shot_effect(results: pd.DataFrame, path: str | Path, metric: str = 
     ax.set_ylabel(METRIC_AXIS_LABELS[metric])
     ax.set_xticks(sorted(table["n_shot"].unique()))
     ax.set_title("Few-shot effect (same questions at every n; bars: SE over elements)")
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=8)
     return _save(fig, path)
 
 
@@ -317,7 +325,7 @@ def plot_self_explanation_effect(results: pd.DataFrame, path: str | Path,
         ax.axhline(0.0, color="red", linewidth=1)
     ax.set_ylabel(METRIC_AXIS_LABELS[metric])
     ax.set_title("Self-explanation effect (same questions per model; bars: SE over elements)")
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=8)
     return _save(fig, path)
 
 

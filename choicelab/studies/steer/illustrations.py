@@ -54,7 +54,7 @@ def _text_panel(ax: Any, title: str, text: str, width: int = 70, max_lines: int 
         lines = [*head, f"[... {len(lines) - len(head) - len(tail)} lines of the prompt left out here ...]", *tail]
     ax.set_axis_off()
     ax.set_title(title, fontsize=10, loc="left", parse_math=False)
-    ax.text(0.0, 1.0, "\n".join(lines), family="monospace", fontsize=7, va="top", ha="left",
+    ax.text(0.0, 1.0, "\n".join(lines), family="monospace", fontsize=8, va="top", ha="left",
             transform=ax.transAxes, parse_math=False)
 
 
@@ -94,7 +94,7 @@ def plot_taxonomy(taxonomy: Any, path: str | Path) -> Path:
                 ax.text(col + 0.07, y + 0.45 + k, line, fontsize=8, fontweight="bold", va="center")
             for k, eid in enumerate(module.element_ids, start=len(titles)):
                 element = taxonomy.element(eid)
-                ax.text(col + 0.1, y + 0.45 + k, _short(f"{element.code} {element.name}", 50), fontsize=7,
+                ax.text(col + 0.1, y + 0.45 + k, _short(f"{element.code} {element.name}", 50), fontsize=8,
                         va="center")
             y += rows + 1
     ax.set_title(f"STEER taxonomy: {len(columns)} settings, {len(taxonomy.modules)} modules, "

@@ -24,14 +24,16 @@ and how scores become *letter grades* (cut-offs). Schema (every key but ``name``
     fail_grade: F                 # letter below every cut-off
     drilldown: "3"                # setting shown element by element in the PNG's right pane (default: lowest score)
     min_questions: 30             # a letter from fewer questions is marked (default 30)
+    insufficient_below: 10        # fewer questions get no letter: "insufficient data" (default 10)
 
 Cut-offs must lie on the metric's scale (:data:`METRIC_SCALES`, checked when the rubric is loaded): accuracy,
 calibration and domain robustness run 0..1, gap closed and random gap -1..1. The paper's normalized accuracy
 (acc - r)/r has no fixed top (k - 1 for k options: 1 for Yes/No questions, 2 for three options), so the same
 cut-off would mean different things for different elements: a rubric on it gets scores without letters, and
 cut-offs on it are refused. Every letter says how many questions it rests on; one resting on fewer than
-``min_questions`` is marked (a dagger in the HTML, an asterisk on the PNG), and the page lists the questions per
-grade level.
+``min_questions`` is marked (a dagger in the HTML, an asterisk on the PNG), one resting on fewer than
+``insufficient_below`` gets no letter at all but "insufficient data" ("?" on the PNG), and the page lists the
+questions per grade level.
 
 Scores: element = the metric over the element's filtered questions; module = weighted mean of its scored
 elements; setting = weighted mean of its modules; overall = weighted mean of the settings.
@@ -55,7 +57,7 @@ from choicelab.studies.steer import metrics as sm
 
 MIN_GRADE, MAX_GRADE = 1, 13
 TOP_LEVEL_KEYS = ("name", "description", "metric", "model", "adaptation", "filters", "weights", "grade_cutoffs",
-                  "fail_grade", "drilldown", "min_questions")
+                  "fail_grade", "drilldown", "min_questions", "insufficient_below")
 FILTER_KEYS = ("grades", "domains", "settings", "modules", "elements")
 WEIGHT_KEYS = ("settings", "modules", "elements")
 METRIC_LABELS = {
@@ -78,6 +80,8 @@ METRIC_SCALES: dict[str, tuple[float, float] | None] = {
     "normalized_accuracy": None,
 }
 DEFAULT_MIN_QUESTIONS = 30
+DEFAULT_INSUFFICIENT_BELOW = 10  # a score from fewer questions gets no letter
+INSUFFICIENT = "insufficient data"
 RUBRIC_DIR = DATA / "rubrics"
 
 # element status values
@@ -105,6 +109,7 @@ class Rubric:
     drilldown: str | None = None
     min_questions: int = DEFAULT_MIN_QUESTIONS
     source: str = "<rubric>"
+    insufficient_below: int = DEFAULT_INSUFFICIENT_BELOW
 
     def __post_init__(self) -> None:
         scale = METRIC_SCALES.get(self.metric)
@@ -125,6 +130,12 @@ class Rubric:
             if score >= minimum:
                 return letter
         return self.fail_grade
+
+    def graded(self, score: float, n_questions: int) -> str:
+        """:meth:`letter`, or :data:`INSUFFICIENT` where a letter would rest on fewer than ``insufficient_below``
+        questions."""
+        letter = self.letter(score)
+        return INSUFFICIENT if letter != "-" and n_questions < self.insufficient_below else letter
 
 
 def _err(source: str, key: str, problem: str) -> ValueError:
@@ -241,6 +252,11 @@ def parse_rubric(doc: Any, source: str = "<rubric>") -> Rubric:
     min_questions = doc.get("min_questions", DEFAULT_MIN_QUESTIONS)
     if isinstance(min_questions, bool) or not isinstance(min_questions, int) or min_questions < 1:
         raise _err(source, "min_questions", f"must be an integer >= 1, got {min_questions!r}")
+    insufficient_below = doc.get("insufficient_below", min(DEFAULT_INSUFFICIENT_BELOW, min_questions))
+    if (isinstance(insufficient_below, bool) or not isinstance(insufficient_below, int)
+            or not 1 <= insufficient_below <= min_questions):
+        raise _err(source, "insufficient_below", f"must be an integer from 1 to min_questions ({min_questions}), "
+                                                 f"got {insufficient_below!r}")
     fail_grade = str(doc.get("fail_grade", "F"))
     if fail_grade in {letter for letter, _ in cutoffs}:
         raise _err(source, "fail_grade", f"{fail_grade!r} is also a letter in grade_cutoffs")
@@ -260,7 +276,7 @@ def parse_rubric(doc: Any, source: str = "<rubric>") -> Rubric:
         module_weights=_weights(weights.get("modules"), "weights.modules", source),
         element_weights=_weights(weights.get("elements"), "weights.elements", source),
         grade_cutoffs=cutoffs, fail_grade=fail_grade, drilldown=opt_str("drilldown"), min_questions=min_questions,
-        source=source,
+        source=source, insufficient_below=insufficient_below,
     )
 
 
@@ -357,7 +373,7 @@ class ReportCard:
 
     def few(self, letter: str, n_questions: int) -> bool:
         """Whether a letter rests on fewer questions than the rubric's ``min_questions`` (shown marked)."""
-        return letter != "-" and n_questions < self.rubric.min_questions
+        return letter not in ("-", INSUFFICIENT) and n_questions < self.rubric.min_questions
 
     @property
     def drilldown_setting(self) -> SettingScore | None:
@@ -469,19 +485,20 @@ def compute_report_card(metrics_frame: pd.DataFrame, taxonomy: Any, rubric: Rubr
                 else:
                     status = SCORED
                 score = element_metric(rows, rubric.metric) if status == SCORED else math.nan
-                elements.append(ElementScore(eid, el.code, el.name, score, rubric.letter(score), int(len(rows)),
+                elements.append(ElementScore(eid, el.code, el.name, score, rubric.graded(score, int(len(rows))),
+                                             int(len(rows)),
                                              weight, status, reason))
             if not elements:
                 continue
             m_score = _weighted_mean([(e.score, e.weight) for e in elements])
-            modules.append(ModuleScore(mid, mod.name, m_score, rubric.letter(m_score),
-                                       sum(e.n_questions for e in elements if e.status == SCORED),
+            m_n = sum(e.n_questions for e in elements if e.status == SCORED)
+            modules.append(ModuleScore(mid, mod.name, m_score, rubric.graded(m_score, m_n), m_n,
                                        rubric.module_weights.get(mid, 1.0), tuple(elements)))
         if not modules:
             continue
         s_score = _weighted_mean([(m.score, m.weight) for m in modules])
-        settings.append(SettingScore(st.id, st.name, s_score, rubric.letter(s_score),
-                                     sum(m.n_questions for m in modules if m.weight > 0),
+        s_n = sum(m.n_questions for m in modules if m.weight > 0)
+        settings.append(SettingScore(st.id, st.name, s_score, rubric.graded(s_score, s_n), s_n,
                                      rubric.setting_weights.get(st.id, 1.0), tuple(modules)))
     if not settings:
         raise ValueError(f"rubric {rubric.source}: its filters select no element of the taxonomy")
@@ -490,7 +507,8 @@ def compute_report_card(metrics_frame: pd.DataFrame, taxonomy: Any, rubric: Rubr
     used = frame[frame["element"].isin(scored_ids)]
     per_grade = tuple((int(g), int(n)) for g, n in used.groupby("grade").size().items())
     return ReportCard(rubric, chosen_model, chosen_adaptation, rubric.metric, rubric.grades,
-                      tuple(sorted(used["domain"].unique())), overall, rubric.letter(overall), int(len(used)),
+                      tuple(sorted(used["domain"].unique())), overall, rubric.graded(overall, int(len(used))),
+                      int(len(used)),
                       tuple(settings), per_grade)
 
 
@@ -566,8 +584,9 @@ def render_html(card: ReportCard) -> str:
     else:
         out.append(f"<dt>Grade cut-offs</dt><dd>none: {e(METRIC_LABELS[card.metric])} has no fixed scale, so scores "
                    "are shown without letters</dd>")
-    out.append(f"<dt>Fewest questions for a letter</dt><dd>{card.rubric.min_questions} (a letter from fewer is "
-               "marked &dagger;)</dd>")
+    out.append(f"<dt>Fewest questions for a letter</dt><dd>{card.rubric.insufficient_below} (fewer: "
+               f"&ldquo;{INSUFFICIENT}&rdquo;, no letter); a letter from fewer than {card.rubric.min_questions} is "
+               "marked &dagger;</dd>")
     out.append(f"<dt>Rubric file</dt><dd>{e(Path(card.rubric.source).name)}</dd></dl></section>")
 
     out.append('<section id="summary"><h2>Overall</h2>')
@@ -637,7 +656,6 @@ def render_png(card: ReportCard, path: str | Path, dpi: int = 150) -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from choicelab.io import atomic_path
 
     drill = card.drilldown_setting
     n_mid = sum(1 + len(s.modules) for s in card.settings) + 2
@@ -658,7 +676,8 @@ def render_png(card: ReportCard, path: str | Path, dpi: int = 150) -> Path:
             spine.set_edgecolor("#999999")
 
     def badge(ax: Any, x: float, y: float, letter: str, n: int, size: float = 11) -> None:
-        ax.text(x, y, letter, ha="center", va="center", fontsize=size, fontweight="bold",
+        ax.text(x, y, "?" if letter == INSUFFICIENT else letter, ha="center", va="center", fontsize=size,
+                fontweight="bold",
                 bbox={"boxstyle": "round,pad=0.25", "facecolor": letter_colour(card, letter), "edgecolor": "none"})
         if card.few(letter, n):
             ax.text(x + 0.04, y - 0.25, "*", ha="left", va="center", fontsize=size, color="#b00000")
@@ -677,6 +696,8 @@ def render_png(card: ReportCard, path: str | Path, dpi: int = 150) -> Path:
     left.text(0.06, y + 1.5, f"{card.n_questions} questions", fontsize=9, color="#555555", va="center")
     left.text(0.06, y + 2.3, f"* letter from fewer than {card.rubric.min_questions} questions", fontsize=8,
               color="#b00000", va="center")
+    left.text(0.06, y + 2.9, f"? {INSUFFICIENT}: fewer than {card.rubric.insufficient_below}", fontsize=8,
+              color="#555555", va="center")
 
     # middle: settings -> modules
     mid = axes[1]
@@ -689,7 +710,7 @@ def render_png(card: ReportCard, path: str | Path, dpi: int = 150) -> Path:
         badge(mid, 0.93, y, s.letter, s.n_questions)
         y += 1
         for m in s.modules:
-            mid.text(0.07, y, _shorten(f"{m.id} {m.name}", 58), fontsize=9.5, va="center")
+            mid.text(0.07, y, _shorten(f"{m.id} {m.name}", 50), fontsize=9.5, va="center")
             mid.text(0.83, y, f"{format_score(card.metric, m.score)} (n={m.n_questions})", fontsize=9.5,
                      va="center", ha="right")
             badge(mid, 0.93, y, m.letter, m.n_questions, 9.5)
@@ -731,11 +752,9 @@ def render_png(card: ReportCard, path: str | Path, dpi: int = 150) -> Path:
                                                   (bbox.x1, (bbox.y0 + bbox.y1) / 2)])
             right.plot([x0, x1], [y_mid, y_mid], color="#777777", linewidth=1)
 
-    out = Path(path)
-    with atomic_path(out, suffix=".png") as tmp:
-        fig.savefig(tmp, dpi=dpi, format="png", metadata={"Software": None})
-    plt.close(fig)
-    return out
+    from choicelab.plotting import save_png
+
+    return save_png(fig, path, dpi=dpi)
 
 
 def _shorten(text: str, n: int) -> str:

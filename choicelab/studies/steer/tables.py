@@ -538,8 +538,10 @@ def of_results(sources: TableSources, build: Callable[[pd.DataFrame], pd.DataFra
 
 def paper_comparison(sources: TableSources) -> pd.DataFrame:
     """:func:`paper_comparisons` of this run: Table 3 and the Cognitive Bias SRC beside the paper's numbers."""
-    return paper_comparisons(sources.metrics["table3"], sources.results, sources.paper_table3,
-                             sources.paper_bias_src)
+    from choicelab.studies.steer.paper import with_notes
+
+    return with_notes(paper_comparisons(sources.metrics["table3"], sources.results, sources.paper_table3,
+                                        sources.paper_bias_src))
 
 
 def element_quotes(sources: TableSources) -> pd.DataFrame:

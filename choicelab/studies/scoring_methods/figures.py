@@ -26,7 +26,14 @@ from choicelab.plotting import plt
 from choicelab.studies.scoring_methods import metrics as sm
 from choicelab.studies.scoring_methods import prompts as ps
 from choicelab.studies.scoring_methods import tables
-from choicelab.studies.scoring_methods.tables import METHOD_ORDER, StudyFrames, method_rank, score_rank
+from choicelab.studies.scoring_methods.tables import (
+    FREE_FROM_HAND,
+    FREE_FROM_MIXED,
+    METHOD_ORDER,
+    StudyFrames,
+    method_rank,
+    score_rank,
+)
 
 METHOD_COLORS = {
     "free": "#e6850e",
@@ -210,6 +217,13 @@ def fig2_accuracy(fig2: pd.DataFrame, title: str | None = None) -> plt.Figure:
                 color=METHOD_COLORS[method],
                 label=method,
             )
+            if method == "free" and "coder_accuracy" in sub:
+                coder = [sub[(sub["model"] == m) & (sub["method"] == method) & (sub["free_from"] == FREE_FROM_HAND)]
+                         ["coder_accuracy"] for m in models]
+                marks = [float(v.iloc[0]) if len(v) else np.nan for v in coder]
+                if np.isfinite(marks).any():
+                    ax.plot(np.arange(len(models)) - 0.4 + width * (j + 0.5), marks, "kx", ms=5, ls="none",
+                            label=CODER_MARK)
         human = sub[sub["model"] == "human"]["accuracy"]
         if len(human):
             ax.bar([len(models)], [float(human.iloc[0])], 0.5, color=METHOD_COLORS["human"], label="human")
@@ -219,7 +233,12 @@ def fig2_accuracy(fig2: pd.DataFrame, title: str | None = None) -> plt.Figure:
         ax.set_ylim(0, 1)
     for ax in axes.flat[len(conditions) :]:
         ax.set_axis_off()
-    handles, labels = axes.flat[0].get_legend_handles_labels()
+    seen: dict[str, object] = {}
+    for ax in axes.flat:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            seen.setdefault(label, handle)
+    labels = [m for m in (*methods, "human", CODER_MARK) if m in seen]
+    handles = [seen[m] for m in labels]
     handles.append(plt.Line2D([], [], color="black", ls="--"))
     labels.append("chance 1/k")
     axes.flat[-1].legend(handles, labels, loc="center", fontsize=8)
@@ -261,6 +280,7 @@ def fig3_accuracy_loglik(fig3: pd.DataFrame, title: str | None = None, loglik_la
     """Fig. 3: accuracy (top) and delta log-likelihood of the human data (bottom) per score (x axis), one column per
     model; bar colour = method. Rows with ``floored`` true are hatched (shown at the authors' display floor)."""
     models = sorted(fig3["model"].unique())
+    coder_marked = False
     fig, axes = plt.subplots(2, len(models), figsize=(max(4.5, 4.2 * len(models)), 6), squeeze=False, sharey="row")
     for j, model in enumerate(models):
         sub = fig3[fig3["model"] == model].copy()
@@ -274,6 +294,11 @@ def fig3_accuracy_loglik(fig3: pd.DataFrame, title: str | None = None, loglik_la
         for i, (column, label) in enumerate((("accuracy", "accuracy"), ("delta_loglik", loglik_label))):
             ax = axes[i][j]
             bars = ax.bar(x, sub[column].to_numpy(dtype=float), color=colors)
+            if i == 0 and "coder_accuracy" in sub and "free_from" in sub:
+                hand = sub["free_from"].isin([FREE_FROM_HAND, FREE_FROM_MIXED]).to_numpy(dtype=bool)
+                if hand.any():
+                    ax.plot(x[hand], sub["coder_accuracy"].to_numpy(dtype=float)[hand], "kx", ms=5, ls="none")
+                    coder_marked = True
             if i == 1:
                 for bar, low in zip(bars, floored, strict=True):
                     if low:
@@ -285,6 +310,9 @@ def fig3_accuracy_loglik(fig3: pd.DataFrame, title: str | None = None, loglik_la
         axes[0][j].set_ylim(0, 1)
     handles = [plt.Rectangle((0, 0), 1, 1, color=METHOD_COLORS[m]) for m in METHOD_ORDER if m in set(fig3["method"])]
     names = [m for m in METHOD_ORDER if m in set(fig3["method"])]
+    if coder_marked:
+        handles.append(plt.Line2D([], [], color="black", marker="x", ls="none"))
+        names.append(CODER_MARK)
     fig.legend(handles, names, fontsize=7, loc="lower center", ncol=len(names), frameon=False)
     title = title or (
         "Fig. 3: accuracy and goodness of fit to the human data (Δ to the worst model/score), pooled over conditions"
@@ -308,10 +336,14 @@ PAPER_VERSIONS = "labels A, B, ... only; rating: numbers 1-5 only"
 POOLED_VERSIONS = "labels pooled over A, B, ... and 1, 2, ...; rating: numbers and phrases"
 
 
+CODER_MARK = "free: coder (bar: authors' hand codes)"
+
+
 def fig2_figure(data: StudyFrames) -> plt.Figure:
-    """Fig. 2 as the paper drew it (:func:`paper_choices`)."""
+    """Fig. 2 as the paper drew it (:func:`paper_choices`): free generation from the authors' hand codes where they
+    exist (:func:`~choicelab.studies.scoring_methods.tables.with_hand_coded_free`), the coder's accuracy marked."""
     return fig2_accuracy(
-        tables.fig2_table(paper_choices(data.reported), data.human),
+        tables.paper_fig2_table(paper_choices(data.paper), paper_choices(data.reported), data.human),
         f"Fig. 2: accuracy per condition, model and method (averaged over each method's versions; {PAPER_VERSIONS})",
     )
 
@@ -319,7 +351,7 @@ def fig2_figure(data: StudyFrames) -> plt.Figure:
 def fig2_pooled_figure(data: StudyFrames) -> plt.Figure:
     """Fig. 2 over every reported version: both label sets, both rating scores (not the paper's drawing)."""
     return fig2_accuracy(
-        tables.fig2_table(data.reported, data.human),
+        tables.paper_fig2_table(data.paper, data.reported, data.human),
         f"Fig. 2, pooled (not as the paper): accuracy per condition, model and method ({POOLED_VERSIONS})",
     )
 
@@ -327,14 +359,15 @@ def fig2_pooled_figure(data: StudyFrames) -> plt.Figure:
 def fig3_figure(data: StudyFrames) -> plt.Figure:
     """Fig. 3 on the paper's versions with our clip (p in [1e-3, 1 - 1e-3]; Δ to the worst row)."""
     return fig3_accuracy_loglik(
-        tables.fig3_table(paper_choices(data.reported), data.human),
+        tables.paper_fig3_table(paper_choices(data.paper), paper_choices(data.reported), data.human),
         f"Fig. 3: accuracy and fit to the human data (clip 1e-3, Δ to the worst model/score; {PAPER_VERSIONS})",
     )
 
 
 def fig3_authors_figure(data: StudyFrames) -> plt.Figure:
     """Fig. 3 on the paper's versions as the authors computed and displayed it (clip 1e-9, display floor)."""
-    fig3 = tables.fig3_table(paper_choices(data.reported), data.human, clip=sm.AUTHORS_P_CLIP)
+    fig3 = tables.paper_fig3_table(paper_choices(data.paper), paper_choices(data.reported), data.human,
+                                   clip=sm.AUTHORS_P_CLIP)
     return fig3_accuracy_loglik(
         authors_display(fig3),
         "Fig. 3 as the authors drew it: clip 1e-9; LLH - worst LLH above -1e5 + 500, "
@@ -346,7 +379,7 @@ def fig3_authors_figure(data: StudyFrames) -> plt.Figure:
 def fig3_pooled_figure(data: StudyFrames) -> plt.Figure:
     """Fig. 3 over every reported version (both label sets pooled, both rating scores), our clip."""
     return fig3_accuracy_loglik(
-        tables.fig3_table(data.reported, data.human),
+        tables.paper_fig3_table(data.paper, data.reported, data.human),
         f"Fig. 3, pooled (not as the paper): accuracy and fit to the human data (clip 1e-3; {POOLED_VERSIONS})",
     )
 

@@ -239,6 +239,7 @@ rule sm_figures:
         "../envs/analysis.yaml"
     params:
         captions=captions(SM_FIGURES),
+        max_new_tokens=SM_SETTINGS.max_new_tokens,
         model_sources={
             m: config["models"][m]["source"] for m in study_models("scoring_methods")
         },

@@ -18,6 +18,7 @@ with log_to(snakemake.log[0]):
         sources_root=str(source_root(snakemake.input.sources)),
         hand_free=pd.read_parquet(snakemake.input.hand_free),
         model_sources=dict(snakemake.params.model_sources),
+        max_new_tokens=int(snakemake.params.max_new_tokens),
     )
     for name, (png, svg) in output_pairs(snakemake.output, ".png", ".svg").items():
         artifact = by_name(ARTIFACTS)[name]

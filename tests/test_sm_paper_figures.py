@@ -123,3 +123,13 @@ def test_the_paper_figures_mark_the_coders_free_accuracy_where_the_bar_is_the_ha
         texts = [t.get_text() for ax in fig.axes for t in (ax.get_legend().get_texts() if ax.get_legend() else [])]
         texts += [t.get_text() for leg in fig.legends for t in leg.get_texts()]
         assert figures.CODER_MARK in texts
+
+
+def test_fig1_states_the_generation_length_the_run_used():
+    from choicelab.studies.scoring_methods import prompts as ps
+
+    item = ps.ScoringItem("pragmatics", "irony", "7", "Task.", "Context.", "Question?", ("a", "b"),
+                          ("target", "literal"), 0)
+    texts = [t.get_text() for ax in figures.fig1_example(item, max_new_tokens=24).axes for t in ax.texts]
+    assert any("<= 24 new tokens" in t and "the paper: <= 50" in t for t in texts)
+    assert not any("<= 50 tokens" in t for t in texts)

@@ -130,17 +130,28 @@ def _wrap(text: str, width: int = 95) -> str:
 
 
 def fig1_example(
-    item: Any, order: Sequence[int] | None = None, label_set: str = "alpha", scale: str = "likely"
+    item: Any,
+    order: Sequence[int] | None = None,
+    label_set: str = "alpha",
+    scale: str = "likely",
+    max_new_tokens: int | None = None,
 ) -> plt.Figure:
     """Fig. 1: one item (the paper shows an irony item) as each method presents it, the scored sequences in colour,
-    and the set of scores with their formulas. ``item`` is a ScoringItem or a PragmaticsItem."""
+    and the set of scores with their formulas. ``item`` is a ScoringItem or a PragmaticsItem; ``max_new_tokens`` is
+    the generation length the run used (``studies.scoring_methods.max_new_tokens``; the paper's is 50)."""
     if not isinstance(item, ps.ScoringItem):
         item = ps.from_pragmatics([item])[0]
     order = tuple(order) if order is not None else tuple(range(len(item.options)))
     labels = sm.labels_for(len(item.options), label_set)
     target = item.options[item.target]
     panels = [
-        ("free generation (tau = 0.1, <= 50 tokens)", ps.string_prompt(item), "<generated text, coded as an option>"),
+        (
+            f"free generation (tau = 0.1, <= {max_new_tokens} new tokens; the paper: <= 50)"
+            if max_new_tokens is not None
+            else "free generation (tau = 0.1; the paper: <= 50 new tokens)",
+            ps.string_prompt(item),
+            "<generated text, coded as an option>",
+        ),
         ("string scoring: each option given I and given I0 = T", ps.string_prompt(item), " | ".join(item.options)),
         (
             "label scoring: labels given I and given I0 = T + options",
@@ -329,7 +340,7 @@ def fig1_figure(data: StudyFrames) -> plt.Figure:
     """Fig. 1 on the first irony item (the paper shows an irony item)."""
     from choicelab.studies.scoring_methods.items import load_condition
 
-    return fig1_example(load_condition(data.sources_root, "irony")[0])
+    return fig1_example(load_condition(data.sources_root, "irony")[0], max_new_tokens=data.max_new_tokens)
 
 
 PAPER_VERSIONS = "labels A, B, ... only; rating: numbers 1-5 only"

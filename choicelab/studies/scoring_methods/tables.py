@@ -436,6 +436,7 @@ class StudyFrames:
     hand_free: pd.DataFrame = field(default_factory=pd.DataFrame)  # the authors' hand-coded free accuracy
     coder_agreement: pd.DataFrame = field(default_factory=pd.DataFrame)  # the coder against the hand codes
     model_sources: dict = field(default_factory=dict)  # our model name -> its source (hf:<hub name>)
+    max_new_tokens: int | None = None  # free generation's length cap in this run (Fig. 1 states it)
     reported: pd.DataFrame = field(init=False, repr=False)  # what the paper reports, free coded by the coder
     paper: pd.DataFrame = field(init=False, repr=False)  # the same, free from the hand codes where they exist
 

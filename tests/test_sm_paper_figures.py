@@ -133,3 +133,17 @@ def test_fig1_states_the_generation_length_the_run_used():
     texts = [t.get_text() for ax in figures.fig1_example(item, max_new_tokens=24).axes for t in ax.texts]
     assert any("<= 24 new tokens" in t and "the paper: <= 50" in t for t in texts)
     assert not any("<= 50 tokens" in t for t in texts)
+
+
+def test_fig2_draws_each_bar_with_its_interval_and_n_and_tells_a_zero_bar_from_a_missing_one():
+    fig2 = pd.DataFrame({
+        "condition": ["irony"] * 4, "model": ["a", "a", "b", "human"], "method": ["free", "string", "string", "human"],
+        "k": [0, 3, 2, 300], "n": [20, 4, 4, 374], "n_options": [4] * 4,
+    })
+    fig2 = fig2.assign(accuracy=fig2["k"] / fig2["n"], chance=0.25)
+    fig = figures.fig2_accuracy(fig2, "Fig. 2. Models: a, b")
+    ax = fig.axes[0]
+    texts = [t.get_text() for t in ax.texts]
+    assert {"n=20", "n=4", "n=374"} <= set(texts)  # the zero bar (a, free) has its n: it is a measured 0
+    assert texts.count(figures.MISSING_MARK) == 1  # b has no free bar: missing, not 0
+    assert len(ax.collections) == 4  # one interval per drawn bar

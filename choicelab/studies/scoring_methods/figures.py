@@ -207,8 +207,30 @@ def fig1_example(
     return fig
 
 
+MISSING_MARK = "n/a"  # written where a bar has no data (a bar of height 0 is drawn with its interval and n)
+
+
+def _bars_with_intervals(ax: Any, x: np.ndarray, rows: Sequence[pd.DataFrame], width: float, color: str,
+                         label: str) -> None:
+    """One bar per x from a one-row frame (``accuracy``, ``k``, ``n``) with its exact 95 % interval and its n
+    written above; an empty frame is no data and shows :data:`MISSING_MARK`, so a missing bar differs from 0."""
+    from choicelab.stats import exact_interval
+
+    for xi, row in zip(x, rows, strict=True):
+        if row.empty or not np.isfinite(float(row["accuracy"].iloc[0])):
+            ax.text(xi, 0.01, MISSING_MARK, ha="center", va="bottom", fontsize=4.5, rotation=90, color="grey")
+            continue
+        accuracy, k, n = float(row["accuracy"].iloc[0]), float(row["k"].iloc[0]), int(row["n"].iloc[0])
+        low, high = exact_interval(k, n)
+        ax.bar([xi], [accuracy], width, color=color, label=label, edgecolor=color, linewidth=0.8)
+        ax.errorbar([xi], [accuracy], yerr=[[accuracy - low], [high - accuracy]], fmt="none", ecolor="black",
+                    elinewidth=0.6, capsize=1.2)
+        ax.text(xi, min(high + 0.01, 0.93), f"n={n}", ha="center", va="bottom", fontsize=4, rotation=90)
+
+
 def fig2_accuracy(fig2: pd.DataFrame, title: str | None = None) -> plt.Figure:
-    """Fig. 2: accuracy per condition (facets); bars per model x method, human bar, dashed chance line 1/k."""
+    """Fig. 2: accuracy per condition (facets); bars per model x method with their exact 95 % intervals and n (over
+    the pooled item versions), human bar, dashed chance line 1/k; "n/a" where a model has no number."""
     conditions = sorted(fig2["condition"].unique())
     models = sorted(m for m in fig2["model"].unique() if m != "human")
     methods = [m for m in METHOD_ORDER if m in set(fig2["method"])]
@@ -219,15 +241,9 @@ def fig2_accuracy(fig2: pd.DataFrame, title: str | None = None) -> plt.Figure:
     for ax, condition in zip(axes.flat, conditions, strict=False):
         sub = fig2[fig2["condition"] == condition]
         for j, method in enumerate(methods):
-            values = [sub[(sub["model"] == m) & (sub["method"] == method)]["accuracy"] for m in models]
-            heights = [float(v.iloc[0]) if len(v) else np.nan for v in values]
-            ax.bar(
-                np.arange(len(models)) - 0.4 + width * (j + 0.5),
-                heights,
-                width,
-                color=METHOD_COLORS[method],
-                label=method,
-            )
+            rows = [sub[(sub["model"] == m) & (sub["method"] == method)] for m in models]
+            x = np.arange(len(models)) - 0.4 + width * (j + 0.5)
+            _bars_with_intervals(ax, x, rows, width, METHOD_COLORS[method], method)
             if method == "free" and "coder_accuracy" in sub:
                 coder = [sub[(sub["model"] == m) & (sub["method"] == method) & (sub["free_from"] == FREE_FROM_HAND)]
                          ["coder_accuracy"] for m in models]
@@ -235,9 +251,9 @@ def fig2_accuracy(fig2: pd.DataFrame, title: str | None = None) -> plt.Figure:
                 if np.isfinite(marks).any():
                     ax.plot(np.arange(len(models)) - 0.4 + width * (j + 0.5), marks, "kx", ms=5, ls="none",
                             label=CODER_MARK)
-        human = sub[sub["model"] == "human"]["accuracy"]
+        human = sub[sub["model"] == "human"]
         if len(human):
-            ax.bar([len(models)], [float(human.iloc[0])], 0.5, color=METHOD_COLORS["human"], label="human")
+            _bars_with_intervals(ax, np.array([len(models)]), [human], 0.5, METHOD_COLORS["human"], "human")
         ax.axhline(float(sub["chance"].iloc[0]), color="black", ls="--", lw=1)
         ax.set_xticks(range(len(models) + 1), [*models, "human"], rotation=30, ha="right", fontsize=7)
         ax.set_title(CONDITION_NAMES.get(condition, condition), fontsize=9)
@@ -252,6 +268,8 @@ def fig2_accuracy(fig2: pd.DataFrame, title: str | None = None) -> plt.Figure:
     handles = [seen[m] for m in labels]
     handles.append(plt.Line2D([], [], color="black", ls="--"))
     labels.append("chance 1/k")
+    handles.append(plt.Line2D([], [], color="black", lw=0.6))
+    labels.append("95 % interval (exact, over item versions)")
     axes.flat[-1].legend(handles, labels, loc="center", fontsize=8)
     for row in axes:
         row[0].set_ylabel("accuracy")
@@ -350,12 +368,18 @@ POOLED_VERSIONS = "labels pooled over A, B, ... and 1, 2, ...; rating: numbers a
 CODER_MARK = "free: coder (bar: authors' hand codes)"
 
 
+def _models_named(data: StudyFrames) -> str:
+    """The title's tail naming the models drawn."""
+    return f". Models: {', '.join(data.models(with_grid=False))}"
+
+
 def fig2_figure(data: StudyFrames) -> plt.Figure:
     """Fig. 2 as the paper drew it (:func:`paper_choices`): free generation from the authors' hand codes where they
     exist (:func:`~choicelab.studies.scoring_methods.tables.with_hand_coded_free`), the coder's accuracy marked."""
     return fig2_accuracy(
         tables.paper_fig2_table(paper_choices(data.paper), paper_choices(data.reported), data.human),
-        f"Fig. 2: accuracy per condition, model and method (averaged over each method's versions; {PAPER_VERSIONS})",
+        f"Fig. 2: accuracy per condition, model and method (averaged over each method's versions; {PAPER_VERSIONS})"
+        + _models_named(data),
     )
 
 
@@ -363,7 +387,8 @@ def fig2_pooled_figure(data: StudyFrames) -> plt.Figure:
     """Fig. 2 over every reported version: both label sets, both rating scores (not the paper's drawing)."""
     return fig2_accuracy(
         tables.paper_fig2_table(data.paper, data.reported, data.human),
-        f"Fig. 2, pooled (not as the paper): accuracy per condition, model and method ({POOLED_VERSIONS})",
+        f"Fig. 2, pooled (not as the paper): accuracy per condition, model and method ({POOLED_VERSIONS})"
+        + _models_named(data),
     )
 
 
@@ -371,7 +396,8 @@ def fig3_figure(data: StudyFrames) -> plt.Figure:
     """Fig. 3 on the paper's versions with our clip (p in [1e-3, 1 - 1e-3]; Δ to the worst row)."""
     return fig3_accuracy_loglik(
         tables.paper_fig3_table(paper_choices(data.paper), paper_choices(data.reported), data.human),
-        f"Fig. 3: accuracy and fit to the human data (clip 1e-3, Δ to the worst model/score; {PAPER_VERSIONS})",
+        f"Fig. 3: accuracy and fit to the human data (clip 1e-3, Δ to the worst model/score; {PAPER_VERSIONS})"
+        + _models_named(data),
     )
 
 
@@ -382,7 +408,7 @@ def fig3_authors_figure(data: StudyFrames) -> plt.Figure:
     return fig3_accuracy_loglik(
         authors_display(fig3),
         "Fig. 3 as the authors drew it: clip 1e-9; LLH - worst LLH above -1e5 + 500, "
-        f"LLH <= -1e5 shown as 500 (hatched); {PAPER_VERSIONS}",
+        f"LLH <= -1e5 shown as 500 (hatched); {PAPER_VERSIONS}" + _models_named(data),
         "LLH diff. (authors' display)",
     )
 
@@ -391,7 +417,8 @@ def fig3_pooled_figure(data: StudyFrames) -> plt.Figure:
     """Fig. 3 over every reported version (both label sets pooled, both rating scores), our clip."""
     return fig3_accuracy_loglik(
         tables.paper_fig3_table(data.paper, data.reported, data.human),
-        f"Fig. 3, pooled (not as the paper): accuracy and fit to the human data (clip 1e-3; {POOLED_VERSIONS})",
+        f"Fig. 3, pooled (not as the paper): accuracy and fit to the human data (clip 1e-3; {POOLED_VERSIONS})"
+        + _models_named(data),
     )
 
 

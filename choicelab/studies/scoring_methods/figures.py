@@ -228,6 +228,19 @@ def _bars_with_intervals(ax: Any, x: np.ndarray, rows: Sequence[pd.DataFrame], w
         ax.text(xi, min(high + 0.01, 0.93), f"n={n}", ha="center", va="bottom", fontsize=4, rotation=90)
 
 
+def _intervals(ax: Any, x: np.ndarray, rows: pd.DataFrame) -> None:
+    """Exact 95 % intervals and n over accuracy bars (``accuracy``, ``k``, ``n`` per row)."""
+    from choicelab.stats import exact_interval
+
+    for xi, (accuracy, k, n) in zip(x, rows[["accuracy", "k", "n"]].itertuples(index=False), strict=True):
+        if not n or not np.isfinite(float(accuracy)):
+            continue
+        low, high = exact_interval(float(k), int(n))
+        ax.errorbar([xi], [accuracy], yerr=[[accuracy - low], [high - accuracy]], fmt="none", ecolor="black",
+                    elinewidth=0.6, capsize=1.2)
+        ax.text(xi, min(high + 0.01, 0.93), f"n={int(n)}", ha="center", va="bottom", fontsize=4, rotation=90)
+
+
 def fig2_accuracy(fig2: pd.DataFrame, title: str | None = None) -> plt.Figure:
     """Fig. 2: accuracy per condition (facets); bars per model x method with their exact 95 % intervals and n (over
     the pooled item versions), human bar, dashed chance line 1/k; "n/a" where a model has no number."""
@@ -323,6 +336,8 @@ def fig3_accuracy_loglik(fig3: pd.DataFrame, title: str | None = None, loglik_la
         for i, (column, label) in enumerate((("accuracy", "accuracy"), ("delta_loglik", loglik_label))):
             ax = axes[i][j]
             bars = ax.bar(x, sub[column].to_numpy(dtype=float), color=colors)
+            if i == 0 and {"k", "n"} <= set(sub.columns):
+                _intervals(ax, x, sub)
             if i == 0 and "coder_accuracy" in sub and "free_from" in sub:
                 hand = sub["free_from"].isin([FREE_FROM_HAND, FREE_FROM_MIXED]).to_numpy(dtype=bool)
                 if hand.any():
@@ -342,7 +357,7 @@ def fig3_accuracy_loglik(fig3: pd.DataFrame, title: str | None = None, loglik_la
     if coder_marked:
         handles.append(plt.Line2D([], [], color="black", marker="x", ls="none"))
         names.append(CODER_MARK)
-    fig.legend(handles, names, fontsize=7, loc="lower center", ncol=len(names), frameon=False)
+    fig.legend(handles, names, fontsize=7, loc="lower center", ncol=min(len(names), 2 + 2 * len(models)), frameon=False)
     title = title or (
         "Fig. 3: accuracy and goodness of fit to the human data (Δ to the worst model/score), pooled over conditions"
     )

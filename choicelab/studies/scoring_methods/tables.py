@@ -85,7 +85,8 @@ def with_hand_coded_free(reported: pd.DataFrame, hand_free: pd.DataFrame, source
         k, n = int(mine["k"].sum()), int(mine["n"].sum())
         template = group.iloc[[0] * n].reset_index(drop=True)
         template["is_target"] = [True] * k + [False] * (n - k)
-        template["item_id"] = pd.NA if "item_id" in template else None
+        if "item_id" in template:
+            template["item_id"] = pd.NA  # the authors' generations, not an item version of ours
         template["free_from"] = FREE_FROM_HAND
         replaced.append(group.index)
         added.append(template)

@@ -38,10 +38,33 @@ def markdown(table: pd.DataFrame) -> str:
     return "\n".join(rows)
 
 
+def ensemble(embedders: list) -> object:
+    """texts -> the encoders' unit vectors side by side, each scaled by 1/sqrt(k): a dot product of two such vectors
+    is the mean of the k encoders' cosines (one encoder: its own vectors)."""
+    import numpy as np
+
+    if len(embedders) == 1:
+        return embedders[0]
+
+    def embed(texts):
+        parts = []
+        for one in embedders:
+            vectors = np.asarray(one(texts), dtype=float)
+            parts.append(vectors / np.clip(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12, None))
+        return np.hstack(parts) / np.sqrt(len(parts))
+
+    return embed
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data-mirror", default=os.environ.get("CHOICELAB_DATA_MIRROR", "../shared/data"))
-    parser.add_argument("--embedder", required=True, help="a sentence-encoder folder (e.g. results/models/minilm-l6)")
+    parser.add_argument(
+        "--embedder", required=True, nargs="+",
+        help="a sentence-encoder folder (e.g. results/models/minilm-l6); several folders: an ensemble, each "
+        "encoder's unit vectors concatenated and scaled by 1/sqrt(k), so that a cosine is the mean of the encoders' "
+        "cosines (docs/scoring_methods.md: MiniLM + all-mpnet-base-v2)",
+    )
     parser.add_argument(
         "--judge", help="a causal model folder (results/models/<name>): code with it as an LLM judge instead of the "
         "embeddings (settings fits do not apply; the rules of steps 1-2 and coherence still do)",
@@ -70,7 +93,7 @@ def main() -> None:
     if args.report:
         report.to_csv(args.report, index=False)
     hand = read_hand_coded(args.data_mirror)
-    embed = load_embedder(args.embedder)
+    embed = ensemble([load_embedder(folder) for folder in args.embedder])
     judge = None
     if args.judge:
         from choicelab.studies.scoring_methods.code_free import load_judge
@@ -101,7 +124,7 @@ def main() -> None:
         dev = hand[hand["model"] == args.fit]
         dev_examples = hand_coded_examples(dev)
         best = None
-        grid = [(t, w, e, b) for t in (0.15, 0.2) for w in (0.0, 1.0, 2.0, 4.0)
+        grid = [(t, w, e, b) for t in (0.15, 0.2, 0.3, 0.4) for w in (0.0, 0.5, 1.0, 2.0, 4.0)
                 for e in ((0.0, 2.0) if args.with_examples else (0.0,)) for b in args.target_biases]
         for threshold, prototype_weight, example_weight, bias in grid:
             trial = {**settings, "min_similarity": threshold, "sentences": 1, "prototype_weight": prototype_weight,

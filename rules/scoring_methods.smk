@@ -224,6 +224,7 @@ rule sm_figures:
         choices=f"{SM}/metrics/choices.parquet",
         grid=f"{SM}/metrics/grid_choices.parquet",
         human=f"{SM}/metrics/human.parquet",
+        hand_free=f"{SM}/metrics/hand_free.parquet",
         sources=SM_SOURCES,
     output:
         artifact_outputs(
@@ -238,5 +239,9 @@ rule sm_figures:
         "../envs/analysis.yaml"
     params:
         captions=captions(SM_FIGURES),
+        max_new_tokens=SM_SETTINGS.max_new_tokens,
+        model_sources={
+            m: config["models"][m]["source"] for m in study_models("scoring_methods")
+        },
     script:
         "../scripts/sm_figures.py"

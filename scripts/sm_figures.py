@@ -13,7 +13,13 @@ from choicelab.workflow import job_record, log_to, output_pairs
 with log_to(snakemake.log[0]):
     record = job_record(snakemake)
     frames = (pd.read_parquet(snakemake.input[key]) for key in ("choices", "grid", "human"))
-    data = StudyFrames(*frames, sources_root=str(source_root(snakemake.input.sources)))
+    data = StudyFrames(
+        *frames,
+        sources_root=str(source_root(snakemake.input.sources)),
+        hand_free=pd.read_parquet(snakemake.input.hand_free),
+        model_sources=dict(snakemake.params.model_sources),
+        max_new_tokens=int(snakemake.params.max_new_tokens),
+    )
     for name, (png, svg) in output_pairs(snakemake.output, ".png", ".svg").items():
         artifact = by_name(ARTIFACTS)[name]
         save_figure(artifact.builder(data), png, svg)

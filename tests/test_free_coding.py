@@ -514,3 +514,19 @@ def test_a_hand_coded_row_naming_an_item_that_does_not_exist_fails_naming_its_fi
     hand = read_hand_coded(tmp_path)
     with pytest.raises(ValueError, match=r"m/seed1/temperature01/irony\.csv data row 2: no irony item '99'"):
         code_free_frame(hand, data_mirror, embed=None)
+
+
+def test_the_bench_codes_with_several_encoders_as_one_whose_cosine_is_their_mean():
+    import importlib.util
+    from pathlib import Path
+
+    import numpy as np
+
+    spec = importlib.util.spec_from_file_location("free_coding", Path(__file__).parents[1] / "bench/free_coding.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    first = {"a": [1.0, 0.0], "b": [0.0, 1.0]}
+    second = {"a": [3.0, 4.0, 0.0], "b": [3.0, 4.0, 0.0]}
+    embed = bench.ensemble([lambda ts: np.array([first[t] for t in ts]), lambda ts: np.array([second[t] for t in ts])])
+    a, b = embed(["a", "b"])
+    assert np.isclose(a @ b, (0.0 + 1.0) / 2) and np.isclose(a @ a, 1.0)

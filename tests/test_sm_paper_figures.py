@@ -72,3 +72,78 @@ def test_fig3_with_the_authors_clip_punishes_a_zero_target_rate_and_every_figure
     for name in sorted(paper_figures | {"fig2_pooled", "fig3_pooled"}):
         save_figure(names[name].builder(data), str(tmp_path / f"{name}.png"), str(tmp_path / f"{name}.svg"))
         assert (tmp_path / f"{name}.png").stat().st_size > 0
+
+
+def _with_free(choices: pd.DataFrame) -> pd.DataFrame:
+    """Adds free generations of model m at tau=0.1: the coder codes 1 of 4 irony answers target, 0 of 4 humour."""
+    free = choices[(choices["method"] == "string")].assign(method="free", score="free", variant="tau=0.1")
+    free["is_target"] = (free["condition"] == "irony") & (free["item_id"] == "0")
+    return pd.concat([choices, free], ignore_index=True)
+
+
+def _hand_free() -> pd.DataFrame:
+    """The authors hand-coded m's irony generations only: 15 of 20 target (humour has no hand codes)."""
+    return pd.DataFrame({"model_name": ["org/m"], "condition": ["irony"], "variant": ["tau=0.1"], "k": [15],
+                         "n": [20], "seeds": [1], "accuracy": [0.75], "ci_low": [0.5], "ci_high": [0.9]})
+
+
+def test_the_paper_tables_count_free_generation_from_the_authors_hand_codes_and_show_the_coders_number_beside():
+    data = tables.StudyFrames(_with_free(_choices()), _choices().iloc[:0], _human(), hand_free=_hand_free(),
+                              model_sources={"m": "hf:org/m"})
+    numbers = tables.numbers_table(data)[0]
+    free = numbers[(numbers["figure"] == "fig2") & (numbers["method"] == "free")].set_index("condition")
+    # irony: the hand codes (15 of 20), the coder's 1 of 4 beside; humour: no hand codes, the coder's number
+    assert (free.loc["irony", "k"], free.loc["irony", "n"], free.loc["irony", "accuracy"]) == (15, 20, 0.75)
+    assert free.loc["irony", "free_from"] == tables.FREE_FROM_HAND
+    assert (free.loc["irony", "coder_k"], free.loc["irony", "coder_n"], free.loc["irony", "coder_accuracy"]) == (
+        1, 4, 0.25)
+    assert free.loc["humour", "free_from"] == tables.FREE_FROM_CODER and free.loc["humour", "accuracy"] == 0.0
+    fig3 = numbers[(numbers["figure"] == "fig3") & (numbers["method"] == "free")].iloc[0]
+    assert fig3["accuracy"] == 15 / 24 and fig3["coder_accuracy"] == 1 / 8
+    assert fig3["free_from"] == tables.FREE_FROM_MIXED
+    assert fig3["loglik"] != fig3["coder_loglik"]
+    # another model, or no hand codes at all: the coder's rows, unchanged
+    other = tables.StudyFrames(_with_free(_choices()), _choices().iloc[:0], _human(), hand_free=_hand_free(),
+                               model_sources={"m": "hf:org/other"})
+    assert other.paper.drop(columns="free_from").equals(other.reported)
+    assert set(other.paper.loc[other.paper["method"] == "free", "free_from"]) == {tables.FREE_FROM_CODER}
+
+
+def test_the_paper_figures_mark_the_coders_free_accuracy_where_the_bar_is_the_hand_codes(tmp_path):
+    from choicelab.studies.scoring_methods.artifacts import ARTIFACTS
+
+    data = tables.StudyFrames(_with_free(_choices()), _choices().iloc[:0], _human(), hand_free=_hand_free(),
+                              model_sources={"m": "hf:org/m"})
+    names = {a.name: a for a in ARTIFACTS}
+    for name in ("fig2", "fig3", "fig3_authors_clip"):
+        fig = names[name].builder(data)
+        lines = [line for ax in fig.axes for line in ax.get_lines()]
+        marks = [line for line in lines if line.get_marker() == "x" and len(line.get_xdata())]
+        assert marks, f"{name}: the coder's free accuracy is not marked beside the hand-coded bar"
+        texts = [t.get_text() for ax in fig.axes for t in (ax.get_legend().get_texts() if ax.get_legend() else [])]
+        texts += [t.get_text() for leg in fig.legends for t in leg.get_texts()]
+        assert figures.CODER_MARK in texts
+
+
+def test_fig1_states_the_generation_length_the_run_used():
+    from choicelab.studies.scoring_methods import prompts as ps
+
+    item = ps.ScoringItem("pragmatics", "irony", "7", "Task.", "Context.", "Question?", ("a", "b"),
+                          ("target", "literal"), 0)
+    texts = [t.get_text() for ax in figures.fig1_example(item, max_new_tokens=24).axes for t in ax.texts]
+    assert any("<= 24 new tokens" in t and "the paper: <= 50" in t for t in texts)
+    assert not any("<= 50 tokens" in t for t in texts)
+
+
+def test_fig2_draws_each_bar_with_its_interval_and_n_and_tells_a_zero_bar_from_a_missing_one():
+    fig2 = pd.DataFrame({
+        "condition": ["irony"] * 4, "model": ["a", "a", "b", "human"], "method": ["free", "string", "string", "human"],
+        "k": [0, 3, 2, 300], "n": [20, 4, 4, 374], "n_options": [4] * 4,
+    })
+    fig2 = fig2.assign(accuracy=fig2["k"] / fig2["n"], chance=0.25)
+    fig = figures.fig2_accuracy(fig2, "Fig. 2. Models: a, b")
+    ax = fig.axes[0]
+    texts = [t.get_text() for t in ax.texts]
+    assert {"n=20", "n=4", "n=374"} <= set(texts)  # the zero bar (a, free) has its n: it is a measured 0
+    assert texts.count(figures.MISSING_MARK) == 1  # b has no free bar: missing, not 0
+    assert len(ax.collections) == 4  # one interval per drawn bar

@@ -15,7 +15,9 @@ ARTIFACTS: tuple[Artifact, ...] = (
         "table_numbers",
         "every number behind Figs 2 and 3",
         "accuracy per condition, model and method (Fig. 2) and per score with the log-likelihood of the human data "
-        "(Fig. 3), with the authors' probability clip and each label set beside the pooled value",
+        "(Fig. 3), with the authors' probability clip and each label set beside the pooled value; free generation "
+        "from the authors' hand codes where they coded the model (as the paper counted it, column free_from), the "
+        "coder's number beside (coder_k, coder_n, coder_accuracy, coder_loglik)",
         tables.numbers_table,
         "sm_tables",
     ),
@@ -69,7 +71,8 @@ ARTIFACTS: tuple[Artifact, ...] = (
         "fig2",
         "Figure 2 (accuracy per condition, model and method; human and chance)",
         "accuracy per condition, model and method, beside human accuracy and chance; label scoring with the letter "
-        "labels only and rating with the numbers only, as the paper drew it",
+        "labels only and rating with the numbers only, as the paper drew it; free generation from the authors' hand "
+        "codes where they coded the model, the coder's accuracy marked x beside",
         figures.fig2_figure,
         "sm_figures",
         "figure",
@@ -87,7 +90,8 @@ ARTIFACTS: tuple[Artifact, ...] = (
         "fig3",
         "Figure 3 (accuracy and log-likelihood of the human data per score and model), with our clip 1e-3",
         "accuracy and log-likelihood of the human data per score and model (letter labels, number ratings), the "
-        "target rate clipped to [1e-3, 1 - 1e-3], as the difference to the worst model and score",
+        "target rate clipped to [1e-3, 1 - 1e-3], as the difference to the worst model and score; free generation "
+        "from the authors' hand codes where they coded the model, the coder's accuracy marked x",
         figures.fig3_figure,
         "sm_figures",
         "figure",
@@ -97,7 +101,8 @@ ARTIFACTS: tuple[Artifact, ...] = (
         "Figure 3 as the authors computed and displayed it (clip 1e-9, log-likelihood below -100000 shown as 500)",
         "accuracy and log-likelihood of the human data per score and model (letter labels, number ratings) with the "
         "authors' clip 1e-9 and display: LLH minus the worst LLH above -100000 plus 500, rows at or below -100000 "
-        "shown as 500 (hatched)",
+        "shown as 500 (hatched); free generation from the authors' hand codes where they coded the model, the "
+        "coder's accuracy marked x",
         figures.fig3_authors_figure,
         "sm_figures",
         "figure",

@@ -26,7 +26,14 @@ from choicelab.plotting import plt
 from choicelab.studies.scoring_methods import metrics as sm
 from choicelab.studies.scoring_methods import prompts as ps
 from choicelab.studies.scoring_methods import tables
-from choicelab.studies.scoring_methods.tables import METHOD_ORDER, StudyFrames, method_rank, score_rank
+from choicelab.studies.scoring_methods.tables import (
+    FREE_FROM_HAND,
+    FREE_FROM_MIXED,
+    METHOD_ORDER,
+    StudyFrames,
+    method_rank,
+    score_rank,
+)
 
 METHOD_COLORS = {
     "free": "#e6850e",
@@ -123,17 +130,28 @@ def _wrap(text: str, width: int = 95) -> str:
 
 
 def fig1_example(
-    item: Any, order: Sequence[int] | None = None, label_set: str = "alpha", scale: str = "likely"
+    item: Any,
+    order: Sequence[int] | None = None,
+    label_set: str = "alpha",
+    scale: str = "likely",
+    max_new_tokens: int | None = None,
 ) -> plt.Figure:
     """Fig. 1: one item (the paper shows an irony item) as each method presents it, the scored sequences in colour,
-    and the set of scores with their formulas. ``item`` is a ScoringItem or a PragmaticsItem."""
+    and the set of scores with their formulas. ``item`` is a ScoringItem or a PragmaticsItem; ``max_new_tokens`` is
+    the generation length the run used (``studies.scoring_methods.max_new_tokens``; the paper's is 50)."""
     if not isinstance(item, ps.ScoringItem):
         item = ps.from_pragmatics([item])[0]
     order = tuple(order) if order is not None else tuple(range(len(item.options)))
     labels = sm.labels_for(len(item.options), label_set)
     target = item.options[item.target]
     panels = [
-        ("free generation (tau = 0.1, <= 50 tokens)", ps.string_prompt(item), "<generated text, coded as an option>"),
+        (
+            f"free generation (tau = 0.1, <= {max_new_tokens} new tokens; the paper: <= 50)"
+            if max_new_tokens is not None
+            else "free generation (tau = 0.1; the paper: <= 50 new tokens)",
+            ps.string_prompt(item),
+            "<generated text, coded as an option>",
+        ),
         ("string scoring: each option given I and given I0 = T", ps.string_prompt(item), " | ".join(item.options)),
         (
             "label scoring: labels given I and given I0 = T + options",
@@ -189,8 +207,43 @@ def fig1_example(
     return fig
 
 
+MISSING_MARK = "n/a"  # written where a bar has no data (a bar of height 0 is drawn with its interval and n)
+
+
+def _bars_with_intervals(ax: Any, x: np.ndarray, rows: Sequence[pd.DataFrame], width: float, color: str,
+                         label: str) -> None:
+    """One bar per x from a one-row frame (``accuracy``, ``k``, ``n``) with its exact 95 % interval and its n
+    written above; an empty frame is no data and shows :data:`MISSING_MARK`, so a missing bar differs from 0."""
+    from choicelab.stats import exact_interval
+
+    for xi, row in zip(x, rows, strict=True):
+        if row.empty or not np.isfinite(float(row["accuracy"].iloc[0])):
+            ax.text(xi, 0.01, MISSING_MARK, ha="center", va="bottom", fontsize=4.5, rotation=90, color="grey")
+            continue
+        accuracy, k, n = float(row["accuracy"].iloc[0]), float(row["k"].iloc[0]), int(row["n"].iloc[0])
+        low, high = exact_interval(k, n)
+        ax.bar([xi], [accuracy], width, color=color, label=label, edgecolor=color, linewidth=0.8)
+        ax.errorbar([xi], [accuracy], yerr=[[accuracy - low], [high - accuracy]], fmt="none", ecolor="black",
+                    elinewidth=0.6, capsize=1.2)
+        ax.text(xi, min(high + 0.01, 0.93), f"n={n}", ha="center", va="bottom", fontsize=4, rotation=90)
+
+
+def _intervals(ax: Any, x: np.ndarray, rows: pd.DataFrame) -> None:
+    """Exact 95 % intervals and n over accuracy bars (``accuracy``, ``k``, ``n`` per row)."""
+    from choicelab.stats import exact_interval
+
+    for xi, (accuracy, k, n) in zip(x, rows[["accuracy", "k", "n"]].itertuples(index=False), strict=True):
+        if not n or not np.isfinite(float(accuracy)):
+            continue
+        low, high = exact_interval(float(k), int(n))
+        ax.errorbar([xi], [accuracy], yerr=[[accuracy - low], [high - accuracy]], fmt="none", ecolor="black",
+                    elinewidth=0.6, capsize=1.2)
+        ax.text(xi, min(high + 0.01, 0.93), f"n={int(n)}", ha="center", va="bottom", fontsize=4, rotation=90)
+
+
 def fig2_accuracy(fig2: pd.DataFrame, title: str | None = None) -> plt.Figure:
-    """Fig. 2: accuracy per condition (facets); bars per model x method, human bar, dashed chance line 1/k."""
+    """Fig. 2: accuracy per condition (facets); bars per model x method with their exact 95 % intervals and n (over
+    the pooled item versions), human bar, dashed chance line 1/k; "n/a" where a model has no number."""
     conditions = sorted(fig2["condition"].unique())
     models = sorted(m for m in fig2["model"].unique() if m != "human")
     methods = [m for m in METHOD_ORDER if m in set(fig2["method"])]
@@ -201,27 +254,35 @@ def fig2_accuracy(fig2: pd.DataFrame, title: str | None = None) -> plt.Figure:
     for ax, condition in zip(axes.flat, conditions, strict=False):
         sub = fig2[fig2["condition"] == condition]
         for j, method in enumerate(methods):
-            values = [sub[(sub["model"] == m) & (sub["method"] == method)]["accuracy"] for m in models]
-            heights = [float(v.iloc[0]) if len(v) else np.nan for v in values]
-            ax.bar(
-                np.arange(len(models)) - 0.4 + width * (j + 0.5),
-                heights,
-                width,
-                color=METHOD_COLORS[method],
-                label=method,
-            )
-        human = sub[sub["model"] == "human"]["accuracy"]
+            rows = [sub[(sub["model"] == m) & (sub["method"] == method)] for m in models]
+            x = np.arange(len(models)) - 0.4 + width * (j + 0.5)
+            _bars_with_intervals(ax, x, rows, width, METHOD_COLORS[method], method)
+            if method == "free" and "coder_accuracy" in sub:
+                coder = [sub[(sub["model"] == m) & (sub["method"] == method) & (sub["free_from"] == FREE_FROM_HAND)]
+                         ["coder_accuracy"] for m in models]
+                marks = [float(v.iloc[0]) if len(v) else np.nan for v in coder]
+                if np.isfinite(marks).any():
+                    ax.plot(np.arange(len(models)) - 0.4 + width * (j + 0.5), marks, "kx", ms=5, ls="none",
+                            label=CODER_MARK)
+        human = sub[sub["model"] == "human"]
         if len(human):
-            ax.bar([len(models)], [float(human.iloc[0])], 0.5, color=METHOD_COLORS["human"], label="human")
+            _bars_with_intervals(ax, np.array([len(models)]), [human], 0.5, METHOD_COLORS["human"], "human")
         ax.axhline(float(sub["chance"].iloc[0]), color="black", ls="--", lw=1)
         ax.set_xticks(range(len(models) + 1), [*models, "human"], rotation=30, ha="right", fontsize=7)
         ax.set_title(CONDITION_NAMES.get(condition, condition), fontsize=9)
         ax.set_ylim(0, 1)
     for ax in axes.flat[len(conditions) :]:
         ax.set_axis_off()
-    handles, labels = axes.flat[0].get_legend_handles_labels()
+    seen: dict[str, object] = {}
+    for ax in axes.flat:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            seen.setdefault(label, handle)
+    labels = [m for m in (*methods, "human", CODER_MARK) if m in seen]
+    handles = [seen[m] for m in labels]
     handles.append(plt.Line2D([], [], color="black", ls="--"))
     labels.append("chance 1/k")
+    handles.append(plt.Line2D([], [], color="black", lw=0.6))
+    labels.append("95 % interval (exact, over item versions)")
     axes.flat[-1].legend(handles, labels, loc="center", fontsize=8)
     for row in axes:
         row[0].set_ylabel("accuracy")
@@ -261,6 +322,7 @@ def fig3_accuracy_loglik(fig3: pd.DataFrame, title: str | None = None, loglik_la
     """Fig. 3: accuracy (top) and delta log-likelihood of the human data (bottom) per score (x axis), one column per
     model; bar colour = method. Rows with ``floored`` true are hatched (shown at the authors' display floor)."""
     models = sorted(fig3["model"].unique())
+    coder_marked = False
     fig, axes = plt.subplots(2, len(models), figsize=(max(4.5, 4.2 * len(models)), 6), squeeze=False, sharey="row")
     for j, model in enumerate(models):
         sub = fig3[fig3["model"] == model].copy()
@@ -274,6 +336,13 @@ def fig3_accuracy_loglik(fig3: pd.DataFrame, title: str | None = None, loglik_la
         for i, (column, label) in enumerate((("accuracy", "accuracy"), ("delta_loglik", loglik_label))):
             ax = axes[i][j]
             bars = ax.bar(x, sub[column].to_numpy(dtype=float), color=colors)
+            if i == 0 and {"k", "n"} <= set(sub.columns):
+                _intervals(ax, x, sub)
+            if i == 0 and "coder_accuracy" in sub and "free_from" in sub:
+                hand = sub["free_from"].isin([FREE_FROM_HAND, FREE_FROM_MIXED]).to_numpy(dtype=bool)
+                if hand.any():
+                    ax.plot(x[hand], sub["coder_accuracy"].to_numpy(dtype=float)[hand], "kx", ms=5, ls="none")
+                    coder_marked = True
             if i == 1:
                 for bar, low in zip(bars, floored, strict=True):
                     if low:
@@ -285,7 +354,10 @@ def fig3_accuracy_loglik(fig3: pd.DataFrame, title: str | None = None, loglik_la
         axes[0][j].set_ylim(0, 1)
     handles = [plt.Rectangle((0, 0), 1, 1, color=METHOD_COLORS[m]) for m in METHOD_ORDER if m in set(fig3["method"])]
     names = [m for m in METHOD_ORDER if m in set(fig3["method"])]
-    fig.legend(handles, names, fontsize=7, loc="lower center", ncol=len(names), frameon=False)
+    if coder_marked:
+        handles.append(plt.Line2D([], [], color="black", marker="x", ls="none"))
+        names.append(CODER_MARK)
+    fig.legend(handles, names, fontsize=7, loc="lower center", ncol=min(len(names), 2 + 2 * len(models)), frameon=False)
     title = title or (
         "Fig. 3: accuracy and goodness of fit to the human data (Δ to the worst model/score), pooled over conditions"
     )
@@ -301,44 +373,57 @@ def fig1_figure(data: StudyFrames) -> plt.Figure:
     """Fig. 1 on the first irony item (the paper shows an irony item)."""
     from choicelab.studies.scoring_methods.items import load_condition
 
-    return fig1_example(load_condition(data.sources_root, "irony")[0])
+    return fig1_example(load_condition(data.sources_root, "irony")[0], max_new_tokens=data.max_new_tokens)
 
 
 PAPER_VERSIONS = "labels A, B, ... only; rating: numbers 1-5 only"
 POOLED_VERSIONS = "labels pooled over A, B, ... and 1, 2, ...; rating: numbers and phrases"
 
 
+CODER_MARK = "free: coder (bar: authors' hand codes)"
+
+
+def _models_named(data: StudyFrames) -> str:
+    """The title's tail naming the models drawn."""
+    return f". Models: {', '.join(data.models(with_grid=False))}"
+
+
 def fig2_figure(data: StudyFrames) -> plt.Figure:
-    """Fig. 2 as the paper drew it (:func:`paper_choices`)."""
+    """Fig. 2 as the paper drew it (:func:`paper_choices`): free generation from the authors' hand codes where they
+    exist (:func:`~choicelab.studies.scoring_methods.tables.with_hand_coded_free`), the coder's accuracy marked."""
     return fig2_accuracy(
-        tables.fig2_table(paper_choices(data.reported), data.human),
-        f"Fig. 2: accuracy per condition, model and method (averaged over each method's versions; {PAPER_VERSIONS})",
+        tables.paper_fig2_table(paper_choices(data.paper), paper_choices(data.reported), data.human),
+        f"Fig. 2: accuracy per condition, model and method (averaged over each method's versions; {PAPER_VERSIONS})"
+        + _models_named(data),
     )
 
 
 def fig2_pooled_figure(data: StudyFrames) -> plt.Figure:
     """Fig. 2 over every reported version: both label sets, both rating scores (not the paper's drawing)."""
     return fig2_accuracy(
-        tables.fig2_table(data.reported, data.human),
-        f"Fig. 2, pooled (not as the paper): accuracy per condition, model and method ({POOLED_VERSIONS})",
+        tables.paper_fig2_table(data.paper, data.reported, data.human),
+        f"Fig. 2, pooled (not as the paper): accuracy per condition, model and method ({POOLED_VERSIONS})"
+        + _models_named(data),
     )
 
 
 def fig3_figure(data: StudyFrames) -> plt.Figure:
     """Fig. 3 on the paper's versions with our clip (p in [1e-3, 1 - 1e-3]; Δ to the worst row)."""
     return fig3_accuracy_loglik(
-        tables.fig3_table(paper_choices(data.reported), data.human),
-        f"Fig. 3: accuracy and fit to the human data (clip 1e-3, Δ to the worst model/score; {PAPER_VERSIONS})",
+        tables.paper_fig3_table(paper_choices(data.paper), paper_choices(data.reported), data.human),
+        f"Fig. 3: accuracy and fit to the human data (clip 1e-3, Δ to the worst model/score; {PAPER_VERSIONS})"
+        + _models_named(data),
     )
 
 
 def fig3_authors_figure(data: StudyFrames) -> plt.Figure:
     """Fig. 3 on the paper's versions as the authors computed and displayed it (clip 1e-9, display floor)."""
-    fig3 = tables.fig3_table(paper_choices(data.reported), data.human, clip=sm.AUTHORS_P_CLIP)
+    fig3 = tables.paper_fig3_table(paper_choices(data.paper), paper_choices(data.reported), data.human,
+                                   clip=sm.AUTHORS_P_CLIP)
     return fig3_accuracy_loglik(
         authors_display(fig3),
         "Fig. 3 as the authors drew it: clip 1e-9; LLH - worst LLH above -1e5 + 500, "
-        f"LLH <= -1e5 shown as 500 (hatched); {PAPER_VERSIONS}",
+        f"LLH <= -1e5 shown as 500 (hatched); {PAPER_VERSIONS}" + _models_named(data),
         "LLH diff. (authors' display)",
     )
 
@@ -346,8 +431,9 @@ def fig3_authors_figure(data: StudyFrames) -> plt.Figure:
 def fig3_pooled_figure(data: StudyFrames) -> plt.Figure:
     """Fig. 3 over every reported version (both label sets pooled, both rating scores), our clip."""
     return fig3_accuracy_loglik(
-        tables.fig3_table(data.reported, data.human),
-        f"Fig. 3, pooled (not as the paper): accuracy and fit to the human data (clip 1e-3; {POOLED_VERSIONS})",
+        tables.paper_fig3_table(data.paper, data.reported, data.human),
+        f"Fig. 3, pooled (not as the paper): accuracy and fit to the human data (clip 1e-3; {POOLED_VERSIONS})"
+        + _models_named(data),
     )
 
 

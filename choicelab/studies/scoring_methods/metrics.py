@@ -252,7 +252,7 @@ def human_loglik(
     ``is_target``; the model's target rate p per (group, condition) pools every item version (items x seeds x label
     sets). ``human``: per condition ``k`` (target choices) and ``n`` (responses). Conditions missing from either side
     are left out and counted in ``n_conditions``. Columns: the keys, loglik, n_conditions, accuracy (pooled target
-    rate over all item versions of the group), mean_condition_accuracy."""
+    rate over all item versions of the group: k of n), mean_condition_accuracy."""
     per_condition = model_rates.groupby([*by, "condition"], sort=True).agg(
         p=("is_target", "mean"), k_model=("is_target", "sum"), n_model=("is_target", "size")
     )
@@ -269,7 +269,7 @@ def human_loglik(
         mean_condition_accuracy=("p", "mean"),
     )
     out["accuracy"] = out["k_model"] / out["n_model"]
-    return out.drop(columns=["k_model", "n_model"]).reset_index()
+    return out.rename(columns={"k_model": "k", "n_model": "n"}).reset_index()
 
 
 def delta_loglik(table: pd.DataFrame, reference: Mapping[str, str] | None = None) -> pd.DataFrame:

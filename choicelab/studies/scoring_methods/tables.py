@@ -57,6 +57,64 @@ def reported_choices(choices: pd.DataFrame, free_variant: str = REPORTED_FREE_VA
     return out[keep].drop(columns="_best").reset_index(drop=True)
 
 
+# -- free generation as the paper counted it: the authors' hand codes where they exist -----------------------------
+
+FREE_FROM_HAND = "authors' hand codes"
+FREE_FROM_CODER = "coder"
+FREE_FROM_MIXED = "mixed"  # a pooled row with hand-coded conditions and coded ones
+
+
+def with_hand_coded_free(reported: pd.DataFrame, hand_free: pd.DataFrame, sources: dict[str, str]) -> pd.DataFrame:
+    """``reported`` choices with free generation counted as the paper counted it: for a model the authors hand-coded
+    (``sources``: our model name -> its source; a source ``hf:<model_name>`` of ``hand_free``), the free rows of each
+    (condition, variant) the hand codes cover are replaced by one row per hand-coded generation of the authors' own
+    run (``is_target`` = hand code ``target``; every used seed pooled), as the paper's figures drew them. Column
+    ``free_from`` says where each free row's code comes from (:data:`FREE_FROM_HAND` or :data:`FREE_FROM_CODER`; ""
+    for other methods). A model or condition without hand codes keeps the coder's rows."""
+    out = reported.assign(free_from=reported["method"].eq("free").map({True: FREE_FROM_CODER, False: ""}))
+    if hand_free.empty or "model_name" not in hand_free.columns:
+        return out
+    hand = hand_free.assign(source="hf:" + hand_free["model_name"].astype(str))
+    replaced, added = [], []
+    free = out[out["method"] == "free"]
+    for (model, condition, variant), group in free.groupby(["model", "condition", "variant"], sort=True):
+        mine = hand[(hand["source"] == sources.get(str(model), "")) & (hand["condition"] == condition)
+                    & (hand["variant"] == variant)]
+        if mine.empty:
+            continue
+        k, n = int(mine["k"].sum()), int(mine["n"].sum())
+        template = group.iloc[[0] * n].reset_index(drop=True)
+        template["is_target"] = [True] * k + [False] * (n - k)
+        if "item_id" in template:
+            template["item_id"] = pd.NA  # the authors' generations, not an item version of ours
+        template["free_from"] = FREE_FROM_HAND
+        replaced.append(group.index)
+        added.append(template)
+    if not added:
+        return out
+    keep = out.drop(index=[i for index in replaced for i in index])
+    return pd.concat([keep, *added], ignore_index=True)
+
+
+def coder_beside(table: pd.DataFrame, coder_table: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """``table`` (built on :func:`with_hand_coded_free` rows) with the coder's free-generation numbers beside it: on
+    every free row, ``coder_k``, ``coder_n``, ``coder_accuracy`` (and ``coder_loglik`` where the tables have a
+    log-likelihood) from ``coder_table`` (the same table built on the coder's rows), matched on ``keys``."""
+    columns = {"k": "coder_k", "n": "coder_n", "accuracy": "coder_accuracy", "loglik": "coder_loglik"}
+    coder = coder_table[coder_table["method"] == "free"]
+    coder = coder[[*keys, *[c for c in columns if c in coder.columns]]].rename(columns=columns)
+    return table.merge(coder, on=keys, how="left")
+
+
+def free_sources(rows: pd.DataFrame, by: list[str]) -> pd.DataFrame:
+    """Per ``by`` group of free rows: where the codes come from (``free_from``; "mixed" where a group pools both)."""
+    free = rows[rows["method"] == "free"]
+    if "free_from" not in free.columns or free.empty:
+        return pd.DataFrame(columns=[*by, "free_from"])
+    return free.groupby(by, as_index=False)["free_from"].agg(
+        lambda v: v.iloc[0] if v.nunique() == 1 else FREE_FROM_MIXED)
+
+
 # -- number tables --------------------------------------------------------------------------------------------------
 
 
@@ -119,16 +177,42 @@ def _with_authors_clip(fig3: pd.DataFrame, choices: pd.DataFrame, human: pd.Data
     return fig3.merge(authors, on=["model", "method", "score"], how="left")
 
 
-def table_numbers(choices: pd.DataFrame, human: pd.DataFrame) -> pd.DataFrame:
+def paper_fig2_table(paper: pd.DataFrame, coder: pd.DataFrame, human: pd.DataFrame) -> pd.DataFrame:
+    """:func:`fig2_table` of ``paper`` (:func:`with_hand_coded_free` rows) with ``free_from`` and the coder's free
+    numbers (``coder``: the same choices with the coder's free rows) beside, per condition and model."""
+    keys = ["condition", "model", "method"]
+    table = fig2_table(paper, human)
+    sources = free_sources(reported_choices(paper), ["condition", "model"]).assign(method="free")
+    table = table.merge(sources, on=keys, how="left")
+    return coder_beside(table, fig2_table(coder, human), keys)
+
+
+def paper_fig3_table(paper: pd.DataFrame, coder: pd.DataFrame, human: pd.DataFrame,
+                     clip: tuple[float, float] = sm.P_CLIP) -> pd.DataFrame:
+    """:func:`fig3_table` of ``paper`` with ``free_from`` and the coder's free accuracy and log-likelihood beside
+    (its delta is not: the worst row is the paper table's)."""
+    keys = ["model", "method", "score"]
+    table = fig3_table(paper, human, clip=clip)
+    sources = free_sources(reported_choices(paper), ["model"]).assign(method="free", score="free")
+    table = table.merge(sources, on=keys, how="left")
+    return coder_beside(table, fig3_table(coder, human, clip=clip), keys)
+
+
+def table_numbers(choices: pd.DataFrame, human: pd.DataFrame, coder: pd.DataFrame | None = None) -> pd.DataFrame:
     """Every number behind Figs. 2 and 3 in one long frame (column ``figure``), with two sensitivity analyses:
 
     * the log-likelihood with the authors' clip 1e-9 beside ours (1e-3): columns ``loglik_clip1e-9`` and
       ``delta_loglik_clip1e-9`` (the delta to the same worst pooled row);
     * label scoring per label set: the pooled label rows have ``label_set`` "pooled"; rows "alpha" and "numeric"
       give the same numbers for one label set alone (the authors report one set), their deltas relative to the
-      pooled table's worst row."""
-    fig2 = fig2_table(choices, human).assign(figure="fig2", score="")
-    fig3 = fig3_table(choices, human)
+      pooled table's worst row.
+
+    ``choices`` are the paper's rows (:func:`with_hand_coded_free`: free generation from the authors' hand codes where
+    they exist, ``free_from``); with ``coder`` (the same rows with the coder's free codes) every free row also gives
+    the coder's ``coder_k``, ``coder_n``, ``coder_accuracy`` (and ``coder_loglik``, our clip) beside."""
+    coder = choices if coder is None else coder
+    fig2 = paper_fig2_table(choices, coder, human).assign(figure="fig2", score="")
+    fig3 = paper_fig3_table(choices, coder, human)
     worst = float(fig3["loglik"].min()) if not fig3.empty else None
     worst_authors = (
         float(fig3_table(choices, human, clip=sm.AUTHORS_P_CLIP)["loglik"].min()) if not fig3.empty else None
@@ -165,6 +249,11 @@ def table_numbers(choices: pd.DataFrame, human: pd.DataFrame) -> pd.DataFrame:
         f"loglik_{CLIP_SENSITIVITY}",
         f"delta_loglik_{CLIP_SENSITIVITY}",
         "n_conditions",
+        "free_from",
+        "coder_k",
+        "coder_n",
+        "coder_accuracy",
+        "coder_loglik",
     ]
     return out.reindex(columns=columns)
 
@@ -348,10 +437,13 @@ class StudyFrames:
     hand_free: pd.DataFrame = field(default_factory=pd.DataFrame)  # the authors' hand-coded free accuracy
     coder_agreement: pd.DataFrame = field(default_factory=pd.DataFrame)  # the coder against the hand codes
     model_sources: dict = field(default_factory=dict)  # our model name -> its source (hf:<hub name>)
-    reported: pd.DataFrame = field(init=False, repr=False)
+    max_new_tokens: int | None = None  # free generation's length cap in this run (Fig. 1 states it)
+    reported: pd.DataFrame = field(init=False, repr=False)  # what the paper reports, free coded by the coder
+    paper: pd.DataFrame = field(init=False, repr=False)  # the same, free from the hand codes where they exist
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "reported", reported_choices(self.choices))
+        object.__setattr__(self, "paper", with_hand_coded_free(self.reported, self.hand_free, self.model_sources))
 
     def models(self, with_grid: bool) -> list[str]:
         """The models the artifact's numbers come from, for its caption."""
@@ -363,7 +455,7 @@ class StudyFrames:
 
 def numbers_table(data: StudyFrames) -> tuple[pd.DataFrame, str]:
     """Every number behind Figs. 2 and 3 (:func:`table_numbers`) and its Markdown."""
-    frame = table_numbers(data.reported, data.human)
+    frame = table_numbers(data.paper, data.human, coder=data.reported)
     return frame, frame.to_markdown(index=False, floatfmt=".3f")
 
 

@@ -51,14 +51,12 @@ def cmd_score(args: argparse.Namespace) -> None:
     import pyarrow as pa
 
     from choicelab.io import write_parquet
-    from choicelab.lm.causal import CausalScorer
-    from choicelab.lm.loading import load_causal
+    from choicelab.lm.scorer import load_scorer
     from choicelab.provenance import make_record, record_json
 
     requests = read_requests(Path(args.requests))
     model_dir = _model_dir(args.model)
-    model, tokenizer, meta = load_causal(model_dir, dtype=args.dtype, device=args.device)
-    scorer = CausalScorer(model, tokenizer, max_batch_tokens=args.max_batch_tokens)
+    scorer, meta = load_scorer(model_dir, dtype=args.dtype, device=args.device, max_batch_tokens=args.max_batch_tokens)
     scores = scorer.score(requests)
     table = pa.table(
         {
@@ -146,7 +144,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="choicelab", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 
-    score = sub.add_parser("score", help="score (context, continuation) requests with a causal LM")
+    score = sub.add_parser("score", help="score (context, continuation) requests with a causal or seq2seq LM "
+                           "(its model.json kind picks the scorer)")
     score.add_argument("--model", required=True, help="model name (results/models/NAME) or a model folder")
     score.add_argument("--requests", required=True, help="JSONL: one {id, context, continuation} per line")
     score.add_argument(

@@ -12,8 +12,8 @@ import yaml
 
 from choicelab.studies.steer import DATA
 from choicelab.studies.steer import report as sr
-from choicelab.studies.steer import tables as st
 from choicelab.studies.steer.items.taxonomy import load_taxonomy
+from conftest import synthetic_question_frame
 
 
 @pytest.fixture(scope="module")
@@ -23,7 +23,7 @@ def real_tax():
 
 @pytest.fixture(scope="module")
 def perfect_and_guessing(real_tax):
-    return st.synthetic_question_frame(real_tax, {"perfect": 50.0, "guessing": 0.0}, adaptations=("0shot",),
+    return synthetic_question_frame(real_tax, {"perfect": 50.0, "guessing": 0.0}, adaptations=("0shot",),
                                        questions_per_test=1, seed=3)
 
 

@@ -141,6 +141,8 @@ def cmd_show(args: argparse.Namespace) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from choicelab.config import model_entry_key
+
     parser = argparse.ArgumentParser(prog="choicelab", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -151,7 +153,8 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument(
         "--out", required=True, help="output Parquet: id, n_tokens, sum_logprob, token_ids, token_logprobs"
     )
-    score.add_argument("--dtype", choices=["float32", "bfloat16", "float16"], default=None)
+    score.add_argument("--dtype", choices=model_entry_key("dtype")["enum"], default=None,
+                       help="load in this dtype instead of the model's own (its model.json)")
     score.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto")
     score.add_argument("--max-batch-tokens", type=int, default=4096)
     score.set_defaults(func=cmd_score)

@@ -24,6 +24,12 @@ def load_schema() -> dict[str, Any]:
     return yaml.safe_load(SCHEMA_PATH.read_text())
 
 
+def model_entry_key(key: str) -> dict[str, Any]:
+    """The schema of one key of a ``models:`` entry (e.g. ``dtype``): its allowed values (``enum``) and ``default``
+    are written there and read from there by the model registry, the loaders and the CLI."""
+    return load_schema()["properties"]["models"]["additionalProperties"]["properties"][key]
+
+
 # -- reading config files ------------------------------------------------------------------------------------------
 
 

@@ -1,0 +1,119 @@
+"""List every output file that differs between two results folders (e.g. the smoke run before and after a refactor).
+
+    python bench/compare_results.py BEFORE/results AFTER/results [REPO_BEFORE REPO_AFTER]
+
+(REPO_*: the checkout each run ran from, by default the folder holding its results; a copy of the results kept
+elsewhere names it.)
+
+Files are compared byte for byte, except where a difference is meant to come with a new checkout:
+
+* the ``code_version`` field (package version, git commit, dirty flag) of every provenance record, in ``.prov.json``
+  sidecars and in the ``choicelab.provenance`` metadata of Parquet files, is left out;
+* the checkout's path in absolute input paths (files of data/) becomes ``<repo>``;
+* a Parquet file is compared as its Arrow schema, its rows and its metadata (the record without ``code_version``),
+  not as bytes, and a record's ``sha256`` of a Parquet file (its own or an input's) is left out, since the bytes
+  hold the commit.
+
+Logs (``logs/``) and wall-clock measurements (``timing`` folders, ``table_timing*``, Snakemake ``benchmarks/``) differ
+between any two runs and are listed apart, not compared. Exit status 0 when every compared file is identical.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+
+PROVENANCE_KEY = b"choicelab.provenance"
+
+
+def wall_clock(relative: Path) -> bool:
+    parts = set(relative.parts)
+    return bool(parts & {"logs", "timing", "benchmarks"}) or relative.name.startswith("table_timing")
+
+
+def _normalized_record(value: Any, repo: str) -> Any:
+    """A provenance record without what a new checkout changes (see the module docstring); the checkout's own path
+    (``repo``, in the absolute paths of repository files read as inputs) becomes ``<repo>``."""
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            if key == "code_version":
+                continue
+            if key == "sha256" and str(value.get("path", "")).endswith(".parquet"):
+                continue
+            out[key] = _normalized_record(item, repo)
+        return out
+    if isinstance(value, list):
+        return [_normalized_record(v, repo) for v in value]
+    if isinstance(value, str) and value.startswith(repo + "/"):
+        return "<repo>" + value[len(repo):]
+    return value
+
+
+def _parquet_view(path: Path, repo: str) -> tuple[Any, ...]:
+    table = pq.read_table(path)
+    metadata = dict(table.schema.metadata or {})
+    record = metadata.pop(PROVENANCE_KEY, None)
+    normalized = _normalized_record(json.loads(record), repo) if record else None
+    return (table.schema.remove_metadata(), table.to_pylist(), metadata, normalized)
+
+
+def _sidecar_view(path: Path, repo: str) -> Any:
+    record = json.loads(path.read_text())
+    output = record.get("output", {})
+    if isinstance(output, dict) and str(output.get("path", path.name)).endswith(".parquet"):
+        output.pop("sha256", None)
+    return _normalized_record(record, repo)
+
+
+def same(a: Path, b: Path, repo_a: str, repo_b: str) -> bool:
+    if a.suffix == ".parquet":
+        return _parquet_view(a, repo_a) == _parquet_view(b, repo_b)
+    if a.name.endswith(".prov.json"):
+        return _sidecar_view(a, repo_a) == _sidecar_view(b, repo_b)
+    return a.read_bytes() == b.read_bytes()
+
+
+def compare(before: Path, after: Path, repo_before: str, repo_after: str) -> dict[str, list[str]]:
+    """``identical``, ``different``, ``only_before``, ``only_after`` and ``not_compared`` (wall-clock) paths;
+    ``repo_*``: the checkout each run ran from."""
+    files_before = {p.relative_to(before) for p in before.rglob("*") if p.is_file()}
+    files_after = {p.relative_to(after) for p in after.rglob("*") if p.is_file()}
+    result: dict[str, list[str]] = {k: [] for k in ("identical", "different", "only_before", "only_after",
+                                                      "not_compared")}
+    for relative in sorted(files_before | files_after):
+        if wall_clock(relative):
+            result["not_compared"].append(str(relative))
+        elif relative not in files_after:
+            result["only_before"].append(str(relative))
+        elif relative not in files_before:
+            result["only_after"].append(str(relative))
+        elif same(before / relative, after / relative, repo_before, repo_after):
+            result["identical"].append(str(relative))
+        else:
+            result["different"].append(str(relative))
+    return result
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) not in (2, 4):
+        print(__doc__)
+        return 2
+    repos = argv[2:] or [str(Path(a).resolve().parent) for a in argv]
+    result = compare(Path(argv[0]), Path(argv[1]), *repos)
+    for key in ("different", "only_before", "only_after"):
+        for path in result[key]:
+            print(f"{key}: {path}")
+    n_compared = len(result["identical"]) + len(result["different"])
+    print(f"{len(result['identical'])}/{n_compared} compared files identical; "
+          f"{len(result['only_before'])} only before, {len(result['only_after'])} only after, "
+          f"{len(result['not_compared'])} logs and wall-clock files not compared")
+    return 0 if not (result["different"] or result["only_before"] or result["only_after"]) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,4 +1,6 @@
-"""The ``choicelab`` command line: score, provenance, show, prepare-model (and study tools as they land)."""
+"""The ``choicelab`` command line: score, provenance, show, prepare-model, config, code-free, report-card.
+
+The CLI is part of the workflow layer: it may read the study registry (:mod:`choicelab.studies`) and pass it down."""
 
 from __future__ import annotations
 

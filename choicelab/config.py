@@ -1,4 +1,5 @@
-"""Configuration: schema validation (also done by Snakemake in rules/common.smk) and cross-reference checks."""
+"""Configuration: strict reading of config files, the one schema validation (:func:`validate_config`, called by
+rules/common.smk; it fills every left-out key with the schema's default), and cross-reference checks."""
 
 from __future__ import annotations
 

@@ -1,9 +1,11 @@
 """List every output file that differs between two results folders (e.g. the smoke run before and after a refactor).
 
-    python bench/compare_results.py BEFORE/results AFTER/results [REPO_BEFORE REPO_AFTER]
+    python bench/compare_results.py BEFORE/results AFTER/results [REPO_BEFORE REPO_AFTER] [--config=OLD=NEW]
 
 (REPO_*: the checkout each run ran from, by default the folder holding its results; a copy of the results kept
-elsewhere names it.)
+elsewhere names it. ``--config=OLD=NEW``: the change edited the config on purpose (e.g. removed a dead key): a
+record's ``config_sha256`` OLD before counts as NEW after; check separately that OLD and NEW are the hashes of the
+config before and after that edit.)
 
 Files are compared byte for byte, except where a difference is meant to come with a new checkout:
 
@@ -35,6 +37,9 @@ def wall_clock(relative: Path) -> bool:
     return bool(parts & {"logs", "timing", "benchmarks"}) or relative.name.startswith("table_timing")
 
 
+CONFIG_RENAMES: dict[str, str] = {}  # config_sha256 before -> after (--config)
+
+
 def _normalized_record(value: Any, repo: str) -> Any:
     """A provenance record without what a new checkout changes (see the module docstring); the checkout's own path
     (``repo``, in the absolute paths of repository files read as inputs) becomes ``<repo>``."""
@@ -45,6 +50,8 @@ def _normalized_record(value: Any, repo: str) -> Any:
                 continue
             if key == "sha256" and str(value.get("path", "")).endswith(".parquet"):
                 continue
+            if key == "config_sha256" and item in CONFIG_RENAMES:
+                item = CONFIG_RENAMES[item]
             out[key] = _normalized_record(item, repo)
         return out
     if isinstance(value, list):
@@ -100,6 +107,10 @@ def compare(before: Path, after: Path, repo_before: str, repo_after: str) -> dic
 
 
 def main(argv: list[str]) -> int:
+    for arg in [a for a in argv if a.startswith("--config")]:
+        old, new = arg.split("=", 1)[1].split("=")
+        CONFIG_RENAMES[old] = new
+    argv = [a for a in argv if not a.startswith("--config")]
     if len(argv) not in (2, 4):
         print(__doc__)
         return 2

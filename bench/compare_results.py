@@ -66,7 +66,8 @@ def _parquet_view(path: Path, repo: str) -> tuple[Any, ...]:
     metadata = dict(table.schema.metadata or {})
     record = metadata.pop(PROVENANCE_KEY, None)
     normalized = _normalized_record(json.loads(record), repo) if record else None
-    return (table.schema.remove_metadata(), table.to_pylist(), metadata, normalized)
+    rows = json.dumps(table.to_pylist(), default=repr)  # as text, so that NaN equals NaN
+    return (table.schema.remove_metadata(), rows, metadata, normalized)
 
 
 def _sidecar_view(path: Path, repo: str) -> Any:

@@ -27,7 +27,7 @@ def _run(root, commit, csv_text="a\n1\n"):
               "inputs": [{"path": f"{root}/data/items.yaml", "sha256": "s"},
                          {"path": "results/t/d.parquet", "sha256": commit}]}
     (results / "t" / "x.csv.prov.json").write_text(json.dumps(record))
-    write_parquet(results / "t" / "d.parquet", pa.table({"v": [1, 2]}),
+    write_parquet(results / "t" / "d.parquet", pa.table({"v": [1.0, float("nan")]}),
                   {"choicelab.provenance": json.dumps({"code_version": {"git_commit": commit}, "rule": "r"})})
     (results / "logs").mkdir()
     (results / "logs" / "job.log").write_text(commit)
@@ -38,7 +38,7 @@ def test_runs_that_differ_only_in_commit_and_checkout_path_are_identical(tmp_pat
     compare = _compare_module().compare
     before, after = _run(tmp_path / "a", "1111"), _run(tmp_path / "b", "2222")
     result = compare(before, after, str(tmp_path / "a"), str(tmp_path / "b"))
-    assert result["identical"] == ["t/d.parquet", "t/x.csv", "t/x.csv.prov.json"]
+    assert result["identical"] == ["t/d.parquet", "t/x.csv", "t/x.csv.prov.json"]  # NaN in d.parquet equals NaN
     assert result["different"] == [] and result["not_compared"] == ["logs/job.log"]
 
 

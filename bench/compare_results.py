@@ -16,8 +16,9 @@ Files are compared byte for byte, except where a difference is meant to come wit
   not as bytes, and a record's ``sha256`` of a Parquet file (its own or an input's) is left out, since the bytes
   hold the commit.
 
-Logs (``logs/``) and wall-clock measurements (``timing`` folders, ``table_timing*``, Snakemake ``benchmarks/``) differ
-between any two runs and are listed apart, not compared. Exit status 0 when every compared file is identical.
+The manifest is compared without the hashes of wall-clock files. Logs (``logs/``) and wall-clock measurements
+(``timing`` folders, ``table_timing*``, Snakemake ``benchmarks/``) differ between any two runs and are listed apart,
+not compared. Exit status 0 when every compared file is identical.
 """
 
 from __future__ import annotations
@@ -78,7 +79,19 @@ def _sidecar_view(path: Path, repo: str) -> Any:
     return _normalized_record(record, repo)
 
 
+def _manifest_view(path: Path) -> Any:
+    """The manifest without the hashes of wall-clock files (their bytes differ between any two runs)."""
+    manifest = json.loads(path.read_text())
+    for artifact in manifest.get("artifacts", []):
+        for entry in artifact.get("files", []):
+            if wall_clock(Path(entry["path"])):
+                entry.pop("sha256", None)
+    return manifest
+
+
 def same(a: Path, b: Path, repo_a: str, repo_b: str) -> bool:
+    if a.name == "manifest.json":
+        return _manifest_view(a) == _manifest_view(b)
     if a.suffix == ".parquet":
         return _parquet_view(a, repo_a) == _parquet_view(b, repo_b)
     if a.name.endswith(".prov.json"):

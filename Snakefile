@@ -25,7 +25,8 @@ include: "rules/common.smk"
 include: "rules/models.smk"
 
 
-# One rules/<study>.smk per study registered in choicelab.studies.STUDIES (registering a study there is all it takes).
+# One rules/<study>.smk per study registered in choicelab.studies.STUDIES (a study is its package, this rules file,
+# its registry entry and its schema section: docs/architecture.md).
 for study in STUDIES:
 
     include: f"rules/{study}.smk"

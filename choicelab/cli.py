@@ -1,4 +1,6 @@
-"""The ``choicelab`` command line: score, provenance, show, prepare-model (and study tools as they land)."""
+"""The ``choicelab`` command line: score, provenance, show, prepare-model, config, code-free, report-card.
+
+The CLI is part of the workflow layer: it may read the study registry (:mod:`choicelab.studies`) and pass it down."""
 
 from __future__ import annotations
 
@@ -51,14 +53,12 @@ def cmd_score(args: argparse.Namespace) -> None:
     import pyarrow as pa
 
     from choicelab.io import write_parquet
-    from choicelab.lm.causal import CausalScorer
-    from choicelab.lm.loading import load_causal
+    from choicelab.lm.scorer import load_scorer
     from choicelab.provenance import make_record, record_json
 
     requests = read_requests(Path(args.requests))
     model_dir = _model_dir(args.model)
-    model, tokenizer, meta = load_causal(model_dir, dtype=args.dtype, device=args.device)
-    scorer = CausalScorer(model, tokenizer, max_batch_tokens=args.max_batch_tokens)
+    scorer, meta = load_scorer(model_dir, dtype=args.dtype, device=args.device, max_batch_tokens=args.max_batch_tokens)
     scores = scorer.score(requests)
     table = pa.table(
         {
@@ -143,16 +143,20 @@ def cmd_show(args: argparse.Namespace) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from choicelab.config import model_entry_key
+
     parser = argparse.ArgumentParser(prog="choicelab", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 
-    score = sub.add_parser("score", help="score (context, continuation) requests with a causal LM")
+    score = sub.add_parser("score", help="score (context, continuation) requests with a causal or seq2seq LM "
+                           "(its model.json kind picks the scorer)")
     score.add_argument("--model", required=True, help="model name (results/models/NAME) or a model folder")
     score.add_argument("--requests", required=True, help="JSONL: one {id, context, continuation} per line")
     score.add_argument(
         "--out", required=True, help="output Parquet: id, n_tokens, sum_logprob, token_ids, token_logprobs"
     )
-    score.add_argument("--dtype", choices=["float32", "bfloat16", "float16"], default=None)
+    score.add_argument("--dtype", choices=model_entry_key("dtype")["enum"], default=None,
+                       help="load in this dtype instead of the model's own (its model.json)")
     score.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto")
     score.add_argument("--max-batch-tokens", type=int, default=4096)
     score.set_defaults(func=cmd_score)

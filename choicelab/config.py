@@ -1,4 +1,5 @@
-"""Configuration: schema validation (also done by Snakemake in rules/common.smk) and cross-reference checks."""
+"""Configuration: strict reading of config files, the one schema validation (:func:`validate_config`, called by
+rules/common.smk; it fills every left-out key with the schema's default), and cross-reference checks."""
 
 from __future__ import annotations
 
@@ -22,6 +23,12 @@ class ConfigError(ValueError):
 
 def load_schema() -> dict[str, Any]:
     return yaml.safe_load(SCHEMA_PATH.read_text())
+
+
+def model_entry_key(key: str) -> dict[str, Any]:
+    """The schema of one key of a ``models:`` entry (e.g. ``dtype``): its allowed values (``enum``) and ``default``
+    are written there and read from there by the model registry, the loaders and the CLI."""
+    return load_schema()["properties"]["models"]["additionalProperties"]["properties"][key]
 
 
 # -- reading config files ------------------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ import importlib.metadata
 import json
 import re
 import subprocess
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,7 @@ import choicelab
 from choicelab.io import PathLike, canonical_json, read_parquet_metadata, sha256_bytes, sha256_file, write_json
 
 ARTIFACT_ID = re.compile(r"^(?P<study>[a-z0-9_]+)/[a-z0-9_]+$")
-SIDECAR_SUFFIX = ".prov.json"  # the same as choicelab.artifacts.SIDECAR_SUFFIX
+SIDECAR_SUFFIX = ".prov.json"  # the suffix of every provenance sidecar (choicelab.artifacts imports it)
 TRACKED_LIBRARIES = ("torch", "transformers", "tokenizers", "numpy", "pandas", "pyarrow", "scipy", "statsmodels")
 # What a materialized model records in its model.json.
 MODEL_LIBRARIES = ("torch", "transformers", "tokenizers", "safetensors", "gguf")
@@ -223,15 +223,14 @@ def format_lineage(node: Mapping[str, Any], indent: int = 0) -> str:
 # -- artifacts and the manifest -------------------------------------------------------------------------------
 
 
-def check_artifact_id(artifact_id: str) -> None:
-    """An artifact id is '<study>/<name>' with a study registered in choicelab.studies.STUDIES."""
-    from choicelab.studies import STUDIES
-
+def check_artifact_id(artifact_id: str, studies: Collection[str] | None = None) -> None:
+    """An artifact id is '<study>/<name>'; given ``studies`` (the workflow passes the registry,
+    ``choicelab.studies.STUDIES``: this layer never imports a study), the study must be one of them."""
     match = ARTIFACT_ID.match(artifact_id)
-    if not match or match["study"] not in STUDIES:
+    if not match or (studies is not None and match["study"] not in studies):
+        known = f"with study in {tuple(studies)} " if studies is not None else ""
         raise ValueError(
-            f"artifact id {artifact_id!r} must look like '<study>/<name>' with study in {tuple(STUDIES)} "
-            "and a lower-case "
+            f"artifact id {artifact_id!r} must look like '<study>/<name>' {known}and a lower-case "
             "name from the paper's numbering (e.g. 'bets/table5', 'revealed_belief/table_b1_1')"
         )
 
@@ -244,15 +243,17 @@ def write_artifact(
     caption: str,
     record: Mapping[str, Any],
 ) -> None:
-    """Write the sidecars of an artifact's files (all files must already exist)."""
+    """Write the sidecars of an artifact's files (all files must already exist). The id's form is checked here, its
+    study against the registry when the manifest is built (:func:`build_manifest`)."""
     check_artifact_id(artifact_id)
     artifact = {"id": artifact_id, "reproduces": reproduces, "caption": caption, "files": [str(f) for f in files]}
     for f in files:
         write_sidecar(f, {**record, "artifact": artifact})
 
 
-def build_manifest(artifact_files: Iterable[PathLike]) -> dict[str, Any]:
-    """Collect artifacts from the sidecars of ``artifact_files`` into the manifest structure."""
+def build_manifest(artifact_files: Iterable[PathLike], *, studies: Collection[str]) -> dict[str, Any]:
+    """Collect artifacts from the sidecars of ``artifact_files`` into the manifest structure; every artifact's study
+    must be one of ``studies`` (the registry, passed in by the workflow)."""
     artifacts: dict[str, dict[str, Any]] = {}
     for f in sorted({str(p) for p in artifact_files}):
         side = sidecar_path(f)
@@ -262,6 +263,7 @@ def build_manifest(artifact_files: Iterable[PathLike]) -> dict[str, Any]:
         art = record.get("artifact")
         if not art:
             raise ValueError(f"{side} does not name the artifact it belongs to")
+        check_artifact_id(art["id"], studies)
         entry = artifacts.setdefault(
             art["id"],
             {"id": art["id"], "study": art["id"].split("/")[0], "reproduces": art["reproduces"],

@@ -21,9 +21,13 @@ T = TypeVar("T")
 # -- seeds and subsamples ------------------------------------------------------------------------------------------
 
 
-def derived_seed(seed: int, key: str) -> int:
-    """A 63-bit seed from (seed, key), stable across Python versions and runs (SHA-256, never ``hash()``)."""
-    return int.from_bytes(hashlib.sha256(f"{seed}:{key}".encode()).digest()[:8], "big") >> 1
+def derived_seed(*parts: object, separator: str = ":") -> int:
+    """A 63-bit seed from ``parts`` (e.g. the job's seed and an item's id), stable across Python versions and runs:
+    the first 8 bytes of the SHA-256 of their ``str`` joined by ``separator``, shifted right by one (never
+    ``hash()``). The one per-item seed derivation; ``derived_seed(seed, key)`` hashes ``f"{seed}:{key}"``. STEER's
+    question generators join their parts with ``"\x1f"`` (:func:`choicelab.studies.steer.items.base.make_rng`)."""
+    text = separator.join(str(p) for p in parts)
+    return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "big") >> 1
 
 
 def seeded_subsample(items: Sequence[T], size: int | None, seed: int) -> list[T]:

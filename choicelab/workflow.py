@@ -9,9 +9,12 @@ import sys
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from choicelab.provenance import make_record
+
+if TYPE_CHECKING:
+    from choicelab.artifacts import Artifact
 
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 
@@ -110,21 +113,20 @@ def output_pairs(paths: Iterable[str], shown: str, paired: str) -> dict[str, tup
     return {name: (path, second[name]) for name, path in first.items()}
 
 
-def write_table_artifacts(smk: Any, study: str) -> None:
-    """The generic table step of a study: each ARTIFACTS row of the running rule (``smk.rule``) is built by its
-    ``builder(inputs, settings)`` -- the job's named inputs and the study's typed settings -- which returns a DataFrame
-    (written as CSV and as a Markdown table) or a (DataFrame, Markdown text) pair; each file gets its provenance
-    sidecar with the row's id, ``reproduces`` and caption (naming the study's models, when its settings have any). The
-    outputs are the rule's ``artifact_outputs``."""
+def write_table_artifacts(smk: Any, study: str, settings: Any, artifacts: Sequence[Artifact]) -> None:
+    """The generic table step of a study: each of the study's ``artifacts`` (its ARTIFACTS table) made by the running
+    rule (``smk.rule``) is built by its ``builder(inputs, settings)`` -- the job's named inputs and the study's typed
+    ``settings`` -- which returns a DataFrame (written as CSV and as a Markdown table) or a (DataFrame, Markdown text)
+    pair; each file gets its provenance sidecar with the row's id, ``reproduces`` and caption (naming the study's
+    models, when its settings have any). The outputs are the rule's ``artifact_outputs``. The adapter passes the
+    study's settings and artifacts in (from the registry, :mod:`choicelab.studies`): this layer imports no study."""
     from choicelab.artifacts import caption_naming, of_rule
     from choicelab.io import write_csv, write_text
     from choicelab.provenance import write_artifact
-    from choicelab.studies import study_artifacts, study_settings
 
-    settings = study_settings(smk.config, study)
     record = job_record(smk)
     pairs = output_pairs(smk.output, ".csv", ".md")
-    for artifact in of_rule(study_artifacts(study), smk.rule, names=list(pairs)):
+    for artifact in of_rule(artifacts, smk.rule, names=list(pairs)):
         built = artifact.builder(smk.input, settings)
         frame, markdown = built if isinstance(built, tuple) else (built, built.to_markdown(index=False) + "\n")
         csv, md = pairs[artifact.name]

@@ -37,6 +37,10 @@ def repo_file(relative):
     return str(Path(workflow.basedir) / relative)
 
 
+# Where the download rules write public datasets (choicelab.config.DOWNLOADS; rules name it, never the literal).
+DOWNLOADS = choicelab.config.DOWNLOADS
+
+
 def data_root():
     """Where public datasets are read: the configured mirror, else the download rules' folder."""
     return choicelab.config.data_root(config)
@@ -101,6 +105,20 @@ def attempt_scaled(base):
     """A resource of ``base`` on the first attempt, 2 x base on the second, ... (a retry after an out-of-memory
     kill or a time limit asks for more)."""
     return functools.partial(attempt_times, base=base)
+
+
+def model_job_resources(runtime, gpu=None, mem_mb=8000):
+    """The resources of a job that loads a model, written once: ``mem_mb`` and ``runtime`` (minutes) on the first
+    attempt, scaled by the attempt (:func:`attempt_scaled`; ``runtime`` may be a function of (wildcards, attempt)
+    already), and the GPUs its model entry asks for. Each model job lists ``**model_job_resources(60)`` under
+    resources, beside MODEL_RETRIES (retries), envs/models.yaml (conda; written out, tests/test_envs.py reads it)
+    and MODEL_THREADS (threads).
+    """
+    return {
+        "mem_mb": attempt_scaled(mem_mb),
+        "runtime": runtime if callable(runtime) else attempt_scaled(runtime),
+        "gpu": model_gpus if gpu is None else gpu,
+    }
 
 
 def study_models(study):

@@ -10,9 +10,7 @@ rule prepare_model:
         "../envs/models.yaml"
     threads: MODEL_THREADS
     resources:
-        mem_mb=attempt_scaled(8000),
-        runtime=model_runtime_minutes,
-        gpu=0,
+        **model_job_resources(model_runtime_minutes, gpu=0),
     params:
         spec=model_entry_json,
         seed=config["seed"],

@@ -64,9 +64,7 @@ rule rb_revealed:
         "../envs/models.yaml"
     threads: MODEL_THREADS
     resources:
-        mem_mb=attempt_scaled(8000),
-        runtime=attempt_scaled(60),
-        gpu=model_gpus,
+        **model_job_resources(60),
     params:
         max_batch_tokens=config["engine"]["max_batch_tokens"],
         device=config["device"],
@@ -89,9 +87,7 @@ rule rb_stated:
         "../envs/models.yaml"
     threads: MODEL_THREADS
     resources:
-        mem_mb=attempt_scaled(8000),
-        runtime=attempt_scaled(60),
-        gpu=model_gpus,
+        **model_job_resources(60),
     params:
         max_batch_tokens=config["engine"]["max_batch_tokens"],
         device=config["device"],

@@ -60,9 +60,7 @@ rule steer_score:
         "../envs/models.yaml"
     threads: MODEL_THREADS
     resources:
-        mem_mb=attempt_scaled(8000),
-        runtime=attempt_scaled(120),
-        gpu=model_gpus,
+        **model_job_resources(120),
     params:
         adaptation_questions=ST_PLAN.param("adaptation_questions"),
         max_new_tokens=ST_PLAN.param("max_new_tokens"),

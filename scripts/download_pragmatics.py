@@ -2,12 +2,13 @@
 
 from pathlib import Path
 
+from choicelab.config import DOWNLOADS
 from choicelab.download import download
 from choicelab.studies.scoring_methods.sources import HAND_CODE_SOURCES, SOURCES
 from choicelab.workflow import log_to
 
 with log_to(snakemake.log[0]):
-    relative = str(Path(snakemake.output[0]).relative_to("results/downloads"))
+    relative = str(Path(snakemake.output[0]).relative_to(DOWNLOADS))
     known = SOURCES | HAND_CODE_SOURCES
     if relative not in known:
         raise ValueError(f"{relative} is not a known pragmatics file; known: {sorted(known)[:5]}...")

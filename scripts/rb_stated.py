@@ -3,16 +3,15 @@
 import pandas as pd
 
 from choicelab.dumps import write_dump
-from choicelab.lm.causal import CausalScorer
-from choicelab.lm.loading import load_causal
+from choicelab.lm.scorer import load_scorer
 from choicelab.provenance import record_json
 from choicelab.studies.revealed_belief.scoring import stated_rows
 from choicelab.workflow import job_record, log_to
 
 with log_to(snakemake.log[0]):
     questions = pd.read_parquet(snakemake.input.questions)
-    model, tokenizer, meta = load_causal(snakemake.input.model, device=snakemake.params.device)
-    scorer = CausalScorer(model, tokenizer, max_batch_tokens=snakemake.params.max_batch_tokens)
+    scorer, _ = load_scorer(snakemake.input.model, device=snakemake.params.device,
+                            max_batch_tokens=snakemake.params.max_batch_tokens)
     rows, used_chat = stated_rows(scorer, questions, snakemake.wildcards.model,
                                   chat_template=snakemake.params.chat_template)
     print(f"{len(questions)} questions; chat template used: {used_chat}")

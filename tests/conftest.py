@@ -117,3 +117,67 @@ def byte_reproducible(path: Path) -> bool:
     parts = set(path.parts)
     return (path.suffix in {".parquet", ".csv", ".md"} and "logs" not in parts and "timing" not in parts
             and not path.name.startswith("table_timing"))
+
+
+def tiny_t5(seed: int = 0):
+    """A tiny random T5ForConditionalGeneration with the tiny BPE tokenizer plus T5's two sentinels, seeded."""
+    import torch
+    from transformers import PreTrainedTokenizerFast, T5Config, T5ForConditionalGeneration
+
+    from choicelab.lm.seq2seq import SENTINELS
+    from choicelab.lm.tiny import tiny_tokenizer
+
+    base = tiny_tokenizer(kind="causal")
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=base.backend_tokenizer.__class__.from_str(base.backend_tokenizer.to_str()),
+        eos_token="<eos>", pad_token="<pad>", unk_token="<unk>",
+    )
+    tokenizer.add_special_tokens({"additional_special_tokens": list(SENTINELS)})
+    torch.manual_seed(seed)
+    config = T5Config(
+        vocab_size=len(tokenizer), d_model=32, d_kv=8, d_ff=64, num_layers=2, num_decoder_layers=2, num_heads=4,
+        pad_token_id=tokenizer.pad_token_id, eos_token_id=tokenizer.eos_token_id,
+        decoder_start_token_id=tokenizer.pad_token_id,
+    )
+    model = T5ForConditionalGeneration(config).eval()
+    return model, tokenizer
+
+
+def synthetic_question_frame(taxonomy, models, adaptations=("0shot",), questions_per_test: int = 2, seed: int = 0,
+                             adaptation_boost=None):
+    """A SYNTHETIC STEER per-question frame for tests of the table and figure code -- never a result.
+
+    ``models`` maps a model name to a skill; P(correct) = r + (1 - r) * sigmoid(skill + boost - 0.35 * grade)
+    per question, k drawn from 2..5 options, for every element x domain x grade of the taxonomy.
+    """
+    import math
+
+    import numpy as np
+    import pandas as pd
+
+    from choicelab.studies.steer.metrics import QUESTION_FRAME_COLUMNS
+
+    rng = np.random.default_rng(seed)
+    boost = dict(adaptation_boost or {})
+    rows = []
+    for model, skill in models.items():
+        for adaptation in adaptations:
+            for el in taxonomy.elements:
+                for domain in el.domains:
+                    for grade in range(el.min_grade, el.max_grade + 1):
+                        for index in range(questions_per_test):
+                            k = int(rng.integers(2, 6))
+                            r = 1.0 / k
+                            z = skill + boost.get(adaptation, 0.0) - 0.35 * grade
+                            p_correct = r + (1 - r) / (1 + math.exp(-z))
+                            correct = bool(rng.random() < p_correct)
+                            rows.append({
+                                "model": model, "adaptation": adaptation, "benchmark": "steer", "split": "test",
+                                "item_id": f"{el.id}/{domain}/g{grade}/{index}", "element": el.id,
+                                "module": el.module_id, "setting": el.setting_id, "domain": domain, "grade": grade,
+                                "n_options": k, "predicted_option": 0 if correct else 1,
+                                "label_option": 0, "correct": correct,
+                                "top_prob": float(rng.uniform(r, 1.0)), "label_prob": math.nan,
+                                "random_accuracy": r,
+                            })
+    return pd.DataFrame(rows, columns=list(QUESTION_FRAME_COLUMNS))

@@ -85,7 +85,7 @@ def _own_texts(fig: plt.Figure) -> tuple[list[tuple[str, float]], str]:
 @pytest.fixture(scope="module")
 def steer_frame():
     from choicelab.studies.steer.items.taxonomy import load_taxonomy
-    from choicelab.studies.steer.tables import synthetic_question_frame
+    from conftest import synthetic_question_frame
 
     taxonomy = load_taxonomy()
     frame = synthetic_question_frame(taxonomy, {"model-a": 1.0, "model-b": -0.5},

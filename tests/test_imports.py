@@ -28,3 +28,25 @@ def test_the_walk_finds_the_library():
 def test_every_library_module_imports(name):
     module = importlib.import_module(name)
     assert module.__file__ is not None and module.__file__.startswith(str(PACKAGE))
+
+
+# The workflow layer (the CLI, scripts/, rules/) reads the study registry and passes it down; shared code never imports
+# a study package, so a study can be added or removed without touching it.
+WORKFLOW_LAYER = {"choicelab.cli"}
+SHARED = [name for name in MODULES if not name.startswith("choicelab.studies") and name not in WORKFLOW_LAYER]
+
+
+@pytest.mark.parametrize("name", SHARED)
+def test_shared_code_never_imports_a_study(name):
+    import ast
+
+    path = PACKAGE.parent / (name.replace(".", "/") + ".py")
+    if not path.exists():
+        path = PACKAGE.parent / name.replace(".", "/") / "__init__.py"
+    imported = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            imported.add(node.module)
+        elif isinstance(node, ast.Import):
+            imported.update(alias.name for alias in node.names)
+    assert not {m for m in imported if m.startswith("choicelab.studies")}, f"{name} imports a study package"

@@ -46,7 +46,7 @@ PAPER_ARCHITECTURES = {
     "deberta-base": "deberta",
     "bigbird-roberta-base": "big_bird",
 }
-# Encoder-decoder (kind seq2seq): its tiny twin is choicelab.lm.seq2seq.tiny_t5.
+# Encoder-decoder (kind seq2seq): its tiny twin is conftest.tiny_t5.
 SEQ2SEQ = {"t5"}
 
 CAUSAL = sorted(f for f, spec in TINY_FAMILIES.items() if spec.kind == "causal")
@@ -138,11 +138,11 @@ def test_encoder_architecture_takes_a_multiple_choice_fine_tuning_step(tmp_path,
 
 @pytest.mark.parametrize("mode", ["pll", "decoder"])
 def test_t5_scores_samples_and_embeds(tmp_path, monkeypatch, mode):
-    from choicelab.lm import seq2seq
-    from choicelab.lm.loading import load_seq2seq
+    from choicelab.lm.scorer import load_scorer
+    from conftest import tiny_t5
 
     source = tmp_path / "source"
-    model, tokenizer = seq2seq.tiny_t5(seed=0)
+    model, tokenizer = tiny_t5(seed=0)
     model.save_pretrained(source)
     tokenizer.save_pretrained(source)
     cache = tmp_path / "hub"
@@ -150,14 +150,14 @@ def test_t5_scores_samples_and_embeds(tmp_path, monkeypatch, mode):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     lay_out_hub_cache(cache, "tiny/t5", source)
     prepare_model("t5", {"kind": "seq2seq", "source": "hf:tiny/t5"}, tmp_path / "models" / "t5")
-    model, tokenizer, meta = load_seq2seq(tmp_path / "models" / "t5", device="cpu")
-    assert meta["architecture"] == "T5ForConditionalGeneration"
+    scorer, meta = load_scorer(tmp_path / "models" / "t5", device="cpu", max_batch_tokens=64, seq2seq_mode=mode)
+    assert (scorer.kind, meta["architecture"]) == ("seq2seq", "T5ForConditionalGeneration")
     requests = [ContinuationRequest("a", "The die lands on face number. Your answer:", " the first one"),
                 ContinuationRequest("b", "A or B? Your answer:", " B")]
-    batched = seq2seq.Seq2SeqScorer(model, tokenizer, mode=mode, max_batch_tokens=64).score(requests)
-    naive = seq2seq.score_naive(model, tokenizer, requests, mode)
+    batched = scorer.score(requests)
+    naive = scorer.score_naive(requests)
     for got, want in zip(batched, naive, strict=True):
         assert got.token_ids == want.token_ids
         assert np.allclose(got.token_logprobs, want.token_logprobs, atol=1e-5, rtol=0)
-    assert len(seq2seq.sample(model, tokenizer, [("a", "Hello")], max_new_tokens=3, temperature=0.9, seed=0)) == 1
-    assert seq2seq.embed_texts(model, tokenizer, ["one", "two"]).shape[0] == 2
+    assert len(scorer.sample([("a", "Hello")], max_new_tokens=3, temperature=0.9, seed=0)) == 1
+    assert scorer.embed_texts(["one", "two"]).shape[0] == 2

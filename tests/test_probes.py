@@ -418,10 +418,11 @@ def test_heat_map_hatches_cells_whose_interval_covers_zero():
 
 def test_unifiedqa_control_reads_the_unifiedqa_format_and_scores_each_choice_by_the_decoder():
     """Sec. 4.2: UnifiedQA (T5) is probed without fine-tuning; its input is ``question \\n (a) .. (b) ..``."""
-    from choicelab.lm.seq2seq import Seq2SeqScorer, tiny_t5
+    from choicelab.lm.seq2seq import Seq2SeqScorer
     from choicelab.mc.scoring import score_sequences
     from choicelab.studies.probes.paper import paper_control
     from choicelab.studies.probes.scoring import control_name, unifiedqa_input, unifiedqa_items
+    from conftest import tiny_t5
 
     assert unifiedqa_input("How do you turn on an iPad?", ["Press Volume.", "Press Lock."]) == \
         "how do you turn on an ipad? \\n (a) press volume. (b) press lock."

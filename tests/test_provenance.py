@@ -19,6 +19,7 @@ from choicelab.provenance import (
     record_json,
     write_artifact,
 )
+from choicelab.studies import STUDIES
 
 
 def _row(item, option, score, label):
@@ -58,8 +59,18 @@ def test_records_are_deterministic_without_timestamps(tmp_path):
 @pytest.mark.parametrize("bad", ["Bets/table5", "bets/Table5", "study/table1", "bets/table 5", "bets"])
 def test_artifact_ids_follow_the_naming_rule(bad):
     with pytest.raises(ValueError, match="artifact id"):
-        check_artifact_id(bad)
-    check_artifact_id("revealed_belief/table_b1_1")
+        check_artifact_id(bad, STUDIES)
+    check_artifact_id("revealed_belief/table_b1_1", STUDIES)
+
+
+def test_the_manifest_refuses_an_artifact_of_an_unregistered_study(tmp_path):
+    """Sidecars are written with any well-formed id; the manifest, given the registry, names an unknown study."""
+    f = tmp_path / "t.csv"
+    f.write_text("a\n1\n")
+    write_artifact([f], artifact_id="nostudy/table1", reproduces="x", caption="c",
+                   record=make_record(rule="r", inputs=[]))
+    with pytest.raises(ValueError, match=r"'nostudy/table1'.*study in \('revealed_belief'"):
+        build_manifest([f], studies=STUDIES)
 
 
 def test_manifest_lists_artifacts_with_files_and_paper_reference(tmp_path):
@@ -72,7 +83,7 @@ def test_manifest_lists_artifacts_with_files_and_paper_reference(tmp_path):
     write_text(png, "png")
     write_artifact([csv, png], artifact_id="bets/table5", reproduces="Table 5", caption="c",
                    record=make_record(rule="bets_table5", inputs=[items]))
-    manifest = build_manifest([csv, png])
+    manifest = build_manifest([csv, png], studies=STUDIES)
     (entry,) = manifest["artifacts"]
     assert entry["id"] == "bets/table5" and entry["study"] == "bets" and entry["reproduces"] == "Table 5"
     assert [f["path"] for f in entry["files"]] == sorted([str(csv), str(png)])
@@ -86,7 +97,7 @@ def test_manifest_refuses_a_file_without_sidecar(tmp_path):
     f = tmp_path / "orphan.csv"
     f.write_text("a")
     with pytest.raises(FileNotFoundError, match="sidecar"):
-        build_manifest([f])
+        build_manifest([f], studies=STUDIES)
 
 
 def test_atomic_writer_leaves_nothing_on_failure(tmp_path):

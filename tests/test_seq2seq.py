@@ -18,8 +18,8 @@ from choicelab.lm.seq2seq import (
     pll_word_examples,
     score_naive,
     sentinel_ids,
-    tiny_t5,
 )
+from conftest import tiny_t5
 
 REQUESTS = [
     ContinuationRequest("a", "The cat sat on the mat. Your answer:", " the dog barked loudly"),

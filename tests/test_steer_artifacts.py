@@ -10,6 +10,7 @@ from choicelab.studies.steer import artifacts as sa
 from choicelab.studies.steer import tables as st
 from choicelab.studies.steer.figures import MODULE_FIGURES
 from choicelab.studies.steer.items.taxonomy import load_taxonomy
+from conftest import synthetic_question_frame
 
 
 def test_every_paper_table_and_figure_the_study_reproduces_is_listed():
@@ -42,7 +43,7 @@ def test_declared_files_finds_an_artifacts_outputs_and_names_a_missing_one():
 
 def test_every_table_builder_builds_a_table_from_a_run():
     taxonomy = load_taxonomy()
-    results = st.synthetic_question_frame(taxonomy, {"strong": 3.0, "weak": -1.0},
+    results = synthetic_question_frame(taxonomy, {"strong": 3.0, "weak": -1.0},
                                           adaptations=("0shot", "1shot", "explain-separate"), questions_per_test=1)
     sources = st.table_sources(results, taxonomy.edges, paper_table3=st.PAPER_TABLE3, paper_quotes=st.PAPER_QUOTES,
                                paper_models=st.PAPER_MODELS, models={"strong": {"source": "random:llama"}})

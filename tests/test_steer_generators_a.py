@@ -476,10 +476,19 @@ def test_polish_fixes_articles_before_numbers_read_with_a_vowel():
     assert base.polish("a 28% chance and a 1% chance") == "a 28% chance and a 1% chance"
 
 
-def test_derive_seed_depends_on_every_part():
-    seeds = {base.derive_seed("steer", 0, e, d, g, i) for e in ("a", "b") for d in ("x", "y") for g in (1, 2)
-             for i in (0, 1)}
+def test_a_question_seed_depends_on_every_part():
+    seeds = {base.make_rng(0, e, d, g, i)[0] for e in ("a", "b") for d in ("x", "y") for g in (1, 2) for i in (0, 1)}
     assert len(seeds) == 16
+
+
+def test_steer_question_seeds_are_the_shared_derivation_with_their_separator():
+    """The generators' seeds are choicelab.stats.derived_seed's, over ("steer", seed, element, domain, grade,
+    attempt) joined by the unit separator, the value they had before the derivation was written once."""
+    import hashlib
+
+    text = "\x1f".join(["steer", "7", "el", "dom", "3", "2"])
+    expected = int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> 1
+    assert base.make_rng(7, "el", "dom", 3, 2)[0] == expected
 
 
 def test_a_risk_question_is_generated_even_where_200_draws_miss_the_intended_winner():

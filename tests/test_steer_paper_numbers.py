@@ -9,6 +9,7 @@ from choicelab.studies.steer import artifacts as sa
 from choicelab.studies.steer import metrics as sm
 from choicelab.studies.steer import tables as st
 from choicelab.studies.steer.items.taxonomy import load_taxonomy
+from conftest import synthetic_question_frame
 
 
 @pytest.fixture(scope="module")
@@ -18,7 +19,7 @@ def taxonomy():
 
 @pytest.fixture(scope="module")
 def results(taxonomy):
-    return st.synthetic_question_frame(taxonomy, {"strong": 3.0, "weak": -1.0}, adaptations=("0shot", "1shot"),
+    return synthetic_question_frame(taxonomy, {"strong": 3.0, "weak": -1.0}, adaptations=("0shot", "1shot"),
                                        questions_per_test=1, seed=2)
 
 

@@ -14,6 +14,7 @@ from choicelab.studies.steer import metrics as sm
 from choicelab.studies.steer import report as sr
 from choicelab.studies.steer import tables as st
 from choicelab.studies.steer.items.taxonomy import load_taxonomy, parse_taxonomy
+from conftest import synthetic_question_frame
 
 # A small taxonomy: 2 settings, 3 modules, 5 elements; the report card must work with any taxonomy of this shape.
 SMALL_TAX = {
@@ -188,7 +189,7 @@ def real_tax():
 
 @pytest.fixture(scope="module")
 def synthetic(real_tax):
-    return st.synthetic_question_frame(real_tax, {"strong": 3.0, "weak": -1.0},
+    return synthetic_question_frame(real_tax, {"strong": 3.0, "weak": -1.0},
                                        adaptations=("0shot", "1shot", "3shot", "explain-together",
                                                     "explain-separate"),
                                        questions_per_test=1, seed=1,

@@ -12,8 +12,8 @@ import yaml
 
 from choicelab.studies.steer import DATA
 from choicelab.studies.steer import report as sr
-from choicelab.studies.steer import tables as st
 from choicelab.studies.steer.items.taxonomy import load_taxonomy
+from conftest import synthetic_question_frame
 
 
 @pytest.fixture(scope="module")
@@ -23,9 +23,9 @@ def real_tax():
 
 @pytest.fixture(scope="module")
 def perfect_and_guessing(real_tax):
-    return st.synthetic_question_frame(real_tax, {"perfect": 50.0, "guessing": 0.0}, adaptations=("0shot",),
-                                       questions_per_test=3, seed=3)  # >= 10 per element: letters, not
-                                                                         # "insufficient data"
+    return synthetic_question_frame(real_tax, {"perfect": 50.0, "guessing": 0.0}, adaptations=("0shot",),
+                                    questions_per_test=3, seed=3)  # >= 10 per element: letters, not
+                                                                   # "insufficient data"
 
 
 @pytest.mark.parametrize("name", sorted(sr.shipped_rubrics()))
@@ -132,7 +132,7 @@ def test_the_shipped_config_plans_load(config):
 
 
 def test_a_letter_resting_on_fewer_questions_than_insufficient_below_is_insufficient_data(real_tax):
-    few = st.synthetic_question_frame(real_tax, {"perfect": 50.0}, adaptations=("0shot",), questions_per_test=1,
+    few = synthetic_question_frame(real_tax, {"perfect": 50.0}, adaptations=("0shot",), questions_per_test=1,
                                       seed=3)
     rubric = sr.load_rubric(sr.shipped_rubrics()["single_agent_medical"])
     card = sr.compute_report_card(few, real_tax, rubric, model="perfect")

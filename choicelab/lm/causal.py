@@ -22,7 +22,8 @@ How it stays fast without changing the numbers:
   embeddings' device; each layer's cache rows are selected on that layer's device; log-probs are read where the
   head leaves them.
 
-``score_naive`` is the reference: one full forward per request, the LM head everywhere, on the model's own device.
+``score_naive`` (also the scorer's method of that name) is the reference: one full forward per request, the LM head
+everywhere, on the model's own device.
 Tests require the engine to match it per token within ``logprob_tolerance(dtype, device)``: 1e-5 in fp32 on a
 CPU, looser where the arithmetic is (GPU fp32 kernels, half precision).
 
@@ -40,6 +41,7 @@ from dataclasses import dataclass
 import torch
 from transformers import DynamicCache, PreTrainedModel, PreTrainedTokenizerBase
 
+from choicelab.lm.scorer import ContinuationRequest, ContinuationScore, Generation
 from choicelab.lm.tokenization import EncodedRequest, RequestEncoder, left_padded
 
 log = logging.getLogger(__name__)
@@ -85,36 +87,6 @@ def model_input_device(model: PreTrainedModel) -> torch.device:
     from choicelab.lm.loading import input_device
 
     return input_device(model)
-
-
-@dataclass(frozen=True)
-class ContinuationRequest:
-    id: str
-    context: str
-    continuation: str
-
-
-@dataclass(frozen=True)
-class ContinuationScore:
-    """The scored continuation: its token ids and each token's log-probability given everything before it.
-
-    ``terminal_logprob`` (only when asked for) is log P(the next token after the continuation is not one of the
-    excluded ids): e.g. the probability that a number ends here and is not continued by another digit.
-    """
-
-    id: str
-    token_ids: tuple[int, ...]
-    token_logprobs: tuple[float, ...]
-    boundary_merged: bool
-    terminal_logprob: float | None = None
-
-    @property
-    def n_tokens(self) -> int:
-        return len(self.token_ids)
-
-    @property
-    def sum_logprob(self) -> float:
-        return float(sum(self.token_logprobs))
 
 
 def _log_not_in(logprobs: torch.Tensor, excluded: torch.Tensor | None) -> torch.Tensor:
@@ -193,7 +165,10 @@ class _RunContexts:
 
 
 class CausalScorer:
-    """Scores (context, continuation) requests with a causal LM. See the module docstring."""
+    """Scores (context, continuation) requests with a causal LM (the :class:`choicelab.lm.scorer.Scorer` protocol).
+    See the module docstring."""
+
+    kind = "causal"
 
     def __init__(
         self,
@@ -255,6 +230,26 @@ class CausalScorer:
                 self._halve_budget(error, batch)
                 pending.extendleft(reversed(batch))  # the same groups again, in smaller batches
         return [r for r in results if r is not None]
+
+    def score_naive(self, requests: Sequence[ContinuationRequest],
+                    terminal_excluded_ids: Iterable[int] | None = None) -> list[ContinuationScore]:
+        """The reference for :meth:`score` (:func:`score_naive`), with this scorer's tokenization."""
+        return score_naive(self.model, self.tokenizer, requests, terminal_excluded_ids, add_bos=self.encoder.add_bos)
+
+    def sample(self, prompts: Sequence[tuple[str, str]], *, max_new_tokens: int, temperature: float,
+               seed: int) -> list[Generation]:
+        """Seeded sampling under this scorer's token budget (:func:`choicelab.lm.generate.sample`)."""
+        from choicelab.lm.generate import sample
+
+        return sample(self.model, self.tokenizer, prompts, max_new_tokens=max_new_tokens, temperature=temperature,
+                      seed=seed, max_batch_tokens=self.max_batch_tokens)
+
+    def embed_texts(self, texts: Sequence[str], *, batch_size: int = 8, max_length: int = 512):
+        """Unit-norm last-token embeddings (:func:`choicelab.lm.embed.embed_texts`, kind ``causal``)."""
+        from choicelab.lm.embed import embed_texts
+
+        return embed_texts(self.model, self.tokenizer, texts, kind=self.kind, batch_size=batch_size,
+                           max_length=max_length)
 
     def _halve_budget(self, error: BaseException, batch: list[PrefixGroup]) -> None:
         longest = max(len(ctx) for group in batch for ctx in group.contexts)

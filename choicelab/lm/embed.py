@@ -1,4 +1,5 @@
-"""Sentence embeddings: mean-pooled for encoders, last-token last hidden state for causal models."""
+"""Sentence embeddings, written once for every kind of model: mean-pooled last hidden states for encoders and for
+seq2seq models (their encoder), the last real token's last hidden state for causal models."""
 
 from __future__ import annotations
 
@@ -20,12 +21,15 @@ def embed_texts(
     max_length: int = 256,
     normalize: bool = True,
 ) -> np.ndarray:
-    """Embed ``texts``; ``kind`` is "encoder" (mean over non-pad tokens) or "causal" (last real token)."""
-    if kind not in {"encoder", "causal"}:
-        raise ValueError(f"kind must be 'encoder' or 'causal', not {kind!r}")
+    """Embed ``texts``; ``kind`` (model.json's) is "encoder" or "seq2seq" (mean over the non-pad tokens of the
+    encoder's last hidden states) or "causal" (the last real token's)."""
+    if kind not in {"encoder", "causal", "seq2seq"}:
+        raise ValueError(f"kind must be 'encoder', 'causal' or 'seq2seq', not {kind!r}")
     from choicelab.lm.loading import input_device
 
-    base = model.base_model if kind == "encoder" else model.get_decoder()
+    bases = {"encoder": lambda: model.base_model, "seq2seq": lambda: model.get_encoder(),
+             "causal": lambda: model.get_decoder()}
+    base = bases[kind]()
     device = input_device(model)  # a model split over devices takes its inputs where its embeddings are
     vectors = []
     pad_side = tokenizer.padding_side
@@ -39,7 +43,7 @@ def embed_texts(
             enc = {k: v.to(device) for k, v in enc.items() if k in {"input_ids", "attention_mask"}}
             hidden = base(**enc).last_hidden_state.float()
             mask = enc["attention_mask"].to(hidden.device).float()
-            if kind == "encoder":
+            if kind != "causal":
                 pooled = (hidden * mask[..., None]).sum(1) / mask.sum(1, keepdim=True).clamp(min=1.0)
             else:
                 last = mask.sum(1).long() - 1

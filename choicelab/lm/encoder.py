@@ -14,25 +14,12 @@ import random
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
 
 import numpy as np
 import torch
 from transformers import PreTrainedModel, PreTrainedTokenizerBase, get_linear_schedule_with_warmup
 
-
-class MCItem(Protocol):
-    """What the encoder reads of a multiple-choice question (any study's item type with these fields will do):
-    the prompt, the choices, and the index of the right choice (-1 when there is none)."""
-
-    @property
-    def prompt(self) -> str: ...
-
-    @property
-    def choices(self) -> Sequence[str]: ...
-
-    @property
-    def label(self) -> int: ...
+from choicelab.mc.items import MCItem  # the one multiple-choice item type (prompt, choices, label)
 
 
 def _text_pairs(items: Sequence[MCItem], input_format: str) -> tuple[list[str], list[str]]:

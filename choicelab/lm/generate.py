@@ -1,29 +1,21 @@
-"""Seeded sampling generation, batched: each prompt draws from its own generator, so results do not depend on
-batching."""
+"""Seeded sampling, written once for every kind of model: each prompt draws from its own seed, derived from the job's
+seed and the prompt's id, so results do not depend on batching. Causal models sample in batches (below); seq2seq
+(encoder-decoder) models one prompt at a time through ``model.generate``."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import torch
 from transformers import DynamicCache, PreTrainedModel, PreTrainedTokenizerBase
 
 from choicelab.lm.causal import is_out_of_memory
+from choicelab.lm.scorer import Generation
 from choicelab.lm.tokenization import RequestEncoder, left_padded
 from choicelab.stats import derived_seed
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class Generation:
-    id: str
-    text: str
-    token_ids: tuple[int, ...]
-    seed: int
-
 
 
 @torch.inference_mode()
@@ -43,7 +35,12 @@ def sample(
     the whole batch): at batch size one a small model's step is bound by reading its weights, so a batch costs
     about what one prompt does. Each prompt still draws from its own generator, seeded by ``(seed, id)``, so its
     tokens do not depend on which prompts share its batch. Out of device memory, a batch is split in two and the
-    token budget halved for the batches after it (logged); the tokens do not change."""
+    token budget halved for the batches after it (logged); the tokens do not change.
+
+    A seq2seq model (``config.is_encoder_decoder``) samples one prompt at a time (:func:`_sample_seq2seq`)."""
+    if getattr(model.config, "is_encoder_decoder", False):
+        return _sample_seq2seq(model, tokenizer, prompts, max_new_tokens=max_new_tokens, temperature=temperature,
+                               seed=seed)
     encoder = RequestEncoder(tokenizer)
     from choicelab.lm.loading import input_device
 
@@ -135,3 +132,24 @@ def _sample_batch(
         positions = positions[:, -1:] + 1
         mask = torch.cat([mask, torch.ones((len(prompts), 1), dtype=torch.long)], dim=1)
     return list(zip(new_tokens, seeds, strict=True))
+
+
+def _sample_seq2seq(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, prompts: Sequence[tuple[str, str]],
+                    *, max_new_tokens: int, temperature: float, seed: int) -> list[Generation]:
+    """One answer per (id, prompt) from an encoder-decoder model, each from its own seed derived from (``seed``, id),
+    one prompt at a time (so an answer does not depend on which prompts are sampled with it). The encoder reads the
+    prompt's tokens and ``</s>``; ``token_ids`` are the decoder's tokens after its start token."""
+    device = next(model.parameters()).device
+    out = []
+    for key, prompt in prompts:
+        item_seed = derived_seed(seed, key)
+        torch.manual_seed(item_seed)
+        prompt_ids = list(tokenizer(prompt, add_special_tokens=False).input_ids)
+        ids = torch.tensor([[*prompt_ids, tokenizer.eos_token_id]], device=device)
+        generated = model.generate(
+            input_ids=ids, attention_mask=torch.ones_like(ids), do_sample=True, temperature=temperature,
+            top_k=0, top_p=1.0, max_new_tokens=max_new_tokens,
+        )
+        text = tokenizer.decode(generated[0], skip_special_tokens=True).strip()
+        out.append(Generation(key, text, tuple(int(t) for t in generated[0][1:]), item_seed))
+    return out

@@ -27,9 +27,10 @@ from transformers import (
 )
 
 import choicelab.lm.deberta_mc  # noqa: F401  (registers DeBERTa v1's multiple-choice head)
+from choicelab.lm.registry import DTYPES
 from choicelab.lm.usage import track
 
-DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+TORCH_DTYPES = {name: getattr(torch, name) for name in DTYPES}  # the schema's dtype names are torch's
 log = logging.getLogger(__name__)
 
 
@@ -88,6 +89,16 @@ def placement(meta: dict[str, Any], device: str = "auto") -> dict[str, Any]:
     return {}
 
 
+def torch_dtype(meta: dict[str, Any], dtype: str | None = None) -> torch.dtype:
+    """The dtype a model loads in: ``dtype`` when given (e.g. the CLI's --dtype), else its model.json's (written from
+    its config entry, whose default the schema gives)."""
+    name = dtype or meta.get("dtype")
+    if name not in TORCH_DTYPES:
+        raise ValueError(f"model {meta.get('name')!r}: dtype {name!r} (model.json or --dtype); allowed: "
+                         f"{', '.join(DTYPES)}. Prepare the model again (rule prepare_model) if model.json has none")
+    return TORCH_DTYPES[name]
+
+
 def input_device(model: PreTrainedModel) -> torch.device:
     """The device inputs go to: where the input embeddings execute (a split model's first device)."""
     embeddings = model.get_input_embeddings()
@@ -107,10 +118,9 @@ def load_causal(
     meta = read_model_json(model_dir)
     if meta["kind"] != "causal":
         raise ValueError(f"model {meta['name']!r} is a {meta['kind']} model; this step needs a causal LM")
-    torch_dtype = DTYPES[dtype or meta.get("dtype", "float32")]
     folder = weights_folder(model_dir, meta)
     placed = placement(meta, device)
-    model = AutoModelForCausalLM.from_pretrained(str(folder), dtype=torch_dtype, **placed)
+    model = AutoModelForCausalLM.from_pretrained(str(folder), dtype=torch_dtype(meta, dtype), **placed)
     if getattr(model, "hf_device_map", None) and len(set(model.hf_device_map.values())) > 1:
         log.info("model %s split over devices: %s", meta["name"], model.hf_device_map)
     if not placed:
@@ -133,7 +143,7 @@ def load_encoder_mc(
         )
     torch.manual_seed(seed)
     folder = weights_folder(model_dir, meta)
-    model = AutoModelForMultipleChoice.from_pretrained(str(folder), dtype=DTYPES[meta.get("dtype") or "float32"])
+    model = AutoModelForMultipleChoice.from_pretrained(str(folder), dtype=torch_dtype(meta))
     model = model.to(resolve_device(device))
     model.eval()
     return track(model, meta["name"]), load_tokenizer(model_dir), meta
@@ -149,9 +159,9 @@ def load_seq2seq(
     meta = read_model_json(model_dir)
     if meta["kind"] != "seq2seq":
         raise ValueError(f"model {meta['name']!r} is a {meta['kind']} model; this step needs a seq2seq model")
-    torch_dtype = DTYPES[dtype or meta.get("dtype", "float32")]
     placed = placement(meta, device)
-    model = AutoModelForSeq2SeqLM.from_pretrained(str(weights_folder(model_dir, meta)), dtype=torch_dtype, **placed)
+    model = AutoModelForSeq2SeqLM.from_pretrained(str(weights_folder(model_dir, meta)), dtype=torch_dtype(meta, dtype),
+                                                  **placed)
     if not placed:
         model = model.to(resolve_device(device))
     model.eval()

@@ -28,11 +28,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from choicelab.config import model_entry_key
 from choicelab.io import atomic_directory, sha256_file, write_json
 from choicelab.provenance import MODEL_LIBRARIES, library_versions
 
-KINDS = ("causal", "encoder", "seq2seq")  # seq2seq: encoder-decoder (T5), choicelab.lm.seq2seq
-DTYPES = ("float32", "bfloat16", "float16")
+# Allowed values and defaults of a models: entry are written in the schema only (schemas/config.schema.yaml).
+KINDS: tuple[str, ...] = tuple(model_entry_key("kind")["enum"])  # seq2seq: encoder-decoder (T5), lm.seq2seq
+DTYPES: tuple[str, ...] = tuple(model_entry_key("dtype")["enum"])
+DEFAULT_DTYPE: str = model_entry_key("dtype")["default"]
 SOURCE_PREFIXES = ("pypi", "hf", "path", "random")
 
 
@@ -47,7 +50,7 @@ class ModelSpec:
     name: str
     kind: str
     source: str
-    dtype: str = "float32"
+    dtype: str = DEFAULT_DTYPE
     chat_template: bool | str | None = None
     max_length: int | None = None
     device_map: str | dict[str, Any] | None = None
@@ -86,7 +89,7 @@ def parse_model_spec(name: str, entry: dict[str, Any]) -> ModelSpec:
     for key in ("kind", "source"):
         if key not in entry:
             raise ValueError(f"model {name!r}: missing key {key!r}")
-    kind, source, dtype = entry["kind"], entry["source"], entry.get("dtype", "float32")
+    kind, source, dtype = entry["kind"], entry["source"], entry.get("dtype", DEFAULT_DTYPE)
     if kind not in KINDS:
         raise ValueError(f"model {name!r}: key 'kind' is {kind!r}; allowed: {', '.join(KINDS)}")
     if not isinstance(source, str) or ":" not in source or source.split(":", 1)[0] not in SOURCE_PREFIXES:

@@ -49,8 +49,9 @@ one-request-at-a-time reference the tests compare the batched engine with.
 Embeddings (:func:`embed_prompt_options`) are the authors' (LLM_link ``scripts/compare_embeddings.py``): the
 prompt's vector is the encoder's last hidden state at its last token (``</s>``), an option's vector is the decoder's
 last hidden state at the option's last token, the decoder reading the option (teacher-forced, after the start token)
-while attending to the encoded prompt. :func:`embed_texts` (mean-pooled encoder states) embeds texts without a
-prompt, e.g. to code free generations with the model's own embeddings.
+while attending to the encoded prompt. :func:`choicelab.lm.embed.embed_texts` (kind ``seq2seq``: mean-pooled encoder
+states) embeds texts without a prompt, e.g. to code free generations with the model's own embeddings;
+:func:`choicelab.lm.generate.sample` samples from a seq2seq model as from a causal one.
 """
 
 from __future__ import annotations
@@ -62,8 +63,7 @@ import numpy as np
 import torch
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
-from choicelab.lm.causal import ContinuationRequest, ContinuationScore
-from choicelab.stats import derived_seed
+from choicelab.lm.scorer import ContinuationRequest, ContinuationScore, Generation
 
 SENTINELS = ("<extra_id_0>", "<extra_id_1>")
 MODES = ("pll", "pll_token", "decoder")  # pll: word-wise (the paper's FLAN-T5 results); see the docstring
@@ -186,7 +186,10 @@ def _scored_logprobs(logits: torch.Tensor, example: Example) -> list[float]:
 
 
 class Seq2SeqScorer:
-    """Batched scoring of (context, continuation) requests with an encoder-decoder model (``mode``: see module)."""
+    """Batched scoring of (context, continuation) requests with an encoder-decoder model (``mode``: see module); the
+    :class:`choicelab.lm.scorer.Scorer` protocol."""
+
+    kind = "seq2seq"
 
     def __init__(self, model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, *, mode: str = "decoder",
                  max_batch_tokens: int = 4096) -> None:
@@ -194,6 +197,25 @@ class Seq2SeqScorer:
             raise ValueError(f"seq2seq scoring mode {mode!r}; use one of {MODES}")
         self.model, self.tokenizer, self.mode, self.max_batch_tokens = model, tokenizer, mode, max_batch_tokens
         self.pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+
+    def score_naive(self, requests: Sequence[ContinuationRequest]) -> list[ContinuationScore]:
+        """The reference for :meth:`score` in this scorer's mode (:func:`score_naive`)."""
+        return score_naive(self.model, self.tokenizer, requests, self.mode)
+
+    def sample(self, prompts: Sequence[tuple[str, str]], *, max_new_tokens: int, temperature: float,
+               seed: int) -> list[Generation]:
+        """Seeded sampling (:func:`choicelab.lm.generate.sample`)."""
+        from choicelab.lm.generate import sample
+
+        return sample(self.model, self.tokenizer, prompts, max_new_tokens=max_new_tokens, temperature=temperature,
+                      seed=seed, max_batch_tokens=self.max_batch_tokens)
+
+    def embed_texts(self, texts: Sequence[str], *, batch_size: int = 8, max_length: int = 512) -> np.ndarray:
+        """Unit-norm mean-pooled encoder states (:func:`choicelab.lm.embed.embed_texts`, kind ``seq2seq``)."""
+        from choicelab.lm.embed import embed_texts
+
+        return embed_texts(self.model, self.tokenizer, texts, kind=self.kind, batch_size=batch_size,
+                           max_length=max_length)
 
     def _batches(self, examples: list[Example]) -> list[list[Example]]:
         ordered = sorted(examples, key=lambda e: (len(e.input_ids), len(e.labels)))
@@ -268,55 +290,6 @@ def score_naive(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, requ
 # -- sampling and embeddings --------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Generation:
-    id: str
-    text: str
-    seed: int
-
-
-
-@torch.inference_mode()
-def sample(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, prompts: Sequence[tuple[str, str]], *,
-           max_new_tokens: int, temperature: float, seed: int, max_batch_tokens: int = 4096) -> list[Generation]:
-    """Sample one answer per (id, prompt), each from its own seed derived from (``seed``, id), one prompt at a time
-    (so an answer does not depend on which prompts share its batch). ``max_batch_tokens`` is accepted for the
-    causal sampler's signature."""
-    del max_batch_tokens
-    device = next(model.parameters()).device
-    out = []
-    for key, prompt in prompts:
-        item_seed = derived_seed(seed, key)
-        torch.manual_seed(item_seed)
-        ids = torch.tensor([[*_ids(tokenizer, prompt), tokenizer.eos_token_id]], device=device)
-        generated = model.generate(
-            input_ids=ids, attention_mask=torch.ones_like(ids), do_sample=True, temperature=temperature,
-            top_k=0, top_p=1.0, max_new_tokens=max_new_tokens,
-        )
-        out.append(Generation(key, tokenizer.decode(generated[0], skip_special_tokens=True).strip(), item_seed))
-    return out
-
-
-@torch.inference_mode()
-def embed_texts(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, texts: Sequence[str], *,
-                batch_size: int = 8, max_length: int = 512) -> np.ndarray:
-    """Unit-norm mean-pooled last hidden states of the encoder (the embedding method for seq2seq models)."""
-    encoder = model.get_encoder()
-    device = next(model.parameters()).device
-    vectors = []
-    for start in range(0, len(texts), batch_size):
-        batch = [t if t else " " for t in texts[start : start + batch_size]]
-        enc = tokenizer(batch, padding=True, truncation=True, max_length=max_length, return_tensors="pt")
-        mask = enc["attention_mask"].to(device)
-        hidden = encoder(input_ids=enc["input_ids"].to(device), attention_mask=mask).last_hidden_state.float()
-        pooled = (hidden * mask[..., None]).sum(1) / mask.sum(1, keepdim=True).clamp(min=1)
-        vectors.append(pooled.cpu().numpy())
-    matrix = np.concatenate(vectors) if vectors else np.zeros((0, 0), dtype=np.float32)
-    if matrix.size:
-        matrix = matrix / np.clip(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12, None)
-    return matrix.astype(np.float32)
-
-
 @torch.inference_mode()
 def embed_prompt_options(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase,
                          pairs: Sequence[tuple[str, Sequence[str]]], *, max_length: int = 4096,
@@ -353,28 +326,3 @@ def embed_prompt_options(model: PreTrainedModel, tokenizer: PreTrainedTokenizerB
         matrix = np.concatenate(rows) if rows else np.zeros((0, prompt_vector.shape[0]), dtype=np.float32)
         out.append((prompt_vector.astype(np.float32), matrix.astype(np.float32)))
     return out
-
-
-# -- a tiny random T5 for tests -------------------------------------------------------------------------------------
-
-
-def tiny_t5(seed: int = 0) -> tuple[PreTrainedModel, PreTrainedTokenizerBase]:
-    """A tiny random T5ForConditionalGeneration with the tiny BPE tokenizer plus T5's two sentinels, seeded."""
-    from transformers import PreTrainedTokenizerFast, T5Config, T5ForConditionalGeneration
-
-    from choicelab.lm.tiny import tiny_tokenizer
-
-    base = tiny_tokenizer(kind="causal")
-    tokenizer = PreTrainedTokenizerFast(
-        tokenizer_object=base.backend_tokenizer.__class__.from_str(base.backend_tokenizer.to_str()),
-        eos_token="<eos>", pad_token="<pad>", unk_token="<unk>",
-    )
-    tokenizer.add_special_tokens({"additional_special_tokens": list(SENTINELS)})
-    torch.manual_seed(seed)
-    config = T5Config(
-        vocab_size=len(tokenizer), d_model=32, d_kv=8, d_ff=64, num_layers=2, num_decoder_layers=2, num_heads=4,
-        pad_token_id=tokenizer.pad_token_id, eos_token_id=tokenizer.eos_token_id,
-        decoder_start_token_id=tokenizer.pad_token_id,
-    )
-    model = T5ForConditionalGeneration(config).eval()
-    return model, tokenizer

@@ -24,9 +24,10 @@ class Settings:
 
 
 def from_config(config: Mapping[str, Any]) -> Settings:
-    """The study's settings from a validated config (every key present: validation filled the defaults); a config
-    without a ``studies.revealed_belief`` section is refused (write it with ``enabled: false`` to leave the study
-    out)."""
+    """The study's settings from a validated config (every key present: validation filled the defaults). The workflow
+    reads them through :func:`choicelab.studies.study_settings`, which gives a config without a
+    ``studies.revealed_belief`` section the study's switched-off section; called on such a config directly, this
+    raises naming the key."""
     if STUDY not in config["studies"]:
         raise KeyError(f"config key 'studies.{STUDY}' is missing; write it (enabled: false leaves the study out)")
     section = config["studies"][STUDY]

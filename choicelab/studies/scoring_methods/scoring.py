@@ -178,13 +178,6 @@ def embedder(
     """texts -> unit-norm embeddings (causal: last token's last hidden state; encoder and seq2seq: the encoder's
     mean-pooled last hidden states). Texts without a prompt, e.g. free generations to code; the embedding method
     uses :func:`option_embedder`."""
-    if kind == "seq2seq":
-        from choicelab.lm.seq2seq import embed_texts as embed_seq2seq
-
-        def embed_encoder_decoder(texts: Sequence[str]) -> np.ndarray:
-            return embed_seq2seq(model_obj, tokenizer, list(texts), max_length=max_length)
-
-        return embed_encoder_decoder
     from choicelab.lm.embed import embed_texts
 
     def embed(texts: Sequence[str]) -> np.ndarray:
@@ -332,7 +325,7 @@ def free_generation(
     """Method ``free``: sample from I per (temperature, seed) and code each answer (:func:`code_free`).
 
     ``generate`` (default :func:`choicelab.lm.generate.sample`) samples ``[(id, prompt)]`` -> objects with ``.text``;
-    encoder-decoder models pass :func:`choicelab.lm.seq2seq.sample`."""
+    it samples from encoder-decoder models too."""
     if generate is None:
         from choicelab.lm.generate import sample as generate
 
@@ -367,7 +360,7 @@ def score_all(
     """Every requested method for one loaded model. Encoders support only ``embedding``. Seq2seq models
     (:mod:`choicelab.lm.seq2seq`) score strings, labels and ratings in the plan's ``seq2seq_scoring`` mode (the
     authors' word-wise masked pseudo-likelihood unless the config names another), sample with
-    :func:`choicelab.lm.seq2seq.sample` and embed the authors' way (:func:`option_embedder`).
+    :func:`choicelab.lm.generate.sample` and embed the authors' way (:func:`option_embedder`).
 
     ``classify_embed`` codes free generations (e.g. a sentence encoder's :func:`embedder`); default: this model's own
     embeddings. ``judge`` (an LLM judge, :data:`choicelab.studies.scoring_methods.coder.Judge`) codes them instead."""
@@ -379,7 +372,6 @@ def score_all(
     if kind == "seq2seq":
         from choicelab.lm import seq2seq
 
-        generate = seq2seq.sample
         if scorer is None:  # the authors scored strings, labels and ratings through the same masked path
             scorer = seq2seq.Seq2SeqScorer(
                 model_obj, tokenizer, mode=plan.seq2seq_scoring, max_batch_tokens=max_batch_tokens

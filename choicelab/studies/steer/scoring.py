@@ -439,20 +439,17 @@ def score_model(model_dir: str, items: Sequence[MCItem], pool: Sequence[MCItem],
     its entry's ``chat_template`` asks, :func:`chat_format`) and score its letters.
 
     Returns the dump rows and the prompt record of every scored question."""
-    from choicelab.lm.causal import CausalScorer
-    from choicelab.lm.generate import sample
-    from choicelab.lm.loading import load_causal
+    from choicelab.lm.scorer import load_scorer
 
     scored = scored_questions(items, adaptation, adaptation_questions, seed)
     firsts, seconds = split_follow_ups(scored)
-    lm, tokenizer, meta = load_causal(model_dir, device=device)
+    scorer, meta = load_scorer(model_dir, device=device, max_batch_tokens=max_batch_tokens)
+    tokenizer = scorer.tokenizer
     chat = chat_format(model, tokenizer, chat_template)
     print(f"{model}: prompts {'through its chat template' if chat else 'as raw text'} (chat_template: {chat_template})")
-    scorer = CausalScorer(lm, tokenizer, max_batch_tokens=max_batch_tokens)
 
     def explain(prompts: list[tuple[str, str]]) -> dict[str, str]:
-        generations = sample(lm, tokenizer, prompts, max_new_tokens=max_new_tokens, temperature=0, seed=seed,
-                             max_batch_tokens=max_batch_tokens)
+        generations = scorer.sample(prompts, max_new_tokens=max_new_tokens, temperature=0, seed=seed)
         for g in generations[:3]:
             print(f"explanation of {g.id}: {g.text!r}")
         return {g.id: g.text for g in generations}

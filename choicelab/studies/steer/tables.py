@@ -465,41 +465,6 @@ def models_table(our_models: Mapping[str, Mapping[str, Any]], paper_path: str | 
     return pd.concat([paper, pd.DataFrame(extra)], ignore_index=True).fillna("")
 
 
-# --------------------------------------------------------------------------------------------- synthetic data
-def synthetic_question_frame(taxonomy: Any, models: Mapping[str, float], adaptations: Sequence[str] = ("0shot",),
-                             questions_per_test: int = 2, seed: int = 0,
-                             adaptation_boost: Mapping[str, float] | None = None) -> pd.DataFrame:
-    """A SYNTHETIC per-question frame for tests and dry runs of the figure code -- never a result.
-
-    ``models`` maps a model name to a skill; P(correct) = r + (1 - r) * sigmoid(skill + boost - 0.35 * grade)
-    per question, k drawn from 2..5 options, for every element x domain x grade of the taxonomy.
-    """
-    rng = np.random.default_rng(seed)
-    boost = dict(adaptation_boost or {})
-    rows = []
-    for model, skill in models.items():
-        for adaptation in adaptations:
-            for el in taxonomy.elements:
-                for domain in el.domains:
-                    for grade in range(el.min_grade, el.max_grade + 1):
-                        for index in range(questions_per_test):
-                            k = int(rng.integers(2, 6))
-                            r = 1.0 / k
-                            z = skill + boost.get(adaptation, 0.0) - 0.35 * grade
-                            p_correct = r + (1 - r) / (1 + math.exp(-z))
-                            correct = bool(rng.random() < p_correct)
-                            rows.append({
-                                "model": model, "adaptation": adaptation, "benchmark": "steer", "split": "test",
-                                "item_id": f"{el.id}/{domain}/g{grade}/{index}", "element": el.id,
-                                "module": el.module_id, "setting": el.setting_id, "domain": domain, "grade": grade,
-                                "n_options": k, "predicted_option": 0 if correct else 1,
-                                "label_option": 0, "correct": correct,
-                                "top_prob": float(rng.uniform(r, 1.0)), "label_prob": math.nan,
-                                "random_accuracy": r,
-                            })
-    return pd.DataFrame(rows, columns=list(sm.QUESTION_FRAME_COLUMNS))
-
-
 # ------------------------------------------------------------------------------------ the tables a run writes
 @dataclass(frozen=True)
 class TableSources:

@@ -11,7 +11,6 @@ Modules in this package are discovered with :mod:`pkgutil` (:func:`load_generato
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import json
 import pkgutil
@@ -23,6 +22,7 @@ from fractions import Fraction
 from typing import Any
 
 from choicelab.mc.items import MCItem
+from choicelab.stats import derived_seed
 from choicelab.studies.steer.items.domains import PEOPLE, DomainVocab, vocab
 from choicelab.studies.steer.items.taxonomy import Element, Taxonomy, load_taxonomy
 
@@ -213,15 +213,14 @@ def get_generator(element_id: str) -> GeneratorFn:
 # Seeding
 
 
-def derive_seed(*parts: object) -> int:
-    """A 63-bit seed from ``parts`` via SHA-256 of their ``str`` joined by a separator (stable across runs)."""
-    text = "\x1f".join(str(p) for p in parts)
-    return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "big") >> 1
+# STEER's question seeds join ("steer", seed, element, domain, grade, attempt) with this separator (kept: another
+# would change every generated question).
+SEED_SEPARATOR = "\x1f"
 
 
 def make_rng(base_seed: int, element_id: str, domain: str, grade: int, index: int) -> tuple[int, random.Random]:
     """The ``random.Random`` of one question attempt, and the seed it was built from."""
-    seed = derive_seed("steer", base_seed, element_id, domain, grade, index)
+    seed = derived_seed("steer", base_seed, element_id, domain, grade, index, separator=SEED_SEPARATOR)
     return seed, random.Random(seed)
 
 

@@ -250,13 +250,6 @@ def _with(prof: Sequence[int], i: int, a: int) -> Profile:
     return tuple(p)
 
 
-def best_responses(g: Game, i: int, prof: Sequence[int]) -> list[int]:
-    """Player i's pure best responses when the others play as in ``prof``."""
-    vals = [g.u(i, _with(prof, i, a)) for a in range(len(g.actions[i]))]
-    top = max(vals)
-    return [a for a, v in enumerate(vals) if v == top]
-
-
 def expected_payoffs(g: Game, i: int, opp_mix: dict[int, Fraction]) -> list[Fraction]:
     """Two-player game: player i's expected payoff of each action when the opponent mixes by ``opp_mix``."""
     j = 1 - i

@@ -90,10 +90,6 @@ class Taxonomy:
         self.element(element_id)
         return tuple(sorted(src for src, dst in self.edges if dst == element_id))
 
-    def children(self, element_id: str) -> tuple[str, ...]:
-        self.element(element_id)
-        return tuple(sorted(dst for src, dst in self.edges if src == element_id))
-
     def ancestors(self, element_id: str) -> frozenset[str]:
         """All transitive prerequisites of ``element_id`` (excluding itself)."""
         seen: set[str] = set()
@@ -103,16 +99,6 @@ class Taxonomy:
             if node not in seen:
                 seen.add(node)
                 stack.extend(self.parents(node))
-        return frozenset(seen)
-
-    def descendants(self, element_id: str) -> frozenset[str]:
-        seen: set[str] = set()
-        stack = list(self.children(element_id))
-        while stack:
-            node = stack.pop()
-            if node not in seen:
-                seen.add(node)
-                stack.extend(self.children(node))
         return frozenset(seen)
 
 

@@ -10,6 +10,7 @@ Dashed lines are the random baselines.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 
 import numpy as np
@@ -149,3 +150,18 @@ def fig3_rq3_threshold(ev: pd.DataFrame) -> plt.Figure:
 
 
 FIGURES = {"fig1": fig1_value_threshold, "fig2": fig2_rq3_standard, "fig3": fig3_rq3_threshold}
+
+
+def mark_gate(fig: plt.Figure, gates: pd.DataFrame) -> plt.Figure:
+    """``fig`` with the competence gate's mark written on it (below the axes) when a checkpoint is not above chance:
+    which checkpoints, so the bars built on them are not read as findings (the caption says the same)."""
+    from choicelab.studies.bets.competence import NOT_ABOVE_CHANCE, failing
+
+    bad = failing(gates)
+    if not bad:
+        return fig
+    shown = ", ".join(bad[:6]) + (f" and {len(bad) - 6} more" if len(bad) > 6 else "")
+    fig.subplots_adjust(bottom=max(fig.subplotpars.bottom, 0.16))
+    fig.text(0.01, 0.005, textwrap.fill(f"{NOT_ABOVE_CHANCE}: {shown}", 150), fontsize=6, color="tab:red",
+             ha="left", va="bottom")
+    return fig

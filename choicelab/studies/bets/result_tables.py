@@ -73,6 +73,7 @@ def long_table(ev: pd.DataFrame) -> pd.DataFrame:
         "checkpoint",
     ]
     cols += [c for c in ("seeds", "sd_seeds", "ci95_low_seeds", "ci95_high_seeds") if c in out]  # seed spread
+    cols += [c for c in ("model_competence",) if c in out]  # the checkpoint's competence gate
     return out[cols].sort_values(["model", "stage", "condition", "split", "ground_truth"]).reset_index(drop=True)
 
 

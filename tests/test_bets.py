@@ -703,3 +703,20 @@ def test_a_bets_figure_built_on_a_checkpoint_below_chance_says_so_on_the_figure(
     fig = figures.mark_gate(figures.fig2_rq3_standard(seeded), gates)
     texts = " ".join(t.get_text() for t in fig.texts)
     assert "model not above chance" in texts and "enc__seed2__bet_dice" in texts
+
+
+def test_fig1_has_error_bars_names_its_encoders_and_tells_a_zero_bar_from_a_missing_one(oracle_evaluations):
+    from choicelab.studies.bets import figures
+    from choicelab.studies.bets.seeds import with_seed_means
+
+    seeded = _seeded(oracle_evaluations[0], {1: 0.0, 2: 0.0})
+    zero = (seeded["rq"] == "rq1") & (seeded["model"] == "enc__seed1") & (seeded["ground_truth"] == "weak")
+    seeded.loc[zero, "accuracy"] = 0.0
+    seeded = seeded[~((seeded["rq"] == "rq1") & (seeded["model"] == "enc__seed2")
+                      & (seeded["ground_truth"] == "normal") & (seeded["stage"] == "default"))]
+    fig = figures.fig1_value_threshold(with_seed_means(seeded))
+    assert "enc__seed1, enc__seed2" in fig._suptitle.get_text() and "enc mean of 2 seeds" in fig._suptitle.get_text()
+    ax = fig.axes[0]
+    labels = [t.get_text() for t in ax.texts]
+    assert "0" in labels and "n/a" in labels
+    assert any(c.__class__.__name__ == "ErrorbarContainer" for c in ax.containers)  # error bars drawn

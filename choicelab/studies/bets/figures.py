@@ -50,8 +50,9 @@ def _grouped_bars(
             row = frame[(frame["model"] == model) & (frame[key] == name)]
             values.append(100 * row["accuracy"].iloc[0] if len(row) else np.nan)
             ses.append(100 * row["se"].iloc[0] if len(row) else np.nan)
+        positions = x + (k - (len(series) - 1) / 2) * width
         ax.bar(
-            x + (k - (len(series) - 1) / 2) * width,
+            positions,
             values,
             width,
             color=COLORS.get(name),
@@ -59,6 +60,10 @@ def _grouped_bars(
             capsize=2 if errors else 0,
             label=GROUND_TRUTH_NAMES.get(name, name),
         )
+        for position, value in zip(positions, values, strict=True):  # a zero bar is not a missing one
+            if np.isnan(value) or value == 0:
+                ax.text(position, 1, "n/a" if np.isnan(value) else "0", ha="center", va="bottom", fontsize=5,
+                        rotation=90, color="black" if value == 0 else "grey")
     ax.set_xticks(x, models, fontsize=7, rotation=20)
     ax.set_ylim(0, 105)
 
@@ -70,8 +75,14 @@ def _baselines(ax: plt.Axes, frame: pd.DataFrame, series: Sequence[str], key: st
             ax.axhline(100 * p0.iloc[0], color=COLORS.get(name, "grey"), ls="--", lw=0.8)
 
 
+def _models_title(title: str, models: Sequence[str]) -> str:
+    """A figure title naming its encoders (one line per few, so long names stay readable)."""
+    return f"{title}\nencoders: " + textwrap.fill(", ".join(models), 110)
+
+
 def fig1_value_threshold(ev: pd.DataFrame) -> plt.Figure:
-    title = "Fig. 1: value questions, threshold method (dashed: random baselines)"
+    title = ("Fig. 1: value questions, threshold method (bars: +-1 binomial SE of one checkpoint, or the SD over "
+             "seeds of a mean; dashed: random baselines)")
     sel = ev[(ev["rq"] == "rq1") & ev["ground_truth"].isin(VALUE_GROUND_TRUTHS)]
     if sel.empty:
         return _empty(title)
@@ -85,12 +96,12 @@ def fig1_value_threshold(ev: pd.DataFrame) -> plt.Figure:
         for j, template in enumerate(templates):
             ax = axes[i][j]
             cell = sel[(sel["stage"] == stage) & (sel["eval_set"] == template)]
-            _grouped_bars(ax, cell, models, VALUE_GROUND_TRUTHS, "ground_truth")
+            _grouped_bars(ax, cell, models, VALUE_GROUND_TRUTHS, "ground_truth", errors=True)
             _baselines(ax, cell, VALUE_GROUND_TRUTHS, "ground_truth")
             ax.set_title(f"{template.removeprefix('bets_value_').upper()} ({stage})", fontsize=8)
         axes[i][0].set_ylabel("accuracy (%)")
     axes[0][-1].legend(fontsize=6)
-    fig.suptitle(title, fontsize=10)
+    fig.suptitle(_models_title(title, models), fontsize=9)
     fig.tight_layout()
     return fig
 
@@ -122,7 +133,7 @@ def _rq3_grid(
             if j == 0:
                 ax.set_ylabel(f"fine-tuned on {source}\naccuracy (%)", fontsize=8)
     axes[0][-1].legend(fontsize=6)
-    fig.suptitle(title, fontsize=10)
+    fig.suptitle(_models_title(title, models), fontsize=9)
     fig.tight_layout()
     return fig
 
@@ -133,7 +144,8 @@ def fig2_rq3_standard(ev: pd.DataFrame) -> plt.Figure:
         ["standard"],
         "split",
         ["train", "test"],
-        "Fig. 2: bet questions after bet fine-tuning, standard method (bars: +-1 SE; dashed: 1/3)",
+        "Fig. 2: bet questions after bet fine-tuning, standard method (bars: +-1 SE, or the SD over seeds of a mean; "
+        "dashed: 1/3)",
         True,
     )
 

@@ -589,8 +589,11 @@ def test_tables_add_the_mean_over_seeds_with_its_sd_and_interval(oracle_evaluati
     assert row["accuracy"] == pytest.approx(0.8) and row["sd_seeds"] == pytest.approx(0.1)
     assert row["se"] == pytest.approx(0.1)  # the +- and error bars of a mean row are the seed SD
     assert row["ci95_low_seeds"] == pytest.approx(0.8 - half) and row["seeds"] == 3
-    long = result_tables.result_table(out, "table20")[0]
+    long, markdown = result_tables.result_table(out, "table20")
     assert {"sd_seeds", "ci95_low_seeds", "ci95_high_seeds"} <= set(long.columns)
+    table5 = result_tables.result_table(out, "table5")[1]
+    mean_line = next(line for line in table5.splitlines() if "enc mean of 3 seeds" in line)
+    assert "±" in mean_line and "mean±SD over seeds" in table5  # the Markdown shows the spread, not only the mean
 
 
 def test_training_table_prints_the_recipe_in_full_with_seed_frozen_parts_and_test_beside_dev(oracle_evaluations):

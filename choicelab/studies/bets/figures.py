@@ -75,9 +75,13 @@ def _baselines(ax: plt.Axes, frame: pd.DataFrame, series: Sequence[str], key: st
             ax.axhline(100 * p0.iloc[0], color=COLORS.get(name, "grey"), ls="--", lw=0.8)
 
 
-def _models_title(title: str, models: Sequence[str]) -> str:
-    """A figure title naming its encoders (one line per few, so long names stay readable)."""
-    return f"{title}\nencoders: " + textwrap.fill(", ".join(models), 110)
+def _models_title(fig: plt.Figure, title: str, models: Sequence[str]) -> str:
+    """A figure title naming its encoders, wrapped to the figure's width (about 12 characters per inch at 9 pt)."""
+    width = max(40, int(fig.get_figwidth() * 12))
+    def wrap(text: str) -> str:
+        return textwrap.fill(text, width, break_on_hyphens=False)
+
+    return wrap(title) + "\n" + wrap("encoders: " + ", ".join(models))
 
 
 def fig1_value_threshold(ev: pd.DataFrame) -> plt.Figure:
@@ -101,7 +105,7 @@ def fig1_value_threshold(ev: pd.DataFrame) -> plt.Figure:
             ax.set_title(f"{template.removeprefix('bets_value_').upper()} ({stage})", fontsize=8)
         axes[i][0].set_ylabel("accuracy (%)")
     axes[0][-1].legend(fontsize=6)
-    fig.suptitle(_models_title(title, models), fontsize=9)
+    fig.suptitle(_models_title(fig, title, models), fontsize=9)
     fig.tight_layout()
     return fig
 
@@ -133,7 +137,7 @@ def _rq3_grid(
             if j == 0:
                 ax.set_ylabel(f"fine-tuned on {source}\naccuracy (%)", fontsize=8)
     axes[0][-1].legend(fontsize=6)
-    fig.suptitle(_models_title(title, models), fontsize=9)
+    fig.suptitle(_models_title(fig, title, models), fontsize=9)
     fig.tight_layout()
     return fig
 
@@ -173,7 +177,9 @@ def mark_gate(fig: plt.Figure, gates: pd.DataFrame) -> plt.Figure:
     if not bad:
         return fig
     shown = ", ".join(bad[:6]) + (f" and {len(bad) - 6} more" if len(bad) > 6 else "")
-    fig.subplots_adjust(bottom=max(fig.subplotpars.bottom, 0.16))
-    fig.text(0.01, 0.005, textwrap.fill(f"{NOT_ABOVE_CHANCE}: {shown}", 150), fontsize=6, color="tab:red",
-             ha="left", va="bottom")
+    width = max(60, int(fig.get_figwidth() * 17))  # about 17 characters per inch at 6 pt
+    text = textwrap.fill(f"{NOT_ABOVE_CHANCE}: {shown}", width, break_on_hyphens=False)
+    lines = text.count("\n") + 1
+    fig.subplots_adjust(bottom=max(fig.subplotpars.bottom, 0.1 + 0.03 * lines))
+    fig.text(0.01, 0.005, text, fontsize=6, color="tab:red", ha="left", va="bottom")
     return fig

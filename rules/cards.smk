@@ -18,13 +18,13 @@ rule card_run:
         f"{CARDS}/_run/status.json",
     log:
         "results/logs/cards/run.log",
+    conda:
+        "../envs/analysis.yaml"
+    threads: workflow.cores
     params:
         models=CARD_MODELS,
         scale=CARD_SCALE,
         snakefile=str(Path(workflow.basedir) / "Snakefile"),
-    threads: workflow.cores
-    conda:
-        "../envs/analysis.yaml"
     script:
         "../scripts/card.py"
 
@@ -38,11 +38,11 @@ rule card:
         sidecars=[f"{CARDS}/{{card}}.html.prov.json", f"{CARDS}/{{card}}.png.prov.json"],
     log:
         "results/logs/cards/{card}.log",
+    conda:
+        "../envs/analysis.yaml"
     params:
         scale=CARD_SCALE,
         coder_min_kappa=config["cards"]["coder_min_kappa"],
-    conda:
-        "../envs/analysis.yaml"
     script:
         "../scripts/card.py"
 
@@ -56,11 +56,11 @@ rule cards_index:
         sidecar=f"{CARDS}/index.html.prov.json",
     log:
         "results/logs/cards/index.log",
+    conda:
+        "../envs/analysis.yaml"
     params:
         scale=CARD_SCALE,
         coder_min_kappa=config["cards"]["coder_min_kappa"],
-    conda:
-        "../envs/analysis.yaml"
     script:
         "../scripts/card.py"
 

@@ -195,13 +195,22 @@ def revealed_belief_panel(root: str | Path, model: str) -> Panel:
         if len(rows):
             headlines.append(_mean_headline(label + ", all settings", rows["chebyshev"], "settings", str(dpath)))
     if model in compare.columns and paper_cols:
-        both = compare.dropna(subset=[model, paper_cols[0]])
-        if len(both) > 1:
-            who = paper_cols[0][len("paper_"):]
-            headlines.append(_mean_headline(
-                "RevB error on the appendix rows the paper reports, mean over rows", both[model], "rows",
-                str(compare_path), paper=((f"{who} (the paper's, same rows)", float(both[paper_cols[0]].mean())),),
-                note="the same rows for both; each row averages its settings"))
+        from choicelab.studies.revealed_belief.tables import appendix_table_ids
+
+        block = compare["table"].map(lambda t: appendix_table_ids().get(str(t), ("", 0))[1])
+        who = paper_cols[0][len("paper_"):]
+        # blocks 1 and 2 are the revealed belief of base and instruct models (ours: one value per row), 3 the stated
+        for label, blocks, names in (("RevB", (1, 2), {1: "base", 2: "instruct"}), ("StaA", (3,), {3: "instruct"})):
+            rows = compare[block.isin(blocks)].dropna(subset=[model, paper_cols[0]])
+            ours = rows[block[rows.index] == blocks[0]]
+            if len(ours) > 1:
+                paper = tuple((f"{who} {names[b]} (the paper's, same rows)",
+                               float(rows[block[rows.index] == b][paper_cols[0]].mean()))
+                              for b in blocks if (block[rows.index] == b).any())
+                headlines.append(_mean_headline(
+                    f"{label} error on the appendix rows the paper reports, mean over rows", ours[model], "rows",
+                    str(compare_path), paper=paper, note="Chebyshev; the same rows for both; a row averages its "
+                                                         "settings"))
     wide = d.pivot_table(index="setting_id", columns="method", values="chebyshev", aggfunc="mean")
     if {"revealed", "stated"} <= set(wide.columns):
         diff = (wide["stated"] - wide["revealed"]).dropna()

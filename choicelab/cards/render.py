@@ -64,8 +64,6 @@ def summary(panels: Sequence[Panel]) -> list[Sentence]:
                         else "above" if h.low > h.reference else "below")
                 verdict = f", {side} {'chance' if h.reference else 'zero'} ({fmt(h.reference)})"
             out.append(Sentence(f"{p.title}: {h.label} is {interval_text(h)}{verdict}{papers_range(h)}.", h.source))
-        for flag in p.flags:
-            out.append(Sentence(f"Flag: {flag}.", p.sources[0] if p.sources else "card run"))
     return out
 
 

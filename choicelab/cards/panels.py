@@ -147,6 +147,7 @@ def steer_panel(root: str | Path, model: str, rubrics: Mapping[str, Any] | None 
         e, lo, hi = normalized_interval(int(group["correct"].sum()), len(group), rm)
         rows.append({"module": str(module), "normalized_accuracy": e, "low": lo, "high": hi, "n": len(group)})
     detail = pd.DataFrame(rows, columns=["module", "normalized_accuracy", "low", "high", "n"])
+    caption = f"normalized accuracy per module, {adaptation}, exact 95 % intervals carried through"
     for title in sorted(compare["comparison"].dropna().astype(str).unique()):
         if not title.startswith("Cognitive Bias SRC"):
             continue
@@ -174,7 +175,7 @@ def steer_panel(root: str | Path, model: str, rubrics: Mapping[str, Any] | None 
     return Panel("steer", STUDY_TITLES["steer"], OK, headlines=tuple(headlines), detail=detail, flags=tuple(flags),
                  sources=(str(qpath), str(compare_path)),
                  extra={"grades": pd.DataFrame(grades, columns=["rubric", "letter", "score", "metric", "n"]),
-                        "adaptation": adaptation})
+                        "adaptation": adaptation, "detail_caption": caption})
 
 
 # ---------------------------------------------------------------------------------------------- revealed belief
@@ -231,7 +232,8 @@ def revealed_belief_panel(root: str | Path, model: str) -> Panel:
 
 # ------------------------------------------------------------------------------------------------------- probes
 PROBE_ORDER = ("No-Question", "No-Right-Answer", "Wrong-Question")
-BENCHMARK_KEYS = {"socialiqa": "siqa"}  # the paper tables' benchmark names -> the robustness matrix's
+BENCHMARK_KEYS = {"socialiqa": "siqa"}
+COMMONSENSE = ("anli", "hellaswag", "piqa", "siqa")  # the paper tables' benchmark names -> the robustness matrix's
 
 
 def _model_rows(frame: pd.DataFrame, model: str) -> pd.DataFrame:
@@ -262,6 +264,9 @@ def probes_panel(root: str | Path, model: str) -> Panel:
                            "high": m["ci95_high"].astype(float), "n": m["instances"].astype(int),
                            "grey": m["covers_zero"].astype(bool)}).reset_index(drop=True)
     headlines = []
+    # the headline means are over the commonsense benchmarks (the paper's); the detail keeps every benchmark run
+    commonsense = m[m["benchmark"].astype(str).str.lower().isin(COMMONSENSE)]
+    m_all, m = m, (commonsense if len(commonsense) else m)
     for group in PROBE_ORDER:
         rows = m[m["probe_group"] == group]
         if len(rows):
@@ -290,8 +295,10 @@ def probes_panel(root: str | Path, model: str) -> Panel:
         sources.append(str(compare_path))
     verdicts = sorted({str(v) for v in m.get("model_competence", pd.Series(dtype=str)).dropna() if str(v)})
     flags = tuple(f"probes: {v}" for v in verdicts if "not" in v or "below" in v)
+    caption = (f"pseudo-accuracy minus chance per benchmark and probe, {m_all['model'].iloc[0]}, scorer "
+               f"{m_all['method'].iloc[0]}; exact 95 % intervals; grey: the interval covers zero")
     return Panel("probes", STUDY_TITLES["probes"], OK, headlines=tuple(headlines), detail=detail, flags=flags,
-                 sources=tuple(sources), extra={"label": str(m["model"].iloc[0]), "method": str(m["method"].iloc[0])})
+                 sources=tuple(sources), extra={"detail_caption": caption})
 
 
 # ---------------------------------------------------------------------------------------------- scoring methods
@@ -317,7 +324,8 @@ def scoring_methods_panel(root: str | Path, model: str, coder_min_kappa: float) 
             flags.append(f"scoring methods: {method} accuracy's interval covers chance ({chance:.2f})")
     fig3 = t[(t["figure"] == "fig3") & (t["model"].astype(str) == model)]
     fit = pd.DataFrame({"method": fig3["method"].astype(str), "score": fig3["score"].astype(str),
-                        "loglik": fig3["loglik"].astype(float), "n_conditions": fig3["n_conditions"]})
+                        "loglik": fig3["loglik"].astype(float),
+                        "n_conditions": fig3["n_conditions"].astype("Int64")})
     sources = [str(path)]
     human = t[(t["figure"] == "fig2") & (t["method"] == "human")]
     if len(human):
@@ -339,8 +347,11 @@ def scoring_methods_panel(root: str | Path, model: str, coder_min_kappa: float) 
                 flags.append(f"scoring methods: the free-generation coder's kappa {h.estimate:.2f} is below its bar "
                              f"{coder_min_kappa:.2f}: free-generation accuracy rests on a weak coder")
         sources.append(str(free_path))
+    caption = ("fit to the human data: log-likelihood of the humans' choices under each method and score's choice "
+               "distribution, summed over the conditions (the paper's Fig. 3; higher is better); its table gives no "
+               "interval")
     return Panel("scoring_methods", STUDY_TITLES["scoring_methods"], OK, headlines=tuple(headlines), detail=fit,
-                 flags=tuple(flags), sources=tuple(sources))
+                 flags=tuple(flags), sources=tuple(sources), extra={"detail_caption": caption})
 
 
 # ---------------------------------------------------------------------------------------------------------- bets

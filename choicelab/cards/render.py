@@ -196,8 +196,9 @@ def card_html(model: str, kind: str, panels: Sequence[Panel], scale: str, sideca
                              f"{html.escape(str(p.extra.get('adaptation')))}:</p>" + _frame_html(grades))
             if p.detail is not None and len(p.detail):
                 grey = "grey" if "grey" in p.detail.columns else None
-                note = " (grey: the interval covers zero)" if grey else ""
-                parts.append(f"<details open><summary>Detail{note}</summary>{_frame_html(p.detail, grey)}</details>")
+                caption = str(p.extra.get("detail_caption", "detail"))
+                parts.append(f"<details open><summary>{html.escape(caption)}</summary>"
+                             f"{_frame_html(p.detail, grey)}</details>")
             parts.append(f"<p class='src'>{_source_links(p, base)}</p>")
         parts.append("</section>")
     parts.append("</body></html>")

@@ -20,7 +20,7 @@ rule card_run:
         "results/logs/cards/run.log",
     conda:
         "../envs/analysis.yaml"
-    threads: workflow.cores
+    threads: workflow.resource_settings.cores or 1  # every core of this run, for the nested one
     params:
         models=CARD_MODELS,
         scale=CARD_SCALE,

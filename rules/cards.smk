@@ -73,3 +73,5 @@ rule cards:
         f"{CARDS}/index.html",
         expand(f"{CARDS}/{{card}}.html", card=CARD_MODELS),
         expand(f"{CARDS}/{{card}}.png", card=CARD_MODELS),
+    conda:
+        "../envs/analysis.yaml"

@@ -232,6 +232,17 @@ def test_the_card_run_gives_each_study_the_card_models_of_the_kinds_it_applies_t
     assert Path(plan.config["data_mirror"]).is_absolute()
 
 
+def test_the_card_run_asks_for_the_rule_of_every_table_a_panel_reads():
+    from choicelab.cards.panels import TABLES_READ
+    from choicelab.studies import study_artifacts
+
+    plan = plan_card_run(smoke_config(), smoke_config(), [CAUSAL, ENCODER])
+    for study, names in TABLES_READ.items():
+        rules = {a.name: a.rule for a in study_artifacts(study)}
+        for name in names:
+            assert rules[name] in plan.targets, (study, name, rules[name])
+
+
 def test_a_second_card_keeps_every_shared_setting_so_shared_steps_are_reused():
     config = smoke_config()
     first = plan_card_run(config | {"card_models": [CAUSAL]}, smoke_config(), [CAUSAL]).config

@@ -45,13 +45,13 @@ SKIPS: dict[str, dict[str, str]] = {
     },
 }
 
-# The rule each study's card numbers come from (its tables job); the card run asks for these targets.
-TABLE_RULES: dict[str, str] = {
-    "steer": "steer_tables",
-    "revealed_belief": "rb_tables",
-    "probes": "probes_tables",
-    "scoring_methods": "sm_tables",
-    "bets": "bets_result_tables",
+# The rules each study's card numbers come from (its tables jobs); the card run asks for these targets.
+TABLE_RULES: dict[str, tuple[str, ...]] = {
+    "steer": ("steer_tables",),
+    "revealed_belief": ("rb_tables",),
+    "probes": ("probes_tables", "probes_robustness"),  # the robustness matrix is its own job
+    "scoring_methods": ("sm_tables",),
+    "bets": ("bets_result_tables",),
 }
 
 
@@ -141,5 +141,5 @@ def plan_card_run(config: Mapping[str, Any], scale: Mapping[str, Any], models: S
                 # A study that needs one model of a kind no card model has (probes fine-tunes at least one encoder)
                 # keeps the scale's: it runs, its numbers are on no card.
                 section[key] = lists.get((study, key)) or (section[key] if key == "models" else [])
-    targets = tuple(TABLE_RULES[s] for s in sorted(used))
+    targets = tuple(rule for s in sorted(used) for rule in TABLE_RULES[s])
     return CardPlan(out, {m: tuple(s) for m, s in studies.items()}, skipped, targets)

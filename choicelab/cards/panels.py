@@ -29,6 +29,15 @@ STUDY_TITLES = {
     "bets": "Thinking in bets",
 }
 STUDY_ORDER = ("steer", "revealed_belief", "probes", "scoring_methods", "bets")
+# The artifacts (by name in each study's ARTIFACTS table) the panels read; the metrics files they read besides are
+# inputs of those artifacts' rules.
+TABLES_READ = {
+    "steer": ("compare_paper",),
+    "revealed_belief": ("compare_paper",),
+    "probes": ("robustness_matrix", "compare_paper"),
+    "scoring_methods": ("table_numbers", "free_accuracy"),
+    "bets": ("table5", "compare_paper"),
+}
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ with log_to(snakemake.log[0]):
         plan = plan_card_run(snakemake.config, scale, snakemake.params.models)
         status = build.run_studies(plan, RUN_DIR, snakemake.params.snakefile, snakemake.threads,
                                    Path(RUN_DIR) / "snakemake.log")
-        status["scale"] = build.scale_text(snakemake.params.scale, plan.config)
+        status["scale"] = build.scale_text(snakemake.config["cards"]["scale"], plan.config)
         build.write_status(snakemake.output[0], status)
     else:
         status = build.read_status(snakemake.input[0])

@@ -122,7 +122,7 @@ def test_an_encoder_card_says_which_studies_it_skips_and_why(tmp_path):
     for study in ("steer", "revealed_belief", "scoring_methods"):
         assert panels[study].status == SKIPPED and panels[study].reason
     page = card_html(ENCODER, "encoder", list(panels.values()), "test scale", "x.prov.json", tmp_path)
-    assert page.count("Skipped for a encoder model") == 3
+    assert page.count("Skipped for an encoder model") == 3
 
 
 def test_headline_numbers_show_where_the_papers_models_fall_labelled_as_theirs(tmp_path):

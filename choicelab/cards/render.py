@@ -182,7 +182,9 @@ def card_html(model: str, kind: str, panels: Sequence[Panel], scale: str, sideca
     for p in panels:
         parts.append(f"<section class='{p.status}' id='{p.study}'><h2>{html.escape(p.title)}</h2>")
         if p.status == SKIPPED:
-            parts.append(f"<p class='status'>Skipped for a {html.escape(kind)} model: {html.escape(p.reason)}.</p>")
+            article = "an" if kind[:1] in "aeiou" else "a"
+            parts.append(f"<p class='status'>Skipped for {article} {html.escape(kind)} model: "
+                         f"{html.escape(p.reason)}.</p>")
         elif p.status == FAILED:
             parts.append(f"<p class='status'>Not built: {html.escape(p.reason)}</p>")
         else:

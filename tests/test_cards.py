@@ -287,3 +287,18 @@ def test_cards_for_two_tiny_random_models_build_and_render_in_a_browser(tmp_path
         pixels = screenshot(browser, cards / f"{model}.html", tmp_path / f"{model}.png")
         assert pixels[..., :3].std() > 0.05, f"{model}: the rendered page is blank"
     assert "tiny-bert.html" in (cards / "index.html").read_text()
+
+
+def test_the_shipped_card_scale_is_a_complete_config_and_plans_smollm2s_card():
+    from choicelab.config import check_references, missing_keys, validate_config
+
+    scale = yaml.safe_load((REPO / "configs" / "card.yaml").read_text())
+    assert missing_keys(scale) == []
+    default = yaml.safe_load((REPO / "config.yaml").read_text())
+    validate_config(default)
+    assert default["cards"]["scale"] == "configs/card.yaml"
+    plan = plan_card_run(default, scale, card_models(default))
+    validate_config(plan.config)
+    check_references(plan.config)
+    assert plan.studies == {"smollm2-135m-instruct": CAUSAL_STUDIES}
+    assert plan.config["studies"]["bets"]["enabled"] is False  # no encoder card: bets does not run

@@ -272,9 +272,15 @@ def screenshot(browser: str, page: Path, out: Path) -> np.ndarray:
 
 @pytest.mark.slow
 def test_cards_for_two_tiny_random_models_build_and_render_in_a_browser(tmp_path, data_mirror):
-    from conftest import run_snakemake
+    import sys
 
-    proc = run_snakemake(tmp_path, data_mirror, "cards")
+    from conftest import repo_env
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "snakemake", "cards", "--cores", "2", "-s", str(REPO / "Snakefile"), "-d",
+         str(tmp_path), "--configfile", str(REPO / "configs" / "smoke.yaml"), "--config",
+         f"data_mirror={data_mirror}", f"card_models=[{CAUSAL}, {ENCODER}]"],
+        capture_output=True, text=True, timeout=2400, env=repo_env())
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     cards = tmp_path / "results" / "cards"
     browser = chromium()

@@ -136,6 +136,17 @@ def test_headline_numbers_show_where_the_papers_models_fall_labelled_as_theirs(t
     assert "the papers' models (their numbers)" in page
 
 
+def test_a_probe_run_on_one_benchmark_gives_that_benchmarks_exact_interval(tmp_path):
+    root = write_tables(tmp_path)
+    path = root / "probes" / "tables" / "robustness_matrix.csv"
+    frame = pd.read_csv(path)
+    frame[frame["benchmark"] == "anli"].to_csv(path, index=False)
+    probes = next(p for p in panels_of(root, CAUSAL) if p.study == "probes")
+    nq = probes.headlines[0]
+    assert (nq.estimate, nq.low, nq.high, nq.n, nq.unit) == (0.2, pytest.approx(0.1), pytest.approx(0.3), 40,
+                                                              "instances")
+
+
 def test_probe_cells_whose_interval_covers_zero_are_greyed(tmp_path):
     probes = next(p for p in panels_of(write_tables(tmp_path), CAUSAL) if p.study == "probes")
     grey = probes.detail[probes.detail["grey"]]

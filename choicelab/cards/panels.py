@@ -278,10 +278,14 @@ def probes_panel(root: str | Path, model: str) -> Panel:
     m_all, m = m, (commonsense if len(commonsense) else m)
     for group in PROBE_ORDER:
         rows = m[m["probe_group"] == group]
-        if len(rows):
-            paper = ()
+        if len(rows) == 1:  # one benchmark: its own exact interval over its instances
+            r = rows.iloc[0]
+            headlines.append(Headline(f"{group}: pseudo-accuracy minus chance, {r['benchmark']}",
+                                      float(r["minus_chance"]), float(r["ci95_low"]), float(r["ci95_high"]),
+                                      int(r["instances"]), "instances", str(path), 0.0))
+        elif len(rows):
             headlines.append(_mean_headline(f"{group}: pseudo-accuracy minus chance, mean over benchmarks",
-                                            rows["minus_chance"], "benchmarks", str(path), 0.0, paper,
+                                            rows["minus_chance"], "benchmarks", str(path), 0.0,
                                             note=f"{int(rows['instances'].sum())} instances in all"))
     cp = m[m["probe_group"].str.startswith("Choice Paralysis")]
     if len(cp):

@@ -7,6 +7,22 @@ import choicelab.cards.overlay
 CARDS = "results/cards"
 CARD_MODELS = choicelab.cards.overlay.card_models(config)
 CARD_SCALE = str(Path(workflow.basedir) / config["cards"]["scale"])
+# The card run deploys software as this run does: with --sdm conda its jobs use the envs/ environments, built once
+# under this run's conda prefix.
+CARD_RUN_ARGS = (
+    [
+        "--sdm",
+        "conda",
+        "--conda-prefix",
+        str(
+            Path(
+                workflow.deployment_settings.conda_prefix or ".snakemake/conda"
+            ).resolve()
+        ),
+    ]
+    if uses_conda(workflow.deployment_settings)
+    else []
+)
 
 
 wildcard_constraints:
@@ -25,6 +41,7 @@ rule card_run:
         models=CARD_MODELS,
         scale=CARD_SCALE,
         snakefile=str(Path(workflow.basedir) / "Snakefile"),
+        extra=CARD_RUN_ARGS,
     script:
         "../scripts/card.py"
 

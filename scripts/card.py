@@ -12,7 +12,7 @@ with log_to(snakemake.log[0]):
         scale = build.load_scale(snakemake.params.scale)
         plan = plan_card_run(snakemake.config, scale, snakemake.params.models)
         status = build.run_studies(plan, RUN_DIR, snakemake.params.snakefile, snakemake.threads,
-                                   Path(RUN_DIR) / "snakemake.log")
+                                   Path(RUN_DIR) / "snakemake.log", snakemake.params.extra)
         status["scale"] = build.scale_text(snakemake.config["cards"]["scale"], plan.config)
         build.write_status(snakemake.output[0], status)
     else:

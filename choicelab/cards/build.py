@@ -57,16 +57,18 @@ def scale_text(scale_path: str, config: Mapping[str, Any]) -> str:
             f"intervals are correspondingly wide")
 
 
-def run_studies(plan: CardPlan, run_dir: str | Path, snakefile: str | Path, cores: int, log: str | Path) -> dict:
+def run_studies(plan: CardPlan, run_dir: str | Path, snakefile: str | Path, cores: int, log: str | Path,
+                extra: Sequence[str] = ()) -> dict:
     """Run the studies' table rules for the card models in ``run_dir`` (``snakemake --keep-going``: a model that
-    fails leaves the others' tables built). Returns the run's status: return code, log, targets."""
+    fails leaves the others' tables built; ``extra``: further arguments, e.g. the outer run's ``--sdm conda``).
+    Returns the run's status: return code, log, targets."""
     run = Path(run_dir)
     run.mkdir(parents=True, exist_ok=True)
     config_path = run / "config.yaml"
     config_path.write_text(yaml.safe_dump(plan.config, sort_keys=False))
     command = [sys.executable, "-m", "snakemake", "--snakefile", str(Path(snakefile).resolve()), "--directory",
                str(run.resolve()), "--configfile", str(config_path.resolve()), "--cores", str(cores),
-               "--keep-going", "--rerun-incomplete", *plan.targets]
+               "--keep-going", "--rerun-incomplete", *extra, *plan.targets]
     with open(log, "w") as handle:
         handle.write(" ".join(command) + "\n")
         handle.flush()

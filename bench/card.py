@@ -36,7 +36,8 @@ SHARED_RULES = ("steer_benchmark", "rb_scenarios", "bets_benchmark", "bets_defau
 
 def run_cards(workdir: Path, models: list[str], cores: int, mirror: str | None) -> tuple[float, int]:
     command = [sys.executable, "-m", "snakemake", "cards", "--cores", str(cores), "-s", str(REPO / "Snakefile"),
-               "-d", str(workdir), "--configfile", str(REPO / "config.yaml"), "--config", f"card_models=[{', '.join(models)}]"]
+               "-d", str(workdir), "--configfile", str(REPO / "config.yaml"), "--config",
+               f"card_models=[{', '.join(models)}]"]
     if mirror:
         command += [f"data_mirror={Path(mirror).resolve()}"]
     started = time.perf_counter()

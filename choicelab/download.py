@@ -45,9 +45,11 @@ def _url(template: str, bases: Mapping[str, str], where: str) -> str:
 
 @functools.cache
 def read_sources(name: str) -> dict[str, tuple[dict[str, Any], ...]]:
-    """The groups of ``data/sources/<name>.yaml``: group -> its file entries (mappings with at least ``path``, ``url``
-    with the bases filled in, and the keys the file's checks need). A missing file, another format, a key set twice,
-    an entry without ``path`` or ``url`` or a url naming an undefined base raise, naming the file and the entry."""
+    """The groups of ``data/sources/<name>.yaml``: group -> its file entries (mappings with ``path``, the keys its
+    checks need, and ``url`` with the bases filled in or, for a file the download rule converts from another listed
+    file, ``derived_from``). A missing file, another format, a key set twice, an entry without ``path`` or with
+    neither (or both) of ``url`` and ``derived_from``, or a url naming an undefined base raise, naming the file and
+    the entry."""
     from choicelab.config import duplicate_keys
 
     path = SOURCES_DIR / f"{name}.yaml"
@@ -68,10 +70,10 @@ def read_sources(name: str) -> dict[str, tuple[dict[str, Any], ...]]:
         rows = []
         for index, entry in enumerate(entries or []):
             where = f"{path} files.{group}[{index}]"
-            missing = [key for key in ("path", "url") if not isinstance(entry, Mapping) or key not in entry]
-            if missing:
-                raise ValueError(f"{where}: entry lacks {missing} (each file needs path, url and its checksums)")
-            rows.append({**entry, "url": _url(str(entry["url"]), bases, where)})
+            if not isinstance(entry, Mapping) or "path" not in entry or ("url" in entry) == ("derived_from" in entry):
+                raise ValueError(f"{where}: each file needs a path, its checksums and either a url or derived_from "
+                                 f"(the listed file it is converted from); got {entry!r}")
+            rows.append({**entry, **({"url": _url(str(entry["url"]), bases, where)} if "url" in entry else {})})
         groups[str(group)] = tuple(rows)
     return groups
 
@@ -85,12 +87,14 @@ def source_entries(name: str, group: str) -> tuple[dict[str, Any], ...]:
 
 
 def source_files(name: str, group: str) -> tuple[RemoteFile, ...]:
-    """One group of ``data/sources/<name>.yaml`` as RemoteFile rows (each entry needs a ``sha256``)."""
+    """One group of ``data/sources/<name>.yaml`` as RemoteFile rows (each entry needs a ``sha256``; a derived file's
+    url is empty)."""
     files = []
     for index, entry in enumerate(source_entries(name, group)):
         if "sha256" not in entry:
             raise ValueError(f"data/sources/{name}.yaml files.{group}[{index}] ({entry['path']}): no sha256")
-        files.append(RemoteFile(str(entry["path"]), str(entry["url"]), str(entry["sha256"])))
+        # a derived file has no url: the download rule converts it from its derived_from file
+        files.append(RemoteFile(str(entry["path"]), str(entry.get("url", "")), str(entry["sha256"])))
     return tuple(files)
 
 

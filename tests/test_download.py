@@ -22,15 +22,17 @@ def sources_dir(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("name", sorted(p.stem for p in dl.SOURCES_DIR.glob("*.yaml")))
-def test_every_shipped_source_list_names_each_file_once_with_an_https_url(name):
-    paths = []
-    for group, entries in dl.read_sources(name).items():
-        assert entries, f"{name}: group {group} is empty"
-        for entry in entries:
-            paths.append(entry["path"])
-            assert entry["url"].startswith("https://") or entry.get("derived_from"), entry
-            assert "{" not in entry["url"], entry
+def test_every_shipped_source_list_names_each_file_once_with_an_https_url_or_its_origin(name):
+    groups = dl.read_sources(name)
+    entries = [entry for group in groups.values() for entry in group]
+    paths = [entry["path"] for entry in entries]
+    assert all(groups.values()), f"{name}: a group is empty"
     assert len(paths) == len(set(paths)), f"{name}: a path is listed twice"
+    for entry in entries:
+        if "derived_from" in entry:  # converted by the download rule from another listed file
+            assert entry["derived_from"] in paths, entry
+        else:
+            assert entry["url"].startswith("https://") and "{" not in entry["url"], entry
 
 
 def test_the_pragmatics_list_gives_the_scoring_methods_files_with_checksums():
@@ -64,6 +66,9 @@ def test_an_entry_without_a_checksum_a_key_set_twice_or_another_format_is_refuse
         dl.read_sources("old")
     with pytest.raises(FileNotFoundError, match="no data source list"):
         dl.read_sources("absent")
+    (sources_dir / "nourl.yaml").write_text("format: sources/1\nfiles:\n  g:\n    - {path: f, sha256: x}\n")
+    with pytest.raises(ValueError, match=r"files\.g\[0\]: each file needs a path, its checksums and either a url"):
+        dl.read_sources("nourl")
     with pytest.raises(KeyError, match="no group 'h'"):
         dl.source_entries("nosum", "h")
 

@@ -81,3 +81,15 @@ def save_png(fig: plt.Figure, path: str | Path, dpi: int = 150) -> Path:
         fig.savefig(tmp, dpi=dpi, format=suffix.lstrip("."), bbox_inches="tight", metadata=metadata)
     plt.close(fig)
     return out
+
+
+def png_bytes(fig: plt.Figure, dpi: int = 110) -> bytes:
+    """The PNG of ``fig`` in memory (an image inlined in a page), text at least :data:`MIN_FONT_SIZE`, without a
+    version stamp; closes the figure."""
+    import io
+
+    readable(fig)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight", metadata={"Software": None})
+    plt.close(fig)
+    return buffer.getvalue()

@@ -21,6 +21,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from choicelab.cards.panels import FAILED, OK, SKIPPED, Headline, Panel  # noqa: E402
+from choicelab.plotting import png_bytes, save_png  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -68,10 +69,7 @@ def summary(panels: Sequence[Panel]) -> list[Sentence]:
 
 
 def _png(fig: plt.Figure) -> bytes:
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
-    plt.close(fig)
-    return buf.getvalue()
+    return png_bytes(fig, dpi=110)
 
 
 def headline_figure(panel: Panel) -> bytes | None:
@@ -219,10 +217,7 @@ def card_png(model: str, panels: Sequence[Panel], path: str | Path) -> Path:
         else:
             ax.text(0.01, 0.5, f"{p.title}: {p.status} — {_short(p.reason, 150)}", fontsize=8, va="center")
     fig.suptitle(f"choicelab card: {model}", fontsize=11)
-    out = Path(path)
-    fig.savefig(out, dpi=110, bbox_inches="tight")
-    plt.close(fig)
-    return out
+    return save_png(fig, path, dpi=110)
 
 
 def index_html(cards: Mapping[str, Sequence[Panel]], kinds: Mapping[str, str], scale: str) -> str:

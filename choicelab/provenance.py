@@ -387,6 +387,7 @@ def audit(tree: Mapping[str, Any], root: PathLike) -> dict[str, Any]:
             weights.append(entry)
     return {
         "path": tree["path"],
+        "root": str(base),
         "artifact": tree.get("artifact"),
         "models": tree.get("models", []),
         "code_version": tree.get("code_version"),
@@ -400,7 +401,7 @@ def audit(tree: Mapping[str, Any], root: PathLike) -> dict[str, Any]:
 
 def format_audit(report: Mapping[str, Any]) -> str:
     """:func:`audit` as text: one section per kind of thing, each line a path (and its hash)."""
-    lines = [f"provenance of {report['path']}"]
+    lines = [f"provenance of {report['path']} (recorded paths are relative to {report['root']})"]
     art = report.get("artifact")
     if art:
         lines.append(f"  artifact {art.get('id')} reproduces {art.get('reproduces')}")

@@ -227,3 +227,20 @@ def test_the_audit_names_prompts_data_checkpoints_weights_config_and_code(tmp_pa
         assert expected in text, expected
     (tmp_path / config["path"]).write_text("seed: 2\n")  # an edited config file no longer matches its record
     assert audit(lineage(figure), tmp_path)["config"][0]["status"] == "differs"
+
+
+def test_every_record_of_a_run_names_the_config_file_the_run_saved(smoke_run):
+    import hashlib
+
+    sidecars = sorted(smoke_run.rglob(f"*{'.prov.json'}"))
+    assert sidecars
+    for side in sidecars:
+        reference = json.loads(side.read_text())["config"]
+        saved = smoke_run / reference["path"]
+        assert saved.is_file(), side
+        assert hashlib.sha256(saved.read_bytes()).hexdigest() == reference["sha256"], side
+
+
+def test_a_figure_drawn_from_dumps_lists_the_models_that_scored_them(smoke_run):
+    record = json.loads((smoke_run / "figures" / "revealed_belief" / "fig2.png.prov.json").read_text())
+    assert record["models"] and all(len(m["weights_sha256"]) == 64 for m in record["models"])

@@ -413,6 +413,8 @@ def format_audit(report: Mapping[str, Any]) -> str:
         "  none recorded (made before runs saved their config)"]
     lines.append("models it depends on:")
     lines += [f"  {m.get('name')}  weights sha256 {m.get('weights_sha256')}  ({m.get('dir')})"
+              + (f"  fine-tuned from {m['base_model'].get('name')} (weights sha256 "
+                 f"{m['base_model'].get('weights_sha256')})" if m.get("base_model") else "")
               for m in report["models"]] or ["  none"]
     lines.append("prompts (the context column; `choicelab show PATH --item ID` prints one item):")
     lines += [f"  {p}" for p in report["prompts"]] or ["  none (no input holds prompts)"]

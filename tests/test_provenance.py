@@ -244,3 +244,29 @@ def test_every_record_of_a_run_names_the_config_file_the_run_saved(smoke_run):
 def test_a_figure_drawn_from_dumps_lists_the_models_that_scored_them(smoke_run):
     record = json.loads((smoke_run / "figures" / "revealed_belief" / "fig2.png.prov.json").read_text())
     assert record["models"] and all(len(m["weights_sha256"]) == 64 for m in record["models"])
+
+
+def test_a_fine_tuned_checkpoint_carries_its_rule_and_its_accuracies_n_and_interval(tmp_path, monkeypatch):
+    """model.json's dev accuracy measured on a few items says how few and how uncertain; provenance.json credits the
+    training rule, whose inputs are the base model and the training data."""
+    from choicelab.lm.prepare import prepare_model
+    from choicelab.mc.finetune import FineTuneParams, fine_tune_checkpoint
+    from choicelab.mc.items import write_items
+    from choicelab.stats import exact_interval
+    from conftest import toy_items
+
+    monkeypatch.chdir(tmp_path)
+    prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert"}, tmp_path / "results/models/tiny-bert")
+    train, dev = toy_items(16, 0, "train", 2), toy_items(8, 1, "dev", 2)
+    write_items("train.parquet", train, record_json(make_record(rule="benchmark", inputs=[])))
+    record = make_record(rule="probes_finetune", inputs=["results/models/tiny-bert", "train.parquet"],
+                         params={"finetune": {"learning_rate": 5e-3}})
+    meta = fine_tune_checkpoint("results/models/tiny-bert", train, dev,
+                                FineTuneParams(learning_rate=5e-3, batch_size=8, max_epochs=1, seed=0), "ckpt",
+                                name="ck", device="cpu", evaluation=dev, record=record)
+    dev_interval = meta["training"]["accuracy_intervals"]["best_dev_accuracy"]
+    assert dev_interval["n"] == 8 and dev_interval["accuracy"] == meta["training"]["best_dev_accuracy"]
+    assert dev_interval["ci95"] == list(exact_interval(dev_interval["correct"], 8))
+    assert meta["training"]["accuracy_intervals"]["evaluation_accuracy"]["n"] == 8
+    text = format_lineage(lineage("ckpt"))
+    assert "rule probes_finetune" in text and "train.parquet" in text and "results/models/tiny-bert" in text

@@ -270,3 +270,14 @@ def test_a_fine_tuned_checkpoint_carries_its_rule_and_its_accuracies_n_and_inter
     assert meta["training"]["accuracy_intervals"]["evaluation_accuracy"]["n"] == 8
     text = format_lineage(lineage("ckpt"))
     assert "rule probes_finetune" in text and "train.parquet" in text and "results/models/tiny-bert" in text
+
+
+def test_a_figure_of_a_run_audits_back_to_its_checkpoints_training_rule_and_data(smoke_run):
+    from choicelab.provenance import audit
+
+    report = audit(lineage(smoke_run / "figures" / "probes" / "fig3.png"), smoke_run)
+    assert report["checkpoints"] and report["prompts"] and report["data_files"]
+    for checkpoint in report["checkpoints"]:
+        assert checkpoint["rule"] == "probes_finetune" and checkpoint["recipe"]["finetune"], checkpoint["dir"]
+        assert any(p.endswith(".train.parquet") for p in checkpoint["training_data"]), checkpoint
+    assert [c["status"] for c in report["config"]] == ["matches"]

@@ -276,7 +276,9 @@ def lineage(path: PathLike, _seen: set[str] | None = None, root: Path | None = N
         node["repeated"] = True
         return node
     seen.add(key)
-    resolved = Path(path) if Path(path).is_absolute() or Path(path).exists() else root / path
+    # The path asked about is taken as given; recorded paths (its inputs') are relative to the workflow's root, never
+    # to the current directory (another run's results there would be read in their place).
+    resolved = Path(path) if Path(path).is_absolute() or _seen is None else root / path
     record = read_record(resolved)
     if record is None:
         node["record"] = None

@@ -281,3 +281,16 @@ def test_a_figure_of_a_run_audits_back_to_its_checkpoints_training_rule_and_data
         assert checkpoint["rule"] == "probes_finetune" and checkpoint["recipe"]["finetune"], checkpoint["dir"]
         assert any(p.endswith(".train.parquet") for p in checkpoint["training_data"]), checkpoint
     assert [c["status"] for c in report["config"]] == ["matches"]
+
+
+def test_the_lineage_reads_the_runs_own_files_not_those_of_the_current_directory(tmp_path, monkeypatch):
+    run = tmp_path / "run"
+    run.mkdir()
+    figure = run / _fine_tuned_run(run, monkeypatch)
+    elsewhere = tmp_path / "elsewhere"  # another run's results where the command is typed
+    (elsewhere / "results" / "checkpoints" / "enc__seed1").mkdir(parents=True)
+    write_text(elsewhere / "results" / "checkpoints" / "enc__seed1" / "model.json",
+               json.dumps({"name": "other", "source": "finetune:x", "weights_sha256": "c" * 64}))
+    monkeypatch.chdir(elsewhere)
+    text = format_lineage(lineage(figure))
+    assert "rule probes_finetune" in text and "model other" not in text

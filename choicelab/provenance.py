@@ -428,7 +428,7 @@ def format_audit(report: Mapping[str, Any]) -> str:
         lines.append(f"  {c['dir']}  weights sha256 {c.get('weights_sha256')}  from {c.get('source')}; {made}")
         if c.get("recipe"):
             lines.append(f"    recipe: {canonical_json(c['recipe'])}")
-        lines += [f"    trained on: {p}" for p in c.get("training_data", [])]
+        lines += [f"    trained on: {p}" for p in c.get("training_data", [])]  # its training and selection data
     if not report["checkpoints"]:
         lines.append("  none")
     lines.append("weights:")

@@ -80,7 +80,9 @@ def cmd_score(args: argparse.Namespace) -> None:
 
 
 def cmd_provenance(args: argparse.Namespace) -> None:
-    from choicelab.provenance import format_lineage, lineage, read_record
+    """What an output rests on (prompts, data files, checkpoints, weights, config file, code version), then its
+    lineage tree; ``--json``: both as one JSON object (``audit``, ``lineage``)."""
+    from choicelab.provenance import audit, format_audit, format_lineage, lineage, read_record, workflow_root
 
     path = Path(args.path)
     if not path.exists():
@@ -89,8 +91,16 @@ def cmd_provenance(args: argparse.Namespace) -> None:
         raise SystemExit(
             f"error: {path} has no provenance record (no {path}.prov.json sidecar, Parquet metadata or model.json)"
         )
-    tree = lineage(path)
-    print(json.dumps(tree, indent=2) if args.json else format_lineage(tree))
+    root = workflow_root(path)
+    tree = lineage(path, root=root)
+    report = audit(tree, root)
+    if args.json:
+        print(json.dumps({"audit": report, "lineage": tree}, indent=2))
+        return
+    print(format_audit(report))
+    if not args.brief:
+        print("\nlineage (each file, the rule that made it and its inputs):")
+        print(format_lineage(tree))
 
 
 def cmd_prepare_model(args: argparse.Namespace) -> None:
@@ -158,9 +168,12 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--max-batch-tokens", type=int, default=4096)
     score.set_defaults(func=cmd_score)
 
-    prov = sub.add_parser("provenance", help="print the lineage of an output back to item lists and model weights")
+    prov = sub.add_parser("provenance", help="print what an output (a figure, a table, a dump) rests on -- prompts, "
+                          "data files, checkpoints, weights with their hashes, the config file, the code version -- "
+                          "then its lineage back to item lists and model weights")
     prov.add_argument("path")
-    prov.add_argument("--json", action="store_true", help="print the lineage tree as JSON")
+    prov.add_argument("--json", action="store_true", help="print the audit and the lineage tree as JSON")
+    prov.add_argument("--brief", action="store_true", help="only the audit, not the lineage tree")
     prov.set_defaults(func=cmd_provenance)
 
     show = sub.add_parser("show", help="print one item of a logit dump or score table: the exact prompt the model "

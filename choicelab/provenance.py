@@ -2,11 +2,16 @@
 
 * Parquet outputs carry their record in the key-value metadata ``choicelab.provenance``.
 * Every other output (tables, figures, JSON) gets a sidecar ``<file>.prov.json``.
-* Materialized models carry ``model.json`` (weights sha256, source, library versions).
+* Materialized models carry ``model.json`` (weights sha256, source, library versions) and ``provenance.json``, the
+  record of the rule that made the folder (``prepare_model``, or the fine-tuning rule of a checkpoint, whose inputs
+  are its base model and training data and whose params its recipe).
 
-A record names the rule, its params, the config hash, each input with its sha256, the code version and library
-versions, the seed and, where a model was used, the model's name and weights hash. ``lineage(path)`` follows inputs
-back through their own records to the item lists and model weights.
+A record names the rule, its params, the config (its hash ``config_sha256`` and ``config``: the path of the file
+the workflow saved it to, ``results/config/<config_sha256>.yaml``, with that file's sha256, so ``sha256sum`` checks
+it), each input with its sha256, the code version and library versions, the seed and every model the output depends
+on with its weights hash: those the job loaded and those its inputs' records list (so a figure drawn from dumps names
+the models that scored them). ``lineage(path)`` follows inputs back through their own records to the item lists,
+the training data and the model weights; :func:`audit` condenses it into what a reader checks.
 """
 
 from __future__ import annotations
@@ -21,13 +26,23 @@ from pathlib import Path
 from typing import Any
 
 import choicelab
-from choicelab.io import PathLike, canonical_json, read_parquet_metadata, sha256_bytes, sha256_file, write_json
+from choicelab.io import (
+    PathLike,
+    canonical_json,
+    read_parquet_metadata,
+    sha256_bytes,
+    sha256_file,
+    write_json,
+    write_text,
+)
 
 ARTIFACT_ID = re.compile(r"^(?P<study>[a-z0-9_]+)/[a-z0-9_]+$")
 SIDECAR_SUFFIX = ".prov.json"  # the suffix of every provenance sidecar (choicelab.artifacts imports it)
 TRACKED_LIBRARIES = ("torch", "transformers", "tokenizers", "numpy", "pandas", "pyarrow", "scipy", "statsmodels")
 # What a materialized model records in its model.json.
 MODEL_LIBRARIES = ("torch", "transformers", "tokenizers", "safetensors", "gguf")
+MODEL_RECORD = "provenance.json"  # inside a model folder: the record of the rule that made it
+CONFIG_FOLDER = "results/config"  # where the workflow saves each run's effective config (config_file_text)
 
 
 @functools.lru_cache(maxsize=1)
@@ -68,6 +83,35 @@ def config_hash(config: Mapping[str, Any]) -> str:
     return sha256_bytes(canonical_json(config).encode())
 
 
+def config_file_text(config: Mapping[str, Any]) -> str:
+    """The effective config as the YAML file the workflow saves (keys sorted: equal configs give equal bytes)."""
+    import yaml
+
+    plain = json.loads(canonical_json(config))  # tuples and paths as JSON has them, as config_hash sees them
+    return yaml.safe_dump(plain, sort_keys=True, default_flow_style=False, allow_unicode=True, width=120)
+
+
+def config_file_path(config: Mapping[str, Any]) -> str:
+    """Where the run with ``config`` saves it: ``results/config/<config_sha256>.yaml`` (relative to the workflow's
+    working directory)."""
+    return f"{CONFIG_FOLDER}/{config_hash(config)}.yaml"
+
+
+def config_reference(config: Mapping[str, Any]) -> dict[str, str]:
+    """The saved config file's path and the sha256 of its bytes (``sha256sum`` of the file gives it)."""
+    return {"path": config_file_path(config), "sha256": sha256_bytes(config_file_text(config).encode())}
+
+
+def save_config(config: Mapping[str, Any], root: PathLike = ".") -> Path:
+    """Write the run's effective config to ``root/results/config/<config_sha256>.yaml`` (the workflow calls it once
+    per run, before any job); an identical file already there is left as it is."""
+    path = Path(root) / config_file_path(config)
+    text = config_file_text(config)
+    if not (path.is_file() and path.read_text(encoding="utf-8") == text):
+        write_text(path, text)
+    return path
+
+
 def describe_inputs(paths: Iterable[PathLike]) -> list[dict[str, str]]:
     """Each input file (or every file of an input folder) with its sha256, sorted by path."""
     described = []
@@ -91,7 +135,39 @@ def model_reference(model_dir: PathLike) -> dict[str, Any]:
                  "dir": str(model_dir)}
     if meta.get("commit_sha"):  # a hub model: the commit its weights were pinned at
         reference["commit_sha"] = meta["commit_sha"]
+    if meta.get("base_model"):  # a fine-tuned checkpoint: the weights it was trained from
+        reference["base_model"] = {k: meta["base_model"].get(k) for k in ("name", "weights_sha256")}
     return reference
+
+
+def _model_key(reference: Mapping[str, Any]) -> tuple[Any, ...]:
+    return (reference.get("name"), reference.get("weights_sha256"), reference.get("dir"))
+
+
+def inherited_models(inputs: Sequence[Mapping[str, str]]) -> list[dict[str, Any]]:
+    """The models the described ``inputs`` depend on: a model folder given as input (its ``model.json``) and every
+    model listed by an input's own record (a dump's scorer, a table's models ...), in input order, each once."""
+    found: list[dict[str, Any]] = []
+    for entry in inputs:
+        path = Path(entry["path"])
+        if path.name == "model.json" and path.is_file():
+            found.append(model_reference(path.parent))
+            continue
+        if path.name == MODEL_RECORD or not (sidecar_path(path).exists() or path.suffix == ".parquet"):
+            continue
+        record = read_record(path)
+        found.extend((record or {}).get("models", []))
+    return unique_models(found)
+
+
+def unique_models(references: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    seen: set[tuple[Any, ...]] = set()
+    out = []
+    for reference in references:
+        if _model_key(reference) not in seen:
+            seen.add(_model_key(reference))
+            out.append(dict(reference))
+    return out
 
 
 def make_record(
@@ -104,13 +180,19 @@ def make_record(
     models: Sequence[PathLike] = (),
     artifact: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """A provenance record. No timestamps: two identical runs give identical records."""
+    """A provenance record. No timestamps: two identical runs give identical records.
+
+    ``models`` are those the job loads; the record lists them and then every model its inputs' records list
+    (:func:`inherited_models`). Given the ``config``, the record names the file the workflow saved it to
+    (:func:`config_reference`)."""
+    described = describe_inputs(inputs)
     record: dict[str, Any] = {
         "rule": rule,
         "params": dict(params or {}),
         "config_sha256": config_hash(config) if config is not None else None,
-        "inputs": describe_inputs(inputs),
-        "models": [model_reference(m) for m in models],
+        "config": config_reference(config) if config is not None else None,
+        "inputs": described,
+        "models": unique_models([*(model_reference(m) for m in models), *inherited_models(described)]),
         "seed": seed,
         "code_version": code_version(),
         "library_versions": library_versions(),
@@ -144,10 +226,28 @@ def read_record(path: PathLike) -> dict[str, Any] | None:
         if "choicelab.provenance" in meta:
             return json.loads(meta["choicelab.provenance"])
     if p.is_dir() and (p / "model.json").exists():
-        return {"rule": "prepare_model", "model": json.loads((p / "model.json").read_text()), "inputs": []}
+        return model_record(p)
     if p.name == "model.json" and p.exists():
-        return {"rule": "prepare_model", "model": json.loads(p.read_text()), "inputs": []}
+        return model_record(p.parent)
     return None
+
+
+def write_model_record(model_dir: PathLike, record: Mapping[str, Any]) -> None:
+    """Save the record of the rule that made a model folder (``prepare_model``, a fine-tuning rule) inside it."""
+    write_json(Path(model_dir) / MODEL_RECORD, dict(record))
+
+
+def model_record(model_dir: PathLike) -> dict[str, Any]:
+    """A model folder's record: the rule that made it (its ``provenance.json``: rule, params -- a checkpoint's
+    recipe --, inputs -- its base model and training data) with ``model`` (its ``model.json``). A folder made before
+    models carried ``provenance.json`` has ``rule`` None and a ``note`` saying so (its rule is not guessed)."""
+    folder = Path(model_dir)
+    meta = json.loads((folder / "model.json").read_text())
+    own = folder / MODEL_RECORD
+    if own.is_file():
+        return {**json.loads(own.read_text()), "model": meta}
+    return {"rule": None, "model": meta, "inputs": [],
+            "note": f"no {MODEL_RECORD} in {folder}: made before model folders recorded their rule; re-run it"}
 
 
 def workflow_root(path: PathLike) -> Path:
@@ -159,11 +259,15 @@ def workflow_root(path: PathLike) -> Path:
     return Path.cwd()
 
 
+MODEL_FIELDS = ("name", "source", "weights_sha256", "commit_sha", "hf_id", "hub_cache", "weights_files", "base_model")
+
+
 def lineage(path: PathLike, _seen: set[str] | None = None, root: Path | None = None) -> dict[str, Any]:
     """A tree: this file's record and, for each input, its own lineage (recursively).
 
     Recorded paths are relative to the workflow's working directory (found above ``path``), so the lineage can be
-    printed from anywhere."""
+    printed from anywhere. A model folder's node carries its ``model.json`` fields (``model``), the rule that made it
+    with its params (a checkpoint's recipe) and, as inputs, its base model and training data."""
     seen = _seen if _seen is not None else set()
     root = root if root is not None else workflow_root(path)
     key = str(Path(path))
@@ -172,7 +276,9 @@ def lineage(path: PathLike, _seen: set[str] | None = None, root: Path | None = N
         node["repeated"] = True
         return node
     seen.add(key)
-    resolved = Path(path) if Path(path).is_absolute() or Path(path).exists() else root / path
+    # The path asked about is taken as given; recorded paths (its inputs') are relative to the workflow's root, never
+    # to the current directory (another run's results there would be read in their place).
+    resolved = Path(path) if Path(path).is_absolute() or _seen is None else root / path
     record = read_record(resolved)
     if record is None:
         node["record"] = None
@@ -180,10 +286,14 @@ def lineage(path: PathLike, _seen: set[str] | None = None, root: Path | None = N
     node["rule"] = record.get("rule")
     node["artifact"] = record.get("artifact")
     node["models"] = record.get("models", [])
+    for field in ("config", "code_version", "note"):
+        if record.get(field):
+            node[field] = record[field]
     if "model" in record:
-        node["model"] = {k: record["model"].get(k) for k in ("name", "source", "weights_sha256")}
-        if record["model"].get("commit_sha"):
-            node["model"]["commit_sha"] = record["model"]["commit_sha"]
+        node["model"] = {k: record["model"][k] for k in MODEL_FIELDS if record["model"].get(k)}
+        node["params"] = record.get("params", {})
+        if record["model"].get("training"):
+            node["model"]["training"] = record["model"]["training"]
     node["inputs"] = []
     for entry in record.get("inputs", []):
         child = lineage(entry["path"], seen, root)
@@ -204,6 +314,8 @@ def format_lineage(node: Mapping[str, Any], indent: int = 0) -> str:
         details.append(f"artifact {node['artifact'].get('id')} reproduces {node['artifact'].get('reproduces')}")
     if node.get("rule"):
         details.append(f"rule {node['rule']}")
+    elif node.get("note"):
+        details.append(node["note"])
     if node.get("sha256"):
         details.append(f"sha256 {node['sha256'][:12]}")
     if node.get("model"):
@@ -217,6 +329,115 @@ def format_lineage(node: Mapping[str, Any], indent: int = 0) -> str:
     lines = [f"{pad}{label}" + (f"  [{'; '.join(details)}]" if details else "")]
     for child in node.get("inputs", []):
         lines.append(format_lineage(child, indent + 1))
+    return "\n".join(lines)
+
+
+def _walk(node: Mapping[str, Any]) -> Iterable[Mapping[str, Any]]:
+    yield node
+    for child in node.get("inputs", []):
+        yield from _walk(child)
+
+
+def _has_prompts(path: Path) -> bool:
+    """A Parquet output whose rows carry the prompt the model saw (a ``context`` column: logit dumps, score tables)."""
+    import pyarrow.parquet as pq
+
+    return path.suffix == ".parquet" and path.is_file() and "context" in pq.read_schema(path).names
+
+
+def _weight_names(files: Any) -> list[str]:
+    """The weight file names of a model.json ``weights_files`` (a name -> sha256 mapping or a list of entries)."""
+    if isinstance(files, Mapping):
+        return sorted(files)
+    return [f["path"] if isinstance(f, Mapping) else str(f) for f in files or []]
+
+
+def _checked_config(reference: Mapping[str, str], root: Path) -> dict[str, Any]:
+    path = Path(reference["path"])
+    resolved = path if path.is_absolute() else root / path
+    found = sha256_file(resolved) if resolved.is_file() else None
+    status = "missing" if found is None else "matches" if found == reference["sha256"] else "differs"
+    return {**reference, "status": status}
+
+
+def audit(tree: Mapping[str, Any], root: PathLike) -> dict[str, Any]:
+    """What a reader checks of an output, from its :func:`lineage` tree: the prompts (outputs whose ``context``
+    column holds them), the data files (inputs without a record of their own), the fine-tuned checkpoints (with the
+    rule that trained them, its recipe and training data), the model weights, the saved config file(s) (each checked
+    against its recorded sha256: ``matches``, ``differs`` or ``missing``) and the code version."""
+    base = Path(root)
+    nodes = [n for n in _walk(tree) if not n.get("repeated")]
+
+    def resolved(path: str) -> Path:
+        return Path(path) if Path(path).is_absolute() else base / path
+
+    configs = {canonical_json(n["config"]): n["config"] for n in nodes if n.get("config")}
+    checkpoints, weights = [], []
+    for n in nodes:
+        model = n.get("model")
+        if not model:
+            continue
+        entry = {"dir": str(Path(n["path"]).parent) if n["path"].endswith("model.json") else n["path"],
+                 **{k: model[k] for k in MODEL_FIELDS if k in model and k != "weights_files"},
+                 "weights_files": _weight_names(model.get("weights_files")),
+                 "rule": n.get("rule"), "note": n.get("note")}
+        if str(model.get("source", "")).startswith("finetune:"):
+            entry["recipe"] = n.get("params", {})
+            entry["training_data"] = [c["path"] for c in n.get("inputs", []) if not c.get("model")]
+            checkpoints.append(entry)
+        else:
+            weights.append(entry)
+    return {
+        "path": tree["path"],
+        "root": str(base),
+        "artifact": tree.get("artifact"),
+        "models": tree.get("models", []),
+        "code_version": tree.get("code_version"),
+        "config": [_checked_config(c, base) for c in configs.values()],
+        "prompts": sorted({n["path"] for n in nodes if n.get("rule") and _has_prompts(resolved(n["path"]))}),
+        "data_files": sorted({(n["path"], n.get("sha256") or "") for n in nodes if n.get("record", True) is None}),
+        "checkpoints": checkpoints,
+        "weights": weights,
+    }
+
+
+def format_audit(report: Mapping[str, Any]) -> str:
+    """:func:`audit` as text: one section per kind of thing, each line a path (and its hash)."""
+    lines = [f"provenance of {report['path']} (recorded paths are relative to {report['root']})"]
+    art = report.get("artifact")
+    if art:
+        lines.append(f"  artifact {art.get('id')} reproduces {art.get('reproduces')}")
+    code = report.get("code_version") or {}
+    dirty = " (work tree had uncommitted changes)" if code.get("git_dirty") else ""
+    lines.append(f"code: choicelab {code.get('package')} at git commit {code.get('git_commit')}{dirty}")
+    lines.append("config (the effective config the run saved; sha256sum of the file gives the hash):")
+    lines += [f"  {c['path']}  sha256 {c['sha256']}  [{c['status']}]" for c in report["config"]] or [
+        "  none recorded (made before runs saved their config)"]
+    lines.append("models it depends on:")
+    lines += [f"  {m.get('name')}  weights sha256 {m.get('weights_sha256')}  ({m.get('dir')})"
+              + (f"  fine-tuned from {m['base_model'].get('name')} (weights sha256 "
+                 f"{m['base_model'].get('weights_sha256')})" if m.get("base_model") else "")
+              for m in report["models"]] or ["  none"]
+    lines.append("prompts (the context column; `choicelab show PATH --item ID` prints one item):")
+    lines += [f"  {p}" for p in report["prompts"]] or ["  none (no input holds prompts)"]
+    lines.append("data files:")
+    lines += [f"  {p}  sha256 {h}" for p, h in report["data_files"]] or ["  none"]
+    lines.append("fine-tuned checkpoints:")
+    for c in report["checkpoints"]:
+        made = f"rule {c['rule']}" if c.get("rule") else (c.get("note") or "rule unknown")
+        lines.append(f"  {c['dir']}  weights sha256 {c.get('weights_sha256')}  from {c.get('source')}; {made}")
+        if c.get("recipe"):
+            lines.append(f"    recipe: {canonical_json(c['recipe'])}")
+        lines += [f"    trained on: {p}" for p in c.get("training_data", [])]  # its training and selection data
+    if not report["checkpoints"]:
+        lines.append("  none")
+    lines.append("weights:")
+    for w in report["weights"]:
+        where = (f"hub {w['hf_id']} at commit {w.get('commit_sha')} in {w.get('hub_cache')}" if w.get("hf_id")
+                 else f"{w['dir']}/{{{', '.join(w['weights_files'])}}}" if w["weights_files"] else w["dir"])
+        lines.append(f"  {w.get('name')}  sha256 {w.get('weights_sha256')}  from {w.get('source')}: {where}")
+    if not report["weights"]:
+        lines.append("  none")
     return "\n".join(lines)
 
 

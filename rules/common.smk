@@ -5,6 +5,7 @@ from pathlib import Path
 from snakemake.logging import logger
 from snakemake.utils import min_version
 
+import choicelab.provenance
 import choicelab.studies
 from choicelab.studies import STUDIES
 from choicelab.config import check_references, missing_keys, validate_config
@@ -22,6 +23,12 @@ if missing_keys(config):
 # The one validation: fills the schema's defaults and names an offending key as a dotted path (studies.bets.seed).
 validate_config(config)
 check_references(config)
+
+
+# The run's effective config, saved once before any job: results/config/<config_sha256>.yaml, the file every
+# provenance record names (path and sha256; choicelab.provenance.config_reference). A dry run writes nothing.
+onstart:
+    choicelab.provenance.save_config(config)
 
 
 wildcard_constraints:

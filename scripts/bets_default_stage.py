@@ -3,7 +3,7 @@ seed)."""
 
 from choicelab.mc.finetune import fine_tune_checkpoint
 from choicelab.studies.bets.stages import checkpoint_name, default_stage_items, default_stage_params, seeded_model
-from choicelab.workflow import log_to
+from choicelab.workflow import job_record, log_to
 
 with log_to(snakemake.log[0]):
     stage, seed = snakemake.params.stage, int(snakemake.wildcards.seed)
@@ -14,5 +14,6 @@ with log_to(snakemake.log[0]):
     meta = fine_tune_checkpoint(snakemake.input.base, train, dev,
                                 default_stage_params(stage, snakemake.params.input_format, seed), snakemake.output[0],
                                 name=name, device=snakemake.params.device,
-                                training_notes={"data": described, "stage": "default"})
+                                training_notes={"data": described, "stage": "default"},
+                                record=job_record(snakemake, seed=seed))
     print(meta["training"])

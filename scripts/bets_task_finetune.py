@@ -4,7 +4,7 @@ modality)."""
 from choicelab.mc.finetune import fine_tune_checkpoint
 from choicelab.mc.items import read_items
 from choicelab.studies.bets.stages import checkpoint_name, seeded_model, task_stage_items, task_stage_params
-from choicelab.workflow import log_to
+from choicelab.workflow import job_record, log_to
 
 with log_to(snakemake.log[0]):
     stage, seed, qset = snakemake.params.stage, int(snakemake.wildcards.seed), snakemake.wildcards.qset
@@ -12,5 +12,6 @@ with log_to(snakemake.log[0]):
     meta = fine_tune_checkpoint(snakemake.input.base, train, read_items(snakemake.input.dev),
                                 task_stage_params(stage, snakemake.params.input_format, seed), snakemake.output[0],
                                 name=checkpoint_name(seeded_model(snakemake.wildcards.model, seed), qset),
-                                device=snakemake.params.device, training_notes={"data": described, "stage": qset})
+                                device=snakemake.params.device, training_notes={"data": described, "stage": qset},
+                                record=job_record(snakemake, seed=seed))
     print(meta["training"])

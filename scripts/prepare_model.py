@@ -1,9 +1,10 @@
-"""Adapter: rule prepare_model -> choicelab.lm.prepare."""
+"""Adapter: rule prepare_model -> choicelab.lm.prepare (and the folder's provenance.json: this rule made it)."""
 
 import json
 from pathlib import Path
 
-from choicelab.workflow import log_to
+from choicelab.provenance import write_model_record
+from choicelab.workflow import job_record, log_to
 
 with log_to(snakemake.log[0]):
     from choicelab.lm.prepare import prepare_model
@@ -14,3 +15,4 @@ with log_to(snakemake.log[0]):
         Path(snakemake.output[0]),
         seed=int(snakemake.params.seed),
     )
+    write_model_record(snakemake.output[0], job_record(snakemake, seed=int(snakemake.params.seed)))

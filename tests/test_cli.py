@@ -72,3 +72,23 @@ def test_provenance_of_a_file_without_record_is_an_error(tmp_path):
     f.write_text("a\n")
     proc = _run("provenance", str(f))
     assert proc.returncode != 0 and "no provenance record" in proc.stderr
+
+
+def test_provenance_prints_in_one_command_what_a_figure_rests_on(tmp_path, monkeypatch):
+    """Prompts, data files, checkpoints (with their training rule and data), weights, the config file and the code
+    version of a figure of a tiny run, each with its path."""
+    from test_provenance import _fine_tuned_run
+
+    figure = _fine_tuned_run(tmp_path, monkeypatch)
+    proc = subprocess.run([sys.executable, "-m", "choicelab.cli", "provenance", str(figure)], capture_output=True,
+                          text=True, timeout=120, env=repo_env(), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    for section, path in (("prompts", "results/dump.parquet"), ("data files", "data/items.csv"),
+                          ("fine-tuned checkpoints", "results/checkpoints/enc__seed1"),
+                          ("weights", "results/models/enc/{model.safetensors}"), ("config", "results/config/"),
+                          ("code", "git commit")):
+        assert section in out and path in out, (section, path)
+    assert "rule probes_finetune" in out and "[matches]" in out
+    brief = _run("provenance", str(tmp_path / figure), "--brief").stdout
+    assert "weights:" in brief and "lineage" not in brief

@@ -109,3 +109,188 @@ def test_atomic_writer_leaves_nothing_on_failure(tmp_path):
         raise RuntimeError("killed")
     assert list(tmp_path.iterdir()) == []
     assert read_record(target) is None
+
+
+# -- provenance that reaches everything: the saved config, the models of every output, checkpoints' training rule --
+
+
+def _model_folder(folder, name, source, **extra):
+    """A model folder as prepare_model or a fine-tuning rule leaves it (model.json; no weights needed here)."""
+    folder.mkdir(parents=True)
+    meta = {"name": name, "source": source, "weights_sha256": (name.encode().hex() * 64)[:64],
+            "weights_files": {"model.safetensors": "0" * 64}, **extra}
+    write_text(folder / "model.json", json.dumps(meta))
+    return folder
+
+
+def test_the_saved_config_file_is_named_by_every_record_and_sha256sum_matches(tmp_path):
+    import hashlib
+
+    import yaml
+
+    from choicelab.provenance import config_hash, save_config
+
+    config = {"seed": 7, "models": {"m": {"source": "random:llama"}}, "studies": {"bets": {"enabled": False}}}
+    saved = save_config(config, tmp_path)
+    record = make_record(rule="r", inputs=[], config=config)
+    assert record["config"]["path"] == f"results/config/{config_hash(config)}.yaml" == str(saved.relative_to(tmp_path))
+    assert hashlib.sha256(saved.read_bytes()).hexdigest() == record["config"]["sha256"]
+    assert yaml.safe_load(saved.read_text()) == config
+    assert make_record(rule="r", inputs=[])["config"] is None  # no config, no claim of one
+
+
+def test_an_output_lists_the_models_of_its_inputs_with_their_weights(tmp_path):
+    """A figure drawn from a dump names the model that scored the dump, without its script passing it."""
+    model = _model_folder(tmp_path / "results" / "models" / "m", "m", "random:llama")
+    dump = tmp_path / "d.parquet"
+    write_dump(dump, [_row("i", 0, -1.0, True)], record_json(make_record(rule="score", inputs=[], models=[model])))
+    figure = tmp_path / "fig2.png"
+    write_text(figure, "png")
+    record = make_record(rule="figures", inputs=[dump])
+    (listed,) = record["models"]
+    assert listed["name"] == "m" and listed["weights_sha256"] == json.loads((model / "model.json").read_text())[
+        "weights_sha256"]
+    write_artifact([figure], artifact_id="revealed_belief/fig2", reproduces="Figure 2", caption="c", record=record)
+    assert json.loads((tmp_path / "fig2.png.prov.json").read_text())["models"] == record["models"]
+
+
+def _fine_tuned_run(tmp_path, monkeypatch):
+    """A tiny run in ``tmp_path`` (the working directory, as Snakemake's: records hold relative paths): a base model,
+    training data, a checkpoint trained on it by its rule, a dump scored with the checkpoint (prompts in its context
+    column) and a figure drawn from the dump."""
+    from pathlib import Path
+
+    from choicelab.provenance import save_config, write_model_record
+
+    monkeypatch.chdir(tmp_path)
+    config = {"seed": 1}
+    save_config(config)
+    results = Path("results")
+    base = _model_folder(results / "models" / "enc", "enc", "random:bert")
+    write_model_record(base, make_record(rule="prepare_model", inputs=[], params={"spec": "{}"}, config=config))
+    items = Path("data") / "items.csv"
+    items.parent.mkdir()
+    items.write_text("id\n1\n")
+    train = results / "train.parquet"
+    write_parquet(train, pa.table({"x": [1]}),
+                  {"choicelab.provenance": record_json(make_record(rule="benchmark", inputs=[items], config=config))})
+    checkpoint = _model_folder(results / "checkpoints" / "enc__seed1", "enc__seed1", "finetune:enc",
+                               base_model={"name": "enc", "weights_sha256": "b" * 64},
+                               training={"dev_items": 20, "best_dev_accuracy": 0.8})
+    write_model_record(checkpoint, make_record(rule="probes_finetune", inputs=[base, train],
+                                               params={"finetune": {"learning_rate": 1e-5}}, config=config))
+    dump = results / "dump.parquet"
+    write_dump(dump, [_row("i", 0, -1.0, True)],
+               record_json(make_record(rule="probes_score", inputs=[checkpoint], models=[checkpoint], config=config)))
+    figure = Path("figures") / "fig1.png"
+    write_text(figure, "png")
+    write_artifact([figure], artifact_id="probes/fig1", reproduces="Figure 1", caption="c",
+                   record=make_record(rule="probes_figures", inputs=[dump], config=config))
+    return figure
+
+
+def test_a_checkpoint_is_credited_to_its_training_rule_with_its_recipe_and_data(tmp_path, monkeypatch):
+    figure = _fine_tuned_run(tmp_path, monkeypatch)
+    text = format_lineage(lineage(figure))
+    assert "rule probes_finetune" in text and "rule prepare_model" in text
+    assert "results/train.parquet" in text and "data/items.csv" in text  # the training data, back to its source
+    from choicelab.provenance import audit
+
+    report = audit(lineage(figure), tmp_path)
+    (checkpoint,) = report["checkpoints"]
+    assert checkpoint["rule"] == "probes_finetune" and checkpoint["recipe"] == {"finetune": {"learning_rate": 1e-5}}
+    assert "results/train.parquet" in checkpoint["training_data"]
+    assert [w["name"] for w in report["weights"]] == ["enc"]
+    assert [m["name"] for m in report["models"]] == ["enc__seed1"]
+
+
+def test_a_model_folder_without_its_record_is_not_credited_to_a_guessed_rule(tmp_path):
+    folder = _model_folder(tmp_path / "m", "ck", "finetune:enc")
+    record = read_record(folder)
+    assert record["rule"] is None and "provenance.json" in record["note"]
+    assert "re-run" in format_lineage(lineage(folder))
+
+
+def test_the_audit_names_prompts_data_checkpoints_weights_config_and_code(tmp_path, monkeypatch):
+    from choicelab.provenance import audit, format_audit
+
+    figure = _fine_tuned_run(tmp_path, monkeypatch)
+    report = audit(lineage(figure), tmp_path)
+    assert report["prompts"] == ["results/dump.parquet"]
+    assert [p for p, _ in report["data_files"]] == ["data/items.csv"]
+    (config,) = report["config"]
+    assert config["status"] == "matches"
+    text = format_audit(report)
+    for expected in ("results/dump.parquet", "data/items.csv", "results/checkpoints/enc__seed1",
+                     "trained on: results/train.parquet", "results/models/enc/{model.safetensors}", "git commit",
+                     config["path"]):
+        assert expected in text, expected
+    (tmp_path / config["path"]).write_text("seed: 2\n")  # an edited config file no longer matches its record
+    assert audit(lineage(figure), tmp_path)["config"][0]["status"] == "differs"
+
+
+def test_every_record_of_a_run_names_the_config_file_the_run_saved(smoke_run):
+    import hashlib
+
+    sidecars = sorted(smoke_run.rglob(f"*{'.prov.json'}"))
+    assert sidecars
+    for side in sidecars:
+        reference = json.loads(side.read_text())["config"]
+        saved = smoke_run / reference["path"]
+        assert saved.is_file(), side
+        assert hashlib.sha256(saved.read_bytes()).hexdigest() == reference["sha256"], side
+
+
+def test_a_figure_drawn_from_dumps_lists_the_models_that_scored_them(smoke_run):
+    record = json.loads((smoke_run / "figures" / "revealed_belief" / "fig2.png.prov.json").read_text())
+    assert record["models"] and all(len(m["weights_sha256"]) == 64 for m in record["models"])
+
+
+def test_a_fine_tuned_checkpoint_carries_its_rule_and_its_accuracies_n_and_interval(tmp_path, monkeypatch):
+    """model.json's dev accuracy measured on a few items says how few and how uncertain; provenance.json credits the
+    training rule, whose inputs are the base model and the training data."""
+    from choicelab.lm.prepare import prepare_model
+    from choicelab.mc.finetune import FineTuneParams, fine_tune_checkpoint
+    from choicelab.mc.items import write_items
+    from choicelab.stats import exact_interval
+    from conftest import toy_items
+
+    monkeypatch.chdir(tmp_path)
+    prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert"}, tmp_path / "results/models/tiny-bert")
+    train, dev = toy_items(16, 0, "train", 2), toy_items(8, 1, "dev", 2)
+    write_items("train.parquet", train, record_json(make_record(rule="benchmark", inputs=[])))
+    record = make_record(rule="probes_finetune", inputs=["results/models/tiny-bert", "train.parquet"],
+                         params={"finetune": {"learning_rate": 5e-3}})
+    meta = fine_tune_checkpoint("results/models/tiny-bert", train, dev,
+                                FineTuneParams(learning_rate=5e-3, batch_size=8, max_epochs=1, seed=0), "ckpt",
+                                name="ck", device="cpu", evaluation=dev, record=record)
+    dev_interval = meta["training"]["accuracy_intervals"]["best_dev_accuracy"]
+    assert dev_interval["n"] == 8 and dev_interval["accuracy"] == meta["training"]["best_dev_accuracy"]
+    assert dev_interval["ci95"] == list(exact_interval(dev_interval["correct"], 8))
+    assert meta["training"]["accuracy_intervals"]["evaluation_accuracy"]["n"] == 8
+    text = format_lineage(lineage("ckpt"))
+    assert "rule probes_finetune" in text and "train.parquet" in text and "results/models/tiny-bert" in text
+
+
+def test_a_figure_of_a_run_audits_back_to_its_checkpoints_training_rule_and_data(smoke_run):
+    from choicelab.provenance import audit
+
+    report = audit(lineage(smoke_run / "figures" / "probes" / "fig3.png"), smoke_run)
+    assert report["checkpoints"] and report["prompts"] and report["data_files"]
+    for checkpoint in report["checkpoints"]:
+        assert checkpoint["rule"] == "probes_finetune" and checkpoint["recipe"]["finetune"], checkpoint["dir"]
+        assert any(p.endswith(".train.parquet") for p in checkpoint["training_data"]), checkpoint
+    assert [c["status"] for c in report["config"]] == ["matches"]
+
+
+def test_the_lineage_reads_the_runs_own_files_not_those_of_the_current_directory(tmp_path, monkeypatch):
+    run = tmp_path / "run"
+    run.mkdir()
+    figure = run / _fine_tuned_run(run, monkeypatch)
+    elsewhere = tmp_path / "elsewhere"  # another run's results where the command is typed
+    (elsewhere / "results" / "checkpoints" / "enc__seed1").mkdir(parents=True)
+    write_text(elsewhere / "results" / "checkpoints" / "enc__seed1" / "model.json",
+               json.dumps({"name": "other", "source": "finetune:x", "weights_sha256": "c" * 64}))
+    monkeypatch.chdir(elsewhere)
+    text = format_lineage(lineage(figure))
+    assert "rule probes_finetune" in text and "model other" not in text

@@ -105,7 +105,7 @@ rule sm_score:
         runtime=attempt_scaled(180),
         gpu=model_gpus,
     params:
-        settings=SM_SETTINGS,
+        settings=setting("scoring_methods"),
         grid=False,
         max_batch_tokens=config["engine"]["max_batch_tokens"],
         seed=config["seed"],
@@ -134,7 +134,7 @@ rule sm_grid_score:
         runtime=attempt_scaled(120),
         gpu=model_gpus,
     params:
-        settings=SM_SETTINGS,
+        settings=setting("scoring_methods"),
         grid=True,
         max_batch_tokens=config["engine"]["max_batch_tokens"],
         seed=config["seed"],
@@ -183,7 +183,7 @@ rule sm_coder_agreement:
         runtime=attempt_scaled(60),
         gpu=SM_CODER_GPUS,
     params:
-        settings=SM_SETTINGS,
+        settings=setting("scoring_methods"),
         max_batch_tokens=config["engine"]["max_batch_tokens"],
         seed=config["seed"],
         device=config["device"],
@@ -239,7 +239,7 @@ rule sm_figures:
         "../envs/analysis.yaml"
     params:
         captions=captions(SM_FIGURES),
-        max_new_tokens=SM_SETTINGS.max_new_tokens,
+        max_new_tokens=setting("scoring_methods", "max_new_tokens"),
         model_sources={
             m: config["models"][m]["source"] for m in study_models("scoring_methods")
         },

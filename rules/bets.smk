@@ -232,6 +232,7 @@ rule bets_pvalue_check:
 rule bets_figures:
     input:
         evaluations=f"{BE}/metrics/evaluations.parquet",
+        checkpoints=BE_JOBS.checkpoints,
     output:
         artifact_outputs(
             be_artifacts.FIGURES,

@@ -207,6 +207,12 @@ def split_files(root: Path, benchmark: str, split: str, release: str = "mirror")
     return data, labels
 
 
+# The field that groups several rows into one underlying question: aNLI's train files hold up to 5 rows per story
+# (the same observations with different hypothesis pairs, often the same plausible hypothesis), so rows of a story
+# are not independent; the other benchmarks have one row per question.
+GROUP_FIELD = {"anli": "story_id"}
+
+
 def _prompt_and_choices(benchmark: str, row: dict) -> tuple[str, dict[str, str], tuple[str, ...]]:
     if benchmark == "anli":
         fields = {"obs1": row["obs1"], "obs2": row["obs2"]}
@@ -250,8 +256,10 @@ def load_benchmark(benchmark: str, split: str, root: str | Path, release: str = 
     for i, (row, label) in enumerate(zip(rows, gold, strict=True)):
         prompt, fields, choices = _prompt_and_choices(benchmark, row)
         uid = f"{benchmark}-{split}-{i:05d}" if release == "mirror" else f"{benchmark}-{split}-full-{i:06d}"
-        items.append(MCItem(benchmark, split, uid, prompt, choices,
-                            label - LABEL_BASE[benchmark], {"prompt_fields": fields, "row": i}))
+        meta: dict = {"prompt_fields": fields, "row": i}
+        if benchmark in GROUP_FIELD and GROUP_FIELD[benchmark] in row:
+            meta["group"] = str(row[GROUP_FIELD[benchmark]])
+        items.append(MCItem(benchmark, split, uid, prompt, choices, label - LABEL_BASE[benchmark], meta))
     return items
 
 
@@ -269,10 +277,19 @@ def train_dev_split(items: Sequence[MCItem], train_fraction: float, seed: int) -
 def heldout_split(items: Sequence[MCItem], fraction: float) -> tuple[list[MCItem], list[MCItem]]:
     """(fit part, held-out part) of a train list for model selection: the last ``fraction`` of the rows is held out,
     as isi-nlp/ai2 trains on the first 90 % (``train_data_slice: 90``) and validates on its internal-dev (the last
-    10 % of the official train rows for SocialIQA). The evaluation (dev) set is never used to select a model."""
+    10 % of the official train rows for SocialIQA). The evaluation (dev) set is never used to select a model.
+
+    Rows of one group (meta ``group``: aNLI's ``story_id``) never straddle the cut: every row of a group that has a
+    row in the last ``fraction`` is held out, so the held-out slice never shares a story with the rows trained on
+    (aNLI's up to 5 rows per story would otherwise let the held-out accuracy measure memorised stories)."""
     if not 0 < fraction < 1:
         raise ValueError("studies.probes.heldout_fraction must be between 0 and 1 (exclusive)")
     cut = len(items) - max(1, int(round(len(items) * fraction)))
     if cut < 1:
         raise ValueError(f"{len(items)} train items are too few to hold out {fraction:.0%} for model selection")
-    return list(items[:cut]), list(items[cut:])
+    held_groups = {it.meta["group"] for it in items[cut:] if "group" in it.meta}
+    held = [i >= cut or it.meta.get("group", None) in held_groups for i, it in enumerate(items)]
+    fit = [it for it, h in zip(items, held, strict=True) if not h]
+    if not fit:
+        raise ValueError(f"holding out whole groups left no train item to fit ({len(items)} items)")
+    return fit, [it for it, h in zip(items, held, strict=True) if h]

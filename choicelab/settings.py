@@ -7,7 +7,8 @@ module reads any such dataclass from its config section (:func:`read`), driven b
 * a nested dataclass reads its sub-section; a class with a ``from_setting(value, key)`` classmethod reads itself
   (STEER's adaptations);
 * ``tuple[X, ...]`` reads a list, ``dict[str, X]`` a mapping, ``X | None`` keeps ``null``;
-* ``int``, ``float``, ``str`` and ``bool`` are converted as typed (a YAML ``3`` read as a float is ``3.0``).
+* ``int``, ``float``, ``str`` and ``bool`` are converted as typed (a YAML ``3`` read as a float is ``3.0``);
+  ``int | float`` keeps a number as written.
 
 :func:`plain` turns settings (or one field of them) back into JSON-plain values: the rule params of every study
 (``rules/common.smk``'s ``setting``) and the settings recorded in provenance. A class with a ``record()`` method is
@@ -56,8 +57,14 @@ def _convert(value: Any, hint: Any, key: str) -> Any:
     if origin in (typing.Union, types.UnionType):
         if value is None and type(None) in args:
             return None
-        (inner,) = [a for a in args if a is not type(None)]
-        return _convert(value, inner, key)
+        kinds = [a for a in args if a is not type(None)]
+        if len(kinds) > 1:  # ``int | float``: a number kept as written (3 stays 3, 0.5 stays 0.5)
+            if not all(k in (int, float) for k in kinds):
+                raise TypeError(f"settings field '{key}' has type {hint!r}; only int | float may combine")
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise SettingsError(f"config key '{key}' must be a number, got {value!r}")
+            return value
+        return _convert(value, kinds[0], key)
     if origin is tuple:
         if not isinstance(value, list | tuple):
             raise SettingsError(f"config key '{key}' must be a list, got {value!r}")

@@ -72,12 +72,12 @@ rule probes_benchmark:
     params:
         root=data_root(),
         full_root="results/downloads",
-        train_data=PR_JOBS.setting("train_data"),
-        train_size=PR_JOBS.setting("train_size"),
-        dev_size=PR_JOBS.setting("dev_size"),
-        dev_train_fraction=PR_JOBS.setting("dev_train_fraction"),
-        heldout_fraction=PR_JOBS.setting("heldout_fraction"),
-        gate_items=PR_JOBS.setting("gate_items"),
+        train_data=setting("probes", "train_data"),
+        train_size=setting("probes", "train_size"),
+        dev_size=setting("probes", "dev_size"),
+        dev_train_fraction=setting("probes", "dev_train_fraction"),
+        heldout_fraction=setting("probes", "heldout_fraction"),
+        gate_items=setting("probes", "gate_items"),
         seed=config["seed"],
     script:
         "../scripts/probes_benchmark.py"
@@ -99,10 +99,10 @@ rule probes_probed:
         mem_mb=attempt_scaled(4000),
         runtime=attempt_scaled(30),
     params:
-        trials=PR_JOBS.setting("trials"),
-        cp_n=PR_JOBS.setting("cp_n"),
-        cp_instances=PR_JOBS.setting("cp_instances"),
-        cp_sampling=PR_JOBS.setting("cp_sampling"),
+        trials=setting("probes", "trials"),
+        cp_n=setting("probes", "cp_n"),
+        cp_instances=setting("probes", "cp_instances"),
+        cp_sampling=setting("probes", "cp_sampling"),
         seed=config["seed"],
         device=config["device"],
     script:
@@ -131,7 +131,7 @@ rule probes_finetune:
         runtime=attempt_scaled(120),
         gpu=model_gpus,
     params:
-        finetune=PR_JOBS.setting("finetune"),
+        finetune=setting("probes", "finetune"),
         device=config["device"],
     script:
         "../scripts/probes_finetune.py"
@@ -158,7 +158,7 @@ rule probes_score:
         runtime=attempt_scaled(60),
         gpu=model_gpus,
     params:
-        max_length=PR_JOBS.setting("finetune.max_length"),
+        max_length=setting("probes", "finetune.max_length"),
         device=config["device"],
     script:
         "../scripts/probes_score.py"
@@ -183,9 +183,9 @@ rule probes_control_score:
         runtime=attempt_scaled(60),
         gpu=model_gpus,
     params:
-        max_length=PR_JOBS.setting("finetune.max_length"),
-        control_items=PR_JOBS.setting("control_items"),
-        seq2seq_control_items=PR_JOBS.setting("seq2seq_control_items"),
+        max_length=setting("probes", "finetune.max_length"),
+        control_items=setting("probes", "control_items"),
+        seq2seq_control_items=setting("probes", "seq2seq_control_items"),
         max_batch_tokens=config["engine"]["max_batch_tokens"],
         seed=config["seed"],
         device=config["device"],
@@ -223,7 +223,7 @@ rule probes_confidences:
     conda:
         "../envs/analysis.yaml"
     params:
-        ensemble=PR_JOBS.setting("ensemble"),
+        ensemble=setting("probes", "ensemble"),
     script:
         "../scripts/probes_confidences.py"
 
@@ -264,7 +264,7 @@ rule probes_causal_score:
         runtime=attempt_scaled(60),
         gpu=model_gpus,
     params:
-        causal_items=PR_JOBS.setting("causal_items"),
+        causal_items=setting("probes", "causal_items"),
         max_batch_tokens=config["engine"]["max_batch_tokens"],
         seed=config["seed"],
         device=config["device"],
@@ -308,9 +308,9 @@ rule probes_tables:
         "../envs/analysis.yaml"
     params:
         seed=config["seed"],
-        trials=PR_JOBS.setting("trials"),
-        seeds=PR_JOBS.setting("seeds"),
-        premise=PR_JOBS.setting("premise_dev_accuracy"),
+        trials=setting("probes", "trials"),
+        seeds=setting("probes", "seeds"),
+        premise=setting("probes", "premise_dev_accuracy"),
         captions=PR_CAPTIONS["probes_tables"],
     script:
         "../scripts/probes_tables.py"
@@ -333,7 +333,7 @@ rule probes_time:
         runtime=attempt_scaled(30),
         gpu=model_gpus,
     params:
-        max_length=PR_JOBS.setting("finetune.max_length"),
+        max_length=setting("probes", "finetune.max_length"),
         device=config["device"],
     script:
         "../scripts/probes_time.py"

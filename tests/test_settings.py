@@ -175,8 +175,8 @@ def test_the_rules_take_settings_through_the_one_accessor():
     params only as `setting(study, "name")` (rules/common.smk), JSON-plain."""
     lines = [(p.name, line) for p in sorted((REPO / "rules").glob("*.smk")) for line in params_lines(p.read_text())]
     assert any("setting(" in line for _, line in lines)
-    offending = [(name, line) for name, line in lines
-                 if "SETTINGS" in line or ".setting(" in line or ".param(" in line or "settings" in line.partition("=")[2]]
+    offending = [(name, line) for name, line in lines if "SETTINGS" in line or ".setting(" in line
+                 or ".param(" in line or "settings" in line.partition("=")[2]]
     assert not offending
 
 

@@ -51,8 +51,8 @@ rule bets_benchmark:
     conda:
         "../envs/analysis.yaml"
     params:
-        article_agreement=BE_JOBS.article_agreement,
-        swap_order=BE_JOBS.swap_order,
+        article_agreement=setting("bets", "article_agreement"),
+        swap_order=setting("bets", "swap_order"),
     script:
         "../scripts/bets_benchmark.py"
 
@@ -76,8 +76,8 @@ rule bets_default_stage:
     resources:
         **model_job_resources(240),
     params:
-        stage=BE_JOBS.default_stage,
-        input_format=BE_JOBS.input_format,
+        stage=setting("bets", "default_stage"),
+        input_format=setting("bets", "input_format"),
         root=BE_JOBS.root,
         device=config["device"],
     script:
@@ -103,8 +103,8 @@ rule bets_task_finetune:
     resources:
         **model_job_resources(120),
     params:
-        stage=BE_JOBS.task_stage,
-        input_format=BE_JOBS.input_format,
+        stage=setting("bets", "task_stage"),
+        input_format=setting("bets", "input_format"),
         device=config["device"],
     script:
         "../scripts/bets_task_finetune.py"
@@ -130,9 +130,9 @@ rule bets_score:
     resources:
         **model_job_resources(60),
     params:
-        max_length=BE_JOBS.score_max_length,
-        input_format=BE_JOBS.input_format,
-        train_eval_size=BE_JOBS.train_eval_size,
+        max_length=setting("bets", "task_stage.max_length"),
+        input_format=setting("bets", "input_format"),
+        train_eval_size=setting("bets", "train_eval_size"),
         seed=config["seed"],
         device=config["device"],
     script:
@@ -152,7 +152,7 @@ rule bets_evaluate:
     conda:
         "../envs/analysis.yaml"
     params:
-        settings=BE_JOBS.evaluation_settings,
+        settings=setting("bets"),
         models=BE_JOBS.seeded_models(),
     script:
         "../scripts/bets_evaluate.py"

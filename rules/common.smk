@@ -6,6 +6,7 @@ from snakemake.logging import logger
 from snakemake.utils import min_version
 
 import choicelab.provenance
+import choicelab.settings
 import choicelab.studies
 from choicelab.studies import STUDIES
 from choicelab.config import check_references, missing_keys, validate_config
@@ -158,6 +159,12 @@ def study_settings(study):
     """The typed settings of a study (its package's ``settings.from_config``): the config section after validation
     filled the schema's defaults -- the one place defaults live."""
     return choicelab.studies.study_settings(config, study)
+
+
+def setting(study, name=""):
+    """One of a study's settings as a rule param: dotted ``name`` ("finetune.max_length"; "" = all), JSON-plain
+    (choicelab.settings.field): what the job's script reads and what its provenance record holds."""
+    return choicelab.settings.field(study_settings(study), name)
 
 
 def study_artifacts(study):

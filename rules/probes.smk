@@ -71,12 +71,12 @@ rule probes_benchmark:
     params:
         root=data_root(),
         full_root=DOWNLOADS,
-        train_data=PR_JOBS.setting("train_data"),
-        train_size=PR_JOBS.setting("train_size"),
-        dev_size=PR_JOBS.setting("dev_size"),
-        dev_train_fraction=PR_JOBS.setting("dev_train_fraction"),
-        heldout_fraction=PR_JOBS.setting("heldout_fraction"),
-        gate_items=PR_JOBS.setting("gate_items"),
+        train_data=setting("probes", "train_data"),
+        train_size=setting("probes", "train_size"),
+        dev_size=setting("probes", "dev_size"),
+        dev_train_fraction=setting("probes", "dev_train_fraction"),
+        heldout_fraction=setting("probes", "heldout_fraction"),
+        gate_items=setting("probes", "gate_items"),
         seed=config["seed"],
     script:
         "../scripts/probes_benchmark.py"
@@ -97,10 +97,10 @@ rule probes_probed:
     resources:
         **model_job_resources(30, gpu=0, mem_mb=4000),
     params:
-        trials=PR_JOBS.setting("trials"),
-        cp_n=PR_JOBS.setting("cp_n"),
-        cp_instances=PR_JOBS.setting("cp_instances"),
-        cp_sampling=PR_JOBS.setting("cp_sampling"),
+        trials=setting("probes", "trials"),
+        cp_n=setting("probes", "cp_n"),
+        cp_instances=setting("probes", "cp_instances"),
+        cp_sampling=setting("probes", "cp_sampling"),
         seed=config["seed"],
         device=config["device"],
     script:
@@ -127,7 +127,7 @@ rule probes_finetune:
     resources:
         **model_job_resources(120),
     params:
-        finetune=PR_JOBS.setting("finetune"),
+        finetune=setting("probes", "finetune"),
         device=config["device"],
     script:
         "../scripts/probes_finetune.py"
@@ -152,7 +152,7 @@ rule probes_score:
     resources:
         **model_job_resources(60),
     params:
-        max_length=PR_JOBS.setting("finetune.max_length"),
+        max_length=setting("probes", "finetune.max_length"),
         device=config["device"],
     script:
         "../scripts/probes_score.py"
@@ -175,9 +175,9 @@ rule probes_control_score:
     resources:
         **model_job_resources(60),
     params:
-        max_length=PR_JOBS.setting("finetune.max_length"),
-        control_items=PR_JOBS.setting("control_items"),
-        seq2seq_control_items=PR_JOBS.setting("seq2seq_control_items"),
+        max_length=setting("probes", "finetune.max_length"),
+        control_items=setting("probes", "control_items"),
+        seq2seq_control_items=setting("probes", "seq2seq_control_items"),
         max_batch_tokens=config["engine"]["max_batch_tokens"],
         seed=config["seed"],
         device=config["device"],
@@ -215,7 +215,7 @@ rule probes_confidences:
     conda:
         "../envs/analysis.yaml"
     params:
-        ensemble=PR_JOBS.setting("ensemble"),
+        ensemble=setting("probes", "ensemble"),
     script:
         "../scripts/probes_confidences.py"
 
@@ -254,7 +254,7 @@ rule probes_causal_score:
     resources:
         **model_job_resources(60),
     params:
-        causal_items=PR_JOBS.setting("causal_items"),
+        causal_items=setting("probes", "causal_items"),
         max_batch_tokens=config["engine"]["max_batch_tokens"],
         seed=config["seed"],
         device=config["device"],
@@ -298,9 +298,9 @@ rule probes_tables:
         "../envs/analysis.yaml"
     params:
         seed=config["seed"],
-        trials=PR_JOBS.setting("trials"),
-        seeds=PR_JOBS.setting("seeds"),
-        premise=PR_JOBS.setting("premise_dev_accuracy"),
+        trials=setting("probes", "trials"),
+        seeds=setting("probes", "seeds"),
+        premise=setting("probes", "premise_dev_accuracy"),
         captions=PR_CAPTIONS["probes_tables"],
     script:
         "../scripts/probes_tables.py"
@@ -321,7 +321,7 @@ rule probes_time:
     resources:
         **model_job_resources(30),
     params:
-        max_length=PR_JOBS.setting("finetune.max_length"),
+        max_length=setting("probes", "finetune.max_length"),
         device=config["device"],
     script:
         "../scripts/probes_time.py"

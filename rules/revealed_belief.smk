@@ -40,10 +40,10 @@ rule rb_scenarios:
     conda:
         "../envs/analysis.yaml"
     params:
-        faces=list(RB_SETTINGS.faces),
-        n_dice=list(RB_SETTINGS.n_dice),
-        families=list(RB_SETTINGS.families),
-        staa_max_outcomes=RB_SETTINGS.staa_max_outcomes,
+        faces=setting("revealed_belief", "faces"),
+        n_dice=setting("revealed_belief", "n_dice"),
+        families=setting("revealed_belief", "families"),
+        staa_max_outcomes=setting("revealed_belief", "staa_max_outcomes"),
         seed=config["seed"],
     script:
         "../scripts/rb_scenarios.py"
@@ -109,7 +109,7 @@ rule rb_metrics:
     conda:
         "../envs/analysis.yaml"
     params:
-        epsilon=RB_SETTINGS.symkl_epsilon,
+        epsilon=setting("revealed_belief", "symkl_epsilon"),
     script:
         "../scripts/rb_metrics.py"
 
@@ -158,7 +158,7 @@ rule rb_figures:
     params:
         models=RB_MODELS,
         roles=RB_ROLES,
-        faces=list(RB_SETTINGS.faces),
+        faces=setting("revealed_belief", "faces"),
         captions=captions(RB_FIGURES),
     script:
         "../scripts/rb_figures.py"

@@ -103,7 +103,7 @@ rule sm_score:
     resources:
         **model_job_resources(180),
     params:
-        settings=SM_SETTINGS,
+        settings=setting("scoring_methods"),
         grid=False,
         max_batch_tokens=config["engine"]["max_batch_tokens"],
         seed=config["seed"],
@@ -130,7 +130,7 @@ rule sm_grid_score:
     resources:
         **model_job_resources(120),
     params:
-        settings=SM_SETTINGS,
+        settings=setting("scoring_methods"),
         grid=True,
         max_batch_tokens=config["engine"]["max_batch_tokens"],
         seed=config["seed"],
@@ -177,7 +177,7 @@ rule sm_coder_agreement:
     resources:
         **model_job_resources(60, gpu=SM_CODER_GPUS),
     params:
-        settings=SM_SETTINGS,
+        settings=setting("scoring_methods"),
         max_batch_tokens=config["engine"]["max_batch_tokens"],
         seed=config["seed"],
         device=config["device"],
@@ -233,7 +233,7 @@ rule sm_figures:
         "../envs/analysis.yaml"
     params:
         captions=captions(SM_FIGURES),
-        max_new_tokens=SM_SETTINGS.max_new_tokens,
+        max_new_tokens=setting("scoring_methods", "max_new_tokens"),
         model_sources={
             m: config["models"][m]["source"] for m in study_models("scoring_methods")
         },

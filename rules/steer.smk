@@ -5,7 +5,7 @@
 from choicelab.artifacts import captions, of_rule
 from choicelab.studies.steer import RESULTS as ST
 from choicelab.studies.steer.artifacts import ARTIFACTS as ST_ARTIFACTS
-from choicelab.studies.steer.scoring import ADAPTATION_PATTERN
+from choicelab.studies.steer.adaptations import NAME_PATTERN as ADAPTATION_NAMES
 from choicelab.studies.steer.jobs import FOLDERS as ST_FOLDERS
 from choicelab.studies.steer.jobs import Plan
 
@@ -33,9 +33,9 @@ rule steer_benchmark:
     conda:
         "../envs/analysis.yaml"
     params:
-        scale=ST_PLAN.param("scale"),
-        fewshot_pool=ST_PLAN.param("fewshot_pool"),
-        adaptations=ST_PLAN.param("adaptations"),
+        scale=setting("steer", "scale"),
+        fewshot_pool=setting("steer", "fewshot_pool"),
+        adaptations=setting("steer", "adaptations"),
         seed=config["seed"],
     script:
         "../scripts/steer_benchmark.py"
@@ -54,7 +54,7 @@ rule steer_score:
     benchmark:
         "results/benchmarks/steer/score_{model}__{adaptation}.tsv"
     wildcard_constraints:
-        adaptation=ADAPTATION_PATTERN,
+        adaptation=ADAPTATION_NAMES,
     retries: MODEL_RETRIES
     conda:
         "../envs/models.yaml"
@@ -62,8 +62,8 @@ rule steer_score:
     resources:
         **model_job_resources(120),
     params:
-        adaptation_questions=ST_PLAN.param("adaptation_questions"),
-        max_new_tokens=ST_PLAN.param("max_new_tokens"),
+        adaptation_questions=setting("steer", "adaptation_questions"),
+        max_new_tokens=setting("steer", "max_new_tokens"),
         max_batch_tokens=config["engine"]["max_batch_tokens"],
         seed=config["seed"],
         device=config["device"],

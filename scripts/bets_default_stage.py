@@ -2,11 +2,14 @@
 seed)."""
 
 from choicelab.mc.finetune import fine_tune_checkpoint
+from choicelab.settings import read
+from choicelab.studies.bets.settings import DefaultStage
 from choicelab.studies.bets.stages import checkpoint_name, default_stage_items, default_stage_params, seeded_model
 from choicelab.workflow import job_record, log_to
 
 with log_to(snakemake.log[0]):
-    stage, seed = snakemake.params.stage, int(snakemake.wildcards.seed)
+    stage = read(DefaultStage, snakemake.params.stage, "studies.bets.default_stage")
+    seed = int(snakemake.wildcards.seed)
     train, dev, described = default_stage_items(stage.data, snakemake.params.root, train_size=stage.train_size,
                                                 dev_size=stage.dev_size, seed=seed)
     print(described)

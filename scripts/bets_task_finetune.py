@@ -3,11 +3,14 @@ modality)."""
 
 from choicelab.mc.finetune import fine_tune_checkpoint
 from choicelab.mc.items import read_items
+from choicelab.settings import read
+from choicelab.studies.bets.settings import TaskStage
 from choicelab.studies.bets.stages import checkpoint_name, seeded_model, task_stage_items, task_stage_params
 from choicelab.workflow import job_record, log_to
 
 with log_to(snakemake.log[0]):
-    stage, seed, qset = snakemake.params.stage, int(snakemake.wildcards.seed), snakemake.wildcards.qset
+    stage = read(TaskStage, snakemake.params.stage, "studies.bets.task_stage")
+    seed, qset = int(snakemake.wildcards.seed), snakemake.wildcards.qset
     train, described = task_stage_items(qset, read_items(snakemake.input.train), stage.train_size, seed)
     meta = fine_tune_checkpoint(snakemake.input.base, train, read_items(snakemake.input.dev),
                                 task_stage_params(stage, snakemake.params.input_format, seed), snakemake.output[0],

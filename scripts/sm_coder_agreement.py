@@ -7,6 +7,7 @@ from choicelab.io import write_parquet
 from choicelab.provenance import record_json
 from choicelab.studies.scoring_methods import code_free
 from choicelab.studies.scoring_methods.human import hand_code_report, hand_free_accuracy, read_hand_coded
+from choicelab.studies.scoring_methods.settings import from_record
 from choicelab.studies.scoring_methods.sources import hand_code_root, source_root
 from choicelab.workflow import job_record, log_to
 
@@ -25,7 +26,7 @@ with log_to(snakemake.log[0]):
     write(snakemake.output.report, report, metadata)
     write(snakemake.output.hand_free, hand_free_accuracy(hand), metadata)
     coded, agreement = code_free.code_hand_codes(
-        hand, source_root(snakemake.input.sources), kind=p.settings.coder.kind,
+        hand, source_root(snakemake.input.sources), kind=from_record(p.settings).coder.kind,
         coder_dir=snakemake.input.coder[0] if snakemake.input.coder else None, device=p.device,
         max_batch_tokens=int(p.max_batch_tokens), seed=int(p.seed),
     )

@@ -3,20 +3,22 @@
 from choicelab.mc.items import read_items
 from choicelab.provenance import record_json
 from choicelab.studies.scoring_methods import grid, items, prompts, score_table, scoring, sources
+from choicelab.studies.scoring_methods.settings import from_record
 from choicelab.workflow import job_record, log_to
 
 with log_to(snakemake.log[0]):
     p, wildcards = snakemake.params, snakemake.wildcards
+    settings = from_record(p.settings)
     benchmark = wildcards.get("benchmark", grid.OWN_BENCHMARK)
     if benchmark == grid.OWN_BENCHMARK:
         scoring_items = prompts.from_pragmatics(items.load_items(sources.source_root(snakemake.input.item_files)))
     else:
         scoring_items = prompts.from_mc_items(read_items(snakemake.input.item_files[0]))
-    scoring_items = grid.select_items(scoring_items, p.settings, grid=p.grid, seed=int(p.seed))
-    plan = grid.method_plan(p.settings, grid=p.grid)
+    scoring_items = grid.select_items(scoring_items, settings, grid=p.grid, seed=int(p.seed))
+    plan = grid.method_plan(settings, grid=p.grid)
     rows = scoring.score_model(
         snakemake.input.model, scoring_items, model=wildcards.model, plan=plan,
-        coder_dir=snakemake.input.coder[0] if snakemake.input.coder else None, coder_kind=p.settings.coder.kind,
+        coder_dir=snakemake.input.coder[0] if snakemake.input.coder else None, coder_kind=settings.coder.kind,
         seed=int(p.seed),
         device=p.device, max_batch_tokens=int(p.max_batch_tokens),
     )

@@ -448,21 +448,6 @@ def test_the_rq3_headline_flags_a_gap_only_when_it_exceeds_its_standard_error():
 # Settings and artifacts
 
 
-def _schema_properties(node: dict) -> dict:
-    return node.get("properties", {})
-
-
-def test_settings_have_one_field_per_key_of_the_schema_section():
-    from dataclasses import fields
-
-    from choicelab.config import load_schema
-
-    section = load_schema()["properties"]["studies"]["properties"]["bets"]
-    assert [f.name for f in fields(settings.Settings)] == list(_schema_properties(section))
-    for name, nested in (("default_stage", settings.DefaultStage), ("task_stage", settings.TaskStage)):
-        assert [f.name for f in fields(nested)] == list(_schema_properties(section["properties"][name]))
-
-
 def test_settings_read_every_shipped_config_without_restating_a_default():
     for name in ("config.yaml", "configs/smoke.yaml", "configs/paper.yaml"):
         config = yaml.safe_load((ROOT / name).read_text())

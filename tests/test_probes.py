@@ -440,23 +440,6 @@ def test_unifiedqa_control_reads_the_unifiedqa_format_and_scores_each_choice_by_
 # -- the package's settings and artifact table ----------------------------------------------------------------
 
 
-def _schema_section():
-    from choicelab.config import load_schema
-
-    return load_schema()["properties"]["studies"]["properties"]["probes"]
-
-
-def test_settings_have_one_typed_field_per_schema_key():
-    """A key the schema gains or loses without the settings (or the reverse) fails here."""
-    from dataclasses import fields
-
-    from choicelab.studies.probes.settings import Finetune, Settings
-
-    section = _schema_section()
-    assert [f.name for f in fields(Settings)] == list(section["properties"])
-    assert [f.name for f in fields(Finetune)] == list(section["properties"]["finetune"]["properties"])
-
-
 def test_a_key_left_out_takes_the_schemas_default_and_nothing_else(tmp_path):
     """Defaults live in the schema only: a config without finetune.max_length runs with the schema's 128; the
     settings read a validated config and never fill a key themselves."""
@@ -549,12 +532,14 @@ def test_a_benchmark_job_declares_the_mirror_files_it_reads_and_the_full_release
                                             "results/downloads/commonsense/piqa/full/train-labels.lst"]
 
 
-def test_jobs_give_typed_settings_as_params_and_name_a_bad_selection():
+def test_settings_travel_as_json_params_and_jobs_name_a_bad_selection():
     from choicelab.config import ConfigError
+    from choicelab.settings import field
 
     jobs = _jobs()
-    assert jobs.setting("finetune.max_length")(None) == 64  # the encoders' scoring bound: the fine-tuning max_length
-    assert jobs.setting("finetune")(None)["learning_rate"] == 0.001  # a nested section travels as a dict
+    assert field(jobs.settings, "finetune.max_length") == 64  # the encoders' scoring bound: the fine-tuning max_length
+    assert field(jobs.settings, "finetune")["learning_rate"] == 0.001  # a nested section travels as a dict
+    assert field(jobs.settings, "finetune")["max_epochs"] == 1  # a number as written (checkpoints record it so)
     # the smoke config's selection, in the workflow's order: the commonsense benchmarks first, then the others by name
     assert jobs.causal_benchmarks() == ["anli", "bets_bet_coin", "bets_value_cv", "pragmatics", "steer"]
     assert jobs.control_models() == ["tiny-bert"]  # null: the fine-tuned encoders' base models

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import asdict, fields
+from dataclasses import asdict
 from fractions import Fraction
 from pathlib import Path
 
 import pandas as pd
 import pytest
-import yaml
 
 from choicelab.artifacts import by_name, of_rule
 from choicelab.stats import chebyshev, first_token_mass, l1, symmetric_kl
@@ -28,7 +27,6 @@ from choicelab.studies.revealed_belief.items import (
 )
 from choicelab.studies.revealed_belief.metrics import baseline_increases, stated_metrics
 from choicelab.studies.revealed_belief.results import Results, caption, models_note
-from choicelab.studies.revealed_belief.settings import Settings, from_config
 from choicelab.studies.revealed_belief.stated import answer_values, stated_prompt, stated_questions
 from choicelab.studies.revealed_belief.tables import appendix_table_ids
 from conftest import manifest_ids
@@ -202,33 +200,9 @@ def test_smoke_dag_produces_every_revealed_belief_artifact(smoke_run):
 REPO = Path(__file__).resolve().parent.parent
 
 
-def test_settings_have_one_field_per_key_of_the_schema_section():
-    from choicelab.config import load_schema
-
-    section = load_schema()["properties"]["studies"]["properties"]["revealed_belief"]["properties"]
-    assert {f.name for f in fields(Settings)} == set(section)
-
-
-def test_a_section_with_models_alone_gets_the_schema_defaults():
-    from snakemake.utils import validate
-
-    config = yaml.safe_load((REPO / "configs" / "smoke.yaml").read_text())
-    config["studies"]["revealed_belief"] = {"models": ["tiny-llama"]}
-    validate(config, str(REPO / "schemas" / "config.schema.yaml"))
-    settings = from_config(config)
-    assert settings == Settings(enabled=True, models=("tiny-llama",), families=FAMILIES, faces=(4, 6, 8, 10, 12),
-                                n_dice=(1, 2, 3), staa_max_outcomes=None, symkl_epsilon=1e-6)
-
-
-@pytest.mark.parametrize("path", ["config.yaml", "configs/smoke.yaml", "configs/paper.yaml"])
-def test_every_shipped_config_reads_as_settings(path):
-    config = yaml.safe_load((REPO / path).read_text())
-    settings = from_config(config)
-    assert settings.models == tuple(config["studies"]["revealed_belief"]["models"])
-    assert all(config["models"][m]["role"] in ("base", "instruct") for m in settings.models)
-
-
 def test_a_config_without_the_section_is_refused_naming_it():
+    from choicelab.studies.revealed_belief.settings import from_config
+
     with pytest.raises(KeyError, match="studies.revealed_belief"):
         from_config({"studies": {}})
 

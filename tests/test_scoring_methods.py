@@ -582,19 +582,6 @@ def _section_without_optional_keys() -> dict:
     return from_config(config)
 
 
-def test_settings_have_one_field_per_key_of_the_schema_section():
-    import dataclasses
-
-    import yaml
-
-    from choicelab.studies.scoring_methods.settings import Settings
-
-    with open("schemas/config.schema.yaml") as f:
-        schema = yaml.safe_load(f)
-    keys = schema["properties"]["studies"]["properties"]["scoring_methods"]["properties"]
-    assert [f.name for f in dataclasses.fields(Settings)] == list(keys)
-
-
 def test_a_section_with_only_its_models_runs_the_papers_methods_on_every_item():
     from choicelab.studies.scoring_methods import grid
 

@@ -29,12 +29,14 @@ def pool():
     return questions_to_items(extra, FEWSHOT_SPLIT)
 
 
-def test_adaptations_are_parsed_and_unknown_ones_fail_with_the_accepted_forms():
-    assert ps.parse_adaptation("3shot") == (3, "none")
-    assert ps.parse_adaptation("explain-separate") == (0, "separate")
-    assert ps.parse_adaptation("explain-separate-hidden") == (0, "separate-hidden")
+def test_adaptation_names_are_parsed_and_unknown_ones_fail_with_the_accepted_names():
+    from choicelab.studies.steer.adaptations import Adaptation
+
+    assert Adaptation.from_name("3shot") == Adaptation(shots=3)
+    assert Adaptation.from_name("explain-separate") == Adaptation(explain="separate")
+    assert Adaptation.from_name("explain-separate-hidden") == Adaptation(explain="separate-hidden")
     with pytest.raises(ValueError, match="explain-together"):
-        ps.parse_adaptation("7shot")
+        Adaptation.from_name("7shot")
 
 
 def test_the_prompt_has_the_reference_codes_layout_and_suffix(items):

@@ -1,68 +1,67 @@
-"""STEER's typed settings mirror the schema's studies.steer section: one field per key, defaults only in the schema."""
+"""STEER's adaptations are structured data in a config ({shots: 3}, {explain: separate}), read in one place
+(choicelab.studies.steer.adaptations) into one type whose name ("3shot", "explain-separate") names the results. The
+schema-vs-Settings checks every study shares are in tests/test_settings.py."""
 
 from __future__ import annotations
 
 import copy
-import dataclasses
 from pathlib import Path
 
 import pytest
 import yaml
 
-from choicelab.config import load_schema, validate_config
+from choicelab.config import ConfigError, load_schema, validate_config
 from choicelab.studies.steer import settings
+from choicelab.studies.steer.adaptations import EXPLANATION_MODES, MAX_SHOTS, NAME_PATTERN, Adaptation
 
 REPO = Path(__file__).resolve().parent.parent
 
 
-def section_schema():
-    return load_schema()["properties"]["studies"]["properties"]["steer"]
+def smoke_with(adaptations) -> dict:
+    config = copy.deepcopy(yaml.safe_load((REPO / "configs" / "smoke.yaml").read_text()))
+    config["studies"]["steer"]["adaptations"] = adaptations
+    validate_config(config)
+    return config
 
 
-def field_names(cls):
-    return {f.name for f in dataclasses.fields(cls)}
+def test_config_entries_read_as_adaptations_named_as_the_results_are():
+    steer = settings.from_config(smoke_with([{"shots": 0}, {"shots": 3}, {"explain": "separate-hidden"}]))
+    assert steer.adaptations == (Adaptation(shots=0), Adaptation(shots=3), Adaptation(explain="separate-hidden"))
+    assert [a.name for a in steer.adaptations] == ["0shot", "3shot", "explain-separate-hidden"]
+    assert all(Adaptation.from_name(a.name) == a for a in steer.adaptations)
 
 
-def test_settings_fields_are_the_schema_keys():
-    schema = section_schema()
-    assert field_names(settings.Settings) == set(schema["properties"])
-    assert field_names(settings.Scale) == set(schema["properties"]["scale"]["properties"])
+def test_every_adaptation_name_matches_the_wildcard_pattern_built_from_the_schema():
+    entry = load_schema()["properties"]["studies"]["properties"]["steer"]["properties"]["adaptations"]["items"]
+    assert entry["properties"]["shots"]["maximum"] == MAX_SHOTS
+    assert tuple(entry["properties"]["explain"]["enum"]) == EXPLANATION_MODES
+    every = [Adaptation(shots=n) for n in range(MAX_SHOTS + 1)] + [Adaptation(explain=m) for m in EXPLANATION_MODES]
+    assert sorted(NAME_PATTERN.split("|")) == sorted(
+        [f"[0-{MAX_SHOTS}]shot", *(a.name for a in every if a.explain != "none")])
+    with pytest.raises(ValueError, match="7shot"):
+        Adaptation.from_name("7shot")
 
 
-def test_every_optional_key_has_its_default_in_the_schema():
-    schema = section_schema()
-    optional = set(schema["properties"]) - set(schema.get("required", []))
-    assert all("default" in schema["properties"][key] for key in optional)
-    assert all("default" in sub for sub in schema["properties"]["scale"]["properties"].values())
+def test_the_old_string_form_fails_naming_the_key_and_the_entry_to_write():
+    with pytest.raises(ConfigError, match=r"studies\.steer\.adaptations\[1\].*'3shot'.*write \{shots: 3\}"):
+        settings.from_config(smoke_with([{"shots": 0}, "3shot"]))
+    with pytest.raises(ConfigError, match=r"adaptations\[0\].*'explain-separate'.*\{explain: separate\}"):
+        settings.from_config(smoke_with(["explain-separate"]))
 
 
-@pytest.mark.parametrize("path", ["config.yaml", "configs/smoke.yaml", "configs/paper.yaml"])
-def test_shipped_configs_give_their_values(path):
-    config = yaml.safe_load((REPO / path).read_text())
-    section = config["studies"]["steer"]
-    steer = settings.from_config(config)
-    assert steer.models == tuple(section["models"])
-    assert steer.adaptations == tuple(section["adaptations"])
-    assert steer.scale.n_per_test == section["scale"]["n_per_test"]
-    assert steer.scale.max_domains == section["scale"]["max_domains"]
-    assert steer.adaptation_questions == section["adaptation_questions"]
+@pytest.mark.parametrize("entry", [{"shots": 7}, {"explain": "later"}, {"shots": 1, "explain": "together"}, {}])
+def test_an_entry_outside_the_schema_fails_at_validation_naming_the_key(entry):
+    with pytest.raises(ConfigError, match=r"studies\.steer\.adaptations\.0"):
+        smoke_with([entry])
 
 
-def test_a_section_with_only_its_models_takes_the_schema_defaults():
+def test_the_default_is_the_unadapted_run():
     config = copy.deepcopy(yaml.safe_load((REPO / "configs" / "smoke.yaml").read_text()))
     config["studies"]["steer"] = {"models": ["tiny-llama"]}
-    validate_config(config)  # what rules/common.smk does: fills the schema's defaults
-    steer = settings.from_config(config)
-    assert steer.enabled is True
-    assert steer.adaptations == ("0shot",)
-    assert (steer.fewshot_pool, steer.max_new_tokens, steer.adaptation_questions) == (5, 64, None)
-    assert steer.scale == settings.Scale(n_per_test=5, elements=None, domains=None, grades=None, max_domains=None,
-                                         strict=False)
+    validate_config(config)
+    assert settings.from_config(config).adaptations == (Adaptation(shots=0),)
+
+
+def test_the_scale_gives_the_generators_scale_with_the_config_seed():
+    steer = settings.from_config(smoke_with([{"shots": 0}]))
     assert steer.scale.benchmark_scale(seed=7).seed == 7
-
-
-def test_a_key_the_validated_config_lacks_is_named():
-    config = yaml.safe_load((REPO / "configs" / "smoke.yaml").read_text())
-    del config["studies"]["steer"]["fewshot_pool"]
-    with pytest.raises(KeyError, match="fewshot_pool"):
-        settings.from_config(config)

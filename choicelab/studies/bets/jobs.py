@@ -10,7 +10,7 @@ from typing import Any
 from choicelab.config import DOWNLOADS, data_root
 from choicelab.studies import study_settings
 from choicelab.studies.bets import RESULTS, stages
-from choicelab.studies.bets.settings import DefaultStage, Settings, TaskStage
+from choicelab.studies.bets.settings import Settings
 
 
 def hellaswag_files() -> list[str]:
@@ -60,32 +60,7 @@ class Jobs:
             return self.data_root
         return DOWNLOADS
 
-    # -- params --------------------------------------------------------------------------------------------------------
-
-    def default_stage(self, wildcards: Any) -> DefaultStage:
-        return self.settings.default_stage
-
-    def task_stage(self, wildcards: Any) -> TaskStage:
-        return self.settings.task_stage
-
-    def input_format(self, wildcards: Any) -> str:
-        return self.settings.input_format
-
-    def score_max_length(self, wildcards: Any) -> int:
-        """Checkpoints are scored at the task stage's max_length."""
-        return self.settings.task_stage.max_length
-
-    def train_eval_size(self, wildcards: Any) -> int | None:
-        return self.settings.train_eval_size
-
-    def article_agreement(self, wildcards: Any) -> bool:
-        return self.settings.article_agreement
-
-    def swap_order(self, wildcards: Any) -> bool:
-        return self.settings.swap_order
-
-    def evaluation_settings(self, wildcards: Any) -> Settings:
-        return self.settings
+    # -- params (the settings themselves reach the rules through rules/common.smk's setting()) --------------------
 
     def root(self, wildcards: Any) -> str:
         """The default stage's data root (:meth:`stage_root`)."""

@@ -1,7 +1,7 @@
 """The typed settings of the bets study: ``studies.bets`` of the config, after validation filled the schema's defaults.
 
-The schema (``schemas/config.schema.yaml``) is the only place defaults live; :func:`from_config` reads every key and
-restates none (a key missing here is a config that was not validated).
+The schema (``schemas/config.schema.yaml``) is the only place defaults live; :func:`from_config` reads every key with
+the generic reader and restates none (a key missing here is a config that was not validated).
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from choicelab.settings import read
 from choicelab.studies.bets import question_set_names
 
 
@@ -68,58 +69,7 @@ class Settings:
         return question_set_names(self.templates, self.modalities)
 
 
-def _optional_int(value: Any) -> int | None:
-    return None if value is None else int(value)
-
-
-def default_stage(raw: Mapping[str, Any]) -> DefaultStage:
-    return DefaultStage(
-        data=str(raw["data"]),
-        train_size=_optional_int(raw["train_size"]),
-        dev_size=_optional_int(raw["dev_size"]),
-        learning_rate=float(raw["learning_rate"]),
-        batch_size=int(raw["batch_size"]),
-        max_epochs=float(raw["max_epochs"]),
-        max_length=int(raw["max_length"]),
-        warmup_steps=int(raw["warmup_steps"]),
-    )
-
-
-def task_stage(raw: Mapping[str, Any]) -> TaskStage:
-    return TaskStage(
-        learning_rate=float(raw["learning_rate"]),
-        batch_size=int(raw["batch_size"]),
-        max_epochs=float(raw["max_epochs"]),
-        target_dev_accuracy=float(raw["target_dev_accuracy"]),
-        train_size=_optional_int(raw["train_size"]),
-        eval_every_steps=_optional_int(raw["eval_every_steps"]),
-        max_length=int(raw["max_length"]),
-        warmup_steps=int(raw["warmup_steps"]),
-        freeze_word_embeddings=bool(raw["freeze_word_embeddings"]),
-        frozen_layers=int(raw["frozen_layers"]),
-    )
-
-
-def from_section(section: Mapping[str, Any]) -> Settings:
-    """Settings from a validated ``studies.bets`` section (every key present)."""
-    return Settings(
-        enabled=bool(section["enabled"]),
-        models=tuple(section["models"]),
-        templates=tuple(section["templates"]),
-        modalities=tuple(section["modalities"]),
-        rq2_template=str(section["rq2_template"]),
-        belief_template=str(section["belief_template"]),
-        article_agreement=bool(section["article_agreement"]),
-        swap_order=bool(section["swap_order"]),
-        paper_labels={str(k): str(v) for k, v in section["paper_labels"].items()},
-        input_format=str(section["input_format"]),
-        default_stage=default_stage(section["default_stage"]),
-        train_eval_size=_optional_int(section["train_eval_size"]),
-        task_stage=task_stage(section["task_stage"]),
-        seeds=tuple(int(seed) for seed in section["seeds"]),
-    )
-
-
 def from_config(config: Mapping[str, Any]) -> Settings:
-    """The bets settings of a validated config (``config["studies"]["bets"]``)."""
-    return from_section(config["studies"]["bets"])
+    """The bets settings of a validated config (``config["studies"]["bets"]``), read by
+    :func:`choicelab.settings.read`."""
+    return read(Settings, config["studies"]["bets"], "studies.bets")

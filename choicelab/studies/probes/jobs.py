@@ -3,9 +3,8 @@ names them; the .smk file holds rules and constants only). No torch: the rules i
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, is_dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from choicelab.config import DOWNLOADS, data_root
@@ -33,19 +32,6 @@ class Jobs:
         kinds = {name: entry.get("kind") for name, entry in config["models"].items()}
         return cls(study_settings(config, "probes"), tuple(models), data_root(config), dict(mc_benchmarks), kinds,
                    model_dir)
-
-    # -- params ----------------------------------------------------------------------------------------------------
-
-    def setting(self, path: str) -> Callable[[Any], Any]:
-        """A param: the setting at the dotted ``path`` of studies.probes (``finetune.max_length``); a nested section
-        is given as a dict."""
-        return functools.partial(self._setting, path=path)
-
-    def _setting(self, wildcards: Any, path: str) -> Any:
-        value: Any = self.settings
-        for key in path.split("."):
-            value = getattr(value, key)
-        return asdict(value) if is_dataclass(value) else value
 
     # -- inputs ----------------------------------------------------------------------------------------------------
 

@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
+
+from choicelab.settings import read
 
 SECTION = "probes"
 
@@ -16,7 +18,7 @@ class Finetune:
 
     learning_rate: float
     batch_size: int
-    max_epochs: float
+    max_epochs: int | float  # kept as written: checkpoints' model.json record it so (bets' reads as a float)
     max_length: int
     warmup_steps: int
     weight_decay: float
@@ -58,27 +60,10 @@ class Settings:
     finetune: Finetune
 
 
-def _read(cls: type, section: Mapping[str, Any], path: str) -> Any:
-    values = {}
-    for field in fields(cls):
-        if field.name not in section:
-            raise KeyError(
-                f"config key '{path}.{field.name}' is missing: validation against schemas/config.schema.yaml fills "
-                "every optional key, so read the settings of a validated config (the workflow's)"
-            )
-        value = section[field.name]
-        if field.name == "finetune":
-            value = _read(Finetune, value, f"{path}.finetune")
-        elif isinstance(value, list):
-            value = tuple(value)
-        values[field.name] = value
-    return cls(**values)
-
-
 def from_config(config: Mapping[str, Any]) -> Settings:
     """The settings of a validated config; a config without a ``studies.probes`` section is refused (write the
     section with ``enabled: false`` to leave the study out)."""
     studies = config["studies"]
     if SECTION not in studies:
         raise KeyError(f"config key 'studies.{SECTION}' is missing; write it (enabled: false leaves the study out)")
-    return _read(Settings, studies[SECTION], f"studies.{SECTION}")
+    return read(Settings, studies[SECTION], f"studies.{SECTION}")

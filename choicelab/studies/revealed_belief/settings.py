@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from choicelab.settings import read
+
 STUDY = "revealed_belief"
 
 
@@ -24,19 +26,10 @@ class Settings:
 
 
 def from_config(config: Mapping[str, Any]) -> Settings:
-    """The study's settings from a validated config (every key present: validation filled the defaults). The workflow
-    reads them through :func:`choicelab.studies.study_settings`, which gives a config without a
-    ``studies.revealed_belief`` section the study's switched-off section; called on such a config directly, this
-    raises naming the key."""
+    """The study's settings from a validated config (every key present: validation filled the defaults), read by
+    :func:`choicelab.settings.read`. The workflow reads them through :func:`choicelab.studies.study_settings`, which
+    gives a config without a ``studies.revealed_belief`` section the study's switched-off section; called on such a
+    config directly, this raises naming the key."""
     if STUDY not in config["studies"]:
         raise KeyError(f"config key 'studies.{STUDY}' is missing; write it (enabled: false leaves the study out)")
-    section = config["studies"][STUDY]
-    return Settings(
-        enabled=bool(section["enabled"]),
-        models=tuple(section["models"]),
-        families=tuple(section["families"]),
-        faces=tuple(int(f) for f in section["faces"]),
-        n_dice=tuple(int(n) for n in section["n_dice"]),
-        staa_max_outcomes=section["staa_max_outcomes"],
-        symkl_epsilon=float(section["symkl_epsilon"]),
-    )
+    return read(Settings, config["studies"][STUDY], f"studies.{STUDY}")

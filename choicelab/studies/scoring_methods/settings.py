@@ -3,9 +3,14 @@ the schema's defaults (schemas/config.schema.yaml is the one place defaults live
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from choicelab.settings import read
+
+SECTION = "scoring_methods"
 
 
 @dataclass(frozen=True)
@@ -41,10 +46,6 @@ class Settings:
     grid_scales: tuple[str, ...]
 
 
-def _optional_tuple(value: Any) -> tuple | None:
-    return None if value is None else tuple(value)
-
-
 def _coder(s: Mapping[str, Any], models: Mapping[str, Any]) -> Coder:
     """``studies.scoring_methods.coder``, checked against ``models:``: a judge needs a causal model, an embedding
     coder an encoder (``coder.model``, else ``embedder``)."""
@@ -75,26 +76,13 @@ def _coder(s: Mapping[str, Any], models: Mapping[str, Any]) -> Coder:
 
 
 def from_config(config: Mapping[str, Any]) -> Settings:
-    """The study's settings from a validated config (every key present: validation filled the defaults)."""
-    s = config["studies"]["scoring_methods"]
-    return Settings(
-        enabled=bool(s["enabled"]),
-        models=tuple(s["models"]),
-        embedder=s["embedder"],
-        coder=_coder(s, config.get("models", {})),
-        items_per_condition=s["items_per_condition"],
-        methods=tuple(s["methods"]),
-        label_seeds=tuple(s["label_seeds"]),
-        label_sets=tuple(s["label_sets"]),
-        scales=tuple(s["scales"]),
-        temperatures=tuple(s["temperatures"]),
-        generation_seeds=tuple(s["generation_seeds"]),
-        max_new_tokens=int(s["max_new_tokens"]),
-        seq2seq_scoring=str(s["seq2seq_scoring"]),
-        grid_models=tuple(s["grid_models"]),
-        grid_benchmarks=_optional_tuple(s["grid_benchmarks"]),
-        grid_items=s["grid_items"],
-        grid_methods=tuple(s["grid_methods"]),
-        grid_label_seeds=tuple(s["grid_label_seeds"]),
-        grid_scales=tuple(s["grid_scales"]),
-    )
+    """The study's settings from a validated config (every key present: validation filled the defaults), read by
+    :func:`choicelab.settings.read`; ``coder.model`` is resolved (see :func:`_coder`)."""
+    section = config["studies"][SECTION]
+    settings = read(Settings, section, f"studies.{SECTION}")
+    return dataclasses.replace(settings, coder=_coder(section, config.get("models", {})))
+
+
+def from_record(record: Mapping[str, Any]) -> Settings:
+    """The settings a rule passed as its ``settings`` param (``choicelab.settings.plain`` of them, coder resolved)."""
+    return read(Settings, record, f"studies.{SECTION}")

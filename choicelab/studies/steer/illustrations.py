@@ -192,10 +192,11 @@ def adaptation_examples(contexts: pd.DataFrame, prefer_element: str = EXAMPLE_EL
     paper's left panel) and a few-shot one (fewest examples >= 1), on one question scored under both when there is
     one (an ``prefer_element`` question first). Keys "explain" and "few_shot"; a key is missing when the run has no
     such adaptation."""
-    from choicelab.studies.steer.scoring import parse_adaptation
+    from choicelab.studies.steer.adaptations import Adaptation
 
     def kind(adaptation: str) -> tuple[int, str]:
-        return parse_adaptation(adaptation)
+        parsed = Adaptation.from_name(adaptation)
+        return parsed.shots, parsed.explain
 
     frame = contexts.assign(shots=[kind(a)[0] for a in contexts["adaptation"]],
                             mode=[kind(a)[1] for a in contexts["adaptation"]])

@@ -3,9 +3,7 @@ functions and params; keeping them here keeps the rules file free of function de
 
 from __future__ import annotations
 
-import dataclasses
-import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -13,6 +11,7 @@ from typing import Any
 from choicelab.artifacts import Artifact
 from choicelab.studies import study_settings
 from choicelab.studies.steer import FIGURES, RESULTS
+from choicelab.studies.steer.adaptations import names as adaptation_names
 from choicelab.studies.steer.artifacts import ARTIFACTS, report_cards
 from choicelab.studies.steer.settings import Settings
 
@@ -22,11 +21,6 @@ FOLDERS = {
     "steer_figures": FIGURES,
     "steer_report_cards": f"{RESULTS}/report_cards",
 }
-
-
-def _field(wildcards: Any, settings: Settings, name: str) -> Any:
-    value = getattr(settings, name)
-    return dataclasses.asdict(value) if dataclasses.is_dataclass(value) else value  # plain in the provenance record
 
 
 @dataclass(frozen=True)
@@ -60,17 +54,14 @@ class Plan:
         for path in self.rubric_files():
             check_rubric_ids(load_rubric(path), taxonomy)
 
-    def param(self, name: str) -> Callable[[Any], Any]:
-        """A params function giving one settings field (read when a job is planned; a nested section as a dict)."""
-        return functools.partial(_field, settings=self.settings, name=name)
-
     def chat_template(self, wildcards: Any) -> bool | str | None:
         """The scored model's ``chat_template`` (true: apply its tokenizer's template, false: raw text, null: as the
         model ships); see :func:`choicelab.studies.steer.scoring.chat_format`."""
         return self.model_entries[wildcards.model].get("chat_template")
 
     def _runs(self, kind: str) -> list[str]:
-        return [f"{RESULTS}/{kind}/{m}__{a}.parquet" for m in self.models for a in self.settings.adaptations]
+        names = adaptation_names(self.settings.adaptations)
+        return [f"{RESULTS}/{kind}/{m}__{a}.parquet" for m in self.models for a in names]
 
     def dumps(self, wildcards: Any = None) -> list[str]:
         """Every (model, adaptation) dump."""

@@ -52,6 +52,7 @@ from choicelab.dumps import DumpRow
 from choicelab.mc.items import MCItem
 from choicelab.mc.scoring import LETTERS, candidate_rows
 from choicelab.stats import seeded_subsample
+from choicelab.studies.steer.adaptations import EXPLANATION_MODES, NO_EXPLANATION, Adaptation
 
 # The reference code's SUFFIX_OPTIONS, verbatim ('mc', 'explain-answer', 'explanation').
 MC_SUFFIX = (
@@ -65,27 +66,9 @@ EXPLAIN_ANSWER_SUFFIX = (
 )
 EXPLAIN_SUFFIX = "\nLet's think step by step. Briefly explain your reasoning in triple quotes."
 ANSWER_CUE = "Correct Answer: "
-EXPLANATION_MODES = ("together", "separate", "separate-hidden")
-ADAPTATION_RE = re.compile(r"^(?:(?P<shots>[0-5])shot|explain-(?P<mode>together|separate|separate-hidden))$")
-ADAPTATION_PATTERN = "[0-5]shot|explain-together|explain-separate|explain-separate-hidden"
-
-
-def parse_adaptation(adaptation: str) -> tuple[int, str]:
-    """'3shot' -> (3, 'none'); 'explain-together' -> (0, 'together'). Raises with the accepted forms."""
-    match = ADAPTATION_RE.match(adaptation)
-    if not match:
-        raise ValueError(
-            f"unknown STEER adaptation {adaptation!r}: use '<n>shot' with n in 0..5, 'explain-together', "
-            "'explain-separate' or 'explain-separate-hidden'"
-        )
-    if match["shots"] is not None:
-        return int(match["shots"]), "none"
-    return 0, match["mode"]
-
-
 def max_shots(adaptations: Sequence[str]) -> int:
-    """The most in-context examples any of ``adaptations`` asks for."""
-    return max((parse_adaptation(a)[0] for a in adaptations), default=0)
+    """The most in-context examples any of ``adaptations`` (their names) asks for."""
+    return max((Adaptation.from_name(a).shots for a in adaptations), default=0)
 
 
 def check_pool_size(fewshot_pool: int, adaptations: Sequence[str]) -> None:
@@ -175,7 +158,7 @@ def scored_questions(items: Sequence[MCItem], adaptation: str, size: int | None,
     adaptation effect can be computed on the questions its 0-shot baseline answered (see
     :func:`choicelab.studies.steer.tables.paired_questions`).
     """
-    if adaptation == "0shot":
+    if Adaptation.from_name(adaptation) == Adaptation(shots=0):
         return list(items)
     units = item_units(items)  # a two-part question is drawn whole
     return [it for unit in seeded_subsample(units, size, seed) for it in unit]
@@ -333,7 +316,8 @@ def build_prompts(items: Sequence[MCItem], pool: Sequence[MCItem], adaptation: s
     """The scoring prompt of each question under ``adaptation``; ``explain`` generates call-1 texts by id; ``chat``
     (a chat model's template) renders every prompt as a conversation, else the prompts are raw text; ``then``: the
     part 2 that will follow each scored part 1 (by part 1's id), for which the window keeps room."""
-    shots, mode = parse_adaptation(adaptation)
+    parsed = Adaptation.from_name(adaptation)
+    shots, mode = parsed.shots, parsed.explain
     templated = chat is not None
 
     follow_ups = follow_ups_by_part_one(pool)
@@ -350,7 +334,7 @@ def build_prompts(items: Sequence[MCItem], pool: Sequence[MCItem], adaptation: s
         return lambda item, examples: chat.render(follow_up_turns(answer_turns(item, examples, follow_ups),
                                                                   LETTERS[0], second))
 
-    if mode == "none":
+    if mode == NO_EXPLANATION:
         out = []
         for it in items:
             if chat is None:
@@ -554,7 +538,7 @@ def build_follow_up_prompts(items: Sequence[MCItem], first_prompts: Sequence[Pro
     type): part 1's turns with the model's letter after the pre-filled cue in the assistant's turn, part 2 as the next
     user turn, then the assistant's turn pre-filled with the cue (:func:`follow_up_turns`); under self-explanation
     part 2's call 1 is the next user turn after part 1's answered conversation."""
-    _, mode = parse_adaptation(adaptation)
+    mode = Adaptation.from_name(adaptation).explain
     first = {p.item_id: p for p in first_prompts}
     missing = [it.item_id for it in items if part_one_id(it) not in first or part_one_id(it) not in letters]
     if missing:
@@ -567,7 +551,7 @@ def build_follow_up_prompts(items: Sequence[MCItem], first_prompts: Sequence[Pro
     prefix = {it.item_id: f"{first[part_one_id(it)].context}{letters[part_one_id(it)]}\n" for it in items}
     before = {it.item_id: answered_turns(first[part_one_id(it)].turns, letters[part_one_id(it)])
               for it in items} if chat is not None else {}
-    if mode == "none":
+    if mode == NO_EXPLANATION:
         out = []
         for it in items:
             p1 = first[part_one_id(it)]

@@ -1,7 +1,7 @@
 """The typed settings of STEER: the config section ``studies.steer`` after validation filled the schema's defaults.
 
-``schemas/config.schema.yaml`` is the only place a default lives; :func:`from_config` reads every key without one
-(a key the validated config lacks is a bug, and fails here naming it).
+``schemas/config.schema.yaml`` is the only place a default lives; :func:`from_config` reads every key with the generic
+reader :func:`choicelab.settings.read` (a key the validated config lacks is a bug, and fails there naming it).
 """
 
 from __future__ import annotations
@@ -9,6 +9,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from choicelab.settings import read
+from choicelab.studies.steer.adaptations import Adaptation
 
 if TYPE_CHECKING:
     from choicelab.studies.steer.items.base import BenchmarkScale
@@ -42,7 +45,7 @@ class Settings:
     enabled: bool
     models: tuple[str, ...]
     scale: Scale
-    adaptations: tuple[str, ...]
+    adaptations: tuple[Adaptation, ...]  # {shots: n} / {explain: mode} (choicelab.studies.steer.adaptations)
     fewshot_pool: int
     adaptation_questions: int | None
     max_new_tokens: int
@@ -59,27 +62,6 @@ def check_scale_ids(scale: Scale, taxonomy: Any) -> None:
                              f"{sorted(known[key])} (data/steer/taxonomy.yaml)")
 
 
-def _tuple(value: Any) -> tuple[Any, ...] | None:
-    return None if value is None else tuple(value)
-
-
 def from_config(config: Mapping[str, Any]) -> Settings:
     """The settings of ``config["studies"]["steer"]`` (a validated config: every key present)."""
-    section = config["studies"][SECTION]
-    scale = section["scale"]
-    return Settings(
-        enabled=bool(section["enabled"]),
-        models=tuple(section["models"]),
-        scale=Scale(
-            n_per_test=int(scale["n_per_test"]),
-            elements=_tuple(scale["elements"]),
-            domains=_tuple(scale["domains"]),
-            grades=_tuple(scale["grades"]),
-            max_domains=scale["max_domains"],
-            strict=bool(scale["strict"]),
-        ),
-        adaptations=tuple(section["adaptations"]),
-        fewshot_pool=int(section["fewshot_pool"]),
-        adaptation_questions=section["adaptation_questions"],
-        max_new_tokens=int(section["max_new_tokens"]),
-    )
+    return read(Settings, config["studies"][SECTION], f"studies.{SECTION}")

@@ -163,7 +163,8 @@ def study_settings(study):
 
 def setting(study, name=""):
     """One of a study's settings as a rule param: dotted ``name`` ("finetune.max_length"; "" = all), JSON-plain
-    (choicelab.settings.field): what the job's script reads and what its provenance record holds."""
+    (choicelab.settings.field): what the job's script reads and what its provenance record holds.
+    """
     return choicelab.settings.field(study_settings(study), name)
 
 

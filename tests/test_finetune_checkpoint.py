@@ -192,3 +192,36 @@ def test_frozen_layers_train_only_the_top_on_cached_encodings_with_the_same_loss
     with pytest.raises(ValueError, match="frozen_layers must be between 0 and the model's 2 layers"):
         fine_tune_mc(start, tokenizer, train, dev, learning_rate=1e-3, batch_size=4, max_epochs=1, seed=0,
                      frozen_layers=3, log=lambda _: None)
+
+
+def test_frozen_layers_evaluate_dev_on_cached_encodings_running_the_frozen_layers_once_per_item(tmp_path):
+    """With frozen_layers=k the dev evaluations also read the frozen bottom's output cached once per dev item: the
+    frozen layer runs once for the train items and once for the dev items (not at every evaluation), and the dev
+    accuracies equal those of the whole encoder run at every evaluation with the same parts frozen."""
+    import torch
+
+    from choicelab.lm.encoder import encoder_layers, fine_tune_mc
+
+    base = tmp_path / "tiny-bert"
+    prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert"}, base)
+
+    def loaded():
+        model, tokenizer, _ = load_encoder_mc(base, seed=0, device="cpu")
+        for module in model.modules():
+            if isinstance(module, torch.nn.Dropout):
+                module.p = 0.0
+        return model, tokenizer
+
+    train, dev = toy_items(16, 0, "train", 2), toy_items(24, 1, "dev", 2)
+    cached, tokenizer = loaded()
+    calls = []
+    encoder_layers(cached)[0].register_forward_hook(lambda *_: calls.append(1))
+    with_cache = fine_tune_mc(cached, tokenizer, train, dev, learning_rate=1e-2, batch_size=4, max_epochs=2, seed=0,
+                              eval_every_steps=1, frozen_layers=1, log=lambda _: None)
+    assert len(with_cache.history) == 8 and len(calls) == 2  # one batch of train items, one of dev items
+    frozen, _ = loaded()
+    frozen.base_model.embeddings.requires_grad_(False)
+    encoder_layers(frozen)[0].requires_grad_(False)
+    every_step = fine_tune_mc(frozen, tokenizer, train, dev, learning_rate=1e-2, batch_size=4, max_epochs=2, seed=0,
+                              eval_every_steps=1, log=lambda _: None)
+    assert [h["dev_accuracy"] for h in with_cache.history] == [h["dev_accuracy"] for h in every_step.history]

@@ -270,6 +270,25 @@ def _pad_cached(cached: list[torch.Tensor], batch: Sequence[int], width: int) ->
     return stacked.view(-1, width, stacked.shape[-1])
 
 
+@torch.inference_mode()
+def _replayed_logits(model: PreTrainedModel, items: Sequence[MCItem], encoded: _Encoded, cached: list[torch.Tensor],
+                     replay: _Replay, pad_id: int, device: torch.device, batch_size: int = 32) -> list[np.ndarray]:
+    """:func:`mc_logits` of ``items`` with the frozen stack replaced by its cached output (the model's frozen layers
+    must be swapped for the :class:`_Replay` stand-ins): one array per item, in item order, the layers above only."""
+    out: list[np.ndarray | None] = [None] * len(items)
+    for _, group in sorted(_groups_by_choice_count(items).items()):
+        indices = sorted(group, key=lambda index: (-cached[index].shape[1], index))
+        for start in range(0, len(indices), batch_size):
+            chunk = indices[start : start + batch_size]
+            enc = _collate(encoded, chunk, pad_id, "right")
+            replay.current = _pad_cached(cached, chunk, enc["input_ids"].shape[-1]).to(device)
+            logits = model(**{k: v.to(device) for k, v in enc.items()}).logits.float().cpu().numpy()
+            for row, index in enumerate(chunk):
+                out[index] = logits[row]
+    replay.current = None
+    return [o for o in out if o is not None]
+
+
 def fine_tune_mc(
     model: PreTrainedModel,
     tokenizer: PreTrainedTokenizerBase,
@@ -300,7 +319,8 @@ def fine_tune_mc(
     next evaluation, before anything is kept.
 
     ``frozen_layers`` > 0 keeps the embeddings and the bottom layers fixed and computes their output once per train
-    item (eval mode), so each step runs only the layers above: far fewer FLOPs when the top is small.
+    item (eval mode), so each step runs only the layers above: far fewer FLOPs when the top is small. The dev items'
+    frozen encodings are computed once too, so every dev evaluation also runs only the layers above.
     """
     if not train:
         raise ValueError("fine-tuning needs at least one training item")
@@ -332,6 +352,8 @@ def fine_tune_mc(
         for module in frozen_modules:
             module.requires_grad_(False)
         cached, as_tuple = _cache_frozen(model, encoded, frozen_layers, device, precision, pad_id)
+        dev_encoded = _tokenize_once(tokenizer, dev, input_format, max_length)
+        dev_cached, _ = _cache_frozen(model, dev_encoded, frozen_layers, device, precision, pad_id)
         originals = list(layers[:frozen_layers])
         replay = _Replay(as_tuple)
         replacements = [_Pass() for _ in range(frozen_layers - 1)] + [replay]
@@ -359,7 +381,14 @@ def fine_tune_mc(
             )
         loss_sum, loss_count = torch.zeros((), device=device), 0
         with _autocast(precision, device):
-            logits = mc_logits(model, tokenizer, dev, input_format=input_format, max_length=max_length)
+            if layers is None:
+                logits = mc_logits(model, tokenizer, dev, input_format=input_format, max_length=max_length)
+            else:  # the top layers on the dev items' cached frozen encodings; the real layers back for state_dict
+                swap(replacements)
+                try:
+                    logits = _replayed_logits(model, dev, dev_encoded, dev_cached, replay, pad_id, device)
+                finally:
+                    swap(originals)
         accuracy = accuracy_of(logits, dev)
         result.history.append(
             {"epoch": epoch_position, "step": result.steps, "train_loss": train_loss, "dev_accuracy": accuracy}

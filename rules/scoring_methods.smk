@@ -200,8 +200,8 @@ rule sm_tables:
         hand_free=f"{SM}/metrics/hand_free.parquet",
         coder_agreement=f"{SM}/metrics/coder_agreement.parquet",
     output:
-        artifact_outputs(
-            sm_artifacts.TABLES,
+        study_outputs(
+            "scoring_methods",
             SM_TABLES,
             caption="../report/scoring_methods.rst",
             category="scoring_methods",
@@ -216,7 +216,7 @@ rule sm_tables:
             m: config["models"][m]["source"] for m in study_models("scoring_methods")
         },
     script:
-        "../scripts/sm_tables.py"
+        "../scripts/study_artifacts.py"
 
 
 rule sm_figures:
@@ -227,8 +227,8 @@ rule sm_figures:
         hand_free=f"{SM}/metrics/hand_free.parquet",
         sources=SM_SOURCES,
     output:
-        artifact_outputs(
-            sm_artifacts.FIGURES,
+        study_outputs(
+            "scoring_methods",
             SM_FIGURES,
             caption="../report/scoring_methods.rst",
             category="scoring_methods",
@@ -244,4 +244,4 @@ rule sm_figures:
             m: config["models"][m]["source"] for m in study_models("scoring_methods")
         },
     script:
-        "../scripts/sm_figures.py"
+        "../scripts/study_artifacts.py"

@@ -33,6 +33,7 @@ for study in STUDIES:
 
 
 include: "rules/manifest.smk"
+include: "rules/cards.smk"
 
 
 rule all:

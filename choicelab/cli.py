@@ -121,13 +121,10 @@ def cmd_config(args: argparse.Namespace) -> None:
 
 
 def cmd_code_free(args: argparse.Namespace) -> None:
-    import os
-
+    from choicelab.config import command_data_root
     from choicelab.studies.scoring_methods.code_free import code_free_file
 
-    mirror = args.data_mirror or os.environ.get("CHOICELAB_DATA_MIRROR")
-    if not mirror:
-        raise ValueError("code-free needs the pragmatics items: pass --data-mirror or set CHOICELAB_DATA_MIRROR")
+    mirror = command_data_root(args.data_mirror, "code-free (the pragmatics items)")
     result = code_free_file(args.generations, args.embedder, args.out, mirror)
     print(f"coded {len(result)} generations -> {args.out}: {result['coded_option'].value_counts().to_dict()}")
 

@@ -274,9 +274,26 @@ def chosen_benchmarks(available: list[str], chosen: list[str] | None, key: str) 
 DOWNLOADS = "results/downloads"  # where the download rules write public datasets
 
 
+DATA_MIRROR_ENV = "CHOICELAB_DATA_MIRROR"  # the data mirror of commands run outside the workflow
+
+
 def data_root(config: Mapping[str, Any]) -> str:
-    """Where public datasets are read: the configured mirror (``data_mirror``), else the download rules' folder."""
+    """Where public datasets are read: the configured mirror (``data_mirror``), else the download rules' folder.
+    The one reader of ``data_mirror`` for the workflow: every rule (rules/common.smk ``data_root()``) and study takes
+    its data folder from here."""
     return config["data_mirror"] or DOWNLOADS
+
+
+def command_data_root(data_mirror: str | Path | None, needs: str) -> str:
+    """The data mirror of a command run outside the workflow (the CLI): ``data_mirror`` (its ``--data-mirror``), else
+    ``$CHOICELAB_DATA_MIRROR``; neither raises ConfigError saying what ``needs`` the mirror and how to give it."""
+    import os
+
+    mirror = data_mirror or os.environ.get(DATA_MIRROR_ENV)
+    if not mirror:
+        raise ConfigError(f"{needs} needs the data mirror: pass --data-mirror or set {DATA_MIRROR_ENV} to a folder "
+                          "laid out like ../shared/data")
+    return str(mirror)
 
 
 # -- what a run uses -----------------------------------------------------------------------------------------------

@@ -25,7 +25,7 @@ register_artifacts(
 
 rule download_swag:
     output:
-        "results/downloads/swag/{file}",
+        f"{DOWNLOADS}/swag/{{file}}",
     log:
         "results/logs/downloads/swag_{file}.log",
     wildcard_constraints:
@@ -74,9 +74,7 @@ rule bets_default_stage:
         "../envs/models.yaml"
     threads: MODEL_THREADS
     resources:
-        mem_mb=attempt_scaled(8000),
-        runtime=attempt_scaled(240),
-        gpu=model_gpus,
+        **model_job_resources(240),
     params:
         stage=BE_JOBS.default_stage,
         input_format=BE_JOBS.input_format,
@@ -103,9 +101,7 @@ rule bets_task_finetune:
         "../envs/models.yaml"
     threads: MODEL_THREADS
     resources:
-        mem_mb=attempt_scaled(8000),
-        runtime=attempt_scaled(120),
-        gpu=model_gpus,
+        **model_job_resources(120),
     params:
         stage=BE_JOBS.task_stage,
         input_format=BE_JOBS.input_format,
@@ -132,9 +128,7 @@ rule bets_score:
         "../envs/models.yaml"
     threads: MODEL_THREADS
     resources:
-        mem_mb=attempt_scaled(8000),
-        runtime=attempt_scaled(60),
-        gpu=model_gpus,
+        **model_job_resources(60),
     params:
         max_length=BE_JOBS.score_max_length,
         input_format=BE_JOBS.input_format,
@@ -232,6 +226,7 @@ rule bets_pvalue_check:
 rule bets_figures:
     input:
         evaluations=f"{BE}/metrics/evaluations.parquet",
+        checkpoints=BE_JOBS.checkpoints,
     output:
         artifact_outputs(
             be_artifacts.FIGURES,

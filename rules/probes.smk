@@ -17,7 +17,6 @@ PR_MODELS = study_models("probes")
 PR_JOBS = pr_jobs.Jobs.from_config(
     config,
     models=PR_MODELS,
-    data_root=data_root(),
     mc_benchmarks=MC_BENCHMARKS,
     model_dir=model_dir,
 )
@@ -45,7 +44,7 @@ PR_JOBS.causal_benchmarks()
 
 rule download_commonsense:
     output:
-        "results/downloads/commonsense/{benchmark}/{file}",
+        f"{DOWNLOADS}/commonsense/{{benchmark}}/{{file}}",
     log:
         "results/logs/downloads/commonsense_{benchmark}_{file}.log",
     wildcard_constraints:
@@ -71,7 +70,7 @@ rule probes_benchmark:
         "../envs/analysis.yaml"
     params:
         root=data_root(),
-        full_root="results/downloads",
+        full_root=DOWNLOADS,
         train_data=PR_JOBS.setting("train_data"),
         train_size=PR_JOBS.setting("train_size"),
         dev_size=PR_JOBS.setting("dev_size"),
@@ -96,8 +95,7 @@ rule probes_probed:
         "../envs/models.yaml"
     threads: MODEL_THREADS
     resources:
-        mem_mb=attempt_scaled(4000),
-        runtime=attempt_scaled(30),
+        **model_job_resources(30, gpu=0, mem_mb=4000),
     params:
         trials=PR_JOBS.setting("trials"),
         cp_n=PR_JOBS.setting("cp_n"),
@@ -127,9 +125,7 @@ rule probes_finetune:
         "../envs/models.yaml"
     threads: MODEL_THREADS
     resources:
-        mem_mb=attempt_scaled(8000),
-        runtime=attempt_scaled(120),
-        gpu=model_gpus,
+        **model_job_resources(120),
     params:
         finetune=PR_JOBS.setting("finetune"),
         device=config["device"],
@@ -154,9 +150,7 @@ rule probes_score:
         "../envs/models.yaml"
     threads: MODEL_THREADS
     resources:
-        mem_mb=attempt_scaled(8000),
-        runtime=attempt_scaled(60),
-        gpu=model_gpus,
+        **model_job_resources(60),
     params:
         max_length=PR_JOBS.setting("finetune.max_length"),
         device=config["device"],
@@ -179,9 +173,7 @@ rule probes_control_score:
         "../envs/models.yaml"
     threads: MODEL_THREADS
     resources:
-        mem_mb=attempt_scaled(8000),
-        runtime=attempt_scaled(60),
-        gpu=model_gpus,
+        **model_job_resources(60),
     params:
         max_length=PR_JOBS.setting("finetune.max_length"),
         control_items=PR_JOBS.setting("control_items"),
@@ -260,9 +252,7 @@ rule probes_causal_score:
         "../envs/models.yaml"
     threads: MODEL_THREADS
     resources:
-        mem_mb=attempt_scaled(8000),
-        runtime=attempt_scaled(60),
-        gpu=model_gpus,
+        **model_job_resources(60),
     params:
         causal_items=PR_JOBS.setting("causal_items"),
         max_batch_tokens=config["engine"]["max_batch_tokens"],
@@ -329,9 +319,7 @@ rule probes_time:
         "../envs/models.yaml"
     threads: MODEL_THREADS
     resources:
-        mem_mb=attempt_scaled(8000),
-        runtime=attempt_scaled(30),
-        gpu=model_gpus,
+        **model_job_resources(30),
     params:
         max_length=PR_JOBS.setting("finetune.max_length"),
         device=config["device"],

@@ -61,7 +61,7 @@ register_artifacts(
 
 rule download_pragmatics:
     output:
-        "results/downloads/pragmatics/{path}",
+        f"{DOWNLOADS}/pragmatics/{{path}}",
     log:
         "results/logs/downloads/pragmatics_{path}.log",
     wildcard_constraints:
@@ -101,9 +101,7 @@ rule sm_score:
         "../envs/models.yaml"
     threads: MODEL_THREADS
     resources:
-        mem_mb=attempt_scaled(8000),
-        runtime=attempt_scaled(180),
-        gpu=model_gpus,
+        **model_job_resources(180),
     params:
         settings=SM_SETTINGS,
         grid=False,
@@ -130,9 +128,7 @@ rule sm_grid_score:
         "../envs/models.yaml"
     threads: MODEL_THREADS
     resources:
-        mem_mb=attempt_scaled(8000),
-        runtime=attempt_scaled(120),
-        gpu=model_gpus,
+        **model_job_resources(120),
     params:
         settings=SM_SETTINGS,
         grid=True,
@@ -179,9 +175,7 @@ rule sm_coder_agreement:
         "../envs/models.yaml"
     threads: MODEL_THREADS
     resources:
-        mem_mb=attempt_scaled(8000),
-        runtime=attempt_scaled(60),
-        gpu=SM_CODER_GPUS,
+        **model_job_resources(60, gpu=SM_CODER_GPUS),
     params:
         settings=SM_SETTINGS,
         max_batch_tokens=config["engine"]["max_batch_tokens"],

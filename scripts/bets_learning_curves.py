@@ -41,6 +41,8 @@ def main() -> None:
     ap.add_argument("--default-epochs", type=float, default=1)
     ap.add_argument("--seed", type=int, default=1234)
     ap.add_argument("--freeze-embeddings", action="store_true")
+    ap.add_argument("--frozen-layers", type=int, default=0,
+                    help="embeddings and the bottom k layers fixed and encoded once (task_stage.frozen_layers)")
     args = ap.parse_args()
 
     work = Path(args.work)
@@ -80,7 +82,7 @@ def main() -> None:
         model, tokenizer, train, dev, learning_rate=args.lr, batch_size=args.batch_size, max_epochs=args.epochs,
         seed=args.seed, input_format=args.format, max_length=args.max_length, target_dev_accuracy=args.target,
         eval_every_steps=args.eval_every, warmup_steps=args.warmup, log=log,
-        freeze_word_embeddings=args.freeze_embeddings,
+        freeze_word_embeddings=args.freeze_embeddings, frozen_layers=args.frozen_layers,
     )
     from choicelab.lm.encoder import accuracy_of, mc_logits
 

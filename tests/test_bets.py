@@ -589,8 +589,11 @@ def test_tables_add_the_mean_over_seeds_with_its_sd_and_interval(oracle_evaluati
     assert row["accuracy"] == pytest.approx(0.8) and row["sd_seeds"] == pytest.approx(0.1)
     assert row["se"] == pytest.approx(0.1)  # the +- and error bars of a mean row are the seed SD
     assert row["ci95_low_seeds"] == pytest.approx(0.8 - half) and row["seeds"] == 3
-    long = result_tables.result_table(out, "table20")[0]
+    long, markdown = result_tables.result_table(out, "table20")
     assert {"sd_seeds", "ci95_low_seeds", "ci95_high_seeds"} <= set(long.columns)
+    table5 = result_tables.result_table(out, "table5")[1]
+    mean_line = next(line for line in table5.splitlines() if "enc mean of 3 seeds" in line)
+    assert "±" in mean_line and "mean±SD over seeds" in table5  # the Markdown shows the spread, not only the mean
 
 
 def test_training_table_prints_the_recipe_in_full_with_seed_frozen_parts_and_test_beside_dev(oracle_evaluations):
@@ -643,3 +646,80 @@ def test_every_stage_is_trained_once_per_seed_each_task_stage_from_its_seeds_def
     assert len(jobs.checkpoints(None)) == 2 * len(stages.stages(jobs.settings))
     inputs = jobs.task_checkpoint_inputs(SimpleNamespace(model="enc", seed="6", qset="bet_coin"))
     assert inputs["base"] == "results/bets/checkpoints/enc__seed6__default"
+
+
+def _gated(evaluations):
+    """Two seeds of the oracle; seed 2's dice checkpoint answers its own test questions at chance, and every default
+    (SWAG-stage) checkpoint ends at 24 of 100 dev questions (chance 1/4)."""
+    seeded = _seeded(evaluations, {1: 0.0, 2: 0.0})
+    dice = (seeded["checkpoint"] == "enc__seed2__bet_dice") & (seeded["eval_set"] == "bets_bet_dice")
+    seeded.loc[dice, "hits"] = (seeded.loc[dice, "n"] / 3).round().astype(int)
+    seeded.loc[dice, "accuracy"] = seeded.loc[dice, "hits"] / seeded.loc[dice, "n"]
+    metas = {}
+    for seed in (1, 2):
+        for stage in stages.stages(SETTINGS):
+            best, chance = (0.24, 1 / 4) if stage == "default" else (0.95, 1 / 3)
+            metas[f"enc__seed{seed}__{stage}"] = {"training": {
+                "data": "d", "params": {"seed": seed, "learning_rate": 2e-4}, "best_dev_accuracy": best,
+                "dev_items": 100, "dev_chance": chance, "reached_target": stage != "default"}}
+    notes = training.training_notes(metas, {}, seeded)
+    return seeded, notes
+
+
+def test_a_bets_checkpoint_whose_interval_covers_chance_is_marked_in_every_table_built_on_it(oracle_evaluations):
+    from choicelab.studies.bets import competence
+    from choicelab.studies.bets.seeds import with_seed_means
+
+    seeded, notes = _gated(oracle_evaluations[0])
+    gates = competence.gate(notes, seeded).set_index("checkpoint")
+    bad = "model not above chance: bets statistics not interpretable"
+    # the task stage is judged on its own set's unseen test questions, beside the default checkpoint it started from
+    dice = gates.loc["enc__seed2__bet_dice"]
+    assert dice["model_competence"] == bad and dice["gate_ci95_low"] < 1 / 3 < dice["gate_ci95_high"]
+    assert "test questions" in dice["gate_source"] and dice["control_items"] > 0
+    assert gates.loc["enc__seed1__bet_dice", "model_competence"] == "above chance and control"
+    assert gates.loc["enc__seed1__default", "model_competence"] == bad  # 24 of 100 vs chance 1/4
+    assert len(gates) == 2 * len(stages.stages(SETTINGS))  # marked, never dropped
+    # every evaluation row scored with the checkpoint carries the mark; the mean over seeds says how many seeds
+    marked = with_seed_means(competence.mark_evaluations(seeded, gates.reset_index()))
+    long = result_tables.result_table(marked, "table20")[0]
+    assert set(long.loc[long["checkpoint"] == "enc__seed2__bet_dice", "model_competence"]) == {bad}
+    mean = long[(long["model"] == "enc mean of 2 seeds") & (long["stage"] == "fine-tuned:dice")]
+    assert (mean["model_competence"] == f"{bad} (1 of 2 seeds)").all() and len(mean)
+    # the paper comparison's RQ3 headline names the checkpoint behind it
+    paper = bets_paper.read_paper_numbers(str(ib.DATA_DIR / "paper" / "paper_numbers.csv"))
+    table = bets_paper.compare_paper(marked, paper, {}, competence.with_gate(notes, gates.reset_index()))
+    head = table[(table["table"] == "table20 headline")
+                 & (table["condition"] == "diagonal minus off-diagonal")].set_index("our_model")
+    assert head.loc["enc__seed2", "model_competence"] == f"{bad}: enc__seed2:dice"
+    assert head.loc["enc over 2 seeds", "model_competence"].startswith(bad)
+    assert bad in head.loc["enc over 2 seeds", "note"]
+    assert head.loc["enc__seed1", "model_competence"] == "every checkpoint behind it above chance"
+    assert competence.note(gates.reset_index()).startswith("Competence gate: 3 of 16 checkpoints")
+
+
+def test_a_bets_figure_built_on_a_checkpoint_below_chance_says_so_on_the_figure(oracle_evaluations):
+    from choicelab.studies.bets import competence, figures
+
+    seeded, notes = _gated(oracle_evaluations[0])
+    gates = competence.gate(notes, seeded)
+    fig = figures.mark_gate(figures.fig2_rq3_standard(seeded), gates)
+    texts = " ".join(t.get_text() for t in fig.texts)
+    assert "model not above chance" in texts and "enc__seed2__bet_dice" in texts
+
+
+def test_fig1_has_error_bars_names_its_encoders_and_tells_a_zero_bar_from_a_missing_one(oracle_evaluations):
+    from choicelab.studies.bets import figures
+    from choicelab.studies.bets.seeds import with_seed_means
+
+    seeded = _seeded(oracle_evaluations[0], {1: 0.0, 2: 0.0})
+    zero = (seeded["rq"] == "rq1") & (seeded["model"] == "enc__seed1") & (seeded["ground_truth"] == "weak")
+    seeded.loc[zero, "accuracy"] = 0.0
+    seeded = seeded[~((seeded["rq"] == "rq1") & (seeded["model"] == "enc__seed2")
+                      & (seeded["ground_truth"] == "normal") & (seeded["stage"] == "default"))]
+    fig = figures.fig1_value_threshold(with_seed_means(seeded))
+    assert "enc__seed1, enc__seed2" in fig._suptitle.get_text() and "enc mean of 2 seeds" in fig._suptitle.get_text()
+    ax = fig.axes[0]
+    labels = [t.get_text() for t in ax.texts]
+    assert "0" in labels and "n/a" in labels
+    assert any(c.__class__.__name__ == "ErrorbarContainer" for c in ax.containers)  # error bars drawn

@@ -110,3 +110,17 @@ def test_heldout_split_keeps_the_last_rows_for_model_selection():
     assert [it.item_id for it in held] == ["train18", "train19"] and len(fit) == 18
     with pytest.raises(ValueError, match="heldout_fraction"):
         heldout_split(toy_items(20, 0, "train"), 0.0)
+
+
+def test_heldout_split_never_lets_a_story_straddle_fit_and_heldout(data_mirror):
+    """aNLI's train rows repeat stories (same observations, other hypothesis pairs): a held-out row whose story is
+    also trained on would measure memory, so every row of a held-out story is held out."""
+    from choicelab.mc.commonsense import heldout_split, load_benchmark
+    from choicelab.stats import seeded_subsample
+
+    train = seeded_subsample(load_benchmark("anli", "train", data_mirror), 2000, 1234)
+    assert len({it.meta["group"] for it in train}) < len(train)  # the subsample repeats stories
+    fit, held = heldout_split(train, 0.1)
+    assert len(fit) + len(held) == 2000 and len(held) >= 200
+    assert not {it.meta["group"] for it in fit} & {it.meta["group"] for it in held}
+    assert {it.item_id for it in train[-200:]} <= {it.item_id for it in held}  # the last rows stay held out

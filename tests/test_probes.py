@@ -527,10 +527,11 @@ def _jobs(mutate=None, mirror="/mirror"):
     from choicelab.studies.probes.jobs import Jobs
 
     config = yaml.safe_load((Path(__file__).resolve().parent.parent / "configs" / "smoke.yaml").read_text())
+    config["data_mirror"] = mirror  # None: no mirror, the download rules' folder
     if mutate:
         mutate(config)
     validate_config(config)
-    return Jobs.from_config(config, models=["tiny-bert"], data_root=mirror,
+    return Jobs.from_config(config, models=["tiny-bert"],
                             mc_benchmarks={name: f"{name}.parquet" for name in OTHER_BENCHMARKS},
                             model_dir="results/models/{}".format)
 
@@ -543,7 +544,7 @@ def test_a_benchmark_job_declares_the_mirror_files_it_reads_and_the_full_release
                                           "/mirror/commonsense/piqa/dev-labels.lst",
                                           "/mirror/commonsense/piqa/train.jsonl",
                                           "/mirror/commonsense/piqa/train-labels.lst"]
-    full = _jobs(lambda c: c["studies"]["probes"].update(train_data="full"), mirror="results/downloads")
+    full = _jobs(lambda c: c["studies"]["probes"].update(train_data="full"), mirror=None)
     assert full.source_files(piqa)[-2:] == ["results/downloads/commonsense/piqa/full/train.jsonl",
                                             "results/downloads/commonsense/piqa/full/train-labels.lst"]
 

@@ -7,7 +7,8 @@ derived from the official val file), downloaded with checksums by the ``download
 local mirror (config ``data_mirror``; ``../shared/data`` is one). The mirror has no HellaSwag train split and only
 train *subsets* for the others (see its README): ``train_dev_split`` makes a seeded split of dev for benchmarks with
 no train file, and tables say so. ``FULL_TRAIN`` are the official full train releases (HellaSwag's too), fetched by
-the same rule when the probes config asks for them (``train_data: full``).
+the same rule when the probes config asks for them (``train_data: full``). Every file's URL and sha256:
+``data/sources/commonsense.yaml``.
 """
 
 from __future__ import annotations
@@ -16,116 +17,28 @@ import json
 import random
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
+from choicelab.download import RemoteFile, read_sources, source_files
 from choicelab.mc.items import MCItem
 
 BENCHMARKS = ("anli", "hellaswag", "piqa", "siqa")
 LABEL_BASE = {"anli": 1, "hellaswag": 0, "piqa": 0, "siqa": 1}
-_AI2 = "https://raw.githubusercontent.com/isi-nlp/ai2"
-_AI2_LFS = "https://media.githubusercontent.com/media/isi-nlp/ai2"
-_KLOSAX = "https://raw.githubusercontent.com/klosax/hellaswag_text_data/1105d370f8340eac3c63a91fd1fa58e8999f9505"
 
-
-@dataclass(frozen=True)
-class RemoteFile:
-    """A public file: where to download it, its sha256, and its path in a data mirror."""
-
-    mirror_path: str
-    url: str
-    sha256: str
-
-
-_BASE = "3532cd8ef64d20c2fcce0e22ac8404bb514485f6"
-SOURCES: dict[tuple[str, str], tuple[RemoteFile, RemoteFile]] = {
-    ("anli", "dev"): (
-        RemoteFile("commonsense/anli/dev.jsonl", f"{_AI2_LFS}/{_BASE}/task_data/alphanli-train-dev/dev.jsonl",
-                   "e8a7f2e50aa3812c1e998843888bc94519b2b1aae146a368799eedb235d3c51c"),
-        RemoteFile("commonsense/anli/dev-labels.lst", f"{_AI2}/{_BASE}/task_data/alphanli-train-dev/dev-labels.lst",
-                   "d170382e8e562ab2506175b0b01aa0edc851e5f53b2d199750509cdef39a89a1"),
-    ),
-    ("anli", "train"): (
-        RemoteFile("commonsense/anli/train.jsonl",
-                   f"{_AI2}/c3147fd513178f4b00ca24a681268b3c2df0b4e2/task_data/AlphaNLI/increment_training/7/train.jsonl",
-                   "369b0ed2730fa7a2811f58904fb4b7d1be2dbe3057bd50ff88ff20d73c26341a"),
-        RemoteFile("commonsense/anli/train-labels.lst",
-                   f"{_AI2}/c3147fd513178f4b00ca24a681268b3c2df0b4e2/task_data/AlphaNLI/increment_training/7/train-labels.lst",
-                   "5c7d0953aec99950ad8f7f656a6422bed770ba171e44975c688fb29ab4ade247"),
-    ),
-    ("piqa", "dev"): (
-        RemoteFile("commonsense/piqa/dev.jsonl", f"{_AI2}/{_BASE}/task_data/physicaliqa-train-dev/dev.jsonl",
-                   "a73f46cb5d72b2cc399522a79f27728a429d9b89d9a236243fcfda8c02588d54"),
-        RemoteFile("commonsense/piqa/dev-labels.lst", f"{_AI2}/{_BASE}/task_data/physicaliqa-train-dev/dev-labels.lst",
-                   "b4192dc3a2a0363d9d60ccf79800cbbe2f32ebb17726efdde6970e0b8131bceb"),
-    ),
-    ("piqa", "train"): (
-        RemoteFile("commonsense/piqa/train.jsonl",
-                   f"{_AI2_LFS}/cbb5d175ffeab5b5d1e418304609c071ad37534c/cache/physicaliqa-25pc-train-dev/physicaliqa-25pc-train-dev/train.jsonl",
-                   "e5cee4a63ca33bdc2909ba58eb7dc05c76069d90010452e91eb8e0d3c1db00f0"),
-        RemoteFile("commonsense/piqa/train-labels.lst",
-                   f"{_AI2}/cbb5d175ffeab5b5d1e418304609c071ad37534c/cache/physicaliqa-25pc-train-dev/physicaliqa-25pc-train-dev/train-labels.lst",
-                   "03680088fd90af50b1c4cc612c24c5694def10eddd5384b56f6f5f3924ada2b2"),
-    ),
-    ("siqa", "dev"): (
-        RemoteFile("commonsense/siqa/dev.jsonl", f"{_AI2}/{_BASE}/task_data/socialiqa-train-dev/dev.jsonl",
-                   "d8128dfe60783a9971b954ca82dd57b87b05d5d40468876d51a8e1ad2c557465"),
-        RemoteFile("commonsense/siqa/dev-labels.lst", f"{_AI2}/{_BASE}/task_data/socialiqa-train-dev/dev-labels.lst",
-                   "2d882ff71969d3980d37dd07aecdf9093c6e63e27c670f3a203bcf3b9b74bc05"),
-    ),
-    ("siqa", "train"): (
-        RemoteFile("commonsense/siqa/train.jsonl", f"{_AI2}/{_BASE}/task_data/socialiqa-train-dev/internal-dev.jsonl",
-                   "2f481c5c70bd742eca2d5324175d76e1dc8c2435308ccac77caec559594fc8f7"),
-        RemoteFile("commonsense/siqa/train-labels.lst",
-                   f"{_AI2}/{_BASE}/task_data/socialiqa-train-dev/internal-dev-labels.lst",
-                   "75233c6f9eaf03678f6248217306bc56b96f891e2e406d5cb9c409fb8f1c206f"),
-    ),
-    # Derived from HELLASWAG_VAL_FULL by hellaswag_from_val_full (the download rule converts it).
-    ("hellaswag", "dev"): (
-        RemoteFile("commonsense/hellaswag/dev.jsonl", "",
-                   "06fb5e383c3e443c8a63afb6dbb016b153790f20d991b9b28493ce12d66265cc"),
-        RemoteFile("commonsense/hellaswag/dev-labels.lst", "",
-                   "090b9bd0d386127ae57c5f7b3076ae254352c0c2c39f988e9fa57feb1b2ba74b"),
-    ),
+# Where each file comes from and its sha256: data/sources/commonsense.yaml. SOURCES: the files a data mirror holds,
+# per (benchmark, split) as (data, labels) (group <benchmark>/<split>; HellaSwag dev is derived from
+# HELLASWAG_VAL_FULL by hellaswag_from_val_full: the download rule converts it). FULL_TRAIN: the official full train
+# releases (group full_train/<benchmark>), used with ``studies.probes.train_data: full``.
+_GROUPS = read_sources("commonsense")
+SOURCES: dict[tuple[str, str], tuple[RemoteFile, ...]] = {
+    (benchmark, split): source_files("commonsense", group)
+    for group in _GROUPS
+    for benchmark, _, split in [group.partition("/")]
+    if benchmark in BENCHMARKS
 }
-
-# The official full train releases (the AI2-leaderboard zips the paper cites, e.g. ai2-mosaic/public/alphanli/
-# alphanli-train-dev.zip), as isi-nlp/ai2 keeps them in Git LFS on branch deniz_piqa: the sha256 values are the LFS
-# pointers' oids (for the label files they equal the sha256 of the same files on branch base). HellaSwag's is the
-# leaderboard layout (ctx_a, ctx_b, ending_options). Used with ``studies.probes.train_data: full``.
-_FULL = f"{_AI2_LFS}/3520c0c364a00cd85d17b986b3d8995a4bdc4fd7/cache"
-FULL_TRAIN: dict[str, tuple[RemoteFile, RemoteFile]] = {
-    "anli": (
-        RemoteFile("commonsense/anli/full/train.jsonl", f"{_FULL}/alphanli-train-dev/train.jsonl",
-                   "23839e688ba80b8b0d46bde6fef70d09fbaa53d810b6d135e3b61ed664267e0c"),
-        RemoteFile("commonsense/anli/full/train-labels.lst", f"{_FULL}/alphanli-train-dev/train-labels.lst",
-                   "f6876a0da8158651647ed7da9acd33d13037fd009d707b6f6eb764c0bcdc2c5e"),
-    ),
-    "hellaswag": (
-        RemoteFile("commonsense/hellaswag/full/train.jsonl",
-                   f"{_FULL}/hellaswag-train-dev/hellaswag-train-dev/train.jsonl",
-                   "2e9414a30d6ee18f1b13fb19509949d10569d71a7f257ed0c3259492b1b4ef77"),
-        RemoteFile("commonsense/hellaswag/full/train-labels.lst",
-                   f"{_FULL}/hellaswag-train-dev/hellaswag-train-dev/train-labels.lst",
-                   "cca70c225333e738fdd7f92212910e21f03898808707c6b3c38c1be7f127c63e"),
-    ),
-    "piqa": (
-        RemoteFile("commonsense/piqa/full/train.jsonl",
-                   f"{_FULL}/physicaliqa-train-dev/physicaliqa-train-dev/train.jsonl",
-                   "f55986008cf9f1a336854936b82cec4ccba6fb5c698d221861299fb508840a8c"),
-        RemoteFile("commonsense/piqa/full/train-labels.lst",
-                   f"{_FULL}/physicaliqa-train-dev/physicaliqa-train-dev/train-labels.lst",
-                   "df8ae080c41f02f88e81f6932d425f4b7ee72f433ad552e6a30d45e358e8f8bb"),
-    ),
-    "siqa": (
-        RemoteFile("commonsense/siqa/full/train.jsonl", f"{_FULL}/socialiqa-train-dev/socialiqa-train-dev/train.jsonl",
-                   "4c5333dea02be6d212114a83f17f7bbcbdb53b3d692f476bd40dcd242b6233de"),
-        RemoteFile("commonsense/siqa/full/train-labels.lst",
-                   f"{_FULL}/socialiqa-train-dev/socialiqa-train-dev/train-labels.lst",
-                   "37cd494b60750f4f7a8c7cdd15fad545f4159070dbeb0431597e06e996ae2fd6"),
-    ),
+FULL_TRAIN: dict[str, tuple[RemoteFile, ...]] = {
+    benchmark: source_files("commonsense", f"full_train/{benchmark}") for benchmark in BENCHMARKS
 }
-FULL_TRAIN_ROWS = {"anli": 169654, "hellaswag": 39905, "piqa": 16113, "siqa": 33410}
 TRAIN_DATA = ("mirror", "full")
 
 
@@ -150,11 +63,7 @@ def train_files(benchmark: str, train_data: str) -> tuple[RemoteFile, ...]:
 
 
 # All 10,042 HellaSwag validation items in official file order, 6 lines each: "activity_label: ctx", label, 4 endings.
-HELLASWAG_VAL_FULL = RemoteFile(
-    "commonsense/hellaswag/source/hellaswag_val_full.txt",
-    f"{_KLOSAX}/hellaswag_val_full.txt",
-    "d572539320eb2050e858ca34b495bbe2103e3b3f1391a9c3bcdf215b0bb93bd1",
-)
+(HELLASWAG_VAL_FULL,) = source_files("commonsense", "hellaswag_val_full")
 
 
 def hellaswag_from_val_full(text: str) -> tuple[list[dict], list[int]]:
@@ -207,6 +116,12 @@ def split_files(root: Path, benchmark: str, split: str, release: str = "mirror")
     return data, labels
 
 
+# The field that groups several rows into one underlying question: aNLI's train files hold up to 5 rows per story
+# (the same observations with different hypothesis pairs, often the same plausible hypothesis), so rows of a story
+# are not independent; the other benchmarks have one row per question.
+GROUP_FIELD = {"anli": "story_id"}
+
+
 def _prompt_and_choices(benchmark: str, row: dict) -> tuple[str, dict[str, str], tuple[str, ...]]:
     if benchmark == "anli":
         fields = {"obs1": row["obs1"], "obs2": row["obs2"]}
@@ -250,8 +165,10 @@ def load_benchmark(benchmark: str, split: str, root: str | Path, release: str = 
     for i, (row, label) in enumerate(zip(rows, gold, strict=True)):
         prompt, fields, choices = _prompt_and_choices(benchmark, row)
         uid = f"{benchmark}-{split}-{i:05d}" if release == "mirror" else f"{benchmark}-{split}-full-{i:06d}"
-        items.append(MCItem(benchmark, split, uid, prompt, choices,
-                            label - LABEL_BASE[benchmark], {"prompt_fields": fields, "row": i}))
+        meta: dict = {"prompt_fields": fields, "row": i}
+        if benchmark in GROUP_FIELD and GROUP_FIELD[benchmark] in row:
+            meta["group"] = str(row[GROUP_FIELD[benchmark]])
+        items.append(MCItem(benchmark, split, uid, prompt, choices, label - LABEL_BASE[benchmark], meta))
     return items
 
 
@@ -269,10 +186,19 @@ def train_dev_split(items: Sequence[MCItem], train_fraction: float, seed: int) -
 def heldout_split(items: Sequence[MCItem], fraction: float) -> tuple[list[MCItem], list[MCItem]]:
     """(fit part, held-out part) of a train list for model selection: the last ``fraction`` of the rows is held out,
     as isi-nlp/ai2 trains on the first 90 % (``train_data_slice: 90``) and validates on its internal-dev (the last
-    10 % of the official train rows for SocialIQA). The evaluation (dev) set is never used to select a model."""
+    10 % of the official train rows for SocialIQA). The evaluation (dev) set is never used to select a model.
+
+    Rows of one group (meta ``group``: aNLI's ``story_id``) never straddle the cut: every row of a group that has a
+    row in the last ``fraction`` is held out, so the held-out slice never shares a story with the rows trained on
+    (aNLI's up to 5 rows per story would otherwise let the held-out accuracy measure memorised stories)."""
     if not 0 < fraction < 1:
         raise ValueError("studies.probes.heldout_fraction must be between 0 and 1 (exclusive)")
     cut = len(items) - max(1, int(round(len(items) * fraction)))
     if cut < 1:
         raise ValueError(f"{len(items)} train items are too few to hold out {fraction:.0%} for model selection")
-    return list(items[:cut]), list(items[cut:])
+    held_groups = {it.meta["group"] for it in items[cut:] if "group" in it.meta}
+    held = [i >= cut or it.meta.get("group", None) in held_groups for i, it in enumerate(items)]
+    fit = [it for it, h in zip(items, held, strict=True) if not h]
+    if not fit:
+        raise ValueError(f"holding out whole groups left no train item to fit ({len(items)} items)")
+    return fit, [it for it, h in zip(items, held, strict=True) if h]

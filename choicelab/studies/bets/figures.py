@@ -10,6 +10,7 @@ Dashed lines are the random baselines.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 
 import numpy as np
@@ -49,8 +50,9 @@ def _grouped_bars(
             row = frame[(frame["model"] == model) & (frame[key] == name)]
             values.append(100 * row["accuracy"].iloc[0] if len(row) else np.nan)
             ses.append(100 * row["se"].iloc[0] if len(row) else np.nan)
+        positions = x + (k - (len(series) - 1) / 2) * width
         ax.bar(
-            x + (k - (len(series) - 1) / 2) * width,
+            positions,
             values,
             width,
             color=COLORS.get(name),
@@ -58,6 +60,10 @@ def _grouped_bars(
             capsize=2 if errors else 0,
             label=GROUND_TRUTH_NAMES.get(name, name),
         )
+        for position, value in zip(positions, values, strict=True):  # a zero bar is not a missing one
+            if np.isnan(value) or value == 0:
+                ax.text(position, 1, "n/a" if np.isnan(value) else "0", ha="center", va="bottom", fontsize=5,
+                        rotation=90, color="black" if value == 0 else "grey")
     ax.set_xticks(x, models, fontsize=7, rotation=20)
     ax.set_ylim(0, 105)
 
@@ -69,8 +75,18 @@ def _baselines(ax: plt.Axes, frame: pd.DataFrame, series: Sequence[str], key: st
             ax.axhline(100 * p0.iloc[0], color=COLORS.get(name, "grey"), ls="--", lw=0.8)
 
 
+def _models_title(fig: plt.Figure, title: str, models: Sequence[str]) -> str:
+    """A figure title naming its encoders, wrapped to the figure's width (about 12 characters per inch at 9 pt)."""
+    width = max(40, int(fig.get_figwidth() * 12))
+    def wrap(text: str) -> str:
+        return textwrap.fill(text, width, break_on_hyphens=False)
+
+    return wrap(title) + "\n" + wrap("encoders: " + ", ".join(models))
+
+
 def fig1_value_threshold(ev: pd.DataFrame) -> plt.Figure:
-    title = "Fig. 1: value questions, threshold method (dashed: random baselines)"
+    title = ("Fig. 1: value questions, threshold method (bars: +-1 binomial SE of one checkpoint, or the SD over "
+             "seeds of a mean; dashed: random baselines)")
     sel = ev[(ev["rq"] == "rq1") & ev["ground_truth"].isin(VALUE_GROUND_TRUTHS)]
     if sel.empty:
         return _empty(title)
@@ -84,12 +100,12 @@ def fig1_value_threshold(ev: pd.DataFrame) -> plt.Figure:
         for j, template in enumerate(templates):
             ax = axes[i][j]
             cell = sel[(sel["stage"] == stage) & (sel["eval_set"] == template)]
-            _grouped_bars(ax, cell, models, VALUE_GROUND_TRUTHS, "ground_truth")
+            _grouped_bars(ax, cell, models, VALUE_GROUND_TRUTHS, "ground_truth", errors=True)
             _baselines(ax, cell, VALUE_GROUND_TRUTHS, "ground_truth")
             ax.set_title(f"{template.removeprefix('bets_value_').upper()} ({stage})", fontsize=8)
         axes[i][0].set_ylabel("accuracy (%)")
     axes[0][-1].legend(fontsize=6)
-    fig.suptitle(title, fontsize=10)
+    fig.suptitle(_models_title(fig, title, models), fontsize=9)
     fig.tight_layout()
     return fig
 
@@ -121,7 +137,7 @@ def _rq3_grid(
             if j == 0:
                 ax.set_ylabel(f"fine-tuned on {source}\naccuracy (%)", fontsize=8)
     axes[0][-1].legend(fontsize=6)
-    fig.suptitle(title, fontsize=10)
+    fig.suptitle(_models_title(fig, title, models), fontsize=9)
     fig.tight_layout()
     return fig
 
@@ -132,7 +148,8 @@ def fig2_rq3_standard(ev: pd.DataFrame) -> plt.Figure:
         ["standard"],
         "split",
         ["train", "test"],
-        "Fig. 2: bet questions after bet fine-tuning, standard method (bars: +-1 SE; dashed: 1/3)",
+        "Fig. 2: bet questions after bet fine-tuning, standard method (bars: +-1 SE, or the SD over seeds of a mean; "
+        "dashed: 1/3)",
         True,
     )
 
@@ -149,3 +166,20 @@ def fig3_rq3_threshold(ev: pd.DataFrame) -> plt.Figure:
 
 
 FIGURES = {"fig1": fig1_value_threshold, "fig2": fig2_rq3_standard, "fig3": fig3_rq3_threshold}
+
+
+def mark_gate(fig: plt.Figure, gates: pd.DataFrame) -> plt.Figure:
+    """``fig`` with the competence gate's mark written on it (below the axes) when a checkpoint is not above chance:
+    which checkpoints, so the bars built on them are not read as findings (the caption says the same)."""
+    from choicelab.studies.bets.competence import NOT_ABOVE_CHANCE, failing
+
+    bad = failing(gates)
+    if not bad:
+        return fig
+    shown = ", ".join(bad[:6]) + (f" and {len(bad) - 6} more" if len(bad) > 6 else "")
+    width = max(60, int(fig.get_figwidth() * 17))  # about 17 characters per inch at 6 pt
+    text = textwrap.fill(f"{NOT_ABOVE_CHANCE}: {shown}", width, break_on_hyphens=False)
+    lines = text.count("\n") + 1
+    fig.subplots_adjust(bottom=max(fig.subplotpars.bottom, 0.1 + 0.03 * lines))
+    fig.text(0.01, 0.005, text, fontsize=6, color="tab:red", ha="left", va="bottom")
+    return fig

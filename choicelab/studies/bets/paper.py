@@ -9,7 +9,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from choicelab.mc.competence import COLUMN
 from choicelab.studies.bets import metrics as m
+from choicelab.studies.bets.competence import NOT_ABOVE_CHANCE
 
 # The random baseline of each ground truth in the paper's z-tests.
 PAPER_BASELINES = {
@@ -52,9 +54,11 @@ def _our_key(ev: pd.DataFrame) -> pd.DataFrame:
                 "model": r.model,
                 "accuracy_percent": 100 * r.accuracy,
                 "n": r.n,
+                COLUMN: getattr(r, COLUMN, ""),
             }
         )
-    return pd.DataFrame(rows, columns=["table", "stage", "condition", "metric", "model", "accuracy_percent", "n"])
+    return pd.DataFrame(rows, columns=["table", "stage", "condition", "metric", "model", "accuracy_percent", "n",
+                                       COLUMN])
 
 
 def compare_paper(
@@ -84,6 +88,7 @@ def compare_paper(
                         "our_model": getattr(o, "model", ""),
                         "our_percent": getattr(o, "accuracy_percent", np.nan),
                         "same_model": bool(o is not None and paper_labels.get(_encoder(o.model)) == r.model),
+                        COLUMN: getattr(o, COLUMN, ""),
                     }
                 )
     out = pd.DataFrame(rows)
@@ -143,17 +148,24 @@ def _headline(acc: pd.DataFrame, ours: pd.DataFrame, paper_labels: Mapping[str, 
         stats = {d: _mean_and_se(mine[_diag(mine, d)]) if len(mine) else (np.nan, np.nan) for d in (True, False)}
         gap = stats[True][0] - stats[False][0]
         gap_se = float(np.hypot(stats[True][1], stats[False][1]))
-        gaps.append({"model": model, "gap": gap})
-        rows.append(row("diagonal mean", paper_means[True], model, *stats[True]))
-        rows.append(row("off-diagonal mean", paper_means[False], model, *stats[False]))
+        failed = _failed_checkpoints(mine)
+        gaps.append({"model": model, "gap": gap, "failed": failed})
+        verdict = {COLUMN: _verdict(failed, model)}
+        rows.append(row("diagonal mean", paper_means[True], model, *stats[True], **verdict))
+        rows.append(row("off-diagonal mean", paper_means[False], model, *stats[False], **verdict))
         rows.append(row("diagonal minus off-diagonal", paper_means[True] - paper_means[False], model, gap, gap_se,
-                        gap_appears=(bool(gap > 1.96 * gap_se) if not np.isnan(gap) else None), gap_basis="SE"))
-    spreads = gap_over_seeds(pd.DataFrame(gaps, columns=["model", "gap"]))
+                        gap_appears=(bool(gap > 1.96 * gap_se) if not np.isnan(gap) else None), gap_basis="SE",
+                        **verdict))
+    gap_frame = pd.DataFrame(gaps, columns=["model", "gap", "failed"])
+    spreads = gap_over_seeds(gap_frame[["model", "gap"]])
     spreads = spreads[spreads["seeds"] >= 2]
     for spread in spreads.itertuples():
+        failed = sorted({c for m, f in zip(gap_frame["model"], gap_frame["failed"], strict=True)
+                         if _encoder(m) == spread.model for c in f})
         rows.append(row("diagonal minus off-diagonal", paper_means[True] - paper_means[False],
                         f"{spread.model} over {spread.seeds} seeds", spread.gap, float("nan"),
                         gap_appears=spread.gap_appears, gap_basis=f"{spread.seeds} seeds",
+                        **{COLUMN: _verdict(failed, spread.model)},
                         sd_seeds=spread.sd_seeds, ci95_low_seeds=spread.ci95_low_seeds,
                         ci95_high_seeds=spread.ci95_high_seeds))
     frame = pd.DataFrame(rows)
@@ -162,8 +174,26 @@ def _headline(acc: pd.DataFrame, ours: pd.DataFrame, paper_labels: Mapping[str, 
     return frame
 
 
+def _failed_checkpoints(cells: pd.DataFrame) -> list[str]:
+    """The checkpoints (fine-tuning stages) behind a set of RQ3 cells that the competence gate marked."""
+    if COLUMN not in cells or cells.empty:
+        return []
+    bad = cells[cells[COLUMN].astype(str).str.startswith(NOT_ABOVE_CHANCE)]
+    return sorted({f"{m}:{s.removeprefix('fine-tuned:')}" for m, s in zip(bad["model"], bad["stage"], strict=True)})
+
+
+def _verdict(failed: list[str], model: str) -> str:
+    """The headline's competence note: which fine-tuned checkpoints behind it are not above chance."""
+    if not model:
+        return ""
+    return f"{NOT_ABOVE_CHANCE}: {', '.join(failed)}" if failed else "every checkpoint behind it above chance"
+
+
 def _note(row: Any, notes: pd.DataFrame) -> str:
     parts = []
+    verdict = str(getattr(row, COLUMN, "") or "")
+    if verdict.startswith(NOT_ABOVE_CHANCE):
+        parts.append(verdict)
     if row.condition == "diagonal minus off-diagonal" and row.our_model:
         appears = getattr(row, "gap_appears", None)
         basis = str(getattr(row, "gap_basis", "") or "")

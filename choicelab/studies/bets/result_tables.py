@@ -35,8 +35,10 @@ def _cell_formatter(stages: Sequence[str], value: str, symbol: str):
                 parts.append("-")
                 continue
             r = row.iloc[0]
+            spread = r.get("sd_seeds", float("nan"))
+            sd = f"±{100 * spread:.0f}" if value == "accuracy" and not pd.isna(spread) else ""  # a mean over seeds
             parts.append(
-                _pct(r["accuracy_percent"] / 100) + _mark(r, symbol)
+                _pct(r["accuracy_percent"] / 100) + sd + _mark(r, symbol)
                 if value == "accuracy"
                 else m.format_pvalue(r["p_value"])
             )
@@ -73,6 +75,7 @@ def long_table(ev: pd.DataFrame) -> pd.DataFrame:
         "checkpoint",
     ]
     cols += [c for c in ("seeds", "sd_seeds", "ci95_low_seeds", "ci95_high_seeds") if c in out]  # seed spread
+    cols += [c for c in ("model_competence",) if c in out]  # the checkpoint's competence gate
     return out[cols].sort_values(["model", "stage", "condition", "split", "ground_truth"]).reset_index(drop=True)
 
 
@@ -121,7 +124,8 @@ def pivot_markdown(
     legend = "/".join(stages)
     note = (
         f"\nCells: {legend}. {symbol} marks accuracy significantly above the random baseline (one-sided z-test, "
-        "alpha .05)."
+        "alpha .05; for a 'mean of k seeds' row, shown as mean±SD over seeds: its t 95% interval over seeds lies "
+        "above the baseline)."
         if value == "accuracy"
         else f"\nCells: {legend} one-sided z-test p-values vs the random baseline."
     )

@@ -11,6 +11,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from choicelab.mc.competence import COLUMN
+from choicelab.studies.bets.competence import seed_mean_verdict
 from choicelab.studies.bets.stages import split_seed
 
 MEAN_MARK = " mean of "
@@ -44,7 +46,8 @@ def with_seed_means(ev: pd.DataFrame) -> pd.DataFrame:
     :func:`seed_mean_label`: accuracy and dev accuracy averaged over the seeds, ``se`` the SD over seeds (so every
     error bar and +- of that row is the seed spread), ``seeds``, ``sd_seeds`` and the t 95 % interval over seeds
     (``ci95_low_seeds``, ``ci95_high_seeds``); ``significant`` says whether that interval lies above the cell's
-    random baseline (p-value NaN: no z-test of a mean over seeds). Every seed's own row stays."""
+    random baseline (p-value NaN: no z-test of a mean over seeds); ``model_competence`` (where the rows carry the
+    competence gate's verdicts) says in how many seeds the gate failed. Every seed's own row stays."""
     if ev.empty:
         return ev.assign(seeds=pd.Series(dtype=float), sd_seeds=pd.Series(dtype=float),
                          ci95_low_seeds=pd.Series(dtype=float), ci95_high_seeds=pd.Series(dtype=float))
@@ -65,6 +68,7 @@ def with_seed_means(ev: pd.DataFrame) -> pd.DataFrame:
             "threshold": float(group["threshold"].mean()), "hits": int(group["hits"].sum()), "n": int(group["n"].sum()),
             "p_value": float("nan"), "significant": bool(low > first["p0"]) if not np.isnan(low) else False,
             "seeds": k, "sd_seeds": sd, "ci95_low_seeds": low, "ci95_high_seeds": high,
+            **({COLUMN: seed_mean_verdict(group[COLUMN])} if COLUMN in group else {}),
         })
     out = ev.assign(seeds=1.0, sd_seeds=np.nan, ci95_low_seeds=np.nan, ci95_high_seeds=np.nan)
     return pd.concat([out, pd.DataFrame.from_records(rows)], ignore_index=True) if rows else out

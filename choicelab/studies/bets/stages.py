@@ -54,6 +54,15 @@ def scoring_plan(stage: str, settings: Settings) -> list[tuple[str, str]]:
     return sorted(set(plan))
 
 
+def own_eval_set(stage: str) -> str:
+    """The question set (evaluation ``eval_set``) a task stage is fine-tuned on: ``value_BE`` -> ``bets_value_be``,
+    ``bet_coin`` -> ``bets_bet_coin``."""
+    from choicelab.studies.bets.items import benchmark_name
+
+    kind, _, name = stage.partition("_")
+    return benchmark_name(kind, name)
+
+
 def checkpoint_name(model: str, stage: str) -> str:
     return f"{model}__{stage}"
 

@@ -7,7 +7,8 @@ the bets issue records. Items follow HuggingFace's ``run_swag``: the prompt is `
 ``sent2 + " " + ending``, scored as a text pair.
 
 Without internet and without SWAG in the mirror, the embedded configs use HellaSwag (the same task family, in the
-data mirror) as the stand-in; the tables name the data each default checkpoint was trained on.
+data mirror) as the stand-in; the tables name the data each default checkpoint was trained on. URLs and checks:
+``data/sources/swag.yaml``.
 """
 
 from __future__ import annotations
@@ -18,33 +19,34 @@ import io
 from dataclasses import dataclass
 from pathlib import Path
 
+from choicelab.download import source_entries
 from choicelab.io import sha256_file
 from choicelab.mc.items import MCItem
-
-SWAG_COMMIT = "0613674cca3612664c3a77a7d26a888ca7d3b127"
 
 
 @dataclass(frozen=True)
 class SwagFile:
+    """A public SWAG file (data/sources/swag.yaml): its path under a mirror or the download folder (``swag/...``),
+    its URL, and the two checks its content must pass."""
+
     split: str
-    path: str  # inside the repository and under <root>/swag/
+    mirror_path: str
+    url: str
     git_blob_sha1: str
     sha256_prefix: str
     sha256_suffix: str
 
-    @property
-    def url(self) -> str:
-        return f"https://raw.githubusercontent.com/rowanz/swagaf/{SWAG_COMMIT}/{self.path}"
 
-    @property
-    def mirror_path(self) -> str:
-        return f"swag/{Path(self.path).name}"
+def _swag_file(split: str) -> SwagFile:
+    (entry,) = source_entries("swag", split)
+    fields = ("git_blob_sha1", "sha256_prefix", "sha256_suffix")
+    missing = [key for key in fields if key not in entry]
+    if missing:
+        raise ValueError(f"data/sources/swag.yaml files.{split}: the entry lacks {missing}")
+    return SwagFile(split, str(entry["path"]), str(entry["url"]), *(str(entry[key]) for key in fields))
 
 
-SWAG_FILES = {
-    "train": SwagFile("train", "data/train.csv", "adf6dc3ea67d40ea633e303027badeb67bb840de", "5748b511", "e610"),
-    "val": SwagFile("val", "data/val.csv", "c354e30c3a6a13a4bc1cf914b63b1655f35a1288", "c0497b2c", "3234"),
-}
+SWAG_FILES = {split: _swag_file(split) for split in ("train", "val")}
 
 
 class SwagChecksumError(ValueError):

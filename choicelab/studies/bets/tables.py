@@ -18,7 +18,7 @@ from typing import Any
 
 import pandas as pd
 
-from choicelab.studies.bets import paper, result_tables, seeds, static_tables, training
+from choicelab.studies.bets import competence, paper, result_tables, seeds, static_tables, training
 from choicelab.studies.bets.settings import Settings
 from choicelab.studies.bets.static_tables import StaticSources
 
@@ -69,9 +69,24 @@ def table8(inputs: Any, settings: Settings) -> pd.DataFrame:
 @dataclass(frozen=True)
 class ResultSources:
     evaluations: pd.DataFrame
-    notes: pd.DataFrame  # training.training_notes of every checkpoint
+    notes: pd.DataFrame  # training.training_notes of every checkpoint, with its competence gate
+    gates: pd.DataFrame  # competence.gate of every checkpoint
     paper: pd.DataFrame  # data/bets/paper/paper_numbers.csv
     paper_labels: dict[str, str]
+
+
+def gated_evaluations(
+    evaluations: str, checkpoints: Sequence[str], paper_labels: dict[str, str] | None = None
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """The evaluations marked with each checkpoint's competence gate and with the means over seeds
+    (:func:`.seeds.with_seed_means`), the training notes with the gate beside each checkpoint, and the gate itself;
+    from the evaluations table and each checkpoint's ``model.json`` (the result tables and the figures read both)."""
+    metas = {Path(p).name: json.loads((Path(p) / "model.json").read_text()) for p in checkpoints}
+    ev = pd.read_parquet(evaluations)
+    notes = training.training_notes(metas, paper_labels or {}, ev)
+    gates = competence.gate(notes, ev)
+    marked = seeds.with_seed_means(competence.mark_evaluations(ev, gates))
+    return marked, competence.with_gate(notes, gates), gates
 
 
 @functools.lru_cache(maxsize=4)
@@ -80,12 +95,12 @@ def _result_sources(
 ) -> ResultSources:
     """The evaluations table, each checkpoint's ``model.json`` (its training record) and the paper's numbers, read
     once per job (every result table of the job is built from them; no builder modifies them)."""
-    metas = {Path(p).name: json.loads((Path(p) / "model.json").read_text()) for p in checkpoints}
     paper_labels = dict(labels)
-    ev = pd.read_parquet(evaluations)
+    marked, notes, gates = gated_evaluations(evaluations, checkpoints, paper_labels)
     return ResultSources(
-        evaluations=seeds.with_seed_means(ev),
-        notes=training.training_notes(metas, paper_labels, ev),
+        evaluations=marked,
+        notes=notes,
+        gates=gates,
         paper=paper.read_paper_numbers(paper_numbers),
         paper_labels=paper_labels,
     )
@@ -98,19 +113,25 @@ def _results(inputs: Any, settings: Settings) -> ResultSources:
 
 
 def result_table(name: str, inputs: Any, settings: Settings) -> Rendered:
-    """One of Tables 5, 6, 9-20 (``name``) in the paper's layout."""
-    return result_tables.result_table(_results(inputs, settings).evaluations, name)
+    """One of Tables 5, 6, 9-20 (``name``) in the paper's layout; its notes name the checkpoints the competence gate
+    marked (each CSV row carries its checkpoint's verdict in ``model_competence``)."""
+    sources = _results(inputs, settings)
+    frame, markdown = result_tables.result_table(sources.evaluations, name)
+    gate_note = competence.note(sources.gates)
+    return frame, markdown + (f"\n{gate_note}\n" if gate_note else "")
 
 
 def compare_paper(inputs: Any, settings: Settings) -> Rendered:
     sources = _results(inputs, settings)
     frame = paper.compare_paper(sources.evaluations, sources.paper, sources.paper_labels, sources.notes)
-    return frame, frame.to_markdown(index=False, floatfmt=".1f") + "\n"
+    gate_note = competence.note(sources.gates)
+    return frame, frame.to_markdown(index=False, floatfmt=".1f") + "\n" + (f"\n{gate_note}\n" if gate_note else "")
 
 
 def training_table(inputs: Any, settings: Settings) -> Rendered:
-    notes = _results(inputs, settings).notes
-    return notes, training.notes_markdown(notes)
+    sources = _results(inputs, settings)
+    gate_note = competence.note(sources.gates)
+    return sources.notes, training.notes_markdown(sources.notes) + (f"\n{gate_note}\n" if gate_note else "")
 
 
 # -- the p-value check (the paper's numbers alone) -----------------------------------------------------------------

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from choicelab.stats import exact_interval
-from choicelab.studies.bets.stages import STAGE_DEFAULT, split_checkpoint, split_seed
+from choicelab.studies.bets.stages import STAGE_DEFAULT, own_eval_set, split_checkpoint, split_seed
 
 PAPER_SWAG_DEV_ACCURACY = {"BERT": 0.77, "RoBERTa": 0.79, "DeBERTa": 0.85, "BigBird": 0.81}  # Sec. 4.2.2
 # The paper's recipes (docs/bets.md): run_swag for the default stage; the task stage "uniformly" at batch 32, lr 5e-5,
@@ -38,7 +38,7 @@ def _own_test_accuracy(evaluations: pd.DataFrame | None, checkpoint: str, stage:
     """A task checkpoint's standard-method accuracy on the test questions of the set it was trained on."""
     if evaluations is None or evaluations.empty or stage == STAGE_DEFAULT:
         return float("nan"), 0
-    own = f"bets_{stage}"
+    own = own_eval_set(stage)
     sel = evaluations[(evaluations["checkpoint"] == checkpoint) & (evaluations["eval_set"] == own)
                       & (evaluations["split"] == "test") & (evaluations["ground_truth"] == "standard")]
     return (float(sel["accuracy"].iloc[0]), int(sel["n"].iloc[0])) if len(sel) else (float("nan"), 0)

@@ -19,14 +19,14 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from choicelab.stats import exact_interval
+from choicelab.mc.competence import COLUMN, OK, judge, not_above_chance, not_above_control, seeds_verdict
 from choicelab.studies.probes.paper import paper_name
 from choicelab.studies.probes.scoring import CONTROL_SUFFIX, ENSEMBLE_INFIX, seed_mean_label, split_label
 
-NOT_ABOVE_CHANCE = "model not above chance: probe statistics not interpretable"
-NOT_ABOVE_CONTROL = "model not above its untrained-head control: probe statistics not interpretable"
-OK = "above chance and control"
-COLUMN = "model_competence"
+SUBJECT = "probe statistics"
+NOT_ABOVE_CHANCE = not_above_chance(SUBJECT)
+NOT_ABOVE_CONTROL = not_above_control(SUBJECT)
+__all__ = ["COLUMN", "NOT_ABOVE_CHANCE", "NOT_ABOVE_CONTROL", "OK", "competence", "mark", "with_seed_summary"]
 
 
 def is_trained(model: str) -> bool:
@@ -72,23 +72,13 @@ def competence(conf: pd.DataFrame, control: pd.DataFrame | None = None,
             chance = float((1 / group["n_choices"]).mean())
             control_accuracy, control_items = controls.get((_base(model), benchmark), (float("nan"), 0))
             source = f"probed dev originals ({n})"
-        low, high = exact_interval(correct, n)
-        above_chance = low > chance
-        above_control = bool(low > control_accuracy) if control_items else None
-        meets_premise = None if premise is None else bool(correct / n >= premise)
-        if not above_chance:
-            verdict = NOT_ABOVE_CHANCE
-        elif above_control is False:
-            verdict = NOT_ABOVE_CONTROL
-        elif meets_premise is False:
-            verdict = f"below the paper's premise (dev accuracy >= {premise:g}); above chance"
-        else:
-            verdict = OK if above_control else "above chance (no untrained-head control scored)"
-        records.append({"benchmark": paper_name(benchmark), "model": model, "dev_items": n, "accuracy": correct / n,
-                        "ci95_low": low, "ci95_high": high, "chance": chance, "above_chance": bool(above_chance),
-                        "control_accuracy": control_accuracy, "control_items": control_items,
-                        "above_control": above_control, "premise": premise, "meets_premise": meets_premise,
-                        "gate_source": source, COLUMN: verdict})
+        gate = judge(correct, n, chance, control_accuracy=control_accuracy, control_items=control_items,
+                     premise=premise, subject=SUBJECT)
+        records.append({"benchmark": paper_name(benchmark), "model": model, "dev_items": n, "accuracy": gate.accuracy,
+                        "ci95_low": gate.ci95_low, "ci95_high": gate.ci95_high, "chance": chance,
+                        "above_chance": gate.above_chance, "control_accuracy": control_accuracy,
+                        "control_items": control_items, "above_control": gate.above_control, "premise": premise,
+                        "meets_premise": gate.meets_premise, "gate_source": source, COLUMN: gate.verdict})
     columns = ["benchmark", "model", "dev_items", "accuracy", "ci95_low", "ci95_high", "chance", "above_chance",
                "control_accuracy", "control_items", "above_control", "premise", "meets_premise", "gate_source",
                COLUMN]
@@ -114,8 +104,7 @@ def mark(frame: pd.DataFrame, gate: pd.DataFrame) -> pd.DataFrame:
             return verdicts[(model, benchmark)]
         for (base, bench), flags in failed.items():
             if bench == benchmark and model == seed_mean_label(base, len(flags)):
-                return (f"{NOT_ABOVE_CHANCE} ({sum(flags)} of {len(flags)} seeds)" if any(flags) else
-                        f"above chance in all {len(flags)} seeds")
+                return seeds_verdict(flags, SUBJECT)
         return ""
 
     out = frame.copy()

@@ -46,8 +46,11 @@ def benchmark_splits(
         source = f"seeded {dev_train_fraction:.0%} split of dev (no train file in the mirror)"
     train = seeded_subsample(train, train_size, seed)
     fit, heldout = cs.heldout_split(train, heldout_fraction)
+    grouped = any("group" in it.meta for it in train)
     selection = (f"best epoch by accuracy on a held-out {heldout_fraction:.0%} of train ({len(heldout)} items, "
-                 "the last rows, as isi-nlp/ai2's internal-dev); never the evaluation set")
+                 "the last rows, as isi-nlp/ai2's internal-dev" + ("; whole stories, none shared with the fitted rows"
+                                                                   if grouped else "")
+                 + "); never the evaluation set")
     train = [MCItem(**{**it.__dict__, "meta": {**it.meta, "train_source": source, "role": role,
                                                 "selection": selection}})
              for role, part in (("fit", fit), ("heldout", heldout)) for it in part]

@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, is_dataclass
 from typing import Any
 
-from choicelab.config import DOWNLOADS
+from choicelab.config import DOWNLOADS, data_root
 from choicelab.studies import study_settings
 from choicelab.studies.probes import RESULTS
 from choicelab.studies.probes.settings import Settings
@@ -22,16 +22,17 @@ class Jobs:
 
     settings: Settings  # those of the study switched off when the config has no studies.probes
     models: tuple[str, ...]  # the fine-tuned encoders (none when the study is off)
-    data_root: str  # the data mirror, else the download rules' folder
+    data_root: str  # the data mirror, else the download rules' folder (config.data_root)
     mc_benchmarks: Mapping[str, str]  # other studies' multiple-choice benchmarks: name -> item file
     model_kinds: Mapping[str, str | None]  # every configured model's kind
     model_dir: Callable[[str], str]  # a configured model's folder
 
     @classmethod
-    def from_config(cls, config: Mapping[str, Any], *, models: Sequence[str], data_root: str,
-                    mc_benchmarks: Mapping[str, str], model_dir: Callable[[str], str]) -> Jobs:
+    def from_config(cls, config: Mapping[str, Any], *, models: Sequence[str], mc_benchmarks: Mapping[str, str],
+                    model_dir: Callable[[str], str]) -> Jobs:
         kinds = {name: entry.get("kind") for name, entry in config["models"].items()}
-        return cls(study_settings(config, "probes"), tuple(models), data_root, dict(mc_benchmarks), kinds, model_dir)
+        return cls(study_settings(config, "probes"), tuple(models), data_root(config), dict(mc_benchmarks), kinds,
+                   model_dir)
 
     # -- params ----------------------------------------------------------------------------------------------------
 

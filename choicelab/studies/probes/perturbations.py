@@ -26,8 +26,6 @@ import numpy as np
 
 from choicelab.mc.items import MCItem
 
-PROBES = ("nq", "wq", "nra", "cp")
-
 
 def _probed(item: MCItem, probe: str, suffix: str, prompt: str, choices: Sequence[str], label: int, **meta) -> MCItem:
     return MCItem(

@@ -1,0 +1,169 @@
+"""Building cards: run the studies at the card scale (a nested, ordinary run of the workflow in its own folder),
+then one card per model and the index. Called by scripts/card.py."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from choicelab.cards.overlay import CardPlan
+from choicelab.cards.panels import Panel, build_panels, table_path
+from choicelab.cards.render import card_html, card_png, index_html
+from choicelab.io import write_json
+from choicelab.provenance import describe_inputs, make_record, write_sidecar
+
+# The keys that set each study's size, shown on the card beside the scale file.
+SCALE_KEYS = {
+    "steer": ("scale.n_per_test", "adaptation_questions"),
+    "revealed_belief": ("n_dice", "faces"),
+    "probes": ("dev_size", "train_size", "causal_items", "seeds"),
+    "scoring_methods": ("items_per_condition", "grid_items"),
+    "bets": ("seeds", "train_eval_size"),
+}
+
+
+def load_scale(path: str | Path) -> dict[str, Any]:
+    """The card-scale config (a complete config file); a missing file is named with the key that points to it."""
+    p = Path(path)
+    if not p.is_file():
+        raise FileNotFoundError(f"cards.scale: {p} not found; point it at a complete config file of the card scale "
+                                f"(configs/card.yaml ships one)")
+    return yaml.safe_load(p.read_text())
+
+
+def _get(section: Mapping[str, Any], dotted: str) -> Any:
+    value: Any = section
+    for part in dotted.split("."):
+        value = value.get(part) if isinstance(value, Mapping) else None
+    return value
+
+
+def scale_text(scale_path: str, config: Mapping[str, Any]) -> str:
+    """The card scale in words: the file and the keys that size each enabled study (not the papers' scale)."""
+    parts = []
+    for study, keys in SCALE_KEYS.items():
+        section = config["studies"].get(study)
+        if section and section.get("enabled"):
+            values = ", ".join(f"{k}={_get(section, k)}" for k in keys if _get(section, k) is not None)
+            parts.append(f"{study}: {values}")
+    return (f"card scale from {scale_path}, smaller than the papers' reproduction scale ({'; '.join(parts)}); "
+            f"intervals are correspondingly wide")
+
+
+def run_studies(plan: CardPlan, run_dir: str | Path, snakefile: str | Path, cores: int, log: str | Path,
+                extra: Sequence[str] = ()) -> dict:
+    """Run the studies' table rules for the card models in ``run_dir`` (``snakemake --keep-going``: a model that
+    fails leaves the others' tables built; ``extra``: further arguments, e.g. the outer run's ``--sdm conda``).
+    Returns the run's status: return code, log, targets."""
+    run = Path(run_dir)
+    run.mkdir(parents=True, exist_ok=True)
+    config_path = run / "config.yaml"
+    config_path.write_text(yaml.safe_dump(plan.config, sort_keys=False))
+    command = [sys.executable, "-m", "snakemake", "--snakefile", str(Path(snakefile).resolve()), "--directory",
+               str(run.resolve()), "--configfile", str(config_path.resolve()), "--cores", str(cores),
+               "--keep-going", "--rerun-incomplete", *extra, *plan.targets]
+    with open(log, "w") as handle:
+        handle.write(" ".join(command) + "\n")
+        handle.flush()
+        rc = subprocess.run(command, stdout=handle, stderr=subprocess.STDOUT, env=os.environ.copy()).returncode
+    return {"returncode": rc, "log": str(log), "targets": list(plan.targets), "config": str(config_path),
+            "studies": {m: list(s) for m, s in plan.studies.items()}, "skipped": plan.skipped}
+
+
+def failures(run_root: str | Path, model: str, studies: Sequence[str], status: Mapping[str, Any]) -> dict[str, str]:
+    """Why a study's panel cannot be built: the model did not load, or the card run failed before its tables."""
+    root = Path(run_root)
+    out = {}
+    model_json = root / "models" / model / "model.json"
+    if not model_json.is_file():
+        log = root / "logs" / "prepare_model" / f"{model}.log"
+        reason = (f"the model {model!r} failed to load (prepare_model wrote no {model_json}); its log: {log}"
+                  + (f": {_last_error(log)}" if log.is_file() else ""))
+        return {s: reason for s in studies}
+    if status.get("returncode", 0) != 0:
+        for study in studies:
+            first = {"steer": "by_module", "revealed_belief": "compare_paper", "probes": "robustness_matrix",
+                     "scoring_methods": "table_numbers", "bets": "table5"}[study]
+            if not table_path(root, study, first).is_file():
+                out[study] = (f"the card run ended with errors (return code {status['returncode']}) before this "
+                              f"study's tables; see {status['log']}")
+    return out
+
+
+def _last_error(log: Path) -> str:
+    lines = [line.strip() for line in log.read_text(errors="replace").splitlines() if line.strip()]
+    errors = [line for line in lines if "Error" in line or "error" in line]
+    return (errors or lines or ["(empty log)"])[-1][:300]
+
+
+def write_card(run_root: str | Path, model: str, kind: str, status: Mapping[str, Any], out_html: str | Path,
+               out_png: str | Path, scale: str, panel_kwargs: Mapping[str, Mapping[str, Any]],
+               status_path: str | Path) -> list[Panel]:
+    """One card: panels from the card run's tables, the HTML and PNG, and a sidecar listing every input's hash."""
+    studies = status["studies"][model]
+    skipped = status["skipped"][model]
+    panels = build_panels(run_root, model, studies, skipped, failures(run_root, model, studies, status),
+                          panel_kwargs)
+    out = Path(out_html)
+    sidecar = f"{out.name}.prov.json"
+    out.write_text(card_html(model, kind, panels, scale, sidecar, out.parent))
+    card_png(model, panels, out_png)
+    inputs = [str(status_path), *sorted({s for p in panels for s in p.sources})]
+    inputs += [f"{s}.prov.json" for p in panels for s in p.sources if Path(f"{s}.prov.json").is_file()]
+    record = make_record(rule="card", inputs=inputs, params={"model": model, "kind": kind, "scale": scale},
+                         artifact={"id": f"cards/{model}", "reproduces": "extra: choice-behaviour card (issue 31)"})
+    write_sidecar(out, record)
+    write_sidecar(out_png, record)
+    return panels
+
+
+def write_status(path: str | Path, status: Mapping[str, Any]) -> None:
+    write_json(Path(path), dict(status))
+
+
+def read_status(path: str | Path) -> dict[str, Any]:
+    return json.loads(Path(path).read_text())
+
+
+def write_index(cards: Mapping[str, Sequence[Panel]], kinds: Mapping[str, str], scale: str,
+                out: str | Path, inputs: Sequence[str]) -> None:
+    Path(out).write_text(index_html(cards, kinds, scale))
+    write_sidecar(out, make_record(rule="cards_index", inputs=list(inputs), params={"models": list(cards)}))
+
+
+__all__ = ["describe_inputs", "failures", "load_scale", "read_status", "run_studies", "scale_text", "write_card",
+           "write_index", "write_status"]
+
+
+def panel_kwargs(coder_min_kappa: float) -> dict[str, dict[str, Any]]:
+    """What the panel builders need beyond the tables: STEER's shipped rubrics and a grader applying one to the
+    per-question frame (choicelab.studies.steer.report, used as it is), the coder's bar."""
+    from choicelab.studies.steer import report
+    from choicelab.studies.steer.items import taxonomy as tx
+
+    taxonomy = tx.load_taxonomy(tx.DEFAULT_TAXONOMY_PATH, tx.DEFAULT_DEPENDENCIES_PATH)
+    rubrics = {name: report.load_rubric(path) for name, path in report.shipped_rubrics().items()}
+
+    def grade(questions: Any, rubric: Any, model: str, adaptation: str) -> Any:
+        return report.compute_report_card(questions, taxonomy, rubric, model=model, adaptation=adaptation)
+
+    return {"steer": {"rubrics": rubrics, "grade": grade}, "scoring_methods": {"coder_min_kappa": coder_min_kappa}}
+
+
+def cards_for(status: Mapping[str, Any], run_root: str | Path, config_models: Mapping[str, Any],
+              coder_min_kappa: float) -> tuple[dict[str, list[Panel]], dict[str, str]]:
+    """Every card model's panels (for the index) and kinds."""
+    kwargs = panel_kwargs(coder_min_kappa)
+    cards, kinds = {}, {}
+    for model, studies in status["studies"].items():
+        kinds[model] = config_models[model]["kind"]
+        cards[model] = build_panels(run_root, model, studies, status["skipped"][model],
+                                    failures(run_root, model, studies, status), kwargs)
+    return cards, kinds

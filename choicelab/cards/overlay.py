@@ -1,0 +1,145 @@
+"""The card run: the five studies at the card scale for the card models, in their own results folder.
+
+A card is built from an ordinary run of the studies' rules, in ``results/cards/_run/`` with a config of its own: the
+card-scale config (``cards.scale``, a complete config file whose question counts are small), with each study's
+model lists replaced by the card models the study applies to and the card models' entries taken from the run's
+config. Every card model shares that one folder, so a second card reuses the benchmarks, pools and fine-tuned
+checkpoints the first one built (the studies' own rules decide what is stale, as in any run).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+RUN_DIR = "results/cards/_run"
+
+# Which studies a model kind gets, and the config keys of each study that list models of that kind.
+MODEL_KEYS: dict[str, dict[str, tuple[str, ...]]] = {
+    "causal": {
+        "steer": ("models",),
+        "revealed_belief": ("models",),
+        "probes": ("causal_models",),
+        "scoring_methods": ("models", "grid_models"),
+    },
+    "encoder": {
+        "bets": ("models",),
+        "probes": ("models",),
+    },
+}
+
+# Why a kind skips a study (shown in the skipped panel).
+SKIPS: dict[str, dict[str, str]] = {
+    "causal": {
+        "bets": "bets fine-tunes an encoder with a multiple-choice head on the bet tasks (the paper's BERT-family "
+        "models); a causal model has no such head, so the study does not apply",
+    },
+    "encoder": {
+        "steer": "STEER scores answer options by next-token probabilities of a causal model",
+        "revealed_belief": "revealed belief reads a causal model's next-token distribution over outcomes",
+        "scoring_methods": "scoring methods compares free generation, string, label and rating scores of a causal "
+        "(or seq2seq) model",
+    },
+}
+
+# The rules each study's card numbers come from (its tables jobs); the card run asks for these targets.
+TABLE_RULES: dict[str, tuple[str, ...]] = {
+    "steer": ("steer_tables",),
+    "revealed_belief": ("rb_tables",),
+    "probes": ("probes_tables", "probes_robustness"),  # the robustness matrix is its own job
+    "scoring_methods": ("sm_tables",),
+    "bets": ("bets_result_tables",),
+}
+
+
+@dataclass(frozen=True)
+class CardPlan:
+    """What the card run runs: the config it uses, the studies each card model gets, the targets it asks for."""
+
+    config: dict[str, Any]
+    studies: dict[str, tuple[str, ...]]  # card model -> studies it gets
+    skipped: dict[str, dict[str, str]]  # card model -> study -> why not
+    targets: tuple[str, ...]
+
+
+def card_models(config: Mapping[str, Any]) -> list[str]:
+    """The models to card: ``card_models`` (``--config card_models='[a, b]'``), else ``cards.models``."""
+    chosen = config.get("card_models")
+    models = list(chosen) if chosen is not None else list(config["cards"]["models"])
+    unknown = [m for m in models if m not in config["models"]]
+    if unknown:
+        raise ValueError(
+            f"card_models: {unknown} are not model entries of the config; add them under 'models:' "
+            f"(configured: {sorted(config['models'])})"
+        )
+    if len(set(models)) != len(models):
+        raise ValueError(f"card_models: a model is named twice in {models}")
+    return models
+
+
+def model_kind(config: Mapping[str, Any], model: str) -> str:
+    kind = config["models"][model]["kind"]
+    if kind not in MODEL_KEYS:
+        raise ValueError(f"model {model!r}: kind {kind!r} has no card (known kinds: {sorted(MODEL_KEYS)})")
+    return kind
+
+
+def _absolute(path: str | None, base: Path) -> str | None:
+    if path is None:
+        return None
+    p = Path(path)
+    return str(p if p.is_absolute() else (base / p).resolve())
+
+
+def plan_card_run(config: Mapping[str, Any], scale: Mapping[str, Any], models: Sequence[str],
+                  workdir: str | Path = ".") -> CardPlan:
+    """The card run for ``models`` (entries of ``config``) at the card scale ``scale`` (a complete config).
+
+    Studies keep the scale's settings; their model lists become the card models of the kinds they apply to; a study
+    no card model gets is disabled. ``data_mirror`` is the run's own (made absolute: the card run works in its own
+    folder); the models are the scale's (helpers such as embedders and coders) plus the card models' entries.
+    """
+    if not models:
+        raise ValueError("no card models: pass --config card_models='[name, ...]' or set cards.models")
+    base = Path(workdir).resolve()
+    out = copy.deepcopy(dict(scale))
+    out["data_mirror"] = _absolute(config.get("data_mirror"), base)
+    out["models"] = {**copy.deepcopy(dict(scale["models"])),
+                     **{m: copy.deepcopy(dict(config["models"][m])) for m in models}}
+    for entry in out["models"].values():
+        if str(entry["source"]).startswith("path:"):
+            entry["source"] = "path:" + str(_absolute(entry["source"][len("path:"):], base))
+    out["card_models"] = None
+    out.pop("cards", None)
+    if "cards" in scale:
+        out["cards"] = copy.deepcopy(dict(scale["cards"]))
+    studies: dict[str, list[str]] = {m: [] for m in models}
+    skipped: dict[str, dict[str, str]] = {m: {} for m in models}
+    lists: dict[tuple[str, str], list[str]] = {}
+    for model in models:
+        kind = model_kind(config, model)
+        for study, keys in MODEL_KEYS[kind].items():
+            if study not in out["studies"]:
+                skipped[model][study] = f"the card scale config ({study}) has no section for this study"
+                continue
+            studies[model].append(study)
+            for key in keys:
+                lists.setdefault((study, key), []).append(model)
+        for study, why in SKIPS[kind].items():
+            skipped[model][study] = why
+    used = {study for study, _ in lists}
+    for study, section in out["studies"].items():
+        if study not in used:
+            section["enabled"] = False
+            continue
+        section["enabled"] = True
+        for keys in (MODEL_KEYS["causal"].get(study, ()), MODEL_KEYS["encoder"].get(study, ())):
+            for key in keys:
+                # A study that needs one model of a kind no card model has (probes fine-tunes at least one encoder)
+                # keeps the scale's: it runs, its numbers are on no card.
+                section[key] = lists.get((study, key)) or (section[key] if key == "models" else [])
+    targets = tuple(rule for s in sorted(used) for rule in TABLE_RULES[s])
+    return CardPlan(out, {m: tuple(s) for m, s in studies.items()}, skipped, targets)

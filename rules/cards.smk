@@ -1,0 +1,94 @@
+# Choice-behaviour cards (docs/cards.md): `snakemake cards --config card_models='[name, ...]'` runs the studies at the
+# card scale for those models in results/cards/_run/ (an ordinary run of this workflow with the card-scale config,
+# so a second card reuses its benchmarks, pools and checkpoints) and writes results/cards/<model>.html|.png and
+# results/cards/index.html, each with a provenance sidecar listing every input's sha256.
+import choicelab.cards.overlay
+
+CARDS = "results/cards"
+CARD_MODELS = choicelab.cards.overlay.card_models(config)
+CARD_SCALE = str(Path(workflow.basedir) / config["cards"]["scale"])
+# The card run deploys software as this run does: with --sdm conda its jobs use the envs/ environments, built once
+# under this run's conda prefix.
+CARD_RUN_ARGS = (
+    [
+        "--sdm",
+        "conda",
+        "--conda-prefix",
+        str(
+            Path(
+                workflow.deployment_settings.conda_prefix or ".snakemake/conda"
+            ).resolve()
+        ),
+    ]
+    if uses_conda(workflow.deployment_settings)
+    else []
+)
+
+
+wildcard_constraints:
+    card="[a-z0-9][a-z0-9._-]*",
+
+
+rule card_run:
+    output:
+        f"{CARDS}/_run/status.json",
+    log:
+        "results/logs/cards/run.log",
+    conda:
+        "../envs/analysis.yaml"
+    threads: workflow.resource_settings.cores or 1  # every core of this run, for the nested one
+    params:
+        models=CARD_MODELS,
+        scale=CARD_SCALE,
+        snakefile=str(Path(workflow.basedir) / "Snakefile"),
+        extra=CARD_RUN_ARGS,
+    script:
+        "../scripts/card.py"
+
+
+rule card:
+    input:
+        f"{CARDS}/_run/status.json",
+    output:
+        html=f"{CARDS}/{{card}}.html",
+        png=f"{CARDS}/{{card}}.png",
+        sidecars=[f"{CARDS}/{{card}}.html.prov.json", f"{CARDS}/{{card}}.png.prov.json"],
+    log:
+        "results/logs/cards/{card}.log",
+    conda:
+        "../envs/analysis.yaml"
+    params:
+        scale=CARD_SCALE,
+        coder_min_kappa=config["cards"]["coder_min_kappa"],
+    script:
+        "../scripts/card.py"
+
+
+rule cards_index:
+    input:
+        status=f"{CARDS}/_run/status.json",
+        cards=expand(f"{CARDS}/{{card}}.html", card=CARD_MODELS),
+    output:
+        html=f"{CARDS}/index.html",
+        sidecar=f"{CARDS}/index.html.prov.json",
+    log:
+        "results/logs/cards/index.log",
+    conda:
+        "../envs/analysis.yaml"
+    params:
+        scale=CARD_SCALE,
+        coder_min_kappa=config["cards"]["coder_min_kappa"],
+    script:
+        "../scripts/card.py"
+
+
+ruleorder: cards_index > card
+
+
+rule cards:
+    input:
+        f"{CARDS}/index.html",
+        expand(f"{CARDS}/{{card}}.html", card=CARD_MODELS),
+        expand(f"{CARDS}/{{card}}.png", card=CARD_MODELS),
+    conda:
+        "../envs/analysis.yaml"

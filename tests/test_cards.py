@@ -1,0 +1,321 @@
+"""Choice-behaviour cards (issue 31): one page per model from the five studies' tables.
+
+The fast tests build cards from small tables written with the columns the studies' artifacts have (the contract the
+card reads by artifact name and column); the slow test runs `snakemake cards` for two tiny random models of the
+smoke config and renders both pages in headless Chromium.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from choicelab.cards.build import failures, write_card, write_index
+from choicelab.cards.overlay import card_models, plan_card_run
+from choicelab.cards.panels import FAILED, OK, SKIPPED, build_panels
+from choicelab.cards.render import card_html, summary
+
+REPO = Path(__file__).resolve().parents[1]
+CAUSAL, ENCODER = "tiny-llama", "tiny-bert"
+CAUSAL_STUDIES = ("steer", "revealed_belief", "probes", "scoring_methods")
+
+
+def _csv(root: Path, study: str, name: str, frame: pd.DataFrame) -> None:
+    path = root / study / "tables" / f"{name}.csv"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    frame.to_csv(path, index=False)
+    path.with_name(path.name + ".prov.json").write_text("{}")
+
+
+def _parquet(root: Path, study: str, name: str, frame: pd.DataFrame) -> None:
+    path = root / study / "metrics" / f"{name}.parquet"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    frame.to_parquet(path)
+
+
+def write_tables(root: Path) -> Path:
+    """A card run's tables for one causal and one encoder model, with the studies' column names."""
+    rng = np.random.default_rng(0)
+    n = 120
+    _parquet(root, "steer", "questions", pd.DataFrame({
+        "model": CAUSAL, "adaptation": "0shot", "module": rng.choice(["1.1", "2.2", "2.5"], n),
+        "correct": rng.random(n) < 0.6, "random_accuracy": 0.25}))
+    _csv(root, "steer", "compare_paper", pd.DataFrame({
+        "comparison": ["Table 3: whole benchmark, no adaptation"] * 2
+        + ["Cognitive Bias SRC: deterministic environments (module 2.2)"] * 2,
+        "paper_model": ["GPT-4 Turbo", "Llama 13b", "GPT-4 Turbo", "GPT-3.5 Turbo"],
+        "paper_normalized_accuracy": [0.33, -0.27, 0.575, 0.307],
+        "our_model": [None, None, CAUSAL, CAUSAL], "our_normalized_accuracy": [None, None, 0.2, 0.2],
+        "our_se_over_elements": [None, None, 0.1, 0.1], "our_n_elements": [None, None, 3, 3],
+        "our_n_questions": [None, None, 30, 30]}))
+    settings = [f"dice-{i}" for i in range(10)]
+    _parquet(root, "revealed_belief", "distances", pd.DataFrame({
+        "model": CAUSAL, "setting_id": settings * 2, "method": ["revealed"] * 10 + ["stated"] * 10,
+        "family": "dice", "chebyshev": np.r_[rng.uniform(0.05, 0.2, 10), rng.uniform(0.5, 0.9, 10)]}))
+    _csv(root, "revealed_belief", "compare_paper", pd.DataFrame({
+        "table": ["table_b1_1"] * 3, "row": ["a", "b", "c"], "paper_llama3_70b": [0.11, 0.1, 0.25],
+        CAUSAL: [0.06, 0.12, 0.07]}))
+    probes = []
+    for model, method in ((CAUSAL, "letter_prob"), (f"{ENCODER} seed 1234", "mc_logit")):
+        for bench in ("anli", "piqa"):
+            for probe, shift in (("No-Question", 0.2), ("No-Right-Answer", 0.0), ("Wrong-Question", 0.15),
+                                 ("cp n=5 random", -0.1)):
+                covers = shift == 0.0
+                probes.append({"benchmark": bench, "model": model, "method": method, "probe": probe,
+                               "instances": 40, "chance": 0.5, "minus_chance": shift,
+                               "ci95_low": shift - 0.1, "ci95_high": shift + 0.1, "covers_zero": covers,
+                               "model_competence": "above chance" if model == CAUSAL else
+                               "model not above chance: probe statistics not interpretable"})
+    _csv(root, "probes", "robustness_matrix", pd.DataFrame(probes))
+    _csv(root, "probes", "compare_paper", pd.DataFrame({
+        "table": "Table 1", "benchmark": ["PIQA", "aNLI"], "quantity": "WQ pseudo-accuracy", "paper": [0.72, 0.59],
+        "model": "x", "ours": 0.5, "instances": 40, "model_competence": ""}))
+    _csv(root, "scoring_methods", "table_numbers", pd.DataFrame({
+        "figure": ["fig2"] * 4 + ["fig3"], "condition": ["coherence", "humour", "coherence", "coherence", None],
+        "model": [CAUSAL, CAUSAL, CAUSAL, "human", CAUSAL], "method": ["string", "string", "label", "human", "string"],
+        "score": [None, None, None, None, "option_logprob"], "n": [20, 20, 40, 1000, None],
+        "k": [15, 12, 11, 850, None], "chance": [0.25, 0.25, 0.25, 0.5, None],
+        "loglik": [None, None, None, None, -120.0], "n_conditions": [None, None, None, None, 2]}))
+    _csv(root, "scoring_methods", "free_accuracy", pd.DataFrame({
+        "model": CAUSAL, "condition": ["coherence", "humour"], "coder_target_kappa": [0.4, 0.5],
+        "agreement_n": [180, 120]}))
+    _csv(root, "bets", "table5", pd.DataFrame({
+        "model": f"{ENCODER} mean of 2 seeds", "stage": ["default", "fine-tuned"], "condition": "BE",
+        "split": "test", "ground_truth": "standard", "hits": [20, 45], "n": 50, "p0": 1 / 3}))
+    _csv(root, "bets", "compare_paper", pd.DataFrame({
+        "table": "table5", "stage": ["default", "fine-tuned"], "condition": "BE", "paper_model": "BERT",
+        "paper_percent": [68, 96]}))
+    return root
+
+
+SKIPS = {CAUSAL: {"bets": "bets fine-tunes an encoder"},
+         ENCODER: {"steer": "causal only", "revealed_belief": "causal only", "scoring_methods": "causal only"}}
+KWARGS = {"scoring_methods": {"coder_min_kappa": 0.6}}
+
+
+def panels_of(root: Path, model: str, fails=None):
+    studies = CAUSAL_STUDIES if model == CAUSAL else ("bets", "probes")
+    return build_panels(root, model, studies, SKIPS[model], fails or {}, KWARGS)
+
+
+@pytest.mark.parametrize("model", [CAUSAL, ENCODER])
+def test_every_panel_that_applies_is_built_with_n_and_an_interval(tmp_path, model):
+    panels = panels_of(write_tables(tmp_path), model)
+    assert [p.study for p in panels] == ["steer", "revealed_belief", "probes", "scoring_methods", "bets"]
+    built = [p for p in panels if p.status == OK]
+    assert {p.study for p in built} == (set(CAUSAL_STUDIES) if model == CAUSAL else {"probes", "bets"})
+    for panel in built:
+        assert panel.headlines and panel.sources, panel.study
+        for h in panel.headlines:
+            assert h.n > 0 and h.low <= h.estimate <= h.high, (panel.study, h)
+
+
+def test_an_encoder_card_says_which_studies_it_skips_and_why(tmp_path):
+    panels = {p.study: p for p in panels_of(write_tables(tmp_path), ENCODER)}
+    for study in ("steer", "revealed_belief", "scoring_methods"):
+        assert panels[study].status == SKIPPED and panels[study].reason
+    page = card_html(ENCODER, "encoder", list(panels.values()), "test scale", "x.prov.json", tmp_path)
+    assert page.count("Skipped for an encoder model") == 3
+
+
+def test_headline_numbers_show_where_the_papers_models_fall_labelled_as_theirs(tmp_path):
+    panels = {p.study: p for p in panels_of(write_tables(tmp_path), CAUSAL)}
+    steer = panels["steer"].headlines[0]
+    assert dict(steer.paper) == {"GPT-4 Turbo": 0.33, "Llama 13b": -0.27}
+    # the paper's WQ pseudo-accuracy is put on the card's scale (minus chance) before it is shown
+    wq = next(h for h in panels["probes"].headlines if h.label.startswith("Wrong-Question"))
+    assert dict(wq.paper)["RoBERTa, PIQA"] == pytest.approx(0.72 - 0.5)
+    page = card_html(CAUSAL, "causal", list(panels.values()), "test scale", "x.prov.json", tmp_path)
+    assert "the papers' models (their numbers)" in page
+
+
+def test_a_probe_run_on_one_benchmark_gives_that_benchmarks_exact_interval(tmp_path):
+    root = write_tables(tmp_path)
+    path = root / "probes" / "tables" / "robustness_matrix.csv"
+    frame = pd.read_csv(path)
+    frame[frame["benchmark"] == "anli"].to_csv(path, index=False)
+    probes = next(p for p in panels_of(root, CAUSAL) if p.study == "probes")
+    nq = probes.headlines[0]
+    assert (nq.estimate, nq.low, nq.high, nq.n, nq.unit) == (0.2, pytest.approx(0.1), pytest.approx(0.3), 40,
+                                                              "instances")
+
+
+def test_probe_cells_whose_interval_covers_zero_are_greyed(tmp_path):
+    probes = next(p for p in panels_of(write_tables(tmp_path), CAUSAL) if p.study == "probes")
+    grey = probes.detail[probes.detail["grey"]]
+    assert set(grey["probe"]) == {"No-Right-Answer"}
+    page = card_html(CAUSAL, "causal", [probes], "s", "x.prov.json", tmp_path)
+    assert page.count("<tr class=\"grey\">") >= len(grey)
+
+
+def test_competence_flags_a_model_at_chance_and_a_coder_below_its_bar(tmp_path):
+    panels = {p.study: p for p in panels_of(write_tables(tmp_path), CAUSAL)}
+    assert any("below its bar 0.60" in f for f in panels["scoring_methods"].flags)
+    assert any("covers chance" in f for f in panels["scoring_methods"].flags)  # label: 11 of 40 at chance .25
+    encoder = {p.study: p for p in panels_of(tmp_path, ENCODER)}
+    assert any("not above chance" in f for f in encoder["probes"].flags)
+
+
+def test_a_missing_table_fails_its_panel_and_the_others_still_build(tmp_path):
+    root = write_tables(tmp_path)
+    (root / "probes" / "tables" / "robustness_matrix.csv").unlink()
+    panels = {p.study: p for p in panels_of(root, CAUSAL)}
+    assert panels["probes"].status == FAILED and "robustness_matrix.csv" in panels["probes"].reason
+    assert all(panels[s].status == OK for s in ("steer", "revealed_belief", "scoring_methods"))
+
+
+def test_a_model_that_failed_to_load_gives_a_card_that_says_so(tmp_path):
+    root = write_tables(tmp_path / "results")
+    log = root / "logs" / "prepare_model" / "broken.log"
+    log.parent.mkdir(parents=True)
+    log.write_text("Traceback ...\nValueError: model broken: no weights\n")
+    status = {"returncode": 1, "log": "run.log", "studies": {"broken": list(CAUSAL_STUDIES)},
+              "skipped": {"broken": SKIPS[CAUSAL]}}
+    why = failures(root, "broken", CAUSAL_STUDIES, status)
+    assert set(why) == set(CAUSAL_STUDIES) and all("failed to load" in w and "no weights" in w for w in why.values())
+    status_path = tmp_path / "status.json"
+    status_path.write_text(json.dumps(status))
+    out = tmp_path / "cards"
+    out.mkdir()
+    panels = write_card(root, "broken", "causal", status, out / "broken.html", out / "broken.png", "s", KWARGS,
+                        status_path)
+    assert [p.status for p in panels] == [FAILED] * 4 + [SKIPPED]
+    assert "failed to load" in (out / "broken.html").read_text() and (out / "broken.png").stat().st_size > 0
+
+
+def test_the_page_is_self_contained_and_each_summary_sentence_names_its_table(tmp_path):
+    root = write_tables(tmp_path / "results")
+    status = {"returncode": 0, "log": "run.log", "studies": {CAUSAL: list(CAUSAL_STUDIES)},
+              "skipped": {CAUSAL: SKIPS[CAUSAL]}}
+    (root / "models" / CAUSAL).mkdir(parents=True)
+    (root / "models" / CAUSAL / "model.json").write_text("{}")
+    status_path = tmp_path / "status.json"
+    status_path.write_text(json.dumps(status))
+    out = tmp_path / "cards"
+    out.mkdir()
+    panels = write_card(root, CAUSAL, "causal", status, out / f"{CAUSAL}.html", out / f"{CAUSAL}.png",
+                        "card scale from test", KWARGS, status_path)
+    page = (out / f"{CAUSAL}.html").read_text()
+    assert "http://" not in page and "https://" not in page and "<script" not in page
+    assert page.count("data:image/png;base64,") == 4  # one figure per built panel
+    assert "card scale from test" in page
+    for sentence in summary(panels):
+        assert sentence.source.endswith((".csv", ".parquet")) or sentence.text.startswith("Thinking in bets")
+    sidecar = json.loads((out / f"{CAUSAL}.html.prov.json").read_text())
+    hashed = {Path(i["path"]).name for i in sidecar["inputs"]}
+    assert {"status.json", "questions.parquet", "robustness_matrix.csv", "table_numbers.csv",
+            "distances.parquet", "robustness_matrix.csv.prov.json"} <= hashed
+    write_index({CAUSAL: panels}, {CAUSAL: "causal"}, "s", out / "index.html", [str(status_path)])
+    assert f"href='{CAUSAL}.html'" in (out / "index.html").read_text()
+
+
+# ------------------------------------------------------------------------------------------------- the card run
+def smoke_config() -> dict:
+    from choicelab.config import validate_config
+
+    config = yaml.safe_load((REPO / "configs" / "smoke.yaml").read_text())
+    validate_config(config)
+    return config
+
+
+def test_card_models_must_be_model_entries():
+    config = smoke_config() | {"card_models": ["no-such-model"]}
+    with pytest.raises(ValueError, match="no-such-model.*add them under 'models:'"):
+        card_models(config)
+
+
+def test_the_card_run_gives_each_study_the_card_models_of_the_kinds_it_applies_to():
+    config = smoke_config()
+    plan = plan_card_run(config, smoke_config(), card_models(config))
+    studies = plan.config["studies"]
+    assert studies["steer"]["models"] == [CAUSAL] and studies["bets"]["models"] == [ENCODER]
+    assert studies["revealed_belief"]["models"] == [CAUSAL]  # tiny-gemma3 of the scale is not carded
+    assert studies["probes"]["causal_models"] == [CAUSAL] and studies["probes"]["models"] == [ENCODER]
+    assert "bets" in plan.skipped[CAUSAL] and set(plan.skipped[ENCODER]) == {"steer", "revealed_belief",
+                                                                            "scoring_methods"}
+    assert Path(plan.config["data_mirror"]).is_absolute()
+
+
+def test_the_card_run_asks_for_the_rule_of_every_table_a_panel_reads():
+    from choicelab.cards.panels import TABLES_READ
+    from choicelab.studies import study_artifacts
+
+    plan = plan_card_run(smoke_config(), smoke_config(), [CAUSAL, ENCODER])
+    for study, names in TABLES_READ.items():
+        rules = {a.name: a.rule for a in study_artifacts(study)}
+        for name in names:
+            assert rules[name] in plan.targets, (study, name, rules[name])
+
+
+def test_a_second_card_keeps_every_shared_setting_so_shared_steps_are_reused():
+    config = smoke_config()
+    first = plan_card_run(config | {"card_models": [CAUSAL]}, smoke_config(), [CAUSAL]).config
+    second = plan_card_run(config, smoke_config(), [CAUSAL, "tiny-gemma3"]).config
+    model_keys = {"models", "causal_models", "grid_models", "enabled"}
+    for study, section in first["studies"].items():
+        shared = {k: v for k, v in section.items() if k not in model_keys}
+        assert shared == {k: v for k, v in second["studies"][study].items() if k not in model_keys}, study
+
+
+# ------------------------------------------------------------------------------------------ the workflow, in a browser
+def chromium() -> str:
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    if found is None:
+        pytest.skip("chromium not installed (.ci/run installs Debian's chromium)")
+    return found
+
+
+def screenshot(browser: str, page: Path, out: Path) -> np.ndarray:
+    subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                    "--window-size=1200,2400", f"--screenshot={out}", page.resolve().as_uri()],
+                   check=True, capture_output=True, timeout=120)
+    import matplotlib.pyplot as plt
+
+    return plt.imread(out)
+
+
+@pytest.mark.slow
+def test_cards_for_two_tiny_random_models_build_and_render_in_a_browser(tmp_path, data_mirror):
+    import sys
+
+    from conftest import repo_env
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "snakemake", "cards", "--cores", "2", "-s", str(REPO / "Snakefile"), "-d",
+         str(tmp_path), "--configfile", str(REPO / "configs" / "smoke.yaml"), "--config",
+         f"data_mirror={data_mirror}", f"card_models=[{CAUSAL}, {ENCODER}]"],
+        capture_output=True, text=True, timeout=2400, env=repo_env())
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    cards = tmp_path / "results" / "cards"
+    browser = chromium()
+    for model, built in ((CAUSAL, CAUSAL_STUDIES), (ENCODER, ("probes", "bets"))):
+        page = (cards / f"{model}.html").read_text()
+        for study in ("steer", "revealed_belief", "probes", "scoring_methods", "bets"):
+            assert f"id='{study}'" in page
+        assert page.count("data:image/png;base64,") == len(built), model
+        assert page.count("95 % interval") >= len(built)
+        pixels = screenshot(browser, cards / f"{model}.html", tmp_path / f"{model}.png")
+        assert pixels[..., :3].std() > 0.05, f"{model}: the rendered page is blank"
+    assert "tiny-bert.html" in (cards / "index.html").read_text()
+
+
+def test_the_shipped_card_scale_is_a_complete_config_and_plans_smollm2s_card():
+    from choicelab.config import check_references, missing_keys, validate_config
+
+    scale = yaml.safe_load((REPO / "configs" / "card.yaml").read_text())
+    assert missing_keys(scale) == []
+    default = yaml.safe_load((REPO / "config.yaml").read_text())
+    validate_config(default)
+    assert default["cards"]["scale"] == "configs/card.yaml"
+    plan = plan_card_run(default, scale, card_models(default))
+    validate_config(plan.config)
+    check_references(plan.config)
+    assert plan.studies == {"smollm2-135m-instruct": CAUSAL_STUDIES}
+    assert plan.config["studies"]["bets"]["enabled"] is False  # no encoder card: bets does not run

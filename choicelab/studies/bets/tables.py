@@ -4,7 +4,8 @@ Three jobs write tables (the generic adapter ``scripts/study_artifacts.py``): th
 the item lists and templates, the result tables (Tables 5, 6, 9-20, the paper comparison, the training notes) from the
 evaluations and the checkpoints' training records, and the p-value check from the paper's numbers alone. Each builder
 named in :data:`choicelab.studies.bets.artifacts.ARTIFACTS` takes the job's named inputs and the typed settings (the
-artifact's builder passes them from :class:`~choicelab.studies.bets.artifacts.Sources`) and returns a DataFrame (its Markdown is the plain table) or a (DataFrame, Markdown) pair.
+artifact's builder passes them from :class:`~choicelab.studies.bets.artifacts.Sources`) and returns a DataFrame
+(its Markdown is the plain table) or a (DataFrame, Markdown) pair.
 """
 
 from __future__ import annotations

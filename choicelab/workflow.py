@@ -7,14 +7,11 @@ import logging
 import os
 import sys
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from choicelab.provenance import make_record
-
-if TYPE_CHECKING:
-    from choicelab.artifacts import Artifact
 
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 
@@ -90,47 +87,3 @@ def job_record(
         seed=seed if seed is not None else smk.config.get("seed"),
         models=list(models),
     )
-
-
-def outputs_by_name(paths: Iterable[str], suffix: str) -> dict[str, str]:
-    """The outputs with ``suffix`` (".csv", ".png", ...) keyed by file stem, in the job's order.
-
-    A job that writes a set of artifacts (one rule per study's tables or figures) loops over this mapping:
-    ``outputs_by_name(["t/table1.csv", "t/table1.md"], ".csv") == {"table1": "t/table1.csv"}``.
-    """
-    return {Path(path).name.removesuffix(suffix): str(path) for path in paths if str(path).endswith(suffix)}
-
-
-def output_pairs(paths: Iterable[str], shown: str, paired: str) -> dict[str, tuple[str, str]]:
-    """The outputs that come in pairs (a table's ".csv" and ".md", a figure's ".png" and ".svg") keyed by file stem,
-    in the job's order: ``output_pairs(["t/a.csv", "t/a.md"], ".csv", ".md") == {"a": ("t/a.csv", "t/a.md")}``.
-
-    Raises before anything is written when a name lacks one of the two files (a rule whose outputs drifted)."""
-    first, second = outputs_by_name(paths, shown), outputs_by_name(paths, paired)
-    unpaired = sorted(set(first) ^ set(second))
-    if unpaired:
-        raise ValueError(f"outputs {unpaired} lack their {shown} or {paired} file: each name needs both")
-    return {name: (path, second[name]) for name, path in first.items()}
-
-
-def write_table_artifacts(smk: Any, study: str, settings: Any, artifacts: Sequence[Artifact]) -> None:
-    """The generic table step of a study: each of the study's ``artifacts`` (its ARTIFACTS table) made by the running
-    rule (``smk.rule``) is built by its ``builder(inputs, settings)`` -- the job's named inputs and the study's typed
-    ``settings`` -- which returns a DataFrame (written as CSV and as a Markdown table) or a (DataFrame, Markdown text)
-    pair; each file gets its provenance sidecar with the row's id, ``reproduces`` and caption (naming the study's
-    models, when its settings have any). The outputs are the rule's ``artifact_outputs``. The adapter passes the
-    study's settings and artifacts in (from the registry, :mod:`choicelab.studies`): this layer imports no study."""
-    from choicelab.artifacts import caption_naming, of_rule
-    from choicelab.io import write_csv, write_text
-    from choicelab.provenance import write_artifact
-
-    record = job_record(smk)
-    pairs = output_pairs(smk.output, ".csv", ".md")
-    for artifact in of_rule(artifacts, smk.rule, names=list(pairs)):
-        built = artifact.builder(smk.input, settings)
-        frame, markdown = built if isinstance(built, tuple) else (built, built.to_markdown(index=False) + "\n")
-        csv, md = pairs[artifact.name]
-        write_csv(csv, frame)
-        write_text(md, markdown)
-        write_artifact([csv, md], artifact_id=f"{study}/{artifact.name}", reproduces=artifact.reproduces,
-                       caption=caption_naming(artifact.caption, getattr(settings, "models", ())), record=record)

@@ -163,9 +163,7 @@ rule bets_static_tables:
         item_lists=repo_file("data/bets/items.yaml"),
         templates=repo_file("data/bets/templates.yaml"),
     output:
-        artifact_outputs(
-            be_artifacts.TABLES, BE_STATIC, "../report/bets_table.rst", "bets", "table"
-        ),
+        study_outputs("bets", BE_STATIC, "../report/bets_table.rst", "bets", "table"),
     log:
         "results/logs/bets/static_tables.log",
     conda:
@@ -174,7 +172,7 @@ rule bets_static_tables:
         study="bets",
         captions=captions(BE_STATIC),
     script:
-        "../scripts/study_tables.py"
+        "../scripts/study_artifacts.py"
 
 
 rule bets_result_tables:
@@ -183,8 +181,8 @@ rule bets_result_tables:
         checkpoints=BE_JOBS.checkpoints,
         paper=repo_file("data/bets/paper/paper_numbers.csv"),
     output:
-        artifact_outputs(
-            be_artifacts.TABLES,
+        study_outputs(
+            "bets",
             BE_RESULTS,
             "../report/bets_table.rst",
             "bets",
@@ -198,15 +196,15 @@ rule bets_result_tables:
         study="bets",
         captions=captions(BE_RESULTS),
     script:
-        "../scripts/study_tables.py"
+        "../scripts/study_artifacts.py"
 
 
 rule bets_pvalue_check:
     input:
         paper=repo_file("data/bets/paper/paper_numbers.csv"),
     output:
-        artifact_outputs(
-            be_artifacts.TABLES,
+        study_outputs(
+            "bets",
             BE_PVALUES,
             "../report/bets_table.rst",
             "bets",
@@ -220,7 +218,7 @@ rule bets_pvalue_check:
         study="bets",
         captions=captions(BE_PVALUES),
     script:
-        "../scripts/study_tables.py"
+        "../scripts/study_artifacts.py"
 
 
 rule bets_figures:
@@ -228,8 +226,8 @@ rule bets_figures:
         evaluations=f"{BE}/metrics/evaluations.parquet",
         checkpoints=BE_JOBS.checkpoints,
     output:
-        artifact_outputs(
-            be_artifacts.FIGURES,
+        study_outputs(
+            "bets",
             BE_FIGURES,
             "../report/bets_figure.rst",
             "bets",
@@ -242,4 +240,4 @@ rule bets_figures:
     params:
         captions=captions(BE_FIGURES),
     script:
-        "../scripts/bets_figures.py"
+        "../scripts/study_artifacts.py"

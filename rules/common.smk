@@ -9,6 +9,7 @@ import choicelab.provenance
 import choicelab.settings
 import choicelab.studies
 from choicelab.studies import STUDIES
+from choicelab.provenance import SIDECAR_SUFFIX
 from choicelab.config import check_references, missing_keys, validate_config
 
 min_version("9.0")
@@ -171,6 +172,22 @@ def setting(study, name=""):
 def study_artifacts(study):
     """The rows of a study's ARTIFACTS table (choicelab.studies.<study>.artifacts)."""
     return choicelab.studies.study_artifacts(study)
+
+
+def study_outputs(study, artifacts, caption, category, label="artifact"):
+    """Outputs of a job that writes ``artifacts`` (rows of ``study``'s ARTIFACTS table), each in its folder
+    (choicelab.artifacts.Artifact.folder): per artifact its files (the first shown in the report, labelled with the
+    artifact's name) and each file's provenance sidecar (choicelab.artifacts.write_artifacts)."""
+    entries = []
+    for artifact in artifacts:
+        shown, *others = artifact.paths(study)
+        shown_file = report(
+            shown, caption=caption, category=category, labels={label: artifact.name}
+        )
+        entries.append(shown_file)
+        entries.extend(others)
+        entries.extend(f"{path}{SIDECAR_SUFFIX}" for path in artifact.paths(study))
+    return entries
 
 
 def artifact_outputs(folder, artifacts, caption, category, label="artifact"):

@@ -2,11 +2,10 @@
 # tables B.1.1-B.3.4, C.1-C.3, D.1-D.3, E.1-E.3, Figs 2-6 and the comparison with the paper. The tables and figures
 # (paper reference, caption, builder): choicelab/studies/revealed_belief/artifacts.py.
 
-from choicelab.artifacts import captions, of_rule
+from choicelab.artifacts import captions, of_rule, study_files
 from choicelab.studies.revealed_belief import artifacts as rb_artifacts
 
 RB = "results/revealed_belief"
-RB_FIG = "figures/revealed_belief"
 # the study switched off without a section
 RB_SETTINGS = study_settings("revealed_belief")
 RB_MODELS = study_models("revealed_belief")
@@ -25,9 +24,7 @@ RB_STATED_DUMPS = expand(
 )
 
 register_artifacts(
-    "revealed_belief",
-    [f for a in RB_TABLES for f in a.files(f"{RB}/tables")]
-    + [f for a in RB_FIGURES for f in a.files(RB_FIG)],
+    "revealed_belief", study_files("revealed_belief", [*RB_TABLES, *RB_FIGURES])
 )
 
 
@@ -120,8 +117,8 @@ rule rb_tables:
         scenarios=f"{RB}/scenarios.parquet",
         paper=repo_file(RB_PAPER),
     output:
-        artifact_outputs(
-            f"{RB}/tables",
+        study_outputs(
+            "revealed_belief",
             RB_TABLES,
             caption="../report/revealed_belief.rst",
             category="revealed_belief",
@@ -135,7 +132,7 @@ rule rb_tables:
         roles=RB_ROLES,
         captions=captions(RB_TABLES),
     script:
-        "../scripts/rb_tables.py"
+        "../scripts/study_artifacts.py"
 
 
 rule rb_figures:
@@ -145,8 +142,8 @@ rule rb_figures:
         revealed=RB_REVEALED_DUMPS,
         paper=repo_file(RB_PAPER),
     output:
-        artifact_outputs(
-            RB_FIG,
+        study_outputs(
+            "revealed_belief",
             RB_FIGURES,
             caption="../report/revealed_belief.rst",
             category="revealed_belief",
@@ -161,4 +158,4 @@ rule rb_figures:
         faces=setting("revealed_belief", "faces"),
         captions=captions(RB_FIGURES),
     script:
-        "../scripts/rb_figures.py"
+        "../scripts/study_artifacts.py"

@@ -194,8 +194,8 @@ rule sm_tables:
         hand_free=f"{SM}/metrics/hand_free.parquet",
         coder_agreement=f"{SM}/metrics/coder_agreement.parquet",
     output:
-        artifact_outputs(
-            sm_artifacts.TABLES,
+        study_outputs(
+            "scoring_methods",
             SM_TABLES,
             caption="../report/scoring_methods.rst",
             category="scoring_methods",
@@ -210,7 +210,7 @@ rule sm_tables:
             m: config["models"][m]["source"] for m in study_models("scoring_methods")
         },
     script:
-        "../scripts/sm_tables.py"
+        "../scripts/study_artifacts.py"
 
 
 rule sm_figures:
@@ -221,8 +221,8 @@ rule sm_figures:
         hand_free=f"{SM}/metrics/hand_free.parquet",
         sources=SM_SOURCES,
     output:
-        artifact_outputs(
-            sm_artifacts.FIGURES,
+        study_outputs(
+            "scoring_methods",
             SM_FIGURES,
             caption="../report/scoring_methods.rst",
             category="scoring_methods",
@@ -238,4 +238,4 @@ rule sm_figures:
             m: config["models"][m]["source"] for m in study_models("scoring_methods")
         },
     script:
-        "../scripts/sm_figures.py"
+        "../scripts/study_artifacts.py"

@@ -6,7 +6,6 @@ from choicelab.artifacts import captions, of_rule
 from choicelab.studies.steer import RESULTS as ST
 from choicelab.studies.steer.artifacts import ARTIFACTS as ST_ARTIFACTS
 from choicelab.studies.steer.adaptations import NAME_PATTERN as ADAPTATION_NAMES
-from choicelab.studies.steer.jobs import FOLDERS as ST_FOLDERS
 from choicelab.studies.steer.jobs import Plan
 
 ST_DATA = "data/steer"
@@ -97,8 +96,8 @@ rule steer_tables:
         paper_quotes=repo_file(f"{ST_DATA}/paper/element_quotes.csv"),
         paper_bias_src=repo_file(f"{ST_DATA}/paper/cognitive_bias_src.csv"),
     output:
-        artifact_outputs(
-            ST_FOLDERS["steer_tables"],
+        study_outputs(
+            "steer",
             ST_TABLES,
             caption="../report/steer.rst",
             category="steer",
@@ -111,7 +110,7 @@ rule steer_tables:
         models=ST_PLAN.model_entries,
         captions=captions(ST_TABLES),
     script:
-        "../scripts/steer_tables.py"
+        "../scripts/study_artifacts.py"
 
 
 rule steer_figures:
@@ -122,8 +121,8 @@ rule steer_figures:
         benchmark=f"{ST}/benchmark.parquet",
         dumps=ST_PLAN.dumps,
     output:
-        artifact_outputs(
-            ST_FOLDERS["steer_figures"],
+        study_outputs(
+            "steer",
             ST_FIGURES,
             caption="../report/steer.rst",
             category="steer",
@@ -135,7 +134,7 @@ rule steer_figures:
     params:
         captions=captions(ST_FIGURES),
     script:
-        "../scripts/steer_figures.py"
+        "../scripts/study_artifacts.py"
 
 
 rule steer_report_cards:
@@ -145,8 +144,8 @@ rule steer_report_cards:
         dependencies=repo_file(f"{ST_DATA}/dependencies.yaml"),
         rubrics=ST_PLAN.rubric_files(),
     output:
-        artifact_outputs(
-            ST_FOLDERS["steer_report_cards"],
+        study_outputs(
+            "steer",
             ST_REPORT_CARDS,
             caption="../report/steer.rst",
             category="steer",
@@ -159,4 +158,4 @@ rule steer_report_cards:
         models=list(ST_PLAN.models),
         captions=captions(ST_REPORT_CARDS),
     script:
-        "../scripts/steer_report_cards.py"
+        "../scripts/study_artifacts.py"

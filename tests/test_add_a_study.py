@@ -32,6 +32,8 @@ TOY_PACKAGE = {
         from dataclasses import dataclass
         from typing import Any, Mapping
 
+        from choicelab.settings import read
+
 
         @dataclass(frozen=True)
         class Settings:
@@ -41,8 +43,7 @@ TOY_PACKAGE = {
 
 
         def from_config(config: Mapping[str, Any]) -> Settings:
-            section = config["studies"]["toy"]
-            return Settings(enabled=section["enabled"], n_flips=section["n_flips"], seed=section["seed"])
+            return read(Settings, config["studies"]["toy"], "studies.toy")
         ''',
     "choicelab/studies/toy/tables.py": '''
         """The toy study's table: seeded coin flips, the share of heads with its binomial SE and n."""
@@ -54,42 +55,50 @@ TOY_PACKAGE = {
         from choicelab.stats import binomial_se
 
 
-        def heads(inputs, settings) -> pd.DataFrame:
+        def heads(settings) -> pd.DataFrame:
             rng = random.Random(settings.seed)
             n = settings.n_flips
             share = sum(rng.random() < 0.5 for _ in range(n)) / n
             return pd.DataFrame([{"n": n, "heads": share, "se": binomial_se(share, n)}])
         ''',
     "choicelab/studies/toy/artifacts.py": '''
-        """Every table and figure of the toy study."""
+        """Every table and figure of the toy study, what they are built from and their captions."""
 
-        from choicelab.artifacts import Artifact
+        from choicelab.artifacts import Artifact, caption_naming
         from choicelab.studies.toy.tables import heads
 
         ARTIFACTS = (
             Artifact("heads", "extra: a toy", "share of heads in seeded fair coin flips", heads, rule="toy_tables"),
         )
+
+
+        def sources(smk, settings):
+            """The toy job reads no file: its settings are all its tables need."""
+            return settings
+
+
+        def caption(artifact, settings, note):
+            return caption_naming(f"{artifact.caption}{note}", [])
         ''',
 }
 # ... and one rules file.
 TOY_RULES = '''
-    TOY = "results/toy"
+    from choicelab.artifacts import study_files
+
     TOY_SETTINGS = study_settings("toy")
     TOY_TABLES = study_artifacts("toy")
 
     if TOY_SETTINGS.enabled:
-        register_artifacts("toy", [f for a in TOY_TABLES for f in a.files(f"{TOY}/tables")])
+        register_artifacts("toy", study_files("toy", TOY_TABLES))
 
 
     rule toy_tables:
         output:
-            artifact_outputs(f"{TOY}/tables", TOY_TABLES, caption="../report/workflow.rst", category="toy"),
+            study_outputs("toy", TOY_TABLES, caption="../report/workflow.rst", category="toy"),
         log:
             "results/logs/toy/tables.log",
-        params:
-            study="toy",
         script:
-            "../scripts/study_tables.py"
+            "../scripts/study_artifacts.py"
     '''
 # Registering it: its name in the registry, its settings (with their defaults) in the schema.
 TOY_SCHEMA = {
@@ -167,6 +176,7 @@ def test_a_sixth_study_is_one_package_one_rules_file_and_one_registration(tmp_pa
     assert table.loc[0, "n"] == 200 and 0.3 < table.loc[0, "heads"] < 0.7 and table.loc[0, "se"] > 0
     sidecar = yaml.safe_load((workdir / "results/toy/tables/heads.csv.prov.json").read_text())
     assert sidecar["artifact"]["id"] == "toy/heads" and sidecar["artifact"]["reproduces"] == "extra: a toy"
+    assert sidecar["artifact"]["caption"] == "share of heads in seeded fair coin flips."
 
     # The toy table is one of `rule all`'s targets, next to the five studies' (a dry run of the whole DAG).
     dry = _snakemake(repo, tmp_path / "dry", config, data_mirror, "-n", "--quiet", "rules")

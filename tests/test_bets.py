@@ -490,14 +490,14 @@ def test_static_and_pvalue_artifacts_build_their_tables_from_the_shipped_data():
     from types import SimpleNamespace
 
     from choicelab.artifacts import by_name
-    from choicelab.studies.bets.artifacts import ARTIFACTS
+    from choicelab.studies.bets.artifacts import ARTIFACTS, Sources
 
     artifacts = by_name(ARTIFACTS)
     inputs = SimpleNamespace(item_lists=str(ib.DATA_DIR / "items.yaml"), templates=str(ib.DATA_DIR / "templates.yaml"),
                              paper=str(ib.DATA_DIR / "paper/paper_numbers.csv"))
-    table7 = artifacts["table7"].builder(inputs, SETTINGS)
+    table7 = artifacts["table7"].builder(Sources(inputs, SETTINGS))
     assert table7["Expected gain"].iloc[0] == "0.5*H - 0.5*X" and len(table7) == 4
-    frame, markdown = artifacts["pvalue_check"].builder(inputs, SETTINGS)
+    frame, markdown = artifacts["pvalue_check"].builder(Sources(inputs, SETTINGS))
     assert len(frame) == 224
     assert markdown.endswith("223 of 224 printed p-values agree with our z-test at 0.001 tolerance.\n")
 

@@ -176,7 +176,7 @@ def test_revealed_belief_figures_set_no_small_text_and_name_their_models(rb_resu
     figures = [a for a in ARTIFACTS if a.kind == "figure"]
     assert "fig_compare_paper" in {a.name for a in figures}
     for artifact in figures:
-        small, words = _own_texts(artifact.builder(rb_results)[0])
+        small, words = _own_texts(artifact.builder(rb_results).value)
         assert small == [], f"revealed_belief/{artifact.name}: text below {MIN_FONT_SIZE} pt: {small[:5]}"
         assert "base-model" in words and "instruct-model" in words, f"{artifact.name} does not name its models"
 
@@ -186,7 +186,7 @@ def test_revealed_belief_fig3_table_is_readable_and_tells_missing_from_zero(rb_r
 
     from choicelab.studies.revealed_belief.figures import build_fig3
 
-    fig = readable(build_fig3(rb_results)[0])
+    fig = readable(build_fig3(rb_results).value)
     fig.canvas.draw()
     (table,) = fig.findobj(Table)
     cells = [c.get_text() for c in table.get_celld().values()]
@@ -198,7 +198,8 @@ def test_revealed_belief_fig3_table_is_readable_and_tells_missing_from_zero(rb_r
 def test_revealed_belief_compare_paper_names_the_papers_model_and_why_ours_differs(rb_results):
     from choicelab.studies.revealed_belief.paper import build_compare_paper, like_for_like_note
 
-    frame, note = build_compare_paper(rb_results)
+    built = build_compare_paper(rb_results)
+    frame, note = built.value, built.note
     assert set(frame["paper_model"]) == {"Llama-3-70B", "Llama-3-70B-Instruct"}
     assert frame["note"].str.contains("different model: the paper reports Llama-3-70B").all()
     assert (frame["like_for_like"] == "").all() and "none of our models is the paper's" in note

@@ -256,19 +256,22 @@ def _toy_results():
 def test_table_builders_put_each_block_s_models_and_metrics_in_the_papers_rows():
     results = _toy_results()
     table = by_name(ARTIFACTS)
-    b11, note = table["table_b1_1"].builder(results)
+    built = table["table_b1_1"].builder(results)
+    b11, note = built.value, built.note
+    assert built.markdown.startswith("| metric")
     assert list(b11.columns) == ["metric", "row", "b"] and note == "; models: b"
     assert b11[b11["metric"] == "Chebyshev"]["b"].tolist() == pytest.approx([0.1] * 3)
     assert b11["row"].tolist()[:3] == ["Regular – 1 die", "Independent 1 die", "Dependant 1 die"]
-    staa, note = table["table_c3"].builder(results)
+    staa_built = table["table_c3"].builder(results)
+    staa, note = staa_built.value, staa_built.note
     assert list(staa.columns) == ["metric", "row", "i (plain template)"] and "i (plain template)" in note
     assert staa[staa["metric"] == "L1"]["i (plain template)"].tolist() == pytest.approx([0.6] * (len(staa) // 3))
-    table1, _ = table["table1"].builder(results)
+    table1 = table["table1"].builder(results).value
     assert table1["settings"].sum() == len(results.scenarios)
-    compare, _ = table["compare_paper"].builder(results)
+    compare = table["compare_paper"].builder(results).value
     assert list(compare.columns) == ["table", "row", "method", "role", "paper_model", "paper_llama3_70b", "b", "i",
                                      "like_for_like", "note"]
-    text = caption(table["table_b1_1"], note, results)
+    text = caption(table["table_b1_1"], results, note)
     assert text.startswith("Appendix Table B.1.1:") and "Base models: b; instruction-tuned models: i" in text
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pandas as pd
-import pytest
 
 from choicelab.artifacts import of_rule
 from choicelab.studies.steer import artifacts as sa
@@ -23,22 +22,17 @@ def test_every_paper_table_and_figure_the_study_reproduces_is_listed():
 
 def test_manifest_ids_and_files():
     table3 = sa.ARTIFACTS[0]
-    assert sa.artifact_id(table3) == "steer/table3"
-    assert table3.files("results/steer/tables") == ["results/steer/tables/table3.csv", "results/steer/tables/table3.md"]
+    assert table3.id("steer") == "steer/table3"
+    assert table3.paths("steer") == ["results/steer/tables/table3.csv", "results/steer/tables/table3.md"]
     fig7 = next(a for a in sa.ARTIFACTS if a.name == "fig7")
-    assert fig7.files("figures/steer") == ["figures/steer/fig7.png"]
+    assert fig7.paths("steer") == ["figures/steer/fig7.png"]
+    compare_figure = next(a for a in sa.ARTIFACTS if a.name == "fig_compare_paper")
+    assert compare_figure.paths("steer") == ["results/steer/tables/fig_compare_paper.png"]  # beside the tables
     (card,) = sa.report_cards(["foundations_only"])
-    assert sa.artifact_id(card) == "steer/report_card_foundations_only"
-    assert card.files("r") == ["r/foundations_only.png", "r/foundations_only.html"]
+    assert card.id("steer") == "steer/report_card_foundations_only"
+    assert card.paths("steer") == ["results/steer/report_cards/foundations_only.png",
+                                   "results/steer/report_cards/foundations_only.html"]
     assert card.sidecars("r") == ["r/foundations_only.png.prov.json", "r/foundations_only.html.prov.json"]
-
-
-def test_declared_files_finds_an_artifacts_outputs_and_names_a_missing_one():
-    table3 = sa.ARTIFACTS[0]
-    outputs = ["t/table3.csv", "t/table3.csv.prov.json", "t/table3.md", "t/by_element.csv"]
-    assert sa.declared_files(table3, outputs) == ["t/table3.csv", "t/table3.md"]
-    with pytest.raises(ValueError, match="by_element.md"):
-        sa.declared_files(next(a for a in sa.ARTIFACTS if a.name == "by_element"), outputs)
 
 
 def test_every_table_builder_builds_a_table_from_a_run():
@@ -50,5 +44,6 @@ def test_every_table_builder_builds_a_table_from_a_run():
     for artifact in of_rule(sa.ARTIFACTS, "steer_tables"):
         if artifact.kind != "table":  # fig_compare_paper: drawn from the same sources (tests/test_figures_readable.py)
             continue
-        frame = artifact.builder(sources)
+        frame, markdown = artifact.builder(sources)
         assert isinstance(frame, pd.DataFrame) and not frame.empty, artifact.name
+        assert markdown.startswith("|") and markdown.endswith("\n"), artifact.name

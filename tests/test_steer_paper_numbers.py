@@ -51,7 +51,7 @@ def test_compare_paper_holds_table3_and_the_cognitive_bias_src_with_the_papers_n
     sources = st.table_sources(results, taxonomy.edges, paper_table3=st.PAPER_TABLE3, paper_quotes=st.PAPER_QUOTES,
                                paper_models=st.PAPER_MODELS, models={"strong": {"source": "random:llama"}})
     compare = next(a for a in sa.ARTIFACTS if a.name == "compare_paper")
-    table = compare.builder(sources)
+    table, _ = compare.builder(sources)
     assert list(table["comparison"].unique()) == [st.TABLE3_COMPARISON, *st.BIAS_MODULES.values()]
     table3_rows = table[table["comparison"] == st.TABLE3_COMPARISON]
     assert (table3_rows["paper_source"].dropna() == "Table 3").all()

@@ -66,6 +66,21 @@ def study_artifacts(name: str) -> tuple[Any, ...]:
     return importlib.import_module(f"choicelab.studies.{name}.artifacts").ARTIFACTS
 
 
+def study_of_rule(rule: str) -> str:
+    """The study whose ARTIFACTS table names ``rule`` (a table, figure or report-card rule); raises naming the
+    registered studies when none or two do."""
+    def writes(name: str) -> bool:
+        module = importlib.import_module(f"choicelab.studies.{name}.artifacts")
+        # RUNTIME_RULES: rules whose artifacts are known only at run time (STEER's report cards, one per rubric)
+        return any(a.rule == rule for a in module.ARTIFACTS) or rule in getattr(module, "RUNTIME_RULES", ())
+
+    owners = [name for name in STUDIES if writes(name)]
+    if len(owners) != 1:
+        raise ValueError(f"rule {rule!r} is the artifact rule of {owners or 'no study'}; registered studies: "
+                         f"{list(STUDIES)} (each study's artifacts.ARTIFACTS names the rules that write its files)")
+    return owners[0]
+
+
 def study_models(config: Mapping[str, Any], study: str) -> list[str]:
     """The models a study runs: ``studies.<study>.models``, or none when the study is disabled or the config has no
     section for it."""

@@ -4,13 +4,15 @@ report's captions are derived from :data:`ARTIFACTS`."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
+from typing import Any
 
-from choicelab.artifacts import Artifact
-from choicelab.studies.bets import RESULTS, figures, tables
+from choicelab.artifacts import Artifact, caption_naming, study_files
+from choicelab.studies.bets import figures, tables
 
-TABLES = f"{RESULTS}/tables"
-FIGURES = "figures/bets"
+STUDY = "bets"
 
 STATIC_RULE = "bets_static_tables"
 RESULT_RULE = "bets_result_tables"
@@ -18,12 +20,33 @@ PVALUE_RULE = "bets_pvalue_check"
 FIGURE_RULE = "bets_figures"
 
 
+@dataclass(frozen=True)
+class Sources:
+    """What a bets table or figure job's artifacts are built from: the job's named inputs and the typed settings
+    (the table functions read and cache the files they name), and for the figures the evaluations with seed means,
+    the competence gates and the caption's note (seeds and gate)."""
+
+    inputs: Any
+    settings: Any
+    evaluations: Any = None
+    gates: Any = None
+    note: str = ""
+
+
+def _of_inputs(build: Callable[[Any, Any], Any], sources: Sources) -> Any:
+    return build(sources.inputs, sources.settings)
+
+
+def _figure(build: Callable[[Any], Any], sources: Sources) -> Any:
+    return figures.mark_gate(build(sources.evaluations), sources.gates)
+
+
 def _static(name: str, reproduces: str, caption: str, builder) -> Artifact:
-    return Artifact(name, reproduces, caption, builder, STATIC_RULE)
+    return Artifact(name, reproduces, caption, partial(_of_inputs, builder), STATIC_RULE)
 
 
 def _result(name: str, reproduces: str, caption: str) -> Artifact:
-    return Artifact(name, reproduces, caption, partial(tables.result_table, name), RESULT_RULE)
+    return Artifact(name, reproduces, caption, partial(_of_inputs, partial(tables.result_table, name)), RESULT_RULE)
 
 
 _ACCURACY = (
@@ -67,31 +90,48 @@ ARTIFACTS: tuple[Artifact, ...] = (
             f"standard method, {_RQ3}; † marks significance above 1/3"),
     Artifact("compare_paper", "Tables 5, 6, 14, 20 of the paper beside ours",
              "the paper's numbers beside ours (same model or not), with the RQ3 same- vs cross-modality gap",
-             tables.compare_paper, RESULT_RULE),
+             partial(_of_inputs, tables.compare_paper), RESULT_RULE),
     Artifact("training",
              "extra: data, recipe, epochs and dev accuracy of every checkpoint (target reached or not); the default "
              "(SWAG) stage beside the paper's SWAG validation accuracy (77/79/85/81)",
-             "one row per checkpoint", tables.training_table, RESULT_RULE),
+             "one row per checkpoint", partial(_of_inputs, tables.training_table), RESULT_RULE),
     Artifact("pvalue_check", "the paper's p-values (Tables 9, 13, 15, 16) recomputed from its own accuracies",
              "the paper's printed p-value beside our z-test of its own accuracy, and whether they agree",
-             tables.pvalue_check, PVALUE_RULE),
+             partial(_of_inputs, tables.pvalue_check), PVALUE_RULE),
     Artifact("fig1", "Figure 1 (value questions, threshold method)",
              "Normal, Weak Normal and Weak accuracy per template, default and fine-tuned (dashed: random baselines)",
-             figures.fig1_value_threshold, FIGURE_RULE, kind="figure"),
+             partial(_figure, figures.fig1_value_threshold), FIGURE_RULE, kind="figure"),
     Artifact("fig2", "Figure 2 (RQ3, standard method)",
              "the bet fine-tuning grid, train and test items with binomial standard errors (dashed: 1/3)",
-             figures.fig2_rq3_standard, FIGURE_RULE, kind="figure"),
+             partial(_figure, figures.fig2_rq3_standard), FIGURE_RULE, kind="figure"),
     Artifact("fig3", "Figure 3 (RQ3, threshold method)",
              "the bet fine-tuning grid, Strict, Positive Gain and Non-Negative Gain on test items",
-             figures.fig3_rq3_threshold, FIGURE_RULE, kind="figure"),
+             partial(_figure, figures.fig3_rq3_threshold), FIGURE_RULE, kind="figure"),
 )
-
-
-def folder(artifact: Artifact) -> str:
-    """Where an artifact's files are written."""
-    return FIGURES if artifact.kind.startswith("figure") else TABLES
 
 
 def artifact_files(enabled: bool) -> list[str]:
     """Every file of every artifact (sidecars not included), or none when the study runs no model."""
-    return [f for a in ARTIFACTS for f in a.files(folder(a))] if enabled else []
+    return study_files(STUDY, ARTIFACTS) if enabled else []
+
+
+def sources(smk: Any, settings: Any) -> Sources:
+    """The running job's :class:`Sources`; the figure job reads the evaluations (gated, with seed means) once."""
+    if smk.rule != FIGURE_RULE:
+        return Sources(smk.input, settings)
+    from choicelab.studies.bets.competence import note as gate_note
+    from choicelab.studies.bets.seeds import seeds_caption
+
+    evaluations, _, gates = tables.gated_evaluations(smk.input.evaluations, smk.input.checkpoints)
+    competence = gate_note(gates)
+    note = seeds_caption(evaluations) + (f". {competence}" if competence else "")
+    return Sources(smk.input, settings, evaluations, gates, note)
+
+
+def caption(artifact: Artifact, sources: Sources, note: str) -> str:
+    """A table's caption names the study's encoders (settings); a figure's the encoders in its evaluations, after
+    the seeds and competence note."""
+    if artifact.kind == "figure":
+        return caption_naming(f"{artifact.caption}{sources.note}{note}",
+                              sorted(sources.evaluations["model"].unique()), "encoders")
+    return caption_naming(f"{artifact.caption}{note}", getattr(sources.settings, "models", ()))

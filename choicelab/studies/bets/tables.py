@@ -1,10 +1,11 @@
 """Every table of the bets study as written: its CSV frame and its Markdown, from the sources of the job that writes it.
 
-Three jobs write tables (the generic adapter ``scripts/study_tables.py``): the static tables (Tables 1-4, 7, 8) from
+Three jobs write tables (the generic adapter ``scripts/study_artifacts.py``): the static tables (Tables 1-4, 7, 8) from
 the item lists and templates, the result tables (Tables 5, 6, 9-20, the paper comparison, the training notes) from the
 evaluations and the checkpoints' training records, and the p-value check from the paper's numbers alone. Each builder
-named in :data:`choicelab.studies.bets.artifacts.ARTIFACTS` takes the job's named inputs and the typed settings and
-returns a DataFrame (its Markdown is the plain table) or a (DataFrame, Markdown) pair.
+named in :data:`choicelab.studies.bets.artifacts.ARTIFACTS` takes the job's named inputs and the typed settings (the
+artifact's builder passes them from :class:`~choicelab.studies.bets.artifacts.Sources`) and returns a DataFrame
+(its Markdown is the plain table) or a (DataFrame, Markdown) pair.
 """
 
 from __future__ import annotations

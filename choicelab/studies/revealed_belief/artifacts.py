@@ -10,9 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from functools import partial
+from typing import Any
 
 from choicelab.artifacts import Artifact
 from choicelab.studies.revealed_belief import figures, paper, tables
+from choicelab.studies.revealed_belief.results import Results, caption
+
+__all__ = ["ARTIFACTS", "caption", "sources", "written"]
 
 TABLES_RULE = "rb_tables"
 FIGURES_RULE = "rb_figures"
@@ -71,3 +75,19 @@ def written(models: Sequence[str], roles: Mapping[str, str], families: Sequence[
         return APPENDIX_FAMILY[group[0]] in families and any(roles[m] == role for m in models)
 
     return tuple(a for a in ARTIFACTS if writes(a))
+
+
+def sources(smk: Any, settings: Any) -> Results:
+    """What the running job's tables (rule rb_tables) or figures (rule rb_figures: the RevB dumps and the die faces
+    too) are built from: the job's inputs and its params (models in config order, their roles)."""
+    import pandas as pd
+
+    i, p = smk.input, smk.params
+    common = {"metrics": pd.read_parquet(i.metrics), "scenarios": pd.read_parquet(i.scenarios),
+              "paper": pd.read_csv(i.paper), "models": tuple(p.models), "roles": dict(p.roles)}
+    if smk.rule == TABLES_RULE:
+        return Results(**common)
+    if smk.rule == FIGURES_RULE:
+        revealed = pd.concat([pd.read_parquet(path) for path in i.revealed], ignore_index=True)
+        return Results(**common, revealed=revealed, faces=tuple(p.faces))
+    raise ValueError(f"rule {smk.rule!r} writes no revealed-belief artifact ({TABLES_RULE}, {FIGURES_RULE})")

@@ -228,14 +228,14 @@ def fig6_order(dump: pd.DataFrame, scenarios: pd.DataFrame, models: Sequence[str
 # -- builders (ARTIFACTS) ---------------------------------------------------------------------------------------
 
 def build_fig2(results: Results) -> Built:
-    return fig2_boxplots(results.metrics, results.roles), ""
+    return Built(fig2_boxplots(results.metrics, results.roles))
 
 
 def build_fig3(results: Results) -> Built:
     metrics = results.metrics
     table = metrics[metrics["setting_id"].isin([setting for setting, _ in FIG3_PICKS])]
     table = table.pivot_table(index=["setting_id", "method"], columns="model", values="chebyshev").reset_index()
-    return fig3_distributions(results.need("revealed"), results.scenarios, table, list(results.models)), ""
+    return Built(fig3_distributions(results.need("revealed"), results.scenarios, table, list(results.models)))
 
 
 def build_fig4(results: Results) -> Built:
@@ -243,17 +243,17 @@ def build_fig4(results: Results) -> Built:
     faces = results.need("faces")
     shown = 10 if 10 in faces else max(faces)
     note = "" if shown == 10 else f" (no 10-sided die in this configuration: {shown} faces shown)"
-    return fig4_die_priors(results.need("revealed"), results.scenarios, list(results.models), shown), note
+    return Built(fig4_die_priors(results.need("revealed"), results.scenarios, list(results.models), shown), note=note)
 
 
 def build_fig5(results: Results) -> Built:
     increases = baseline_increases(results.metrics, results.scenarios, results.roles)
-    return fig5_increase(increases, list(results.models)), ""
+    return Built(fig5_increase(increases, list(results.models)))
 
 
 def build_fig6(results: Results) -> Built:
-    return fig6_order(results.need("revealed"), results.scenarios, list(results.models)), ""
+    return Built(fig6_order(results.need("revealed"), results.scenarios, list(results.models)))
 
 
 def build_single_die(results: Results) -> Built:
-    return single_die_figure(results.need("revealed"), results.scenarios, list(results.models)), ""
+    return Built(single_die_figure(results.need("revealed"), results.scenarios, list(results.models)))

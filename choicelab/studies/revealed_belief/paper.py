@@ -13,7 +13,7 @@ import pandas as pd
 
 from choicelab.plotting import PAPER_COLOUR, PAPER_MARKER, plt
 from choicelab.studies.revealed_belief.results import Built, Results
-from choicelab.studies.revealed_belief.tables import BLOCK_TITLES, BLOCKS, appendix_table_ids
+from choicelab.studies.revealed_belief.tables import BLOCK_TITLES, BLOCKS, appendix_table_ids, to_markdown
 
 PAPER_MODEL = {"base": "Llama-3-70B", "instruct": "Llama-3-70B-Instruct"}
 
@@ -68,7 +68,7 @@ def build_compare_paper(results: Results) -> Built:
     alike = [m for m in results.models if is_paper_model(m, results.roles[m])]
     note = ("; like for like: " + ", ".join(alike)) if alike else (
         "; none of our models is the paper's Llama-3-70B (-Instruct): every row is context, not a reproduction")
-    return frame, note
+    return Built(frame, to_markdown(frame), note)
 
 
 def paper_beside_ours(metrics: pd.DataFrame, paper: pd.DataFrame, models: Sequence[str],
@@ -138,4 +138,4 @@ def build_compare_paper_figure(results: Results) -> Built:
     summary = paper_beside_ours(results.metrics, results.need("paper"), list(results.models), results.roles)
     alike = [m for m in results.models if is_paper_model(m, results.roles[m])]
     note = "" if alike else "; none of our models is the paper's: context, not a reproduction"
-    return compare_paper_figure(summary, list(results.models)), note
+    return Built(compare_paper_figure(summary, list(results.models)), note=note)

@@ -1,7 +1,8 @@
 """What the revealed-belief tables and figures are built from (:class:`Results`) and their captions.
 
-Every builder of the study's ``ARTIFACTS`` takes a :class:`Results` and returns a :data:`Built`: the table (a
-DataFrame) or figure and a note for its caption (empty or starting with "; " / " (").
+Every builder of the study's ``ARTIFACTS`` takes a :class:`Results` and returns a
+:class:`~choicelab.artifacts.Built`: the table (a DataFrame, with its Markdown) or figure and a note for its caption
+(empty or starting with "; " / " (").
 """
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ from typing import Any
 
 import pandas as pd
 
-from choicelab.artifacts import Artifact
+from choicelab.artifacts import Artifact, Built
 
-Built = tuple[Any, str]
+__all__ = ["Built", "Results", "caption", "models_note"]
 
 
 @dataclass(frozen=True)
@@ -50,7 +51,7 @@ def models_note(models: Sequence[str], roles: dict[str, str]) -> str:
             "(StaA is asked of the instruction-tuned ones).")
 
 
-def caption(artifact: Artifact, note: str, results: Results) -> str:
+def caption(artifact: Artifact, results: Results, note: str) -> str:
     """The caption a file's provenance sidecar (and the manifest) carries: what it reproduces, the artifact's
     caption, the builder's note and the models that ran."""
     return f"{artifact.reproduces}: {artifact.caption}{note}. {models_note(results.models, results.roles)}"

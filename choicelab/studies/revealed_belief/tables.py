@@ -88,7 +88,8 @@ def to_markdown(frame: pd.DataFrame, floatfmt: str = ".2f") -> str:
 
 
 def build_table1(results: Results) -> Built:
-    return table1(results.scenarios), ""
+    frame = table1(results.scenarios)
+    return Built(frame, to_markdown(frame))
 
 
 def build_appendix_table(results: Results, table_id: str) -> Built:
@@ -103,4 +104,5 @@ def build_appendix_table(results: Results, table_id: str) -> Built:
         plain = set(subset[subset["template"] == "plain"]["model"])
         subset = subset.assign(model=[f"{m} (plain template)" if m in plain else m for m in subset["model"]])
         block_models = [f"{m} (plain template)" if m in plain else m for m in block_models]
-    return appendix_table(subset, group, block_models), f"; models: {', '.join(block_models)}"
+    frame = appendix_table(subset, group, block_models)
+    return Built(frame, to_markdown(frame), f"; models: {', '.join(block_models)}")

@@ -1,17 +1,31 @@
 """Every table and figure of the scoring-methods study: the paper's figure it reproduces, its caption and the function
-that builds it from :class:`~choicelab.studies.scoring_methods.tables.StudyFrames`. Tables are written by rule
-sm_tables into ``results/scoring_methods/tables``, figures by rule sm_figures into ``figures/scoring_methods``."""
+that builds it from :class:`~choicelab.studies.scoring_methods.tables.StudyFrames` (:func:`sources`). Tables are
+written by rule sm_tables into ``results/scoring_methods/tables``, figures by rule sm_figures into
+``figures/scoring_methods`` (:meth:`choicelab.artifacts.Artifact.folder`)."""
 
 from __future__ import annotations
 
-from choicelab.artifacts import Artifact
-from choicelab.studies.scoring_methods import RESULTS, figures, paper, tables
+import functools
+from collections.abc import Callable
+from typing import Any
 
-TABLES = f"{RESULTS}/tables"
-FIGURES = "figures/scoring_methods"
+from choicelab.artifacts import Artifact, caption_naming, study_files
+from choicelab.studies.scoring_methods import figures, paper, tables
+
+STUDY = "scoring_methods"
+
+
+def _lines(build: Callable[[Any], tuple[Any, str]], data: Any) -> tuple[Any, str]:
+    """A table and its Markdown ending in a newline."""
+    frame, markdown = build(data)
+    return frame, markdown + "\n"
+
+
+def _table(name: str, reproduces: str, caption: str, build: Callable[[Any], tuple[Any, str]], rule: str) -> Artifact:
+    return Artifact(name, reproduces, caption, functools.partial(_lines, build), rule)
 
 ARTIFACTS: tuple[Artifact, ...] = (
-    Artifact(
+    _table(
         "table_numbers",
         "every number behind Figs 2 and 3",
         "accuracy per condition, model and method (Fig. 2) and per score with the log-likelihood of the human data "
@@ -21,14 +35,14 @@ ARTIFACTS: tuple[Artifact, ...] = (
         tables.numbers_table,
         "sm_tables",
     ),
-    Artifact(
+    _table(
         "compare_paper",
         "human accuracies by condition and the paper's findings checked against ours",
         "human accuracies by condition beside the paper's, and each of the paper's findings checked on our choices",
         paper.compare_paper_table,
         "sm_tables",
     ),
-    Artifact(
+    _table(
         "free_accuracy",
         "free-generation accuracy (Figs 2-3's free bars) with the authors' hand-coded accuracy and the coder's error",
         "free-generation accuracy per model, condition and temperature: the coder's, with an interval widened by its "
@@ -36,7 +50,7 @@ ARTIFACTS: tuple[Artifact, ...] = (
         tables.free_accuracy_artifact,
         "sm_tables",
     ),
-    Artifact(
+    _table(
         "hand_codes",
         "the authors' hand-coded free generations: which files are used",
         "every hand-code file of LLM_link results/free with its status (ok, incomplete, duplicate, interleaved, "
@@ -44,14 +58,14 @@ ARTIFACTS: tuple[Artifact, ...] = (
         tables.hand_codes_table,
         "sm_tables",
     ),
-    Artifact(
+    _table(
         "human_accuracy",
         "human accuracy per condition from the raw human data, beside the paper's",
         "human accuracy per condition (target choices of all responses) beside the value the paper prints",
         tables.human_accuracy_table,
         "sm_tables",
     ),
-    Artifact(
+    _table(
         "robustness_matrix",
         "beyond the paper: accuracy per (benchmark, model, method, score), agreement, flips",
         "the method x score grid on every benchmark: accuracy, pairwise agreement between methods and the share of "
@@ -127,11 +141,33 @@ ARTIFACTS: tuple[Artifact, ...] = (
 )
 
 
-def folder(artifact: Artifact) -> str:
-    """Where an artifact's files go: tables under results/, figures under figures/."""
-    return TABLES if artifact.kind == "table" else FIGURES
-
-
 def artifact_files(enabled: bool) -> list[str]:
     """The files of every artifact (targets of ``rule all``); none when the study runs no model."""
-    return [path for artifact in ARTIFACTS for path in artifact.files(folder(artifact))] if enabled else []
+    return study_files(STUDY, ARTIFACTS) if enabled else []
+
+
+def sources(smk: Any, settings: Any) -> tables.StudyFrames:
+    """What the running job's tables (rule sm_tables) or figures (rule sm_figures) are built from: rule sm_choices'
+    outputs, the hand codes and the coder's agreement (tables), the pragmatics source files and free generation's
+    length cap (figures), and each model's source (params.model_sources)."""
+    import pandas as pd
+
+    from choicelab.studies.scoring_methods.sources import source_root
+
+    i = smk.input
+    frames = [pd.read_parquet(i[key]) for key in ("choices", "grid", "human")]
+    model_sources = dict(smk.params.model_sources)
+    if smk.rule == "sm_tables":
+        return tables.StudyFrames(
+            *frames, **{key: pd.read_parquet(i[key]) for key in ("hand_codes", "hand_free", "coder_agreement")},
+            model_sources=model_sources)
+    if smk.rule == "sm_figures":
+        return tables.StudyFrames(*frames, sources_root=str(source_root(i.sources)),
+                                  hand_free=pd.read_parquet(i.hand_free), model_sources=model_sources,
+                                  max_new_tokens=int(smk.params.max_new_tokens))
+    raise ValueError(f"rule {smk.rule!r} writes no scoring-methods artifact (sm_tables, sm_figures)")
+
+
+def caption(artifact: Artifact, data: tables.StudyFrames, note: str) -> str:
+    """A sidecar's caption naming the models its numbers come from (a table's include the grid's)."""
+    return caption_naming(f"{artifact.caption}{note}", data.models(with_grid=artifact.kind == "table"))

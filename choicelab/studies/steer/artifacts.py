@@ -1,27 +1,42 @@
 """Every table and figure of STEER: the paper's table or figure it reproduces, its caption, its builder and its rule.
 
-rules/steer.smk derives each job's outputs from this table, the scripts take ``reproduces`` and the caption from it,
-and the report's caption lists it. The report cards (one per rubric shipped in data/steer/rubrics/) depend on the
-rubric files: :func:`report_cards`.
+rules/steer.smk derives each job's outputs from this table, the one writer (:func:`choicelab.artifacts.write_artifacts`,
+through scripts/study_artifacts.py) builds each row from :func:`sources` and captions it with :func:`caption`, and
+the report's caption lists it. The report cards (one per rubric shipped in data/steer/rubrics/) depend on the rubric
+files: :func:`report_cards`, carried by the report-card job's sources.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from choicelab.artifacts import Artifact, by_name, caption_naming
+from choicelab.artifacts import Artifact, Drawing, by_name, caption_naming
 from choicelab.studies.steer import figures as fg
 from choicelab.studies.steer import tables as tb
 from choicelab.studies.steer.paper import paper_beside_ours as paper_figure
 
 STUDY = "steer"
+RUNTIME_RULES = ("steer_report_cards",)  # its artifacts, one per rubric file, come with the job's sources
+
+
+def _with_markdown(build: Callable[[Any], Any], sources: Any) -> tuple[Any, str]:
+    """A table and its Markdown (3 decimals), STEER's rendering of every table."""
+    frame = build(sources)
+    return frame, frame.to_markdown(index=False, floatfmt=".3f") + "\n"
+
+
+def _drawn(draw: Callable[..., Any], sources: Any) -> Drawing:
+    """A figure drawn straight to its PNG by ``draw(sources, path)`` (the STEER drawings save themselves)."""
+    return lambda files: draw(sources, files[0])
 
 
 def _table(name: str, reproduces: str, caption: str, builder) -> Artifact:  # noqa: ANN001
-    return Artifact(name, reproduces, caption, builder, rule="steer_tables", kind="table")
+    return Artifact(name, reproduces, caption, functools.partial(_with_markdown, builder), rule="steer_tables",
+                    kind="table")
 
 
 def _metric(name: str, reproduces: str, caption: str) -> Artifact:
@@ -33,7 +48,8 @@ def _of_results(name: str, reproduces: str, caption: str, build) -> Artifact:  #
 
 
 def _figure(name: str, reproduces: str, caption: str, builder) -> Artifact:  # noqa: ANN001
-    return Artifact(name, reproduces, caption, builder, rule="steer_figures", kind="figure_png")
+    return Artifact(name, reproduces, caption, functools.partial(_drawn, builder), rule="steer_figures",
+                    kind="figure_png")
 
 
 TABLES: tuple[Artifact, ...] = (
@@ -49,7 +65,7 @@ TABLES: tuple[Artifact, ...] = (
     Artifact("fig_compare_paper", "the paper's Table 3 and Cognitive Bias SRC beside ours, in a figure",
              "normalized accuracy of the paper's models (black diamonds, the paper's names) and of ours (mean over "
              "elements +- SE over elements, n questions and elements in the label), unadapted, same scale",
-             paper_figure, rule="steer_tables", kind="figure_png"),
+             functools.partial(_drawn, paper_figure), rule="steer_tables", kind="figure_png", place="tables"),
     _metric("by_element", "extra: metrics per model, adaptation and element", "accuracy, normalized accuracy, ECE, n"),
     _metric("by_module", "extra: metrics per model, adaptation and module", "accuracy, normalized accuracy, ECE, n"),
     _metric("by_setting", "extra: metrics per model, adaptation and setting", "accuracy, normalized accuracy, ECE, n"),
@@ -116,46 +132,78 @@ by_name(ARTIFACTS)  # names are unique
 
 def report_cards(rubrics: Iterable[str]) -> tuple[Artifact, ...]:
     """The report card of each rubric (file stems of data/steer/rubrics/*.yaml), written by rule steer_report_cards."""
-    from choicelab.studies.steer.report import write_report_card
-
     return tuple(
         Artifact(rubric, f"STEER report card for the rubric data/steer/rubrics/{rubric}.yaml",
-                 "the rubric's model, metric, filters and weights", write_report_card, rule="steer_report_cards",
-                 kind="report_card")
+                 "the rubric's model, metric, filters and weights", functools.partial(_report_card, rubric=rubric),
+                 rule="steer_report_cards", kind="report_card")
         for rubric in rubrics
     )
 
 
-def declared_files(artifact: Artifact, outputs: Iterable[str]) -> list[str]:
-    """The artifact's files among a job's declared ``outputs`` (in suffix order); raises if one is not declared."""
-    by_file = {Path(path).name: str(path) for path in outputs}
-    wanted = [f"{artifact.name}{suffix}" for suffix in artifact.suffixes]
-    missing = [name for name in wanted if name not in by_file]
-    if missing:
-        raise ValueError(f"artifact {artifact.name!r}: the job declares no output {missing}")
-    return [by_file[name] for name in wanted]
+@dataclass(frozen=True)
+class CardSources:
+    """What the report cards are drawn from (rule steer_report_cards' inputs): the question frame, the taxonomy, the
+    rubric files by stem and the study's models (a rubric naming none is about the first)."""
+
+    results: Any
+    taxonomy: Any
+    rubric_files: dict[str, str]
+    models: tuple[str, ...]
+
+    @property
+    def artifacts(self) -> tuple[Artifact, ...]:
+        """The report cards, known only at run time (one per rubric file)."""
+        return report_cards(self.rubric_files)
+
+    def model(self, rubric: str) -> str:
+        from choicelab.studies.steer.report import card_model, load_rubric
+
+        return card_model(load_rubric(self.rubric_files[rubric]), list(self.models))
 
 
-def artifact_id(artifact: Artifact) -> str:
-    """The manifest id: ``steer/<name>``, ``steer/report_card_<rubric>`` for a report card."""
-    prefix = "report_card_" if artifact.kind == "report_card" else ""
-    return f"{STUDY}/{prefix}{artifact.name}"
+def _report_card(sources: CardSources, rubric: str) -> Drawing:
+    from choicelab.studies.steer.report import load_rubric, write_report_card
+
+    def draw(files: Sequence[str]) -> None:
+        png, html = files
+        write_report_card(sources.results, sources.taxonomy, load_rubric(sources.rubric_files[rubric]), html, png,
+                          model=sources.model(rubric))
+
+    return draw
 
 
-def write_artifacts(artifacts: Iterable[Artifact], sources: Any, outputs: Iterable[str],
-                    record: Mapping[str, Any]) -> None:
-    """Build each artifact from ``sources`` (:class:`~choicelab.studies.steer.tables.TableSources` or
-    :class:`~choicelab.studies.steer.figures.FigureSources`) into its declared ``outputs``, each file with its
-    provenance sidecar (id, what it reproduces, caption naming the models of the run)."""
-    from choicelab.provenance import write_artifact
+def sources(smk: Any, settings: Any) -> Any:
+    """What the running STEER job's artifacts are built from: :class:`~choicelab.studies.steer.tables.TableSources`
+    (steer_tables), :class:`~choicelab.studies.steer.figures.FigureSources` (steer_figures) or :class:`CardSources`
+    (steer_report_cards), read from the job's inputs and params."""
+    import pandas as pd
 
-    outputs = list(outputs)
+    from choicelab.studies.steer.items.taxonomy import load_taxonomy
+
+    i = smk.input
+    questions = pd.read_parquet(i.questions)
+    if smk.rule == "steer_tables":
+        return tb.table_sources(questions, load_taxonomy(i.taxonomy, i.dependencies).edges, paper_table3=i.paper,
+                                paper_quotes=i.paper_quotes, paper_models=i.paper_models,
+                                models=dict(smk.params.models), paper_bias_src=i.paper_bias_src)
+    if smk.rule == "steer_figures":
+        from choicelab.dumps import read_dump
+        from choicelab.mc.items import read_items
+
+        dumps = pd.concat([read_dump(path).select(["model", "variant", "item_id", "context"]).to_pandas()
+                           for path in i.dumps], ignore_index=True)
+        return fg.FigureSources(questions, load_taxonomy(i.taxonomy, i.dependencies), tuple(read_items(i.benchmark)),
+                                dumps)
+    if smk.rule == "steer_report_cards":
+        return CardSources(questions, load_taxonomy(i.taxonomy, i.dependencies),
+                           {Path(path).stem: str(path) for path in i.rubrics}, tuple(smk.params.models))
+    raise ValueError(f"rule {smk.rule!r} writes no STEER artifact (steer_tables, steer_figures, steer_report_cards)")
+
+
+def caption(artifact: Artifact, sources: Any, note: str) -> str:
+    """A sidecar's caption: what the artifact reproduces and its caption, naming the models of the run (sorted); a
+    report card names its rubric and its model."""
+    if artifact.kind == "report_card":
+        return f"Report card driven by the rubric {artifact.name}, for {sources.model(artifact.name)}."
     models = sorted(sources.results["model"].astype(str).unique())
-    for artifact in artifacts:
-        files = declared_files(artifact, outputs)
-        if artifact.kind == "table":
-            tb.write_table(artifact.builder(sources), *files)
-        else:
-            artifact.builder(sources, *files)
-        write_artifact(files, artifact_id=artifact_id(artifact), reproduces=artifact.reproduces,
-                       caption=caption_naming(f"{artifact.reproduces}: {artifact.caption}", models), record=record)
+    return caption_naming(f"{artifact.reproduces}: {artifact.caption}{note}", models)

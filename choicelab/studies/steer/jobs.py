@@ -8,19 +8,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from choicelab.artifacts import Artifact
+from choicelab.artifacts import Artifact, study_files
 from choicelab.studies import study_settings
-from choicelab.studies.steer import FIGURES, RESULTS
+from choicelab.studies.steer import RESULTS
 from choicelab.studies.steer.adaptations import names as adaptation_names
 from choicelab.studies.steer.artifacts import ARTIFACTS, report_cards
 from choicelab.studies.steer.settings import Settings
-
-# Where each rule writes its artifacts.
-FOLDERS = {
-    "steer_tables": f"{RESULTS}/tables",
-    "steer_figures": FIGURES,
-    "steer_report_cards": f"{RESULTS}/report_cards",
-}
 
 
 @dataclass(frozen=True)
@@ -83,4 +76,4 @@ class Plan:
         if not self.models:
             return []
         artifacts = (*ARTIFACTS, *self.report_cards())
-        return [path for artifact in artifacts for path in artifact.files(FOLDERS[artifact.rule])]
+        return study_files("steer", artifacts)

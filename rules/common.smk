@@ -163,7 +163,7 @@ def study_settings(study):
 
 
 def setting(study, name=""):
-    """One of a study's settings as a rule param: dotted ``name`` ("finetune.max_length"; "" = all), JSON-plain
+    """One of a study's settings as a param of a job (dotted ``name`` ("finetune.max_length"; "" = all)), JSON-plain
     (choicelab.settings.field): what the job's script reads and what its provenance record holds.
     """
     return choicelab.settings.field(study_settings(study), name)
@@ -177,7 +177,8 @@ def study_artifacts(study):
 def study_outputs(study, artifacts, caption, category, label="artifact"):
     """Outputs of a job that writes ``artifacts`` (rows of ``study``'s ARTIFACTS table), each in its folder
     (choicelab.artifacts.Artifact.folder): per artifact its files (the first shown in the report, labelled with the
-    artifact's name) and each file's provenance sidecar (choicelab.artifacts.write_artifacts)."""
+    artifact's name) and each file's provenance sidecar (choicelab.artifacts.write_artifacts).
+    """
     entries = []
     for artifact in artifacts:
         shown, *others = artifact.paths(study)

@@ -62,7 +62,8 @@ def write_tables(root: Path) -> Path:
         "model": CAUSAL, "setting_id": settings * 2, "method": ["revealed"] * 10 + ["stated"] * 10,
         "family": "dice", "chebyshev": np.r_[rng.uniform(0.05, 0.2, 10), rng.uniform(0.5, 0.9, 10)]}))
     _csv(root, "revealed_belief", "compare_paper", pd.DataFrame({
-        "table": ["table_b1_1"] * 3, "row": ["a", "b", "c"], "paper_llama3_70b": [0.11, 0.1, 0.25],
+        "table": ["table_b1_1"] * 3, "row": ["a", "b", "c"], "paper_model": "Llama-3-70B",
+        "paper_llama3_70b": [0.11, 0.1, 0.25],
         CAUSAL: [0.06, 0.12, 0.07]}))
     probes = []
     for model, method in ((CAUSAL, "letter_prob"), (f"{ENCODER} seed 1234", "mc_logit")):
@@ -163,6 +164,16 @@ def test_competence_flags_a_model_at_chance_and_a_coder_below_its_bar(tmp_path):
     assert any("covers chance" in f for f in panels["scoring_methods"].flags)  # label: 11 of 40 at chance .25
     encoder = {p.study: p for p in panels_of(tmp_path, ENCODER)}
     assert any("not above chance" in f for f in encoder["probes"].flags)
+
+
+def test_a_one_seed_encoder_card_reads_its_seeds_bets_rows(tmp_path):
+    root = write_tables(tmp_path)
+    path = root / "bets" / "tables" / "table5.csv"
+    frame = pd.read_csv(path)
+    frame["model"] = f"{ENCODER}__seed1234"  # one seed configured: table5 has no mean row
+    frame.to_csv(path, index=False)
+    bets = next(p for p in panels_of(root, ENCODER) if p.study == "bets")
+    assert bets.status == OK and bets.headlines[0].n == 50
 
 
 def test_a_missing_table_fails_its_panel_and_the_others_still_build(tmp_path):

@@ -25,6 +25,8 @@ from choicelab.cards.render import card_html, summary
 REPO = Path(__file__).resolve().parents[1]
 CAUSAL, ENCODER = "tiny-llama", "tiny-bert"
 CAUSAL_STUDIES = ("steer", "revealed_belief", "probes", "scoring_methods")
+# The slow test's card scale: the smoke config cut to the least that gives every panel its n and interval.
+CARD_TEST_SCALE = REPO / "tests" / "data" / "card_scale.yaml"
 
 
 def _csv(root: Path, study: str, name: str, frame: pd.DataFrame) -> None:
@@ -60,7 +62,8 @@ def write_tables(root: Path) -> Path:
         "model": CAUSAL, "setting_id": settings * 2, "method": ["revealed"] * 10 + ["stated"] * 10,
         "family": "dice", "chebyshev": np.r_[rng.uniform(0.05, 0.2, 10), rng.uniform(0.5, 0.9, 10)]}))
     _csv(root, "revealed_belief", "compare_paper", pd.DataFrame({
-        "table": ["table_b1_1"] * 3, "row": ["a", "b", "c"], "paper_llama3_70b": [0.11, 0.1, 0.25],
+        "table": ["table_b1_1"] * 3, "row": ["a", "b", "c"], "paper_model": "Llama-3-70B",
+        "paper_llama3_70b": [0.11, 0.1, 0.25],
         CAUSAL: [0.06, 0.12, 0.07]}))
     probes = []
     for model, method in ((CAUSAL, "letter_prob"), (f"{ENCODER} seed 1234", "mc_logit")):
@@ -161,6 +164,16 @@ def test_competence_flags_a_model_at_chance_and_a_coder_below_its_bar(tmp_path):
     assert any("covers chance" in f for f in panels["scoring_methods"].flags)  # label: 11 of 40 at chance .25
     encoder = {p.study: p for p in panels_of(tmp_path, ENCODER)}
     assert any("not above chance" in f for f in encoder["probes"].flags)
+
+
+def test_a_one_seed_encoder_card_reads_its_seeds_bets_rows(tmp_path):
+    root = write_tables(tmp_path)
+    path = root / "bets" / "tables" / "table5.csv"
+    frame = pd.read_csv(path)
+    frame["model"] = f"{ENCODER}__seed1234"  # one seed configured: table5 has no mean row
+    frame.to_csv(path, index=False)
+    bets = next(p for p in panels_of(root, ENCODER) if p.study == "bets")
+    assert bets.status == OK and bets.headlines[0].n == 50
 
 
 def test_a_missing_table_fails_its_panel_and_the_others_still_build(tmp_path):
@@ -281,6 +294,18 @@ def screenshot(browser: str, page: Path, out: Path) -> np.ndarray:
     return plt.imread(out)
 
 
+def test_the_test_card_scale_is_a_complete_config_that_cards_both_tiny_models_itself():
+    from choicelab.config import check_references, validate_config
+
+    scale = yaml.safe_load(CARD_TEST_SCALE.read_text())
+    validate_config(scale)
+    assert REPO / scale["cards"]["scale"] == CARD_TEST_SCALE
+    plan = plan_card_run(scale, scale, card_models(scale))
+    validate_config(plan.config)
+    check_references(plan.config)
+    assert plan.studies == {CAUSAL: CAUSAL_STUDIES, ENCODER: ("bets", "probes")}
+
+
 @pytest.mark.slow
 def test_cards_for_two_tiny_random_models_build_and_render_in_a_browser(tmp_path, data_mirror):
     import sys
@@ -289,7 +314,7 @@ def test_cards_for_two_tiny_random_models_build_and_render_in_a_browser(tmp_path
 
     proc = subprocess.run(
         [sys.executable, "-m", "snakemake", "cards", "--cores", "2", "-s", str(REPO / "Snakefile"), "-d",
-         str(tmp_path), "--configfile", str(REPO / "configs" / "smoke.yaml"), "--config",
+         str(tmp_path), "--configfile", str(CARD_TEST_SCALE), "--config",
          f"data_mirror={data_mirror}", f"card_models=[{CAUSAL}, {ENCODER}]"],
         capture_output=True, text=True, timeout=2400, env=repo_env())
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
@@ -319,3 +344,14 @@ def test_the_shipped_card_scale_is_a_complete_config_and_plans_smollm2s_card():
     check_references(plan.config)
     assert plan.studies == {"smollm2-135m-instruct": CAUSAL_STUDIES}
     assert plan.config["studies"]["bets"]["enabled"] is False  # no encoder card: bets does not run
+    assert plan.config["studies"]["probes"]["models"] == []  # ... and probes fine-tunes no encoder
+
+
+def test_a_causal_only_card_fine_tunes_no_encoder_it_does_not_show():
+    config = smoke_config()
+    causal_only = plan_card_run(config, smoke_config(), [CAUSAL])
+    assert causal_only.config["studies"]["probes"]["models"] == []
+    assert "probes_robustness" in causal_only.targets and "probes_tables" not in causal_only.targets
+    with_encoder = plan_card_run(config, smoke_config(), [CAUSAL, ENCODER])
+    assert with_encoder.config["studies"]["probes"]["models"] == [ENCODER]
+    assert "probes_tables" in with_encoder.targets

@@ -21,10 +21,10 @@ from choicelab.provenance import describe_inputs, make_record, write_sidecar
 
 # The keys that set each study's size, shown on the card beside the scale file.
 SCALE_KEYS = {
-    "steer": ("scale.n_per_test", "adaptation_questions"),
+    "steer": ("scale.n_per_test", "adaptations", "adaptation_questions"),
     "revealed_belief": ("n_dice", "faces"),
-    "probes": ("dev_size", "train_size", "causal_items", "seeds"),
-    "scoring_methods": ("items_per_condition", "grid_items"),
+    "probes": ("benchmarks", "causal_benchmarks", "dev_size", "train_size", "causal_items", "seeds"),
+    "scoring_methods": ("items_per_condition", "grid_benchmarks", "grid_items"),
     "bets": ("seeds", "train_eval_size"),
 }
 

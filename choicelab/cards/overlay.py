@@ -54,6 +54,11 @@ TABLE_RULES: dict[str, tuple[str, ...]] = {
     "bets": ("bets_result_tables",),
 }
 
+# Table rules that need a model of the study's "models" list (probes_tables reads the fine-tuned encoders'
+# confidences): a card run with no such card model does not ask for them (the card's probes panel then reads the
+# robustness matrix only, without the paper's RoBERTa comparison).
+ENCODER_RULES: dict[str, tuple[str, ...]] = {"probes": ("probes_tables",)}
+
 
 @dataclass(frozen=True)
 class CardPlan:
@@ -138,8 +143,8 @@ def plan_card_run(config: Mapping[str, Any], scale: Mapping[str, Any], models: S
         section["enabled"] = True
         for keys in (MODEL_KEYS["causal"].get(study, ()), MODEL_KEYS["encoder"].get(study, ())):
             for key in keys:
-                # A study that needs one model of a kind no card model has (probes fine-tunes at least one encoder)
-                # keeps the scale's: it runs, its numbers are on no card.
-                section[key] = lists.get((study, key)) or (section[key] if key == "models" else [])
-    targets = tuple(rule for s in sorted(used) for rule in TABLE_RULES[s])
+                # A kind no card model has gets no model: a causal-only card fine-tunes no encoder for probes.
+                section[key] = lists.get((study, key), [])
+    targets = tuple(rule for s in sorted(used) for rule in TABLE_RULES[s]
+                    if not (rule in ENCODER_RULES.get(s, ()) and not lists.get((s, "models"))))
     return CardPlan(out, {m: tuple(s) for m, s in studies.items()}, skipped, targets)

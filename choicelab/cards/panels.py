@@ -199,7 +199,9 @@ def revealed_belief_panel(root: str | Path, model: str) -> Panel:
     headlines = []
     compare_path = table_path(root, "revealed_belief", "compare_paper")
     compare = _read(compare_path)
-    paper_cols = [c for c in compare.columns if c.startswith("paper_")]
+    # the paper's numbers (paper_llama3_70b); paper_model names the model in words
+    paper_cols = [c for c in compare.columns
+                  if c.startswith("paper_") and pd.api.types.is_numeric_dtype(compare[c])]
     for method, label in (("revealed", "RevB error (Chebyshev)"), ("stated", "StaA error (Chebyshev)")):
         rows = d[d["method"] == method]
         if len(rows):
@@ -374,7 +376,11 @@ def bets_panel(root: str | Path, model: str) -> Panel:
     path = table_path(root, "bets", "table5")
     t = _read(path)
     names = t["model"].astype(str)
-    label = next((n for n in names.unique() if n == model or n.startswith(f"{model} mean of")), None)
+    # the model's row: its own, else its mean over seeds, else (one seed configured) its only seed's
+    unique = list(names.unique())
+    label = next((n for n in unique if n == model or n.startswith(f"{model} mean of")), None)
+    if label is None:
+        label = next((n for n in unique if n.startswith(f"{model}__seed")), None)
     if label is None:
         raise ValueError(f"{path}: no rows for {model!r}")
     rows = t[names == label]

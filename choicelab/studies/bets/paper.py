@@ -285,9 +285,11 @@ def compare_paper_figure(compared: pd.DataFrame) -> plt.Figure:
                 for k, n in zip(zip(mine["stage"], mine["condition"], strict=True), mine["n"], strict=True):
                     if pd.notna(n) and n:
                         ns[k].add(str(int(n)))
-        labels = [f"{c}\n{s.removeprefix('fine-tuned:')}" + (f"\nn={'/'.join(sorted(ns[(s, c)]))}" if ns[(s, c)]
-                                                               else "") for s, c in keys]
-        ax.set_xticks(range(len(keys)), labels, fontsize=8, rotation=90 if len(keys) > 8 else 0)
+        crowded = len(keys) > 8  # Table 20's 18 cells: one rotated line each, "fine-tune modality -> test:split"
+        sep = " " if crowded else "\n"
+        labels = [(f"{s.removeprefix('fine-tuned:')} -> {c}" if crowded else f"{c}\n{s}")
+                  + (f"{sep}n={'/'.join(sorted(ns[(s, c)]))}" if ns[(s, c)] else "") for s, c in keys]
+        ax.set_xticks(range(len(keys)), labels, fontsize=8, rotation=90 if crowded else 0)
         ax.set_xlim(-0.6, len(keys) - 0.4)
         if table != "table20 headline":
             ax.set_ylim(0, 100)

@@ -333,6 +333,28 @@ def test_compare_paper_puts_the_papers_numbers_beside_ours_and_says_when_models_
     assert same[(same["paper_model"] == "BERT") & (same["table"] == "table5")]["same_model"].all()
 
 
+def test_compare_paper_figure_draws_the_papers_encoders_beside_ours_with_se_and_n(oracle_evaluations):
+    from choicelab.plotting import MIN_FONT_SIZE, PAPER_MARKER, plt, small_texts, texts
+
+    evaluations, _ = oracle_evaluations
+    paper = bets_paper.read_paper_numbers(str(ib.DATA_DIR / "paper" / "paper_numbers.csv"))
+    table = bets_paper.compare_paper(evaluations, paper, {"enc": "BERT"}, pd.DataFrame())
+    ours = table[(table["our_model"] == "enc") & (table["table"] != "table20 headline")]
+    assert (ours["n"] > 0).all() and ours["our_se_percent"].notna().all()
+    # like for like only where the paper's encoder is ours (enc stands for BERT here); each row says why not
+    assert set(ours.loc[ours["like_for_like"], "paper_model"]) == {"BERT"}
+    assert ours.loc[~ours["like_for_like"], "note"].str.contains("not a reproduction").all()
+    fig = bets_paper.compare_paper_figure(table)
+    fig.canvas.draw()
+    words = " ".join(t.get_text() for t in texts(fig))
+    assert small_texts(fig, MIN_FONT_SIZE) == []
+    assert all(f"paper: {m}" in words for m in ("BERT", "RoBERTa", "DeBERTa", "BigBird")) and "ours: enc" in words
+    assert "n=25" in words and "n=100" in words  # Table 5 cells have 25 questions, Table 20 test cells 100
+    markers = {line.get_marker() for ax in fig.axes for line in ax.get_lines()}
+    assert PAPER_MARKER in markers
+    plt.close(fig)
+
+
 def test_pvalue_check_recomputes_the_papers_pvalues_and_flags_the_one_that_disagrees():
     paper = bets_paper.read_paper_numbers(str(ib.DATA_DIR / "paper" / "paper_numbers.csv"))
     check = bets_paper.pvalue_check(paper)

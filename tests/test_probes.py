@@ -308,6 +308,25 @@ def test_table1_significance_tests_detect_a_strong_prior_bias_and_not_chance_beh
     assert not out["confidence_difference_gt0_significant_99"] and not out["confidence_vs_ideal_significant_99"]
 
 
+def test_table1_gives_the_avg_confidence_difference_its_standard_error_over_instances():
+    from choicelab.studies.probes.paper import compare_paper
+    from choicelab.studies.probes.tables import confidence_difference, table1
+
+    frame = _wq_frame(200, 5, hit=0.75, p_nq=0.7, p_wq=0.65, p_orig=0.9).assign(model="enc", benchmark="piqa")
+    row = table1(frame).iloc[0]
+    assert row["avg_confidence_difference"] == pytest.approx(0.05, abs=0.01)
+    assert row["avg_confidence_difference_n"] == 200
+    # noise SD 0.01 per NQ item and 0.01/sqrt(5) per instance's WQ mean: SE ~ 0.011/sqrt(200)
+    assert row["avg_confidence_difference_se"] == pytest.approx(0.011 / np.sqrt(200), rel=0.25)
+    nq = pd.DataFrame({"original_id": ["a", "b"], "p_label": [0.9, 0.5]})
+    wq = pd.DataFrame({"original_id": ["a", "a", "b", "b"], "p_label": [0.7, 0.5, 0.4, 0.4]})
+    assert confidence_difference(nq, wq) == pytest.approx((0.2, 0.1, 2))  # per instance 0.3 and 0.1
+    paper1 = pd.DataFrame({"benchmark": ["PIQA"], "avg_confidence_difference": [0.1], "wq_pseudo_accuracy": [0.6]})
+    compared = compare_paper(table1(frame), pd.DataFrame(), paper1, pd.DataFrame(columns=["benchmark", "probe"]))
+    drawn = compared[compared["quantity"] == "avg confidence difference"].iloc[0]
+    assert drawn["ours_se"] == row["avg_confidence_difference_se"] and drawn["instances"] == 200
+
+
 def test_hits_at_k_table_has_every_k_up_to_n_and_the_original_accuracy():
     from choicelab.studies.probes.tables import hits_at_k_table
 

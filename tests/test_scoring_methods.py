@@ -628,13 +628,39 @@ def test_the_sources_root_is_where_every_declared_source_file_lies(data_mirror):
         sources.source_root(paths[1:])
 
 
+def test_compare_paper_figure_draws_the_papers_printed_numbers_beside_ours_with_interval_and_n():
+    from choicelab.plotting import MIN_FONT_SIZE, PAPER_MARKER, plt, small_texts, texts
+
+    human = pd.DataFrame({"condition": ["irony", "maxims"], "k": [344, 300], "n": [374, 380],
+                          "accuracy": [344 / 374, 300 / 380]})
+    fig = paper.compare_paper_figure(human)
+    fig.canvas.draw()
+    words = " ".join(t.get_text() for t in texts(fig))
+    assert small_texts(fig, MIN_FONT_SIZE) == []
+    assert "paper: human accuracy (printed)" in words and "ours:" in words and "n=374" in words and "n=380" in words
+    (ax,) = fig.axes
+    diamonds = [line for line in ax.get_lines() if line.get_marker() == PAPER_MARKER]
+    assert [round(float(v), 3) for v in diamonds[0].get_ydata()] == [0.919, 0.796]  # the paper's printed values
+    assert len(ax.collections) == 1  # our points' interval bars
+    plt.close(fig)
+
+
+def test_compare_paper_says_a_finding_is_like_for_like_only_with_the_papers_four_models():
+    assert paper.like_for_like("human_accuracy", ["tiny"])[0]
+    alike, why = paper.like_for_like("finding", ["hf:google/flan-t5-xl", "tiny"])
+    assert not alike and "not run here: GPT-3.5-turbo-instruct, text-davinci-002, LLaMA-2-7B" in why
+    assert paper.like_for_like("finding", ["gpt-3.5-turbo-instruct", "text-davinci-002", "meta-llama/Llama-2-7b-hf",
+                                           "google/flan-t5-xl"])[0]
+
+
 def test_every_table_and_figure_has_one_artifact_row_with_its_builder():
     from choicelab.artifacts import by_name, of_rule
     from choicelab.studies.scoring_methods.artifacts import ARTIFACTS, artifact_files
 
     names = by_name(ARTIFACTS)  # unique names
     assert [a.name for a in of_rule(ARTIFACTS, "sm_tables")] == [
-        "table_numbers", "compare_paper", "free_accuracy", "hand_codes", "human_accuracy", "robustness_matrix"
+        "table_numbers", "compare_paper", "fig_compare_paper", "free_accuracy", "hand_codes", "human_accuracy",
+        "robustness_matrix"
     ]
     assert {a.kind for a in of_rule(ARTIFACTS, "sm_figures")} == {"figure"}
     assert all(callable(a.builder) for a in names.values())

@@ -37,6 +37,14 @@ def _of_inputs(build: Callable[[Any, Any], Any], sources: Sources) -> Any:
     return build(sources.inputs, sources.settings)
 
 
+def _compare_paper_figure(sources: Sources) -> Any:
+    """The paper's Tables 5, 6, 14 and 20 beside ours, drawn (from the same frame as ``compare_paper``)."""
+    from choicelab.studies.bets.paper import compare_paper_figure
+
+    frame, _ = tables.compare_paper(sources.inputs, sources.settings)
+    return compare_paper_figure(frame)
+
+
 def _figure(build: Callable[[Any], Any], sources: Sources) -> Any:
     return figures.mark_gate(build(sources.evaluations), sources.gates)
 
@@ -91,6 +99,11 @@ ARTIFACTS: tuple[Artifact, ...] = (
     Artifact("compare_paper", "Tables 5, 6, 14, 20 of the paper beside ours",
              "the paper's numbers beside ours (same model or not), with the RQ3 same- vs cross-modality gap",
              partial(_of_inputs, tables.compare_paper), RESULT_RULE),
+    Artifact("fig_compare_paper", "extra: the paper's Tables 5, 6, 14, 20 beside ours, in a figure",
+             "accuracy (%) on one scale: the paper's four encoders (black diamonds) beside each of our models "
+             "(+/- binomial SE, n questions under each cell); the paper's encoders are BERT/RoBERTa/DeBERTa/BigBird, "
+             "so beside another encoder they are context, not a reproduction",
+             _compare_paper_figure, RESULT_RULE, kind="figure"),
     Artifact("training",
              "extra: data, recipe, epochs and dev accuracy of every checkpoint (target reached or not); the default "
              "(SWAG) stage beside the paper's SWAG validation accuracy (77/79/85/81)",
@@ -131,7 +144,7 @@ def sources(smk: Any, settings: Any) -> Sources:
 def caption(artifact: Artifact, sources: Sources, note: str) -> str:
     """A table's caption names the study's encoders (settings); a figure's the encoders in its evaluations, after
     the seeds and competence note."""
-    if artifact.kind == "figure":
+    if artifact.kind == "figure" and sources.evaluations is not None:
         return caption_naming(f"{artifact.caption}{sources.note}{note}",
                               sorted(sources.evaluations["model"].unique()), "encoders")
     return caption_naming(f"{artifact.caption}{note}", getattr(sources.settings, "models", ()))

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from choicelab.mc.competence import COLUMN
+from choicelab.plotting import PAPER_COLOUR, PAPER_MARKER, plt
 from choicelab.studies.bets import metrics as m
 from choicelab.studies.bets.competence import NOT_ABOVE_CHANCE
 
@@ -87,6 +88,9 @@ def compare_paper(
                         "paper_percent": r.paper_value,
                         "our_model": getattr(o, "model", ""),
                         "our_percent": getattr(o, "accuracy_percent", np.nan),
+                        "our_se_percent": _binomial_se_percent(getattr(o, "accuracy_percent", np.nan),
+                                                               getattr(o, "n", 0)),
+                        "n": int(getattr(o, "n", 0)),
                         "same_model": bool(o is not None and paper_labels.get(_encoder(o.model)) == r.model),
                         COLUMN: getattr(o, COLUMN, ""),
                     }
@@ -94,8 +98,17 @@ def compare_paper(
     out = pd.DataFrame(rows)
     out["difference"] = out["our_percent"] - out["paper_percent"]
     out = pd.concat([out, _headline(acc, ours, paper_labels)], ignore_index=True)
+    out["like_for_like"] = out["same_model"].fillna(False).astype(bool) & out["our_model"].astype(bool)
     out["note"] = [_note(r, notes) for r in out.itertuples(index=False)]
     return out
+
+
+def _binomial_se_percent(percent: float, n: int) -> float:
+    """The binomial standard error (%) of an accuracy (%) over ``n`` questions (NaN without questions)."""
+    if not n or np.isnan(percent):
+        return float("nan")
+    p = percent / 100
+    return 100 * float(np.sqrt(p * (1 - p) / n))
 
 
 def _encoder(label: str) -> str:
@@ -230,6 +243,66 @@ def _note(row: Any, notes: pd.DataFrame) -> str:
     if not row.our_model:
         parts.append("no model of ours for this cell")
     return "; ".join(parts)
+
+
+def compare_paper_figure(compared: pd.DataFrame) -> plt.Figure:
+    """One panel per paper table and ground truth (Tables 5, 6, 14, 20 and the RQ3 headline), accuracy (%) on one
+    scale: per cell the paper's four encoders (black diamonds, grey shades, labelled "paper: <its model>") beside each
+    of our models (mean +- binomial SE; n questions under the cell)."""
+    cells = compared[compared["table"] != "table20 headline"]
+    panels = [(t, g) for t, g in cells.groupby(["table", "metric"], sort=False)]
+    headline = compared[compared["table"] == "table20 headline"]
+    if len(headline):
+        panels.append((("table20 headline", "standard"), headline))
+    n_cols = 2
+    n_rows = max(1, -(-len(panels) // n_cols))
+    fig, axes = plt.subplots(n_rows, n_cols, figsize=(9 * n_cols, 3.8 * n_rows), squeeze=False)
+    paper_models = list(dict.fromkeys(compared["paper_model"].dropna()))
+    shades = {p: str(0.75 * i / max(1, len(paper_models) - 1)) for i, p in enumerate(paper_models)}
+    ours = sorted(m for m in compared["our_model"].dropna().unique() if m)
+    colours = {m: f"C{i}" for i, m in enumerate(ours)}
+    width = 0.8 / max(1, len(paper_models) + len(ours))
+    for ax, ((table, metric), part) in zip(axes.flat, panels, strict=False):
+        keys = list(dict.fromkeys(zip(part["stage"], part["condition"], strict=True)))
+        x_of = {k: i for i, k in enumerate(keys)}
+        ns: dict[tuple[str, str], set[str]] = {k: set() for k in keys}
+        for j, model in enumerate(paper_models):
+            mine = part[part["paper_model"] == model].drop_duplicates(["stage", "condition"])
+            x = [x_of[k] + (j - (len(paper_models) + len(ours)) / 2 + 0.5) * width
+                 for k in zip(mine["stage"], mine["condition"], strict=True)]
+            ax.plot(x, mine["paper_percent"], ls="none", marker=PAPER_MARKER, color=PAPER_COLOUR,
+                    markerfacecolor=shades[model], label=f"paper: {model}")
+        for i, model in enumerate(ours):
+            mine = part[part["our_model"] == model].drop_duplicates(["stage", "condition"])
+            if mine.empty:
+                continue
+            x = [x_of[k] + (len(paper_models) + i - (len(paper_models) + len(ours)) / 2 + 0.5) * width
+                 for k in zip(mine["stage"], mine["condition"], strict=True)]
+            se = mine["our_se_percent"] if "our_se_percent" in mine else pd.Series(np.nan, index=mine.index)
+            ax.errorbar(x, mine["our_percent"], yerr=se.fillna(0.0), ls="none", marker="o", capsize=2,
+                        color=colours[model], label=f"ours: {model}")
+            if "n" in mine:
+                for k, n in zip(zip(mine["stage"], mine["condition"], strict=True), mine["n"], strict=True):
+                    if pd.notna(n) and n:
+                        ns[k].add(str(int(n)))
+        crowded = len(keys) > 8  # Table 20's 18 cells: one rotated line each, "fine-tune modality -> test:split"
+        sep = " " if crowded else "\n"
+        labels = [(f"{s.removeprefix('fine-tuned:')} -> {c}" if crowded else f"{c}\n{s}")
+                  + (f"{sep}n={'/'.join(sorted(ns[(s, c)]))}" if ns[(s, c)] else "") for s, c in keys]
+        ax.set_xticks(range(len(keys)), labels, fontsize=8, rotation=90 if crowded else 0)
+        ax.set_xlim(-0.6, len(keys) - 0.4)
+        if table != "table20 headline":
+            ax.set_ylim(0, 100)
+        ax.set_ylabel("accuracy (%)" if table != "table20 headline" else "mean accuracy / gap (%)")
+        ax.set_title(f"{table}: {metric}" + (" (paper: mean of its 4 encoders)" if table == "table20 headline"
+                                              else ""), fontsize=9)
+    for ax in list(axes.flat)[len(panels):]:
+        ax.axis("off")
+    axes[0][0].legend(fontsize=8, ncol=2)
+    fig.suptitle("The paper's Tables 5, 6, 14, 20 (black diamonds: its encoders) beside ours "
+                 f"({', '.join(ours) or 'no model run'}; +/- binomial SE; n = questions)", fontsize=10)
+    fig.tight_layout()
+    return fig
 
 
 def pvalue_check(paper: pd.DataFrame) -> pd.DataFrame:

@@ -82,10 +82,23 @@ def accuracy_table(conf: pd.DataFrame, train_info: dict[str, dict], gate: pd.Dat
     return pd.DataFrame.from_records(records)
 
 
+def confidence_difference(nq: pd.DataFrame, wq: pd.DataFrame) -> tuple[float, float, int]:
+    """(mean, SE, n) of the No-Question minus Wrong-Question confidence in the pseudo-correct option, paired per
+    instance (``original_id``; Wrong-Question averaged over its trials): the instances are the sampling unit, so the
+    SE is over the n instances probed both ways. Equal to the difference of the two means when every instance has the
+    same number of trials."""
+    per_instance = pd.concat([nq.groupby("original_id")["p_label"].mean().rename("nq"),
+                              wq.groupby("original_id")["p_label"].mean().rename("wq")], axis=1, join="inner")
+    mean, se = mean_se((per_instance["nq"] - per_instance["wq"]).tolist())
+    return mean, se, len(per_instance)
+
+
 def table1(conf: pd.DataFrame) -> pd.DataFrame:
     """Wrong-Question (Table 1): bias-free 1/n, the average confidence difference (No-Question minus Wrong-Question,
-    in the pseudo-correct option), the pseudo-accuracy (mean +- SE over trials, exact 95 % CI over instances) and
-    the paper's significance statements at 99 % (``pm.wrong_question_tests``)."""
+    in the pseudo-correct option: the mean over instances of each instance's No-Question confidence minus its mean
+    Wrong-Question confidence over trials, with its SE over those n instances), the pseudo-accuracy (mean +- SE over
+    trials, exact 95 % CI over instances) and the paper's significance statements at 99 %
+    (``pm.wrong_question_tests``)."""
     records = []
     for (model, benchmark), group in conf.groupby(["model", "benchmark"], sort=True):
         nq, wq = group[group["probe"] == "nq"], group[group["probe"] == "wq"]
@@ -95,10 +108,13 @@ def table1(conf: pd.DataFrame) -> pd.DataFrame:
         mean, se = mean_se(per_trial)
         test = pm.pseudo_accuracy_test(wq)
         orig = _orig_of(group)
+        difference, difference_se, difference_n = confidence_difference(nq, wq)
         records.append({"benchmark": paper_name(benchmark), "model": model, "instances": test["n"],
                         "trials": test["trials"], "bias_free": test["chance"],
                         "accuracy_before": pm.accuracy(orig),
-                        "avg_confidence_difference": nq["p_label"].mean() - wq["p_label"].mean(),
+                        "avg_confidence_difference": difference,
+                        "avg_confidence_difference_se": difference_se,
+                        "avg_confidence_difference_n": difference_n,
                         "wq_pseudo_accuracy": mean, "wq_pseudo_accuracy_se": se,
                         "wq_pseudo_accuracy_ci95_low": test["ci95_low"],
                         "wq_pseudo_accuracy_ci95_high": test["ci95_high"],

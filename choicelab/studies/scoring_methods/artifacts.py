@@ -42,6 +42,16 @@ ARTIFACTS: tuple[Artifact, ...] = (
         paper.compare_paper_table,
         "sm_tables",
     ),
+    Artifact(
+        "fig_compare_paper",
+        "extra: the numbers the paper prints (human accuracy per condition) beside ours, in a figure",
+        "the paper's printed human accuracy per condition (black diamonds) beside ours recounted from the raw human "
+        "responses (95% binomial interval, n responses under each condition); the paper gives its models' accuracies "
+        "only as bars, so compare_paper checks its findings instead",
+        paper.compare_paper_figure_of,
+        "sm_tables",
+        "figure",
+    ),
     _table(
         "free_accuracy",
         "free-generation accuracy (Figs 2-3's free bars) with the authors' hand-coded accuracy and the coder's error",

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from choicelab.plotting import PAPER_COLOUR, PAPER_MARKER, plt
 from choicelab.studies.scoring_methods.human import PAPER_HUMAN_ACCURACY
 from choicelab.studies.scoring_methods.tables import (
     StudyFrames,
@@ -175,6 +176,30 @@ def _findings(fig2: pd.DataFrame, fig3: pd.DataFrame, flips: pd.DataFrame) -> li
     return out
 
 
+# The paper's models (Sec. 3); it prints their accuracies only as bars (Figs 2-3), no numbers.
+PAPER_MODELS = ("GPT-3.5-turbo-instruct", "text-davinci-002", "LLaMA-2-7B", "FLAN-T5-XL")
+
+
+def _key(name: str) -> str:
+    return "".join(ch for ch in str(name).lower() if ch.isalnum())
+
+
+def like_for_like(kind: str, models: list[str]) -> tuple[bool, str]:
+    """(like for like, why) for a row of :func:`compare_paper`: human accuracies are the same raw responses the paper
+    counted; a finding is the paper's only where we ran all four of its models."""
+    if kind == "human_accuracy":
+        return True, "same human responses as the paper (LLM_link human data), recounted here"
+    ran = {_key(m) for m in models}
+    missing = [p for p in PAPER_MODELS if not any(_key(p) in r for r in ran)]
+    if not models:
+        return False, "no model run here"
+    if not missing:
+        return True, "the paper's four models"
+    return False, (f"different models: the paper's finding is over {', '.join(PAPER_MODELS)}; ours over "
+                   f"{', '.join(models)} (not run here: {', '.join(missing)}); a check of the claim, "
+                   "not a reproduction")
+
+
 def compare_paper(
     choices: pd.DataFrame,
     human: pd.DataFrame,
@@ -202,7 +227,44 @@ def compare_paper(
     fig3 = fig3_table(choices, human)
     flips = flips if flips is not None else flip_share(reported_choices(choices))
     records += _findings(fig2, fig3, flips)
-    return pd.DataFrame.from_records(records, columns=["kind", "key", "paper", "ours", "agrees", "note"])
+    frame = pd.DataFrame.from_records(records, columns=["kind", "key", "paper", "ours", "agrees", "note"])
+    models = sorted(str(m) for m in choices["model"].unique()) if "model" in choices else []
+    verdicts = [like_for_like(kind, models) for kind in frame["kind"]]
+    frame["like_for_like"] = [alike for alike, _ in verdicts]
+    frame["note"] = ["; ".join(part for part in (note, why) if part)
+                     for note, (_, why) in zip(frame["note"], verdicts, strict=True)]
+    return frame
+
+
+def compare_paper_figure(human: pd.DataFrame, paper_human: dict[str, float] | None = None) -> plt.Figure:
+    """The numbers the paper prints (human accuracy per condition; its models' accuracies are bars only) beside ours
+    recounted from the raw responses: the paper's as black diamonds, ours with a binomial 95 % interval and n."""
+    from choicelab.stats import binomial_se
+
+    paper_human = paper_human or PAPER_HUMAN_ACCURACY
+    conditions = list(human["condition"])
+    fig, ax = plt.subplots(figsize=(max(6.0, 1.3 * len(conditions)), 3.8))
+    x = np.arange(len(conditions))
+    paper = [paper_human.get(c, np.nan) for c in conditions]
+    ax.plot(x - 0.12, paper, ls="none", marker=PAPER_MARKER, color=PAPER_COLOUR,
+            label="paper: human accuracy (printed)")
+    se = [binomial_se(a, int(n)) for a, n in zip(human["accuracy"], human["n"], strict=True)]
+    ax.errorbar(x + 0.12, human["accuracy"], yerr=1.96 * np.asarray(se), ls="none", marker="o", capsize=3,
+                color="C0", label="ours: human accuracy from the raw responses (95% CI)")
+    ax.set_xticks(x, [f"{c}\nn={int(n)}" for c, n in zip(conditions, human["n"], strict=True)], fontsize=8)
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("accuracy (target choices)")
+    ax.legend(fontsize=8, loc="lower left")
+    ax.set_title("The paper's printed human accuracies beside ours; the paper prints its models' (GPT-3.5-instruct, "
+                 "davinci-002,\nLLaMA-2-7B, FLAN-T5-XL) accuracies only as bars, see compare_paper for its findings",
+                 fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def compare_paper_figure_of(data: StudyFrames) -> plt.Figure:
+    """:func:`compare_paper_figure` of the study's human data."""
+    return compare_paper_figure(data.human)
 
 
 def compare_paper_table(data: StudyFrames) -> tuple[pd.DataFrame, str]:

@@ -189,19 +189,3 @@ def study_outputs(study, artifacts, caption, category, label="artifact"):
         entries.extend(others)
         entries.extend(f"{path}{SIDECAR_SUFFIX}" for path in artifact.paths(study))
     return entries
-
-
-def artifact_outputs(folder, artifacts, caption, category, label="artifact"):
-    """Outputs of a job that writes ``artifacts`` (rows of a study's ARTIFACTS table) into ``folder``: per artifact
-    its files -- the first shown in the report, labelled with the artifact's name -- and each file's provenance
-    sidecar (``<file>.prov.json``, written by choicelab.provenance.write_artifact)."""
-    entries = []
-    for artifact in artifacts:
-        shown, *others = artifact.files(folder)
-        shown_file = report(
-            shown, caption=caption, category=category, labels={label: artifact.name}
-        )
-        entries.append(shown_file)
-        entries.extend(others)
-        entries.extend(artifact.sidecars(folder))
-    return entries

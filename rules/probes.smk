@@ -23,13 +23,12 @@ PR_JOBS = pr_jobs.Jobs.from_config(
 PR_SETTINGS = PR_JOBS.settings
 # Each artifact-writing rule's outputs (files and provenance sidecars) and report captions, from ARTIFACTS.
 PR_OUTPUTS = {
-    job: [
-        entry
-        for folder, rows in pr_artifacts.by_folder(job).items()
-        for entry in artifact_outputs(
-            folder, rows, caption="../report/probes.rst", category="probes"
-        )
-    ]
+    job: study_outputs(
+        "probes",
+        of_rule(pr_artifacts.ARTIFACTS, job),
+        "../report/probes.rst",
+        "probes",
+    )
     for job in pr_artifacts.RULES
 }
 PR_CAPTIONS = {
@@ -201,7 +200,7 @@ rule probes_controls:
     params:
         captions=PR_CAPTIONS["probes_controls"],
     script:
-        "../scripts/probes_controls.py"
+        "../scripts/study_artifacts.py"
 
 
 rule probes_confidences:
@@ -277,7 +276,7 @@ rule probes_robustness:
     params:
         captions=PR_CAPTIONS["probes_robustness"],
     script:
-        "../scripts/probes_robustness.py"
+        "../scripts/study_artifacts.py"
 
 
 rule probes_tables:
@@ -303,7 +302,7 @@ rule probes_tables:
         premise=setting("probes", "premise_dev_accuracy"),
         captions=PR_CAPTIONS["probes_tables"],
     script:
-        "../scripts/probes_tables.py"
+        "../scripts/study_artifacts.py"
 
 
 rule probes_time:
@@ -339,7 +338,7 @@ rule probes_timing_table:
     params:
         captions=PR_CAPTIONS["probes_timing_table"],
     script:
-        "../scripts/probes_timing_table.py"
+        "../scripts/study_artifacts.py"
 
 
 rule probes_figures:
@@ -355,4 +354,4 @@ rule probes_figures:
     params:
         captions=PR_CAPTIONS["probes_figures"],
     script:
-        "../scripts/probes_figures.py"
+        "../scripts/study_artifacts.py"

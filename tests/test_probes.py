@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -485,19 +483,17 @@ def test_a_key_left_out_takes_the_schemas_default_and_nothing_else(tmp_path):
         from_config(partial)
 
 
-def test_every_artifact_names_its_builders_arguments_and_each_job_its_files():
-    from choicelab.studies.probes.artifacts import ARGUMENTS, ARTIFACT_BY_NAME, ARTIFACTS, job_artifacts
+def test_every_artifact_names_its_builders_arguments_and_the_rules_are_served_by_the_one_adapter():
+    from choicelab.studies import study_of_rule
+    from choicelab.studies.probes.artifacts import ARGUMENTS, ARTIFACT_BY_NAME, ARTIFACTS, BUILDERS, RULES
 
     inputs = {"conf", "seed", "trials", "train_info", "dev", "paper1", "paper2", "timings", "control", "fine_tuned",
               "paper", "gate", "training"}
-    assert set(ARGUMENTS) == set(ARTIFACT_BY_NAME)
+    assert set(ARGUMENTS) == set(ARTIFACT_BY_NAME) == set(BUILDERS)
     assert all(arg in inputs or arg in ARTIFACT_BY_NAME for args in ARGUMENTS.values() for arg in args)
     assert all(a.builder is not None and a.reproduces for a in ARTIFACTS)
-    outputs = ["t/table1.csv", "t/table1.md", "t/table1.csv.prov.json", "t/table1.md.prov.json", "f/fig3.png",
-               "f/fig3.svg"]
-    assert job_artifacts(outputs) == {"table1": ["t/table1.csv", "t/table1.md"], "fig3": ["f/fig3.png", "f/fig3.svg"]}
-    with pytest.raises(ValueError, match="no artifact"):
-        job_artifacts(["t/table99.csv"])
+    assert all(study_of_rule(rule) == "probes" for rule in RULES)
+    assert {a.id("probes") for a in ARTIFACTS} == {f"probes/{name}" for name in ARTIFACT_BY_NAME}
 
 
 def test_a_job_builds_a_table_another_artifact_reads_once(monkeypatch):
@@ -505,16 +501,35 @@ def test_a_job_builds_a_table_another_artifact_reads_once(monkeypatch):
     from choicelab.studies.probes import artifacts
 
     calls = []
-    table = artifacts.ARTIFACT_BY_NAME["table_nra"]
-    monkeypatch.setitem(artifacts.ARTIFACT_BY_NAME, "table_nra",
-                        dataclasses.replace(table, builder=lambda conf: calls.append(conf) or "frame"))
-    figure = artifacts.ARTIFACT_BY_NAME["fig4"]
-    monkeypatch.setitem(
-        artifacts.ARTIFACT_BY_NAME, "fig4", dataclasses.replace(figure, builder=lambda nra: ("fig", nra))
-    )
-    assert list(artifacts.build(["table_nra", "fig4"], {"conf": "c"})) == [("table_nra", "frame"),
-                                                                           ("fig4", ("fig", "frame"))]
+    monkeypatch.setitem(artifacts.BUILDERS, "table_nra", lambda conf: calls.append(conf) or "frame")
+    monkeypatch.setitem(artifacts.BUILDERS, "fig4", lambda nra: ("fig", nra))
+    sources = artifacts.Sources({"conf": "c"})
+    assert [sources.value("table_nra"), sources.value("fig4")] == ["frame", ("fig", "frame")]
     assert calls == ["c"]
+
+
+def test_the_one_writer_writes_a_probes_table_with_its_footnote_and_caption(tmp_path):
+    """A table's Markdown has 3 decimals and the job's footnote below it; its sidecars carry the probes id and a
+    caption naming the job's models and the footnote."""
+    import json
+
+    import pandas as pd
+
+    from choicelab.artifacts import write_artifacts
+    from choicelab.studies.probes import artifacts
+
+    timings = pd.DataFrame({"benchmark": "piqa", "model": "tiny-bert", "n": [5, 15], "seconds": [1.0, 3.0],
+                            "instances": [10, 10]})
+    sources = artifacts.Sources({"timings": timings}, models="tiny-bert", footnote="seed 1234")
+    outputs = [str(tmp_path / "table_timing.csv"), str(tmp_path / "table_timing.md")]
+    written = write_artifacts("probes", artifacts.ARTIFACTS, sources, outputs, rule="probes_timing_table",
+                              record={}, caption=artifacts.caption)
+    assert [a.name for a in written] == ["table_timing"]
+    markdown = (tmp_path / "table_timing.md").read_text()
+    assert markdown.endswith("\n\nseed 1234\n")
+    sidecar = json.loads((tmp_path / "table_timing.md.prov.json").read_text())
+    assert sidecar["artifact"]["id"] == "probes/table_timing"
+    assert sidecar["artifact"]["caption"].endswith("; models: tiny-bert. (seed 1234)")
 
 
 OTHER_BENCHMARKS = ("steer", "bets_value_cv", "bets_bet_coin", "pragmatics")  # other studies' MC benchmarks

@@ -156,6 +156,17 @@ def test_training_is_recorded_with_its_precision_and_tokenizes_once(tmp_path, mo
     assert len(calls) == 1
 
 
+def encoder_without_dropout(base):
+    """The encoder at ``base`` with a fresh MC head (seed 0) and every dropout off, so two runs compare exactly."""
+    import torch
+
+    model, tokenizer, _ = load_encoder_mc(base, seed=0, device="cpu")
+    for module in model.modules():
+        if isinstance(module, torch.nn.Dropout):
+            module.p = 0.0
+    return model, tokenizer
+
+
 def test_frozen_layers_train_only_the_top_on_cached_encodings_with_the_same_losses_as_freezing_them(tmp_path):
     """frozen_layers=k encodes the embeddings and bottom k layers once: the training losses and weights equal those of
     the same parts frozen and run every step (no dropout), the frozen parts are unchanged and the top has moved."""
@@ -166,25 +177,18 @@ def test_frozen_layers_train_only_the_top_on_cached_encodings_with_the_same_loss
     base = tmp_path / "tiny-bert"
     prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert"}, base)
 
-    def loaded():
-        model, tokenizer, _ = load_encoder_mc(base, seed=0, device="cpu")
-        for module in model.modules():
-            if isinstance(module, torch.nn.Dropout):
-                module.p = 0.0
-        return model, tokenizer
-
     train, dev = toy_items(16, 0, "train", 2), toy_items(8, 1, "dev", 2)
-    cached, tokenizer = loaded()
+    cached, tokenizer = encoder_without_dropout(base)
     with_cache = fine_tune_mc(cached, tokenizer, train, dev, learning_rate=1e-2, batch_size=4, max_epochs=2, seed=0,
                               frozen_layers=1, log=lambda _: None)
-    frozen, _ = loaded()
+    frozen, _ = encoder_without_dropout(base)
     frozen.base_model.embeddings.requires_grad_(False)
     encoder_layers(frozen)[0].requires_grad_(False)
     every_step = fine_tune_mc(frozen, tokenizer, train, dev, learning_rate=1e-2, batch_size=4, max_epochs=2, seed=0,
                               log=lambda _: None)
     assert [h["train_loss"] for h in with_cache.history] == pytest.approx(
         [h["train_loss"] for h in every_step.history], rel=1e-5)
-    start, _ = loaded()
+    start, _ = encoder_without_dropout(base)
     before, after = start.state_dict(), cached.state_dict()
     assert all(torch.equal(before[k], after[k]) for k in after if ".layer.0." in k or "embeddings" in k)
     assert any(not torch.equal(before[k], after[k]) for k in after if ".layer.1." in k)
@@ -198,28 +202,20 @@ def test_frozen_layers_evaluate_dev_on_cached_encodings_running_the_frozen_layer
     """With frozen_layers=k the dev evaluations also read the frozen bottom's output cached once per dev item: the
     frozen layer runs once for the train items and once for the dev items (not at every evaluation), and the dev
     accuracies equal those of the whole encoder run at every evaluation with the same parts frozen."""
-    import torch
 
     from choicelab.lm.encoder import encoder_layers, fine_tune_mc
 
     base = tmp_path / "tiny-bert"
     prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert"}, base)
 
-    def loaded():
-        model, tokenizer, _ = load_encoder_mc(base, seed=0, device="cpu")
-        for module in model.modules():
-            if isinstance(module, torch.nn.Dropout):
-                module.p = 0.0
-        return model, tokenizer
-
     train, dev = toy_items(16, 0, "train", 2), toy_items(24, 1, "dev", 2)
-    cached, tokenizer = loaded()
+    cached, tokenizer = encoder_without_dropout(base)
     calls = []
     encoder_layers(cached)[0].register_forward_hook(lambda *_: calls.append(1))
     with_cache = fine_tune_mc(cached, tokenizer, train, dev, learning_rate=1e-2, batch_size=4, max_epochs=2, seed=0,
                               eval_every_steps=1, frozen_layers=1, log=lambda _: None)
     assert len(with_cache.history) == 8 and len(calls) == 2  # one batch of train items, one of dev items
-    frozen, _ = loaded()
+    frozen, _ = encoder_without_dropout(base)
     frozen.base_model.embeddings.requires_grad_(False)
     encoder_layers(frozen)[0].requires_grad_(False)
     every_step = fine_tune_mc(frozen, tokenizer, train, dev, learning_rate=1e-2, batch_size=4, max_epochs=2, seed=0,

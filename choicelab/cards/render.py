@@ -68,10 +68,6 @@ def summary(panels: Sequence[Panel]) -> list[Sentence]:
     return out
 
 
-def _png(fig: plt.Figure) -> bytes:
-    return png_bytes(fig, dpi=110)
-
-
 def headline_figure(panel: Panel) -> bytes | None:
     """Each headline with its 95 % interval (filled), the papers' models on the same scale (hollow, labelled)."""
     hs = [h for h in panel.headlines if math.isfinite(h.estimate)]
@@ -94,7 +90,7 @@ def headline_figure(panel: Panel) -> bytes | None:
     ax.set_title(f"{panel.title} (dot: ours, 95 % interval; red tick: chance/zero; hollow: the papers' models)",
                  fontsize=8)
     ax.grid(axis="x", alpha=0.3)
-    return _png(fig)
+    return png_bytes(fig)
 
 
 def _short(text: str, n: int = 60) -> str:

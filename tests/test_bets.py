@@ -355,6 +355,27 @@ def test_compare_paper_figure_draws_the_papers_encoders_beside_ours_with_se_and_
     plt.close(fig)
 
 
+def test_compare_paper_figure_labels_every_plotted_model_and_keeps_the_title_off_the_panels(oracle_evaluations):
+    from choicelab.plotting import plt
+
+    evaluations, _ = oracle_evaluations
+    paper = bets_paper.read_paper_numbers(str(ib.DATA_DIR / "paper" / "paper_numbers.csv"))
+    table = bets_paper.compare_paper(evaluations, paper, {"enc": "BERT"}, pd.DataFrame())
+    # a model of ours that only the headline panel plots (as a seed mean is): its points still have a legend entry
+    only_headline = table[table["table"] == "table20 headline"].copy()
+    only_headline["our_model"] = "enc mean of 3 seeds"
+    fig = bets_paper.compare_paper_figure(pd.concat([table, only_headline], ignore_index=True))
+    fig.canvas.draw()
+    legend_labels = {t.get_text() for ax in fig.axes if ax.get_legend() for t in ax.get_legend().get_texts()}
+    assert {"ours: enc", "ours: enc mean of 3 seeds"} <= legend_labels
+    renderer = fig.canvas.get_renderer()
+    title_box = fig._suptitle.get_window_extent(renderer)
+    for ax in fig.axes:
+        if ax.get_title():
+            assert not title_box.overlaps(ax.title.get_window_extent(renderer)), ax.get_title()
+    plt.close(fig)
+
+
 def test_pvalue_check_recomputes_the_papers_pvalues_and_flags_the_one_that_disagrees():
     paper = bets_paper.read_paper_numbers(str(ib.DATA_DIR / "paper" / "paper_numbers.csv"))
     check = bets_paper.pvalue_check(paper)

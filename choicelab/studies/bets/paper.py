@@ -298,10 +298,16 @@ def compare_paper_figure(compared: pd.DataFrame) -> plt.Figure:
                                               else ""), fontsize=9)
     for ax in list(axes.flat)[len(panels):]:
         ax.axis("off")
-    axes[0][0].legend(fontsize=8, ncol=2)
+    # one legend for every panel's entries (a model of ours can appear in one panel only, e.g. the headline's
+    # seed mean), so no plotted point is left without its label
+    entries: dict[str, Any] = {}
+    for ax in axes.flat:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            entries.setdefault(label, handle)
+    axes[0][0].legend(list(entries.values()), list(entries), fontsize=8, ncol=2)
     fig.suptitle("The paper's Tables 5, 6, 14, 20 (black diamonds: its encoders) beside ours "
                  f"({', '.join(ours) or 'no model run'}; +/- binomial SE; n = questions)", fontsize=10)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.35 / fig.get_figheight()))  # the suptitle's line kept clear of the panels
     return fig
 
 

@@ -126,6 +126,8 @@ def test_steer_paper_figure_marks_the_papers_models_beside_ours(steer_frame, dra
     for model in load_paper_table3(PAPER_TABLE3)["model"]:
         assert f"paper: {model}" in words
     assert "ours: model-a (n=" in words and "the paper's number" in words
+    # the paper's own definition is ambiguous (formula vs stated range): the figure says so beside its numbers
+    assert "exact normalization is open" in words
 
 
 def test_steer_compare_paper_says_per_row_whether_it_is_like_for_like_and_why():

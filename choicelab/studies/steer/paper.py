@@ -63,6 +63,12 @@ def _per_model(results: pd.DataFrame, module: str | None = None) -> pd.DataFrame
     return pd.DataFrame(rows, columns=["model", "value", "se", "n_elements", "n_questions"])
 
 
+# The paper's text defines normalized accuracy as (acc - r)/r, yet says it "falls between -1 and 1", which that
+# formula does only for two options; its Table 3 may use another normalization. Its numbers are plotted as printed.
+TABLE3_DEFINITION_NOTE = ("paper: its numbers as printed; it defines (acc - r)/r but says the range is [-1, 1],\n"
+                          "true of that formula for two options only, so its exact normalization is open")
+
+
 def _panel(ax: Any, paper: pd.DataFrame, ours: pd.DataFrame, title: str) -> None:
     """Horizontal rows: the paper's models (black diamonds) then ours (circles, +- SE over elements, n)."""
     from choicelab.plotting import PAPER_COLOUR, PAPER_MARKER
@@ -102,7 +108,7 @@ def plot_paper_beside_ours(results: pd.DataFrame, paper_table3: str | Path, pape
     n_right = sum(len(bias[bias["module"] == m]) + len(ours_all) for m in modules)
     height = max(len(table3) + len(ours_all), n_right) * 0.34 + 2.2
     fig, axes = plt.subplots(1, 1 + len(modules), figsize=(7 + 5.5 * len(modules), height), squeeze=False)
-    _panel(axes[0][0], table3, ours_all, "Table 3: whole benchmark, no adaptation")
+    _panel(axes[0][0], table3, ours_all, "Table 3: whole benchmark, no adaptation\n" + TABLE3_DEFINITION_NOTE)
     for ax, module in zip(axes[0][1:], modules, strict=True):
         paper = bias[bias["module"] == module].rename(columns={"paper_model": "model", "paper_value": "value"})
         _panel(ax, paper[["model", "value"]], _per_model(results, module), BIAS_MODULES[module])

@@ -49,6 +49,36 @@ def job_seconds(workdir: Path) -> dict[str, float]:
     return out
 
 
+def job_cpu_seconds(workdir: Path) -> dict[str, float]:
+    """CPU seconds of every benchmarked job (Snakemake's ``cpu_time`` column), keyed like :func:`job_seconds`.
+
+    Unlike wall seconds they hardly grow when other processes share the cores, so on a busy machine they still say
+    what the jobs cost: their sum over the number of cores is a lower bound on the wall time of those jobs on
+    that many free cores."""
+    out = {}
+    root = workdir / "results" / "benchmarks"
+    for path in sorted(root.rglob("*.tsv")):
+        with path.open() as handle:
+            rows = list(csv.DictReader(handle, delimiter="\t"))
+        if rows and rows[-1].get("cpu_time") not in (None, "", "NA"):
+            out[str(path.relative_to(root))] = float(rows[-1]["cpu_time"])
+    return out
+
+
+def cpu_report(cpu: dict[str, float], cores: int) -> str:
+    """Per study, the jobs' CPU seconds, and the bound they put on a run on ``cores`` free cores."""
+    if not cpu:
+        return "CPU seconds: no benchmark file reports cpu_time"
+    total = sum(cpu.values())
+    lines = [f"CPU seconds of the benchmarked jobs: {total:.1f} s; over {cores} cores: {total / cores:.1f} s, a lower "
+             "bound on their wall time on free cores (light rules and Snakemake's own time come on top)",
+             f"{'study':<20} {'CPU seconds':>12} {'share':>7}"]
+    for study, seconds in per_study(cpu).items():
+        lines.append(f"{study:<20} {seconds:12.1f} {seconds / total:7.1%}")
+    lines.append(finetune_report(cpu).replace("seconds", "CPU s  "))
+    return "\n".join(lines)
+
+
 def per_study(jobs: dict[str, float]) -> dict[str, float]:
     totals: dict[str, float] = defaultdict(float)
     for name, seconds in jobs.items():
@@ -176,6 +206,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.summarize:
         print(report(args.config, None, job_seconds(args.summarize)))
+        print(cpu_report(job_cpu_seconds(args.summarize), args.cores))
         print(usage_report(args.summarize))
         return 0
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix=f"choicelab-{args.config}-"))
@@ -183,6 +214,7 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"{workdir} already has results/: give a fresh --workdir so the whole workflow runs")
     wall = run(args.config, args.cores, workdir, args.mirror)
     print(report(args.config, wall, job_seconds(workdir)))
+    print(cpu_report(job_cpu_seconds(workdir), args.cores))
     print(usage_report(workdir))
     print(f"workdir: {workdir}")
     return 0

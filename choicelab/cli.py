@@ -12,6 +12,11 @@ from pathlib import Path
 MODELS_ROOT = Path("results/models")
 
 
+
+def _token_budget(text: str) -> int | str:
+    """--max-batch-tokens: a number of tokens, or auto."""
+    return text if text == "auto" else int(text)
+
 def _model_dir(model: str) -> Path:
     candidate = Path(model)
     if (candidate / "model.json").exists():
@@ -165,7 +170,8 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--dtype", choices=model_entry_key("dtype")["enum"], default=None,
                        help="load in this dtype instead of the model's own (its model.json)")
     score.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto")
-    score.add_argument("--max-batch-tokens", type=int, default=4096)
+    score.add_argument("--max-batch-tokens", type=_token_budget, default=4096,
+                       help="tokens per scoring batch, or auto (sized from the free GPU memory)")
     score.set_defaults(func=cmd_score)
 
     prov = sub.add_parser("provenance", help="print what an output (a figure, a table, a dump) rests on -- prompts, "

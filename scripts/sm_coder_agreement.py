@@ -28,7 +28,7 @@ with log_to(snakemake.log[0]):
     coded, agreement = code_free.code_hand_codes(
         hand, source_root(snakemake.input.sources), kind=from_record(p.settings).coder.kind,
         coder_dir=snakemake.input.coder[0] if snakemake.input.coder else None, device=p.device,
-        max_batch_tokens=int(p.max_batch_tokens), seed=int(p.seed),
+        max_batch_tokens=p.max_batch_tokens, seed=int(p.seed),
     )
     write(snakemake.output.coded, coded, metadata)
     write(snakemake.output.agreement, agreement, metadata)

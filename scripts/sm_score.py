@@ -20,7 +20,7 @@ with log_to(snakemake.log[0]):
         snakemake.input.model, scoring_items, model=wildcards.model, plan=plan,
         coder_dir=snakemake.input.coder[0] if snakemake.input.coder else None, coder_kind=settings.coder.kind,
         seed=int(p.seed),
-        device=p.device, max_batch_tokens=int(p.max_batch_tokens),
+        device=p.device, max_batch_tokens=p.max_batch_tokens,
     )
     print(f"{benchmark}: {len(scoring_items)} items, methods {list(plan.methods)}, {len(rows)} option scores")
     score_table.write_scores(

@@ -14,7 +14,7 @@ with log_to(snakemake.log[0]):
     rows, prompts = score_model(snakemake.input.model, read_items(snakemake.input.benchmark),
                                 read_items(snakemake.input.pool), model=model,
                                 adaptation=snakemake.wildcards.adaptation, adaptation_questions=p.adaptation_questions,
-                                max_new_tokens=int(p.max_new_tokens), max_batch_tokens=int(p.max_batch_tokens),
+                                max_new_tokens=int(p.max_new_tokens), max_batch_tokens=p.max_batch_tokens,
                                 seed=int(p.seed), device=p.device, chat_template=p.chat_template)
     record = record_json(job_record(snakemake, models=[snakemake.input.model]))
     write_dump(snakemake.output.dump, rows, record)

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 import torch
 from transformers import DynamicCache, PreTrainedModel, PreTrainedTokenizerBase
 
+from choicelab.lm.budget import token_budget
 from choicelab.lm.scorer import ContinuationRequest, ContinuationScore, Generation
 from choicelab.lm.tokenization import EncodedRequest, RequestEncoder, left_padded
 
@@ -175,7 +176,7 @@ class CausalScorer:
         model: PreTrainedModel,
         tokenizer: PreTrainedTokenizerBase,
         *,
-        max_batch_tokens: int = 4096,
+        max_batch_tokens: int | str = 4096,
         add_bos: bool | None = None,
         share_prefixes: bool = True,
         min_shared_prefix: int = 8,
@@ -184,7 +185,7 @@ class CausalScorer:
         self.model = model.eval()
         self.tokenizer = tokenizer
         self.encoder = RequestEncoder(tokenizer, add_bos=add_bos)
-        self.max_batch_tokens = max_batch_tokens
+        self.max_batch_tokens = token_budget(model, max_batch_tokens)  # "auto": sized from free device memory
         self.share_prefixes = share_prefixes
         self.min_shared_prefix = min_shared_prefix
         pad = tokenizer.pad_token_id

@@ -192,10 +192,13 @@ class Seq2SeqScorer:
     kind = "seq2seq"
 
     def __init__(self, model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, *, mode: str = "decoder",
-                 max_batch_tokens: int = 4096) -> None:
+                 max_batch_tokens: int | str = 4096) -> None:
+        from choicelab.lm.budget import token_budget
+
         if mode not in MODES:
             raise ValueError(f"seq2seq scoring mode {mode!r}; use one of {MODES}")
-        self.model, self.tokenizer, self.mode, self.max_batch_tokens = model, tokenizer, mode, max_batch_tokens
+        self.model, self.tokenizer, self.mode = model, tokenizer, mode
+        self.max_batch_tokens = token_budget(model, max_batch_tokens)
         self.pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
 
     def score_naive(self, requests: Sequence[ContinuationRequest]) -> list[ContinuationScore]:

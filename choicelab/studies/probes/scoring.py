@@ -65,7 +65,7 @@ def score_fine_tuned(checkpoint: str, probed: Sequence[MCItem], *, model: str, m
 
 
 def score_causal(model_dir: str, probed: Sequence[MCItem], *, model: str, items: int | None, seed: int,
-                 max_batch_tokens: int, device: str) -> list:
+                 max_batch_tokens: int | str, device: str) -> list:
     """A causal LM's letter (``letter_prob``) and sequence (``sum_logprob``) scores on the probes of a seeded subset
     of ``items`` original items (:func:`.items.causal_subset`)."""
     from choicelab.lm.causal import CausalScorer
@@ -83,7 +83,7 @@ def score_causal(model_dir: str, probed: Sequence[MCItem], *, model: str, items:
 
 
 def score_control(base: str, probed_files: Sequence[str], *, model: str, control_items: int | None,
-                  seq2seq_control_items: int | None, max_length: int, max_batch_tokens: int, seed: int,
+                  seq2seq_control_items: int | None, max_length: int, max_batch_tokens: int | str, seed: int,
                   device: str) -> list:
     """One control model, not fine-tuned, on the probes of every benchmark (Sec. 4.2-4.4), named
     :func:`control_name`: an encoder with an untrained (seeded) multiple-choice head on ``control_items`` originals

@@ -39,7 +39,7 @@ def load_embedder(
     return embed
 
 
-def load_judge(model_dir: str | Path, *, device: str = "cpu", max_batch_tokens: int = 4096) -> fc.Judge:
+def load_judge(model_dir: str | Path, *, device: str = "cpu", max_batch_tokens: int | str = 4096) -> fc.Judge:
     """An LLM judge (:data:`choicelab.studies.scoring_methods.coder.Judge`) from a materialized causal model folder
     (``results/models/<name>``, e.g. a hub instruct model named in ``studies.scoring_methods.coder.model``): each
     letter's log-probability as the continuation `` <letter>`` of the judge prompt (one forward pass per prompt,
@@ -225,7 +225,7 @@ AGREEMENT_COLUMNS = ("hand_model", "model_name", "role", "condition", "n", "targ
 
 def code_hand_codes(
     hand: pd.DataFrame, root: str | Path, *, kind: str, coder_dir: str | Path | None, device: str = "cpu",
-    max_batch_tokens: int = 4096, seed: int = 0,
+    max_batch_tokens: int | str = 4096, seed: int = 0,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The configured coder (``kind`` embedding: the encoder folder ``coder_dir``; judge: the causal model folder) on
     the authors' hand-coded generations: (the coded rows, :func:`coder_agreement`). Without a coder model (the

@@ -318,7 +318,7 @@ def free_generation(
     temperatures: Sequence[float],
     seeds: Sequence[int],
     max_new_tokens: int,
-    max_batch_tokens: int,
+    max_batch_tokens: int | str,
     generate: Callable[..., Any] | None = None,
     judge: fc.Judge | None = None,
 ) -> list[ScoreRow]:
@@ -351,7 +351,7 @@ def score_all(
     model: str,
     kind: str,
     plan: MethodPlan,
-    max_batch_tokens: int,
+    max_batch_tokens: int | str,
     scorer: Any = None,
     classify_embed: Callable[[Sequence[str]], np.ndarray] | None = None,
     judge: fc.Judge | None = None,
@@ -419,7 +419,7 @@ def score_model(
     coder_dir: str | None,
     seed: int,
     device: str,
-    max_batch_tokens: int,
+    max_batch_tokens: int | str,
     coder_kind: str = "embedding",
 ) -> list[ScoreRow]:
     """A scoring job: load the materialized model (causal or seq2seq, by its model.json) and the model that codes

@@ -416,7 +416,7 @@ def prompts_table(prompts: Sequence[Prompt], model: str) -> Any:
 
 
 def score_model(model_dir: str, items: Sequence[MCItem], pool: Sequence[MCItem], *, model: str, adaptation: str,
-                adaptation_questions: int | None, max_new_tokens: int, max_batch_tokens: int, seed: int,
+                adaptation_questions: int | None, max_new_tokens: int, max_batch_tokens: int | str, seed: int,
                 device: str, chat_template: bool | str | None = None) -> tuple[list[DumpRow], list[Prompt]]:
     """One scoring job: load the causal model in ``model_dir``, build each scored question's prompt under
     ``adaptation`` (greedy explanations of at most ``max_new_tokens`` tokens; through the model's chat template as

@@ -314,9 +314,12 @@ def lm_eval_run(model, tokenizer, requests, add_bos: bool, batch_size: int,
                 softmax_dtype: str | None = None) -> list[float]:
     """lm-eval's HFLM.loglikelihood on the model object, as a user runs it (``softmax_dtype`` None: the log-softmax
     in the model's dtype, lm-eval's default; "float32" for the agreement check)."""
+    import logging
+
     from lm_eval.api.instance import Instance
     from lm_eval.models.huggingface import HFLM
 
+    logging.getLogger("lm_eval").setLevel(logging.ERROR)  # its warning about a model object, once per batch size
     lm = HFLM(pretrained=model, tokenizer=tokenizer, batch_size=batch_size, add_bos_token=add_bos,
               logits_cache=False, softmax_dtype=softmax_dtype)
     instances = [Instance(request_type="loglikelihood", doc={}, arguments=(r.context, r.continuation), idx=i)

@@ -700,6 +700,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         help="engine token budgets besides its default")
     parser.add_argument("--lm-eval-batches", type=lambda s: [int(x) for x in s.split(",")], default=[16, 32, 64])
     parser.add_argument("--finetune-scale", type=float, default=1.0, help="multiplies the fine-tuning item counts")
+    parser.add_argument("--peak-n", type=int, default=None, help="matrix size of the peak measurement (8192)")
     parser.add_argument("--device", default=None, help="default: cuda if visible (cpu with --tiny)")
     parser.add_argument("--merge", type=Path, nargs="+", help="merge these reports into --out and print the table")
     parser.add_argument("--prepare-tokenizers", type=Path, metavar="DIR", help="write the offline tokenizers")
@@ -739,7 +740,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     def save() -> None:
         args.out.write_text(json.dumps(report, indent=1))
 
-    peak = measure_peak_bf16(device, 256 if args.tiny else 8192)
+    peak = measure_peak_bf16(device, args.peak_n or (256 if args.tiny else 8192))
     report["peak_bf16"] = peak
     env = report["environment"]
     emit(f"device {env['device']}, torch {env['torch']}, transformers {env['transformers']}, lm-eval "

@@ -40,12 +40,14 @@ OPTIONS = ["because the weather had been unusually dry", "so everyone went home 
            "and then the meeting ended without a decision", "since the map showed a different road"]
 
 
-def build_requests(n_questions: int, seed: int = 0) -> list[ContinuationRequest]:
+def build_requests(n_questions: int, seed: int = 0, sentences: int = 14) -> list[ContinuationRequest]:
+    """``n_questions`` x 4 options; each context is ``sentences`` random sentences (SmolLM2's tokenizer: 14 give
+    ~150 tokens, 16 give ~170, the shape of issue 28's GPU figures that bench/gpu.py uses)."""
     rng = random.Random(seed)
     requests = []
     for q in range(n_questions):
-        sentences = [f"{rng.choice(SUBJECTS)} {rng.choice(VERBS)} {rng.choice(OBJECTS)}." for _ in range(14)]
-        context = f"Question {q}. " + " ".join(sentences) + " Which continuation fits best? Answer:"
+        body = [f"{rng.choice(SUBJECTS)} {rng.choice(VERBS)} {rng.choice(OBJECTS)}." for _ in range(sentences)]
+        context = f"Question {q}. " + " ".join(body) + " Which continuation fits best? Answer:"
         for k, option in enumerate(rng.sample(OPTIONS, 4)):
             requests.append(ContinuationRequest(f"q{q}-o{k}", context, " " + option))
     return requests

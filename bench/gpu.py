@@ -301,11 +301,16 @@ def rate_fields(seconds: float, n_requests: int, tokens: int, useful_flops: floa
     }
 
 
-def engine_budgets(extra: Sequence[int]) -> list[int | None]:
+def budget_list(text: str) -> list[int | str]:
+    """--budgets: comma-separated token budgets, or auto (choicelab.lm.budget: sized from free GPU memory)."""
+    return [x if x == "auto" else int(x) for x in text.split(",")]
+
+
+def engine_budgets(extra: Sequence[int | str]) -> list[int | str | None]:
     """None (the CausalScorer's default budget) then the larger budgets asked for, without repeats."""
     default = inspect.signature(__import__("choicelab.lm.causal", fromlist=["CausalScorer"]).CausalScorer.__init__
                                 ).parameters["max_batch_tokens"].default
-    budgets: list[int | None] = [None]
+    budgets: list[int | str | None] = [None]
     budgets += [b for b in extra if b != default and b not in budgets]
     return budgets
 
@@ -374,13 +379,15 @@ def score_section(name: str, args, device: torch.device, dtype: torch.dtype, pea
     for budget in engine_budgets(args.budgets):
         kwargs = {} if budget is None else {"max_batch_tokens": budget}
         scorer = CausalScorer(model, tokenizer, **kwargs)
-        label = f"engine @{scorer.max_batch_tokens}" + (" (default)" if budget is None else "")
+        label = (f"engine @{scorer.max_batch_tokens}" + (" (default)" if budget is None else "")
+                 + (" (auto)" if budget == "auto" else ""))
         scorer.score(warm)
         reset_peak_memory(device)
         scores, seconds = timed(lambda s=scorer: s.score(requests), device)
         memory = peak_memory_gib(device)
         _, repeat = timed(lambda s=scorer: s.score(requests), device)
         row = {"label": label, "budget": scorer.max_batch_tokens, "default_budget": budget is None,
+               "auto_budget": budget == "auto",
                **rate_fields(seconds, len(requests), tokens, section["useful_flops"]["engine"], peak),
                "repeat_seconds": repeat, "peak_memory_gib": memory, "oom_retries": scorer.oom_retries}
         section["engine"].append(row)
@@ -696,7 +703,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--warmup-questions", type=int, default=32)
     parser.add_argument("--naive-questions", type=int, default=16)
     parser.add_argument("--sentences", type=int, default=16, help="sentences per context (16: ~170 tokens)")
-    parser.add_argument("--budgets", type=lambda s: [int(x) for x in s.split(",")], default=[8192, 32768],
+    parser.add_argument("--budgets", type=budget_list, default=["auto", 8192, 32768],
                         help="engine token budgets besides its default")
     parser.add_argument("--lm-eval-batches", type=lambda s: [int(x) for x in s.split(",")], default=[16, 32, 64])
     parser.add_argument("--finetune-scale", type=float, default=1.0, help="multiplies the fine-tuning item counts")
@@ -709,7 +716,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         args.warmup_questions = min(args.warmup_questions, 2)
         args.naive_questions = min(args.naive_questions, 2)
         args.sentences = min(args.sentences, 1)
-        args.budgets = [b // 64 for b in args.budgets]
+        args.budgets = [b // 64 for b in args.budgets if b != "auto"]  # auto on a CPU is the default budget
         args.lm_eval_batches = args.lm_eval_batches[:1]
     return args
 

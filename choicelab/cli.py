@@ -170,7 +170,7 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--dtype", choices=model_entry_key("dtype")["enum"], default=None,
                        help="load in this dtype instead of the model's own (its model.json)")
     score.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto")
-    score.add_argument("--max-batch-tokens", type=_token_budget, default=4096,
+    score.add_argument("--max-batch-tokens", type=_token_budget, default="auto",
                        help="tokens per scoring batch, or auto (sized from the free GPU memory)")
     score.set_defaults(func=cmd_score)
 

@@ -106,30 +106,67 @@ rule probes_probed:
         "../scripts/probes_probed.py"
 
 
-rule probes_finetune:
-    input:
-        base=wildcard_model_dir,
-        train=f"{PR}/benchmarks/{{benchmark}}.train.parquet",
-        gate=f"{PR}/benchmarks/{{benchmark}}.gate.parquet",
-    output:
-        directory(f"{PR}/checkpoints/{{model}}__{{benchmark}}__seed{{seed}}"),
-    log:
-        "results/logs/probes/finetune_{model}__{benchmark}__seed{seed}.log",
-    benchmark:
-        "results/benchmarks/probes/finetune_{model}__{benchmark}__seed{seed}.tsv"
-    wildcard_constraints:
-        seed=r"\d+",
-    retries: MODEL_RETRIES
-    conda:
-        "../envs/models.yaml"
-    threads: MODEL_THREADS
-    resources:
-        **model_job_resources(120),
-    params:
-        finetune=setting("probes", "finetune"),
-        device=config["device"],
-    script:
-        "../scripts/probes_finetune.py"
+# With frozen bottom layers (studies.probes.finetune.frozen_layers > 0), one job per encoder and benchmark trains
+# every seed's checkpoint: the tokenization and the frozen bottom's encodings do not depend on the seed and are
+# computed once (choicelab.mc.finetune.fine_tune_checkpoints); each checkpoint equals the one its seed alone gives
+# (tests/test_finetune_seeds.py). A whole-encoder recipe (the paper config) shares nothing: one job per seed, so the
+# seeds can train on separate GPUs.
+if PR_JOBS.seeds_share_a_job():
+
+    rule probes_finetune:
+        input:
+            base=wildcard_model_dir,
+            train=f"{PR}/benchmarks/{{benchmark}}.train.parquet",
+            gate=f"{PR}/benchmarks/{{benchmark}}.gate.parquet",
+        output:
+            [
+                directory(f"{PR}/checkpoints/{{model}}__{{benchmark}}__seed{seed}")
+                for seed in PR_SETTINGS.seeds
+            ],
+        log:
+            "results/logs/probes/finetune_{model}__{benchmark}.log",
+        benchmark:
+            "results/benchmarks/probes/finetune_{model}__{benchmark}.tsv"
+        retries: MODEL_RETRIES
+        conda:
+            "../envs/models.yaml"
+        threads: MODEL_THREADS
+        resources:
+            **model_job_resources(60 * len(PR_SETTINGS.seeds)),
+        params:
+            finetune=setting("probes", "finetune"),
+            seeds=setting("probes", "seeds"),
+            device=config["device"],
+        script:
+            "../scripts/probes_finetune.py"
+
+else:
+
+    rule probes_finetune:
+        input:
+            base=wildcard_model_dir,
+            train=f"{PR}/benchmarks/{{benchmark}}.train.parquet",
+            gate=f"{PR}/benchmarks/{{benchmark}}.gate.parquet",
+        output:
+            directory(f"{PR}/checkpoints/{{model}}__{{benchmark}}__seed{{seed}}"),
+        log:
+            "results/logs/probes/finetune_{model}__{benchmark}__seed{seed}.log",
+        benchmark:
+            "results/benchmarks/probes/finetune_{model}__{benchmark}__seed{seed}.tsv"
+        wildcard_constraints:
+            seed=r"\d+",
+        retries: MODEL_RETRIES
+        conda:
+            "../envs/models.yaml"
+        threads: MODEL_THREADS
+        resources:
+            **model_job_resources(120),
+        params:
+            finetune=setting("probes", "finetune"),
+            seeds=setting("probes", "seeds"),
+            device=config["device"],
+        script:
+            "../scripts/probes_finetune.py"
 
 
 rule probes_score:

@@ -1,0 +1,89 @@
+"""The checkpoints of several seeds trained in one job share the seed-independent work and equal one-seed jobs."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from choicelab.lm.encoder import accuracy_of, mc_logits
+from choicelab.lm.loading import load_encoder_mc
+from choicelab.lm.prepare import prepare_model
+from choicelab.mc.finetune import FineTuneParams, fine_tune_checkpoint, fine_tune_checkpoints
+from conftest import toy_items
+
+PARAMS = FineTuneParams(learning_rate=1e-2, batch_size=4, max_epochs=2, seed=0, frozen_layers=1, max_length=32)
+
+
+@pytest.fixture(scope="module")
+def tiny_bert(tmp_path_factory):
+    base = tmp_path_factory.mktemp("base") / "tiny-bert"
+    prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert"}, base)
+    return base
+
+
+def _data():
+    return toy_items(16, 0, "train", 3), toy_items(8, 1, "dev", 3), toy_items(12, 2, "gate", 3)
+
+
+def test_seeds_trained_in_one_job_equal_one_job_per_seed_byte_for_byte(tiny_bert, tmp_path):
+    """Two seeds trained together (frozen bottom encoded once) give the same weights (sha256 of the safetensors) and
+    the same training record -- losses, dev history, gate accuracies -- as each seed trained alone."""
+    train, dev, gate = _data()
+    seeds = (7, 8)
+    together = fine_tune_checkpoints(tiny_bert, train, dev, PARAMS, {s: tmp_path / f"together{s}" for s in seeds},
+                                     names={s: f"tiny__seed{s}" for s in seeds}, device="cpu", evaluation=gate,
+                                     log=lambda _: None)
+    alone = [fine_tune_checkpoint(tiny_bert, train, dev, FineTuneParams(**{**PARAMS.__dict__, "seed": s}),
+                                  tmp_path / f"alone{s}", name=f"tiny__seed{s}", device="cpu", evaluation=gate)
+             for s in seeds]
+    for shared, single, seed in zip(together, alone, seeds, strict=True):
+        assert shared["training"]["params"]["seed"] == seed
+        assert shared == single  # weights_sha256 and the whole training record
+        assert json.loads((tmp_path / f"together{seed}" / "model.json").read_text()) == shared
+    assert together[0]["weights_sha256"] != together[1]["weights_sha256"]  # the seeds differ: head init, order
+
+
+def test_the_gate_on_cached_encodings_equals_the_whole_encoder_before_and_after_training(tiny_bert, tmp_path):
+    """The competence gate's evaluation items are scored on the frozen bottom's cached encodings: the accuracies
+    recorded before training (base + the seed's fresh head) and after (the saved checkpoint) are those of the whole
+    encoder run on the same items."""
+    train, dev, gate = _data()
+    (meta,) = fine_tune_checkpoints(tiny_bert, train, dev, PARAMS, {3: tmp_path / "ckpt"}, names={3: "tiny"},
+                                    device="cpu", evaluation=gate, log=lambda _: None)
+
+    def whole(folder):
+        model, tokenizer, _ = load_encoder_mc(folder, seed=3, device="cpu")
+        return accuracy_of(mc_logits(model, tokenizer, gate, max_length=32), gate)
+
+    assert meta["training"]["initial_evaluation_accuracy"] == whole(tiny_bert)
+    assert meta["training"]["evaluation_accuracy"] == whole(tmp_path / "ckpt")
+
+
+def test_the_frozen_bottom_runs_once_for_all_seeds(tiny_bert, tmp_path, monkeypatch):
+    """Train, dev and evaluation items are encoded by the frozen bottom once per job, not once per seed."""
+    from choicelab.lm import encoder
+
+    calls = []
+    real = encoder.encode_frozen
+    monkeypatch.setattr(encoder, "encode_frozen", lambda *a, **k: calls.append(len(a[2])) or real(*a, **k))
+    train, dev, gate = _data()
+    fine_tune_checkpoints(tiny_bert, train, dev, PARAMS, {s: tmp_path / f"s{s}" for s in (1, 2, 3)},
+                          names={s: f"s{s}" for s in (1, 2, 3)}, device="cpu", evaluation=gate, log=lambda _: None)
+    assert sorted(calls) == sorted([len(train), len(dev), len(gate)])
+
+
+def test_encodings_of_other_items_or_another_recipe_are_refused(tiny_bert):
+    from choicelab.lm.encoder import encode_frozen, fine_tune_mc
+
+    train, dev, _ = _data()
+    model, tokenizer, _ = load_encoder_mc(tiny_bert, seed=0, device="cpu")
+    frozen_dev = encode_frozen(model, tokenizer, dev, frozen_layers=1, max_length=32)
+    with pytest.raises(ValueError, match="frozen encodings of the train items"):
+        fine_tune_mc(model, tokenizer, train, dev, learning_rate=1e-3, batch_size=4, max_epochs=1, seed=0,
+                     frozen_layers=1, max_length=32, frozen_train=frozen_dev, log=lambda _: None)
+    with pytest.raises(ValueError, match="frozen encodings of the dev items"):
+        fine_tune_mc(model, tokenizer, train, dev, learning_rate=1e-3, batch_size=4, max_epochs=1, seed=0,
+                     frozen_layers=1, max_length=64, frozen_dev=frozen_dev, log=lambda _: None)
+    with pytest.raises(ValueError, match="fine_tune_checkpoints needs at least one seed"):
+        fine_tune_checkpoints(tiny_bert, train, dev, PARAMS, {}, names={}, device="cpu")

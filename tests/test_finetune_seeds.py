@@ -87,3 +87,31 @@ def test_encodings_of_other_items_or_another_recipe_are_refused(tiny_bert):
                      frozen_layers=1, max_length=64, frozen_dev=frozen_dev, log=lambda _: None)
     with pytest.raises(ValueError, match="fine_tune_checkpoints needs at least one seed"):
         fine_tune_checkpoints(tiny_bert, train, dev, PARAMS, {}, names={}, device="cpu")
+
+
+def test_seed_checkpoints_score_items_on_one_shared_bottom_with_the_whole_encoders_logits(tiny_bert, tmp_path):
+    """Scoring the checkpoints of several seeds encodes the items with their shared frozen bottom once: each
+    checkpoint's logits equal its whole encoder's (float rounding) with the same choice ranked first; a checkpoint
+    whose bottom differs is refused, naming it."""
+    import numpy as np
+    from safetensors.torch import load_file, save_file
+
+    from choicelab.mc.finetune import checkpoints_mc_logits
+
+    train, dev, gate = _data()
+    folders = [tmp_path / f"s{s}" for s in (1, 2)]
+    fine_tune_checkpoints(tiny_bert, train, dev, PARAMS, dict(zip((1, 2), folders, strict=True)),
+                          names={1: "s1", 2: "s2"}, device="cpu", log=lambda _: None)
+    shared = checkpoints_mc_logits(folders, gate, input_format="pair", max_length=32, device="cpu")
+    for folder, logits in zip(folders, shared, strict=True):
+        model, tokenizer, _ = load_encoder_mc(folder, seed=0, device="cpu")
+        whole = mc_logits(model, tokenizer, gate, max_length=32)
+        assert np.allclose(np.stack(logits), np.stack(whole), atol=1e-5)
+        assert [int(np.argmax(a)) for a in logits] == [int(np.argmax(b)) for b in whole]
+    weights = folders[1] / "model.safetensors"
+    tensors = load_file(weights)
+    key = next(k for k in tensors if "embeddings.word_embeddings" in k)
+    tensors[key] = tensors[key] + 1.0
+    save_file({k: v.contiguous() for k, v in tensors.items()}, weights, metadata={"format": "pt"})
+    with pytest.raises(ValueError, match="s2: its embeddings or bottom 1 layers differ"):
+        checkpoints_mc_logits(folders, gate, input_format="pair", max_length=32, device="cpu")

@@ -240,3 +240,48 @@ def accuracy_interval(accuracy: float, n: int) -> dict[str, Any]:
     low, high = exact_interval(correct, n)
     return {"accuracy": accuracy, "n": n, "correct": correct, "ci95": [low, high],
             "interval": "exact (Clopper-Pearson) 95%"}
+
+
+def checkpoints_mc_logits(checkpoint_dirs: Sequence[str | Path], items: Sequence[MCItem], *, input_format: str,
+                          max_length: int, device: str = "auto") -> list[list[Any]]:
+    """:func:`choicelab.lm.encoder.mc_logits` of ``items`` under each checkpoint (one list of per-item logit arrays
+    per checkpoint, in order). Checkpoints fine-tuned from one base with the same ``frozen_layers`` > 0 (their
+    ``model.json``) keep that base's embeddings and bottom layers: those encode the items once, checked tensor by
+    tensor to be the same in every checkpoint, and each checkpoint runs only the layers above
+    (:func:`choicelab.lm.encoder.frozen_mc_logits`; the same logits up to float rounding). Otherwise each checkpoint
+    runs whole."""
+    import torch
+
+    from choicelab.lm.encoder import encode_frozen, encoder_layers, frozen_mc_logits, mc_logits
+    from choicelab.lm.loading import load_encoder_mc, read_model_json
+
+    def frozen_of(folder: str | Path) -> tuple[int, str | None]:
+        meta = read_model_json(folder)
+        training = meta.get("training") or {}
+        return int(training.get("params", {}).get("frozen_layers") or 0), (meta.get("base_model") or {}).get(
+            "weights_sha256")
+
+    recipes = {frozen_of(folder) for folder in checkpoint_dirs}  # (frozen_layers, base weights): one, or none shared
+    frozen = next(iter(recipes))[0] if len(recipes) == 1 else 0
+    shared = None
+    bottom: dict[str, Any] = {}
+    out = []
+    for folder in checkpoint_dirs:
+        require_input_format(folder, input_format, purpose="scoring")
+        model, tokenizer, _ = load_encoder_mc(folder, seed=0, device=device)
+        if not frozen:
+            out.append(mc_logits(model, tokenizer, items, input_format=input_format, max_length=max_length))
+            continue
+        parts = {f"embeddings.{k}": v for k, v in model.base_model.embeddings.state_dict().items()}
+        for index, layer in enumerate(encoder_layers(model)[:frozen]):
+            parts.update({f"layer.{index}.{k}": v for k, v in layer.state_dict().items()})
+        if shared is None:
+            shared = encode_frozen(model, tokenizer, items, frozen_layers=frozen, input_format=input_format,
+                                   max_length=max_length)
+            bottom = parts
+        elif parts.keys() != bottom.keys() or not all(torch.equal(parts[k], bottom[k]) for k in parts):
+            raise ValueError(f"{folder}: its embeddings or bottom {frozen} layers differ from "
+                             f"{checkpoint_dirs[0]}'s although both record frozen_layers={frozen} from one base; "
+                             "rebuild the checkpoints")
+        out.append(frozen_mc_logits(model, items, shared))
+    return out

@@ -58,6 +58,10 @@ class Jobs:
         nothing, so its seeds stay separate jobs (on a cluster, on separate GPUs)."""
         return self.settings.finetune.frozen_layers > 0
 
+    def seed_checkpoints(self, wildcards: Any) -> list[str]:
+        """The checkpoints of every seed of the job's encoder and benchmark (the scoring job that shares them)."""
+        return [f"{RESULTS}/checkpoints/{wildcards.model}__{wildcards.benchmark}__seed{s}" for s in self.settings.seeds]
+
     def checkpoints(self, wildcards: Any) -> list[str]:
         """Every fine-tuned checkpoint (each encoder, benchmark and seed): the training records table_accuracy
         reports."""

@@ -16,6 +16,11 @@ PYTHONPATH of an older checkout to measure that code), ``shared`` = ``fine_tune_
 encodings computed once). It prints the CPU seconds of each seed and in all, and each checkpoint's weights sha256
 and gate accuracies, so two modes' checkpoints can be compared.
 
+``--score-probed FILE --checkpoints DIR...`` measures the probes_score side: the checkpoints' logits on the probed
+items of FILE, each checkpoint whole (one job per seed) vs the checkpoints sharing their frozen bottom
+(``checkpoints_mc_logits``); it prints the CPU seconds of both, the largest logit difference and how many items'
+top choice differ.
+
 Usage: python bench/finetune.py [--model results/models/minilm-l6] [--items 160] [--frozen 0 4] [--max-length 64]
        python bench/finetune.py --qset bet_dice --items 416 --dev 100 --eval-every 13 --frozen 0 4
        python bench/finetune.py --seeds 3 --mode shared --benchmark siqa --benchmarks-dir results/probes/benchmarks \
@@ -50,7 +55,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--benchmarks-dir", default=str(REPO / "results" / "probes" / "benchmarks"))
     parser.add_argument("--scale", type=float, default=1.0, help="fraction of the job's fit, held-out and gate items")
     parser.add_argument("--out", default="/tmp/bench-finetune-seeds")
+    parser.add_argument("--score-probed", default=None, help="a probed items file (probes_score's input)")
+    parser.add_argument("--checkpoints", nargs="*", default=[])
     args = parser.parse_args(argv)
+    if args.score_probed:
+        return score_main(args)
     if args.seeds:
         return seeds_main(args)
 
@@ -136,6 +145,40 @@ def seeds_main(args: argparse.Namespace) -> int:
               f"{t['best_dev_accuracy']:.4f}, gate before {t['initial_evaluation_accuracy']:.4f} after "
               f"{t['evaluation_accuracy']:.4f}")
     print(f"mode {args.mode}: {cpu:.1f} CPU s for {len(seeds)} seeds ({cpu / len(seeds):.1f} per seed)")
+    return 0
+
+
+def score_main(args: argparse.Namespace) -> int:
+    """CPU seconds of scoring probed items with several seed checkpoints: whole vs shared bottom (module docstring)."""
+    import numpy as np
+    import torch
+
+    from choicelab.lm.encoder import mc_logits
+    from choicelab.lm.loading import load_encoder_mc
+    from choicelab.mc.finetune import checkpoints_mc_logits
+    from choicelab.mc.items import read_items
+
+    torch.set_num_threads(args.threads)
+    items = read_items(args.score_probed)
+    items = items[: max(1, round(len(items) * args.scale))]
+    print(f"{len(items)} probed items ({sum(len(i.choices) for i in items)} choices), {len(args.checkpoints)} "
+          f"checkpoints, max_length {args.max_length}, {args.threads} thread(s)")
+    start = time.process_time()
+    whole = []
+    for folder in args.checkpoints:
+        model, tokenizer, _ = load_encoder_mc(folder, seed=0, device="cpu")
+        whole.append(mc_logits(model, tokenizer, items, max_length=args.max_length))
+    whole_cpu = time.process_time() - start
+    start = time.process_time()
+    shared = checkpoints_mc_logits(args.checkpoints, items, input_format="pair", max_length=args.max_length,
+                                   device="cpu")
+    shared_cpu = time.process_time() - start
+    diff = max(float(np.max(np.abs(np.concatenate(a) - np.concatenate(b)))) for a, b in zip(whole, shared, strict=True))
+    flips = sum(int(np.argmax(x)) != int(np.argmax(y)) for a, b in zip(whole, shared, strict=True)
+                for x, y in zip(a, b, strict=True))
+    print(f"whole per checkpoint: {whole_cpu:.1f} CPU s; shared bottom: {shared_cpu:.1f} CPU s "
+          f"({whole_cpu / shared_cpu:.2f}x); largest logit difference {diff:.2e}; top choice differs in {flips} of "
+          f"{len(items) * len(args.checkpoints)} item scorings")
     return 0
 
 

@@ -90,7 +90,8 @@ def test_encodings_of_other_items_or_another_recipe_are_refused(tiny_bert):
 
 
 def test_seed_checkpoints_score_items_on_one_shared_bottom_with_the_whole_encoders_logits(tiny_bert, tmp_path):
-    """Scoring the checkpoints of several seeds encodes the items with their shared frozen bottom once: each
+    """Scoring the checkpoints of several seeds encodes the items (of any choice count) with their shared frozen
+    bottom once: each
     checkpoint's logits equal its whole encoder's (float rounding) with the same choice ranked first; a checkpoint
     whose bottom differs is refused, naming it."""
     import numpy as np
@@ -102,11 +103,12 @@ def test_seed_checkpoints_score_items_on_one_shared_bottom_with_the_whole_encode
     folders = [tmp_path / f"s{s}" for s in (1, 2)]
     fine_tune_checkpoints(tiny_bert, train, dev, PARAMS, dict(zip((1, 2), folders, strict=True)),
                           names={1: "s1", 2: "s2"}, device="cpu", log=lambda _: None)
+    gate = gate + toy_items(5, 3, "two", 2) + toy_items(4, 4, "four", 4)  # probed items: any number of choices
     shared = checkpoints_mc_logits(folders, gate, input_format="pair", max_length=32, device="cpu")
     for folder, logits in zip(folders, shared, strict=True):
         model, tokenizer, _ = load_encoder_mc(folder, seed=0, device="cpu")
         whole = mc_logits(model, tokenizer, gate, max_length=32)
-        assert np.allclose(np.stack(logits), np.stack(whole), atol=1e-5)
+        assert np.allclose(np.concatenate(logits), np.concatenate(whole), atol=1e-5)
         assert [int(np.argmax(a)) for a in logits] == [int(np.argmax(b)) for b in whole]
     weights = folders[1] / "model.safetensors"
     tensors = load_file(weights)

@@ -241,10 +241,14 @@ def _cache_frozen(model: PreTrainedModel, encoded: _Encoded, frozen: int, device
     handle = layer.register_forward_hook(hook)
     was_training = model.training
     model.eval()
-    cached: list[torch.Tensor] = []
+    cached: list[torch.Tensor | None] = [None] * len(encoded.rows)
+    by_count: dict[int, list[int]] = defaultdict(list)  # a batch holds items of one choice count, in item order
+    for index, row in enumerate(encoded.rows):
+        by_count[len(row)].append(index)
+    batches = [group[start : start + batch_size] for _, group in sorted(by_count.items())
+               for start in range(0, len(group), batch_size)]
     try:
-        for start in range(0, len(encoded.rows), batch_size):
-            batch = list(range(start, min(start + batch_size, len(encoded.rows))))
+        for batch in batches:
             enc = _collate(encoded, batch, pad_id, "right")
             flat = {k: v.view(-1, v.shape[-1]).to(device) for k, v in enc.items()}
             try:
@@ -257,11 +261,11 @@ def _cache_frozen(model: PreTrainedModel, encoded: _Encoded, frozen: int, device
             hidden = hidden.view(len(batch), -1, *hidden.shape[1:])
             for row, index in enumerate(batch):
                 width = max(len(c["input_ids"]) for c in encoded.rows[index])
-                cached.append(hidden[row, :, :width].clone())
+                cached[index] = hidden[row, :, :width].clone()
     finally:
         handle.remove()
         model.train(was_training)
-    return cached, isinstance(captured.get("out"), tuple)
+    return [c for c in cached if c is not None], isinstance(captured.get("out"), tuple)
 
 
 @dataclass(frozen=True)

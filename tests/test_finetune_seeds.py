@@ -117,3 +117,18 @@ def test_seed_checkpoints_score_items_on_one_shared_bottom_with_the_whole_encode
     save_file({k: v.contiguous() for k, v in tensors.items()}, weights, metadata={"format": "pt"})
     with pytest.raises(ValueError, match="s2: its embeddings or bottom 1 layers differ"):
         checkpoints_mc_logits(folders, gate, input_format="pair", max_length=32, device="cpu")
+
+
+def test_the_seeds_share_a_job_only_where_the_recipe_freezes_bottom_layers():
+    """A frozen-bottom recipe (smoke, embedded default) trains and scores every seed of a benchmark in one job, reading
+    every seed's checkpoint; a whole-encoder recipe (the paper config) keeps one job per seed."""
+    from types import SimpleNamespace
+
+    from test_probes import _jobs
+
+    jobs = _jobs(lambda c: c["studies"]["probes"].update(seeds=[7, 8], benchmarks=["piqa"]))
+    assert jobs.seeds_share_a_job()
+    assert jobs.seed_checkpoints(SimpleNamespace(model="tiny-bert", benchmark="piqa")) == [
+        "results/probes/checkpoints/tiny-bert__piqa__seed7", "results/probes/checkpoints/tiny-bert__piqa__seed8"]
+    whole = _jobs(lambda c: c["studies"]["probes"]["finetune"].update(frozen_layers=0))
+    assert not whole.seeds_share_a_job()

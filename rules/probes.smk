@@ -163,7 +163,6 @@ else:
             **model_job_resources(120),
         params:
             finetune=setting("probes", "finetune"),
-            seeds=setting("probes", "seeds"),
             device=config["device"],
         script:
             "../scripts/probes_finetune.py"
@@ -221,7 +220,6 @@ else:
             **model_job_resources(60),
         params:
             max_length=setting("probes", "finetune.max_length"),
-            seeds=setting("probes", "seeds"),
             device=config["device"],
         script:
             "../scripts/probes_score.py"

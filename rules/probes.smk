@@ -106,55 +106,123 @@ rule probes_probed:
         "../scripts/probes_probed.py"
 
 
-rule probes_finetune:
-    input:
-        base=wildcard_model_dir,
-        train=f"{PR}/benchmarks/{{benchmark}}.train.parquet",
-        gate=f"{PR}/benchmarks/{{benchmark}}.gate.parquet",
-    output:
-        directory(f"{PR}/checkpoints/{{model}}__{{benchmark}}__seed{{seed}}"),
-    log:
-        "results/logs/probes/finetune_{model}__{benchmark}__seed{seed}.log",
-    benchmark:
-        "results/benchmarks/probes/finetune_{model}__{benchmark}__seed{seed}.tsv"
-    wildcard_constraints:
-        seed=r"\d+",
-    retries: MODEL_RETRIES
-    conda:
-        "../envs/models.yaml"
-    threads: MODEL_THREADS
-    resources:
-        **model_job_resources(120),
-    params:
-        finetune=setting("probes", "finetune"),
-        device=config["device"],
-    script:
-        "../scripts/probes_finetune.py"
+# With frozen bottom layers (studies.probes.finetune.frozen_layers > 0), one job per encoder and benchmark trains
+# every seed's checkpoint: the tokenization and the frozen bottom's encodings do not depend on the seed and are
+# computed once (choicelab.mc.finetune.fine_tune_checkpoints); each checkpoint equals the one its seed alone gives
+# (tests/test_finetune_seeds.py). A whole-encoder recipe (the paper config) shares nothing: one job per seed, so the
+# seeds can train on separate GPUs.
+if PR_JOBS.seeds_share_a_job():
+
+    rule probes_finetune:
+        input:
+            base=wildcard_model_dir,
+            train=f"{PR}/benchmarks/{{benchmark}}.train.parquet",
+            gate=f"{PR}/benchmarks/{{benchmark}}.gate.parquet",
+        output:
+            [
+                directory(f"{PR}/checkpoints/{{model}}__{{benchmark}}__seed{seed}")
+                for seed in PR_SETTINGS.seeds
+            ],
+        log:
+            "results/logs/probes/finetune_{model}__{benchmark}.log",
+        benchmark:
+            "results/benchmarks/probes/finetune_{model}__{benchmark}.tsv"
+        retries: MODEL_RETRIES
+        conda:
+            "../envs/models.yaml"
+        threads: MODEL_THREADS
+        resources:
+            **model_job_resources(60 * len(PR_SETTINGS.seeds)),
+        params:
+            finetune=setting("probes", "finetune"),
+            seeds=setting("probes", "seeds"),
+            device=config["device"],
+        script:
+            "../scripts/probes_finetune.py"
+
+else:
+
+    rule probes_finetune:
+        input:
+            base=wildcard_model_dir,
+            train=f"{PR}/benchmarks/{{benchmark}}.train.parquet",
+            gate=f"{PR}/benchmarks/{{benchmark}}.gate.parquet",
+        output:
+            directory(f"{PR}/checkpoints/{{model}}__{{benchmark}}__seed{{seed}}"),
+        log:
+            "results/logs/probes/finetune_{model}__{benchmark}__seed{seed}.log",
+        benchmark:
+            "results/benchmarks/probes/finetune_{model}__{benchmark}__seed{seed}.tsv"
+        wildcard_constraints:
+            seed=r"\d+",
+        retries: MODEL_RETRIES
+        conda:
+            "../envs/models.yaml"
+        threads: MODEL_THREADS
+        resources:
+            **model_job_resources(120),
+        params:
+            finetune=setting("probes", "finetune"),
+            device=config["device"],
+        script:
+            "../scripts/probes_finetune.py"
 
 
-rule probes_score:
-    input:
-        checkpoint=PR_JOBS.checkpoint,
-        probed=f"{PR}/probed/{{benchmark}}.parquet",
-    output:
-        f"{PR}/dumps/{{model}}__{{benchmark}}__seed{{seed}}.parquet",
-    log:
-        "results/logs/probes/score_{model}__{benchmark}__seed{seed}.log",
-    benchmark:
-        "results/benchmarks/probes/score_{model}__{benchmark}__seed{seed}.tsv"
-    wildcard_constraints:
-        seed=r"\d+",
-    retries: MODEL_RETRIES
-    conda:
-        "../envs/models.yaml"
-    threads: MODEL_THREADS
-    resources:
-        **model_job_resources(60),
-    params:
-        max_length=setting("probes", "finetune.max_length"),
-        device=config["device"],
-    script:
-        "../scripts/probes_score.py"
+# Scoring likewise: with frozen bottom layers, one job per encoder and benchmark scores every seed's checkpoint, the
+# shared bottom encoding the probed items once (choicelab.mc.finetune.checkpoints_mc_logits).
+if PR_JOBS.seeds_share_a_job():
+
+    rule probes_score:
+        input:
+            checkpoints=PR_JOBS.seed_checkpoints,
+            probed=f"{PR}/probed/{{benchmark}}.parquet",
+        output:
+            [
+                f"{PR}/dumps/{{model}}__{{benchmark}}__seed{seed}.parquet"
+                for seed in PR_SETTINGS.seeds
+            ],
+        log:
+            "results/logs/probes/score_{model}__{benchmark}.log",
+        benchmark:
+            "results/benchmarks/probes/score_{model}__{benchmark}.tsv"
+        retries: MODEL_RETRIES
+        conda:
+            "../envs/models.yaml"
+        threads: MODEL_THREADS
+        resources:
+            **model_job_resources(30 * len(PR_SETTINGS.seeds)),
+        params:
+            max_length=setting("probes", "finetune.max_length"),
+            seeds=setting("probes", "seeds"),
+            device=config["device"],
+        script:
+            "../scripts/probes_score.py"
+
+else:
+
+    rule probes_score:
+        input:
+            checkpoints=PR_JOBS.checkpoint,
+            probed=f"{PR}/probed/{{benchmark}}.parquet",
+        output:
+            f"{PR}/dumps/{{model}}__{{benchmark}}__seed{{seed}}.parquet",
+        log:
+            "results/logs/probes/score_{model}__{benchmark}__seed{seed}.log",
+        benchmark:
+            "results/benchmarks/probes/score_{model}__{benchmark}__seed{seed}.tsv"
+        wildcard_constraints:
+            seed=r"\d+",
+        retries: MODEL_RETRIES
+        conda:
+            "../envs/models.yaml"
+        threads: MODEL_THREADS
+        resources:
+            **model_job_resources(60),
+        params:
+            max_length=setting("probes", "finetune.max_length"),
+            device=config["device"],
+        script:
+            "../scripts/probes_score.py"
 
 
 rule probes_control_score:

@@ -1,22 +1,23 @@
-"""Adapter: rule probes_finetune (one multiple-choice encoder per benchmark and seed, selected on held-out train
-items)."""
+"""Adapter: rule probes_finetune (the multiple-choice encoders of one benchmark, one per seed -- every seed in one job
+where the recipe freezes bottom layers, else the job's ``seed`` -- selected on held-out train items)."""
 
-from choicelab.mc.finetune import FineTuneParams, fine_tune_checkpoint
+from choicelab.mc.finetune import FineTuneParams, fine_tune_checkpoints
 from choicelab.mc.items import read_items
 from choicelab.studies.probes.items import train_roles
 from choicelab.workflow import job_record, log_to
 
 with log_to(snakemake.log[0]):
     w = snakemake.wildcards
-    seed = int(w.seed)
-    params = FineTuneParams(seed=seed, **snakemake.params.finetune)
+    seeds = [int(w.seed)] if hasattr(w, "seed") else [int(s) for s in snakemake.params.seeds]
+    params = FineTuneParams(seed=seeds[0], **snakemake.params.finetune)
     fit, heldout = train_roles(read_items(snakemake.input.train))
-    meta = fine_tune_checkpoint(
-        snakemake.input.base, fit, heldout, params, snakemake.output[0],
-        name=f"{w.model}__{w.benchmark}__seed{seed}", device=snakemake.params.device,
+    metas = fine_tune_checkpoints(
+        snakemake.input.base, fit, heldout, params, dict(zip(seeds, snakemake.output, strict=True)),
+        names={seed: f"{w.model}__{w.benchmark}__seed{seed}" for seed in seeds}, device=snakemake.params.device,
         training_notes={"selection_items": "held-out slice of train (the evaluation set is never seen)",
                         "train_source": fit[0].meta.get("train_source", "")},
         evaluation=read_items(snakemake.input.gate),  # the competence gate: before (untrained head) and after
-        record=job_record(snakemake, seed=seed),  # provenance.json: this rule, its recipe, base model and data
+        records={seed: job_record(snakemake, seed=seed) for seed in seeds},  # provenance.json: rule, recipe, data
     )
-    print(meta["training"])
+    for meta in metas:
+        print(meta["training"])

@@ -241,10 +241,14 @@ def _cache_frozen(model: PreTrainedModel, encoded: _Encoded, frozen: int, device
     handle = layer.register_forward_hook(hook)
     was_training = model.training
     model.eval()
-    cached: list[torch.Tensor] = []
+    cached: list[torch.Tensor | None] = [None] * len(encoded.rows)
+    by_count: dict[int, list[int]] = defaultdict(list)  # a batch holds items of one choice count, in item order
+    for index, row in enumerate(encoded.rows):
+        by_count[len(row)].append(index)
+    batches = [group[start : start + batch_size] for _, group in sorted(by_count.items())
+               for start in range(0, len(group), batch_size)]
     try:
-        for start in range(0, len(encoded.rows), batch_size):
-            batch = list(range(start, min(start + batch_size, len(encoded.rows))))
+        for batch in batches:
             enc = _collate(encoded, batch, pad_id, "right")
             flat = {k: v.view(-1, v.shape[-1]).to(device) for k, v in enc.items()}
             try:
@@ -257,11 +261,82 @@ def _cache_frozen(model: PreTrainedModel, encoded: _Encoded, frozen: int, device
             hidden = hidden.view(len(batch), -1, *hidden.shape[1:])
             for row, index in enumerate(batch):
                 width = max(len(c["input_ids"]) for c in encoded.rows[index])
-                cached.append(hidden[row, :, :width].clone())
+                cached[index] = hidden[row, :, :width].clone()
     finally:
         handle.remove()
         model.train(was_training)
-    return cached, isinstance(captured.get("out"), tuple)
+    return [c for c in cached if c is not None], isinstance(captured.get("out"), tuple)
+
+
+@dataclass(frozen=True)
+class FrozenEncodings:
+    """Items tokenized once and run once through the frozen embeddings and bottom ``frozen_layers`` layers (eval mode:
+    no dropout), one unpadded [choices, tokens, hidden] tensor per item. They depend on the base weights, the items,
+    the input format and max_length only -- not on the seed, the head or anything trained above -- so the
+    checkpoints of several seeds (or a checkpoint before and after training) share one :func:`encode_frozen`."""
+
+    encoded: _Encoded
+    cached: list[torch.Tensor]
+    as_tuple: bool  # whether the frozen layer returns a tuple (its stand-in must too)
+    frozen_layers: int
+    input_format: str
+    max_length: int
+    pad_id: int  # the tokenizer's padding id (the batches of the layers above are padded with it)
+
+    def check(self, items: Sequence[MCItem], frozen_layers: int, input_format: str, max_length: int,
+              what: str) -> None:
+        """Refuse encodings of other items or another recipe: they would silently train or score other inputs."""
+        expected = (len(items), frozen_layers, input_format, max_length)
+        found = (len(self.cached), self.frozen_layers, self.input_format, self.max_length)
+        if expected != found or self.encoded.labels != [int(item.label) for item in items]:
+            raise ValueError(f"the frozen encodings of the {what} items were made for (items, frozen_layers, "
+                             f"input_format, max_length) = {found}, not {expected}: encode these items with "
+                             "encode_frozen under the same recipe")
+
+
+def encode_frozen(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, items: Sequence[MCItem], *,
+                  frozen_layers: int, input_format: str = "pair", max_length: int = 128) -> FrozenEncodings:
+    """``items`` tokenized once and encoded once by the model's embeddings and bottom ``frozen_layers`` layers."""
+    layers = encoder_layers(model)
+    if not 0 < frozen_layers <= len(layers):
+        raise ValueError(f"frozen_layers must be between 0 and the model's {len(layers)} layers, not {frozen_layers}")
+    if tokenizer.padding_side != "right":
+        raise ValueError("frozen_layers caches right-padded encodings; this tokenizer pads on the left")
+    device = next(model.parameters()).device
+    encoded = _tokenize_once(tokenizer, items, input_format, max_length)
+    pad_id = _pad_id(tokenizer)
+    cached, as_tuple = _cache_frozen(model, encoded, frozen_layers, device, training_precision(model, device), pad_id)
+    return FrozenEncodings(encoded, cached, as_tuple, frozen_layers, input_format, max_length, pad_id)
+
+
+def _pad_id(tokenizer: PreTrainedTokenizerBase) -> int:
+    return tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+
+
+def _stand_ins(frozen_layers: int, as_tuple: bool) -> tuple[list[torch.nn.Module], _Replay]:
+    """The modules that replace the bottom ``frozen_layers`` layers while cached encodings are replayed."""
+    replay = _Replay(as_tuple)
+    return [_Pass() for _ in range(frozen_layers - 1)] + [replay], replay
+
+
+def frozen_mc_logits(model: PreTrainedModel, items: Sequence[MCItem], frozen: FrozenEncodings) -> list[np.ndarray]:
+    """:func:`mc_logits` of ``items`` with the model's frozen bottom replaced by its cached encodings (the layers
+    above and the head run; the bottom layers are put back before returning): one array per item, in item order.
+    Equal to :func:`mc_logits` wherever the bottom still has the weights it was encoded with."""
+    layers = encoder_layers(model)
+    originals = list(layers[: frozen.frozen_layers])
+    replacements, replay = _stand_ins(frozen.frozen_layers, frozen.as_tuple)
+    frozen.check(items, frozen.frozen_layers, frozen.input_format, frozen.max_length, "scored")
+    device = next(model.parameters()).device
+    model.eval()
+    for index, module in enumerate(replacements):
+        layers[index] = module
+    try:
+        with _autocast(training_precision(model, device), device):
+            return _replayed_logits(model, items, frozen.encoded, frozen.cached, replay, frozen.pad_id, device)
+    finally:
+        for index, module in enumerate(originals):
+            layers[index] = module
 
 
 def _pad_cached(cached: list[torch.Tensor], batch: Sequence[int], width: int) -> torch.Tensor:
@@ -309,6 +384,8 @@ def fine_tune_mc(
     grad_accumulation: int = 1,
     freeze_word_embeddings: bool = False,
     frozen_layers: int = 0,
+    frozen_train: FrozenEncodings | None = None,
+    frozen_dev: FrozenEncodings | None = None,
     log: Callable[[str], None] = print,
 ) -> TrainResult:
     """Fine-tune ``model`` in place on ``train``; returns the training record. See the module docstring.
@@ -321,6 +398,8 @@ def fine_tune_mc(
     ``frozen_layers`` > 0 keeps the embeddings and the bottom layers fixed and computes their output once per train
     item (eval mode), so each step runs only the layers above: far fewer FLOPs when the top is small. The dev items'
     frozen encodings are computed once too, so every dev evaluation also runs only the layers above.
+    ``frozen_train`` / ``frozen_dev`` (:func:`encode_frozen` of the same items under the same recipe) hand those
+    encodings in, e.g. shared by the checkpoints of several seeds: the result is the same as computing them here.
     """
     if not train:
         raise ValueError("fine-tuning needs at least one training item")
@@ -336,27 +415,32 @@ def fine_tune_mc(
         model.get_input_embeddings().weight.requires_grad_(False)
     device = next(model.parameters()).device
     precision = training_precision(model, device)
-    encoded = _tokenize_once(tokenizer, train, input_format, max_length)
-    pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+    pad_id = _pad_id(tokenizer)
     layers = encoder_layers(model) if frozen_layers else None
     originals: list[torch.nn.Module] = []
     replacements: list[torch.nn.Module] = []
-    if layers is not None:
-        if not 0 < frozen_layers <= len(layers):
-            raise ValueError(f"frozen_layers must be between 0 and the model's {len(layers)} layers, "
-                             f"not {frozen_layers}")
-        if tokenizer.padding_side != "right":
-            raise ValueError("frozen_layers caches right-padded encodings; this tokenizer pads on the left")
+    if layers is None:
+        if frozen_train is not None or frozen_dev is not None:
+            raise ValueError("frozen encodings were handed in but frozen_layers is 0: set frozen_layers to theirs")
+        encoded = _tokenize_once(tokenizer, train, input_format, max_length)
+    else:
+        recipe = (frozen_layers, input_format, max_length)
+        if frozen_train is None:
+            frozen_train = encode_frozen(model, tokenizer, train, frozen_layers=frozen_layers,
+                                         input_format=input_format, max_length=max_length)
+        frozen_train.check(train, *recipe, "train")
+        if frozen_dev is None:
+            frozen_dev = encode_frozen(model, tokenizer, dev, frozen_layers=frozen_layers, input_format=input_format,
+                                       max_length=max_length)
+        frozen_dev.check(dev, *recipe, "dev")
         frozen_modules = [model.base_model.embeddings, *layers[:frozen_layers]]
         frozen_flags = [[p.requires_grad for p in m.parameters()] for m in frozen_modules]
         for module in frozen_modules:
             module.requires_grad_(False)
-        cached, as_tuple = _cache_frozen(model, encoded, frozen_layers, device, precision, pad_id)
-        dev_encoded = _tokenize_once(tokenizer, dev, input_format, max_length)
-        dev_cached, _ = _cache_frozen(model, dev_encoded, frozen_layers, device, precision, pad_id)
+        encoded, cached = frozen_train.encoded, frozen_train.cached
+        dev_encoded, dev_cached = frozen_dev.encoded, frozen_dev.cached
         originals = list(layers[:frozen_layers])
-        replay = _Replay(as_tuple)
-        replacements = [_Pass() for _ in range(frozen_layers - 1)] + [replay]
+        replacements, replay = _stand_ins(frozen_layers, frozen_train.as_tuple)
     trainable = [p for p in model.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(trainable, lr=learning_rate, weight_decay=weight_decay)
     scheduler = get_linear_schedule_with_warmup(optimizer, warmup_steps, total_steps)

@@ -9,8 +9,8 @@ steps, dev accuracy history, whether the target was reached) and the hyper-param
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -96,15 +96,76 @@ def fine_tune_checkpoint(
     comes with its n and exact 95% interval (``accuracy_intervals``, :func:`accuracy_interval`): a dev accuracy of 0.8
     on 20 items is [0.56, 0.94]. ``record`` (the training job's provenance record: rule, recipe, base model and
     training data) is saved in the folder as ``provenance.json``, so the checkpoint is credited to its rule.
+    The one-seed case of :func:`fine_tune_checkpoints`.
     """
-    from choicelab.lm.encoder import check_trainable_dtype, fine_tune_mc
-    from choicelab.lm.loading import load_encoder_mc, read_model_json
-    from choicelab.lm.registry import weights_digest
+    (meta,) = fine_tune_checkpoints(base_dir, train, dev, params, {params.seed: out_dir}, names={params.seed: name},
+                                    device=device, training_notes=training_notes, evaluation=evaluation,
+                                    records=None if record is None else {params.seed: record})
+    return meta
 
+
+def fine_tune_checkpoints(
+    base_dir: str | Path,
+    train: Sequence[MCItem],
+    dev: Sequence[MCItem],
+    params: FineTuneParams,
+    out_dirs: Mapping[int, str | Path],
+    *,
+    names: Mapping[int, str],
+    device: str = "auto",
+    training_notes: dict[str, Any] | None = None,
+    evaluation: Sequence[MCItem] | None = None,
+    records: Mapping[int, Mapping[str, Any]] | None = None,
+    log: Callable[[str], None] = print,
+) -> list[dict[str, Any]]:
+    """One checkpoint per seed (the keys of ``out_dirs``; ``params.seed`` is replaced by each) from the same base,
+    data and recipe, saved as :func:`fine_tune_checkpoint` saves one; returns their ``model.json`` records in seed
+    order. What does not depend on the seed is computed once for all of them: with ``params.frozen_layers`` > 0 the
+    tokenization and the frozen bottom's encodings of the train, dev and evaluation items
+    (:func:`choicelab.lm.encoder.encode_frozen`), and the evaluation items' scores before and after training run the
+    layers above on those encodings. Each seed's checkpoint is the one its seed alone gives: its model is loaded
+    afresh with its seed (the head's initialisation) and trained from its seed.
+    """
+    from choicelab.lm.encoder import check_trainable_dtype, encode_frozen
+    from choicelab.lm.loading import load_encoder_mc, read_model_json
+
+    seeds = list(out_dirs)
+    if not seeds:
+        raise ValueError("fine_tune_checkpoints needs at least one seed (out_dirs is empty)")
+    if set(names) != set(seeds) or (records is not None and set(records) != set(seeds)):
+        raise ValueError(f"names and records must name the seeds of out_dirs ({seeds})")
     require_input_format(base_dir, params.input_format, purpose="fine-tuning from it")
     base_meta = read_model_json(base_dir)
-    model, tokenizer, _ = load_encoder_mc(base_dir, seed=params.seed, device=device)
+    model, tokenizer, _ = load_encoder_mc(base_dir, seed=seeds[0], device=device)
     check_trainable_dtype(model, base_meta["name"])  # before any training time is spent
+    shared: dict[str, Any] = {}
+    if params.frozen_layers:  # seed-independent: the base weights below the trained layers, the items, the recipe
+        recipe = {"frozen_layers": params.frozen_layers, "input_format": params.input_format,
+                  "max_length": params.max_length}
+        shared = {"frozen_train": encode_frozen(model, tokenizer, train, **recipe),
+                  "frozen_dev": encode_frozen(model, tokenizer, dev, **recipe)}
+        if evaluation:
+            shared["frozen_evaluation"] = encode_frozen(model, tokenizer, evaluation, **recipe)
+    metas = []
+    for index, seed in enumerate(seeds):
+        if index:  # a fresh model per seed: its head initialised from its seed
+            model, tokenizer, _ = load_encoder_mc(base_dir, seed=seed, device=device)
+        log(f"seed {seed}: fine-tuning {names[seed]}")
+        metas.append(_train_and_save(model, tokenizer, base_meta, train, dev, replace(params, seed=seed),
+                                     out_dirs[seed], name=names[seed], training_notes=training_notes,
+                                     evaluation=evaluation, record=None if records is None else records[seed],
+                                     log=log, **shared))
+    return metas
+
+
+def _train_and_save(model: Any, tokenizer: Any, base_meta: Mapping[str, Any], train: Sequence[MCItem],
+                    dev: Sequence[MCItem], params: FineTuneParams, out_dir: str | Path, *, name: str,
+                    training_notes: dict[str, Any] | None, evaluation: Sequence[MCItem] | None,
+                    record: Mapping[str, Any] | None, log: Callable[[str], None], frozen_train: Any = None,
+                    frozen_dev: Any = None, frozen_evaluation: Any = None) -> dict[str, Any]:
+    from choicelab.lm.encoder import accuracy_of, fine_tune_mc, frozen_mc_logits, mc_logits
+    from choicelab.lm.registry import weights_digest
+
     if params.dropout is not None:  # the head's dropout modules: those outside the pre-trained encoder
         encoder = {id(m) for m in model.base_model.modules()}
         head = [m for m in model.modules() if type(m).__name__ == "Dropout" and id(m) not in encoder]
@@ -114,16 +175,19 @@ def fine_tune_checkpoint(
             module.p = params.dropout
     gate: dict[str, Any] = {}
     if evaluation:
-        from choicelab.lm.encoder import accuracy_of, mc_logits
 
         def score() -> float:
-            logits = mc_logits(model, tokenizer, evaluation, input_format=params.input_format,
-                               max_length=params.max_length)
+            if frozen_evaluation is not None:  # the frozen bottom keeps its weights: only the layers above run
+                logits = frozen_mc_logits(model, evaluation, frozen_evaluation)
+            else:
+                logits = mc_logits(model, tokenizer, evaluation, input_format=params.input_format,
+                                   max_length=params.max_length)
             return accuracy_of(logits, evaluation)
 
         gate = {"evaluation_items": len(evaluation), "initial_evaluation_accuracy": score(),
                 "evaluation_chance": sum(1 / len(item.choices) for item in evaluation) / len(evaluation)}
-    result = fine_tune_mc(model, tokenizer, train, dev, **{k: v for k, v in asdict(params).items() if k != "dropout"})
+    result = fine_tune_mc(model, tokenizer, train, dev, frozen_train=frozen_train, frozen_dev=frozen_dev, log=log,
+                          **{k: v for k, v in asdict(params).items() if k != "dropout"})
     if evaluation:
         gate["evaluation_accuracy"] = score()
     with atomic_directory(out_dir) as tmp:
@@ -176,3 +240,48 @@ def accuracy_interval(accuracy: float, n: int) -> dict[str, Any]:
     low, high = exact_interval(correct, n)
     return {"accuracy": accuracy, "n": n, "correct": correct, "ci95": [low, high],
             "interval": "exact (Clopper-Pearson) 95%"}
+
+
+def checkpoints_mc_logits(checkpoint_dirs: Sequence[str | Path], items: Sequence[MCItem], *, input_format: str,
+                          max_length: int, device: str = "auto") -> list[list[Any]]:
+    """:func:`choicelab.lm.encoder.mc_logits` of ``items`` under each checkpoint (one list of per-item logit arrays
+    per checkpoint, in order). Checkpoints fine-tuned from one base with the same ``frozen_layers`` > 0 (their
+    ``model.json``) keep that base's embeddings and bottom layers: those encode the items once, checked tensor by
+    tensor to be the same in every checkpoint, and each checkpoint runs only the layers above
+    (:func:`choicelab.lm.encoder.frozen_mc_logits`; the same logits up to float rounding). Otherwise each checkpoint
+    runs whole."""
+    import torch
+
+    from choicelab.lm.encoder import encode_frozen, encoder_layers, frozen_mc_logits, mc_logits
+    from choicelab.lm.loading import load_encoder_mc, read_model_json
+
+    def frozen_of(folder: str | Path) -> tuple[int, str | None]:
+        meta = read_model_json(folder)
+        training = meta.get("training") or {}
+        return int(training.get("params", {}).get("frozen_layers") or 0), (meta.get("base_model") or {}).get(
+            "weights_sha256")
+
+    recipes = {frozen_of(folder) for folder in checkpoint_dirs}  # (frozen_layers, base weights): one, or none shared
+    frozen = next(iter(recipes))[0] if len(recipes) == 1 else 0
+    shared = None
+    bottom: dict[str, Any] = {}
+    out = []
+    for folder in checkpoint_dirs:
+        require_input_format(folder, input_format, purpose="scoring")
+        model, tokenizer, _ = load_encoder_mc(folder, seed=0, device=device)
+        if not frozen:
+            out.append(mc_logits(model, tokenizer, items, input_format=input_format, max_length=max_length))
+            continue
+        parts = {f"embeddings.{k}": v for k, v in model.base_model.embeddings.state_dict().items()}
+        for index, layer in enumerate(encoder_layers(model)[:frozen]):
+            parts.update({f"layer.{index}.{k}": v for k, v in layer.state_dict().items()})
+        if shared is None:
+            shared = encode_frozen(model, tokenizer, items, frozen_layers=frozen, input_format=input_format,
+                                   max_length=max_length)
+            bottom = parts
+        elif parts.keys() != bottom.keys() or not all(torch.equal(parts[k], bottom[k]) for k in parts):
+            raise ValueError(f"{folder}: its embeddings or bottom {frozen} layers differ from "
+                             f"{checkpoint_dirs[0]}'s although both record frozen_layers={frozen} from one base; "
+                             "rebuild the checkpoints")
+        out.append(frozen_mc_logits(model, items, shared))
+    return out

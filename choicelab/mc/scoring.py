@@ -149,6 +149,12 @@ def score_encoder(
     from choicelab.lm.encoder import mc_logits
 
     logits = mc_logits(model_obj, tokenizer, items, input_format=input_format, max_length=max_length)
+    return encoder_rows(items, logits, study=study, model=model, variant=variant)
+
+
+def encoder_rows(items: Sequence[MCItem], logits: Sequence[Sequence[float]], *, study: str, model: str,
+                 variant: str = "") -> list[DumpRow]:
+    """Method ``mc_logit`` rows of an encoder's multiple-choice logits (one array per item, in item order)."""
     rows: list[DumpRow] = []
     for item, values in zip(items, logits, strict=True):
         rows += _rows_for_item(

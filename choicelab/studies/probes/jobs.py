@@ -52,6 +52,16 @@ class Jobs:
         seed = getattr(wildcards, "seed", None) or self.settings.seeds[0]
         return f"{RESULTS}/checkpoints/{wildcards.model}__{wildcards.benchmark}__seed{seed}"
 
+    def seeds_share_a_job(self) -> bool:
+        """Whether one probes_finetune job trains every seed of an encoder and benchmark: where the recipe keeps
+        bottom layers frozen (their encodings, computed once, serve every seed). A whole-encoder recipe shares
+        nothing, so its seeds stay separate jobs (on a cluster, on separate GPUs)."""
+        return self.settings.finetune.frozen_layers > 0
+
+    def seed_checkpoints(self, wildcards: Any) -> list[str]:
+        """The checkpoints of every seed of the job's encoder and benchmark (the scoring job that shares them)."""
+        return [f"{RESULTS}/checkpoints/{wildcards.model}__{wildcards.benchmark}__seed{s}" for s in self.settings.seeds]
+
     def checkpoints(self, wildcards: Any) -> list[str]:
         """Every fine-tuned checkpoint (each encoder, benchmark and seed): the training records table_accuracy
         reports."""

@@ -55,15 +55,6 @@ def unifiedqa_items(items: Sequence[MCItem]) -> list[MCItem]:
                    tuple(c.lower() for c in it.choices), it.label, it.meta) for it in items]
 
 
-def score_fine_tuned(checkpoint: str, probed: Sequence[MCItem], *, model: str, max_length: int, device: str) -> list:
-    """A fine-tuned encoder's confidences (method ``mc_logit``) on the originals and every probe of a benchmark."""
-    from choicelab.lm.loading import load_encoder_mc
-    from choicelab.mc.scoring import score_encoder
-
-    model_obj, tokenizer, _ = load_encoder_mc(checkpoint, seed=0, device=device)
-    return score_encoder(model_obj, tokenizer, probed, study="probes", model=model, max_length=max_length)
-
-
 def score_causal(model_dir: str, probed: Sequence[MCItem], *, model: str, items: int | None, seed: int,
                  max_batch_tokens: int | str, device: str) -> list:
     """A causal LM's letter (``letter_prob``) and sequence (``sum_logprob``) scores on the probes of a seeded subset

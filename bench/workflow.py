@@ -105,9 +105,10 @@ def report(label: str, wall: float | None, jobs: dict[str, float]) -> str:
 
 
 def finetune_report(jobs: dict[str, dict] | dict[str, float]) -> str:
-    """Per study, the fine-tuning jobs (one per checkpoint and seed: ``finetune_*`` benchmark files): how many, their
-    summed and mean seconds: the part of the budget that training seeds multiply."""
-    lines = [f"fine-tuning: {'study':<12} {'checkpoints':>11} {'seconds':>9} {'per checkpoint':>15}"]
+    """Per study, the fine-tuning jobs (``finetune_*`` benchmark files: one per checkpoint and seed, or, for probes
+    with frozen bottom layers, one per benchmark training every seed): how many, their summed and mean seconds: the
+    part of the budget that training seeds multiply."""
+    lines = [f"fine-tuning: {'study':<12} {'jobs':>11} {'seconds':>9} {'per job':>15}"]
     grouped: dict[str, list[float]] = defaultdict(list)
     for name, seconds in jobs.items():
         if Path(name).name.startswith("finetune_"):

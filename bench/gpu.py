@@ -594,10 +594,12 @@ def finetune_section(args, device: torch.device, peak: float, report: dict[str, 
         tokens = item_tokens(tokenizer, train, max_length)
         for mode in ("fp32", "project"):
             with precision_mode(mode):
-                def run(items, b=batch, a=accumulation):
+                # fp32: the loop as shipped before issue 28 (micro-batch by micro-batch); project: as the project
+                # runs on the device (bf16 autocast + TF32, accumulation merged into one batch on a GPU)
+                def run(items, b=batch, a=accumulation, merge=False if mode == "fp32" else None):
                     return fine_tune_mc(model, tokenizer, items, dev, learning_rate=1e-5, batch_size=b,
                                         grad_accumulation=a, max_epochs=1, seed=0, max_length=max_length,
-                                        log=lambda _: None)
+                                        merge_accumulation=merge, log=lambda _: None)
 
                 run(warm)
                 reset_peak_memory(device)

@@ -364,6 +364,19 @@ def _replayed_logits(model: PreTrainedModel, items: Sequence[MCItem], encoded: _
     return [o for o in out if o is not None]
 
 
+def _accumulation_window(batches: Sequence[Sequence[int]], position: int, steps: int, accumulation: int,
+                         max_steps: int, encoded: _Encoded) -> list[Sequence[int]]:
+    """The micro-batches from ``position`` that make up one whole optimizer step, to run as one batch: all of them
+    when the step starts here, lies within this epoch's batches and the step limit, and keeps one choice count;
+    else just the next micro-batch."""
+    end = position + accumulation
+    if steps % accumulation or end > len(batches) or steps + accumulation > max_steps:
+        return [batches[position]]
+    window = list(batches[position:end])
+    counts = {len(encoded.rows[micro[0]]) for micro in window}
+    return window if len(counts) == 1 else [batches[position]]
+
+
 def fine_tune_mc(
     model: PreTrainedModel,
     tokenizer: PreTrainedTokenizerBase,
@@ -386,6 +399,7 @@ def fine_tune_mc(
     frozen_layers: int = 0,
     frozen_train: FrozenEncodings | None = None,
     frozen_dev: FrozenEncodings | None = None,
+    merge_accumulation: bool | None = None,
     log: Callable[[str], None] = print,
 ) -> TrainResult:
     """Fine-tune ``model`` in place on ``train``; returns the training record. See the module docstring.
@@ -400,6 +414,12 @@ def fine_tune_mc(
     frozen encodings are computed once too, so every dev evaluation also runs only the layers above.
     ``frozen_train`` / ``frozen_dev`` (:func:`encode_frozen` of the same items under the same recipe) hand those
     encodings in, e.g. shared by the checkpoints of several seeds: the result is the same as computing them here.
+
+    ``merge_accumulation`` (default: on a GPU) runs the ``grad_accumulation`` micro-batches of one optimizer step as
+    one batch, each item's loss weighted as the accumulation weights it (1 / (accumulation x its micro-batch's
+    size)): the same items and the same gradient per optimizer step, one forward and backward instead of several
+    small ones (a GPU is idle at micro-batch 3). Windows that mix choice counts, cross an epoch's end or the step
+    limit, and recipes that evaluate inside a window, run micro-batch by micro-batch as before.
     """
     if not train:
         raise ValueError("fine-tuning needs at least one training item")
@@ -415,6 +435,10 @@ def fine_tune_mc(
         model.get_input_embeddings().weight.requires_grad_(False)
     device = next(model.parameters()).device
     precision = training_precision(model, device)
+    if merge_accumulation is None:
+        merge_accumulation = device.type == "cuda"
+    merge_accumulation = (merge_accumulation and grad_accumulation > 1
+                          and (not eval_every_steps or eval_every_steps % grad_accumulation == 0))
     pad_id = _pad_id(tokenizer)
     layers = encoder_layers(model) if frozen_layers else None
     originals: list[torch.nn.Module] = []
@@ -503,19 +527,34 @@ def fine_tune_mc(
         model.train()
         if replacements:
             swap(replacements)
-        for batch in batches:
+        position = 0
+        while position < len(batches):
             if result.steps >= max_steps_total:
                 break
+            window = _accumulation_window(batches, position, result.steps, grad_accumulation, max_steps_total,
+                                          encoded) if merge_accumulation else [batches[position]]
+            position += len(window)
+            batch = [index for micro in window for index in micro]
             enc = _collate(encoded, batch, pad_id, tokenizer.padding_side)
             if replacements:
                 replay.current = _pad_cached(cached, batch, enc["input_ids"].shape[-1]).to(device)
             labels = labels_all[batch].to(device, non_blocking=True)
             with _autocast(precision, device):
-                loss = model(**{k: v.to(device, non_blocking=True) for k, v in enc.items()}, labels=labels).loss
-            (loss / grad_accumulation).backward()
-            loss_sum += loss.detach().float()
-            loss_count += 1
-            result.steps += 1
+                if len(window) == 1:
+                    loss = model(**{k: v.to(device, non_blocking=True) for k, v in enc.items()}, labels=labels).loss
+                else:
+                    logits = model(**{k: v.to(device, non_blocking=True) for k, v in enc.items()}).logits
+            if len(window) == 1:
+                (loss / grad_accumulation).backward()
+                loss_sum += loss.detach().float()
+            else:  # each item weighted as its micro-batch's accumulation would weigh it
+                item_losses = torch.nn.functional.cross_entropy(logits.float(), labels, reduction="none")
+                sizes = [len(micro) for micro in window]
+                weights = torch.cat([torch.full((n,), 1.0 / (grad_accumulation * n)) for n in sizes]).to(device)
+                (item_losses * weights).sum().backward()
+                loss_sum += sum(part.mean() for part in item_losses.detach().split(sizes))
+            loss_count += len(window)
+            result.steps += len(window)
             if result.steps % grad_accumulation == 0:
                 optimizer.step()
                 scheduler.step()

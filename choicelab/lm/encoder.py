@@ -148,11 +148,17 @@ def training_precision(model: PreTrainedModel, device: torch.device) -> str:
 
 
 def _autocast(precision: str, device: torch.device):
+    """bf16 autocast where the precision asks for it; on a GPU, attention without cuDNN's per-shape plans (every
+    batch of padded items has a new shape: :func:`choicelab.lm.causal.attention_without_per_shape_plans`)."""
     import contextlib
 
+    from choicelab.lm.causal import attention_without_per_shape_plans
+
+    stack = contextlib.ExitStack()
+    stack.enter_context(attention_without_per_shape_plans(device))
     if precision == "bf16-autocast":
-        return torch.autocast(device_type=device.type, dtype=torch.bfloat16)
-    return contextlib.nullcontext()
+        stack.enter_context(torch.autocast(device_type=device.type, dtype=torch.bfloat16))
+    return stack
 
 
 @dataclass(frozen=True)

@@ -229,6 +229,48 @@ def test_the_page_is_self_contained_and_each_summary_sentence_names_its_table(tm
     assert f"href='{CAUSAL}.html'" in (out / "index.html").read_text()
 
 
+def test_where_a_card_number_comes_from_is_traced_from_the_repository_root_into_the_card_run(
+        tmp_path, monkeypatch, capsys):
+    """The card run is a nested run in results/cards/_run whose records name paths relative to that folder;
+    `choicelab provenance` of a card, typed at the repository root, follows them to the card run's own files and
+    models (never to the outer run's files of the same name)."""
+    from choicelab.cli import main
+    from choicelab.provenance import make_record, write_sidecar
+
+    repo = tmp_path / "repo"
+    run = repo / "results" / "cards" / "_run"
+    for folder in (repo / ".snakemake", run / ".snakemake"):
+        folder.mkdir(parents=True)
+    root = write_tables(run / "results")
+    weights = {"name": CAUSAL, "source": "random:llama", "weights_sha256": "a" * 64}
+    (root / "models" / CAUSAL).mkdir(parents=True)
+    (root / "models" / CAUSAL / "model.json").write_text(json.dumps(weights))
+    decoy = repo / "results" / "models" / CAUSAL  # the outer run's model of the same name
+    decoy.mkdir(parents=True)
+    (decoy / "model.json").write_text(json.dumps({**weights, "name": "decoy", "weights_sha256": "d" * 64}))
+    monkeypatch.chdir(run)  # the card run's job writes its table's record, paths relative to its folder
+    write_sidecar("results/steer/tables/compare_paper.csv",
+                  make_record(rule="steer_tables", inputs=["results/steer/metrics/questions.parquet"],
+                              models=[f"results/models/{CAUSAL}"]))
+    status = {"returncode": 0, "log": "run.log", "studies": {CAUSAL: list(CAUSAL_STUDIES)},
+              "skipped": {CAUSAL: SKIPS[CAUSAL]}}
+    (run / "status.json").write_text(json.dumps(status))
+    monkeypatch.chdir(repo)  # the outer run's job writes the card
+    card = Path("results/cards") / f"{CAUSAL}.html"
+    write_card(Path("results/cards/_run/results"), CAUSAL, "causal", status, card, card.with_suffix(".png"), "s",
+               KWARGS, "results/cards/_run/status.json")
+    table = "results/cards/_run/results/steer/tables/compare_paper.csv"
+    assert f"choicelab provenance {table}" in card.read_text()
+    sidecar = json.loads(Path(f"{card}.prov.json").read_text())
+    assert table in {i["path"] for i in sidecar["inputs"]} and "results/cards/_run" in sidecar["note"]
+    assert [m["dir"] for m in sidecar["models"]] == [f"results/cards/_run/results/models/{CAUSAL}"]
+    main(["provenance", str(card)])
+    out = capsys.readouterr().out
+    assert f"{table}  [rule steer_tables" in out
+    assert "results/cards/_run/results/steer/metrics/questions.parquet" in out
+    assert f"model {CAUSAL} from random:llama weights aaaaaaaaaaaa" in out and "decoy" not in out
+
+
 # ------------------------------------------------------------------------------------------------- the card run
 def smoke_config() -> dict:
     from choicelab.config import validate_config

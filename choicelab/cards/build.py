@@ -119,9 +119,24 @@ def write_card(run_root: str | Path, model: str, kind: str, status: Mapping[str,
     inputs += [f"{s}.prov.json" for p in panels for s in p.sources if Path(f"{s}.prov.json").is_file()]
     record = make_record(rule="card", inputs=inputs, params={"model": model, "kind": kind, "scale": scale},
                          artifact={"id": f"cards/{model}", "reproduces": "extra: choice-behaviour card (issue 31)"})
+    record = from_run_folder(record, Path(run_root).parent)
     write_sidecar(out, record)
     write_sidecar(out_png, record)
     return panels
+
+
+PATHS_NOTE = ("paths are relative to the working directory of the run that built the card (the repository root); "
+              "the card run's own records, read through its tables' sidecars, name paths relative to its folder "
+              "{run}, and `choicelab provenance` follows them from here")
+
+
+def from_run_folder(record: Mapping[str, Any], run_folder: str | Path) -> dict[str, Any]:
+    """A card's record with the models its inputs' records list (their folders named relative to the card run's
+    folder) named from the card's own working directory, and a note saying what its paths are relative to."""
+    folder = Path(run_folder)
+    models = [{**m, "dir": str(folder / m["dir"])} if m.get("dir") and not Path(m["dir"]).is_absolute() else m
+              for m in record.get("models", [])]
+    return {**record, "models": models, "note": PATHS_NOTE.format(run=folder)}
 
 
 def write_status(path: str | Path, status: Mapping[str, Any]) -> None:

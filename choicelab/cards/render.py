@@ -132,8 +132,9 @@ def _source_links(panel: Panel, base: Path) -> str:
     links = []
     for source in panel.sources:
         rel = _relative(source, base)
-        links.append(f"<a href='{html.escape(rel)}'>{html.escape(Path(source).name)}</a> "
-                     f"(<a href='{html.escape(rel)}.prov.json'>sidecar</a>)")
+        links.append(f"<a href='{html.escape(rel)}' title='{html.escape(source)}'>{html.escape(Path(source).name)}"
+                     f"</a> (<a href='{html.escape(rel)}.prov.json'>sidecar</a>; "
+                     f"<code>choicelab provenance {html.escape(source)}</code>)")
     return "Source: " + ", ".join(links) if links else ""
 
 

@@ -309,6 +309,17 @@ def test_the_card_run_asks_for_the_rule_of_every_table_a_panel_reads():
             assert rules[name] in plan.targets, (study, name, rules[name])
 
 
+def test_the_card_run_starts_its_longest_chain_first_and_only_for_a_study_it_runs():
+    """STEER's scoring (the card run's longest job) and its inputs get Snakemake's highest priority, so the other
+    studies fill the second core beside it; an encoder-only card runs no STEER and asks for no such rule."""
+    from choicelab.cards.overlay import PRIORITY
+
+    rules = (REPO / "rules" / "steer.smk").read_text()
+    assert all(f"rule {rule}:" in rules for rule in PRIORITY.values())
+    assert plan_card_run(smoke_config(), smoke_config(), [CAUSAL]).priority == ("steer_score",)
+    assert plan_card_run(smoke_config(), smoke_config(), [ENCODER]).priority == ()
+
+
 def test_a_second_card_keeps_every_shared_setting_so_shared_steps_are_reused():
     config = smoke_config()
     first = plan_card_run(config | {"card_models": [CAUSAL]}, smoke_config(), [CAUSAL]).config

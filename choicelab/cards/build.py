@@ -68,7 +68,8 @@ def run_studies(plan: CardPlan, run_dir: str | Path, snakefile: str | Path, core
     config_path.write_text(yaml.safe_dump(plan.config, sort_keys=False))
     command = [sys.executable, "-m", "snakemake", "--snakefile", str(Path(snakefile).resolve()), "--directory",
                str(run.resolve()), "--configfile", str(config_path.resolve()), "--cores", str(cores),
-               "--keep-going", "--rerun-incomplete", *extra, *plan.targets]
+               "--keep-going", "--rerun-incomplete", *extra, *plan.targets,
+               *(f"--prioritize={rule}" for rule in plan.priority)]  # one value each: the targets stay targets
     with open(log, "w") as handle:
         handle.write(" ".join(command) + "\n")
         handle.flush()

@@ -227,6 +227,18 @@ def test_the_page_is_self_contained_and_each_summary_sentence_names_its_table(tm
             "distances.parquet", "robustness_matrix.csv.prov.json"} <= hashed
     write_index({CAUSAL: panels}, {CAUSAL: "causal"}, "s", out / "index.html", [str(status_path)])
     assert f"href='{CAUSAL}.html'" in (out / "index.html").read_text()
+    # built without a browser: no PDF, and the page says why and how to get one
+    assert "No PDF of this page was made: no Chromium on PATH" in page and not (out / f"{CAUSAL}.pdf").exists()
+
+
+def test_a_browser_that_prints_no_pdf_fails_the_card_naming_it(tmp_path):
+    from choicelab.cards.render import print_pdf
+
+    page = tmp_path / "card.html"
+    page.write_text("<html><body>card</body></html>")
+    with pytest.raises(RuntimeError, match="false did not print .*card.html"):
+        print_pdf(shutil.which("false"), page, tmp_path / "card.pdf")
+    assert not (tmp_path / "card.pdf").exists()
 
 
 def test_where_a_card_number_comes_from_is_traced_from_the_repository_root_into_the_card_run(
@@ -381,6 +393,9 @@ def test_cards_for_two_tiny_random_models_build_and_render_in_a_browser(tmp_path
         assert page.count("95 % interval") >= len(built)
         pixels = screenshot(browser, cards / f"{model}.html", tmp_path / f"{model}.png")
         assert pixels[..., :3].std() > 0.05, f"{model}: the rendered page is blank"
+        # the workflow found the same browser and printed the card's PDF, which the page links
+        assert f"href='{model}.pdf'" in page and (cards / f"{model}.pdf").read_bytes()[:5] == b"%PDF-"
+        assert (cards / f"{model}.pdf.prov.json").is_file()
     assert "tiny-bert.html" in (cards / "index.html").read_text()
 
 

@@ -10,6 +10,7 @@ checkpoints the first one built (the studies' own rules decide what is stale, as
 from __future__ import annotations
 
 import copy
+import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,6 +66,14 @@ ENCODER_RULES: dict[str, tuple[str, ...]] = {"probes": ("probes_tables",)}
 # highest priority (--prioritize), so the other studies' jobs fill the second core beside it instead of leaving it
 # to run alone at the end.
 PRIORITY: dict[str, str] = {"steer": "steer_score"}
+
+
+BROWSERS = ("chromium", "chromium-browser")  # Debian's and Ubuntu's names (.ci/run installs Debian's)
+
+
+def find_browser() -> str | None:
+    """Headless Chromium on PATH, which prints each card's PDF; None where there is none (the card says so)."""
+    return next((found for name in BROWSERS if (found := shutil.which(name))), None)
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,8 @@ Usage: python bench/card.py [--cores 2] [--workdir DIR] [--mirror ../shared/data
 from __future__ import annotations
 
 import argparse
+import csv
+import os
 import re
 import subprocess
 import sys
@@ -53,6 +55,28 @@ def jobs_run(log: Path) -> list[tuple[str, str]]:
     return re.findall(r"^(?:local)?rule (\w+):\n(?:    (?!output).*\n)*?    output: (.*)$", text, flags=re.MULTILINE)
 
 
+def job_costs(run_dir: Path) -> list[tuple[str, float, float]]:
+    """(benchmark file, wall s, sampled CPU s) of every benchmarked job of the card run, heaviest CPU first. On a
+    shared machine the CPU seconds say what a job costs; its wall seconds include waiting for a core."""
+    root = run_dir / "results" / "benchmarks"
+    rows = []
+    for path in sorted(root.rglob("*.tsv")):
+        with path.open() as handle:
+            last = list(csv.DictReader(handle, delimiter="\t"))[-1:]
+        if last:
+            cpu = float(last[0]["cpu_time"]) if last[0].get("cpu_time") not in (None, "", "NA") else float("nan")
+            rows.append((str(path.relative_to(root).with_suffix("")), float(last[0]["s"]), cpu))
+    return sorted(rows, key=lambda row: -row[2] if row[2] == row[2] else 0.0)
+
+
+def print_costs(run_dir: Path) -> None:
+    rows = job_costs(run_dir)
+    print(f"  {'benchmarked job':<58} {'CPU s':>7} {'wall s':>8}")
+    for name, wall, cpu in rows:
+        print(f"  {name:<58} {cpu:7.1f} {wall:8.1f}")
+    print(f"  {len(rows)} jobs: {sum(r[2] for r in rows):.1f} s CPU, {sum(r[1] for r in rows):.1f} s wall")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cores", type=int, default=2)
@@ -64,13 +88,16 @@ def main(argv: list[str] | None = None) -> int:
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="choicelab-card-bench-"))
     run_log = workdir / "results" / "cards" / "_run" / "snakemake.log"
 
+    print(f"load average at the start: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     wall1, rc1 = run_cards(workdir, [FIRST], args.cores, args.mirror)
+    print(f"load average at the end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     first_jobs = jobs_run(run_log)
     jobs = job_seconds(workdir / "results" / "cards" / "_run")
     print(f"card 1 ({FIRST}) from a clean results/: {wall1:.0f} s wall on {args.cores} cores "
           f"({wall1 / GOAL_SECONDS:.2f} of the 10-minute goal), return code {rc1}, {len(first_jobs)} jobs")
     for study, seconds in per_study(jobs).items():
         print(f"  {study:<18} {seconds:7.1f} s benchmarked job time")
+    print_costs(workdir / "results" / "cards" / "_run")
 
     if args.no_second:
         print(f"workdir: {workdir}")

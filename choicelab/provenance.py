@@ -259,6 +259,21 @@ def workflow_root(path: PathLike) -> Path:
     return Path.cwd()
 
 
+def _rebased(recorded: str, own_root: Path, root: Path) -> str:
+    """A path recorded by a run in ``own_root`` (a nested run below ``root``, such as the choice-behaviour cards' run
+    in results/cards/_run) as a path relative to ``root``; absolute paths and ``root``'s own are unchanged."""
+    if own_root == root or Path(recorded).is_absolute():
+        return recorded
+    return (own_root / recorded).relative_to(root.resolve()).as_posix()
+
+
+def _nested_root(resolved: Path, root: Path) -> Path:
+    """The workflow folder whose run wrote ``resolved``'s record: a nested run's folder strictly below ``root``
+    (its records name paths relative to it), else ``root``."""
+    found = workflow_root(resolved)
+    return found if root.resolve() in found.parents else root
+
+
 MODEL_FIELDS = ("name", "source", "weights_sha256", "commit_sha", "hf_id", "hub_cache", "weights_files", "base_model")
 
 
@@ -283,12 +298,18 @@ def lineage(path: PathLike, _seen: set[str] | None = None, root: Path | None = N
     if record is None:
         node["record"] = None
         return node
+    # A nested run (the cards' run in results/cards/_run) records paths relative to its own folder: shown, and
+    # followed, relative to the root the lineage started from.
+    own = _nested_root(resolved, root)
     node["rule"] = record.get("rule")
     node["artifact"] = record.get("artifact")
-    node["models"] = record.get("models", [])
+    node["models"] = [{**m, "dir": _rebased(m["dir"], own, root)} if m.get("dir") else m
+                      for m in record.get("models", [])]
     for field in ("config", "code_version", "note"):
         if record.get(field):
             node[field] = record[field]
+    if node.get("config", {}).get("path"):
+        node["config"] = {**node["config"], "path": _rebased(node["config"]["path"], own, root)}
     if "model" in record:
         node["model"] = {k: record["model"][k] for k in MODEL_FIELDS if record["model"].get(k)}
         node["params"] = record.get("params", {})
@@ -296,10 +317,10 @@ def lineage(path: PathLike, _seen: set[str] | None = None, root: Path | None = N
             node["model"]["training"] = record["model"]["training"]
     node["inputs"] = []
     for entry in record.get("inputs", []):
-        child = lineage(entry["path"], seen, root)
+        child = lineage(_rebased(entry["path"], own, root), seen, root)
         child["sha256"] = entry.get("sha256")
         node["inputs"].append(child)
-    for model in record.get("models", []):
+    for model in node["models"]:
         model_json = str(Path(model["dir"]) / "model.json") if model.get("dir") else None
         if model_json and model_json not in seen:
             node["inputs"].append(lineage(model_json, seen, root))

@@ -7,6 +7,9 @@ import choicelab.cards.overlay
 CARDS = "results/cards"
 CARD_MODELS = choicelab.cards.overlay.card_models(config)
 CARD_SCALE = str(Path(workflow.basedir) / config["cards"]["scale"])
+# Headless Chromium prints each card's PDF; without one there is no PDF and the card says why (docs/cards.md).
+CARD_BROWSER = choicelab.cards.overlay.find_browser()
+CARD_PDF = {"pdf": f"{CARDS}/{{card}}.pdf"} if CARD_BROWSER else {}
 # The card run deploys software as this run does: with --sdm conda its jobs use the envs/ environments, built once
 # under this run's conda prefix.
 CARD_RUN_ARGS = (
@@ -50,9 +53,13 @@ rule card:
     input:
         f"{CARDS}/_run/status.json",
     output:
+        **CARD_PDF,
         html=f"{CARDS}/{{card}}.html",
         png=f"{CARDS}/{{card}}.png",
-        sidecars=[f"{CARDS}/{{card}}.html.prov.json", f"{CARDS}/{{card}}.png.prov.json"],
+        sidecars=[
+            f"{CARDS}/{{card}}.{suffix}.prov.json"
+            for suffix in ("html", "png", *(["pdf"] if CARD_BROWSER else []))
+        ],
     log:
         "results/logs/cards/{card}.log",
     conda:
@@ -60,6 +67,7 @@ rule card:
     params:
         scale=CARD_SCALE,
         coder_min_kappa=config["cards"]["coder_min_kappa"],
+        browser=CARD_BROWSER,
     script:
         "../scripts/card.py"
 
@@ -90,5 +98,6 @@ rule cards:
         f"{CARDS}/index.html",
         expand(f"{CARDS}/{{card}}.html", card=CARD_MODELS),
         expand(f"{CARDS}/{{card}}.png", card=CARD_MODELS),
+        expand(f"{CARDS}/{{card}}.pdf", card=CARD_MODELS if CARD_BROWSER else []),
     conda:
         "../envs/analysis.yaml"

@@ -35,7 +35,9 @@ PR_CAPTIONS = {
     job: captions(of_rule(pr_artifacts.ARTIFACTS, job)) for job in pr_artifacts.RULES
 }
 
-register_artifacts("probes", pr_artifacts.artifact_files(enabled=bool(PR_MODELS)))
+# An enabled study with no model fails here; with causal LMs only (models: []) it builds the robustness matrix alone.
+PR_JOBS.check_models()
+register_artifacts("probes", PR_JOBS.artifact_files())
 
 # A causal-benchmark selection naming a benchmark this config does not build fails here, before any job runs.
 PR_JOBS.causal_benchmarks()
@@ -273,7 +275,7 @@ rule probes_controls:
 
 rule probes_confidences:
     input:
-        dumps=PR_JOBS.dumps,
+        dumps=PR_JOBS.encoder_dumps,  # none configured: fails naming studies.probes.models
         probed=PR_JOBS.probed,
     output:
         f"{PR}/metrics/confidences.parquet",

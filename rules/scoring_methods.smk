@@ -37,7 +37,8 @@ SM_SCORES = expand(
 # workflow builds). A selection naming a benchmark this config does not build fails here, before any job runs.
 SM_GRID_BENCHMARKS = sm_grid.grid_benchmarks(
     SM_SETTINGS,
-    config["studies"]["probes"]["benchmarks"] if study_models("probes") else [],
+    # the probes' commonsense benchmarks, built also when probes run causal LMs only
+    list(PR_SETTINGS.benchmarks) if PR_SETTINGS.enabled else [],
     MC_BENCHMARKS,
 )
 SM_GRID_ITEMS = {

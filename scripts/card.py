@@ -25,7 +25,8 @@ with log_to(snakemake.log[0]):
                                  f"pass --config card_models='[{model}, ...]'")
             build.write_card(run_root, model, snakemake.config["models"][model]["kind"], status,
                              snakemake.output.html, snakemake.output.png, status["scale"],
-                             build.panel_kwargs(snakemake.params.coder_min_kappa), snakemake.input[0])
+                             build.panel_kwargs(snakemake.params.coder_min_kappa), snakemake.input[0],
+                             snakemake.params.browser)
         else:
             cards, kinds = build.cards_for(status, run_root, snakemake.config["models"],
                                            snakemake.params.coder_min_kappa)

@@ -227,6 +227,60 @@ def test_the_page_is_self_contained_and_each_summary_sentence_names_its_table(tm
             "distances.parquet", "robustness_matrix.csv.prov.json"} <= hashed
     write_index({CAUSAL: panels}, {CAUSAL: "causal"}, "s", out / "index.html", [str(status_path)])
     assert f"href='{CAUSAL}.html'" in (out / "index.html").read_text()
+    # built without a browser: no PDF, and the page says why and how to get one
+    assert "No PDF of this page was made: no Chromium on PATH" in page and not (out / f"{CAUSAL}.pdf").exists()
+
+
+def test_a_browser_that_prints_no_pdf_fails_the_card_naming_it(tmp_path):
+    from choicelab.cards.render import print_pdf
+
+    page = tmp_path / "card.html"
+    page.write_text("<html><body>card</body></html>")
+    with pytest.raises(RuntimeError, match="false did not print .*card.html"):
+        print_pdf(shutil.which("false"), page, tmp_path / "card.pdf")
+    assert not (tmp_path / "card.pdf").exists()
+
+
+def test_where_a_card_number_comes_from_is_traced_from_the_repository_root_into_the_card_run(
+        tmp_path, monkeypatch, capsys):
+    """The card run is a nested run in results/cards/_run whose records name paths relative to that folder;
+    `choicelab provenance` of a card, typed at the repository root, follows them to the card run's own files and
+    models (never to the outer run's files of the same name)."""
+    from choicelab.cli import main
+    from choicelab.provenance import make_record, write_sidecar
+
+    repo = tmp_path / "repo"
+    run = repo / "results" / "cards" / "_run"
+    for folder in (repo / ".snakemake", run / ".snakemake"):
+        folder.mkdir(parents=True)
+    root = write_tables(run / "results")
+    weights = {"name": CAUSAL, "source": "random:llama", "weights_sha256": "a" * 64}
+    (root / "models" / CAUSAL).mkdir(parents=True)
+    (root / "models" / CAUSAL / "model.json").write_text(json.dumps(weights))
+    decoy = repo / "results" / "models" / CAUSAL  # the outer run's model of the same name
+    decoy.mkdir(parents=True)
+    (decoy / "model.json").write_text(json.dumps({**weights, "name": "decoy", "weights_sha256": "d" * 64}))
+    monkeypatch.chdir(run)  # the card run's job writes its table's record, paths relative to its folder
+    write_sidecar("results/steer/tables/compare_paper.csv",
+                  make_record(rule="steer_tables", inputs=["results/steer/metrics/questions.parquet"],
+                              models=[f"results/models/{CAUSAL}"]))
+    status = {"returncode": 0, "log": "run.log", "studies": {CAUSAL: list(CAUSAL_STUDIES)},
+              "skipped": {CAUSAL: SKIPS[CAUSAL]}}
+    (run / "status.json").write_text(json.dumps(status))
+    monkeypatch.chdir(repo)  # the outer run's job writes the card
+    card = Path("results/cards") / f"{CAUSAL}.html"
+    write_card(Path("results/cards/_run/results"), CAUSAL, "causal", status, card, card.with_suffix(".png"), "s",
+               KWARGS, "results/cards/_run/status.json")
+    table = "results/cards/_run/results/steer/tables/compare_paper.csv"
+    assert f"choicelab provenance {table}" in card.read_text()
+    sidecar = json.loads(Path(f"{card}.prov.json").read_text())
+    assert table in {i["path"] for i in sidecar["inputs"]} and "results/cards/_run" in sidecar["note"]
+    assert [m["dir"] for m in sidecar["models"]] == [f"results/cards/_run/results/models/{CAUSAL}"]
+    main(["provenance", str(card)])
+    out = capsys.readouterr().out
+    assert f"{table}  [rule steer_tables" in out
+    assert "results/cards/_run/results/steer/metrics/questions.parquet" in out
+    assert f"model {CAUSAL} from random:llama weights aaaaaaaaaaaa" in out and "decoy" not in out
 
 
 # ------------------------------------------------------------------------------------------------- the card run
@@ -265,6 +319,17 @@ def test_the_card_run_asks_for_the_rule_of_every_table_a_panel_reads():
         rules = {a.name: a.rule for a in study_artifacts(study)}
         for name in names:
             assert rules[name] in plan.targets, (study, name, rules[name])
+
+
+def test_the_card_run_starts_its_longest_chain_first_and_only_for_a_study_it_runs():
+    """STEER's scoring (the card run's longest job) and its inputs get Snakemake's highest priority, so the other
+    studies fill the second core beside it; an encoder-only card runs no STEER and asks for no such rule."""
+    from choicelab.cards.overlay import PRIORITY
+
+    rules = (REPO / "rules" / "steer.smk").read_text()
+    assert all(f"rule {rule}:" in rules for rule in PRIORITY.values())
+    assert plan_card_run(smoke_config(), smoke_config(), [CAUSAL]).priority == ("steer_score",)
+    assert plan_card_run(smoke_config(), smoke_config(), [ENCODER]).priority == ()
 
 
 def test_a_second_card_keeps_every_shared_setting_so_shared_steps_are_reused():
@@ -328,6 +393,9 @@ def test_cards_for_two_tiny_random_models_build_and_render_in_a_browser(tmp_path
         assert page.count("95 % interval") >= len(built)
         pixels = screenshot(browser, cards / f"{model}.html", tmp_path / f"{model}.png")
         assert pixels[..., :3].std() > 0.05, f"{model}: the rendered page is blank"
+        # the workflow found the same browser and printed the card's PDF, which the page links
+        assert f"href='{model}.pdf'" in page and (cards / f"{model}.pdf").read_bytes()[:5] == b"%PDF-"
+        assert (cards / f"{model}.pdf.prov.json").is_file()
     assert "tiny-bert.html" in (cards / "index.html").read_text()
 
 

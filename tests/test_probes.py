@@ -712,3 +712,46 @@ def test_fig3_draws_each_benchmarks_own_bias_free_line_not_the_first_rows():
     fig = fig3_no_question(pd.DataFrame(rows))
     lines = [min(line.get_ydata()) for ax in fig.axes for line in ax.get_lines() if line.get_linestyle() == "--"]
     assert lines == pytest.approx([1 / 2, 1 / 4, 1 / 2, 1 / 3])
+
+
+def _causal_only_jobs(causal_models):
+    """The probes jobs of the smoke config with no encoder (studies.probes.models: [])."""
+    from pathlib import Path
+
+    import yaml
+
+    from choicelab.config import validate_config
+    from choicelab.studies import study_models
+    from choicelab.studies.probes.jobs import Jobs
+
+    config = yaml.safe_load((Path(__file__).resolve().parent.parent / "configs" / "smoke.yaml").read_text())
+    config["studies"]["probes"].update(models=[], causal_models=causal_models)
+    validate_config(config)
+    return Jobs.from_config(config, models=study_models(config, "probes"), mc_benchmarks={},
+                            model_dir="results/models/{}".format)
+
+
+def test_probes_with_causal_lms_only_build_the_robustness_matrix_and_name_the_key_for_the_rest():
+    """studies.probes.models: [] in an ordinary run: the causal LMs' robustness matrix is what the run builds; a
+    table that needs fine-tuned encoders, asked for, fails naming studies.probes.models and what to do."""
+    from types import SimpleNamespace
+
+    from choicelab.config import ConfigError
+
+    jobs = _causal_only_jobs(["tiny-llama"])
+    jobs.check_models()
+    assert sorted(jobs.artifact_files()) == sorted([
+        "results/probes/tables/robustness_matrix.csv", "results/probes/tables/robustness_matrix.md",
+        "figures/probes/fig_robustness_matrix.svg", "figures/probes/fig_robustness_matrix.png"])
+    assert jobs.dumps(SimpleNamespace()) == []  # the robustness matrix reads the causal LMs' dumps only
+    with pytest.raises(ConfigError, match=r"'studies.probes.models' is empty.*add an encoder.*probes_robustness"):
+        jobs.encoder_dumps(SimpleNamespace())  # the confidences behind Tables 1-2, the figures, the comparison
+    with pytest.raises(ConfigError, match="studies.probes.models"):
+        jobs.timings(SimpleNamespace())
+
+
+def test_probes_with_no_model_at_all_fail_at_config_time_naming_both_keys():
+    from choicelab.config import ConfigError
+
+    with pytest.raises(ConfigError, match=r"studies.probes.models.*causal_models.*enabled: false"):
+        _causal_only_jobs([]).check_models()

@@ -15,7 +15,7 @@ import yaml
 
 from choicelab.cards.overlay import CardPlan
 from choicelab.cards.panels import Panel, build_panels, table_path
-from choicelab.cards.render import card_html, card_png, index_html
+from choicelab.cards.render import card_html, card_png, index_html, pdf_note, print_pdf
 from choicelab.io import write_json
 from choicelab.provenance import describe_inputs, make_record, write_sidecar
 
@@ -68,7 +68,8 @@ def run_studies(plan: CardPlan, run_dir: str | Path, snakefile: str | Path, core
     config_path.write_text(yaml.safe_dump(plan.config, sort_keys=False))
     command = [sys.executable, "-m", "snakemake", "--snakefile", str(Path(snakefile).resolve()), "--directory",
                str(run.resolve()), "--configfile", str(config_path.resolve()), "--cores", str(cores),
-               "--keep-going", "--rerun-incomplete", *extra, *plan.targets]
+               "--keep-going", "--rerun-incomplete", *extra, *plan.targets,
+               *(f"--prioritize={rule}" for rule in plan.priority)]  # one value each: the targets stay targets
     with open(log, "w") as handle:
         handle.write(" ".join(command) + "\n")
         handle.flush()
@@ -105,23 +106,44 @@ def _last_error(log: Path) -> str:
 
 def write_card(run_root: str | Path, model: str, kind: str, status: Mapping[str, Any], out_html: str | Path,
                out_png: str | Path, scale: str, panel_kwargs: Mapping[str, Mapping[str, Any]],
-               status_path: str | Path) -> list[Panel]:
-    """One card: panels from the card run's tables, the HTML and PNG, and a sidecar listing every input's hash."""
+               status_path: str | Path, browser: str | None = None) -> list[Panel]:
+    """One card: panels from the card run's tables, the HTML and PNG, its PDF (``<card>.pdf`` printed by headless
+    Chromium ``browser``; None: none, and the card says why) and a sidecar listing every input's hash."""
     studies = status["studies"][model]
     skipped = status["skipped"][model]
     panels = build_panels(run_root, model, studies, skipped, failures(run_root, model, studies, status),
                           panel_kwargs)
     out = Path(out_html)
     sidecar = f"{out.name}.prov.json"
-    out.write_text(card_html(model, kind, panels, scale, sidecar, out.parent))
+    pdf = out.with_suffix(".pdf")
+    out.write_text(card_html(model, kind, panels, scale, sidecar, out.parent, pdf_note(pdf.name, browser)))
     card_png(model, panels, out_png)
+    if browser:
+        print_pdf(browser, out, pdf)
     inputs = [str(status_path), *sorted({s for p in panels for s in p.sources})]
     inputs += [f"{s}.prov.json" for p in panels for s in p.sources if Path(f"{s}.prov.json").is_file()]
     record = make_record(rule="card", inputs=inputs, params={"model": model, "kind": kind, "scale": scale},
                          artifact={"id": f"cards/{model}", "reproduces": "extra: choice-behaviour card (issue 31)"})
+    record = from_run_folder(record, Path(run_root).parent)
     write_sidecar(out, record)
     write_sidecar(out_png, record)
+    if browser:
+        write_sidecar(pdf, record)
     return panels
+
+
+PATHS_NOTE = ("paths are relative to the working directory of the run that built the card (the repository root); "
+              "the card run's own records, read through its tables' sidecars, name paths relative to its folder "
+              "{run}, and `choicelab provenance` follows them from here")
+
+
+def from_run_folder(record: Mapping[str, Any], run_folder: str | Path) -> dict[str, Any]:
+    """A card's record with the models its inputs' records list (their folders named relative to the card run's
+    folder) named from the card's own working directory, and a note saying what its paths are relative to."""
+    folder = Path(run_folder)
+    models = [{**m, "dir": str(folder / m["dir"])} if m.get("dir") and not Path(m["dir"]).is_absolute() else m
+              for m in record.get("models", [])]
+    return {**record, "models": models, "note": PATHS_NOTE.format(run=folder)}
 
 
 def write_status(path: str | Path, status: Mapping[str, Any]) -> None:

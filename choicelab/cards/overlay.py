@@ -10,6 +10,7 @@ checkpoints the first one built (the studies' own rules decide what is stale, as
 from __future__ import annotations
 
 import copy
+import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,14 +61,31 @@ TABLE_RULES: dict[str, tuple[str, ...]] = {
 ENCODER_RULES: dict[str, tuple[str, ...]] = {"probes": ("probes_tables",)}
 
 
+# The longest job chain of a card run starts first: STEER's scoring (one job per model, the card run's longest: 118 s
+# of CPU for SmolLM2 at the card scale, docs/cards.md) and what it needs (the model, the benchmark) get Snakemake's
+# highest priority (--prioritize), so the other studies' jobs fill the second core beside it instead of leaving it
+# to run alone at the end.
+PRIORITY: dict[str, str] = {"steer": "steer_score"}
+
+
+BROWSERS = ("chromium", "chromium-browser")  # Debian's and Ubuntu's names (.ci/run installs Debian's)
+
+
+def find_browser() -> str | None:
+    """Headless Chromium on PATH, which prints each card's PDF; None where there is none (the card says so)."""
+    return next((found for name in BROWSERS if (found := shutil.which(name))), None)
+
+
 @dataclass(frozen=True)
 class CardPlan:
-    """What the card run runs: the config it uses, the studies each card model gets, the targets it asks for."""
+    """What the card run runs: the config it uses, the studies each card model gets, the targets it asks for and the
+    rule whose jobs (and their inputs) it schedules first."""
 
     config: dict[str, Any]
     studies: dict[str, tuple[str, ...]]  # card model -> studies it gets
     skipped: dict[str, dict[str, str]]  # card model -> study -> why not
     targets: tuple[str, ...]
+    priority: tuple[str, ...] = ()
 
 
 def card_models(config: Mapping[str, Any]) -> list[str]:
@@ -147,4 +165,5 @@ def plan_card_run(config: Mapping[str, Any], scale: Mapping[str, Any], models: S
                 section[key] = lists.get((study, key), [])
     targets = tuple(rule for s in sorted(used) for rule in TABLE_RULES[s]
                     if not (rule in ENCODER_RULES.get(s, ()) and not lists.get((s, "models"))))
-    return CardPlan(out, {m: tuple(s) for m, s in studies.items()}, skipped, targets)
+    priority = tuple(PRIORITY[s] for s in sorted(used) if s in PRIORITY)
+    return CardPlan(out, {m: tuple(s) for m, s in studies.items()}, skipped, targets, priority)

@@ -10,6 +10,7 @@ import base64
 import html
 import io
 import math
+import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +21,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from choicelab.cards.overlay import BROWSERS  # noqa: E402
 from choicelab.cards.panels import FAILED, OK, SKIPPED, Headline, Panel  # noqa: E402
 from choicelab.plotting import png_bytes, save_png  # noqa: E402
 
@@ -132,8 +134,9 @@ def _source_links(panel: Panel, base: Path) -> str:
     links = []
     for source in panel.sources:
         rel = _relative(source, base)
-        links.append(f"<a href='{html.escape(rel)}'>{html.escape(Path(source).name)}</a> "
-                     f"(<a href='{html.escape(rel)}.prov.json'>sidecar</a>)")
+        links.append(f"<a href='{html.escape(rel)}' title='{html.escape(source)}'>{html.escape(Path(source).name)}"
+                     f"</a> (<a href='{html.escape(rel)}.prov.json'>sidecar</a>; "
+                     f"<code>choicelab provenance {html.escape(source)}</code>)")
     return "Source: " + ", ".join(links) if links else ""
 
 
@@ -154,9 +157,34 @@ section.skipped,section.failed{background:#fafafa;padding:0.3em 0.8em} img{max-w
 """
 
 
+def pdf_note(pdf_name: str, browser: str | None) -> str:
+    """The card's sentence on its PDF: printed by which browser, or why there is none and how to get one."""
+    if browser:
+        return (f"PDF of this page: <a href='{html.escape(pdf_name)}'>{html.escape(pdf_name)}</a> (printed by "
+                f"headless {html.escape(Path(browser).name)}).")
+    return (f"No PDF of this page was made: no Chromium on PATH ({' or '.join(BROWSERS)}), which prints it; install "
+            "the distribution's chromium (.ci/run does) and run `snakemake cards` again. The PNG beside this page "
+            "holds its figures.")
+
+
+def print_pdf(browser: str, page: str | Path, out: str | Path, timeout: int = 300) -> Path:
+    """Print the self-contained card ``page`` to ``out`` with headless Chromium; a failure raises (no card claims a
+    PDF it does not have)."""
+    out = Path(out)
+    out.unlink(missing_ok=True)
+    command = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-pdf-header-footer",
+               f"--print-to-pdf={out.resolve()}", Path(page).resolve().as_uri()]
+    proc = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+    if proc.returncode != 0 or not out.is_file() or out.read_bytes()[:5] != b"%PDF-":
+        raise RuntimeError(f"{browser} did not print {page} to {out} (return code {proc.returncode}): "
+                           f"{(proc.stderr or proc.stdout).strip()[-500:]}")
+    return out
+
+
 def card_html(model: str, kind: str, panels: Sequence[Panel], scale: str, sidecar: str,
-              base: Path) -> str:
-    """The card: header (model, kind, scale), summary sentences with their tables, flags, one section per panel."""
+              base: Path, pdf: str = "") -> str:
+    """The card: header (model, kind, scale, its PDF or why none), summary sentences with their tables, flags, one
+    section per panel."""
     sentences = summary(panels)
     flags = [f for p in panels for f in p.flags]
     parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>choicelab card: {html.escape(model)}</title>"
@@ -166,6 +194,7 @@ def card_html(model: str, kind: str, panels: Sequence[Panel], scale: str, sideca
              f"labelled as the papers'; intervals are 95 %. Provenance of this page: "
              f"<a href='{html.escape(sidecar)}'>{html.escape(sidecar)}</a> (every input with its sha256; "
              f"<code>choicelab provenance &lt;table&gt;</code> traces a table back to items and weights).</p>",
+             f"<p>{pdf}</p>" if pdf else "",
              "<h2>Summary</h2><ul class='summary'>"]
     parts += [f"<li>{html.escape(s.text)} <span class='src'>[{html.escape(Path(s.source).name)}]</span></li>"
               for s in sentences]

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from choicelab.artifacts import Artifact, Built, by_name, caption_naming, study_files
+from choicelab.artifacts import Artifact, Built, by_name, caption_naming
 from choicelab.studies.probes import figures, paper, tables
 
 STUDY = "probes"
@@ -169,10 +169,6 @@ ARTIFACTS: tuple[Artifact, ...] = (
 
 RULES = tuple(dict.fromkeys(artifact.rule for artifact in ARTIFACTS))  # the rules that write artifacts
 
-
-def artifact_files(enabled: bool) -> list[str]:
-    """Every table's and figure's files (the targets of ``rule all``), or none when the study is off."""
-    return study_files(STUDY, ARTIFACTS) if enabled else []
 
 
 # What each builder is called with, in order: a job's named input, or the frame of another artifact.

@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from choicelab.config import DOWNLOADS, data_root
+from choicelab.config import DOWNLOADS, ConfigError, data_root
 from choicelab.studies import study_settings
 from choicelab.studies.probes import RESULTS
 from choicelab.studies.probes.settings import Settings
@@ -32,6 +32,41 @@ class Jobs:
         kinds = {name: entry.get("kind") for name, entry in config["models"].items()}
         return cls(study_settings(config, "probes"), tuple(models), data_root(config), dict(mc_benchmarks), kinds,
                    model_dir)
+
+    # -- what the study builds --------------------------------------------------------------------------------------
+
+    def check_models(self) -> None:
+        """An enabled study needs a model to probe: fine-tuned encoders (``models``), or causal LMs alone
+        (``models: []``: the robustness matrix only). Neither raises ConfigError naming the keys and the fix."""
+        if self.settings.enabled and not self.settings.models and not self.settings.causal_models:
+            raise ConfigError(
+                "config key 'studies.probes.models' is empty and so is studies.probes.causal_models: the probes study "
+                "has no model to probe; list encoders (kind: encoder) to fine-tune under studies.probes.models, or "
+                "causal LMs under studies.probes.causal_models for the robustness matrix alone, or set "
+                "studies.probes.enabled: false"
+            )
+
+    def artifact_files(self) -> list[str]:
+        """The tables' and figures' files (targets of ``rule all``): every artifact with a fine-tuned encoder; with
+        causal LMs only (``studies.probes.models: []``) the robustness matrix and its heat map, the artifacts that
+        need no encoder; none when the study is off."""
+        from choicelab.artifacts import of_rule, study_files
+        from choicelab.studies.probes.artifacts import ARTIFACTS, STUDY
+
+        if self.models:
+            return study_files(STUDY, ARTIFACTS)
+        if self.settings.enabled and self.settings.causal_models:
+            return study_files(STUDY, of_rule(ARTIFACTS, "probes_robustness"))
+        return []
+
+    def _encoders_needed(self, what: str) -> None:
+        if not self.models:
+            raise ConfigError(
+                f"config key 'studies.probes.models' is empty, but {what} needs fine-tuned encoders (Tables 1-2, the "
+                "accuracy, controls and timing tables, Figs 3-6, the comparison with the paper); add an encoder "
+                "(kind: encoder) to studies.probes.models, or ask only for probes_robustness (the causal LMs' "
+                "robustness matrix), which is what a run with studies.probes.models: [] builds"
+            )
 
     # -- inputs ----------------------------------------------------------------------------------------------------
 
@@ -76,6 +111,12 @@ class Jobs:
         return [f"{RESULTS}/dumps/{m}__{b}__seed{s}.parquet"
                 for m in self.models for b in self.settings.benchmarks for s in self.settings.seeds]
 
+    def encoder_dumps(self, wildcards: Any) -> list[str]:
+        """The fine-tuned encoders' dumps the confidences (and every table and figure but the robustness matrix) are
+        computed from; none configured raises ConfigError naming studies.probes.models."""
+        self._encoders_needed(f"{RESULTS}/metrics/confidences.parquet")
+        return self.dumps(wildcards)
+
     def control_models(self) -> list[str]:
         """Pre-trained encoders scored with an untrained multiple-choice head, or seq2seq QA models (Sec. 4.2-4.4
         controls); null: the fine-tuned encoders' base models."""
@@ -98,6 +139,7 @@ class Jobs:
         return [f"{RESULTS}/probed/{b}.parquet" for b in self.settings.benchmarks]
 
     def timings(self, wildcards: Any) -> list[str]:
+        self._encoders_needed("the timing table")
         return [f"{RESULTS}/timing/{m}__{b}.csv" for m in self.models for b in self.settings.benchmarks]
 
     def causal_benchmarks(self) -> list[str]:

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 import torch
+from test_finetune_checkpoint import encoder_without_dropout
 
 from choicelab.lm.encoder import fine_tune_mc
 from choicelab.lm.prepare import prepare_model
 from conftest import toy_items
-from test_finetune_checkpoint import encoder_without_dropout
 
 
 @pytest.mark.parametrize("frozen_layers", [0, 1])

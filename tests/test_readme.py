@@ -72,7 +72,7 @@ def test_the_offline_paper_dry_run_with_the_shipped_mirror_plans_and_names_what_
 
 @pytest.mark.slow  # two dry runs of the embedded default config: ~20-40 s
 def test_the_default_dag_counts_in_the_readme_are_the_dry_runs(tmp_path, data_mirror):
-    claimed = re.search(r"the default\s+run now has (\d+) jobs, (\d+) with `data_mirror=../shared/data`", README)
+    claimed = re.search(r"The default\s+run\s+has (\d+) jobs, (\d+) with `data_mirror=../shared/data`", README)
     online, _ = dry_run(tmp_path, "--configfile", str(REPO / "config.yaml"))
     offline, out = dry_run(tmp_path, "--configfile", str(REPO / "config.yaml"), "--config",
                            f"data_mirror={data_mirror}")

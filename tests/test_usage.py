@@ -42,6 +42,23 @@ def test_a_training_step_counts_three_times_the_forward():
     assert counted["flops"] == 3 * 2.0 * body * train + 2.0 * body * evaluated
 
 
+def test_frozen_layers_replayed_from_a_cache_are_not_counted():
+    from choicelab.lm.encoder import encoder_layers
+
+    model, tokenizer = tiny_model("bert", seed=0)
+    track(model, "usage-bert-frozen")
+    layer_params = sum(p.numel() for p in encoder_layers(model)[0].parameters())
+    body, _ = _parameter_split(model)
+    items = [MCItem("t", "train", str(i), f"Question {i}?", ("yes", "no"), i % 2) for i in range(2)]
+    fine_tune_mc(model, tokenizer, items, items, learning_rate=1e-3, batch_size=2, max_epochs=1, seed=0,
+                 max_length=16, frozen_layers=1, log=lambda _: None)
+    counted = usage()["usage-bert-frozen"]
+    train, evaluated = counted["train_tokens"], counted["tokens"] - counted["train_tokens"]
+    # the training step and the dev evaluation run the top layer only: the bottom one is replayed from its cache
+    assert train > 0 and evaluated > 0 and counted["forward_calls"] == 2
+    assert counted["flops"] == 3 * 2.0 * (body - layer_params) * train + 2.0 * (body - layer_params) * evaluated
+
+
 def test_the_job_log_ends_with_its_usage(tmp_path):
     model, tokenizer = tiny_model("llama", seed=0)
     track(model, "usage-job")

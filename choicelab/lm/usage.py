@@ -2,7 +2,9 @@
 
 Per forward: ``tokens`` = input positions run (padding included: it is computed), ``real_tokens`` = positions the
 attention mask keeps, ``logit_positions`` = positions projected onto the vocabulary (the engine keeps few).
-FLOPs are the usual dense estimate: 2 x (parameters outside the embeddings and the LM head) per position, plus
+FLOPs are the usual dense estimate: 2 x (parameters outside the embeddings and the LM head, as the model holds them at
+that call: a fine-tune's frozen layers replayed from a cache are swapped out and not counted; the one pass that fills
+the cache calls those layers directly and is not counted either, a small undercount) per position, plus
 2 x (LM head parameters) per logit position, times 3 for a training forward (the backward pass costs two more).
 Attention over the cache and MoE routing are not modelled: for a mixture of experts every expert's parameters are
 counted, an upper bound. ``choicelab.workflow.log_to`` writes the job's totals to its log (``choicelab usage:``
@@ -38,7 +40,7 @@ def track(model: torch.nn.Module, name: str) -> torch.nn.Module:
     """Count what ``model`` computes under ``name`` (once per model object); returns the model."""
     if getattr(model, "_choicelab_usage", None):
         return model
-    body, head = _parameter_split(model)
+    _, head = _parameter_split(model)
     base = getattr(model, "base_model", model)  # the transformer; embeddings of texts call it directly
 
     def entry() -> dict[str, float]:
@@ -57,6 +59,8 @@ def track(model: torch.nn.Module, name: str) -> torch.nn.Module:
         mask = kwargs.get("attention_mask")
         real = int(mask[..., -ids.shape[-1]:].sum()) if mask is not None and ids is not None else tokens
         training = torch.is_grad_enabled() and module.training
+        # counted at each call: layers swapped out (frozen layers replayed from a cache) do not run
+        body = _parameter_split(model)[0]
         with _lock:
             totals = entry()
             totals["forward_calls"] += 1

@@ -4,11 +4,12 @@ where the recipe freezes bottom layers, else the job's ``seed`` -- selected on h
 from choicelab.mc.finetune import FineTuneParams, fine_tune_checkpoints
 from choicelab.mc.items import read_items
 from choicelab.studies.probes.items import train_roles
+from choicelab.studies.probes.jobs import job_seeds
 from choicelab.workflow import job_record, log_to
 
 with log_to(snakemake.log[0]):
     w = snakemake.wildcards
-    seeds = [int(w.seed)] if hasattr(w, "seed") else [int(s) for s in snakemake.params.seeds]
+    seeds = job_seeds(w, snakemake.params)
     params = FineTuneParams(seed=seeds[0], **snakemake.params.finetune)
     fit, heldout = train_roles(read_items(snakemake.input.train))
     metas = fine_tune_checkpoints(

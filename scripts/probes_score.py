@@ -6,12 +6,13 @@ from choicelab.mc.finetune import checkpoints_mc_logits
 from choicelab.mc.items import read_items
 from choicelab.mc.scoring import encoder_rows
 from choicelab.provenance import record_json
+from choicelab.studies.probes.jobs import job_seeds
 from choicelab.studies.probes.scoring import checkpoint_label
 from choicelab.workflow import job_record, log_to
 
 with log_to(snakemake.log[0]):
     w = snakemake.wildcards
-    seeds = [int(w.seed)] if hasattr(w, "seed") else [int(s) for s in snakemake.params.seeds]
+    seeds = job_seeds(w, snakemake.params)
     given = snakemake.input.checkpoints  # one folder (a seed's job) or a list (every seed's)
     checkpoints = [given] if isinstance(given, str) else list(given)
     probed = read_items(snakemake.input.probed)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import random
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -58,10 +58,11 @@ def _encode(
     return {k: v.view(len(items), n_choices, -1) for k, v in enc.items()}
 
 
-def _groups_by_choice_count(items: Sequence[MCItem]) -> dict[int, list[int]]:
+def _groups_by_choice_count(choice_counts: Iterable[int]) -> dict[int, list[int]]:
+    """Item indices by number of choices (one count per item), in item order."""
     groups: dict[int, list[int]] = defaultdict(list)
-    for index, item in enumerate(items):
-        groups[len(item.choices)].append(index)
+    for index, count in enumerate(choice_counts):
+        groups[count].append(index)
     return groups
 
 
@@ -88,7 +89,7 @@ def mc_logits(
     model.eval()
     device = next(model.parameters()).device
     out: list[np.ndarray | None] = [None] * len(items)
-    for _, group in sorted(_groups_by_choice_count(items).items()):
+    for _, group in sorted(_groups_by_choice_count(len(item.choices) for item in items).items()):
         indices = sorted(group, key=lambda index: (-_character_length(items[index]), index))
         for start in range(0, len(indices), batch_size):
             chunk = indices[start : start + batch_size]
@@ -248,9 +249,8 @@ def _cache_frozen(model: PreTrainedModel, encoded: _Encoded, frozen: int, device
     was_training = model.training
     model.eval()
     cached: list[torch.Tensor | None] = [None] * len(encoded.rows)
-    by_count: dict[int, list[int]] = defaultdict(list)  # a batch holds items of one choice count, in item order
-    for index, row in enumerate(encoded.rows):
-        by_count[len(row)].append(index)
+    # a batch holds items of one choice count, in item order
+    by_count = _groups_by_choice_count(len(row) for row in encoded.rows)
     batches = [group[start : start + batch_size] for _, group in sorted(by_count.items())
                for start in range(0, len(group), batch_size)]
     try:
@@ -357,7 +357,7 @@ def _replayed_logits(model: PreTrainedModel, items: Sequence[MCItem], encoded: _
     """:func:`mc_logits` of ``items`` with the frozen stack replaced by its cached output (the model's frozen layers
     must be swapped for the :class:`_Replay` stand-ins): one array per item, in item order, the layers above only."""
     out: list[np.ndarray | None] = [None] * len(items)
-    for _, group in sorted(_groups_by_choice_count(items).items()):
+    for _, group in sorted(_groups_by_choice_count(len(item.choices) for item in items).items()):
         indices = sorted(group, key=lambda index: (-cached[index].shape[1], index))
         for start in range(0, len(indices), batch_size):
             chunk = indices[start : start + batch_size]
@@ -434,7 +434,7 @@ def fine_tune_mc(
     check_trainable_dtype(model, getattr(model, "name_or_path", "") or type(model).__name__)
     torch.manual_seed(seed)
     rng = random.Random(seed)
-    groups = _groups_by_choice_count(train)
+    groups = _groups_by_choice_count(len(item.choices) for item in train)
     steps_per_epoch = sum(math.ceil(len(ix) / batch_size) for ix in groups.values())
     total_steps = max(1, int(math.ceil(steps_per_epoch * max_epochs / grad_accumulation)))
     if freeze_word_embeddings:  # keep the pretrained word vectors: items unseen in training keep their meaning
@@ -468,7 +468,6 @@ def fine_tune_mc(
         for module in frozen_modules:
             module.requires_grad_(False)
         encoded, cached = frozen_train.encoded, frozen_train.cached
-        dev_encoded, dev_cached = frozen_dev.encoded, frozen_dev.cached
         originals = list(layers[:frozen_layers])
         replacements, replay = _stand_ins(frozen_layers, frozen_train.as_tuple)
     trainable = [p for p in model.parameters() if p.requires_grad]
@@ -498,11 +497,7 @@ def fine_tune_mc(
             if layers is None:
                 logits = mc_logits(model, tokenizer, dev, input_format=input_format, max_length=max_length)
             else:  # the top layers on the dev items' cached frozen encodings; the real layers back for state_dict
-                swap(replacements)
-                try:
-                    logits = _replayed_logits(model, dev, dev_encoded, dev_cached, replay, pad_id, device)
-                finally:
-                    swap(originals)
+                logits = frozen_mc_logits(model, dev, frozen_dev)
         accuracy = accuracy_of(logits, dev)
         result.history.append(
             {"epoch": epoch_position, "step": result.steps, "train_loss": train_loss, "dev_accuracy": accuracy}

@@ -170,7 +170,6 @@ ARTIFACTS: tuple[Artifact, ...] = (
 RULES = tuple(dict.fromkeys(artifact.rule for artifact in ARTIFACTS))  # the rules that write artifacts
 
 
-
 # What each builder is called with, in order: a job's named input, or the frame of another artifact.
 ARGUMENTS: dict[str, tuple[str, ...]] = {
     "table1": ("conf",),

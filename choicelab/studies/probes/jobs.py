@@ -15,6 +15,12 @@ from choicelab.studies.probes.settings import Settings
 CONTROL_KINDS = ("encoder", "seq2seq")
 
 
+def job_seeds(wildcards: Any, params: Any) -> list[int]:
+    """The seeds a probes_finetune / probes_score job serves: its ``seed`` wildcard (one job per seed), or every seed
+    of ``params.seeds`` (one job for all, :meth:`Jobs.seeds_share_a_job`)."""
+    return [int(wildcards.seed)] if hasattr(wildcards, "seed") else [int(s) for s in params.seeds]
+
+
 @dataclass(frozen=True)
 class Jobs:
     """What the probes jobs read and are given, for one config."""

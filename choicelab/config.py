@@ -14,10 +14,12 @@ from typing import Any
 import jsonschema
 import yaml
 
+from choicelab.errors import UserError
+
 SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schemas" / "config.schema.yaml"
 
 
-class ConfigError(ValueError):
+class ConfigError(UserError, ValueError):
     """A configuration problem, with the key at fault and how to fix it in the message."""
 
 

@@ -299,9 +299,11 @@ class CausalScorer:
 
     # -- internals -----------------------------------------------------------------------------------------
     def _check_lengths(self, requests: Sequence[ContinuationRequest], encoded: Sequence[EncodedRequest]) -> None:
-        if self.max_length is None:
-            return
         for req, enc in zip(requests, encoded, strict=True):
+            if not enc.continuation_ids:
+                raise ValueError(f"request {req.id!r}: the continuation {req.continuation!r} has no tokens")
+            if self.max_length is None:
+                continue
             total = len(enc.context_ids) + len(enc.continuation_ids)
             if total > self.max_length:
                 raise ValueError(

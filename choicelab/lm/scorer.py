@@ -31,9 +31,22 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class ContinuationRequest:
+    """Score ``continuation`` after ``context``. The context may be empty (a prior); the continuation may not (its
+    probability would be 1 and win every comparison)."""
+
     id: str
     context: str
     continuation: str
+
+    def __post_init__(self) -> None:
+        for field in ("id", "context", "continuation"):
+            value = getattr(self, field)
+            if not isinstance(value, str):
+                raise TypeError(f"request {self.id!r}: {field!r} must be a string, not {type(value).__name__} "
+                                f"({value!r})")
+        if not self.continuation:
+            raise ValueError(f"request {self.id!r}: 'continuation' is empty; an empty continuation has probability 1 "
+                             "and would win any comparison")
 
 
 @dataclass(frozen=True)

@@ -57,7 +57,7 @@ def test_results_do_not_depend_on_batch_size(request, family):
     requests = [
         ContinuationRequest(f"r{i}", ctx, cont)
         for i, (ctx, cont) in enumerate(
-            [(long_context, " 1"), (long_context, " 12"), ("Short", " one two three"), ("", "Hello"), ("x", "")]
+            [(long_context, " 1"), (long_context, " 12"), ("Short", " one two three"), ("", "Hello"), ("x", " y")]
         )
     ]
     reference = CausalScorer(model, tokenizer, max_batch_tokens=1 << 20).score(requests)

@@ -1,0 +1,351 @@
+"""Reanalysis of the authors' released model outputs (LLM_link ``results/``), by the authors' selection rules.
+
+A folder laid out like LLM_link's ``results/`` holds any subset of ``log_probs/``, ``rating/``,
+``embedding_similarity/`` and ``free/``, each with one folder per model (any name). Every score is recomputed with
+the study's formulas (:mod:`choicelab.studies.scoring_methods.metrics`) from the per-token log-probabilities (string,
+label, rating) or the per-option similarities (embedding); the authors' precomputed columns are only checked against
+ours (:func:`column_checks`, one row per file and column). Free generations are read through their hand codes.
+
+The selection rules are the authors' (LLM_link @ 2cfc6522, ``analysis/``; docs/scoring_methods.md, "Reanalysis of
+the authors' outputs", gives each rule with its file):
+
+* ``string_score``: ``log_probs/<m>/seed*/string_scores/label_alpha/``; the authors' ``mean_sentence_surprisal``
+  (our ``mean_token_logprob``) over the scored text ``options``, whose type is ``option_names``.
+* ``label_score``: ``log_probs/<m>/seed*/label_scores/label_alpha/``; ``sentence_surprisal`` (our
+  ``option_logprob`` of the label); the label ``options`` names the option shown there, ``shuffled_option_names``.
+* ``rating``: ``rating/<m>/*_rating_scale-<scale>_*.csv`` with the authors' scale of the model
+  (:data:`AUTHORS_RATING_SCALES`; any other model: every scale, each its own row); E[r] from the summed
+  token log-probabilities of each rating point (``metrics.rating_expectation``), argmax over the options.
+* ``embedding``: ``embedding_similarity/<m>/``; argmax of ``cosine_sims`` over the shown options
+  (``shuffled_option_names``).
+* ``free``: every ``*_annotated*.csv`` under ``free/<m>/``; the code is ``response_option``, else
+  ``annotation_tsvilodub``, else ``annotation_wang``; rows without a code are left out; rows whose ``temperature``
+  column is 0.1; the share coded ``target``.
+
+Every file found counts, as the authors' analysis read every file it found (a file byte-identical to another is
+read all the same and reported in ``files``); an item version is an item of one file; ties of the argmax are
+broken by ``metrics.choose`` (seeded) and counted in ``n_tied``.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from choicelab.studies.scoring_methods import metrics as sm
+
+METHOD_FOLDERS = ("log_probs", "rating", "embedding_similarity", "free")
+METRICS = ("string_score", "label_score", "rating", "free", "embedding")
+AUTHORS_RATING_SCALES = {  # analysis/analysis_rating_wang.ipynb, the cell subsetting df_no_scale
+    "google/flan-t5-xl": "likely",
+    "gpt-3.5-turbo-instruct": "possible",
+    "meta-llama/Llama-2-7b-hf": "appropriate",
+    "text-davinci-002": "possible",
+}
+FREE_TEMPERATURE = 0.1  # analysis/analysis_free_wang.ipynb: df_annotated[df_annotated['temperature'] == 0.1]
+FREE_CODE_COLUMNS = ("response_option", "annotation_tsvilodub", "annotation_wang")
+CHECK_RTOL = 1e-6
+KEYS = ("model_name", "phenomenon", "metric")
+ITEM_VERSION = ["model_name", "phenomenon", "seed", "file", "item_id"]  # an item as one file holds it
+
+# (authors' score name, our formula from the per-token log-probs lp, null-prompt log-probs prior)
+AUTHORS_SCORES: dict[str, Callable[[list[float], list[float]], float]] = {
+    "sentence_cond_probs": lambda lp, prior: sm.option_logprob(lp),  # the product of probabilities, as a log
+    "mean_sentence_cond_probs": lambda lp, prior: sm.mean_token_prob(lp),
+    "sentence_surprisal": lambda lp, prior: sm.option_logprob(lp),
+    "mean_sentence_surprisal": lambda lp, prior: sm.mean_token_logprob(lp),
+    "sentence_mi": lambda lp, prior: sm.prior_corrected(lp, prior),  # the authors store exp() of it
+    "surprisal_decrease_ratio": lambda lp, prior: sm.surprisal_reduction(lp, prior),
+}
+# The authors' stored column, as our value transformed to the column's scale (for the checks).
+STORED_COLUMNS: dict[str, tuple[str, Callable[[float], float]]] = {
+    "sentence_cond_probs": ("sentence_cond_probs", math.exp),
+    "mean_sentence_cond_probs": ("mean_sentence_cond_probs", float),
+    "sentence_surprisal": ("sentence_surprisal", float),
+    "mean_sentence_surprisal": ("mean_sentence_surprisal", float),
+    "sentence_mi": ("sentence_mi", math.exp),
+    "surprisal_decrease_ratio": ("sentence_mi_surprisal", lambda v: 1.0 / v if v else math.inf),
+}
+SELECTED_SCORE = {"string_score": "mean_sentence_surprisal", "label_score": "sentence_surprisal"}
+LOG_PROB_COLUMNS = ("model_name", "seed", "item_id", "phenomenon", "options", "option_names",
+                    "shuffled_option_names", "token_cond_log_probs", "null_prior_token_log_probs")
+RATING_COLUMNS = ("model_name", "seed", "item_id", "phenomenon", "option_names", "scale", "token_cond_log_probs",
+                  "weighted_options", "chosen_option")
+EMBEDDING_COLUMNS = ("model_name", "seed", "item_id", "phenomenon", "shuffled_option_names", "cosine_sims",
+                     "chosen_option")
+FREE_COLUMNS = ("model_name", "phenomenon", "item_id", "seed", "temperature")
+
+
+class ReanalysisError(ValueError):
+    """Bad input to the reanalysis; the message names the file and the fix."""
+
+
+@dataclass(frozen=True)
+class Reanalysis:
+    """choices: one row per (model, metric, score, configuration, seed, item); accuracy: per (model_name,
+    phenomenon, metric, configuration) k, n, accuracy; checks: per file and stored column, rows and mismatches;
+    files: every file found with its status (used, duplicate of ..., not in a model folder)."""
+
+    choices: pd.DataFrame
+    accuracy: pd.DataFrame
+    checks: pd.DataFrame
+    files: pd.DataFrame
+
+
+# -- reading -----------------------------------------------------------------------------------------------------
+
+
+def read_table(path: Path, columns: Iterable[str], *, semicolons: bool = False) -> pd.DataFrame:
+    """A comma-separated results file (BOM stripped); ``semicolons``: sniff ';' from the header (the authors' free
+    files). Fails naming the file on a semicolon file where commas are expected and on missing columns."""
+    text = path.read_text(encoding="utf-8-sig")
+    header = text.split("\n", 1)[0]
+    sep = ";" if header.count(";") > header.count(",") else ","
+    if sep == ";" and not semicolons:
+        raise ReanalysisError(
+            f"{path}: the header is semicolon-separated ({header[:60]!r}...); the authors' log_probs, rating and "
+            "embedding_similarity files are comma-separated: re-save the file with commas"
+        )
+    frame = pd.read_csv(io.StringIO(text), sep=sep, quoting=csv.QUOTE_MINIMAL)
+    frame.columns = [str(c).strip() for c in frame.columns]
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise ReanalysisError(f"{path}: columns {missing} missing (found {list(frame.columns)[:12]}); "
+                              "a file in this folder needs the columns of the authors' layout (LLM_link results/)")
+    return frame
+
+
+def _token_lists(path: Path, cell: object, column: str) -> list:
+    try:
+        return json.loads(str(cell))
+    except json.JSONDecodeError as error:
+        raise ReanalysisError(f"{path}: column {column!r} holds {str(cell)[:40]!r}, not a JSON list of "
+                              "log-probabilities") from error
+
+
+def _model_files(root: Path, method: str, pattern: str) -> tuple[dict[str, list[Path]], list[Path]]:
+    """(files per model folder, files lying directly in the method folder: not in a model folder)."""
+    base = root / method
+    per_model = {m.name: sorted(m.glob(pattern)) for m in sorted(base.iterdir()) if m.is_dir()}
+    loose = sorted(p for p in base.glob("*.csv") if p.is_file())
+    return per_model, loose
+
+
+def _file_records(paths: list[Path], root: Path) -> list[dict]:
+    """A record per file: used, and whether it is byte-identical to an earlier one (read all the same, as the
+    authors' analysis read every file it found)."""
+    seen: dict[str, Path] = {}
+    records = []
+    for path in paths:
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        twin = seen.setdefault(digest, path)
+        status = "used" if twin == path else f"used; byte-identical to {twin.relative_to(root)}"
+        records.append({"file": str(path.relative_to(root)), "status": status, "sha256": digest})
+    return records
+
+
+# -- choices -----------------------------------------------------------------------------------------------------
+
+
+def _choose(frame: pd.DataFrame, value: str, type_column: str, keys: list[str], seed_key: str) -> pd.DataFrame:
+    """The argmax option of each item version: keys, chosen (option type), is_target, n_tied."""
+    rows = []
+    for key, group in frame.groupby(keys, sort=True):
+        index, tied = sm.choose(group[value].tolist(), 0, f"{seed_key}:{key}")
+        chosen = group[type_column].iloc[index]
+        rows.append({**dict(zip(keys, key, strict=True)), "chosen": chosen, "is_target": chosen == "target",
+                     "n_tied": tied, "n_options": len(group)})
+    return pd.DataFrame(rows)
+
+
+def _check(records: list[dict], path: Path, root: Path, column: str, ours: Iterable[float], stored: Iterable) -> None:
+    a = np.asarray(list(ours), dtype=float)
+    b = pd.to_numeric(pd.Series(list(stored)), errors="coerce").to_numpy(dtype=float)
+    close = np.isclose(a, b, rtol=CHECK_RTOL, atol=1e-12, equal_nan=True) | (np.isinf(a) & np.isinf(b))
+    records.append({"file": str(path.relative_to(root)), "column": column, "rows": len(a),
+                    "mismatches": int((~close).sum())})
+
+
+def log_prob_choices(root: Path, model: str, files: list[Path], kind: str, checks: list[dict]) -> pd.DataFrame:
+    """Every authors' score of every item version of one model's string (``kind`` = string_scores) or label files,
+    recomputed from the token log-probs; each file's stored score columns checked."""
+    metric = "string_score" if kind == "string_scores" else "label_score"
+    type_column = "option_names" if kind == "string_scores" else "shuffled_option_names"
+    frames = []
+    for path in files:
+        frame = read_table(path, LOG_PROB_COLUMNS)
+        lps = [_token_lists(path, c, "token_cond_log_probs") for c in frame["token_cond_log_probs"]]
+        priors = [_token_lists(path, c, "null_prior_token_log_probs") for c in frame["null_prior_token_log_probs"]]
+        for score, formula in AUTHORS_SCORES.items():
+            ours = [formula(lp, prior) for lp, prior in zip(lps, priors, strict=True)]
+            column, scale = STORED_COLUMNS[score]
+            if column in frame.columns:
+                _check(checks, path, root, column, [scale(v) for v in ours], frame[column])
+            frame[f"ours_{score}"] = ours
+        frames.append(frame.assign(file=str(path.relative_to(root))))
+    if not frames:
+        return pd.DataFrame()
+    data = pd.concat(frames, ignore_index=True)
+    out = []
+    for score in AUTHORS_SCORES:
+        chosen = _choose(data, f"ours_{score}", type_column, ITEM_VERSION, f"{model}:{score}")
+        out.append(chosen.assign(metric=metric, score=score, configuration="labels=alpha"))
+    return pd.concat(out, ignore_index=True).assign(model=model)
+
+
+def rating_choices(root: Path, model: str, files: list[Path], checks: list[dict]) -> pd.DataFrame:
+    """The rating method's choices of one model, every scale found (E[r] from summed token log-probs)."""
+    frames = []
+    for path in files:
+        frame = read_table(path, RATING_COLUMNS)
+        points = [_token_lists(path, c, "token_cond_log_probs") for c in frame["token_cond_log_probs"]]
+        frame["expected_rating"] = [
+            sm.rating_expectation([sm.option_logprob(t) for t in p], range(1, len(p) + 1)) for p in points
+        ]
+        _check(checks, path, root, "weighted_options", frame["expected_rating"], frame["weighted_options"])
+        frames.append(frame.assign(file=str(path.relative_to(root))))
+    if not frames:
+        return pd.DataFrame()
+    data = pd.concat(frames, ignore_index=True)
+    keys = [*ITEM_VERSION, "scale"]
+    chosen = _choose(data, "expected_rating", "option_names", keys, f"{model}:rating")
+    stored = data.groupby(keys, sort=True)["chosen_option"].first().reset_index()
+    merged = chosen.merge(stored, on=keys)
+    checks.append({"file": f"rating/{model}", "column": "chosen_option", "rows": len(merged),
+                   "mismatches": int((merged["chosen"] != merged["chosen_option"]).sum())})
+    chosen["configuration"] = "scale=" + chosen["scale"]
+    return chosen.drop(columns="scale").assign(metric="rating", score="rating", model=model)
+
+
+def embedding_choices(root: Path, model: str, files: list[Path], checks: list[dict]) -> pd.DataFrame:
+    frames = [read_table(p, EMBEDDING_COLUMNS).assign(file=str(p.relative_to(root))) for p in files]
+    if not frames:
+        return pd.DataFrame()
+    data = pd.concat(frames, ignore_index=True)
+    keys = ITEM_VERSION
+    chosen = _choose(data, "cosine_sims", "shuffled_option_names", keys, f"{model}:embedding")
+    stored = data.groupby(keys, sort=True)["chosen_option"].first().reset_index()
+    merged = chosen.merge(stored, on=keys)
+    checks.append({"file": f"embedding_similarity/{model}", "column": "chosen_option", "rows": len(merged),
+                   "mismatches": int((merged["chosen"] != merged["chosen_option"]).sum())})
+    return chosen.assign(metric="embedding", score="cosine", configuration="", model=model)
+
+
+def free_choices(root: Path, model: str, files: list[Path], checks: list[dict]) -> pd.DataFrame:
+    """The hand-coded free generations of one model at temperature 0.1 (the ``temperature`` column), every file."""
+    frames = []
+    for path in files:
+        frame = read_table(path, FREE_COLUMNS, semicolons=True)
+        codes = [c for c in FREE_CODE_COLUMNS if c in frame.columns]
+        if not codes:
+            raise ReanalysisError(f"{path}: no hand-code column (one of {FREE_CODE_COLUMNS}); a free file needs one")
+        code = frame[codes[0]]
+        for extra in codes[1:]:
+            code = code.fillna(frame[extra])
+        temperature = pd.to_numeric(frame["temperature"], errors="coerce")
+        kept = frame.assign(code=code)[code.notna() & np.isclose(temperature, FREE_TEMPERATURE)]
+        checks.append({"file": str(path.relative_to(root)), "column": "hand code", "rows": len(frame),
+                       "mismatches": int(code.isna().sum())})
+        frames.append(kept.assign(file=str(path.relative_to(root))))
+    if not frames:
+        return pd.DataFrame()
+    data = pd.concat(frames, ignore_index=True)
+    code = data["code"].astype(str).str.strip()
+    return pd.DataFrame({
+        "model_name": data["model_name"], "phenomenon": data["phenomenon"].astype(str).str.strip(),
+        "seed": data["seed"], "item_id": data["item_id"], "chosen": code, "is_target": code == "target",
+        "n_tied": 1, "n_options": np.nan, "metric": "free", "score": "free", "configuration": "temperature=0.1",
+        "model": model, "file": data["file"],
+    })
+
+
+# -- the whole folder --------------------------------------------------------------------------------------------
+
+
+def _selected(choices: pd.DataFrame) -> pd.DataFrame:
+    """The rows of the authors' figure configuration: the selected score of string/label, the model's rating
+    scale (every scale for a model the authors chose none for)."""
+    score = choices["metric"].map(SELECTED_SCORE)
+    keep = score.isna() | (choices["score"] == score)
+    rating = choices["metric"] == "rating"
+    scale = "scale=" + choices["model_name"].map(AUTHORS_RATING_SCALES).fillna("")
+    chosen_scale = choices["model_name"].isin(list(AUTHORS_RATING_SCALES))
+    keep &= ~rating | ~chosen_scale | (choices["configuration"] == scale)
+    return choices[keep]
+
+
+def accuracy_of(choices: pd.DataFrame) -> pd.DataFrame:
+    """k, n and accuracy per (model_name, phenomenon, metric, configuration) of the figure configuration."""
+    picked = _selected(choices)
+    out = picked.groupby([*KEYS, "configuration"], as_index=False, sort=True).agg(
+        k=("is_target", "sum"), n=("is_target", "size"), n_tie_broken=("n_tied", lambda s: int((s > 1).sum())),
+        seeds=("seed", "nunique"),
+    )
+    return out.assign(k=out["k"].astype(int), accuracy=out["k"] / out["n"])
+
+
+def reanalyze(root: str | Path) -> Reanalysis:
+    """Reanalyse a folder laid out like LLM_link ``results/`` (any subset of :data:`METHOD_FOLDERS`, any model
+    folders). Fails naming the folder or file when nothing is laid out that way or a model has no usable file."""
+    root = Path(root)
+    present = [m for m in METHOD_FOLDERS if (root / m).is_dir()]
+    if not present:
+        raise ReanalysisError(
+            f"{root}: no folder of the authors' layout ({', '.join(METHOD_FOLDERS)}); point --outputs at a folder "
+            "laid out like LLM_link's results/ (e.g. <mirror>/pragmatics/LLM_link/results)"
+        )
+    checks: list[dict] = []
+    files: list[dict] = []
+    frames = []
+
+    def add(method: str, pattern: str, read: Callable[[str, list[Path]], pd.DataFrame]) -> None:
+        per_model, loose = _model_files(root, method, pattern)
+        files.extend({"file": str(p.relative_to(root)), "status": "not in a model folder (not read)"} for p in loose)
+        for model, paths in per_model.items():
+            files.extend(_file_records(paths, root))
+            kept = paths
+            if not kept:
+                raise ReanalysisError(f"{root / method / model}: no usable file (expected {pattern}); remove the "
+                                      "folder or add the model's files in the authors' layout")
+            frames.append(read(model, kept))
+
+    if "log_probs" in present:
+        for kind in ("string_scores", "label_scores"):
+            def read_log_probs(model: str, kept: list[Path], kind: str = kind) -> pd.DataFrame:
+                return log_prob_choices(root, model, kept, kind, checks)
+            per_model, _ = _model_files(root, "log_probs", f"seed*/{kind}/label_alpha/*.csv")
+            if any(per_model.values()):
+                add("log_probs", f"seed*/{kind}/label_alpha/*.csv", read_log_probs)
+    if "rating" in present:
+        add("rating", "*_rating_scale-*.csv", lambda m, k: rating_choices(root, m, k, checks))
+    if "embedding_similarity" in present:
+        add("embedding_similarity", "*.csv", lambda m, k: embedding_choices(root, m, k, checks))
+    if "free" in present:
+        add("free", "**/*_annotated*.csv", lambda m, k: free_choices(root, m, k, checks))
+    frames = [f for f in frames if len(f)]
+    if not frames:
+        raise ReanalysisError(f"{root}: no results file in the authors' layout was found under {present}")
+    choices = pd.concat(frames, ignore_index=True)
+    return Reanalysis(choices=choices, accuracy=accuracy_of(choices), checks=pd.DataFrame(checks),
+                      files=pd.DataFrame(files))
+
+
+def accuracy_rows(result: Reanalysis) -> pd.DataFrame:
+    """The CLI's table: model_name, phenomenon, metric, configuration, accuracy, n, k, n_tie_broken."""
+    return result.accuracy[[*KEYS, "configuration", "accuracy", "n", "k", "n_tie_broken"]]
+
+
+def mismatch_summary(checks: pd.DataFrame) -> list[str]:
+    """One line per file and column whose stored values disagree with ours."""
+    bad = checks[checks["mismatches"] > 0]
+    return [f"{r.file}: {r.column}: {r.mismatches} of {r.rows} rows differ from ours" for r in bad.itertuples()]
+

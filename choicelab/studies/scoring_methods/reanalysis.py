@@ -349,3 +349,118 @@ def mismatch_summary(checks: pd.DataFrame) -> list[str]:
     bad = checks[checks["mismatches"] > 0]
     return [f"{r.file}: {r.column}: {r.mismatches} of {r.rows} rows differ from ours" for r in bad.itertuples()]
 
+
+
+# -- the paper's Fig. 2 and Fig. 3 beside the authors' processed numbers ------------------------------------------
+
+SUMMARY_COLUMNS = ("model_name", "phenomenon", "metric", "accuracy")  # analysis/all_accuracy_summary.csv
+LONG_FINAL_COLUMNS = ("model", "item_id", "seed", "condition", "method", "target", "score")  # llmlink_long_final.csv
+DECIMALS = 3
+# The (method, score) variants Fig. 3 draws: analysis/testing-stats.R, variant_order (others are filtered out).
+FIG3_VARIANTS = (
+    ("free", "free"),
+    *(("string_score", s) for s in ("sentence_cond_probs", "mean_sentence_cond_probs", "mean_sentence_surprisal",
+                                    "sentence_mi", "surprisal_decrease_ratio")),
+    *(("label_score", s) for s in ("sentence_cond_probs", "sentence_mi", "surprisal_decrease_ratio")),
+    ("rating", "rating"),
+    ("embedding_similarity", "cosine"),
+)
+FIG3_METHOD = {"string_score": "string_score", "label_score": "label_score", "rating": "rating", "free": "free",
+               "embedding": "embedding_similarity"}
+R_LLH_SHIFT = 68768.470 + 500  # testing-stats.R: LLH = ifelse(LLH > -100000, LLH + 68768.470 + 500, 500)
+R_LLH_FLOOR = -100000
+# Cells where our reanalysis of the released files differs from the authors' processed number, and why
+# (docs/scoring_methods.md, "Reanalysis of the authors' outputs"). Keyed by (model_name, metric); "*" = every
+# phenomenon of it.
+EXPLAINED = {
+    ("google/flan-t5-xl", "rating", "*"): (
+        "the authors' numbers come from the FLAN-T5 rating files of LLM_link commit db1c108 (2023-10-09), replaced "
+        "by new runs at 75c47f3 (2023-10-13) before the release; the released files give ours"
+    ),
+    ("meta-llama/Llama-2-7b-hf", "label_score", "irony"): (
+        "Llama-2's seed-0 irony label file was not released: seed0/label_alpha holds a byte copy of the seed-1 file "
+        "(named _seed1_, seed column 1), so our 125 item versions count seed 1 twice"
+    ),
+}
+
+
+def read_authors_csv(path: str | Path, columns: Iterable[str]) -> pd.DataFrame:
+    """One of the authors' processed files (``analysis/``), failing naming the file on a wrong layout."""
+    return read_table(Path(path), columns)
+
+
+def explanation(model_name: str, metric: str, phenomenon: str = "*") -> str:
+    """Why a cell differs (:data:`EXPLAINED`); "" when it is not explained. Fig. 3 pools the phenomena, so its
+    rows take any explanation of the model and metric."""
+    if phenomenon == "*":
+        return "; ".join(v for (m, k, _), v in EXPLAINED.items() if m == model_name and k == metric)
+    return EXPLAINED.get((model_name, metric, phenomenon)) or EXPLAINED.get((model_name, metric, "*"), "")
+
+
+def fig2_comparison(accuracy: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFrame:
+    """Every model cell of the authors' Fig. 2 numbers (``all_accuracy_summary.csv``, human rows left out) beside
+    ours: model_name, phenomenon, metric, ours, n, theirs, difference, equal (to :data:`DECIMALS` decimals),
+    explanation (:data:`EXPLAINED`, for the differing cells)."""
+    theirs = summary[summary["metric"] != "human"].rename(columns={"accuracy": "theirs"})
+    ours = accuracy.rename(columns={"accuracy": "ours"})[[*KEYS, "ours", "n"]]
+    out = theirs[[*KEYS, "theirs"]].merge(ours, on=list(KEYS), how="left")
+    out["difference"] = out["ours"] - out["theirs"]
+    out["equal"] = out["ours"].round(DECIMALS) == out["theirs"].round(DECIMALS)
+    out["explanation"] = [
+        "" if eq else explanation(m, k, p)
+        for m, k, p, eq in zip(out["model_name"], out["metric"], out["phenomenon"], out["equal"], strict=True)
+    ]
+    return out[[*KEYS, "ours", "n", "theirs", "difference", "equal", "explanation"]]
+
+
+def fig3_loglik(per_item: pd.DataFrame, human: pd.DataFrame) -> pd.DataFrame:
+    """testing-stats.R's Fig. 3 numbers from per-item targets (columns model, method, score, condition, target):
+    per (model, method, score) the log-likelihood of the human data (Binomial(k_human | N_human, p), p = the model's
+    target rate per condition with 0 and 1 moved to 1e-9 and 1 - 1e-9, summed over conditions: ``metrics.human_loglik``
+    with ``AUTHORS_P_CLIP``), the pooled accuracy, and the value the figure draws (``llh_shown``: LLH + 68768.470 +
+    500, or 500 when LLH <= -100000). Only the variants the figure draws (:data:`FIG3_VARIANTS`)."""
+    variants = pd.MultiIndex.from_tuples(FIG3_VARIANTS, names=["method", "score"])
+    rows = per_item[pd.MultiIndex.from_frame(per_item[["method", "score"]]).isin(variants)]
+    rates = rows.assign(is_target=rows["target"].astype(bool))
+    out = sm.human_loglik(rates, human, by=("model", "method", "score"), clip=sm.AUTHORS_P_CLIP)
+    shown = np.where(out["loglik"] > R_LLH_FLOOR, out["loglik"] + R_LLH_SHIFT, 500.0)
+    return out[["model", "method", "score", "loglik", "accuracy", "n"]].assign(llh_shown=shown)
+
+
+def our_fig3_items(choices: pd.DataFrame) -> pd.DataFrame:
+    """Our per-item targets in the authors' long form (model, method, score, condition, target): every score of
+    string and label, the figure's rating scale, free and embedding."""
+    picked = choices[(choices["metric"].isin(["string_score", "label_score"])) | choices.index.isin(
+        _selected(choices).index)]
+    return pd.DataFrame({
+        "model": picked["model_name"], "method": picked["metric"].map(FIG3_METHOD), "score": picked["score"],
+        "condition": picked["phenomenon"], "target": picked["is_target"].astype(int),
+    })
+
+
+def fig3_comparison(ours: pd.DataFrame, theirs: pd.DataFrame) -> pd.DataFrame:
+    """Fig. 3 per (model, method, score): our log-likelihood and accuracy beside the R script's on the authors'
+    ``llmlink_long_final.csv``, with differences and ``equal`` (to :data:`DECIMALS` decimals, both numbers)."""
+    keys = ["model", "method", "score"]
+    out = theirs.merge(ours, on=keys, how="left", suffixes=("_theirs", "_ours"))
+    for column in ("loglik", "accuracy", "llh_shown"):
+        out[f"{column}_difference"] = out[f"{column}_ours"] - out[f"{column}_theirs"]
+    out["equal"] = (out["loglik_ours"].round(DECIMALS) == out["loglik_theirs"].round(DECIMALS)) & (
+        out["accuracy_ours"].round(DECIMALS) == out["accuracy_theirs"].round(DECIMALS))
+    metric = {v: k for k, v in FIG3_METHOD.items()}
+    out["explanation"] = [
+        "" if eq else explanation(m, metric[k])
+        for m, k, eq in zip(out["model"], out["method"], out["equal"], strict=True)
+    ]
+    return out
+
+
+def verdict(fig2: pd.DataFrame, fig3: pd.DataFrame) -> str:
+    """One line: how many cells equal the authors' numbers, how many differ with and without an explanation."""
+    differ = fig2[~fig2["equal"]]
+    unexplained = int((differ["explanation"] == "").sum())
+    return (
+        f"Reanalysis of the authors' outputs: {int(fig2['equal'].sum())} of {len(fig2)} Fig. 2 cells equal theirs "
+        f"to {DECIMALS} decimals ({len(differ) - unexplained} differing cells explained, {unexplained} unexplained); "
+        f"Fig. 3: {int(fig3['equal'].sum())} of {len(fig3)} variants equal the R script's log-likelihood and accuracy"
+    )

@@ -240,3 +240,33 @@ rule sm_figures:
         },
     script:
         "../scripts/study_artifacts.py"
+
+
+# Issue 36: the authors' released outputs (LLM_link results/ and analysis/ at the pinned commit: the mirror's, else
+# the download rules') reanalysed by the authors' rules, each Fig. 2 / Fig. 3 number beside theirs.
+SM_REANALYSIS = of_rule(sm_artifacts.ARTIFACTS, "sm_reanalysis")
+SM_AUTHORS_OUTPUTS = [
+    f"{data_root()}/{path}" for path in sorted(sm_sources.AUTHORS_OUTPUT_SOURCES)
+]
+
+
+rule sm_reanalysis:
+    input:
+        authors=SM_AUTHORS_OUTPUTS,
+        hand_codes=SM_HAND_CODES,
+        sources=SM_SOURCES,
+    output:
+        study_outputs(
+            "scoring_methods",
+            SM_REANALYSIS,
+            caption="../report/scoring_methods.rst",
+            category="scoring_methods",
+        ),
+    log:
+        "results/logs/scoring_methods/reanalysis.log",
+    conda:
+        "../envs/analysis.yaml"
+    params:
+        captions=captions(SM_REANALYSIS),
+    script:
+        "../scripts/study_artifacts.py"

@@ -464,3 +464,54 @@ def verdict(fig2: pd.DataFrame, fig3: pd.DataFrame) -> str:
         f"to {DECIMALS} decimals ({len(differ) - unexplained} differing cells explained, {unexplained} unexplained); "
         f"Fig. 3: {int(fig3['equal'].sum())} of {len(fig3)} variants equal the R script's log-likelihood and accuracy"
     )
+
+
+# -- the workflow's tables (rule sm_reanalysis) -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReanalysisFrames:
+    """What rule sm_reanalysis's tables are built from (``artifacts.sources``)."""
+
+    result: Reanalysis
+    fig2: pd.DataFrame
+    fig3: pd.DataFrame
+
+    def models(self, with_grid: bool = False) -> list[str]:
+        return sorted(set(self.result.accuracy["model_name"]))
+
+
+def reanalysis_frames(llm_link: str | Path, human: pd.DataFrame) -> ReanalysisFrames:
+    """Reanalyse ``<llm_link>/results`` and set it beside ``<llm_link>/analysis``'s processed numbers."""
+    llm_link = Path(llm_link)
+    result = reanalyze(llm_link / "results")
+    summary = read_authors_csv(llm_link / "analysis" / "all_accuracy_summary.csv", SUMMARY_COLUMNS)
+    long_final = read_authors_csv(llm_link / "analysis" / "llmlink_long_final.csv", LONG_FINAL_COLUMNS)
+    fig2 = fig2_comparison(result.accuracy, summary)
+    fig3 = fig3_comparison(fig3_loglik(our_fig3_items(result.choices), human), fig3_loglik(long_final, human))
+    return ReanalysisFrames(result, fig2, fig3)
+
+
+def _markdown(frame: pd.DataFrame, head: str = "") -> str:
+    return (f"{head}\n\n" if head else "") + frame.to_markdown(index=False, floatfmt=".4g") + "\n"
+
+
+def accuracy_table(data: ReanalysisFrames) -> tuple[pd.DataFrame, str]:
+    frame = accuracy_rows(data.result)
+    return frame, _markdown(frame)
+
+
+def fig2_table(data: ReanalysisFrames) -> tuple[pd.DataFrame, str]:
+    return data.fig2, _markdown(data.fig2, verdict(data.fig2, data.fig3))
+
+
+def fig3_table(data: ReanalysisFrames) -> tuple[pd.DataFrame, str]:
+    return data.fig3, _markdown(data.fig3, verdict(data.fig2, data.fig3))
+
+
+def checks_table(data: ReanalysisFrames) -> tuple[pd.DataFrame, str]:
+    """Per file: its status (used, byte-identical to another, not in a model folder) and, per stored column, how
+    many rows differ from ours."""
+    frame = data.result.files.merge(data.result.checks, on="file", how="outer")
+    return frame, _markdown(frame.drop(columns="sha256"), "; ".join(mismatch_summary(data.result.checks))
+                            or "every stored column agrees with ours")

@@ -30,14 +30,18 @@ def released() -> ra.Reanalysis:
 
 
 @pytest.fixture(scope="module")
-def fig2(released: ra.Reanalysis) -> pd.DataFrame:
-    summary = ra.read_authors_csv(LLM_LINK / "analysis" / "all_accuracy_summary.csv", ra.SUMMARY_COLUMNS)
-    return ra.fig2_comparison(released.accuracy, summary)
+def human() -> pd.DataFrame:
+    return human_condition_accuracy(MIRROR, items="all")
 
 
 @pytest.fixture(scope="module")
-def fig3(released: ra.Reanalysis) -> pd.DataFrame:
-    human = human_condition_accuracy(MIRROR, items="all")
+def fig2(released: ra.Reanalysis, human: pd.DataFrame) -> pd.DataFrame:
+    summary = ra.read_authors_csv(LLM_LINK / "analysis" / "all_accuracy_summary.csv", ra.SUMMARY_COLUMNS)
+    return ra.fig2_comparison(released.accuracy, summary, human)
+
+
+@pytest.fixture(scope="module")
+def fig3(released: ra.Reanalysis, human: pd.DataFrame) -> pd.DataFrame:
     long_final = ra.read_authors_csv(LLM_LINK / "analysis" / "llmlink_long_final.csv", ra.LONG_FINAL_COLUMNS)
     return ra.fig3_comparison(ra.fig3_loglik(ra.our_fig3_items(released.choices), human),
                               ra.fig3_loglik(long_final, human))
@@ -46,6 +50,8 @@ def fig3(released: ra.Reanalysis) -> pd.DataFrame:
 @needs_mirror
 def test_every_fig2_cell_of_both_models_equals_the_authors_to_three_decimals_or_is_explained(fig2):
     assert set(fig2["model_name"]) == {"google/flan-t5-xl", "meta-llama/Llama-2-7b-hf"}
+    assert set(fig2["metric"]) == {"string_score", "label_score", "rating", "free", "human"}
+    assert fig2[fig2["metric"] == "human"]["equal"].all()
     assert fig2["ours"].notna().all(), fig2[fig2["ours"].isna()]
     unexplained = fig2[~fig2["equal"] & (fig2["explanation"] == "")]
     assert unexplained.empty, unexplained.to_string()
@@ -100,6 +106,15 @@ def test_any_model_folder_is_reanalysed_like_the_released_one(tmp_path, released
     appropriate = out.xs(("rating", "scale=appropriate"), level=("metric", "configuration"))["accuracy"]
     pd.testing.assert_series_equal(appropriate, expected.xs(("rating", "scale=appropriate"),
                                                             level=("metric", "configuration"))["accuracy"])
+
+
+@needs_mirror
+def test_a_model_folder_with_label_scores_only_is_read(tmp_path, released):
+    results = tmp_path / "results"
+    _copy_model(LLM_LINK / "results/log_probs/llama2/seed2/label_scores",
+                results / "log_probs/label-only/seed2/label_scores", "org/label-only")
+    out = ra.reanalyze(results).accuracy
+    assert set(out["metric"]) == {"label_score"} and set(out["n"]) <= {20, 25, 19, 40}
 
 
 # -- bad input --------------------------------------------------------------------------------------------------

@@ -132,14 +132,6 @@ def _token_lists(path: Path, cell: object, column: str) -> list:
                               "log-probabilities") from error
 
 
-def _model_files(root: Path, method: str, pattern: str) -> tuple[dict[str, list[Path]], list[Path]]:
-    """(files per model folder, files lying directly in the method folder: not in a model folder)."""
-    base = root / method
-    per_model = {m.name: sorted(m.glob(pattern)) for m in sorted(base.iterdir()) if m.is_dir()}
-    loose = sorted(p for p in base.glob("*.csv") if p.is_file())
-    return per_model, loose
-
-
 def _file_records(paths: list[Path], root: Path) -> list[dict]:
     """A record per file: used, and whether it is byte-identical to an earlier one (read all the same, as the
     authors' analysis read every file it found)."""
@@ -307,30 +299,30 @@ def reanalyze(root: str | Path) -> Reanalysis:
     files: list[dict] = []
     frames = []
 
-    def add(method: str, pattern: str, read: Callable[[str, list[Path]], pd.DataFrame]) -> None:
-        per_model, loose = _model_files(root, method, pattern)
+    readers: dict[str, tuple[tuple[str, Callable[[str, list[Path]], pd.DataFrame]], ...]] = {
+        "log_probs": tuple(
+            (f"seed*/{kind}/label_alpha/*.csv",
+             lambda m, k, kind=kind: log_prob_choices(root, m, k, kind, checks))
+            for kind in ("string_scores", "label_scores")
+        ),
+        "rating": (("*_rating_scale-*.csv", lambda m, k: rating_choices(root, m, k, checks)),),
+        "embedding_similarity": (("*.csv", lambda m, k: embedding_choices(root, m, k, checks)),),
+        "free": (("**/*_annotated*.csv", lambda m, k: free_choices(root, m, k, checks)),),
+    }
+    for method in present:
+        models = sorted(m.name for m in (root / method).iterdir() if m.is_dir())
+        loose = sorted(p for p in (root / method).glob("*.csv") if p.is_file())
         files.extend({"file": str(p.relative_to(root)), "status": "not in a model folder (not read)"} for p in loose)
-        for model, paths in per_model.items():
-            files.extend(_file_records(paths, root))
-            kept = paths
-            if not kept:
-                raise ReanalysisError(f"{root / method / model}: no usable file (expected {pattern}); remove the "
+        for model in models:
+            found = [(sorted((root / method / model).glob(pattern)), read) for pattern, read in readers[method]]
+            if not any(paths for paths, _ in found):
+                expected = " or ".join(pattern for pattern, _ in readers[method])
+                raise ReanalysisError(f"{root / method / model}: no usable file (expected {expected}); remove the "
                                       "folder or add the model's files in the authors' layout")
-            frames.append(read(model, kept))
-
-    if "log_probs" in present:
-        for kind in ("string_scores", "label_scores"):
-            def read_log_probs(model: str, kept: list[Path], kind: str = kind) -> pd.DataFrame:
-                return log_prob_choices(root, model, kept, kind, checks)
-            per_model, _ = _model_files(root, "log_probs", f"seed*/{kind}/label_alpha/*.csv")
-            if any(per_model.values()):
-                add("log_probs", f"seed*/{kind}/label_alpha/*.csv", read_log_probs)
-    if "rating" in present:
-        add("rating", "*_rating_scale-*.csv", lambda m, k: rating_choices(root, m, k, checks))
-    if "embedding_similarity" in present:
-        add("embedding_similarity", "*.csv", lambda m, k: embedding_choices(root, m, k, checks))
-    if "free" in present:
-        add("free", "**/*_annotated*.csv", lambda m, k: free_choices(root, m, k, checks))
+            for paths, read in found:
+                files.extend(_file_records(paths, root))
+                if paths:
+                    frames.append(read(model, paths))
     frames = [f for f in frames if len(f)]
     if not frames:
         raise ReanalysisError(f"{root}: no results file in the authors' layout was found under {present}")
@@ -397,13 +389,16 @@ def explanation(model_name: str, metric: str, phenomenon: str = "*") -> str:
     return EXPLAINED.get((model_name, metric, phenomenon)) or EXPLAINED.get((model_name, metric, "*"), "")
 
 
-def fig2_comparison(accuracy: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFrame:
-    """Every model cell of the authors' Fig. 2 numbers (``all_accuracy_summary.csv``, human rows left out) beside
-    ours: model_name, phenomenon, metric, ours, n, theirs, difference, equal (to :data:`DECIMALS` decimals),
-    explanation (:data:`EXPLAINED`, for the differing cells)."""
-    theirs = summary[summary["metric"] != "human"].rename(columns={"accuracy": "theirs"})
+def fig2_comparison(accuracy: pd.DataFrame, summary: pd.DataFrame, human: pd.DataFrame) -> pd.DataFrame:
+    """Every cell of the authors' Fig. 2 numbers (``all_accuracy_summary.csv``) beside ours: model_name, phenomenon,
+    metric, ours, n, theirs, difference, equal (to :data:`DECIMALS` decimals), explanation (:data:`EXPLAINED`, for
+    the differing cells). The ``human`` rows (the same per model) are compared with ``human`` (per condition k of n
+    target choices in the raw human data: ``human.human_condition_accuracy``)."""
+    theirs = summary.rename(columns={"accuracy": "theirs"})[[*KEYS, "theirs"]]
     ours = accuracy.rename(columns={"accuracy": "ours"})[[*KEYS, "ours", "n"]]
-    out = theirs[[*KEYS, "theirs"]].merge(ours, on=list(KEYS), how="left")
+    people = human.rename(columns={"condition": "phenomenon", "accuracy": "ours"})[["phenomenon", "ours", "n"]]
+    people = theirs.loc[theirs["metric"] == "human", list(KEYS)].merge(people, on="phenomenon", how="left")
+    out = theirs.merge(pd.concat([ours, people], ignore_index=True), on=list(KEYS), how="left")
     out["difference"] = out["ours"] - out["theirs"]
     out["equal"] = out["ours"].round(DECIMALS) == out["theirs"].round(DECIMALS)
     out["explanation"] = [
@@ -487,7 +482,7 @@ def reanalysis_frames(llm_link: str | Path, human: pd.DataFrame) -> ReanalysisFr
     result = reanalyze(llm_link / "results")
     summary = read_authors_csv(llm_link / "analysis" / "all_accuracy_summary.csv", SUMMARY_COLUMNS)
     long_final = read_authors_csv(llm_link / "analysis" / "llmlink_long_final.csv", LONG_FINAL_COLUMNS)
-    fig2 = fig2_comparison(result.accuracy, summary)
+    fig2 = fig2_comparison(result.accuracy, summary, human)
     fig3 = fig3_comparison(fig3_loglik(our_fig3_items(result.choices), human), fig3_loglik(long_final, human))
     return ReanalysisFrames(result, fig2, fig3)
 

@@ -194,6 +194,8 @@ rule sm_tables:
         hand_codes=f"{SM}/metrics/hand_codes.parquet",
         hand_free=f"{SM}/metrics/hand_free.parquet",
         coder_agreement=f"{SM}/metrics/coder_agreement.parquet",
+        reanalysis_fig2=f"{SM}/tables/reanalysis_fig2.csv",
+        reanalysis_fig3=f"{SM}/tables/reanalysis_fig3.csv",
     output:
         study_outputs(
             "scoring_methods",

@@ -183,3 +183,30 @@ def test_the_command_reads_a_copy_of_a_released_model_folder(tmp_path):
     table = pd.read_csv(out)
     assert set(table["metric"]) == {"embedding"} and set(table["model_name"]) == {"google/flan-t5-xl"}
     assert table["n"].sum() == 169
+
+
+@needs_mirror
+def test_the_verdict_read_back_from_the_written_tables_is_the_same_line(tmp_path, fig2, fig3):
+    from choicelab.io import write_csv
+
+    write_csv(tmp_path / "fig2.csv", fig2)
+    write_csv(tmp_path / "fig3.csv", fig3)
+    line = ra.verdict_of_tables(tmp_path / "fig2.csv", tmp_path / "fig3.csv")
+    assert line == ra.verdict(fig2, fig3) and "0 unexplained" in line
+
+
+def test_compare_paper_ends_with_the_reanalysis_verdict(monkeypatch):
+    from types import SimpleNamespace
+
+    from choicelab.studies.scoring_methods import paper
+
+    finding = pd.DataFrame([{"kind": "finding", "key": "k", "paper": "p", "ours": "o", "agrees": True, "note": "",
+                             "like_for_like": False}])
+    monkeypatch.setattr(paper, "compare_paper", lambda *a, **k: finding)
+    monkeypatch.setattr(paper, "flip_share", lambda choices: None)
+    line = "Reanalysis of the authors' outputs: 1 of 2 Fig. 2 cells ... (1 differing cells explained, 0 unexplained)"
+    frame, markdown = paper.compare_paper_table(SimpleNamespace(choices=None, human=None, reanalysis_verdict=line))
+    assert frame["kind"].tolist() == ["finding", "reanalysis"] and frame["ours"].iloc[-1] == line
+    assert bool(frame["agrees"].iloc[-1]) and markdown.startswith(line)
+    frame, _ = paper.compare_paper_table(SimpleNamespace(choices=None, human=None, reanalysis_verdict=""))
+    assert frame["kind"].tolist() == ["finding"]

@@ -203,7 +203,8 @@ def sources(smk: Any, settings: Any) -> tables.StudyFrames | reanalysis.Reanalys
     if smk.rule == "sm_tables":
         return tables.StudyFrames(
             *frames, **{key: pd.read_parquet(i[key]) for key in ("hand_codes", "hand_free", "coder_agreement")},
-            model_sources=model_sources)
+            model_sources=model_sources,
+            reanalysis_verdict=reanalysis.verdict_of_tables(i.reanalysis_fig2, i.reanalysis_fig3))
     if smk.rule == "sm_figures":
         return tables.StudyFrames(*frames, sources_root=str(source_root(i.sources)),
                                   hand_free=pd.read_parquet(i.hand_free), model_sources=model_sources,

@@ -452,13 +452,18 @@ def fig3_comparison(ours: pd.DataFrame, theirs: pd.DataFrame) -> pd.DataFrame:
 
 def verdict(fig2: pd.DataFrame, fig3: pd.DataFrame) -> str:
     """One line: how many cells equal the authors' numbers, how many differ with and without an explanation."""
-    differ = fig2[~fig2["equal"]]
-    unexplained = int((differ["explanation"] == "").sum())
+    differ = fig2[~fig2["equal"].astype(bool)]
+    unexplained = int((differ["explanation"].fillna("") == "").sum())
     return (
         f"Reanalysis of the authors' outputs: {int(fig2['equal'].sum())} of {len(fig2)} Fig. 2 cells equal theirs "
         f"to {DECIMALS} decimals ({len(differ) - unexplained} differing cells explained, {unexplained} unexplained); "
         f"Fig. 3: {int(fig3['equal'].sum())} of {len(fig3)} variants equal the R script's log-likelihood and accuracy"
     )
+
+
+def verdict_of_tables(fig2_csv: str | Path, fig3_csv: str | Path) -> str:
+    """:func:`verdict` from rule sm_reanalysis's written tables (reanalysis_fig2.csv, reanalysis_fig3.csv)."""
+    return verdict(pd.read_csv(fig2_csv), pd.read_csv(fig3_csv))
 
 
 # -- the workflow's tables (rule sm_reanalysis) -------------------------------------------------------------------

@@ -210,3 +210,17 @@ def test_compare_paper_ends_with_the_reanalysis_verdict(monkeypatch):
     assert bool(frame["agrees"].iloc[-1]) and markdown.startswith(line)
     frame, _ = paper.compare_paper_table(SimpleNamespace(choices=None, human=None, reanalysis_verdict=""))
     assert frame["kind"].tolist() == ["finding"]
+
+
+@needs_mirror
+def test_the_regenerated_figures_mark_every_differing_cell_and_are_readable(released, fig2, fig3):
+    from choicelab.plotting import plt, small_texts
+
+    frames = ra.ReanalysisFrames(released, fig2, fig3)
+    for draw, table in ((ra.fig2_figure, fig2), (ra.fig3_figure, fig3)):
+        fig = draw(frames)
+        crosses = sum(len(line.get_xdata()) for ax in fig.axes for line in ax.lines if line.get_marker() == "x")
+        differing = int((~table[table.get("metric", pd.Series("", index=table.index)) != "human"]["equal"]).sum())
+        assert crosses == differing * (2 if draw is ra.fig3_figure else 1)  # Fig. 3: LLH and accuracy panels
+        assert small_texts(fig) == []
+        plt.close(fig)

@@ -37,6 +37,7 @@ import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -515,3 +516,87 @@ def checks_table(data: ReanalysisFrames) -> tuple[pd.DataFrame, str]:
     frame = data.result.files.merge(data.result.checks, on="file", how="outer")
     return frame, _markdown(frame.drop(columns="sha256"), "; ".join(mismatch_summary(data.result.checks))
                             or "every stored column agrees with ours")
+
+
+# -- the figures regenerated from the authors' outputs -----------------------------------------------------------
+
+FIG2_METRICS = ("free", "rating", "string_score", "label_score")  # the paper's bars, left to right
+FIG3_LABELS = {  # testing-stats.R's axis labels of FIG3_VARIANTS
+    ("free", "free"): "free",
+    ("string_score", "sentence_cond_probs"): "str::optProb",
+    ("string_score", "mean_sentence_cond_probs"): "str::avgOptProb",
+    ("string_score", "mean_sentence_surprisal"): "str::avgNegSurp",
+    ("string_score", "sentence_mi"): "str::priorCorrOptProb",
+    ("string_score", "surprisal_decrease_ratio"): "str::SurpRedFct",
+    ("label_score", "sentence_cond_probs"): "lbl::optProb",
+    ("label_score", "sentence_mi"): "lbl::priorCorrOptProb",
+    ("label_score", "surprisal_decrease_ratio"): "lbl::SurpRedFct",
+    ("rating", "rating"): "rating",
+    ("embedding_similarity", "cosine"): "embedding",
+}
+
+
+def fig2_figure(data: ReanalysisFrames) -> Any:
+    """Fig. 2 from the authors' outputs: per model, our accuracy per condition and method (bars) with the authors'
+    processed number on each bar (black diamond) and human accuracy (grey line); a differing cell is marked x."""
+    from choicelab.plotting import PAPER_COLOUR, PAPER_MARKER, plt
+
+    fig2 = data.fig2
+    models = sorted(fig2["model_name"].unique())
+    phenomena = sorted(fig2["phenomenon"].unique())
+    fig, axes = plt.subplots(len(models), 1, figsize=(11, 3.4 * len(models)), squeeze=False)
+    width = 0.8 / len(FIG2_METRICS)
+    marked = False  # the "differs" legend entry, once
+    for ax, model in zip(axes[:, 0], models, strict=True):
+        cells = fig2[fig2["model_name"] == model].set_index(["phenomenon", "metric"])
+        for j, metric in enumerate(FIG2_METRICS):
+            x = np.arange(len(phenomena)) + (j - (len(FIG2_METRICS) - 1) / 2) * width
+            rows = cells.reindex([(p, metric) for p in phenomena])
+            ax.bar(x, rows["ours"], width, color=f"C{j}", label=f"{metric} (ours)")
+            ax.plot(x, rows["theirs"], ls="none", marker=PAPER_MARKER, ms=4, color=PAPER_COLOUR,
+                    label="the authors' number" if j == 0 else None)
+            differ = ~rows["equal"].astype(bool)
+            ax.plot(x[differ.to_numpy()], rows["ours"][differ], ls="none", marker="x", ms=8, color="red",
+                    label=None if marked or not differ.any() else "differs (explained in reanalysis_fig2)")
+            marked = marked or bool(differ.any())
+        human = cells.reindex([(p, "human") for p in phenomena])["ours"]
+        for k, value in enumerate(human):
+            ax.hlines(value, k - 0.45, k + 0.45, color="grey", lw=1.5, label="human" if k == 0 else None)
+        ax.set_xticks(np.arange(len(phenomena)), phenomena, fontsize=9)
+        ax.set_ylim(0, 1)
+        ax.set_ylabel("accuracy", fontsize=9)
+        ax.set_title(f"{model}: Fig. 2 from the authors' released outputs", fontsize=10)
+    fig.tight_layout(rect=(0, 0.08, 1, 1))
+    handles = {label: h for ax in axes[:, 0] for h, label in zip(*ax.get_legend_handles_labels(), strict=True)}
+    fig.legend(handles.values(), handles.keys(), fontsize=8, ncol=4, loc="lower center")
+    return fig
+
+
+def fig3_figure(data: ReanalysisFrames) -> Any:
+    """Fig. 3 from the authors' outputs: per model, our log-likelihood of the human data as testing-stats.R draws it
+    (``llh_shown``) and our accuracy per score (bars), the R script's numbers on llmlink_long_final.csv as black
+    diamonds; a differing variant is marked x."""
+    from choicelab.plotting import PAPER_COLOUR, PAPER_MARKER, plt
+
+    fig3 = data.fig3
+    models = sorted(fig3["model"].unique())
+    fig, axes = plt.subplots(2, len(models), figsize=(6 * len(models), 6.5), squeeze=False)
+    for col, model in enumerate(models):
+        rows = fig3[fig3["model"] == model].set_index(["method", "score"]).reindex(list(FIG3_VARIANTS))
+        x = np.arange(len(rows))
+        differ = ~rows["equal"].fillna(False).astype(bool).to_numpy()
+        for row, (value, label) in enumerate((("llh_shown", "LLH diff. (as drawn)"), ("accuracy", "accuracy"))):
+            ax = axes[row, col]
+            ax.bar(x, rows[f"{value}_ours"], color="C0", label="ours")
+            ax.plot(x, rows[f"{value}_theirs"], ls="none", marker=PAPER_MARKER, ms=4, color=PAPER_COLOUR,
+                    label="testing-stats.R on llmlink_long_final.csv")
+            ax.plot(x[differ], rows[f"{value}_ours"].to_numpy()[differ], ls="none", marker="x", ms=8, color="red",
+                    label="differs (explained in reanalysis_fig3)" if differ.any() else None)
+            ax.set_ylabel(label, fontsize=9)
+            ax.set_xticks(x, [FIG3_LABELS[v] for v in FIG3_VARIANTS] if row else [], rotation=45, ha="right",
+                          fontsize=8)
+            if row == 0:
+                ax.set_title(f"{model}: Fig. 3 from the authors' released outputs", fontsize=10)
+        axes[0, col].legend(fontsize=8)
+    fig.tight_layout()
+    return fig

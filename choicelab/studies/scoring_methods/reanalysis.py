@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from choicelab.artifacts import Built
 from choicelab.studies.scoring_methods import metrics as sm
 
 METHOD_FOLDERS = ("log_probs", "rating", "embedding_similarity", "free")
@@ -502,12 +503,15 @@ def accuracy_table(data: ReanalysisFrames) -> tuple[pd.DataFrame, str]:
     return frame, _markdown(frame)
 
 
-def fig2_table(data: ReanalysisFrames) -> tuple[pd.DataFrame, str]:
-    return data.fig2, _markdown(data.fig2, verdict(data.fig2, data.fig3))
+def fig2_table(data: ReanalysisFrames) -> Built:
+    """The Fig. 2 comparison; the verdict heads its Markdown and ends its caption (the report and the manifest)."""
+    line = verdict(data.fig2, data.fig3)
+    return Built(data.fig2, _markdown(data.fig2, line), f"; {line}")
 
 
-def fig3_table(data: ReanalysisFrames) -> tuple[pd.DataFrame, str]:
-    return data.fig3, _markdown(data.fig3, verdict(data.fig2, data.fig3))
+def fig3_table(data: ReanalysisFrames) -> Built:
+    line = verdict(data.fig2, data.fig3)
+    return Built(data.fig3, _markdown(data.fig3, line), f"; {line}")
 
 
 def checks_table(data: ReanalysisFrames) -> tuple[pd.DataFrame, str]:

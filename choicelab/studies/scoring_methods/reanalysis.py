@@ -95,7 +95,7 @@ class ReanalysisError(ValueError):
 class Reanalysis:
     """choices: one row per (model, metric, score, configuration, seed, item); accuracy: per (model_name,
     phenomenon, metric, configuration) k, n, accuracy; checks: per file and stored column, rows and mismatches;
-    files: every file found with its status (used, duplicate of ..., not in a model folder)."""
+    files: every file found with its status (used, used but byte-identical to another, not in a model folder)."""
 
     choices: pd.DataFrame
     accuracy: pd.DataFrame
@@ -192,7 +192,8 @@ def log_prob_choices(root: Path, model: str, files: list[Path], kind: str, check
     out = []
     for score in AUTHORS_SCORES:
         chosen = _choose(data, f"ours_{score}", type_column, ITEM_VERSION, f"{model}:{score}")
-        out.append(chosen.assign(metric=metric, score=score, configuration="labels=alpha"))
+        configuration = f"score={score}" + (", labels=alpha" if metric == "label_score" else "")
+        out.append(chosen.assign(metric=metric, score=score, configuration=configuration))
     return pd.concat(out, ignore_index=True).assign(model=model)
 
 
@@ -247,7 +248,7 @@ def free_choices(root: Path, model: str, files: list[Path], checks: list[dict]) 
             code = code.fillna(frame[extra])
         temperature = pd.to_numeric(frame["temperature"], errors="coerce")
         kept = frame.assign(code=code)[code.notna() & np.isclose(temperature, FREE_TEMPERATURE)]
-        checks.append({"file": str(path.relative_to(root)), "column": "hand code", "rows": len(frame),
+        checks.append({"file": str(path.relative_to(root)), "column": "rows without a hand code", "rows": len(frame),
                        "mismatches": int(code.isna().sum())})
         frames.append(kept.assign(file=str(path.relative_to(root))))
     if not frames:

@@ -1,4 +1,4 @@
-"""The ``choicelab`` command line: score, provenance, show, prepare-model, config, code-free, report-card.
+"""The ``choicelab`` command line: score, provenance, show, prepare-model, config, code-free, reanalyze, report-card.
 
 The CLI is part of the workflow layer: it may read the study registry (:mod:`choicelab.studies`) and pass it down."""
 
@@ -185,6 +185,17 @@ def cmd_code_free(args: argparse.Namespace) -> None:
     print(f"coded {len(result)} generations -> {args.out}: {result['coded_option'].value_counts().to_dict()}")
 
 
+def cmd_reanalyze(args: argparse.Namespace) -> None:
+    from choicelab.io import write_csv
+    from choicelab.studies.scoring_methods import reanalysis
+
+    result = reanalysis.reanalyze(args.outputs)  # fails before anything is written
+    write_csv(args.out, reanalysis.accuracy_rows(result))  # atomic: a complete file or none
+    for line in reanalysis.mismatch_summary(result.checks):
+        print(f"mismatch: {line}", file=sys.stderr)
+    print(f"{len(result.accuracy)} rows ({result.accuracy['model_name'].nunique()} models) -> {args.out}")
+
+
 def cmd_show(args: argparse.Namespace) -> None:
     from choicelab.show import show_item
 
@@ -262,6 +273,15 @@ def build_parser() -> argparse.ArgumentParser:
     code.add_argument("--data-mirror", default=None, help="folder laid out like ../shared/data (default: "
                       "$CHOICELAB_DATA_MIRROR)")
     code.set_defaults(func=cmd_code_free)
+
+    rean = sub.add_parser("reanalyze", help="reanalyse a study's released model outputs by the authors' rules: "
+                          "choicelab reanalyze scoring_methods --outputs DIR --out FILE.csv")
+    rean.add_argument("study", choices=["scoring_methods"], help="the study whose authors released outputs")
+    rean.add_argument("--outputs", required=True, help="a folder laid out like LLM_link results/ (log_probs/, "
+                      "rating/, embedding_similarity/, free/; any subset, any model folders)")
+    rean.add_argument("--out", required=True, help="output CSV: model_name, phenomenon, metric, configuration, "
+                      "accuracy, n, k, n_tie_broken")
+    rean.set_defaults(func=cmd_reanalyze)
 
     sub.add_parser("report-card", help="render a STEER report card: choicelab report-card --rubric RUBRIC.yaml "
                    "--metrics questions.parquet --out-html X.html --out-png X.png (see --help)", add_help=False)

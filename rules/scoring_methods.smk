@@ -194,6 +194,8 @@ rule sm_tables:
         hand_codes=f"{SM}/metrics/hand_codes.parquet",
         hand_free=f"{SM}/metrics/hand_free.parquet",
         coder_agreement=f"{SM}/metrics/coder_agreement.parquet",
+        reanalysis_fig2=f"{SM}/tables/reanalysis_fig2.csv",
+        reanalysis_fig3=f"{SM}/tables/reanalysis_fig3.csv",
     output:
         study_outputs(
             "scoring_methods",
@@ -238,5 +240,35 @@ rule sm_figures:
         model_sources={
             m: config["models"][m]["source"] for m in study_models("scoring_methods")
         },
+    script:
+        "../scripts/study_artifacts.py"
+
+
+# Issue 36: the authors' released outputs (LLM_link results/ and analysis/ at the pinned commit: the mirror's, else
+# the download rules') reanalysed by the authors' rules, each Fig. 2 / Fig. 3 number beside theirs.
+SM_REANALYSIS = of_rule(sm_artifacts.ARTIFACTS, "sm_reanalysis")
+SM_AUTHORS_OUTPUTS = [
+    f"{data_root()}/{path}" for path in sorted(sm_sources.AUTHORS_OUTPUT_SOURCES)
+]
+
+
+rule sm_reanalysis:
+    input:
+        authors=SM_AUTHORS_OUTPUTS,
+        hand_codes=SM_HAND_CODES,
+        sources=SM_SOURCES,
+    output:
+        study_outputs(
+            "scoring_methods",
+            SM_REANALYSIS,
+            caption="../report/scoring_methods.rst",
+            category="scoring_methods",
+        ),
+    log:
+        "results/logs/scoring_methods/reanalysis.log",
+    conda:
+        "../envs/analysis.yaml"
+    params:
+        captions=captions(SM_REANALYSIS),
     script:
         "../scripts/study_artifacts.py"

@@ -526,7 +526,8 @@ def test_smoke_dag_produces_every_scoring_methods_artifact(smoke_run):
 
     expected = {f"scoring_methods/{x}" for x in ("fig1", "fig2", "fig3", "table_numbers", "compare_paper",
                                                   "robustness_matrix", "fig_robustness_matrix", "human_accuracy",
-                                                  "free_accuracy", "hand_codes")}
+                                                  "free_accuracy", "hand_codes", "reanalysis_fig2",
+                                                  "reanalysis_fig3", "reanalysis_accuracy", "reanalysis_checks")}
     assert expected <= manifest_ids(smoke_run)
     matrix = pd.read_csv(smoke_run / "results" / "scoring_methods" / "tables" / "robustness_matrix.csv")
     # the grid spans benchmarks of several studies, not only the pragmatics items

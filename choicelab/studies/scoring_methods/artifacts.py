@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from choicelab.artifacts import Artifact, caption_naming, study_files
-from choicelab.studies.scoring_methods import figures, paper, tables
+from choicelab.studies.scoring_methods import figures, paper, reanalysis, tables
 
 STUDY = "scoring_methods"
 
@@ -148,6 +148,58 @@ ARTIFACTS: tuple[Artifact, ...] = (
         "sm_figures",
         "figure",
     ),
+    _table(
+        "reanalysis_accuracy",
+        "the authors' released outputs reanalysed: accuracy per model, condition and method (issue 36)",
+        "accuracy per model, condition and method of the authors' released outputs (LLM_link results/), every score "
+        "recomputed from per-token log-probabilities by the authors' selection rules",
+        reanalysis.accuracy_table,
+        "sm_reanalysis",
+    ),
+    Artifact(
+        "reanalysis_fig2",
+        "Figure 2 regenerated from the authors' outputs, each cell beside the authors' number",
+        "each cell of Fig. 2: ours from the authors' released outputs (human: the raw human data), theirs "
+        "(analysis/all_accuracy_summary.csv)"
+        ", the difference, equal to 3 decimals, and why a differing cell differs",
+        reanalysis.fig2_table,
+        "sm_reanalysis",
+    ),
+    Artifact(
+        "reanalysis_fig3",
+        "Figure 3 regenerated from the authors' outputs, beside testing-stats.R on llmlink_long_final.csv",
+        "log-likelihood of the human data and accuracy per model and score: ours from the released outputs, theirs "
+        "as analysis/testing-stats.R computes them from llmlink_long_final.csv (clip 1e-9; llh_shown as drawn)",
+        reanalysis.fig3_table,
+        "sm_reanalysis",
+    ),
+    _table(
+        "reanalysis_checks",
+        "the authors' stored score columns checked against ours, per file",
+        "every file read with its status and, per stored column, the rows that differ from ours",
+        reanalysis.checks_table,
+        "sm_reanalysis",
+    ),
+    Artifact(
+        "fig2_reanalysis",
+        "Figure 2 regenerated from the authors' released outputs, the authors' numbers on the bars",
+        "accuracy per condition and method of Llama-2 and FLAN-T5 from the authors' released outputs (bars), the "
+        "authors' processed number (black diamonds), human accuracy (grey lines); red x: a cell that differs, "
+        "explained in reanalysis_fig2",
+        reanalysis.fig2_figure,
+        "sm_reanalysis",
+        "figure",
+    ),
+    Artifact(
+        "fig3_reanalysis",
+        "Figure 3 regenerated from the authors' released outputs, the R script's numbers on the bars",
+        "log-likelihood of the human data as testing-stats.R draws it (LLH + 68768.47 + 500, or 500) and accuracy "
+        "per score from the authors' released outputs (bars), the R script's numbers on llmlink_long_final.csv "
+        "(black diamonds); red x: a variant that differs, explained in reanalysis_fig3",
+        reanalysis.fig3_figure,
+        "sm_reanalysis",
+        "figure",
+    ),
 )
 
 
@@ -156,7 +208,7 @@ def artifact_files(enabled: bool) -> list[str]:
     return study_files(STUDY, ARTIFACTS) if enabled else []
 
 
-def sources(smk: Any, settings: Any) -> tables.StudyFrames:
+def sources(smk: Any, settings: Any) -> tables.StudyFrames | reanalysis.ReanalysisFrames:
     """What the running job's tables (rule sm_tables) or figures (rule sm_figures) are built from: rule sm_choices'
     outputs, the hand codes and the coder's agreement (tables), the pragmatics source files and free generation's
     length cap (figures), and each model's source (params.model_sources)."""
@@ -165,19 +217,31 @@ def sources(smk: Any, settings: Any) -> tables.StudyFrames:
     from choicelab.studies.scoring_methods.sources import source_root
 
     i = smk.input
+    if smk.rule == "sm_reanalysis":
+        return _reanalysis_sources(i)
     frames = [pd.read_parquet(i[key]) for key in ("choices", "grid", "human")]
     model_sources = dict(smk.params.model_sources)
     if smk.rule == "sm_tables":
         return tables.StudyFrames(
             *frames, **{key: pd.read_parquet(i[key]) for key in ("hand_codes", "hand_free", "coder_agreement")},
-            model_sources=model_sources)
+            model_sources=model_sources,
+            reanalysis_verdict=reanalysis.verdict_of_tables(i.reanalysis_fig2, i.reanalysis_fig3))
     if smk.rule == "sm_figures":
         return tables.StudyFrames(*frames, sources_root=str(source_root(i.sources)),
                                   hand_free=pd.read_parquet(i.hand_free), model_sources=model_sources,
                                   max_new_tokens=int(smk.params.max_new_tokens))
-    raise ValueError(f"rule {smk.rule!r} writes no scoring-methods artifact (sm_tables, sm_figures)")
+    raise ValueError(f"rule {smk.rule!r} writes no scoring-methods artifact (sm_tables, sm_figures, sm_reanalysis)")
 
 
-def caption(artifact: Artifact, data: tables.StudyFrames, note: str) -> str:
+def _reanalysis_sources(i: Any) -> reanalysis.ReanalysisFrames:
+    """Rule sm_reanalysis: the authors' outputs (the mirror's or the download rules') and the human data."""
+    from choicelab.studies.scoring_methods.human import human_condition_accuracy
+    from choicelab.studies.scoring_methods.sources import LLM_LINK_DIR, authors_outputs_root, source_root
+
+    human = human_condition_accuracy(source_root(i.sources), items="all")
+    return reanalysis.reanalysis_frames(authors_outputs_root(i.authors) / LLM_LINK_DIR, human)
+
+
+def caption(artifact: Artifact, data: tables.StudyFrames | reanalysis.ReanalysisFrames, note: str) -> str:
     """A sidecar's caption naming the models its numbers come from (a table's include the grid's)."""
     return caption_naming(f"{artifact.caption}{note}", data.models(with_grid=artifact.kind == "table"))

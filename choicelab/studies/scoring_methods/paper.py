@@ -268,6 +268,15 @@ def compare_paper_figure_of(data: StudyFrames) -> plt.Figure:
 
 
 def compare_paper_table(data: StudyFrames) -> tuple[pd.DataFrame, str]:
-    """:func:`compare_paper` on the study's choices (flips across every method version) and its Markdown."""
+    """:func:`compare_paper` on the study's choices (flips across every method version) and its Markdown; with rule
+    sm_reanalysis's verdict (the authors' released outputs against their own numbers) as a last row and the first
+    line."""
     frame = compare_paper(data.choices, data.human, flips=flip_share(data.choices))
-    return frame, frame.to_markdown(index=False)
+    if not data.reanalysis_verdict:
+        return frame, frame.to_markdown(index=False)
+    row = {"kind": "reanalysis", "key": "authors_outputs", "paper": "the authors' processed Fig. 2 / Fig. 3 numbers",
+           "ours": data.reanalysis_verdict, "agrees": "0 unexplained" in data.reanalysis_verdict,
+           "note": "tables reanalysis_fig2, reanalysis_fig3; docs/scoring_methods.md, Reanalysis of the authors' "
+           "outputs", "like_for_like": True}
+    frame = pd.concat([frame, pd.DataFrame([row])], ignore_index=True)
+    return frame, f"{data.reanalysis_verdict}\n\n{frame.to_markdown(index=False)}"

@@ -94,3 +94,17 @@ def hand_code_root(paths: Iterable[str | Path]) -> Path:
     """The folder the hand-code files ``paths`` lie under (a mirror or the download rules' folder): each path ends
     with a :data:`HAND_CODE_SOURCES` key and every hand-code file is among them."""
     return _common_root(paths, HAND_CODE_SOURCES, "authors' hand-code files")
+
+
+# The authors' released model outputs and processed numbers (LLM_link ``results/log_probs``, ``results/rating``,
+# ``results/embedding_similarity``, ``analysis/``; group authors_outputs): read by rule sm_reanalysis.
+AUTHORS_OUTPUT_SOURCES: dict[str, RemoteFile] = {
+    f.mirror_path: f for f in source_files("pragmatics", "authors_outputs")
+}
+LLM_LINK_DIR = "pragmatics/LLM_link"
+
+
+def authors_outputs_root(paths: Iterable[str | Path]) -> Path:
+    """The folder the authors' output files ``paths`` lie under: each ends with an :data:`AUTHORS_OUTPUT_SOURCES`
+    key and every one is among them."""
+    return _common_root(paths, AUTHORS_OUTPUT_SOURCES, "authors' output files")

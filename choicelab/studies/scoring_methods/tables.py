@@ -438,6 +438,7 @@ class StudyFrames:
     coder_agreement: pd.DataFrame = field(default_factory=pd.DataFrame)  # the coder against the hand codes
     model_sources: dict = field(default_factory=dict)  # our model name -> its source (hf:<hub name>)
     max_new_tokens: int | None = None  # free generation's length cap in this run (Fig. 1 states it)
+    reanalysis_verdict: str = ""  # rule sm_reanalysis's one line (the authors' outputs against their numbers)
     reported: pd.DataFrame = field(init=False, repr=False)  # what the paper reports, free coded by the coder
     paper: pd.DataFrame = field(init=False, repr=False)  # the same, free from the hand codes where they exist
 

@@ -82,4 +82,4 @@ def test_the_minimum_detectable_difference_shrinks_with_n_and_grows_with_cluster
     assert mdd == pytest.approx((sp.norm.ppf(0.975) + sp.norm.ppf(0.8)) * math.sqrt(0.5 / 100))
     assert min_detectable_difference(400) == pytest.approx(mdd / 2)
     assert min_detectable_difference(100, design=4) == pytest.approx(2 * mdd)
-    assert Z95 == pytest.approx(sp.norm.ppf(0.975))
+    assert pytest.approx(sp.norm.ppf(0.975)) == Z95

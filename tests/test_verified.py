@@ -124,8 +124,8 @@ def test_an_empty_continuation_or_a_non_string_field_is_refused_before_scoring()
         (b'{"id": "a", "context": "x", "continuation": " y"}\n{"id": "b", "context": 123, "continuation": " y"}\n',
          r"r\.jsonl:2: .*'context' must be a string"),
         (b'{"id": "a", "context": "x", "continuation": ""}\n', r"r\.jsonl:1: .*'continuation' is empty"),
-        (b'{"id": "a", "context": "x", "continuation": " y"}\n{"id": "b", "context": "caf\xe9", "continuation": " y"}\n',
-         r"r\.jsonl:2: not UTF-8"),
+        (b'{"id": "a", "context": "x", "continuation": " y"}\n'
+         b'{"id": "b", "context": "caf\xe9", "continuation": " y"}\n', r"r\.jsonl:2: not UTF-8"),
         (b'{"id": "a", "context": "x"}\n', r"r\.jsonl:1: .*'continuation'"),
         (b'["a", "x", " y"]\n', r"r\.jsonl:1: .*not an object"),
     ],

@@ -1,4 +1,5 @@
-"""The ``choicelab`` command line: score, provenance, show, prepare-model, config, code-free, reanalyze, report-card.
+"""The ``choicelab`` command line: score, provenance, verify, show, prepare-model, config, code-free, reanalyze,
+report-card.
 
 The CLI is part of the workflow layer: it may read the study registry (:mod:`choicelab.studies`) and pass it down."""
 

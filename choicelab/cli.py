@@ -36,7 +36,7 @@ def _model_dir(model: str) -> Path:
 def read_requests(path: Path) -> list:
     """The JSON-lines requests file: one object a line with string fields 'id', 'context' and 'continuation'
     (the continuation not empty). A bad line is refused with the file, the line and the field."""
-    from choicelab.lm.scorer import ContinuationRequest
+    from choicelab.lm.requests import ContinuationRequest
 
     requests = []
     try:

@@ -15,7 +15,7 @@ import yaml
 
 from choicelab import io
 from choicelab.config import ConfigError, validate_config
-from choicelab.lm.scorer import ContinuationRequest
+from choicelab.lm.requests import ContinuationRequest
 from conftest import REPO
 
 

@@ -42,8 +42,8 @@ from dataclasses import dataclass
 import torch
 from transformers import DynamicCache, PreTrainedModel, PreTrainedTokenizerBase
 
-from choicelab.lm.budget import token_budget
-from choicelab.lm.scorer import ContinuationRequest, ContinuationScore, Generation
+from choicelab.lm.budget import is_out_of_memory, token_budget
+from choicelab.lm.requests import ContinuationRequest, ContinuationScore, Generation
 from choicelab.lm.tokenization import EncodedRequest, RequestEncoder, left_padded
 
 log = logging.getLogger(__name__)
@@ -78,11 +78,6 @@ def logprob_tolerance(dtype: torch.dtype, device: torch.device | str) -> float:
     if dtype == torch.float16:
         return 2e-2
     return 1e-5 if torch.device(device).type == "cpu" else 1e-4
-
-
-def is_out_of_memory(error: BaseException) -> bool:
-    """A device out-of-memory error (CUDA's, or the message other backends raise)."""
-    return isinstance(error, torch.OutOfMemoryError) or "out of memory" in str(error).lower()
 
 
 def attention_without_per_shape_plans(device: torch.device) -> contextlib.AbstractContextManager:

@@ -2,7 +2,8 @@
 # `snakemake --cores all` regenerates every table and figure; see README.md.
 
 
-from choicelab.config import check_config_files, check_model_packages, uses_conda
+from choicelab.config import check_config_files, uses_conda
+from choicelab.lm.registry import check_model_packages
 
 # With --configfile X the run uses X alone (plus --config overrides): config.yaml is read only when no config file
 # is given, so no key is silently inherited from the embedded default. Every shipped config is complete

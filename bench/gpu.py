@@ -334,7 +334,8 @@ def lm_eval_run(model, tokenizer, requests, add_bos: bool, batch_size: int,
 
 def score_section(name: str, args, device: torch.device, dtype: torch.dtype, peak: float,
                   report: dict[str, Any], save: Callable[[], None]) -> None:
-    from choicelab.lm.causal import CausalScorer, is_out_of_memory, logprob_tolerance, score_naive
+    from choicelab.lm.budget import is_out_of_memory
+    from choicelab.lm.causal import CausalScorer, logprob_tolerance, score_naive
 
     bench_scoring = load_bench_scoring()
     tokenizer = load_tokenizer("smollm2", args.tiny)

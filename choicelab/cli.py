@@ -1,4 +1,5 @@
-"""The ``choicelab`` command line: score, provenance, show, prepare-model, config, code-free, reanalyze, report-card.
+"""The ``choicelab`` command line: score, provenance, verify, show, prepare-model, config, code-free, reanalyze,
+report-card.
 
 The CLI is part of the workflow layer: it may read the study registry (:mod:`choicelab.studies`) and pass it down."""
 
@@ -8,6 +9,8 @@ import argparse
 import json
 import sys
 from pathlib import Path
+
+from choicelab.errors import UserError
 
 MODELS_ROOT = Path("results/models")
 
@@ -31,21 +34,32 @@ def _model_dir(model: str) -> Path:
 
 
 def read_requests(path: Path) -> list:
-    from choicelab.lm.causal import ContinuationRequest
+    """The JSON-lines requests file: one object a line with string fields 'id', 'context' and 'continuation'
+    (the continuation not empty). A bad line is refused with the file, the line and the field."""
+    from choicelab.lm.requests import ContinuationRequest
 
     requests = []
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-                requests.append(ContinuationRequest(str(obj["id"]), obj["context"], obj["continuation"]))
-            except (json.JSONDecodeError, KeyError, TypeError) as exc:
-                raise SystemExit(
-                    f"error: {path}:{number}: each line must be a JSON object with 'id', 'context' and "
-                    f"'continuation' ({exc})"
-                ) from exc
+    try:
+        lines = path.read_bytes().decode("utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        number = path.read_bytes()[: exc.start].count(b"\n") + 1
+        raise SystemExit(f"error: {path}:{number}: not UTF-8 text (byte {exc.start}); save the file as UTF-8") from exc
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+            if not isinstance(obj, dict):
+                raise TypeError(f"a JSON {type(obj).__name__}, not an object")
+            missing = [k for k in ("id", "context", "continuation") if k not in obj]
+            if missing:
+                raise KeyError(", ".join(map(repr, missing)))
+            requests.append(ContinuationRequest(str(obj["id"]), obj["context"], obj["continuation"]))
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+            raise SystemExit(
+                f"error: {path}:{number}: each line must be a JSON object with string fields 'id', 'context' and "
+                f"'continuation' (not empty): {exc}"
+            ) from exc
     if not requests:
         raise SystemExit(f"error: {path} holds no requests")
     ids = [r.id for r in requests]
@@ -87,7 +101,16 @@ def cmd_score(args: argparse.Namespace) -> None:
 def cmd_provenance(args: argparse.Namespace) -> None:
     """What an output rests on (prompts, data files, checkpoints, weights, config file, code version), then its
     lineage tree; ``--json``: both as one JSON object (``audit``, ``lineage``)."""
-    from choicelab.provenance import audit, format_audit, format_lineage, lineage, read_record, workflow_root
+    from choicelab.provenance import (
+        audit,
+        format_audit,
+        format_lineage,
+        format_verification,
+        lineage,
+        read_record,
+        verify,
+        workflow_root,
+    )
 
     path = Path(args.path)
     if not path.exists():
@@ -99,13 +122,32 @@ def cmd_provenance(args: argparse.Namespace) -> None:
     root = workflow_root(path)
     tree = lineage(path, root=root)
     report = audit(tree, root)
+    checks = verify([path], root)
     if args.json:
-        print(json.dumps({"audit": report, "lineage": tree}, indent=2))
-        return
-    print(format_audit(report))
-    if not args.brief:
-        print("\nlineage (each file, the rule that made it and its inputs):")
-        print(format_lineage(tree))
+        print(json.dumps({"audit": report, "lineage": tree, "verification": checks}, indent=2))
+    else:
+        print(format_audit(report))
+        print(format_verification(checks))
+        if not args.brief:
+            print("\nlineage (each file, the rule that made it and its inputs):")
+            print(format_lineage(tree))
+    if any(c["status"] != "ok" for c in checks):
+        raise SystemExit(1)
+
+
+def cmd_verify(args: argparse.Namespace) -> None:
+    """Re-hash every file the records under each path name; exit 1 if any is changed or missing."""
+    from choicelab.provenance import format_verification, verify
+
+    missing = [p for p in args.paths if not Path(p).exists()]
+    if missing:
+        raise SystemExit(f"error: {', '.join(missing)} does not exist")
+    checks = verify(args.paths)
+    print(format_verification(checks))
+    if not checks:
+        raise SystemExit(f"error: no provenance record under {', '.join(args.paths)}: nothing to verify")
+    if any(c["status"] != "ok" for c in checks):
+        raise SystemExit(1)
 
 
 def cmd_prepare_model(args: argparse.Namespace) -> None:
@@ -193,6 +235,12 @@ def build_parser() -> argparse.ArgumentParser:
     prov.add_argument("--brief", action="store_true", help="only the audit, not the lineage tree")
     prov.set_defaults(func=cmd_provenance)
 
+    check = sub.add_parser("verify", help="re-hash every file that the provenance records under PATH name (outputs, "
+                           "inputs, model weights) and report each changed or missing one; exit 1 if any")
+    check.add_argument("paths", nargs="+", metavar="PATH", help="an output (its whole lineage) or a folder such as "
+                       "results/ (every record under it)")
+    check.set_defaults(func=cmd_verify)
+
     show = sub.add_parser("show", help="print one item of a logit dump or score table: the exact prompt the model "
                           "saw, its options and their scores")
     show.add_argument("path", help="a logit dump (results/**/dumps/*.parquet) or a scoring-methods score table")
@@ -251,7 +299,7 @@ def main(argv: list[str] | None = None) -> None:
             return
         args = build_parser().parse_args(argv)
         args.func(args)
-    except (ValueError, FileNotFoundError, ImportError, RuntimeError) as exc:
+    except (UserError, ValueError, FileNotFoundError, ImportError, RuntimeError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         raise SystemExit(1) from exc
 

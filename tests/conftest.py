@@ -119,6 +119,22 @@ def byte_reproducible(path: Path) -> bool:
             and not path.name.startswith("table_timing"))
 
 
+def reproducible_files(root: Path) -> dict[str, bytes]:
+    """Every output of a run in ``root`` that a second run of the same commit and config must write byte for byte:
+    dumps, tables, figures (PNG, SVG), provenance sidecars, model records and the manifest; not logs, Snakemake's
+    benchmark timings or the wall-clock measurements (probes/timing/*, the timing table)."""
+    suffixes = {".parquet", ".csv", ".md", ".png", ".svg", ".json", ".yaml"}
+    found = {}
+    for folder in ("results", "figures"):
+        for path in sorted((root / folder).rglob("*")):
+            relative = path.relative_to(root)
+            parts = set(relative.parts)
+            if (path.is_file() and path.suffix in suffixes and not parts & {"logs", "benchmarks", "timing"}
+                    and not path.name.startswith("table_timing")):
+                found[str(relative)] = path.read_bytes()
+    return found
+
+
 def tiny_t5(seed: int = 0):
     """A tiny random T5ForConditionalGeneration with the tiny BPE tokenizer plus T5's two sentinels, seeded."""
     import torch

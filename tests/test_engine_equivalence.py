@@ -13,9 +13,9 @@ from choicelab.lm.causal import CausalScorer, ContinuationRequest, logprob_toler
 
 TOL = logprob_tolerance(torch.float32, "cpu")
 
-texts = st.text(
-    alphabet=st.sampled_from(list("abcdefghij klmnop 0123456789 .,!?\t\néü東京🙂")), min_size=0, max_size=40
-)
+ALPHABET = st.sampled_from(list("abcdefghij klmnop 0123456789 .,!?\t\néü東京🙂"))
+texts = st.text(alphabet=ALPHABET, min_size=0, max_size=40)
+continuation_texts = st.text(alphabet=ALPHABET, min_size=1, max_size=40)  # an empty continuation is refused
 
 
 def _assert_same(engine, naive):
@@ -33,7 +33,7 @@ def _assert_same(engine, naive):
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     contexts=st.lists(texts, min_size=1, max_size=4),
-    continuations=st.lists(texts, min_size=1, max_size=5),
+    continuations=st.lists(continuation_texts, min_size=1, max_size=5),
     batch_tokens=st.sampled_from([16, 64, 4096]),
 )
 def test_engine_matches_naive_forward_on_random_requests(request, family, contexts, continuations, batch_tokens):
@@ -57,7 +57,7 @@ def test_results_do_not_depend_on_batch_size(request, family):
     requests = [
         ContinuationRequest(f"r{i}", ctx, cont)
         for i, (ctx, cont) in enumerate(
-            [(long_context, " 1"), (long_context, " 12"), ("Short", " one two three"), ("", "Hello"), ("x", "")]
+            [(long_context, " 1"), (long_context, " 12"), ("Short", " one two three"), ("", "Hello"), ("x", " y")]
         )
     ]
     reference = CausalScorer(model, tokenizer, max_batch_tokens=1 << 20).score(requests)
@@ -87,7 +87,7 @@ PREAMBLE = "You are given a scenario and a question. Answer with one letter. Sce
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     tails=st.lists(texts, min_size=1, max_size=6),
-    continuations=st.lists(texts, min_size=1, max_size=3),
+    continuations=st.lists(continuation_texts, min_size=1, max_size=3),
     batch_tokens=st.sampled_from([24, 80, 4096]),
 )
 def test_contexts_sharing_a_long_prefix_score_as_if_run_whole(request, family, tails, continuations, batch_tokens):

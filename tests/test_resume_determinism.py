@@ -1,5 +1,6 @@
-"""A smoke run killed with SIGKILL at three points and resumed with --rerun-incomplete ends with results identical,
-byte for byte, to an uninterrupted run; no killed run leaves an unreadable Parquet file behind."""
+"""A smoke run killed with SIGKILL at three points and resumed with --rerun-incomplete, in another folder, ends with
+results identical, byte for byte, to an uninterrupted run: dumps, tables, figures, sidecars and model records (so a
+reproduction can be checked by hashing); no killed run leaves an unreadable Parquet file behind."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import REPO, byte_reproducible, repo_env, run_snakemake
+from conftest import REPO, repo_env, reproducible_files, run_snakemake
 
 pytestmark = pytest.mark.slow
 
@@ -44,11 +45,6 @@ def _kill_when(proc: subprocess.Popen, workdir: Path, pattern: str, timeout: flo
     proc.wait()
 
 
-def _outputs(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted((root / "results").rglob("*"))
-            if byte_reproducible(p.relative_to(root))}
-
-
 def test_killed_and_resumed_run_equals_an_uninterrupted_run(smoke_run, tmp_path, data_mirror):
     workdir = tmp_path / "killed"
     for pattern in KILL_POINTS:
@@ -59,7 +55,7 @@ def test_killed_and_resumed_run_equals_an_uninterrupted_run(smoke_run, tmp_path,
         assert unlock.returncode == 0, unlock.stderr[-2000:]
     final = run_snakemake(workdir, data_mirror, "--rerun-incomplete")
     assert final.returncode == 0, final.stdout[-2000:] + final.stderr[-3000:]
-    resumed, clean = _outputs(workdir), _outputs(smoke_run)
+    resumed, clean = reproducible_files(workdir), reproducible_files(smoke_run)
     assert resumed.keys() == clean.keys()
     different = [name for name in clean if resumed[name] != clean[name]]
     assert not different, f"differ from the uninterrupted run: {different[:10]}"

@@ -71,3 +71,9 @@ def token_budget(model: Any, setting: int | str) -> int:
     per_token = bytes_per_token(model.config, dtype_bytes)
     budget = int(AUTO_MEMORY_SHARE * free_device_memory(device) // per_token) // 1024 * 1024
     return max(AUTO_MIN_TOKENS, min(AUTO_MAX_TOKENS, budget))
+
+
+def is_out_of_memory(error: BaseException) -> bool:
+    """A device out-of-memory error (torch's ``OutOfMemoryError``, named so this module needs no torch, or the message
+    other backends raise)."""
+    return type(error).__name__ == "OutOfMemoryError" or "out of memory" in str(error).lower()

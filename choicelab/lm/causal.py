@@ -42,8 +42,8 @@ from dataclasses import dataclass
 import torch
 from transformers import DynamicCache, PreTrainedModel, PreTrainedTokenizerBase
 
-from choicelab.lm.budget import token_budget
-from choicelab.lm.scorer import ContinuationRequest, ContinuationScore, Generation
+from choicelab.lm.budget import is_out_of_memory, token_budget
+from choicelab.lm.requests import ContinuationRequest, ContinuationScore, Generation
 from choicelab.lm.tokenization import EncodedRequest, RequestEncoder, left_padded
 
 log = logging.getLogger(__name__)
@@ -78,11 +78,6 @@ def logprob_tolerance(dtype: torch.dtype, device: torch.device | str) -> float:
     if dtype == torch.float16:
         return 2e-2
     return 1e-5 if torch.device(device).type == "cpu" else 1e-4
-
-
-def is_out_of_memory(error: BaseException) -> bool:
-    """A device out-of-memory error (CUDA's, or the message other backends raise)."""
-    return isinstance(error, torch.OutOfMemoryError) or "out of memory" in str(error).lower()
 
 
 def attention_without_per_shape_plans(device: torch.device) -> contextlib.AbstractContextManager:
@@ -299,9 +294,11 @@ class CausalScorer:
 
     # -- internals -----------------------------------------------------------------------------------------
     def _check_lengths(self, requests: Sequence[ContinuationRequest], encoded: Sequence[EncodedRequest]) -> None:
-        if self.max_length is None:
-            return
         for req, enc in zip(requests, encoded, strict=True):
+            if not enc.continuation_ids:
+                raise ValueError(f"request {req.id!r}: the continuation {req.continuation!r} has no tokens")
+            if self.max_length is None:
+                continue
             total = len(enc.context_ids) + len(enc.continuation_ids)
             if total > self.max_length:
                 raise ValueError(

@@ -14,15 +14,28 @@ import random
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 import torch
 from transformers import PreTrainedModel, PreTrainedTokenizerBase, get_linear_schedule_with_warmup
 
-from choicelab.mc.items import MCItem  # the one multiple-choice item type (prompt, choices, label)
+
+class MCQuestion(Protocol):
+    """What the encoder reads of a multiple-choice item: its prompt, its choices and the index of the right one
+    (:class:`choicelab.mc.items.MCItem`, the item type every benchmark is instantiated into, is one)."""
+
+    @property
+    def prompt(self) -> str: ...
+
+    @property
+    def choices(self) -> Sequence[str]: ...
+
+    @property
+    def label(self) -> int: ...
 
 
-def _text_pairs(items: Sequence[MCItem], input_format: str) -> tuple[list[str], list[str]]:
+def _text_pairs(items: Sequence[MCQuestion], input_format: str) -> tuple[list[str], list[str]]:
     """Each (item, choice) as the encoder reads it: ``pair`` = (prompt, choice) as a text pair, ``concat`` = one text
     "prompt choice" (``seconds`` stays empty)."""
     firsts: list[str] = []
@@ -41,7 +54,7 @@ def _text_pairs(items: Sequence[MCItem], input_format: str) -> tuple[list[str], 
 
 def _encode(
     tokenizer: PreTrainedTokenizerBase,
-    items: Sequence[MCItem],
+    items: Sequence[MCQuestion],
     input_format: str,
     max_length: int,
 ) -> dict[str, torch.Tensor]:
@@ -66,7 +79,7 @@ def _groups_by_choice_count(choice_counts: Iterable[int]) -> dict[int, list[int]
     return groups
 
 
-def _character_length(item: MCItem) -> int:
+def _character_length(item: MCQuestion) -> int:
     """The longest prompt+choice text of an item, in characters: a tokenizer-free proxy for its padded length."""
     return len(item.prompt) + max((len(choice) for choice in item.choices), default=0)
 
@@ -75,7 +88,7 @@ def _character_length(item: MCItem) -> int:
 def mc_logits(
     model: PreTrainedModel,
     tokenizer: PreTrainedTokenizerBase,
-    items: Sequence[MCItem],
+    items: Sequence[MCQuestion],
     *,
     input_format: str = "pair",
     max_length: int = 128,
@@ -100,7 +113,7 @@ def mc_logits(
     return [o for o in out if o is not None]
 
 
-def accuracy_of(logits: Sequence[np.ndarray], items: Sequence[MCItem]) -> float:
+def accuracy_of(logits: Sequence[np.ndarray], items: Sequence[MCQuestion]) -> float:
     if not items:
         return float("nan")
     return float(np.mean([int(np.argmax(lg)) == it.label for lg, it in zip(logits, items, strict=True)]))
@@ -171,7 +184,7 @@ class _Encoded:
 
 
 def _tokenize_once(
-    tokenizer: PreTrainedTokenizerBase, items: Sequence[MCItem], input_format: str, max_length: int
+    tokenizer: PreTrainedTokenizerBase, items: Sequence[MCQuestion], input_format: str, max_length: int
 ) -> _Encoded:
     firsts, seconds = _text_pairs(items, input_format)
     enc = tokenizer(firsts, seconds if input_format == "pair" else None, truncation=True, max_length=max_length)
@@ -289,7 +302,7 @@ class FrozenEncodings:
     max_length: int
     pad_id: int  # the tokenizer's padding id (the batches of the layers above are padded with it)
 
-    def check(self, items: Sequence[MCItem], frozen_layers: int, input_format: str, max_length: int,
+    def check(self, items: Sequence[MCQuestion], frozen_layers: int, input_format: str, max_length: int,
               what: str) -> None:
         """Refuse encodings of other items or another recipe: they would silently train or score other inputs."""
         expected = (len(items), frozen_layers, input_format, max_length)
@@ -300,7 +313,7 @@ class FrozenEncodings:
                              "encode_frozen under the same recipe")
 
 
-def encode_frozen(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, items: Sequence[MCItem], *,
+def encode_frozen(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, items: Sequence[MCQuestion], *,
                   frozen_layers: int, input_format: str = "pair", max_length: int = 128) -> FrozenEncodings:
     """``items`` tokenized once and encoded once by the model's embeddings and bottom ``frozen_layers`` layers."""
     layers = encoder_layers(model)
@@ -325,7 +338,7 @@ def _stand_ins(frozen_layers: int, as_tuple: bool) -> tuple[list[torch.nn.Module
     return [_Pass() for _ in range(frozen_layers - 1)] + [replay], replay
 
 
-def frozen_mc_logits(model: PreTrainedModel, items: Sequence[MCItem], frozen: FrozenEncodings) -> list[np.ndarray]:
+def frozen_mc_logits(model: PreTrainedModel, items: Sequence[MCQuestion], frozen: FrozenEncodings) -> list[np.ndarray]:
     """:func:`mc_logits` of ``items`` with the model's frozen bottom replaced by its cached encodings (the layers
     above and the head run; the bottom layers are put back before returning): one array per item, in item order.
     Equal to :func:`mc_logits` wherever the bottom still has the weights it was encoded with."""
@@ -352,7 +365,7 @@ def _pad_cached(cached: list[torch.Tensor], batch: Sequence[int], width: int) ->
 
 
 @torch.inference_mode()
-def _replayed_logits(model: PreTrainedModel, items: Sequence[MCItem], encoded: _Encoded, cached: list[torch.Tensor],
+def _replayed_logits(model: PreTrainedModel, items: Sequence[MCQuestion], encoded: _Encoded, cached: list[torch.Tensor],
                      replay: _Replay, pad_id: int, device: torch.device, batch_size: int = 32) -> list[np.ndarray]:
     """:func:`mc_logits` of ``items`` with the frozen stack replaced by its cached output (the model's frozen layers
     must be swapped for the :class:`_Replay` stand-ins): one array per item, in item order, the layers above only."""
@@ -386,8 +399,8 @@ def _accumulation_window(batches: Sequence[Sequence[int]], position: int, steps:
 def fine_tune_mc(
     model: PreTrainedModel,
     tokenizer: PreTrainedTokenizerBase,
-    train: Sequence[MCItem],
-    dev: Sequence[MCItem],
+    train: Sequence[MCQuestion],
+    dev: Sequence[MCQuestion],
     *,
     learning_rate: float,
     batch_size: int,

@@ -10,8 +10,8 @@ from collections.abc import Sequence
 import torch
 from transformers import DynamicCache, PreTrainedModel, PreTrainedTokenizerBase
 
-from choicelab.lm.causal import is_out_of_memory
-from choicelab.lm.scorer import Generation
+from choicelab.lm.budget import is_out_of_memory
+from choicelab.lm.requests import Generation
 from choicelab.lm.tokenization import RequestEncoder, left_padded
 from choicelab.stats import derived_seed
 

@@ -19,6 +19,7 @@ import re
 import shutil
 from pathlib import Path
 
+from choicelab.errors import UserError
 from choicelab.io import sha256_file
 
 # Files a model needs: config, weights, tokenizer (sentencepiece, tiktoken, BPE vocab/merges), generation config.
@@ -28,7 +29,7 @@ _SHA = re.compile(r"^[0-9a-f]{40}$")
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
 
-class HubModelError(RuntimeError):
+class HubModelError(UserError, RuntimeError):
     """A hub model that cannot be fetched or found in the cache; the message names the model and the fix."""
 
 

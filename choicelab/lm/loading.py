@@ -27,6 +27,9 @@ from transformers import (
 )
 
 import choicelab.lm.deberta_mc  # noqa: F401  (registers DeBERTa v1's multiple-choice head)
+from choicelab.errors import UserError
+from choicelab.io import sha256_file_remembered
+from choicelab.lm.hub import pinned_snapshot
 from choicelab.lm.registry import DTYPES
 from choicelab.lm.usage import track
 
@@ -52,14 +55,38 @@ def read_model_json(model_dir: str | Path) -> dict[str, Any]:
     return json.loads(path.read_text())
 
 
-def weights_folder(model_dir: str | Path, meta: dict[str, Any] | None = None) -> Path:
-    """Where the model's config, tokenizer and weights are: the hub cache snapshot it pins, else its own folder."""
-    meta = read_model_json(model_dir) if meta is None else meta
-    if meta.get("commit_sha"):
-        from choicelab.lm.hub import pinned_snapshot
+class WeightsError(UserError, RuntimeError):
+    """A weight file missing, or not the file its model.json recorded (changed, damaged, truncated)."""
 
-        return pinned_snapshot(meta)
-    return Path(model_dir)
+
+def verify_weights(model_dir: str | Path, folder: Path, meta: dict[str, Any]) -> None:
+    """Refuse weights that are not those ``model.json`` recorded: every file of ``weights_files`` must be in
+    ``folder`` with its recorded sha256 (hashes remembered by :func:`choicelab.io.sha256_file_remembered`, so a
+    second load of an unchanged file reads none of it)."""
+    recorded = meta.get("weights_files")
+    rerun = (f"rerun the rule that trained it (delete {model_dir} first)" if str(meta.get("source", "")).startswith(
+        "finetune:") else f"delete {model_dir} and prepare it again (`snakemake --cores 1 {model_dir}`)")
+    if not isinstance(recorded, dict) or not recorded:
+        raise WeightsError(f"model {meta.get('name')!r}: {Path(model_dir) / 'model.json'} records no weight file "
+                           f"hashes (weights_files), so its weights cannot be checked; {rerun}")
+    for name, digest in sorted(recorded.items()):
+        path = folder / name
+        if not path.is_file():
+            raise WeightsError(f"model {meta.get('name')!r}: weight file {path} is missing; {rerun}")
+        found = sha256_file_remembered(path)
+        if found != digest:
+            raise WeightsError(
+                f"model {meta.get('name')!r}: weight file {path} is not the file its model.json recorded (sha256 "
+                f"{found[:12]}... != {digest[:12]}...): it was changed or damaged after the model was made; {rerun}")
+
+
+def weights_folder(model_dir: str | Path, meta: dict[str, Any] | None = None) -> Path:
+    """Where the model's config, tokenizer and weights are (the hub cache snapshot it pins, else its own folder),
+    its weight files checked against model.json (:func:`verify_weights`)."""
+    meta = read_model_json(model_dir) if meta is None else meta
+    folder = pinned_snapshot(meta) if meta.get("commit_sha") else Path(model_dir)
+    verify_weights(model_dir, folder, meta)
+    return folder
 
 
 def load_tokenizer(model_dir: str | Path) -> PreTrainedTokenizerBase:

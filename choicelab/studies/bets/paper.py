@@ -11,6 +11,7 @@ import pandas as pd
 
 from choicelab.mc.competence import COLUMN
 from choicelab.plotting import PAPER_COLOUR, PAPER_MARKER, plt
+from choicelab.stats import Z95
 from choicelab.studies.bets import metrics as m
 from choicelab.studies.bets.competence import NOT_ABOVE_CHANCE
 
@@ -167,7 +168,7 @@ def _headline(acc: pd.DataFrame, ours: pd.DataFrame, paper_labels: Mapping[str, 
         rows.append(row("diagonal mean", paper_means[True], model, *stats[True], **verdict))
         rows.append(row("off-diagonal mean", paper_means[False], model, *stats[False], **verdict))
         rows.append(row("diagonal minus off-diagonal", paper_means[True] - paper_means[False], model, gap, gap_se,
-                        gap_appears=(bool(gap > 1.96 * gap_se) if not np.isnan(gap) else None), gap_basis="SE",
+                        gap_appears=(bool(gap > Z95 * gap_se) if not np.isnan(gap) else None), gap_basis="SE",
                         **verdict))
     gap_frame = pd.DataFrame(gaps, columns=["model", "gap", "failed"])
     spreads = gap_over_seeds(gap_frame[["model", "gap"]])

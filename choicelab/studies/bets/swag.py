@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from choicelab.download import source_entries
+from choicelab.errors import UserError
 from choicelab.io import sha256_file
 from choicelab.mc.items import MCItem
 
@@ -49,8 +50,8 @@ def _swag_file(split: str) -> SwagFile:
 SWAG_FILES = {split: _swag_file(split) for split in ("train", "val")}
 
 
-class SwagChecksumError(ValueError):
-    pass
+class SwagChecksumError(UserError, ValueError):
+    """A SWAG file whose sha256 is not the one its source entry records."""
 
 
 def git_blob_sha1(path: str | Path) -> str:

@@ -15,11 +15,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-import numpy as np
 import pandas as pd
-from scipy import stats
 
 from choicelab.mc.competence import COLUMN, OK, judge, not_above_chance, not_above_control, seeds_verdict
+from choicelab.stats import t_interval
 from choicelab.studies.probes.paper import paper_name
 from choicelab.studies.probes.scoring import CONTROL_SUFFIX, ENSEMBLE_INFIX, seed_mean_label, split_label
 
@@ -169,7 +168,7 @@ def with_seed_summary(frame: pd.DataFrame, keys: Sequence[str], headline: Sequen
         row["seeds"] = k
         for column in headline:
             values = pd.to_numeric(group[column], errors="coerce").dropna().to_numpy(dtype=float)
-            mean, low, high = seed_interval(values)
+            mean, low, high = t_interval(values)
             row[f"{column}_sd_seeds"] = float(values.std(ddof=1)) if values.size > 1 else float("nan")
             row[f"{column}_seeds_ci95_low"], row[f"{column}_seeds_ci95_high"] = low, high
         rows.append(row)
@@ -177,15 +176,6 @@ def with_seed_summary(frame: pd.DataFrame, keys: Sequence[str], headline: Sequen
         return frame
     out = pd.concat([frame, pd.DataFrame.from_records(rows)], ignore_index=True)
     return out
-
-
-def seed_interval(values: Sequence[float] | np.ndarray, level: float = 0.95) -> tuple[float, float, float]:
-    """Mean over seeds and its t interval (seeds are few: t, not normal)."""
-    x = np.asarray(values, dtype=float)
-    if x.size < 2:
-        return (float(x.mean()) if x.size else float("nan")), float("nan"), float("nan")
-    half = stats.t.ppf((1 + level) / 2, x.size - 1) * x.std(ddof=1) / np.sqrt(x.size)
-    return float(x.mean()), float(x.mean() - half), float(x.mean() + half)
 
 
 # The cells a table's seed summary groups by (besides the encoder) and its headline numbers (SD and interval over

@@ -10,7 +10,6 @@ small n.
 from __future__ import annotations
 
 import json
-import math
 import random
 import re
 from collections import Counter
@@ -20,7 +19,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from choicelab.stats import exact_interval, mean_se
+from choicelab.stats import exact_interval, mean_se, t_interval
 
 ALPHA = 0.01
 
@@ -93,16 +92,6 @@ def accuracy(conf: pd.DataFrame) -> float:
     return float((conf["pred"] == conf["label"]).mean()) if len(conf) else float("nan")
 
 
-def t_ci(values: Sequence[float], level: float = 0.95) -> tuple[float, float, float]:
-    """Mean and t-based confidence interval."""
-    x = np.asarray(values, dtype=float)
-    mean = float(x.mean()) if x.size else float("nan")
-    if x.size < 2:
-        return mean, float("nan"), float("nan")
-    half = stats.t.ppf((1 + level) / 2, x.size - 1) * x.std(ddof=1) / math.sqrt(x.size)
-    return mean, mean - half, mean + half
-
-
 def _trials(conf: pd.DataFrame) -> list[pd.DataFrame]:
     if "trial" not in conf or conf["trial"].isna().all():
         return [conf]
@@ -168,7 +157,7 @@ def wrong_question_tests(orig: pd.DataFrame, nq: pd.DataFrame, wq: pd.DataFrame)
     diff = (nq_inst["p_label"] - wq_inst["p_label"]).dropna()
     vs_before = (wq_inst["p_label"] - orig_inst["p_label"]).dropna()
     test = pseudo_accuracy_test(wq)
-    d_mean, d_low, d_high = t_ci(diff)
+    d_mean, d_low, d_high = t_interval(diff)
     out = {
         "n": test["n"], "trials": test["trials"], "chance": test["chance"],
         "pseudo_accuracy_vs_chance_p": test["p_value"],

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from choicelab.stats import exact_interval, mean_se
+from choicelab.stats import exact_interval, mean_se, t_interval
 from choicelab.studies.probes import metrics as pm
 from choicelab.studies.probes.paper import paper_control, paper_name
 from choicelab.studies.probes.scoring import CONTROL_SUFFIX
@@ -195,7 +195,7 @@ def choice_paralysis_table(conf: pd.DataFrame) -> pd.DataFrame:
         confidence, confidence_se = mean_se([t["p_label"].mean() for t in trials])
         acc, acc_se = mean_se([pm.accuracy(t) for t in trials])
         per = group.assign(diff=group["p_label"] - group["before"]).groupby("original_id")["diff"].mean()
-        mean, low, high = pm.t_ci(per)
+        mean, low, high = t_interval(per)
         before = original[(original["model"] == model) & (original["benchmark"] == benchmark)]
         hits = pm.per_instance(group)["hit"]
         acc_low, acc_high = exact_interval(float(hits.sum()), len(hits))
@@ -259,8 +259,8 @@ def length_table(conf: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
             options = choices[row.original_id]
             selected.append(pm.n_words(options[row.pred]))
             other += [pm.n_words(c) for k, c in enumerate(options) if k != row.pred]
-        s_mean, s_low, s_high = pm.t_ci(selected)
-        o_mean, o_low, o_high = pm.t_ci(other)
+        s_mean, s_low, s_high = t_interval(selected)
+        o_mean, o_low, o_high = t_interval(other)
         p_value = float(stats.ttest_ind(selected, other, equal_var=False).pvalue) if len(selected) > 1 else np.nan
         records.append({"benchmark": paper_name(benchmark), "model": model, "instances": len(group),
                         "selected_words": s_mean, "selected_ci95_low": s_low, "selected_ci95_high": s_high,

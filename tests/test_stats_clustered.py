@@ -100,3 +100,7 @@ def test_an_accuracy_carries_its_exact_and_its_clustered_interval_side_by_side()
     assert row["min_detectable_difference"] > min_detectable_difference(60)
     alone = accuracy_intervals(per_item)
     assert (alone["n_clusters"], alone["design_effect"]) == (10, 1.0)
+
+    always = accuracy_intervals(np.ones(60), items)  # no variance: the design effect cannot be measured ...
+    assert np.isnan(always["design_effect"])  # ... and the detectable difference takes its bound, 6 per cluster
+    assert always["min_detectable_difference"] == pytest.approx(min_detectable_difference(60, design=6.0))

@@ -10,7 +10,13 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from choicelab.stats import accuracy_intervals, exact_interval, paired_difference, t_interval
+from choicelab.stats import (
+    accuracy_intervals,
+    exact_interval,
+    min_detectable_difference,
+    paired_difference,
+    t_interval,
+)
 from choicelab.studies.probes import metrics as pm
 from choicelab.studies.probes.paper import paper_control, paper_name
 from choicelab.studies.probes.scoring import CONTROL_SUFFIX
@@ -55,7 +61,8 @@ def _recipe(training: dict) -> str:
 
 def accuracy_table(conf: pd.DataFrame, train_info: dict[str, dict], gate: pd.DataFrame,
                    training: dict[str, dict]) -> pd.DataFrame:
-    """Dev accuracy of each fine-tuned checkpoint (and ensemble) with its exact 95 % CI, the competence gate (chance,
+    """Dev accuracy of each fine-tuned checkpoint (and ensemble) with its exact 95 % CI (each dev item is asked once:
+    its own unit, so no clustered interval) and the minimum detectable difference at its n, the competence gate (chance,
     the untrained-head control's accuracy, the verdict: :mod:`.competence`), the training seed and recipe (from the
     checkpoint's ``model.json``), the best held-out accuracy that selected it, and what it was fine-tuned and selected
     on (``train_info``: benchmark -> {train_source, train_items, selection})."""
@@ -71,6 +78,7 @@ def accuracy_table(conf: pd.DataFrame, train_info: dict[str, dict], gate: pd.Dat
         seed = split_label(row.model)[1]
         records.append({"benchmark": row.benchmark, "model": row.model, "seed": seed, "gate_items": row.dev_items,
                         "accuracy": row.accuracy, "ci95_low": row.ci95_low, "ci95_high": row.ci95_high,
+                        "min_detectable_difference": min_detectable_difference(int(row.dev_items)),
                         "chance": row.chance, "control_accuracy": row.control_accuracy,
                         "control_items": row.control_items, "above_chance": row.above_chance,
                         "above_control": row.above_control, "meets_premise": row.meets_premise,

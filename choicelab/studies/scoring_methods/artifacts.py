@@ -61,7 +61,8 @@ ARTIFACTS: tuple[Artifact, ...] = (
         "free_accuracy",
         "free-generation accuracy (Figs 2-3's free bars) with the authors' hand-coded accuracy and the coder's error",
         "free-generation accuracy per model, condition and temperature: the coder's, with an interval widened by its "
-        "misclassification on held-out hand codes, and the authors' hand-coded accuracy where they coded the model",
+        "misclassification on held-out hand codes (the exact interval ci beside the interval clustered by item over "
+        "generation seeds), and the authors' hand-coded accuracy where they coded the model",
         tables.free_accuracy_artifact,
         "sm_tables",
     ),

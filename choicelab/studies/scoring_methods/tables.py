@@ -434,7 +434,8 @@ def free_accuracy_table(
 ) -> pd.DataFrame:
     """Free-generation accuracy per model, condition and variant (temperature), with the coder's error.
 
-    ``accuracy`` (k of n, exact interval ``ci_low``-``ci_high``) is the coder's on our generations; ``adj_low`` -
+    ``accuracy`` (k of n, exact interval ``ci_low``-``ci_high``; beside it the interval clustered by item over the
+    generation seeds, ``clustered_low``-``clustered_high``) is the coder's on our generations; ``adj_low`` -
     ``adj_high`` (:func:`misclassification_interval`) widens it by the coder's sensitivity and specificity measured on
     the held-out hand codes of the condition (``agreement``: rows of ``role`` "held out", counts pooled over those
     models; ``coder_target_kappa`` etc. beside). Where the authors hand-coded the model (``sources``: our model name
@@ -455,8 +456,9 @@ def free_accuracy_table(
     for (model, condition, variant), group in groups:
         k, n = int(group["is_target"].sum()), len(group)
         low, high = exact_interval(k, n)
+        clustered = accuracy_intervals(group["is_target"].astype(float).to_numpy(), group["item_id"].tolist())
         row = {"model": model, "condition": condition, "variant": variant, "k": k, "n": n, "accuracy": k / n,
-               "ci_low": low, "ci_high": high}
+               "ci_low": low, "ci_high": high, **{c: clustered[c] for c in INTERVAL_COLUMNS[2:]}}
         if condition in pooled.index:
             c = pooled.loc[condition]
             row["adj_low"], row["adj_high"] = misclassification_interval(

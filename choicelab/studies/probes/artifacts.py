@@ -165,7 +165,8 @@ ARTIFACTS: tuple[Artifact, ...] = (
              "by original item, n per cell; unrun paper controls listed as such)",
              tables.controls_table, "probes_controls"),
     # rule probes_figures: Figs 3-6
-    _artifact("fig3", "Figure 3", "No-Question confidences before and after",
+    _artifact("fig3", "Figure 3", "No-Question confidences before and after (box plots: the spread over "
+             "instances, not an interval of the mean)",
              figures.fig3_no_question, "probes_figures", kind="figure"),
     _artifact("fig4", "Figure 4",
              "No-Right-Answer confidence differences with t 95% intervals over instances (the paper's bars, "

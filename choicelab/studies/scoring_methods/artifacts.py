@@ -163,7 +163,8 @@ ARTIFACTS: tuple[Artifact, ...] = (
     Artifact(
         "fig_robustness_matrix",
         "beyond the paper: accuracy minus chance per benchmark, model and method x score",
-        "accuracy minus chance per benchmark, model and method x score, and the share of items whose prediction flips",
+        "accuracy minus chance per benchmark, model and method x score, and the share of items whose prediction flips "
+        "(no interval drawn: robustness_matrix gives each cell's exact and item-clustered intervals)",
         figures.robustness_figure,
         "sm_figures",
         "figure",

@@ -178,6 +178,7 @@ rule bets_static_tables:
 rule bets_result_tables:
     input:
         evaluations=f"{BE}/metrics/evaluations.parquet",
+        questions=f"{BE}/metrics/questions.parquet",
         checkpoints=BE_JOBS.checkpoints,
         paper=repo_file("data/bets/paper/paper_numbers.csv"),
     output:

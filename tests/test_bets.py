@@ -333,14 +333,16 @@ def test_compare_paper_puts_the_papers_numbers_beside_ours_and_says_when_models_
     assert same[(same["paper_model"] == "BERT") & (same["table"] == "table5")]["same_model"].all()
 
 
-def test_compare_paper_figure_draws_the_papers_encoders_beside_ours_with_se_and_n(oracle_evaluations):
+def test_compare_paper_figure_draws_the_papers_encoders_beside_ours_with_interval_and_n(oracle_evaluations):
     from choicelab.plotting import MIN_FONT_SIZE, PAPER_MARKER, plt, small_texts, texts
 
     evaluations, _ = oracle_evaluations
     paper = bets_paper.read_paper_numbers(str(ib.DATA_DIR / "paper" / "paper_numbers.csv"))
     table = bets_paper.compare_paper(evaluations, paper, {"enc": "BERT"}, pd.DataFrame())
     ours = table[(table["our_model"] == "enc") & (table["table"] != "table20 headline")]
-    assert (ours["n"] > 0).all() and ours["our_se_percent"].notna().all()
+    assert (ours["n"] > 0).all() and ours[["our_low_percent", "our_high_percent"]].notna().all().all()
+    assert (ours["our_low_percent"] <= ours["our_percent"]).all()
+    assert (ours["our_percent"] <= ours["our_high_percent"]).all()
     # like for like only where the paper's encoder is ours (enc stands for BERT here); each row says why not
     assert set(ours.loc[ours["like_for_like"], "paper_model"]) == {"BERT"}
     assert ours.loc[~ours["like_for_like"], "note"].str.contains("not a reproduction").all()
@@ -482,8 +484,8 @@ def test_the_rq3_headline_flags_a_gap_only_when_it_exceeds_its_standard_error():
 
     big = ours(88.0, 67.0)
     assert big["our_percent"] == pytest.approx(21.0) and big["gap_appears"] is True
-    assert big["our_se_percent"] == pytest.approx(np.hypot(np.sqrt(3 * 0.88 * 0.12 / 100) / 3,
-                                                           np.sqrt(6 * 0.67 * 0.33 / 100) / 6) * 100)
+    se = np.hypot(np.sqrt(3 * 0.88 * 0.12 / 100) / 3, np.sqrt(6 * 0.67 * 0.33 / 100) / 6) * 100
+    assert big["our_high_percent"] - big["our_percent"] == pytest.approx(stats.Z95 * se)
     assert ours(70.0, 68.0)["gap_appears"] is False  # 2 points is within 1.96 SE at n = 100 per cell
 
 
@@ -572,7 +574,8 @@ def _seeded(evaluations, offsets):
                                for c in frame["checkpoint"]]
         off = ((frame["rq"] == "rq3") & (frame["split"] == "test")
                & (frame["stage"].str.removeprefix("fine-tuned:") != frame["eval_set"].str.removeprefix("bets_bet_")))
-        frame.loc[off, "accuracy"] = frame.loc[off, "accuracy"] - offset
+        for column in ("accuracy", "clustered_low", "clustered_high"):  # the interval moves with its accuracy
+            frame.loc[off, column] = frame.loc[off, column] - offset
         frames.append(frame)
     return pd.concat(frames, ignore_index=True)
 
@@ -683,6 +686,8 @@ def _gated(evaluations):
     dice = (seeded["checkpoint"] == "enc__seed2__bet_dice") & (seeded["eval_set"] == "bets_bet_dice")
     seeded.loc[dice, "hits"] = (seeded.loc[dice, "n"] / 3).round().astype(int)
     seeded.loc[dice, "accuracy"] = seeded.loc[dice, "hits"] / seeded.loc[dice, "n"]
+    seeded.loc[dice, "clustered_low"] = seeded.loc[dice, "accuracy"] - 0.1  # its interval moves with it
+    seeded.loc[dice, "clustered_high"] = seeded.loc[dice, "accuracy"] + 0.1
     metas = {}
     for seed in (1, 2):
         for stage in stages.stages(SETTINGS):
@@ -742,7 +747,7 @@ def test_fig1_has_error_bars_names_its_encoders_and_tells_a_zero_bar_from_a_miss
 
     seeded = _seeded(oracle_evaluations[0], {1: 0.0, 2: 0.0})
     zero = (seeded["rq"] == "rq1") & (seeded["model"] == "enc__seed1") & (seeded["ground_truth"] == "weak")
-    seeded.loc[zero, "accuracy"] = 0.0
+    seeded.loc[zero, ["accuracy", "clustered_low", "clustered_high"]] = [0.0, 0.0, 0.1]
     seeded = seeded[~((seeded["rq"] == "rq1") & (seeded["model"] == "enc__seed2")
                       & (seeded["ground_truth"] == "normal") & (seeded["stage"] == "default"))]
     fig = figures.fig1_value_threshold(with_seed_means(seeded))
@@ -751,3 +756,25 @@ def test_fig1_has_error_bars_names_its_encoders_and_tells_a_zero_bar_from_a_miss
     labels = [t.get_text() for t in ax.texts]
     assert "0" in labels and "n/a" in labels
     assert any(c.__class__.__name__ == "ErrorbarContainer" for c in ax.containers)  # error bars drawn
+
+
+def test_a_bet_questions_accuracy_is_clustered_by_its_item_pair_beside_the_exact_interval(oracle_evaluations):
+    """Each (high, low) pair makes four win/lose variants: the clustered interval counts pairs, the exact one
+    questions; both sit beside the accuracy with the minimum detectable difference at its n."""
+    evaluations, per_question = oracle_evaluations
+    bets = evaluations[(evaluations["rq"] == "rq2") & (evaluations["ground_truth"] == "standard")]
+    assert (bets["n_clusters"] * len(ib.VARIANTS) == bets["n"]).all()
+    assert ((bets["ci95_low"] <= bets["accuracy"]) & (bets["accuracy"] <= bets["ci95_high"])).all()
+    assert (bets["min_detectable_difference"] > 0).all()
+    assert per_question.groupby(["checkpoint", "eval_set", "split", "ground_truth", "unit"]).size().max() == 4
+
+
+def test_fine_tuning_is_compared_with_the_default_stage_on_the_same_questions(oracle_evaluations):
+    evaluations, per_question = oracle_evaluations
+    paired = evaluation.fine_tuning_paired(evaluations, per_question)
+    assert set(paired["rq"]) == {"rq1", "rq2"}
+    value = paired[(paired["rq"] == "rq1") & (paired["ground_truth"] == "standard")].iloc[0]
+    assert value["fine_tuned_accuracy"] == 1.0  # the oracle
+    assert value["difference"] == pytest.approx(1.0 - value["default_accuracy"])
+    assert value["difference_low"] <= value["difference"] <= value["difference_high"]
+    assert value["n_clusters"] <= value["n"]

@@ -212,12 +212,15 @@ def test_revealed_belief_compare_paper_names_the_papers_model_and_why_ours_diffe
 # ------------------------------------------------------------------------------------------------------ probes
 def _probes_tables():
     nra = pd.DataFrame({"benchmark": ["piqa"], "model": ["enc-a"], "instances": [40], "ANC'-SAC": [0.0],
-                        "ANC'-SAC_se": [0.02], "ANC-RAC": [-0.4], "ANC-RAC_se": [0.03]})
+                        "ANC'-SAC_ci95_low": [-0.02], "ANC'-SAC_ci95_high": [0.02], "ANC-RAC": [-0.4],
+                        "ANC-RAC_ci95_low": [-0.43], "ANC-RAC_ci95_high": [-0.37]})
     cp = pd.DataFrame({"benchmark": ["piqa"] * 2, "model": ["enc-a"] * 2, "sampling": ["random", "heuristic"],
                        "n": [4, 4], "confidence_before": [0.7] * 2, "confidence": [0.4, 0.0],
-                       "confidence_se": [0.05, 0.0], "instances_per_trial": [20] * 2, "trials": [3] * 2})
+                       "confidence_trials_low": [0.35, 0.0], "confidence_trials_high": [0.45, 0.0],
+                       "instances_per_trial": [20] * 2, "trials": [3] * 2})
     hits = pd.DataFrame({"benchmark": ["piqa"] * 4, "model": ["enc-a"] * 4, "sampling": ["random"] * 4, "n": [4] * 4,
-                         "k": [1, 2, 3, 4], "hits_at_k": [0.3, 0.5, 0.8, 1.0], "se": [0.05] * 4,
+                         "k": [1, 2, 3, 4], "hits_at_k": [0.3, 0.5, 0.8, 1.0],
+                         "clustered_low": [0.25, 0.45, 0.75, 1.0], "clustered_high": [0.35, 0.55, 0.85, 1.0],
                          "original_accuracy": [0.6] * 4})
     matrix = pd.DataFrame({"benchmark": ["piqa"] * 2, "model": ["enc-a"] * 2, "method": ["mc"] * 2,
                            "probe": ["nq", "wq"], "minus_chance": [0.45, 0.01], "covers_zero": [False, True],
@@ -253,16 +256,17 @@ def test_probes_compare_paper_says_the_paper_is_roberta_large_and_draws_it_besid
     paper1 = pd.read_csv(REPO / "data" / "probes" / "paper" / "table1.csv")
     paper2 = pd.read_csv(REPO / "data" / "probes" / "paper" / "table2.csv")
     table1 = pd.DataFrame({"benchmark": ["PIQA"], "model": ["enc-a"], "instances": [40],
-                           "avg_confidence_difference": [0.01], "avg_confidence_difference_se": [0.004],
-                           "wq_pseudo_accuracy": [0.55],
-                           "wq_pseudo_accuracy_se": [0.03]})
+                           "avg_confidence_difference": [0.01], "avg_confidence_difference_low": [0.002],
+                           "avg_confidence_difference_high": [0.018], "wq_pseudo_accuracy": [0.55],
+                           "wq_pseudo_accuracy_clustered_low": [0.49], "wq_pseudo_accuracy_clustered_high": [0.61]})
     table2 = pd.DataFrame({"benchmark": ["PIQA"], "probe": ["nq"], "model": ["enc-a"], "eval_instances": [20],
-                           "threshold": [0.7], "threshold_se": [0.01], "accuracy": [0.5], "accuracy_se": [0.02]})
+                           "threshold": [0.7], "threshold_repeats_low": [0.68], "threshold_repeats_high": [0.72],
+                           "accuracy": [0.5], "accuracy_ci95_low": [0.28], "accuracy_ci95_high": [0.72]})
     compared = compare_paper(table1, table2, paper1, paper2)
     ours = compared[compared["model"] == "enc-a"]
     assert (compared["paper_model"].str.startswith("RoBERTa-large")).all()
     assert (~ours["like_for_like"]).all() and ours["note"].str.contains("ours are enc-a's").all()
     assert (compared[compared["model"] == ""]["note"] == "not run here").all()
-    assert ours["ours_se"].notna().all()  # every quantity of ours, Table 1's confidence difference included
+    assert ours[["ours_low", "ours_high"]].notna().all().all()  # every quantity of ours, with its interval
     small, words = _own_texts(compare_paper_figure(compared))
     assert small == [] and "paper: RoBERTa-large" in words and "ours: enc-a" in words and "n=40" in words

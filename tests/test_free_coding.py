@@ -434,6 +434,7 @@ def _free_choices(model, condition, hits, n):
     import pandas as pd
 
     return pd.DataFrame({"method": "free", "model": model, "condition": condition, "variant": "tau=0.1",
+                         "item_id": [f"{condition}-{k:02d}" for k in range(n)],
                          "is_target": [k < hits for k in range(n)]})
 
 

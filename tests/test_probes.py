@@ -131,7 +131,8 @@ def test_table2_averages_maxprob_over_trials_with_a_standard_error():
     table = table2(pd.DataFrame(rows), seed=0).set_index("probe")
     assert table.loc["nq", "threshold"] == pytest.approx(0.7) and table.loc["nq", "accuracy"] == 1.0
     assert table.loc["wq", "repeats"] == 5 and table.loc["wq", "eval_instances"] == 20
-    assert 0.5 < table.loc["wq", "accuracy"] < 1.0 and table.loc["wq", "accuracy_se"] >= 0
+    wq = table.loc["wq"]
+    assert 0.5 < wq["accuracy"] < 1.0 and wq["accuracy_repeats_low"] <= wq["accuracy"] <= wq["accuracy_repeats_high"]
     assert table.loc["nq", "accuracy_ci95_low"] < 1.0  # an exact binomial interval, never of zero width
 
 
@@ -142,7 +143,7 @@ def test_nra_confidence_arithmetic():
     assert out["ANC"] == pytest.approx(0.2) and out["ANC'"] == pytest.approx(0.4)
     assert out["RAC"] == pytest.approx(0.6) and out["SAC"] == pytest.approx(0.2)
     assert out["ANC'-SAC"] == pytest.approx(0.2)
-    assert np.isnan(out["ANC'-SAC_se"])  # one instance: no standard error
+    assert np.isnan(out["ANC'-SAC_ci95_low"])  # one instance: no interval
 
 
 def test_an_untrained_scorer_sits_near_chance():
@@ -306,7 +307,7 @@ def test_table1_significance_tests_detect_a_strong_prior_bias_and_not_chance_beh
     assert not out["confidence_difference_gt0_significant_99"] and not out["confidence_vs_ideal_significant_99"]
 
 
-def test_table1_gives_the_avg_confidence_difference_its_standard_error_over_instances():
+def test_table1_gives_the_avg_confidence_difference_its_paired_interval_over_instances():
     from choicelab.studies.probes.paper import compare_paper
     from choicelab.studies.probes.tables import confidence_difference, table1
 
@@ -314,15 +315,18 @@ def test_table1_gives_the_avg_confidence_difference_its_standard_error_over_inst
     row = table1(frame).iloc[0]
     assert row["avg_confidence_difference"] == pytest.approx(0.05, abs=0.01)
     assert row["avg_confidence_difference_n"] == 200
-    # noise SD 0.01 per NQ item and 0.01/sqrt(5) per instance's WQ mean: SE ~ 0.011/sqrt(200)
-    assert row["avg_confidence_difference_se"] == pytest.approx(0.011 / np.sqrt(200), rel=0.25)
+    # noise SD 0.01 per NQ item and 0.01/sqrt(5) per instance's WQ mean: SE ~ 0.011/sqrt(200), half-width ~1.97 SE
+    half = (row["avg_confidence_difference_high"] - row["avg_confidence_difference_low"]) / 2
+    assert half == pytest.approx(1.97 * 0.011 / np.sqrt(200), rel=0.25)
     nq = pd.DataFrame({"original_id": ["a", "b"], "p_label": [0.9, 0.5]})
     wq = pd.DataFrame({"original_id": ["a", "a", "b", "b"], "p_label": [0.7, 0.5, 0.4, 0.4]})
-    assert confidence_difference(nq, wq) == pytest.approx((0.2, 0.1, 2))  # per instance 0.3 and 0.1
+    mean, low, high, n = confidence_difference(nq, wq)  # per instance 0.3 and 0.1: SE 0.1 on one degree of freedom
+    assert (mean, n) == (pytest.approx(0.2), 2) and high - mean == pytest.approx(12.706 * 0.1, rel=1e-3)
     paper1 = pd.DataFrame({"benchmark": ["PIQA"], "avg_confidence_difference": [0.1], "wq_pseudo_accuracy": [0.6]})
     compared = compare_paper(table1(frame), pd.DataFrame(), paper1, pd.DataFrame(columns=["benchmark", "probe"]))
     drawn = compared[compared["quantity"] == "avg confidence difference"].iloc[0]
-    assert drawn["ours_se"] == row["avg_confidence_difference_se"] and drawn["instances"] == 200
+    assert drawn["ours_low"] == row["avg_confidence_difference_low"] and drawn["instances"] == 200
+    assert drawn["ours_interval"] == "paired t over instances"
 
 
 def test_hits_at_k_table_has_every_k_up_to_n_and_the_original_accuracy():
@@ -755,3 +759,30 @@ def test_probes_with_no_model_at_all_fail_at_config_time_naming_both_keys():
 
     with pytest.raises(ConfigError, match=r"studies.probes.models.*causal_models.*enabled: false"):
         _causal_only_jobs([]).check_models()
+
+
+def test_a_probe_repeating_its_items_gets_an_interval_clustered_by_the_original_and_a_paired_difference():
+    """Five Wrong-Question trials of 30 originals, each original answered the same way in every trial: the exact
+    interval counts 30 instances, the clustered one 150 rows in 30 clusters -- the same width, since copies add
+    nothing (design effect 5); and the probe against the originals is paired on the same 30 instances."""
+    from scipy import stats
+
+    from choicelab.stats import min_detectable_difference
+    from choicelab.studies.probes.tables import robustness_matrix
+
+    rows = []
+    for k in range(30):
+        hit = k % 3 != 0  # 20 of 30 originals fooled in every trial
+        rows.append({"probe": "orig", "trial": 0, "original_id": f"i{k}", "label": 0, "pred": 0, "n_choices": 2})
+        rows += [{"probe": "wq", "trial": t, "original_id": f"i{k}", "label": 0, "pred": 0 if hit else 1,
+                  "n_choices": 2} for t in range(5)]
+    conf = pd.DataFrame(rows).assign(benchmark="piqa", model="enc", method="mc", n=np.nan, sampling=None)
+    wq = robustness_matrix(conf).set_index("probe").loc["Wrong-Question"]
+    assert (wq["instances"], wq["rows"], wq["n_clusters"]) == (30, 150, 30)
+    assert wq["design_effect"] == pytest.approx(5 * (30 / 29) / (150 / 149))  # 5 copies; CR1 vs ddof-1 factors
+    assert wq["min_detectable_difference"] > 2 * min_detectable_difference(150)
+    assert wq["clustered_high"] - wq["clustered_low"] == pytest.approx(
+        2 * stats.t.ppf(0.975, 29) * np.sqrt((2 / 3) * (1 / 3) / 29), rel=1e-6)
+    assert wq["minus_original"] == pytest.approx(-1 / 3) and wq["paired_instances"] == 30
+    assert wq["minus_original_high"] < 0  # the drop from the originals is paired, and clear of zero
+

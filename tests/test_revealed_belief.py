@@ -213,7 +213,8 @@ def _names(artifacts):
 
 def test_artifacts_are_every_table_and_figure_with_the_papers_reference():
     table = by_name(ARTIFACTS)
-    assert _names(of_rule(ARTIFACTS, "rb_tables")) == ["table1", *appendix_table_ids(), "compare_paper"]
+    assert _names(of_rule(ARTIFACTS, "rb_tables")) == ["table1", *appendix_table_ids(), "revealed_vs_stated",
+                                                       "compare_paper"]
     assert _names(of_rule(ARTIFACTS, "rb_figures")) == [
         "fig2", "fig3", "fig4", "fig5", "fig6", "fig_compare_paper", "fig_single_die"]
     assert table["table_b1_1"].reproduces == (
@@ -273,6 +274,22 @@ def test_table_builders_put_each_block_s_models_and_metrics_in_the_papers_rows()
                                      "like_for_like", "note"]
     text = caption(table["table_b1_1"], results, note)
     assert text.startswith("Appendix Table B.1.1:") and "Base models: b; instruction-tuned models: i" in text
+
+
+def test_revealed_and_stated_belief_are_paired_on_the_same_settings_and_clustered_by_scenario():
+    """The toy instruct model errs 0.2 revealed and 0.3 stated on every setting: the paired difference is -0.1
+    with no spread, over the settings of every scenario, each scenario one unit."""
+    from choicelab.studies.revealed_belief.tables import revealed_vs_stated, scenarios_of
+
+    results = _toy_results()
+    table = revealed_vs_stated(results.metrics).set_index("family")
+    every = table.loc["all"]
+    stated = results.metrics[results.metrics["method"] == "stated"]
+    assert (every["model"], every["template"], every["settings"]) == ("i", "plain", len(stated))
+    assert every["scenarios"] == len(set(scenarios_of(stated))) < every["settings"]
+    assert (every["revealed"], every["stated"], every["difference"]) == pytest.approx((0.2, 0.3, -0.1))
+    assert every["difference_low"] == pytest.approx(-0.1) and not every["covers_zero"]
+    assert revealed_vs_stated(results.metrics[results.metrics["method"] == "revealed"]).empty  # no StaA: no pairs
 
 
 # ---------------------------------------------------------------------------------------------------------------

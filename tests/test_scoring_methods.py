@@ -633,7 +633,8 @@ def test_compare_paper_figure_draws_the_papers_printed_numbers_beside_ours_with_
     from choicelab.plotting import MIN_FONT_SIZE, PAPER_MARKER, plt, small_texts, texts
 
     human = pd.DataFrame({"condition": ["irony", "maxims"], "k": [344, 300], "n": [374, 380],
-                          "accuracy": [344 / 374, 300 / 380]})
+                          "accuracy": [344 / 374, 300 / 380], "clustered_low": [0.85, 0.70],
+                          "clustered_high": [0.97, 0.88]})
     fig = paper.compare_paper_figure(human)
     fig.canvas.draw()
     words = " ".join(t.get_text() for t in texts(fig))
@@ -661,8 +662,35 @@ def test_every_table_and_figure_has_one_artifact_row_with_its_builder():
     names = by_name(ARTIFACTS)  # unique names
     assert [a.name for a in of_rule(ARTIFACTS, "sm_tables")] == [
         "table_numbers", "compare_paper", "fig_compare_paper", "free_accuracy", "hand_codes", "human_accuracy",
-        "robustness_matrix"
+        "method_differences", "robustness_matrix"
     ]
     assert {a.kind for a in of_rule(ARTIFACTS, "sm_figures")} == {"figure"}
     assert all(callable(a.builder) for a in names.values())
     assert "figures/scoring_methods/fig1.svg" in artifact_files(True) and artifact_files(False) == []
+
+
+def test_an_item_answered_over_ten_label_seeds_counts_once_in_its_interval_and_methods_are_paired_by_item():
+    """Label scoring answers each of 10 items over 10 seeds with the same answer (6 items right); string scoring
+    answers each once, all right. The exact interval believes 100 draws, the clustered one knows 10 items; the
+    methods' difference is paired item by item, on 10 items, not 100."""
+    from scipy import stats
+
+    label = pd.DataFrame([{"condition": "irony", "model": "m", "method": "label", "score": "s", "seed": seed,
+                           "item_id": f"irony-{i:02d}", "is_target": i < 6} for i in range(10) for seed in range(10)])
+    string = pd.DataFrame([{"condition": "irony", "model": "m", "method": "string", "score": "s", "seed": 0,
+                            "item_id": f"irony-{i:02d}", "is_target": True} for i in range(10)])
+    row = tables.item_intervals(label, ["model", "method"]).iloc[0]
+    assert row["n_clusters"] == 10 and row["design_effect"] > 9
+    assert row["clustered_high"] - row["clustered_low"] > 2.5 * (row["ci95_high"] - row["ci95_low"])
+    diff = tables.method_differences(pd.concat([label, string])).set_index("condition").loc["all"]
+    assert (diff["a"], diff["b"], diff["n_items"]) == ("string", "label", 10)
+    assert diff["difference"] == pytest.approx(0.4)
+    half = stats.t.ppf(0.975, 9) * np.sqrt(0.4 * 0.6 * 10 / 9) / np.sqrt(10)
+    assert diff["difference_high"] - diff["difference"] == pytest.approx(half)
+
+
+def test_human_accuracy_is_over_responses_with_an_interval_clustered_by_item(data_mirror):
+    ours = hu.human_condition_accuracy(data_mirror).set_index("condition")
+    assert (ours["n_counts"] == "responses").all()
+    assert (ours["clustered_high"] - ours["clustered_low"] > ours["ci95_high"] - ours["ci95_low"]).all()
+    assert (ours["design_effect"] > 1).all()

@@ -141,6 +141,8 @@ def test_fig2_draws_each_bar_with_its_interval_and_n_and_tells_a_zero_bar_from_a
         "k": [0, 3, 2, 300], "n": [20, 4, 4, 374], "n_options": [4] * 4,
     })
     fig2 = fig2.assign(accuracy=fig2["k"] / fig2["n"], chance=0.25)
+    fig2 = fig2.assign(clustered_low=(fig2["accuracy"] - 0.1).clip(0),
+                       clustered_high=(fig2["accuracy"] + 0.1).clip(0, 1))
     fig = figures.fig2_accuracy(fig2, "Fig. 2. Models: a, b")
     ax = fig.axes[0]
     texts = [t.get_text() for t in ax.texts]

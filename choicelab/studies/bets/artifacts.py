@@ -57,8 +57,12 @@ def _result(name: str, reproduces: str, caption: str) -> Artifact:
     return Artifact(name, reproduces, caption, partial(_of_inputs, partial(tables.result_table, name)), RESULT_RULE)
 
 
+_INTERVALS = ("; the CSV gives each accuracy's exact 95% interval (ci95: questions independent) and its interval "
+              "clustered by item pair (clustered: a pair's variants repeat it), n_clusters, the design effect and the "
+              "minimum detectable difference at its n; a mean over seeds its t 95% interval over seeds")
 _ACCURACY = (
     "accuracy (%) per encoder, cells default/fine-tuned; † marks accuracy significantly above the random baseline"
+    + _INTERVALS
 )
 _PVALUES = "one-sided z-test p-values against the random baseline, cells default/fine-tuned"
 _RQ3 = "columns fine-tune modality -> test modality, cells train items/test items"
@@ -80,14 +84,15 @@ ARTIFACTS: tuple[Artifact, ...] = (
             tables.table8),
     _result("table5", "Table 5: value questions, standard method, accuracy (%)", _ACCURACY + " (1/3)"),
     _result("table6", "Table 6: bet questions, ACC and BCA (%), default / fine-tuned on value questions",
-            "accuracy and belief-conditioned accuracy per modality; § marks significance above 1/3"),
+            "accuracy and belief-conditioned accuracy per modality; § marks significance above 1/3" + _INTERVALS),
     _result("table9", "Table 9: p-values of Table 5 (vs 1/3)", _PVALUES),
     _result("table10", "Table 10: p-values of Fig. 1, Normal (vs 1/8)", _PVALUES),
     _result("table11", "Table 11: p-values of Fig. 1, Weak Normal (vs 1/4)", _PVALUES),
     _result("table12", "Table 12: p-values of Fig. 1, Weak (vs 5/8)", _PVALUES),
     _result("table13", "Table 13: p-values of Table 6 (vs 1/3)", _PVALUES),
     _result("table14", "Table 14: bet questions, threshold method (%), default / fine-tuned",
-            "threshold-method accuracy per ground truth and modality; § marks significance above the baseline"),
+            "threshold-method accuracy per ground truth and modality; § marks significance above the baseline"
+            + _INTERVALS),
     _result("table15", "Table 15: p-values of Table 14", _PVALUES),
     _result("table16", "Table 16: p-values of Fig. 2 / Table 20", f"standard method, {_RQ3}"),
     _result("table17", "Table 17: p-values of Fig. 3, Strict (vs 1/8)", f"threshold method, test items, {_RQ3}"),
@@ -95,13 +100,19 @@ ARTIFACTS: tuple[Artifact, ...] = (
     _result("table19", "Table 19: p-values of Fig. 3, Non-Negative Gain (vs 1/4)",
             f"threshold method, test items, {_RQ3}"),
     _result("table20", "Table 20: RQ3 accuracy (%), train items / test items, fine-tuned on one modality",
-            f"standard method, {_RQ3}; † marks significance above 1/3"),
+            f"standard method, {_RQ3}; † marks significance above 1/3" + _INTERVALS),
+    Artifact("fine_tuning_paired", "extra: RQ1-RQ2's fine-tuned vs default stage on the same questions, paired",
+             "per seed checkpoint, question set, split and ground truth: fine-tuned minus default accuracy, paired "
+             "question by question, with its 95% interval clustered by item pair; covers_zero marks effects not "
+             "told apart at this n", partial(_of_inputs, tables.fine_tuning_paired), RESULT_RULE),
     Artifact("compare_paper", "Tables 5, 6, 14, 20 of the paper beside ours",
              "the paper's numbers beside ours (same model or not), with the RQ3 same- vs cross-modality gap",
              partial(_of_inputs, tables.compare_paper), RESULT_RULE),
     Artifact("fig_compare_paper", "extra: the paper's Tables 5, 6, 14, 20 beside ours, in a figure",
              "accuracy (%) on one scale: the paper's four encoders (black diamonds) beside each of our models "
-             "(+/- binomial SE, n questions under each cell); the paper's encoders are BERT/RoBERTa/DeBERTa/BigBird, "
+             "(95% intervals: clustered by item pair for a checkpoint, t over seeds for a mean, normal from the "
+             "questions' SE for the RQ3 headline's cell means; n questions under each cell); the paper's encoders are "
+             "BERT/RoBERTa/DeBERTa/BigBird, "
              "so beside another encoder they are context, not a reproduction",
              _compare_paper_figure, RESULT_RULE, kind="figure"),
     Artifact("training",
@@ -112,13 +123,14 @@ ARTIFACTS: tuple[Artifact, ...] = (
              "the paper's printed p-value beside our z-test of its own accuracy, and whether they agree",
              partial(_of_inputs, tables.pvalue_check), PVALUE_RULE),
     Artifact("fig1", "Figure 1 (value questions, threshold method)",
-             "Normal, Weak Normal and Weak accuracy per template, default and fine-tuned (dashed: random baselines)",
+             "Normal, Weak Normal and Weak accuracy per template, default and fine-tuned (dashed: random baselines); "
+             + figures.INTERVAL,
              partial(_figure, figures.fig1_value_threshold), FIGURE_RULE, kind="figure"),
     Artifact("fig2", "Figure 2 (RQ3, standard method)",
-             "the bet fine-tuning grid, train and test items with binomial standard errors (dashed: 1/3)",
+             "the bet fine-tuning grid, train and test items (dashed: 1/3); " + figures.INTERVAL,
              partial(_figure, figures.fig2_rq3_standard), FIGURE_RULE, kind="figure"),
     Artifact("fig3", "Figure 3 (RQ3, threshold method)",
-             "the bet fine-tuning grid, Strict, Positive Gain and Non-Negative Gain on test items",
+             "the bet fine-tuning grid, Strict, Positive Gain and Non-Negative Gain on test items; " + figures.INTERVAL,
              partial(_figure, figures.fig3_rq3_threshold), FIGURE_RULE, kind="figure"),
 )
 

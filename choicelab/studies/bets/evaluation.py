@@ -1,5 +1,9 @@
 """Bets evaluations: logit dumps -> one score row per (checkpoint, question) -> every number of the paper's Tables 5-20
-and Figs 1-3 in one long table (:func:`evaluate_all`), which the result tables pivot into the paper's layout."""
+and Figs 1-3 in one long table (:func:`evaluate_all`), which the result tables pivot into the paper's layout.
+
+Every accuracy carries its exact 95 % interval, which takes the questions as independent, and beside it the interval
+clustered by the question's item pair (:func:`sampled_unit`): a bet question repeats its (high, low) pair in four
+win/lose variants, a value question in up to two orders, and the pair is what was drawn from the item lists."""
 
 from __future__ import annotations
 
@@ -11,7 +15,7 @@ import pandas as pd
 import pyarrow as pa
 
 from choicelab.mc.items import MCItem
-from choicelab.stats import binomial_se, ztest_pvalue
+from choicelab.stats import accuracy_intervals, binomial_se, ztest_pvalue
 from choicelab.studies.bets import ground_truths as gt
 from choicelab.studies.bets import items as items_mod
 from choicelab.studies.bets import metrics as m
@@ -36,6 +40,13 @@ EVALUATION_COLUMNS = [
     "p_value",
     "significant",
     "se",
+    "ci95_low",
+    "ci95_high",
+    "clustered_low",
+    "clustered_high",
+    "n_clusters",
+    "design_effect",
+    "min_detectable_difference",
 ]
 EVALUATION_SCHEMA = pa.schema(
     [
@@ -56,8 +67,15 @@ EVALUATION_SCHEMA = pa.schema(
         pa.field("p_value", pa.float64(), nullable=False),
         pa.field("significant", pa.bool_(), nullable=False),  # p <= .05
         pa.field("se", pa.float64(), nullable=False),  # binomial standard error
+        pa.field("ci95_low", pa.float64(), nullable=False),  # exact (Clopper-Pearson): questions independent
+        pa.field("ci95_high", pa.float64(), nullable=False),
+        pa.field("clustered_low", pa.float64(), nullable=False),  # clustered by item pair (sampled_unit)
+        pa.field("clustered_high", pa.float64(), nullable=False),
+        pa.field("n_clusters", pa.int64(), nullable=False),  # item pairs
+        pa.field("design_effect", pa.float64(), nullable=False),
+        pa.field("min_detectable_difference", pa.float64(), nullable=False),  # at n, p = 0.5, with the design effect
     ],
-    metadata={b"choicelab.schema": b"bets_evaluations/1"},
+    metadata={b"choicelab.schema": b"bets_evaluations/2"},
 )
 PER_QUESTION_SCHEMA = pa.schema(
     [
@@ -67,10 +85,11 @@ PER_QUESTION_SCHEMA = pa.schema(
         pa.field("split", pa.string(), nullable=False),
         pa.field("ground_truth", pa.string(), nullable=False),
         pa.field("item_id", pa.string(), nullable=False),
+        pa.field("unit", pa.string(), nullable=False),  # the item pair it repeats (sampled_unit)
         pa.field("prediction", pa.string(), nullable=False),  # chosen letters ("" = nothing above the threshold)
         pa.field("correct", pa.int64(), nullable=False),
     ],
-    metadata={b"choicelab.schema": b"bets_question_results/1"},
+    metadata={b"choicelab.schema": b"bets_question_results/2"},
 )
 
 
@@ -128,10 +147,21 @@ def _stack(frame: pd.DataFrame, column: str) -> np.ndarray:
     return np.vstack(frame[column].to_list()) if len(frame) else np.zeros((0, 3))
 
 
-def _summary(correct: np.ndarray, p0: float) -> dict[str, Any]:
+def sampled_unit(meta: Mapping[str, Any]) -> str:
+    """The unit a question was sampled as: its (high, low) item pair, which its win/lose variants (bet questions) or
+    orders (value questions) repeat."""
+    return f"{meta['high']}|{meta['low']}"
+
+
+def _units(frame: pd.DataFrame) -> list[str]:
+    return [sampled_unit(meta) for meta in frame["meta"]]
+
+
+def _summary(correct: np.ndarray, p0: float, units: Sequence[str]) -> dict[str, Any]:
     n = int(correct.size)
     accuracy = float(correct.mean()) if n else float("nan")
     p = ztest_pvalue(correct, p0)
+    intervals = accuracy_intervals(correct, list(units))
     return {
         "hits": int(correct.sum()),
         "n": n,
@@ -140,6 +170,7 @@ def _summary(correct: np.ndarray, p0: float) -> dict[str, Any]:
         "p_value": p,
         "significant": bool(p <= m.ALPHA) if not np.isnan(p) else False,
         "se": binomial_se(accuracy, n),
+        **{key: intervals[key] for key in EVALUATION_COLUMNS[EVALUATION_COLUMNS.index("ci95_low"):]},
     }
 
 
@@ -185,6 +216,7 @@ def _record(
     ground_truth: str,
     correct: np.ndarray,
     p0: float,
+    units: Sequence[str],
     tuned: Mapping[str, Any] | None = None,
     tuned_on: str = "",
 ) -> dict[str, Any]:
@@ -201,7 +233,7 @@ def _record(
         "tuned_on": tuned_on,
         "threshold": tuned.get("threshold", float("nan")),
         "dev_accuracy": tuned.get("dev_accuracy", float("nan")),
-        **_summary(correct, p0),
+        **_summary(correct, p0, units),
     }
 
 
@@ -214,8 +246,11 @@ def _threshold_records(rq, scores, ckpt, stage_label, eval_set, split, tune_set,
             continue
         tuned, correct, predicted = evaluate_threshold(frame, tune, truth)
         p0 = m.random_set_baseline(_label_sets(_eligible(frame, truth), truth))
-        records.append(_record(rq, ckpt, stage_label, eval_set, split, truth, correct, p0, tuned, f"{tune_set}:dev"))
-        ids = _eligible(frame, truth)["item_id"].to_list()
+        eligible = _eligible(frame, truth)
+        units = _units(eligible)
+        records.append(_record(rq, ckpt, stage_label, eval_set, split, truth, correct, p0, units, tuned,
+                               f"{tune_set}:dev"))
+        ids = eligible["item_id"].to_list()
         per_question += [
             {
                 "rq": rq,
@@ -224,10 +259,11 @@ def _threshold_records(rq, scores, ckpt, stage_label, eval_set, split, tune_set,
                 "split": split,
                 "ground_truth": truth,
                 "item_id": i,
+                "unit": u,
                 "prediction": p,
                 "correct": int(c),
             }
-            for i, p, c in zip(ids, predicted, correct, strict=True)
+            for i, u, p, c in zip(ids, units, predicted, correct, strict=True)
         ]
     return records
 
@@ -245,13 +281,14 @@ def _standard_record(rq, scores, ckpt, stage_label, eval_set, split, per_questio
             "split": split,
             "ground_truth": "standard",
             "item_id": i,
+            "unit": u,
             "prediction": gt.LETTERS[int(p)],
             "correct": int(c),
         }
-        for i, p, c in zip(frame["item_id"], predictions, correct, strict=True)
+        for i, u, p, c in zip(frame["item_id"], _units(frame), predictions, correct, strict=True)
     ]
     p0 = float(np.mean([1 / len(lg) for lg in frame["logits"]]))
-    return [_record(rq, ckpt, stage_label, eval_set, split, "standard", correct, p0)]
+    return [_record(rq, ckpt, stage_label, eval_set, split, "standard", correct, p0, _units(frame))]
 
 
 def evaluate_all(
@@ -296,6 +333,7 @@ def evaluate_all(
                         "bca",
                         correct,
                         1 / 3,
+                        _units(frame),
                         tuned_on=f"beliefs:{belief_set}:test",
                     )
                 )
@@ -324,6 +362,35 @@ def evaluate_all(
                 )
     evaluations = pd.DataFrame.from_records(records, columns=EVALUATION_COLUMNS)
     return evaluations, pd.DataFrame.from_records(per_question)
+
+
+def fine_tuning_paired(evaluations: pd.DataFrame, questions: pd.DataFrame) -> pd.DataFrame:
+    """RQ1 and RQ2's comparison on the same questions: per encoder (seed checkpoint), question set, split and ground
+    truth, the fine-tuned stage's accuracy minus the default stage's, paired question by question, with its 95 %
+    interval clustered by item pair (:func:`choicelab.stats.paired_difference`; the pair's variants are answered by
+    both stages). ``covers_zero``: the interval includes 0, fine-tuning's effect is not told apart at this n."""
+    from choicelab.stats import paired_difference
+
+    cell = ["rq", "eval_set", "split", "ground_truth"]
+    stages = evaluations[["rq", "checkpoint", "model", "stage"]].drop_duplicates()
+    frame = questions.merge(stages, on=["rq", "checkpoint"])
+    frame = frame[frame["rq"].isin(["rq1", "rq2"])]
+    records = []
+    for (model, *key), group in frame.groupby(["model", *cell], sort=True):
+        default = group[group["stage"] == "default"].set_index("item_id")
+        tuned = group[group["stage"] == "fine-tuned"].set_index("item_id")
+        both = tuned.join(default[["correct"]].rename(columns={"correct": "correct_default"}), how="inner")
+        if both.empty:
+            continue
+        paired = paired_difference(both["correct"], both["correct_default"], both["unit"].tolist())
+        records.append({"model": model, **dict(zip(cell, key, strict=True)), "n": paired.n,
+                        "n_clusters": paired.n_clusters, "default_accuracy": float(both["correct_default"].mean()),
+                        "fine_tuned_accuracy": float(both["correct"].mean()), "difference": paired.mean,
+                        "difference_low": paired.low, "difference_high": paired.high,
+                        "covers_zero": bool(paired.low <= 0 <= paired.high) if paired.n_clusters > 1 else None})
+    return pd.DataFrame.from_records(records, columns=["model", *cell, "n", "n_clusters", "default_accuracy",
+                                                       "fine_tuned_accuracy", "difference", "difference_low",
+                                                       "difference_high", "covers_zero"])
 
 
 def to_arrow(frame: pd.DataFrame, schema: pa.Schema) -> pa.Table:

@@ -2,10 +2,11 @@
 :mod:`choicelab.studies.bets.evaluation`.
 
 * Fig. 1: value questions, threshold method: Normal / Weak Normal / Weak per template, default and fine-tuned.
-* Fig. 2: RQ3 grid (fine-tune modality x test modality), standard method, train-item and test-item bars with binomial
-  standard errors, one group per model.
+* Fig. 2: RQ3 grid (fine-tune modality x test modality), standard method, train-item and test-item bars, one group
+  per model.
 * Fig. 3: the same grid with the threshold method's three ground truths (test items).
-Dashed lines are the random baselines.
+Dashed lines are the random baselines. Every bar carries its 95 % interval (:func:`.seeds.drawn_interval`: a seed
+checkpoint's clustered by item pair, a mean over seeds' t over its seeds).
 """
 
 from __future__ import annotations
@@ -39,25 +40,31 @@ def _empty(title: str) -> plt.Figure:
     return fig
 
 
-def _grouped_bars(
-    ax: plt.Axes, frame: pd.DataFrame, models: Sequence[str], series: Sequence[str], key: str, errors: bool = False
-) -> None:
+INTERVAL = "bars: 95% intervals, clustered by item pair for a checkpoint, t over seeds for a mean"
+
+
+def _grouped_bars(ax: plt.Axes, frame: pd.DataFrame, models: Sequence[str], series: Sequence[str], key: str) -> None:
+    from choicelab.studies.bets.seeds import drawn_interval
+
     width = 0.8 / max(1, len(series))
     x = np.arange(len(models))
+    low, high = drawn_interval(frame)
     for k, name in enumerate(series):
-        values, ses = [], []
+        values, below, above = [], [], []
         for model in models:
             row = frame[(frame["model"] == model) & (frame[key] == name)]
-            values.append(100 * row["accuracy"].iloc[0] if len(row) else np.nan)
-            ses.append(100 * row["se"].iloc[0] if len(row) else np.nan)
+            value = 100 * row["accuracy"].iloc[0] if len(row) else np.nan
+            values.append(value)
+            below.append(value - 100 * low[row.index[0]] if len(row) else np.nan)
+            above.append(100 * high[row.index[0]] - value if len(row) else np.nan)
         positions = x + (k - (len(series) - 1) / 2) * width
         ax.bar(
             positions,
             values,
             width,
             color=COLORS.get(name),
-            yerr=ses if errors else None,
-            capsize=2 if errors else 0,
+            yerr=np.nan_to_num([below, above]),
+            capsize=2,
             label=GROUND_TRUTH_NAMES.get(name, name),
         )
         for position, value in zip(positions, values, strict=True):  # a zero bar is not a missing one
@@ -85,8 +92,7 @@ def _models_title(fig: plt.Figure, title: str, models: Sequence[str]) -> str:
 
 
 def fig1_value_threshold(ev: pd.DataFrame) -> plt.Figure:
-    title = ("Fig. 1: value questions, threshold method (bars: +-1 binomial SE of one checkpoint, or the SD over "
-             "seeds of a mean; dashed: random baselines)")
+    title = f"Fig. 1: value questions, threshold method ({INTERVAL}; dashed: random baselines)"
     sel = ev[(ev["rq"] == "rq1") & ev["ground_truth"].isin(VALUE_GROUND_TRUTHS)]
     if sel.empty:
         return _empty(title)
@@ -100,7 +106,7 @@ def fig1_value_threshold(ev: pd.DataFrame) -> plt.Figure:
         for j, template in enumerate(templates):
             ax = axes[i][j]
             cell = sel[(sel["stage"] == stage) & (sel["eval_set"] == template)]
-            _grouped_bars(ax, cell, models, VALUE_GROUND_TRUTHS, "ground_truth", errors=True)
+            _grouped_bars(ax, cell, models, VALUE_GROUND_TRUTHS, "ground_truth")
             _baselines(ax, cell, VALUE_GROUND_TRUTHS, "ground_truth")
             ax.set_title(f"{template.removeprefix('bets_value_').upper()} ({stage})", fontsize=8)
         axes[i][0].set_ylabel("accuracy (%)")
@@ -111,7 +117,7 @@ def fig1_value_threshold(ev: pd.DataFrame) -> plt.Figure:
 
 
 def _rq3_grid(
-    ev: pd.DataFrame, ground_truths: Sequence[str], series_key: str, series: Sequence[str], title: str, errors: bool
+    ev: pd.DataFrame, ground_truths: Sequence[str], series_key: str, series: Sequence[str], title: str
 ) -> plt.Figure:
     sel = ev[(ev["rq"] == "rq3") & ev["ground_truth"].isin(ground_truths)]
     if series_key == "ground_truth":
@@ -128,7 +134,7 @@ def _rq3_grid(
         for j, target in enumerate(targets):
             ax = axes[i][j]
             cell = sel[(sel["stage"] == f"fine-tuned:{source}") & (sel["eval_set"] == f"bets_bet_{target}")]
-            _grouped_bars(ax, cell, models, series, series_key, errors=errors)
+            _grouped_bars(ax, cell, models, series, series_key)
             _baselines(ax, cell, series, series_key) if series_key == "ground_truth" else ax.axhline(
                 100 / 3, color="grey", ls="--", lw=0.8
             )
@@ -148,9 +154,7 @@ def fig2_rq3_standard(ev: pd.DataFrame) -> plt.Figure:
         ["standard"],
         "split",
         ["train", "test"],
-        "Fig. 2: bet questions after bet fine-tuning, standard method (bars: +-1 SE, or the SD over seeds of a mean; "
-        "dashed: 1/3)",
-        True,
+        f"Fig. 2: bet questions after bet fine-tuning, standard method ({INTERVAL}; dashed: 1/3)",
     )
 
 
@@ -160,8 +164,8 @@ def fig3_rq3_threshold(ev: pd.DataFrame) -> plt.Figure:
         BET_GROUND_TRUTHS,
         "ground_truth",
         list(BET_GROUND_TRUTHS),
-        "Fig. 3: bet questions after bet fine-tuning, threshold method, test items (dashed: baselines)",
-        False,
+        f"Fig. 3: bet questions after bet fine-tuning, threshold method, test items ({INTERVAL}; dashed: "
+        "baselines)",
     )
 
 

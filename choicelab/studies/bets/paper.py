@@ -29,9 +29,13 @@ PAPER_BASELINES = {
 
 
 def _our_key(ev: pd.DataFrame) -> pd.DataFrame:
-    """Our evaluations keyed like paper_numbers.csv (table, stage, condition, metric)."""
+    """Our evaluations keyed like paper_numbers.csv (table, stage, condition, metric), each accuracy (%) with the 95 %
+    interval its figures draw (:func:`.seeds.drawn_interval`)."""
+    from choicelab.studies.bets.seeds import drawn_interval
+
     rows = []
-    for r in ev.itertuples(index=False):
+    lows, highs = drawn_interval(ev) if len(ev) else (pd.Series(dtype=float), pd.Series(dtype=float))
+    for r, low, high in zip(ev.itertuples(index=False), lows, highs, strict=True):
         cond = (
             r.eval_set.removeprefix("bets_value_").upper()
             if "value" in r.eval_set
@@ -55,12 +59,14 @@ def _our_key(ev: pd.DataFrame) -> pd.DataFrame:
                 "metric": r.ground_truth,
                 "model": r.model,
                 "accuracy_percent": 100 * r.accuracy,
+                "low_percent": 100 * low,
+                "high_percent": 100 * high,
                 "n": r.n,
                 COLUMN: getattr(r, COLUMN, ""),
             }
         )
-    return pd.DataFrame(rows, columns=["table", "stage", "condition", "metric", "model", "accuracy_percent", "n",
-                                       COLUMN])
+    return pd.DataFrame(rows, columns=["table", "stage", "condition", "metric", "model", "accuracy_percent",
+                                       "low_percent", "high_percent", "n", COLUMN])
 
 
 def compare_paper(
@@ -89,8 +95,8 @@ def compare_paper(
                         "paper_percent": r.paper_value,
                         "our_model": getattr(o, "model", ""),
                         "our_percent": getattr(o, "accuracy_percent", np.nan),
-                        "our_se_percent": _binomial_se_percent(getattr(o, "accuracy_percent", np.nan),
-                                                               getattr(o, "n", 0)),
+                        "our_low_percent": getattr(o, "low_percent", np.nan),
+                        "our_high_percent": getattr(o, "high_percent", np.nan),
                         "n": int(getattr(o, "n", 0)),
                         "same_model": bool(o is not None and paper_labels.get(_encoder(o.model)) == r.model),
                         COLUMN: getattr(o, COLUMN, ""),
@@ -102,14 +108,6 @@ def compare_paper(
     out["like_for_like"] = out["same_model"].fillna(False).astype(bool) & out["our_model"].astype(bool)
     out["note"] = [_note(r, notes) for r in out.itertuples(index=False)]
     return out
-
-
-def _binomial_se_percent(percent: float, n: int) -> float:
-    """The binomial standard error (%) of an accuracy (%) over ``n`` questions (NaN without questions)."""
-    if not n or np.isnan(percent):
-        return float("nan")
-    p = percent / 100
-    return 100 * float(np.sqrt(p * (1 - p) / n))
 
 
 def _encoder(label: str) -> str:
@@ -151,11 +149,15 @@ def _headline(acc: pd.DataFrame, ours: pd.DataFrame, paper_labels: Mapping[str, 
     paper_means = {d: paper20[_diag(paper20, d)]["paper_value"].mean() for d in (True, False)}
     rows, gaps = [], []
 
-    def row(label: str, paper_value: float, model: str, value: float, se: float, **extra: Any) -> dict[str, Any]:
+    def row(label: str, paper_value: float, model: str, value: float, low: float, high: float,
+            **extra: Any) -> dict[str, Any]:
         return {"table": "table20 headline", "stage": "fine-tuned", "condition": label, "metric": "standard",
                 "paper_model": "mean of 4", "paper_percent": paper_value, "our_model": model, "our_percent": value,
-                "our_se_percent": se, "same_model": False, "difference": value - paper_value, "gap_appears": None,
-                **extra}
+                "our_low_percent": low, "our_high_percent": high, "same_model": False,
+                "difference": value - paper_value, "gap_appears": None, **extra}
+
+    def normal(mean: float, se: float) -> tuple[float, float, float]:  # many questions behind each cell: z, not t
+        return mean, mean - Z95 * se, mean + Z95 * se
 
     for model in sorted(ours20["model"].unique()) if len(ours20) else [""]:
         mine = ours20[ours20["model"] == model] if model else ours20
@@ -165,9 +167,10 @@ def _headline(acc: pd.DataFrame, ours: pd.DataFrame, paper_labels: Mapping[str, 
         failed = _failed_checkpoints(mine)
         gaps.append({"model": model, "gap": gap, "failed": failed})
         verdict = {COLUMN: _verdict(failed, model)}
-        rows.append(row("diagonal mean", paper_means[True], model, *stats[True], **verdict))
-        rows.append(row("off-diagonal mean", paper_means[False], model, *stats[False], **verdict))
-        rows.append(row("diagonal minus off-diagonal", paper_means[True] - paper_means[False], model, gap, gap_se,
+        rows.append(row("diagonal mean", paper_means[True], model, *normal(*stats[True]), **verdict))
+        rows.append(row("off-diagonal mean", paper_means[False], model, *normal(*stats[False]), **verdict))
+        rows.append(row("diagonal minus off-diagonal", paper_means[True] - paper_means[False], model,
+                        *normal(gap, gap_se),
                         gap_appears=(bool(gap > Z95 * gap_se) if not np.isnan(gap) else None), gap_basis="SE",
                         **verdict))
     gap_frame = pd.DataFrame(gaps, columns=["model", "gap", "failed"])
@@ -177,7 +180,8 @@ def _headline(acc: pd.DataFrame, ours: pd.DataFrame, paper_labels: Mapping[str, 
         failed = sorted({c for m, f in zip(gap_frame["model"], gap_frame["failed"], strict=True)
                          if _encoder(m) == spread.model for c in f})
         rows.append(row("diagonal minus off-diagonal", paper_means[True] - paper_means[False],
-                        f"{spread.model} over {spread.seeds} seeds", spread.gap, float("nan"),
+                        f"{spread.model} over {spread.seeds} seeds", spread.gap, spread.ci95_low_seeds,
+                        spread.ci95_high_seeds,
                         gap_appears=spread.gap_appears, gap_basis=f"{spread.seeds} seeds",
                         **{COLUMN: _verdict(failed, spread.model)},
                         sd_seeds=spread.sd_seeds, ci95_low_seeds=spread.ci95_low_seeds,
@@ -249,7 +253,8 @@ def _note(row: Any, notes: pd.DataFrame) -> str:
 def compare_paper_figure(compared: pd.DataFrame) -> plt.Figure:
     """One panel per paper table and ground truth (Tables 5, 6, 14, 20 and the RQ3 headline), accuracy (%) on one
     scale: per cell the paper's four encoders (black diamonds, grey shades, labelled "paper: <its model>") beside each
-    of our models (mean +- binomial SE; n questions under the cell)."""
+    of our models (with its 95 % interval: clustered by item pair for a checkpoint, t over seeds for a mean, normal
+    from the questions' SE for the RQ3 headline's means of cells; n questions under the cell)."""
     cells = compared[compared["table"] != "table20 headline"]
     panels = [(t, g) for t, g in cells.groupby(["table", "metric"], sort=False)]
     headline = compared[compared["table"] == "table20 headline"]
@@ -279,8 +284,9 @@ def compare_paper_figure(compared: pd.DataFrame) -> plt.Figure:
                 continue
             x = [x_of[k] + (len(paper_models) + i - (len(paper_models) + len(ours)) / 2 + 0.5) * width
                  for k in zip(mine["stage"], mine["condition"], strict=True)]
-            se = mine["our_se_percent"] if "our_se_percent" in mine else pd.Series(np.nan, index=mine.index)
-            ax.errorbar(x, mine["our_percent"], yerr=se.fillna(0.0), ls="none", marker="o", capsize=2,
+            below = (mine["our_percent"] - mine["our_low_percent"]).fillna(0.0)
+            above = (mine["our_high_percent"] - mine["our_percent"]).fillna(0.0)
+            ax.errorbar(x, mine["our_percent"], yerr=[below, above], ls="none", marker="o", capsize=2,
                         color=colours[model], label=f"ours: {model}")
             if "n" in mine:
                 for k, n in zip(zip(mine["stage"], mine["condition"], strict=True), mine["n"], strict=True):
@@ -307,7 +313,7 @@ def compare_paper_figure(compared: pd.DataFrame) -> plt.Figure:
             entries.setdefault(label, handle)
     axes[0][0].legend(list(entries.values()), list(entries), fontsize=8, ncol=2)
     fig.suptitle("The paper's Tables 5, 6, 14, 20 (black diamonds: its encoders) beside ours "
-                 f"({', '.join(ours) or 'no model run'}; +/- binomial SE; n = questions)", fontsize=10)
+                 f"({', '.join(ours) or 'no model run'}; bars: 95% intervals; n = questions)", fontsize=10)
     fig.tight_layout(rect=(0, 0, 1, 1 - 0.35 / fig.get_figheight()))  # the suptitle's line kept clear of the panels
     return fig
 

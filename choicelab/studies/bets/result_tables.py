@@ -48,14 +48,17 @@ def _cell_formatter(stages: Sequence[str], value: str, symbol: str):
 
 
 def long_table(ev: pd.DataFrame) -> pd.DataFrame:
-    """The CSV form of a result table: one row per evaluation, accuracy in %."""
+    """The CSV form of a result table: one row per evaluation, accuracy in % with its exact 95 % interval (questions
+    independent) and its interval clustered by item pair (``n_clusters`` pairs), the design effect and the minimum
+    detectable difference (%) at its n; a mean over seeds has its t 95 % interval over seeds instead."""
     out = ev.copy()
     out["condition"] = [
         e.removeprefix("bets_value_").removeprefix("bets_bet_").upper() if "value" in e else e.removeprefix("bets_bet_")
         for e in out["eval_set"]
     ]
     out["accuracy_percent"] = 100 * out["accuracy"]
-    out["se_percent"] = 100 * out["se"]
+    for column in ("ci95_low", "ci95_high", "clustered_low", "clustered_high", "min_detectable_difference"):
+        out[f"{column}_percent"] = 100 * out[column]
     cols = [
         "model",
         "stage",
@@ -63,7 +66,13 @@ def long_table(ev: pd.DataFrame) -> pd.DataFrame:
         "split",
         "ground_truth",
         "accuracy_percent",
-        "se_percent",
+        "ci95_low_percent",
+        "ci95_high_percent",
+        "clustered_low_percent",
+        "clustered_high_percent",
+        "n_clusters",
+        "design_effect",
+        "min_detectable_difference_percent",
         "hits",
         "n",
         "p0",
@@ -125,7 +134,8 @@ def pivot_markdown(
     note = (
         f"\nCells: {legend}. {symbol} marks accuracy significantly above the random baseline (one-sided z-test, "
         "alpha .05; for a 'mean of k seeds' row, shown as mean±SD over seeds: its t 95% interval over seeds lies "
-        "above the baseline)."
+        "above the baseline). The CSV gives each accuracy's exact 95% interval and its interval clustered by item "
+        "pair (a bet question's four win/lose variants repeat one pair), with the minimum detectable difference."
         if value == "accuracy"
         else f"\nCells: {legend} one-sided z-test p-values vs the random baseline."
     )

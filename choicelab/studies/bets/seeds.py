@@ -9,9 +9,9 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from choicelab.mc.competence import COLUMN
+from choicelab.stats import t_interval
 from choicelab.studies.bets.competence import seed_mean_verdict
 from choicelab.studies.bets.stages import split_seed
 
@@ -28,17 +28,30 @@ def is_seed_mean(label: str) -> bool:
     return MEAN_MARK in label
 
 
-def t_interval(values: Sequence[float] | np.ndarray, level: float = 0.95) -> tuple[float, float, float, float]:
-    """(mean, SD, low, high) over seeds, the interval t-based (few seeds); SD and interval NaN for one seed."""
+def spread_over_seeds(values: Sequence[float] | np.ndarray) -> tuple[float, float, float, float]:
+    """(mean, SD, low, high) over seeds, the interval t-based (:func:`choicelab.stats.t_interval`: few seeds); SD and
+    interval NaN for one seed. NaN values (a seed without the cell) are left out."""
     x = np.asarray(values, dtype=float)
     x = x[~np.isnan(x)]
-    if x.size == 0:
-        return (float("nan"),) * 4
-    if x.size < 2:
-        return float(x.mean()), float("nan"), float("nan"), float("nan")
-    sd = float(x.std(ddof=1))
-    half = float(stats.t.ppf((1 + level) / 2, x.size - 1)) * sd / np.sqrt(x.size)
-    return float(x.mean()), sd, float(x.mean() - half), float(x.mean() + half)
+    mean, low, high = t_interval(x)
+    return mean, float(x.std(ddof=1)) if x.size > 1 else float("nan"), low, high
+
+
+# The per-checkpoint intervals of an evaluation row (question sampling); a mean over seeds has the seeds' instead.
+QUESTION_INTERVALS = ("ci95_low", "ci95_high", "clustered_low", "clustered_high", "n_clusters", "design_effect",
+                      "min_detectable_difference")
+
+
+def drawn_interval(ev: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
+    """The 95 % interval a figure draws for each evaluation row: a seed checkpoint's interval clustered by item pair,
+    a mean over seeds' t interval over its seeds (the one kind of interval per quantity, docs/statistics.md). Rows
+    not yet given their seed means (:func:`with_seed_means`) are all seed checkpoints."""
+    if "ci95_low_seeds" not in ev:
+        return ev["clustered_low"], ev["clustered_high"]
+    mean = ev["model"].map(is_seed_mean)
+    low = ev["ci95_low_seeds"].where(mean, ev["clustered_low"])
+    high = ev["ci95_high_seeds"].where(mean, ev["clustered_high"])
+    return low, high
 
 
 def with_seed_means(ev: pd.DataFrame) -> pd.DataFrame:
@@ -46,7 +59,8 @@ def with_seed_means(ev: pd.DataFrame) -> pd.DataFrame:
     :func:`seed_mean_label`: accuracy and dev accuracy averaged over the seeds, ``se`` the SD over seeds (so every
     error bar and +- of that row is the seed spread), ``seeds``, ``sd_seeds`` and the t 95 % interval over seeds
     (``ci95_low_seeds``, ``ci95_high_seeds``); ``significant`` says whether that interval lies above the cell's
-    random baseline (p-value NaN: no z-test of a mean over seeds); ``model_competence`` (where the rows carry the
+    random baseline (p-value NaN: no z-test of a mean over seeds; the per-checkpoint intervals
+    :data:`QUESTION_INTERVALS` NaN); ``model_competence`` (where the rows carry the
     competence gate's verdicts) says in how many seeds the gate failed. Every seed's own row stays."""
     if ev.empty:
         return ev.assign(seeds=pd.Series(dtype=float), sd_seeds=pd.Series(dtype=float),
@@ -59,10 +73,10 @@ def with_seed_means(ev: pd.DataFrame) -> pd.DataFrame:
         k = group["_seed"].nunique()
         if k < 2:
             continue
-        mean, sd, low, high = t_interval(group["accuracy"])
+        mean, sd, low, high = spread_over_seeds(group["accuracy"])
         first = group.iloc[0]
         rows.append({
-            **{c: first[c] for c in ev.columns},
+            **{c: first[c] for c in ev.columns}, **dict.fromkeys(QUESTION_INTERVALS, float("nan")),
             "model": seed_mean_label(base, k), "checkpoint": f"{k} seed checkpoints",
             "accuracy": mean, "se": sd, "dev_accuracy": float(group["dev_accuracy"].mean()),
             "threshold": float(group["threshold"].mean()), "hits": int(group["hits"].sum()), "n": int(group["n"].sum()),
@@ -84,7 +98,7 @@ def gap_over_seeds(gaps: pd.DataFrame) -> pd.DataFrame:
     frame = frame[frame["_seed"].notna()]
     rows = []
     for base, group in frame.groupby("_base", sort=True):
-        mean, sd, low, high = t_interval(group["gap"])
+        mean, sd, low, high = spread_over_seeds(group["gap"])
         k = int(group["_seed"].nunique())
         rows.append({"model": base, "seeds": k, "gap": mean, "sd_seeds": sd, "ci95_low_seeds": low,
                      "ci95_high_seeds": high, "gap_appears": bool(low > 0) if k >= 2 else None})
@@ -98,5 +112,5 @@ def seeds_caption(ev: pd.DataFrame) -> str:
     count = len({seed for _, seed in labels if seed is not None})
     if count < 2:
         return f" ({count} training seed: no spread over seeds)" if count else ""
-    return (f" ({count} training seeds: each seed's checkpoints, and '<encoder> mean of {count} seeds' whose +- and "
-            "error bars are the SD over seeds, with a t 95% interval over seeds in the CSV)")
+    return (f" ({count} training seeds: each seed's checkpoints, and '<encoder> mean of {count} seeds' whose +- is "
+            "the SD over seeds and whose error bars are the t 95% interval over seeds)")

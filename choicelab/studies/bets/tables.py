@@ -129,6 +129,15 @@ def compare_paper(inputs: Any, settings: Settings) -> Rendered:
     return frame, frame.to_markdown(index=False, floatfmt=".1f") + "\n" + (f"\n{gate_note}\n" if gate_note else "")
 
 
+def fine_tuning_paired(inputs: Any, settings: Settings) -> Rendered:
+    """Fine-tuned minus default on the same questions (:func:`.evaluation.fine_tuning_paired`), per seed
+    checkpoint."""
+    from choicelab.studies.bets.evaluation import fine_tuning_paired as paired
+
+    frame = paired(pd.read_parquet(inputs.evaluations), pd.read_parquet(inputs.questions))
+    return frame, frame.to_markdown(index=False, floatfmt=".3f") + "\n"
+
+
 def training_table(inputs: Any, settings: Settings) -> Rendered:
     sources = _results(inputs, settings)
     gate_note = competence.note(sources.gates)

@@ -90,11 +90,14 @@ def _artifact(name: str, reproduces: str, caption: str, build: Callable[..., Any
 ARTIFACTS: tuple[Artifact, ...] = (
     # rule probes_tables: Tables 1-2, the in-text tables and the comparison with the paper
     _artifact("table1", "Table 1 (Wrong-Question) with the paper's significance tests at 99%",
-             "Wrong-Question: bias-free 1/n, No-Question minus Wrong-Question confidence, pseudo-accuracy (mean +- SE "
-             "over trials, exact 95% CI over instances) and the paper's significance statements at 99%",
+             "Wrong-Question: bias-free 1/n, No-Question minus Wrong-Question confidence (paired t 95% interval over "
+             "instances), pseudo-accuracy (mean over trials; ci95: exact over instances; clustered: every row "
+             "clustered by its original item, with n_clusters, design effect and minimum detectable difference) "
+             "and the paper's significance statements at 99%",
              tables.table1, "probes_tables"),
-    _artifact("table2", "Table 2 (MaxProb thresholds and accuracies; instances split 50/50, mean +- SE over trials)",
-             "MaxProb selective prediction per probe: threshold and accuracy, mean +- SE over repeats, exact 95% CI",
+    _artifact("table2", "Table 2 (MaxProb thresholds and accuracies; instances split 50/50, mean over trials)",
+             "MaxProb selective prediction per probe: threshold and accuracy, mean and t 95% interval over repeats "
+             "(_repeats: their spread; the repeats share instances), exact 95% CI of one repeat's decisions",
              tables.table2, "probes_tables"),
     _artifact("table_accuracy",
              "extra: the competence gate: dev accuracy of every fine-tuned checkpoint (exact 95% CI) against chance "
@@ -106,16 +109,20 @@ ARTIFACTS: tuple[Artifact, ...] = (
              "epoch (a held-out slice of train, never the evaluation set)",
              tables.accuracy_table, "probes_tables"),
     _artifact("table_nra", "in-text: No-Right-Answer confidences ANC, ANC', RAC, SAC (Fig. 4 numbers)",
-             "No-Right-Answer: ANC, ANC', RAC, SAC, the bars ANC'-SAC and ANC-RAC with standard errors (_se) and "
+             "No-Right-Answer: ANC, ANC', RAC, SAC, the bars ANC'-SAC and ANC-RAC with t 95% intervals (_ci95) and "
              "standard deviations over instances (_sd: the paper's Fig. 4 bars of 0.37-0.75 match SDs, not SEs), "
-             "and the pseudo-accuracy with its binomial test", tables.nra_table, "probes_tables"),
+             "and the pseudo-accuracy with its binomial test, its exact 95% CI (ci95) and the interval clustered by "
+             "original item (clustered)", tables.nra_table, "probes_tables"),
     _artifact("table_choice_paralysis",
              "in-text: Choice Paralysis confidence, accuracy and c_p - c by n and sampling (Fig. 5 numbers)",
-             "Choice Paralysis by n and sampling: confidence and accuracy (mean +- SE over trials), c_p - c with a "
-             "t 95% CI and a Wilcoxon test", tables.choice_paralysis_table, "probes_tables"),
+             "Choice Paralysis by n and sampling: confidence (mean and t 95% interval over trials), accuracy (exact "
+             "95% CI over distinct instances, and the interval clustered by original item: an instance drawn in "
+             "several trials is one unit), c_p - c with a t 95% CI and a Wilcoxon test",
+             tables.choice_paralysis_table, "probes_tables"),
     _artifact("table_hits_at_k", "in-text: hits@k for every k up to n under Choice Paralysis (Fig. 6 numbers)",
-             "hits@k for k = 1..n under Choice Paralysis (mean +- SE over trials, exact 95% CI) and the original "
-             "accuracy", tables.hits_at_k_table, "probes_tables"),
+             "hits@k for k = 1..n under Choice Paralysis (mean over trials; ci95: exact over rows as if independent; "
+             "clustered: by original item, the one Fig. 6 draws) and the original accuracy",
+             tables.hits_at_k_table, "probes_tables"),
     _artifact("table_label_balance", "in-text: label balance of gold labels and predictions",
              "share of gold labels and of predictions per option position, exact 95% CIs and a binomial test of "
              "each gold share vs 1/n", tables.label_balance_table, "probes_tables"),
@@ -127,17 +134,21 @@ ARTIFACTS: tuple[Artifact, ...] = (
              "Pearson r (Fisher-z 95% CI) between the frequencies of prompt-overlapping words in the selected and "
              "the non-selected choices (Sec. 4.1)", tables.overlap_table, "probes_tables"),
     _artifact("compare_paper", "extra: the paper's Tables 1 and 2 beside ours",
-             "the paper's Tables 1 and 2 (all RoBERTa-large) beside ours, with our n and SE; each row names the "
+             "the paper's Tables 1 and 2 (all RoBERTa-large) beside ours, with our n and 95% interval (ours_interval "
+             "says which: paired t, clustered by item, t over repeats or exact); each row names the "
              "paper's model and says whether ours is like for like and, where not, why",
              paper.compare_paper, "probes_tables"),
     _artifact("fig_compare_paper", "extra: the paper's Tables 1 and 2 beside ours, in a figure",
              "per quantity of Tables 1-2 and benchmark: the paper's number (black diamonds, RoBERTa-large) beside "
-             "each of our models' (mean +- SE over trials, n instances on the axis), same scale",
+             "each of our models' (with the 95% interval each panel names, n instances on the axis), same scale",
              paper.compare_paper_figure, "probes_tables", kind="figure"),
     # rule probes_robustness: every benchmark and scorer
     _artifact("robustness_matrix", "extra (beyond the paper): the four probes on every benchmark and scorer",
-             "pseudo-accuracy minus chance per benchmark x model x scoring method x probe (n instances and a exact "
-             "binomial 95% CI per cell; cells whose interval covers zero are marked, not evidence of an effect)",
+             "pseudo-accuracy minus chance per benchmark x model x scoring method x probe (n instances; ci95: exact "
+             "binomial 95% CI over instances; clustered: every row clustered by its original item, with "
+             "n_clusters, design effect and minimum detectable difference; cells whose exact interval covers zero "
+             "are marked, not evidence of an effect; minus_original: the probe against the accuracy before, paired "
+             "on the same instances, t 95% interval)",
              tables.robustness_matrix, "probes_robustness"),
     _artifact("fig_robustness_matrix", "extra (beyond the paper): heat map of probes/robustness_matrix",
              "heat map of pseudo-accuracy minus chance per benchmark x model x scoring method x probe (n per cell; "
@@ -150,20 +161,22 @@ ARTIFACTS: tuple[Artifact, ...] = (
     # rule probes_controls
     _artifact("table_controls", "in-text: Sec. 4.2-4.4 (pre-trained RoBERTa, XLNet, UnifiedQA)",
              "Sec. 4.2-4.4 controls: pre-trained encoders with an untrained multiple-choice head under the four "
-             "probes, beside the fine-tuned encoders and the paper's numbers (exact 95% CIs, n per cell; unrun "
-             "paper controls listed as such)", tables.controls_table, "probes_controls"),
+             "probes, beside the fine-tuned encoders and the paper's numbers (exact 95% CIs and intervals clustered "
+             "by original item, n per cell; unrun paper controls listed as such)",
+             tables.controls_table, "probes_controls"),
     # rule probes_figures: Figs 3-6
-    _artifact("fig3", "Figure 3", "No-Question confidences before and after",
+    _artifact("fig3", "Figure 3", "No-Question confidences before and after (box plots: the spread over "
+             "instances, not an interval of the mean)",
              figures.fig3_no_question, "probes_figures", kind="figure"),
     _artifact("fig4", "Figure 4",
-             "No-Right-Answer confidence differences with standard errors over instances (the paper's bars, 0.37-0.75, "
-             "match standard deviations over instances, listed in probes/table_nra; an SE at its n >= 1,532 is "
-             "below 0.026)",
+             "No-Right-Answer confidence differences with t 95% intervals over instances (the paper's bars, "
+             "0.37-0.75, match standard deviations over instances, listed in probes/table_nra)",
              figures.fig4_no_right_answer, "probes_figures", kind="figure"),
     _artifact("fig5", "Figure 5",
-             "Choice Paralysis confidence by n and sampling (mean +- SE over trials; grey: original)",
+             "Choice Paralysis confidence by n and sampling (mean and t 95% interval over trials; grey: original)",
              figures.fig5_choice_paralysis, "probes_figures", kind="figure"),
-    _artifact("fig6", "Figure 6", "hits@k under Choice Paralysis, both samplings (+- SE; dashed: original accuracy)",
+    _artifact("fig6", "Figure 6", "hits@k under Choice Paralysis, both samplings (95% interval clustered by "
+             "original item; dashed: original accuracy)",
              figures.fig6_hits_at_k, "probes_figures", kind="figure"),
 )
 

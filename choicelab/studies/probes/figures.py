@@ -45,18 +45,28 @@ def fig3_no_question(conf: pd.DataFrame) -> plt.Figure:
     return fig
 
 
+def interval_errors(frame: pd.DataFrame, value: str, interval: str) -> np.ndarray:
+    """Matplotlib's ``yerr`` (2 x n: below, above) of ``value``'s interval ``<interval>_low`` .. ``<interval>_high``;
+    a missing bound (one unit) draws no bar."""
+    below = (frame[value] - frame[f"{interval}_low"]).fillna(0.0).to_numpy(dtype=float)
+    above = (frame[f"{interval}_high"] - frame[value]).fillna(0.0).to_numpy(dtype=float)
+    return np.vstack([below, above])
+
+
 def fig4_no_right_answer(nra: pd.DataFrame) -> plt.Figure:
-    """Bars ANC'-SAC and ANC-RAC per benchmark (and model), with standard errors over instances (the paper's error
-    bars); ideal: ANC'-SAC = 0, ANC-RAC = -1."""
+    """Bars ANC'-SAC and ANC-RAC per benchmark (and model), with t 95 % intervals over instances; ideal:
+    ANC'-SAC = 0, ANC-RAC = -1."""
     fig, ax = plt.subplots(figsize=(max(6.0, 1.6 * len(nra) + 2), 3.8))
     labels = [f"{r.benchmark}\n{r.model}\nn={r.instances}" for r in nra.itertuples()]
     x = np.arange(len(labels))
-    ax.bar(x - 0.2, nra["ANC'-SAC"], 0.4, yerr=nra["ANC'-SAC_se"], capsize=3, label="ANC' - SAC (after)")
-    ax.bar(x + 0.2, nra["ANC-RAC"], 0.4, yerr=nra["ANC-RAC_se"], capsize=3, label="ANC - RAC (before)")
+    ax.bar(x - 0.2, nra["ANC'-SAC"], 0.4, yerr=interval_errors(nra, "ANC'-SAC", "ANC'-SAC_ci95"), capsize=3,
+           label="ANC' - SAC (after)")
+    ax.bar(x + 0.2, nra["ANC-RAC"], 0.4, yerr=interval_errors(nra, "ANC-RAC", "ANC-RAC_ci95"), capsize=3,
+           label="ANC - RAC (before)")
     ax.set_xticks(x, labels, fontsize=8)
     ax.axhline(0, color="black", lw=0.8)
     ax.legend(fontsize=8)
-    ax.set_ylabel("confidence difference (+/- SE)")
+    ax.set_ylabel("confidence difference (t 95% interval)")
     ax.set_title(f"Fig. 4: No-Right-Answer confidences ({', '.join(sorted(nra['model'].astype(str).unique()))})",
                  fontsize=10)
     fig.tight_layout()
@@ -83,21 +93,22 @@ def _grid(frame: pd.DataFrame, panel_width: float = 3.6, panel_height: float = 3
 
 
 def fig5_choice_paralysis(cp: pd.DataFrame) -> plt.Figure:
-    """Confidence in the correct answer after Choice Paralysis by n and sampling (mean +- SE over trials), beside the
+    """Confidence in the correct answer after Choice Paralysis by n and sampling (mean and t 95 % interval over
+    trials), beside the
     grey bar of the original confidence, one panel per benchmark and model (the paper's Fig. 5)."""
     fig, axes, panels = _grid(cp)
     for ax, (benchmark, model), group in panels:
         group = group.sort_values(["sampling", "n"])
         labels = ["original"] + [f"{r.sampling}\nn={r.n}" for r in group.itertuples()]
         values = [group["confidence_before"].iloc[0], *group["confidence"]]
-        errors = [0, *group["confidence_se"].fillna(0)]
+        errors = np.hstack([np.zeros((2, 1)), interval_errors(group, "confidence", "confidence_trials")])
         colors = ["grey"] + ["tab:blue" if s == "random" else "tab:orange" for s in group["sampling"]]
         ax.bar(range(len(values)), values, yerr=errors, color=colors, capsize=3)
         ax.set_xticks(range(len(values)), labels, fontsize=8)
         ax.set_title(f"{benchmark} / {model}\n{int(group['instances_per_trial'].iloc[0])} instances x "
                      f"{int(group['trials'].iloc[0])} trials", fontsize=8)
     for row in axes:
-        row[0].set_ylabel("confidence in correct (+/- SE)")
+        row[0].set_ylabel("confidence in correct\n(t 95% interval over trials)")
     fig.suptitle("Fig. 5: Choice Paralysis (grey: original confidence; blue random, orange heuristic sampling)",
                  fontsize=9)
     fig.tight_layout()
@@ -105,12 +116,13 @@ def fig5_choice_paralysis(cp: pd.DataFrame) -> plt.Figure:
 
 
 def fig6_hits_at_k(hits: pd.DataFrame) -> plt.Figure:
-    """hits@k under Choice Paralysis for both samplings and every n (mean +- SE over trials), one panel per benchmark
-    and model, with the original accuracy dashed (the paper's Fig. 6)."""
+    """hits@k under Choice Paralysis for both samplings and every n (mean over trials, 95 % interval clustered by
+    the original item), one panel per benchmark and model, with the original accuracy dashed (the paper's Fig. 6)."""
     fig, axes, panels = _grid(hits)
     for ax, (benchmark, model), group in panels:
         for (sampling, n), curve in group.groupby(["sampling", "n"], sort=True):
-            ax.errorbar(curve["k"], curve["hits_at_k"], yerr=curve["se"].fillna(0), capsize=2, lw=1,
+            ax.errorbar(curve["k"], curve["hits_at_k"], yerr=interval_errors(curve, "hits_at_k", "clustered"),
+                        capsize=2, lw=1,
                         ls="-" if sampling == "random" else "--", marker="o" if sampling == "random" else "s",
                         ms=3, label=f"{sampling} n={n}")
         ax.axhline(group["original_accuracy"].iloc[0], color="grey", ls="--", lw=1)
@@ -118,7 +130,7 @@ def fig6_hits_at_k(hits: pd.DataFrame) -> plt.Figure:
         ax.set_title(f"{benchmark} / {model}", fontsize=8)
     axes[0][0].legend(fontsize=8)
     for row in axes:
-        row[0].set_ylabel("hits@k (+/- SE)")
+        row[0].set_ylabel("hits@k (95% interval,\nclustered by item)")
     fig.suptitle("Fig. 6: hits@k under Choice Paralysis (dashed grey: original accuracy)", fontsize=9)
     fig.tight_layout()
     return fig

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from choicelab.stats import exact_interval, mean_se, t_interval
+from choicelab.stats import accuracy_intervals, exact_interval, t_interval
 
 ALPHA = 0.01
 
@@ -106,11 +106,25 @@ def per_instance(conf: pd.DataFrame) -> pd.DataFrame:
     return frame.groupby("original_id", sort=True)[columns].mean()
 
 
+CLUSTERED = ("clustered_low", "clustered_high", "n_clusters", "design_effect", "min_detectable_difference")
+
+
+def clustered_by_original(conf: pd.DataFrame) -> dict[str, float]:
+    """The (pseudo-)accuracy's interval clustered by the original item: every row (an instance in one trial) a 0/1,
+    its cluster the original it perturbs (:func:`choicelab.stats.accuracy_intervals`), with the design effect of the
+    repeats and the minimum detectable difference at the rows' n. Its centre is the mean over rows, equal to the mean
+    over instances when every instance has the same number of trials."""
+    hits = (conf["pred"] == conf["label"]).astype(float).to_numpy()
+    row = accuracy_intervals(hits, conf["original_id"].tolist())
+    return {key: row[key] for key in CLUSTERED}
+
+
 def pseudo_accuracy_test(conf: pd.DataFrame) -> dict[str, float]:
     """Pseudo-accuracy (choosing the pseudo-correct / substituted option) vs the bias-free 1/n: an exact binomial
     test within each trial (its instances are independent); ``p_value`` is the largest over the trials, so
     "significant" means significant in every trial. The exact 95 % interval counts each instance once (its hit
-    rate over trials), not each trial."""
+    rate over trials), not each trial; the clustered one (:func:`clustered_by_original`) counts every row, clustered
+    by its original."""
     chance = float((1 / conf["n_choices"]).mean()) if len(conf) else float("nan")
     p_values = []
     for trial in _trials(conf):
@@ -122,7 +136,7 @@ def pseudo_accuracy_test(conf: pd.DataFrame) -> dict[str, float]:
     p_value = float(max(p_values)) if n else float("nan")
     return {"pseudo_accuracy": float(per["hit"].mean()) if n else float("nan"), "ci95_low": low, "ci95_high": high,
             "chance": chance, "n": n, "trials": len(p_values), "p_value": p_value,
-            "significant": bool(p_value < ALPHA)}
+            "significant": bool(p_value < ALPHA), **(clustered_by_original(conf) if n else dict.fromkeys(CLUSTERED))}
 
 
 def mcnemar_vs_before(orig: pd.DataFrame, probed: pd.DataFrame) -> float:
@@ -174,9 +188,14 @@ def wrong_question_tests(orig: pd.DataFrame, nq: pd.DataFrame, wq: pd.DataFrame)
     return out
 
 
+def label_ranks(conf: pd.DataFrame) -> list[int]:
+    """Per row, how many options are more confident than the (pseudo-)correct one (0: it is the top choice)."""
+    return [int((row.probs > row.probs[row.label]).sum()) for row in conf.itertuples()]
+
+
 def hits_at_k(conf: pd.DataFrame, k: int) -> float:
     """Share of instances whose (pseudo-)correct option is among the k most confident."""
-    ranks = [int((row.probs > row.probs[row.label]).sum()) for row in conf.itertuples()]
+    ranks = label_ranks(conf)
     return float(np.mean([r < k for r in ranks])) if ranks else float("nan")
 
 
@@ -201,8 +220,9 @@ def maxprob_selective(original: Mapping[str, float], perturbed: Mapping[str, flo
 
 def nra_confidences(original: pd.DataFrame, nra: pd.DataFrame) -> dict[str, float]:
     """No-Right-Answer: ANC / ANC' (mean confidence of the non-substituted wrong options before / after), RAC (real
-    answer before), SAC (substituted answer after), the bars ANC'-SAC and ANC-RAC with their standard errors and
-    standard deviations over instances (each instance's values averaged over its trials first; the paper's Fig. 4
+    answer before), SAC (substituted answer after), the bars ANC'-SAC and ANC-RAC with their t 95 % intervals
+    (``_ci95_low``, ``_ci95_high``) and standard deviations over instances (each instance's values averaged over its
+    trials first; the paper's Fig. 4
     bars of 0.37-0.75 match SDs: an SE at its n >= 1,532 is below 0.026); ``nra`` rows carry ``original_id``."""
     before = original.set_index("item_id")
     rows = []
@@ -216,10 +236,9 @@ def nra_confidences(original: pd.DataFrame, nra: pd.DataFrame) -> dict[str, floa
     per["ANC'-SAC"] = per["ANC'"] - per["SAC"]
     per["ANC-RAC"] = per["ANC"] - per["RAC"]
     out = {key: float(per[key].mean()) for key in ("ANC", "ANC'", "RAC", "SAC", "ANC'-SAC", "ANC-RAC")}
-    out["ANC'-SAC_se"] = mean_se(per["ANC'-SAC"])[1]
-    out["ANC'-SAC_sd"] = float(per["ANC'-SAC"].std(ddof=1)) if len(per) > 1 else float("nan")
-    out["ANC-RAC_se"] = mean_se(per["ANC-RAC"])[1]
-    out["ANC-RAC_sd"] = float(per["ANC-RAC"].std(ddof=1)) if len(per) > 1 else float("nan")
+    for bar in ("ANC'-SAC", "ANC-RAC"):
+        _, out[f"{bar}_ci95_low"], out[f"{bar}_ci95_high"] = t_interval(per[bar])
+        out[f"{bar}_sd"] = float(per[bar].std(ddof=1)) if len(per) > 1 else float("nan")
     return out
 
 

@@ -39,11 +39,27 @@ def like_for_like(model: str) -> tuple[bool, str]:
                    "reproduction of the number")
 
 
+# Which 95 % interval of ours each quantity carries: (column prefix, what it is).
+DRAWN = {
+    "avg_confidence_difference": ("avg_confidence_difference", "paired t over instances"),
+    "wq_pseudo_accuracy": ("wq_pseudo_accuracy_clustered", "clustered by original item"),
+    "threshold": ("threshold_repeats", "t over repeats"),
+    "accuracy": ("accuracy_ci95", "exact, one repeat's decisions"),
+}
+
+
+def _interval(model_row: object, column: str) -> dict[str, object]:
+    prefix, kind = DRAWN[column]
+    return {"ours_low": getattr(model_row, f"{prefix}_low", float("nan")),
+            "ours_high": getattr(model_row, f"{prefix}_high", float("nan")), "ours_interval": kind}
+
+
 def compare_paper(
     table1_ours: pd.DataFrame, table2_ours: pd.DataFrame, paper1: pd.DataFrame, paper2: pd.DataFrame
 ) -> pd.DataFrame:
-    """The paper's Table 1 and Table 2 numbers beside ours (ours are for the configured encoders), with our n and
-    standard error, the paper's model and, per row, whether ours is like for like and why not."""
+    """The paper's Table 1 and Table 2 numbers beside ours (ours are for the configured encoders), with our n and 95 %
+    interval (``ours_low``, ``ours_high``; which one in ``ours_interval``: :data:`DRAWN`), the paper's model and,
+    per row, whether ours is like for like and why not."""
     records = []
     for row in paper1.itertuples():
         ours = table1_ours[table1_ours["benchmark"] == row.benchmark] if len(table1_ours) else table1_ours
@@ -53,8 +69,7 @@ def compare_paper(
                 records.append({"table": "Table 1", "benchmark": row.benchmark, "quantity": quantity,
                                 "paper": getattr(row, column), "model": getattr(model_row, "model", ""),
                                 "ours": getattr(model_row, column, float("nan")),
-                                "ours_se": getattr(model_row, f"{column}_se", float("nan")),
-                                "instances": getattr(model_row, "instances", 0)})
+                                **_interval(model_row, column), "instances": getattr(model_row, "instances", 0)})
     for row in paper2.itertuples():
         ours = table2_ours[(table2_ours["benchmark"] == row.benchmark) & (table2_ours["probe"] == row.probe)] \
             if len(table2_ours) else table2_ours
@@ -63,10 +78,10 @@ def compare_paper(
                 records.append({"table": "Table 2", "benchmark": row.benchmark, "quantity": f"{row.probe} {quantity}",
                                 "paper": getattr(row, quantity), "model": getattr(model_row, "model", ""),
                                 "ours": getattr(model_row, quantity, float("nan")),
-                                "ours_se": getattr(model_row, f"{quantity}_se", float("nan")),
+                                **_interval(model_row, quantity),
                                 "instances": getattr(model_row, "eval_instances", 0)})
     frame = pd.DataFrame.from_records(records, columns=["table", "benchmark", "quantity", "paper", "model", "ours",
-                                                        "ours_se", "instances"])
+                                                        "ours_low", "ours_high", "ours_interval", "instances"])
     verdicts = [like_for_like(m) for m in frame["model"]]
     frame.insert(4, "paper_model", PAPER_MODEL)
     frame["like_for_like"] = [alike for alike, _ in verdicts]
@@ -76,7 +91,8 @@ def compare_paper(
 
 def compare_paper_figure(compared: pd.DataFrame) -> plt.Figure:
     """One panel per quantity of the paper's Tables 1 and 2: per benchmark, the paper's number (black diamond,
-    RoBERTa-large) beside each of our models' (mean +- SE over trials, n instances on the axis), same scale."""
+    RoBERTa-large) beside each of our models' (with its 95 % interval, :data:`DRAWN`; n instances on the axis), same
+    scale."""
     quantities = list(dict.fromkeys(compared["quantity"]))
     n_cols = 4
     n_rows = max(1, -(-len(quantities) // n_cols))
@@ -94,17 +110,19 @@ def compare_paper_figure(compared: pd.DataFrame) -> plt.Figure:
         for i, model in enumerate(models):
             mine = part[part["model"] == model]
             x = [benchmarks.index(b) + (i + 1 - len(models) / 2) * width for b in mine["benchmark"]]
-            ax.errorbar(x, mine["ours"], yerr=mine["ours_se"].fillna(0.0), ls="none", marker="o", capsize=2,
+            below, above = (mine["ours"] - mine["ours_low"]).fillna(0.0), (mine["ours_high"] - mine["ours"]).fillna(0.0)
+            ax.errorbar(x, mine["ours"], yerr=[below, above], ls="none", marker="o", capsize=2,
                         color=colours[model], label=f"ours: {model}")
             for b, n in zip(mine["benchmark"], mine["instances"], strict=True):
                 ns[b].append(str(int(n)))
         ax.set_xticks(range(len(benchmarks)), [f"{b}\nn={'/'.join(ns[b]) or '-'}" for b in benchmarks], fontsize=8)
-        ax.set_title(f"{part['table'].iloc[0]}: {quantity}", fontsize=9)
+        kind = part["ours_interval"].iloc[0]
+        ax.set_title(f"{part['table'].iloc[0]}: {quantity}\n(ours: 95% interval, {kind})", fontsize=9)
         ax.set_xlim(-0.6, len(benchmarks) - 0.4)
     for ax in list(axes.flat)[len(quantities):]:
         ax.axis("off")
     axes[0][0].legend(fontsize=8)
     fig.suptitle("The paper's Tables 1-2 (black diamonds: RoBERTa-large) beside ours "
-                 f"({', '.join(models) or 'no model run'}; +/- SE over trials; n = instances)", fontsize=10)
+                 f"({', '.join(models) or 'no model run'}; bars: 95% intervals; n = instances)", fontsize=10)
     fig.tight_layout()
     return fig

@@ -10,7 +10,13 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from choicelab.stats import exact_interval, mean_se, t_interval
+from choicelab.stats import (
+    accuracy_intervals,
+    exact_interval,
+    min_detectable_difference,
+    paired_difference,
+    t_interval,
+)
 from choicelab.studies.probes import metrics as pm
 from choicelab.studies.probes.paper import paper_control, paper_name
 from choicelab.studies.probes.scoring import CONTROL_SUFFIX
@@ -55,7 +61,8 @@ def _recipe(training: dict) -> str:
 
 def accuracy_table(conf: pd.DataFrame, train_info: dict[str, dict], gate: pd.DataFrame,
                    training: dict[str, dict]) -> pd.DataFrame:
-    """Dev accuracy of each fine-tuned checkpoint (and ensemble) with its exact 95 % CI, the competence gate (chance,
+    """Dev accuracy of each fine-tuned checkpoint (and ensemble) with its exact 95 % CI (each dev item is asked once:
+    its own unit, so no clustered interval) and the minimum detectable difference at its n, the competence gate (chance,
     the untrained-head control's accuracy, the verdict: :mod:`.competence`), the training seed and recipe (from the
     checkpoint's ``model.json``), the best held-out accuracy that selected it, and what it was fine-tuned and selected
     on (``train_info``: benchmark -> {train_source, train_items, selection})."""
@@ -71,6 +78,7 @@ def accuracy_table(conf: pd.DataFrame, train_info: dict[str, dict], gate: pd.Dat
         seed = split_label(row.model)[1]
         records.append({"benchmark": row.benchmark, "model": row.model, "seed": seed, "gate_items": row.dev_items,
                         "accuracy": row.accuracy, "ci95_low": row.ci95_low, "ci95_high": row.ci95_high,
+                        "min_detectable_difference": min_detectable_difference(int(row.dev_items)),
                         "chance": row.chance, "control_accuracy": row.control_accuracy,
                         "control_items": row.control_items, "above_chance": row.above_chance,
                         "above_control": row.above_control, "meets_premise": row.meets_premise,
@@ -82,44 +90,46 @@ def accuracy_table(conf: pd.DataFrame, train_info: dict[str, dict], gate: pd.Dat
     return pd.DataFrame.from_records(records)
 
 
-def confidence_difference(nq: pd.DataFrame, wq: pd.DataFrame) -> tuple[float, float, int]:
-    """(mean, SE, n) of the No-Question minus Wrong-Question confidence in the pseudo-correct option, paired per
-    instance (``original_id``; Wrong-Question averaged over its trials): the instances are the sampling unit, so the
-    SE is over the n instances probed both ways. Equal to the difference of the two means when every instance has the
-    same number of trials."""
+def confidence_difference(nq: pd.DataFrame, wq: pd.DataFrame) -> tuple[float, float, float, int]:
+    """(mean, low, high, n) of the No-Question minus Wrong-Question confidence in the pseudo-correct option, paired
+    per instance (``original_id``; Wrong-Question averaged over its trials): the instances are the sampling unit, so
+    the t 95 % interval (:func:`choicelab.stats.paired_difference`) is over the n instances probed both ways. Equal
+    to the difference of the two means when every instance has the same number of trials."""
     per_instance = pd.concat([nq.groupby("original_id")["p_label"].mean().rename("nq"),
                               wq.groupby("original_id")["p_label"].mean().rename("wq")], axis=1, join="inner")
-    mean, se = mean_se((per_instance["nq"] - per_instance["wq"]).tolist())
-    return mean, se, len(per_instance)
+    paired = paired_difference(per_instance["nq"], per_instance["wq"])
+    return paired.mean, paired.low, paired.high, len(per_instance)
 
 
 def table1(conf: pd.DataFrame) -> pd.DataFrame:
     """Wrong-Question (Table 1): bias-free 1/n, the average confidence difference (No-Question minus Wrong-Question,
     in the pseudo-correct option: the mean over instances of each instance's No-Question confidence minus its mean
-    Wrong-Question confidence over trials, with its SE over those n instances), the pseudo-accuracy (mean +- SE over
-    trials, exact 95 % CI over instances) and the paper's significance statements at 99 %
-    (``pm.wrong_question_tests``)."""
+    Wrong-Question confidence over trials, with its paired t 95 % interval over those n instances), the
+    pseudo-accuracy (mean over trials, its exact 95 % CI over instances and its interval clustered by the original
+    item) and the paper's significance statements at 99 % (``pm.wrong_question_tests``)."""
     records = []
     for (model, benchmark), group in conf.groupby(["model", "benchmark"], sort=True):
         nq, wq = group[group["probe"] == "nq"], group[group["probe"] == "wq"]
         if wq.empty:
             continue
         per_trial = [float((t["pred"] == t["label"]).mean()) for _, t in wq.groupby("trial")]
-        mean, se = mean_se(per_trial)
         test = pm.pseudo_accuracy_test(wq)
         orig = _orig_of(group)
-        difference, difference_se, difference_n = confidence_difference(nq, wq)
+        difference, difference_low, difference_high, difference_n = confidence_difference(nq, wq)
         records.append({"benchmark": paper_name(benchmark), "model": model, "instances": test["n"],
                         "trials": test["trials"], "bias_free": test["chance"],
                         "accuracy_before": pm.accuracy(orig),
                         "avg_confidence_difference": difference,
-                        "avg_confidence_difference_se": difference_se,
+                        "avg_confidence_difference_low": difference_low,
+                        "avg_confidence_difference_high": difference_high,
                         "avg_confidence_difference_n": difference_n,
-                        "wq_pseudo_accuracy": mean, "wq_pseudo_accuracy_se": se,
+                        "wq_pseudo_accuracy": float(np.mean(per_trial)),
                         "wq_pseudo_accuracy_ci95_low": test["ci95_low"],
                         "wq_pseudo_accuracy_ci95_high": test["ci95_high"],
+                        **{f"wq_pseudo_accuracy_{k}": test[k] for k in pm.CLUSTERED},
                         **{k: v for k, v in pm.wrong_question_tests(orig, nq, wq).items()
-                           if k not in ("n", "trials", "chance", "confidence_difference")}})
+                           if k not in ("n", "trials", "chance", "confidence_difference",
+                                        "confidence_difference_ci95_low", "confidence_difference_ci95_high")}})
     return pd.DataFrame.from_records(records)
 
 
@@ -131,8 +141,10 @@ def table2(conf: pd.DataFrame, seed: int, repeats: int | None = None) -> pd.Data
     """MaxProb (Table 2), as in the paper: per probe and repeat, the instances are split 50/50; the threshold is the
     mean max-prob of the first half's originals and their perturbed versions (1:1), the accuracy is that of
     "max-prob > threshold => original" on the other half's originals and perturbed versions. Repeat r uses trial r
-    of Wrong-Question / No-Right-Answer (No-Question has one version; its repeats redraw the split). Mean +- SE over
-    the repeats; the exact 95 % CI counts one repeat's decisions (2 x evaluation instances)."""
+    of Wrong-Question / No-Right-Answer (No-Question has one version; its repeats redraw the split). The mean over
+    the repeats with its t 95 % interval over them (``_repeats_low``, ``_repeats_high``; the repeats share their
+    instances, so this is their spread, not a sampling interval); the exact 95 % CI counts one repeat's decisions
+    (2 x evaluation instances)."""
     records = []
     for (model, benchmark), group in conf.groupby(["model", "benchmark"], sort=True):
         original = _maxprob_by_instance(group[group["probe"] == "orig"])
@@ -148,20 +160,23 @@ def table2(conf: pd.DataFrame, seed: int, repeats: int | None = None) -> pd.Data
                 if version.empty:
                     continue
                 runs.append(pm.maxprob_selective(original, _maxprob_by_instance(version), seed=seed * 1000 + r))
-            threshold, threshold_se = mean_se([x["threshold"] for x in runs])
-            acc, acc_se = mean_se([x["accuracy"] for x in runs])
+            threshold, threshold_low, threshold_high = t_interval([x["threshold"] for x in runs])
+            acc, acc_low, acc_high = t_interval([x["accuracy"] for x in runs])
             decisions = 2 * runs[0]["eval_instances"]
             low, high = exact_interval(acc * decisions, decisions)
             records.append({"benchmark": paper_name(benchmark), "model": model, "probe": probe, "repeats": len(runs),
                             "fit_instances": runs[0]["fit_instances"], "eval_instances": runs[0]["eval_instances"],
-                            "threshold": threshold, "threshold_se": threshold_se, "accuracy": acc,
-                            "accuracy_se": acc_se, "accuracy_ci95_low": low, "accuracy_ci95_high": high})
+                            "threshold": threshold, "threshold_repeats_low": threshold_low,
+                            "threshold_repeats_high": threshold_high, "accuracy": acc,
+                            "accuracy_repeats_low": acc_low, "accuracy_repeats_high": acc_high,
+                            "accuracy_ci95_low": low, "accuracy_ci95_high": high})
     return pd.DataFrame.from_records(records)
 
 
 def nra_table(conf: pd.DataFrame) -> pd.DataFrame:
-    """No-Right-Answer (Fig. 4 numbers): ANC, ANC', RAC, SAC and the bars ANC'-SAC, ANC-RAC with their standard
-    errors over instances (the paper's error bars), and the pseudo-accuracy (choosing the substituted option)."""
+    """No-Right-Answer (Fig. 4 numbers): ANC, ANC', RAC, SAC and the bars ANC'-SAC, ANC-RAC with their t 95 %
+    intervals over instances, and the pseudo-accuracy (choosing the substituted option) with its exact and its
+    clustered (by original item) interval."""
     records = []
     for (model, benchmark), group in conf.groupby(["model", "benchmark"], sort=True):
         nra = group[group["probe"] == "nra"]
@@ -171,7 +186,8 @@ def nra_table(conf: pd.DataFrame) -> pd.DataFrame:
         test = pm.pseudo_accuracy_test(nra)
         records.append({"benchmark": paper_name(benchmark), "model": model, "instances": test["n"], **values,
                         "nra_pseudo_accuracy": test["pseudo_accuracy"], "ci95_low": test["ci95_low"],
-                        "ci95_high": test["ci95_high"], "chance": test["chance"], "binomial_p": test["p_value"],
+                        "ci95_high": test["ci95_high"], **{k: test[k] for k in pm.CLUSTERED},
+                        "chance": test["chance"], "binomial_p": test["p_value"],
                         "significant_99": test["significant"]})
     return pd.DataFrame.from_records(records)
 
@@ -184,16 +200,18 @@ def _cp_with_before(conf: pd.DataFrame) -> pd.DataFrame:
 
 
 def choice_paralysis_table(conf: pd.DataFrame) -> pd.DataFrame:
-    """Choice Paralysis by n and sampling (Fig. 5 numbers): confidence in the correct answer and accuracy, mean +- SE
-    over trials (each trial a fresh draw of instances), with the confidence before; c_p - c with a t 95 % CI and a
-    Wilcoxon signed-rank test on per-instance values (an instance drawn in several trials counts once)."""
+    """Choice Paralysis by n and sampling (Fig. 5 numbers): confidence in the correct answer, the mean over trials
+    (each trial a fresh draw of instances) with its t 95 % interval over them, beside the confidence before;
+    accuracy with its exact 95 % CI over distinct instances and its interval clustered by the original item; c_p - c
+    with a t 95 % CI and a Wilcoxon signed-rank test on per-instance values (an instance drawn in several trials
+    counts once)."""
     records = []
     cp = _cp_with_before(conf)
     original = _orig_of(conf)
     for (model, benchmark, sampling, n), group in cp.groupby(["model", "benchmark", "sampling", "n"], sort=True):
         trials = [t for _, t in group.groupby("trial")]
-        confidence, confidence_se = mean_se([t["p_label"].mean() for t in trials])
-        acc, acc_se = mean_se([pm.accuracy(t) for t in trials])
+        confidence, confidence_low, confidence_high = t_interval([t["p_label"].mean() for t in trials])
+        acc = float(np.mean([pm.accuracy(t) for t in trials]))
         per = group.assign(diff=group["p_label"] - group["before"]).groupby("original_id")["diff"].mean()
         mean, low, high = t_interval(per)
         before = original[(original["model"] == model) & (original["benchmark"] == benchmark)]
@@ -201,18 +219,22 @@ def choice_paralysis_table(conf: pd.DataFrame) -> pd.DataFrame:
         acc_low, acc_high = exact_interval(float(hits.sum()), len(hits))
         records.append({"benchmark": paper_name(benchmark), "model": model, "sampling": sampling, "n": int(n),
                         "trials": len(trials), "instances_per_trial": int(np.mean([len(t) for t in trials])),
-                        "distinct_instances": len(per), "accuracy": acc, "accuracy_se": acc_se,
-                        "accuracy_ci95_low": acc_low, "accuracy_ci95_high": acc_high, "chance": 1 / n,
+                        "distinct_instances": len(per), "accuracy": acc,
+                        "accuracy_ci95_low": acc_low, "accuracy_ci95_high": acc_high,
+                        **{f"accuracy_{k}": v for k, v in pm.clustered_by_original(group).items()}, "chance": 1 / n,
                         "accuracy_before": pm.accuracy(before), "confidence": confidence,
-                        "confidence_se": confidence_se, "confidence_before": float(before["p_label"].mean()),
+                        "confidence_trials_low": confidence_low, "confidence_trials_high": confidence_high,
+                        "confidence_before": float(before["p_label"].mean()),
                         "cp_minus_c": mean, "ci95_low": low, "ci95_high": high,
                         "wilcoxon_p": pm.signed_rank(per), "significant_99": bool(pm.signed_rank(per) < pm.ALPHA)})
     return pd.DataFrame.from_records(records)
 
 
 def hits_at_k_table(conf: pd.DataFrame) -> pd.DataFrame:
-    """hits@k under Choice Paralysis for every k = 1..n (Fig. 6 numbers): mean +- SE over trials, an exact 95 % CI
-    over all the instances of the trials, and the original accuracy (Fig. 6's dashed line)."""
+    """hits@k under Choice Paralysis for every k = 1..n (Fig. 6 numbers): the mean over trials, the exact 95 % CI
+    over all the rows of the trials (as if each were an independent item), the interval clustered by the original
+    item (an instance drawn in several trials counts as one unit: the one Fig. 6 draws), and the original accuracy
+    (Fig. 6's dashed line)."""
     records = []
     original = _orig_of(conf)
     for (model, benchmark, sampling, n), group in conf[conf["probe"] == "cp"].groupby(
@@ -220,11 +242,13 @@ def hits_at_k_table(conf: pd.DataFrame) -> pd.DataFrame:
         trials = [t for _, t in group.groupby("trial")]
         before = original[(original["model"] == model) & (original["benchmark"] == benchmark)]
         for k in range(1, int(n) + 1):
-            mean, se = mean_se([pm.hits_at_k(t, k) for t in trials])
-            low, high = exact_interval(pm.hits_at_k(group, k) * len(group), len(group))
+            hits = [float(r < k) for r in pm.label_ranks(group)]
+            row = accuracy_intervals(hits, group["original_id"].tolist())
             records.append({"benchmark": paper_name(benchmark), "model": model, "sampling": sampling, "n": int(n),
-                            "k": k, "trials": len(trials), "instances": len(group), "hits_at_k": mean, "se": se,
-                            "ci95_low": low, "ci95_high": high, "original_accuracy": pm.accuracy(before)})
+                            "k": k, "trials": len(trials), "instances": len(group),
+                            "hits_at_k": float(np.mean([pm.hits_at_k(t, k) for t in trials])),
+                            **{c: row[c] for c in ("ci95_low", "ci95_high", *pm.CLUSTERED)},
+                            "original_accuracy": pm.accuracy(before)})
     return pd.DataFrame.from_records(records)
 
 
@@ -290,10 +314,26 @@ def probe_key(row: pd.Series) -> str:
     }[row["probe"]]
 
 
+def versus_original(group: pd.DataFrame, original: pd.DataFrame) -> dict[str, float]:
+    """A probe's pseudo-accuracy minus the accuracy on the same instances before it, paired per original item (each
+    instance's hit rate over the probe's trials minus its hit on the original): the mean difference, its t 95 %
+    interval over the instances both answered (:func:`choicelab.stats.paired_difference`) and their number."""
+    after = pm.per_instance(group)["hit"]
+    before = pm.per_instance(original)["hit"] if len(original) else pd.Series(dtype=float)
+    both = pd.concat([after.rename("after"), before.rename("before")], axis=1, join="inner")
+    paired = paired_difference(both["after"], both["before"])
+    return {"minus_original": paired.mean, "minus_original_low": paired.low, "minus_original_high": paired.high,
+            "paired_instances": paired.n}
+
+
 def robustness_matrix(conf: pd.DataFrame) -> pd.DataFrame:
     """benchmark x model x method x probe -> pseudo-accuracy minus chance (1/n), with an exact 95 % interval that
     counts each original instance once (its hit rate over the probe's trials): valid at small n and never of zero
-    width. ``covers_zero`` marks cells whose interval includes chance: they are not evidence of an effect."""
+    width; beside it the interval clustered by the original item (every row, its trials and perturbations clustered:
+    ``clustered_low``, ``clustered_high`` minus chance, ``n_clusters``, ``design_effect``,
+    ``min_detectable_difference``). ``covers_zero`` marks cells whose exact interval includes chance: they are not
+    evidence of an effect. ``minus_original`` (:func:`versus_original`): the probe against the accuracy before, paired
+    on the same instances (NaN for the originals themselves)."""
     conf = conf.assign(probe_name=conf.apply(probe_key, axis=1))
     records = []
     for (benchmark, model, method, probe), group in conf.groupby(
@@ -303,10 +343,19 @@ def robustness_matrix(conf: pd.DataFrame) -> pd.DataFrame:
         chance = float(per["chance"].mean())
         rate = float(per["hit"].mean())
         low, high = exact_interval(float(per["hit"].sum()), len(per))
+        clustered = pm.clustered_by_original(group)
+        original = conf[(conf["benchmark"] == benchmark) & (conf["model"] == model) & (conf["method"] == method)
+                        & (conf["probe"] == "orig")]
+        paired = (versus_original(group, original) if group["probe"].iloc[0] != "orig"
+                  else {"minus_original": np.nan, "minus_original_low": np.nan, "minus_original_high": np.nan,
+                        "paired_instances": 0})
         records.append({"benchmark": benchmark, "model": model, "method": method, "probe": probe,
                         "instances": len(per), "rows": len(group), "pseudo_accuracy": rate, "chance": chance,
                         "minus_chance": rate - chance, "ci95_low": low - chance, "ci95_high": high - chance,
-                        "covers_zero": bool(low - chance <= 0 <= high - chance)})
+                        "clustered_low": clustered["clustered_low"] - chance,
+                        "clustered_high": clustered["clustered_high"] - chance,
+                        **{k: clustered[k] for k in pm.CLUSTERED[2:]},
+                        "covers_zero": bool(low - chance <= 0 <= high - chance), **paired})
     return pd.DataFrame.from_records(records)
 
 
@@ -335,7 +384,8 @@ def controls_table(control: pd.DataFrame, fine_tuned: pd.DataFrame, paper: pd.Da
     """Sec. 4's controls: pre-trained encoders with an untrained multiple-choice head (and UnifiedQA, a pre-trained
     seq2seq QA model, where configured) under the four probes (and Choice Paralysis by n and sampling), beside the
     fine-tuned encoders on the same instances and the paper's numbers. Pseudo-accuracy = accuracy on originals and
-    Choice Paralysis; exact 95 % CIs count each instance once;
+    Choice Paralysis; exact 95 % CIs count each instance once, the clustered ones every row clustered by its original
+    item (the rows averaged over benchmarks, "all", carry the pooled exact interval only);
     ``covers_chance`` marks cells indistinguishable from 1/n. Paper controls with no run here (UnifiedQA) are listed
     with their status, never dropped."""
     order = {"pre-trained RoBERTa": 0, "XLNet (xlnet-large-cased)": 1, "UnifiedQA (unifiedqa-t5-11b)": 2}
@@ -348,7 +398,9 @@ def controls_table(control: pd.DataFrame, fine_tuned: pd.DataFrame, paper: pd.Da
         matrix["model"] = matrix["model"].str.removesuffix(CONTROL_SUFFIX)
         matrix["benchmark"] = matrix["benchmark"].map(paper_name)
         frames.append(matrix.drop(columns=["rows", "minus_chance", "covers_zero", "method"]).assign(
-            ci95_low=lambda f: f["ci95_low"] + f["chance"], ci95_high=lambda f: f["ci95_high"] + f["chance"]))
+            ci95_low=lambda f: f["ci95_low"] + f["chance"], ci95_high=lambda f: f["ci95_high"] + f["chance"],
+            clustered_low=lambda f: f["clustered_low"] + f["chance"],
+            clustered_high=lambda f: f["clustered_high"] + f["chance"]))
     ours = _with_average(pd.concat(frames, ignore_index=True))
     ours["covers_chance"] = (ours["ci95_low"] <= ours["chance"]) & (ours["chance"] <= ours["ci95_high"])
     ours["paper_control"] = [paper_control(m) if c == "control" else "fine-tuned RoBERTa (the paper's model)"
@@ -368,7 +420,8 @@ def controls_table(control: pd.DataFrame, fine_tuned: pd.DataFrame, paper: pd.Da
         UNIFIEDQA_STATUS if "UnifiedQA" in c else "not run in this configuration (see studies.probes.control_models)"
         for c in missing["paper_control"]])
     columns = ["paper_control", "condition", "setup", "model", "benchmark", "probe", "instances", "pseudo_accuracy",
-               "ci95_low", "ci95_high", "chance", "covers_chance", "paper", "note", "status"]
+               "ci95_low", "ci95_high", "clustered_low", "clustered_high", "n_clusters", "chance", "covers_chance",
+               "paper", "note", "status"]
     table = pd.concat([table, missing], ignore_index=True).reindex(columns=columns)
     table["covers_chance"] = table["covers_chance"].astype("boolean")
     table["_order"] = table["paper_control"].map(order).fillna(3)

@@ -8,10 +8,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-import numpy as np
 import pandas as pd
 
 from choicelab.plotting import PAPER_COLOUR, PAPER_MARKER, plt
+from choicelab.stats import t_interval
 from choicelab.studies.revealed_belief.results import Built, Results
 from choicelab.studies.revealed_belief.tables import BLOCK_TITLES, BLOCKS, appendix_table_ids, to_markdown
 
@@ -74,8 +74,8 @@ def build_compare_paper(results: Results) -> Built:
 def paper_beside_ours(metrics: pd.DataFrame, paper: pd.DataFrame, models: Sequence[str],
                       roles: Mapping[str, str]) -> pd.DataFrame:
     """Per appendix table (block x scenario group) and source (the paper's model, or each of ours of the block's
-    role): the mean Chebyshev distance over the table's rows that both the paper and ours report, its standard error
-    over rows and the number of rows n."""
+    role): the mean Chebyshev distance over the table's rows that both the paper and ours report, its t 95 % interval
+    over those rows (a handful: t, not 1.96 SE) and the number of rows n."""
     compared = compare_paper(metrics, paper, models, roles)
     records = []
     for table, part in compared.groupby("table", sort=False):
@@ -86,20 +86,18 @@ def paper_beside_ours(metrics: pd.DataFrame, paper: pd.DataFrame, models: Sequen
                 continue
             for source, values in ((f"paper: {part['paper_model'].iloc[0]}", both["paper_llama3_70b"]),
                                    (model, both[model])):
-                values = values.astype(float)
+                mean, low, high = t_interval(values.astype(float))
                 records.append({"table": table, "block": int(appendix_table_ids()[table][1]), "method":
                                 part["method"].iloc[0], "role": role, "source": source, "beside": model,
-                                "chebyshev": float(values.mean()), "n": int(values.size),
-                                "se": float(values.std(ddof=1) / np.sqrt(values.size)) if values.size > 1
-                                else float("nan")})
+                                "chebyshev": mean, "n": int(values.size), "ci95_low": low, "ci95_high": high})
     return pd.DataFrame.from_records(records, columns=["table", "block", "method", "role", "source", "beside",
-                                                       "chebyshev", "n", "se"])
+                                                       "chebyshev", "n", "ci95_low", "ci95_high"])
 
 
 def compare_paper_figure(summary: pd.DataFrame, models: Sequence[str]) -> plt.Figure:
     """One panel per block (RevB base, RevB instruct, StaA instruct): per appendix table, the paper's mean Chebyshev
-    distance (black diamonds, its model named) beside each of our models' (mean +- SE over the same rows, n rows
-    under the axis), on the same scale."""
+    distance (black diamonds, its model named) beside each of our models' (mean and t 95 % interval over the same
+    rows, n rows under the axis), on the same scale."""
     blocks = sorted(summary["block"].unique()) if not summary.empty else []
     fig, axes = plt.subplots(1, max(1, len(blocks)), figsize=(5.2 * max(1, len(blocks)), 4.4), squeeze=False,
                              sharey=True)
@@ -116,7 +114,9 @@ def compare_paper_figure(summary: pd.DataFrame, models: Sequence[str]) -> plt.Fi
                 label = rows["source"].iloc[0] if is_paper else f"ours: {model}"
                 if is_paper and j > 0:
                     label = None
-                ax.errorbar(x, rows["chebyshev"], yerr=rows["se"].fillna(0.0), ls="none", capsize=2,
+                below = (rows["chebyshev"] - rows["ci95_low"]).fillna(0.0)
+                above = (rows["ci95_high"] - rows["chebyshev"]).fillna(0.0)
+                ax.errorbar(x, rows["chebyshev"], yerr=[below, above], ls="none", capsize=2,
                             marker=PAPER_MARKER if is_paper else "o",
                             color=PAPER_COLOUR if is_paper else colours[model], label=label)
         ns = part[~part["source"].str.startswith("paper: ")].groupby("table", sort=False)["n"].max()
@@ -127,7 +127,7 @@ def compare_paper_figure(summary: pd.DataFrame, models: Sequence[str]) -> plt.Fi
     if not blocks:
         axes[0][0].text(0.5, 0.5, "no appendix rows in this run", ha="center", va="center",
                         transform=axes[0][0].transAxes)
-    axes[0][0].set_ylabel("mean Chebyshev distance (+/- SE over rows)")
+    axes[0][0].set_ylabel("mean Chebyshev distance\n(t 95% interval over rows)")
     fig.suptitle("The paper's Llama-3-70B (black diamonds) beside our models, per appendix table "
                  f"(ours: {', '.join(models)}; n = rows both report)", fontsize=10)
     fig.tight_layout()

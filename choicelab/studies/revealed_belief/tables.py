@@ -9,6 +9,7 @@ from typing import Any
 
 import pandas as pd
 
+from choicelab.stats import clustered_mean, paired_difference
 from choicelab.studies.revealed_belief.results import Built, Results
 
 METRIC_BLOCKS = (("chebyshev", "Chebyshev"), ("l1", "L1"), ("symmetric_kl", "Symmetric KL"))
@@ -80,6 +81,45 @@ def table1(scenarios: pd.DataFrame) -> pd.DataFrame:
     )
 
 
+def scenarios_of(frame: pd.DataFrame) -> list[str]:
+    """The sampled unit of each setting: its scenario (family and variant, a row of Table 1), which its settings
+    repeat with other parameters (dice and faces, bias, previous result)."""
+    return (frame["family"].astype(str) + " / " + frame["variant"].astype(str)).tolist()
+
+
+REVEALED_VS_STATED = ["model", "template", "family", "settings", "scenarios", "revealed", "revealed_low",
+                      "revealed_high", "stated", "stated_low", "stated_high", "difference", "difference_low",
+                      "difference_high", "covers_zero"]
+
+
+def revealed_vs_stated(metrics: pd.DataFrame) -> pd.DataFrame:
+    """The paper's comparison of revealed (RevB) and stated (StaA) belief on the same settings: per instruct model,
+    StaA prompt template and scenario family ("all": every family), the mean Chebyshev error of each, and RevB minus
+    StaA paired setting by setting; every mean with its 95 % interval clustered by scenario
+    (:func:`scenarios_of`; :func:`choicelab.stats.clustered_mean`, t on scenarios - 1 degrees of freedom: a family
+    of two scenarios has one). ``covers_zero``: the two are not told apart at this number of scenarios."""
+    revealed = metrics[metrics["method"] == "revealed"][["model", "setting_id", "family", "variant", "chebyshev"]]
+    stated = metrics[metrics["method"] == "stated"]
+    if stated.empty:
+        return pd.DataFrame(columns=REVEALED_VS_STATED)
+    both = stated[["model", "template", "setting_id", "chebyshev"]].merge(
+        revealed, on=["model", "setting_id"], suffixes=("_stated", "_revealed"))
+    records = []
+    for (model, template), group in both.groupby(["model", "template"], sort=True):
+        for family, part in [("all", group), *group.groupby("family", sort=True)]:
+            scenarios = scenarios_of(part)
+            rev = clustered_mean(part["chebyshev_revealed"], scenarios)
+            sta = clustered_mean(part["chebyshev_stated"], scenarios)
+            diff = paired_difference(part["chebyshev_revealed"], part["chebyshev_stated"], scenarios)
+            records.append({"model": model, "template": template, "family": family, "settings": diff.n,
+                            "scenarios": diff.n_clusters, "revealed": rev.mean, "revealed_low": rev.low,
+                            "revealed_high": rev.high, "stated": sta.mean, "stated_low": sta.low,
+                            "stated_high": sta.high, "difference": diff.mean, "difference_low": diff.low,
+                            "difference_high": diff.high,
+                            "covers_zero": bool(diff.low <= 0 <= diff.high) if diff.n_clusters > 1 else None})
+    return pd.DataFrame.from_records(records, columns=REVEALED_VS_STATED)
+
+
 def to_markdown(frame: pd.DataFrame, floatfmt: str = ".2f") -> str:
     return frame.to_markdown(index=False, floatfmt=floatfmt) + "\n"
 
@@ -90,6 +130,11 @@ def to_markdown(frame: pd.DataFrame, floatfmt: str = ".2f") -> str:
 def build_table1(results: Results) -> Built:
     frame = table1(results.scenarios)
     return Built(frame, to_markdown(frame))
+
+
+def build_revealed_vs_stated(results: Results) -> Built:
+    frame = revealed_vs_stated(results.metrics)
+    return Built(frame, to_markdown(frame, ".3f"))
 
 
 def build_appendix_table(results: Results, table_id: str) -> Built:

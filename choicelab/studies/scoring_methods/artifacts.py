@@ -31,7 +31,11 @@ ARTIFACTS: tuple[Artifact, ...] = (
         "accuracy per condition, model and method (Fig. 2) and per score with the log-likelihood of the human data "
         "(Fig. 3), with the authors' probability clip and each label set beside the pooled value; free generation "
         "from the authors' hand codes where they coded the model (as the paper counted it, column free_from), the "
-        "coder's number beside (coder_k, coder_n, coder_accuracy, coder_loglik)",
+        "coder's number beside (coder_k, coder_n, coder_accuracy, coder_loglik); every accuracy with its exact 95% "
+        "interval (ci95_low/high: as if its n item versions were independent; human: n responses) and its interval "
+        "clustered by pragmatics item (clustered_low/high over n_clusters items: the versions and responses repeat "
+        "an item), the design effect and the minimum detectable difference at that n (the figures draw the "
+        "clustered one)",
         tables.numbers_table,
         "sm_tables",
     ),
@@ -46,8 +50,9 @@ ARTIFACTS: tuple[Artifact, ...] = (
         "fig_compare_paper",
         "extra: the numbers the paper prints (human accuracy per condition) beside ours, in a figure",
         "the paper's printed human accuracy per condition (black diamonds) beside ours recounted from the raw human "
-        "responses (95% binomial interval, n responses under each condition); the paper gives its models' accuracies "
-        "only as bars, so compare_paper checks its findings instead",
+        "responses (95% interval clustered by item: participants answer the same items; n responses under each "
+        "condition); the paper gives its models' accuracies only as bars, so compare_paper checks its findings "
+        "instead",
         paper.compare_paper_figure_of,
         "sm_tables",
         "figure",
@@ -56,7 +61,8 @@ ARTIFACTS: tuple[Artifact, ...] = (
         "free_accuracy",
         "free-generation accuracy (Figs 2-3's free bars) with the authors' hand-coded accuracy and the coder's error",
         "free-generation accuracy per model, condition and temperature: the coder's, with an interval widened by its "
-        "misclassification on held-out hand codes, and the authors' hand-coded accuracy where they coded the model",
+        "misclassification on held-out hand codes (the exact interval ci beside the interval clustered by item over "
+        "generation seeds), and the authors' hand-coded accuracy where they coded the model",
         tables.free_accuracy_artifact,
         "sm_tables",
     ),
@@ -71,15 +77,27 @@ ARTIFACTS: tuple[Artifact, ...] = (
     _table(
         "human_accuracy",
         "human accuracy per condition from the raw human data, beside the paper's",
-        "human accuracy per condition (target choices of all responses) beside the value the paper prints",
+        "human accuracy per condition (target choices of all responses) beside the value the paper prints, with its "
+        "exact 95% interval (ci95: every response an independent draw) and its interval clustered by item "
+        "(clustered: n_items items), the design effect and the minimum detectable difference",
         tables.human_accuracy_table,
+        "sm_tables",
+    ),
+    _table(
+        "method_differences",
+        "extra: every pair of methods on the same items, paired (the paper's method comparisons, with intervals)",
+        "per model, over all conditions and per condition: each method's accuracy on the items both methods "
+        "answered and A minus B paired item by item, with its t 95% interval over the items (versions averaged "
+        "within an item first); covers_zero marks pairs not told apart at this n",
+        tables.method_differences_table,
         "sm_tables",
     ),
     _table(
         "robustness_matrix",
         "beyond the paper: accuracy per (benchmark, model, method, score), agreement, flips",
-        "the method x score grid on every benchmark: accuracy, pairwise agreement between methods and the share of "
-        "items whose prediction flips across methods",
+        "the method x score grid on every benchmark: accuracy (exact 95% interval ci95 and the interval clustered "
+        "by item, n_clusters items), pairwise agreement between methods and the share of items whose prediction "
+        "flips across methods",
         tables.robustness_tables,
         "sm_tables",
     ),
@@ -96,7 +114,8 @@ ARTIFACTS: tuple[Artifact, ...] = (
         "Figure 2 (accuracy per condition, model and method; human and chance)",
         "accuracy per condition, model and method, beside human accuracy and chance; label scoring with the letter "
         "labels only and rating with the numbers only, as the paper drew it; free generation from the authors' hand "
-        "codes where they coded the model, the coder's accuracy marked x beside",
+        "codes where they coded the model, the coder's accuracy marked x beside; bars: 95% intervals clustered by "
+        "item",
         figures.fig2_figure,
         "sm_figures",
         "figure",
@@ -105,7 +124,7 @@ ARTIFACTS: tuple[Artifact, ...] = (
         "fig2_pooled",
         "extra: Figure 2 pooled over both label sets and both rating scores (not the paper's drawing)",
         "accuracy per condition, model and method with label scoring pooled over letter and number labels and rating "
-        "pooled over number- and phrase-based scores",
+        "pooled over number- and phrase-based scores; bars: 95% intervals clustered by item",
         figures.fig2_pooled_figure,
         "sm_figures",
         "figure",
@@ -115,7 +134,8 @@ ARTIFACTS: tuple[Artifact, ...] = (
         "Figure 3 (accuracy and log-likelihood of the human data per score and model), with our clip 1e-3",
         "accuracy and log-likelihood of the human data per score and model (letter labels, number ratings), the "
         "target rate clipped to [1e-3, 1 - 1e-3], as the difference to the worst model and score; free generation "
-        "from the authors' hand codes where they coded the model, the coder's accuracy marked x",
+        "from the authors' hand codes where they coded the model, the coder's accuracy marked x; accuracy bars: 95% "
+        "intervals clustered by item",
         figures.fig3_figure,
         "sm_figures",
         "figure",
@@ -126,7 +146,7 @@ ARTIFACTS: tuple[Artifact, ...] = (
         "accuracy and log-likelihood of the human data per score and model (letter labels, number ratings) with the "
         "authors' clip 1e-9 and display: LLH minus the worst LLH above -100000 plus 500, rows at or below -100000 "
         "shown as 500 (hatched); free generation from the authors' hand codes where they coded the model, the "
-        "coder's accuracy marked x",
+        "coder's accuracy marked x; accuracy bars: 95% intervals clustered by item",
         figures.fig3_authors_figure,
         "sm_figures",
         "figure",
@@ -135,7 +155,7 @@ ARTIFACTS: tuple[Artifact, ...] = (
         "fig3_pooled",
         "extra: Figure 3 pooled over both label sets and both rating scores (not the paper's drawing)",
         "accuracy and log-likelihood of the human data per score and model with label scoring pooled over letter and "
-        "number labels, clip 1e-3",
+        "number labels, clip 1e-3; accuracy bars: 95% intervals clustered by item",
         figures.fig3_pooled_figure,
         "sm_figures",
         "figure",
@@ -143,7 +163,8 @@ ARTIFACTS: tuple[Artifact, ...] = (
     Artifact(
         "fig_robustness_matrix",
         "beyond the paper: accuracy minus chance per benchmark, model and method x score",
-        "accuracy minus chance per benchmark, model and method x score, and the share of items whose prediction flips",
+        "accuracy minus chance per benchmark, model and method x score, and the share of items whose prediction flips "
+        "(no interval drawn: robustness_matrix gives each cell's exact and item-clustered intervals)",
         figures.robustness_figure,
         "sm_figures",
         "figure",

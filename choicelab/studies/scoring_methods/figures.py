@@ -212,38 +212,36 @@ MISSING_MARK = "n/a"  # written where a bar has no data (a bar of height 0 is dr
 
 def _bars_with_intervals(ax: Any, x: np.ndarray, rows: Sequence[pd.DataFrame], width: float, color: str,
                          label: str) -> None:
-    """One bar per x from a one-row frame (``accuracy``, ``k``, ``n``) with its exact 95 % interval and its n
-    written above; an empty frame is no data and shows :data:`MISSING_MARK`, so a missing bar differs from 0."""
-    from choicelab.stats import exact_interval
-
+    """One bar per x from a one-row frame (``accuracy``, ``n``, ``clustered_low``, ``clustered_high``) with its
+    95 % interval clustered by item and its n written above; an empty frame is no data and shows
+    :data:`MISSING_MARK`, so a missing bar differs from 0."""
     for xi, row in zip(x, rows, strict=True):
         if row.empty or not np.isfinite(float(row["accuracy"].iloc[0])):
             ax.text(xi, 0.01, MISSING_MARK, ha="center", va="bottom", fontsize=4.5, rotation=90, color="grey")
             continue
-        accuracy, k, n = float(row["accuracy"].iloc[0]), float(row["k"].iloc[0]), int(row["n"].iloc[0])
-        low, high = exact_interval(k, n)
-        ax.bar([xi], [accuracy], width, color=color, label=label, edgecolor=color, linewidth=0.8)
-        ax.errorbar([xi], [accuracy], yerr=[[accuracy - low], [high - accuracy]], fmt="none", ecolor="black",
-                    elinewidth=0.6, capsize=1.2)
-        ax.text(xi, min(high + 0.01, 0.93), f"n={n}", ha="center", va="bottom", fontsize=4, rotation=90)
+        ax.bar([xi], [float(row["accuracy"].iloc[0])], width, color=color, label=label, edgecolor=color,
+               linewidth=0.8)
+        _intervals(ax, np.array([xi]), row)
 
 
 def _intervals(ax: Any, x: np.ndarray, rows: pd.DataFrame) -> None:
-    """Exact 95 % intervals and n over accuracy bars (``accuracy``, ``k``, ``n`` per row)."""
-    from choicelab.stats import exact_interval
-
-    for xi, (accuracy, k, n) in zip(x, rows[["accuracy", "k", "n"]].itertuples(index=False), strict=True):
+    """95 % intervals clustered by item (``clustered_low``, ``clustered_high``) and n over accuracy bars; a row
+    without one (a single item) draws n only."""
+    for xi, (accuracy, low, high, n) in zip(
+            x, rows[["accuracy", "clustered_low", "clustered_high", "n"]].itertuples(index=False), strict=True):
         if not n or not np.isfinite(float(accuracy)):
             continue
-        low, high = exact_interval(float(k), int(n))
-        ax.errorbar([xi], [accuracy], yerr=[[accuracy - low], [high - accuracy]], fmt="none", ecolor="black",
-                    elinewidth=0.6, capsize=1.2)
-        ax.text(xi, min(high + 0.01, 0.93), f"n={int(n)}", ha="center", va="bottom", fontsize=4, rotation=90)
+        if np.isfinite(float(low)) and np.isfinite(float(high)):
+            ax.errorbar([xi], [accuracy], yerr=[[accuracy - low], [high - accuracy]], fmt="none", ecolor="black",
+                        elinewidth=0.6, capsize=1.2)
+        top = float(high) if np.isfinite(float(high)) else float(accuracy)
+        ax.text(xi, min(top + 0.01, 0.93), f"n={int(n)}", ha="center", va="bottom", fontsize=4, rotation=90)
 
 
 def fig2_accuracy(fig2: pd.DataFrame, title: str | None = None) -> plt.Figure:
-    """Fig. 2: accuracy per condition (facets); bars per model x method with their exact 95 % intervals and n (over
-    the pooled item versions), human bar, dashed chance line 1/k; "n/a" where a model has no number."""
+    """Fig. 2: accuracy per condition (facets); bars per model x method with their 95 % intervals clustered by item
+    and n (the pooled item versions; human: responses), human bar, dashed chance line 1/k; "n/a" where a model has
+    no number."""
     conditions = sorted(fig2["condition"].unique())
     models = sorted(m for m in fig2["model"].unique() if m != "human")
     methods = [m for m in METHOD_ORDER if m in set(fig2["method"])]
@@ -282,7 +280,7 @@ def fig2_accuracy(fig2: pd.DataFrame, title: str | None = None) -> plt.Figure:
     handles.append(plt.Line2D([], [], color="black", ls="--"))
     labels.append("chance 1/k")
     handles.append(plt.Line2D([], [], color="black", lw=0.6))
-    labels.append("95 % interval (exact, over item versions)")
+    labels.append("95 % interval (clustered by item)")
     axes.flat[-1].legend(handles, labels, loc="center", fontsize=8)
     for row in axes:
         row[0].set_ylabel("accuracy")
@@ -336,7 +334,7 @@ def fig3_accuracy_loglik(fig3: pd.DataFrame, title: str | None = None, loglik_la
         for i, (column, label) in enumerate((("accuracy", "accuracy"), ("delta_loglik", loglik_label))):
             ax = axes[i][j]
             bars = ax.bar(x, sub[column].to_numpy(dtype=float), color=colors)
-            if i == 0 and {"k", "n"} <= set(sub.columns):
+            if i == 0:
                 _intervals(ax, x, sub)
             if i == 0 and "coder_accuracy" in sub and "free_from" in sub:
                 hand = sub["free_from"].isin([FREE_FROM_HAND, FREE_FROM_MIXED]).to_numpy(dtype=bool)

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from choicelab.studies.scoring_methods.items import (
@@ -129,7 +130,22 @@ def human_condition_accuracy(
     out = per_item.groupby("condition", as_index=False, sort=False).agg(
         k=("k", "sum"), n=("n", "sum"), n_items=("item_number", "count")
     )
-    return out.assign(accuracy=out["k"] / out["n"])
+    intervals = pd.DataFrame([responses_intervals(group) for _, group in per_item.groupby("condition", sort=False)])
+    return out.assign(accuracy=out["k"] / out["n"], n_counts="responses").join(intervals)
+
+
+def responses_intervals(per_item: pd.DataFrame) -> dict[str, float]:
+    """The human accuracy over the responses of ``per_item`` (k target choices of n responses per item) with its
+    exact 95 % interval, which takes every response as an independent draw, and its interval clustered by item
+    (participants answer the same items: :func:`choicelab.stats.accuracy_intervals`)."""
+    from choicelab.stats import accuracy_intervals
+
+    hits = np.concatenate([np.r_[np.ones(int(k)), np.zeros(int(n) - int(k))]
+                           for k, n in zip(per_item["k"], per_item["n"], strict=True)])
+    items = np.repeat(per_item["item_id"].to_numpy(), per_item["n"].astype(int).to_numpy())
+    row = accuracy_intervals(hits, items.tolist())
+    return {key: row[key] for key in ("ci95_low", "ci95_high", "clustered_low", "clustered_high", "design_effect",
+                                      "min_detectable_difference")}
 
 
 def llm_link_proportions(root: str | Path) -> pd.DataFrame:

@@ -238,9 +238,8 @@ def compare_paper(
 
 def compare_paper_figure(human: pd.DataFrame, paper_human: dict[str, float] | None = None) -> plt.Figure:
     """The numbers the paper prints (human accuracy per condition; its models' accuracies are bars only) beside ours
-    recounted from the raw responses: the paper's as black diamonds, ours with a binomial 95 % interval and n."""
-    from choicelab.stats import binomial_se
-
+    recounted from the raw responses: the paper's as black diamonds, ours with its 95 % interval clustered by item
+    (participants answer the same items: :func:`.human.human_condition_accuracy`) and n responses."""
     paper_human = paper_human or PAPER_HUMAN_ACCURACY
     conditions = list(human["condition"])
     fig, ax = plt.subplots(figsize=(max(6.0, 1.3 * len(conditions)), 3.8))
@@ -248,9 +247,9 @@ def compare_paper_figure(human: pd.DataFrame, paper_human: dict[str, float] | No
     paper = [paper_human.get(c, np.nan) for c in conditions]
     ax.plot(x - 0.12, paper, ls="none", marker=PAPER_MARKER, color=PAPER_COLOUR,
             label="paper: human accuracy (printed)")
-    se = [binomial_se(a, int(n)) for a, n in zip(human["accuracy"], human["n"], strict=True)]
-    ax.errorbar(x + 0.12, human["accuracy"], yerr=1.96 * np.asarray(se), ls="none", marker="o", capsize=3,
-                color="C0", label="ours: human accuracy from the raw responses (95% CI)")
+    below, above = human["accuracy"] - human["clustered_low"], human["clustered_high"] - human["accuracy"]
+    ax.errorbar(x + 0.12, human["accuracy"], yerr=[below, above], ls="none", marker="o", capsize=3,
+                color="C0", label="ours: human accuracy from the raw responses (95% interval clustered by item)")
     ax.set_xticks(x, [f"{c}\nn={int(n)}" for c, n in zip(conditions, human["n"], strict=True)], fontsize=8)
     ax.set_ylim(0, 1)
     ax.set_ylabel("accuracy (target choices)")

@@ -8,7 +8,11 @@ condition, k, n, accuracy).
 What the paper reports, and what :func:`reported_choices` therefore keeps: free generation at tau = 0.1 only; rating
 at each model's best scale (per rating score); string, label (all option-order seeds x label sets, pooled) and
 embedding scores as they are. Accuracies pool every item version of a group (items x seeds x label sets), as the
-authors' analysis does (LLM_link ``analysis/testing-stats.R``: ``sum(k) / sum(N)``).
+authors' analysis does (LLM_link ``analysis/testing-stats.R``: ``sum(k) / sum(N)``). Every such accuracy carries its
+exact 95 % interval (``ci95_low``, ``ci95_high``: as if the n item versions were independent) and beside it the
+interval clustered by the pragmatics item (``clustered_low``, ``clustered_high``, ``n_clusters``: an item is answered
+over label seeds, label sets, scales or temperatures; :func:`item_intervals`), the design effect and the minimum
+detectable difference at that n; the figures draw the clustered one.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from itertools import combinations
 
 import pandas as pd
 
+from choicelab.stats import accuracy_intervals, paired_difference
 from choicelab.studies.scoring_methods import metrics as sm
 
 METHOD_ORDER = ("free", "string", "label", "rating", "embedding")
@@ -118,14 +123,33 @@ def free_sources(rows: pd.DataFrame, by: list[str]) -> pd.DataFrame:
 # -- number tables --------------------------------------------------------------------------------------------------
 
 
+INTERVAL_COLUMNS = ["ci95_low", "ci95_high", "clustered_low", "clustered_high", "n_clusters", "design_effect",
+                    "min_detectable_difference"]
+
+
+def item_intervals(rows: pd.DataFrame, by: list[str]) -> pd.DataFrame:
+    """Per ``by`` group of choice rows: the exact 95 % interval of its accuracy and the interval clustered by the
+    item (``item_id``; its versions -- seeds, label sets, scales, temperatures, scores -- repeat it), with the design
+    effect and the minimum detectable difference at the group's n (:func:`choicelab.stats.accuracy_intervals`)."""
+    records = []
+    for key, group in rows.groupby(by, sort=True, dropna=False):
+        row = accuracy_intervals(group["is_target"].astype(float).to_numpy(), group["item_id"].tolist())
+        records.append({**dict(zip(by, key if isinstance(key, tuple) else (key,), strict=True)),
+                        **{c: row[c] for c in INTERVAL_COLUMNS}})
+    return pd.DataFrame.from_records(records, columns=[*by, *INTERVAL_COLUMNS])
+
+
 def fig2_table(choices: pd.DataFrame, human: pd.DataFrame) -> pd.DataFrame:
-    """Accuracy per (condition, model, method), pooled over the method's reported versions and scores, plus the
-    human rows (model = method = "human") and the chance rate 1/k."""
+    """Accuracy per (condition, model, method), pooled over the method's reported versions and scores, with its exact
+    and its item-clustered interval (:func:`item_intervals`), plus the human rows (model = method = "human"; n counts
+    responses, clustered by item, as ``n_counts`` says) and the chance rate 1/k."""
     rows = reported_choices(choices)
     acc = rows.groupby(["condition", "model", "method"], as_index=False).agg(
         n=("is_target", "size"), k=("is_target", "sum"), n_options=("n_options", "first")
     )
     acc["accuracy"] = acc["k"] / acc["n"]
+    acc = acc.merge(item_intervals(rows, ["condition", "model", "method"]), on=["condition", "model", "method"])
+    acc["n_counts"] = "item versions"
     chance = rows.groupby("condition")["n_options"].first()
     humans = human[human["condition"].isin(acc["condition"].unique())]
     human_rows = pd.DataFrame(
@@ -137,6 +161,9 @@ def fig2_table(choices: pd.DataFrame, human: pd.DataFrame) -> pd.DataFrame:
             "k": humans["k"],
             "accuracy": humans["accuracy"],
             "n_options": humans["condition"].map(chance),
+            "n_counts": "responses",
+            **{c: humans.get(c, float("nan")) for c in INTERVAL_COLUMNS if c != "n_clusters"},
+            "n_clusters": humans.get("n_items", float("nan")),  # the items the responses answer
         }
     )
     out = pd.concat([acc, human_rows], ignore_index=True)
@@ -151,12 +178,14 @@ def fig3_table(
     reference: dict[str, str] | None = None,
     clip: tuple[float, float] = sm.P_CLIP,
 ) -> pd.DataFrame:
-    """Per (model, method, score): pooled accuracy, mean of the condition accuracies, log-likelihood of the human
+    """Per (model, method, score): pooled accuracy (exact and item-clustered intervals: :func:`item_intervals`), mean
+    of the condition accuracies, log-likelihood of the human
     data (binomial per condition, p clipped to ``clip``, summed) and its difference to the worst row (or
     ``reference``)."""
     rows = reported_choices(choices)
     table = sm.human_loglik(rows, human, by=("model", "method", "score"), clip=clip)
-    table = sm.delta_loglik(table, reference)
+    table = sm.delta_loglik(table, reference).merge(item_intervals(rows, ["model", "method", "score"]),
+                                                     on=["model", "method", "score"], how="left")
     table["_m"] = table["method"].map(method_rank)
     table["_s"] = table["score"].map(score_rank)
     return table.sort_values(["model", "_m", "_s"]).drop(columns=["_m", "_s"]).reset_index(drop=True)
@@ -242,6 +271,8 @@ def table_numbers(choices: pd.DataFrame, human: pd.DataFrame, coder: pd.DataFram
         "n",
         "k",
         "accuracy",
+        *INTERVAL_COLUMNS,
+        "n_counts",
         "chance",
         "mean_condition_accuracy",
         "loglik",
@@ -262,14 +293,16 @@ def table_numbers(choices: pd.DataFrame, human: pd.DataFrame, coder: pd.DataFram
 
 
 def robustness_matrix(choices: pd.DataFrame) -> pd.DataFrame:
-    """Accuracy per (benchmark, model, method, score) over every version (seeds, label sets, scales, temperatures)."""
-    out = choices.groupby(["benchmark", "model", "method", "score"], as_index=False).agg(
+    """Accuracy per (benchmark, model, method, score) over every version (seeds, label sets, scales, temperatures),
+    with its exact and its item-clustered interval (:func:`item_intervals`)."""
+    keys = ["benchmark", "model", "method", "score"]
+    out = choices.groupby(keys, as_index=False).agg(
         n=("is_target", "size"),
         accuracy=("is_target", "mean"),
         chance=("n_options", lambda s: float((1.0 / s).mean())),
         tie_broken=("n_tied", lambda s: float((s > 1).mean())),
         unclassified=("chosen", lambda s: float((s == sm.UNCLASSIFIED).mean())),
-    )
+    ).merge(item_intervals(choices, keys), on=keys)
     out["_m"] = out["method"].map(method_rank)
     out["_s"] = out["score"].map(score_rank)
     return out.sort_values(["benchmark", "model", "_m", "_s"]).drop(columns=["_m", "_s"]).reset_index(drop=True)
@@ -316,6 +349,33 @@ def method_agreement(choices: pd.DataFrame, level: str = "method_score") -> pd.D
                 }
             )
     return pd.DataFrame.from_records(records, columns=["benchmark", "model", "a", "b", "n_items", "agreement"])
+
+
+def method_differences(rows: pd.DataFrame) -> pd.DataFrame:
+    """Two methods on the same pragmatics items, per model, over all conditions ("all") and per condition: each
+    method's accuracy per item (averaged over its versions and scores), and A minus B paired item by item with its
+    t 95 % interval over the items both answered (:func:`choicelab.stats.paired_difference`; the item is the unit,
+    so the seeds, label sets and scales repeating it are not counted as evidence). ``covers_zero``: the interval
+    includes 0, the two methods are not told apart at this n."""
+    per_item = rows.groupby(["model", "condition", "item_id", "method"])["is_target"].mean().unstack("method")
+    records = []
+    for model, wide in per_item.groupby(level="model", sort=True):
+        methods = sorted(wide.columns, key=method_rank)
+        scopes = [("all", wide), *((c, part) for c, part in wide.groupby(level="condition", sort=True))]
+        for condition, part in scopes:
+            for a, b in combinations(methods, 2):
+                both = part[[a, b]].dropna()
+                if both.empty:
+                    continue
+                paired = paired_difference(both[a], both[b])
+                records.append({"model": model, "condition": condition, "a": a, "b": b, "n_items": paired.n,
+                                "accuracy_a": float(both[a].mean()), "accuracy_b": float(both[b].mean()),
+                                "difference": paired.mean, "difference_low": paired.low,
+                                "difference_high": paired.high,
+                                "covers_zero": bool(paired.low <= 0 <= paired.high) if paired.n > 1 else None})
+    return pd.DataFrame.from_records(records, columns=["model", "condition", "a", "b", "n_items", "accuracy_a",
+                                                       "accuracy_b", "difference", "difference_low",
+                                                       "difference_high", "covers_zero"])
 
 
 def flip_share(choices: pd.DataFrame, level: str = "method") -> pd.DataFrame:
@@ -374,7 +434,8 @@ def free_accuracy_table(
 ) -> pd.DataFrame:
     """Free-generation accuracy per model, condition and variant (temperature), with the coder's error.
 
-    ``accuracy`` (k of n, exact interval ``ci_low``-``ci_high``) is the coder's on our generations; ``adj_low`` -
+    ``accuracy`` (k of n, exact interval ``ci_low``-``ci_high``; beside it the interval clustered by item over the
+    generation seeds, ``clustered_low``-``clustered_high``) is the coder's on our generations; ``adj_low`` -
     ``adj_high`` (:func:`misclassification_interval`) widens it by the coder's sensitivity and specificity measured on
     the held-out hand codes of the condition (``agreement``: rows of ``role`` "held out", counts pooled over those
     models; ``coder_target_kappa`` etc. beside). Where the authors hand-coded the model (``sources``: our model name
@@ -395,8 +456,9 @@ def free_accuracy_table(
     for (model, condition, variant), group in groups:
         k, n = int(group["is_target"].sum()), len(group)
         low, high = exact_interval(k, n)
+        clustered = accuracy_intervals(group["is_target"].astype(float).to_numpy(), group["item_id"].tolist())
         row = {"model": model, "condition": condition, "variant": variant, "k": k, "n": n, "accuracy": k / n,
-               "ci_low": low, "ci_high": high}
+               "ci_low": low, "ci_high": high, **{c: clustered[c] for c in INTERVAL_COLUMNS[2:]}}
         if condition in pooled.index:
             c = pooled.loc[condition]
             row["adj_low"], row["adj_high"] = misclassification_interval(
@@ -474,6 +536,13 @@ def free_accuracy_artifact(data: StudyFrames) -> tuple[pd.DataFrame, str]:
         agreement[columns].to_markdown(index=False, floatfmt=".3f") if len(agreement) else
         "not measured: no coder model is configured (studies.scoring_methods.coder.model / embedder)")
     return frame, markdown
+
+
+def method_differences_table(data: StudyFrames) -> tuple[pd.DataFrame, str]:
+    """Every pair of methods on the same items (:func:`method_differences` of the rows behind Fig. 2) and its
+    Markdown."""
+    frame = method_differences(reported_choices(data.paper))
+    return frame, frame.to_markdown(index=False, floatfmt=".3f")
 
 
 def hand_codes_table(data: StudyFrames) -> tuple[pd.DataFrame, str]:

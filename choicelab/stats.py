@@ -184,6 +184,28 @@ def min_detectable_difference(
     return float((z.inv_cdf(0.5 + level / 2) + z.inv_cdf(power)) * math.sqrt(2 * p * (1 - p) * design / n))
 
 
+def accuracy_intervals(
+    hits: Sequence[float] | np.ndarray, clusters: Sequence[Hashable] | None = None, level: float = LEVEL
+) -> dict[str, float]:
+    """An accuracy over ``hits`` (one 0/1 -- or a unit's hit rate -- per observation) with its two intervals side by
+    side, under the column names every table uses: ``ci95_low`` / ``ci95_high`` the exact (Clopper-Pearson) interval,
+    which takes the ``n`` observations as independent draws; ``clustered_low`` / ``clustered_high`` the cluster-robust
+    interval of :func:`clustered_mean` over the ``n_clusters`` sampled units (``clusters``; None: each observation its
+    own unit); the ``design_effect`` of that clustering (NaN where the hits do not vary: it cannot be measured); and
+    the ``min_detectable_difference`` between two such accuracies at this n (p = 0.5, the worst case, inflated by
+    the design effect, or where that is unmeasurable by its upper bound, the mean cluster size n / n_clusters)."""
+    x = np.asarray(hits, dtype=float)
+    n = int(x.size)
+    low, high = exact_interval(float(x.sum()), n, level)
+    clustered = clustered_mean(x, clusters, level)
+    design = design_effect(x, clusters) if clusters is not None else (1.0 if n > 1 else float("nan"))
+    bound = n / clustered.n_clusters if clustered.n_clusters else float("nan")
+    return {"accuracy": clustered.mean, "n": n, "ci95_low": low, "ci95_high": high,
+            "clustered_low": clustered.low, "clustered_high": clustered.high, "n_clusters": clustered.n_clusters,
+            "design_effect": design,
+            "min_detectable_difference": min_detectable_difference(n, design=bound if math.isnan(design) else design)}
+
+
 # -- calibration -----------------------------------------------------------------------------------------------------
 
 ECE_BINS = 10

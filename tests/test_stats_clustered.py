@@ -83,3 +83,24 @@ def test_the_minimum_detectable_difference_shrinks_with_n_and_grows_with_cluster
     assert min_detectable_difference(400) == pytest.approx(mdd / 2)
     assert min_detectable_difference(100, design=4) == pytest.approx(2 * mdd)
     assert pytest.approx(sp.norm.ppf(0.975)) == Z95
+
+
+def test_an_accuracy_carries_its_exact_and_its_clustered_interval_side_by_side():
+    """Ten items each asked six times with the same answer: the exact interval believes 60 draws, the clustered one
+    knows there are ten, and the smallest detectable difference grows with the design effect."""
+    from choicelab.stats import accuracy_intervals
+
+    per_item = np.array([1, 1, 1, 0, 1, 0, 1, 1, 0, 1], dtype=float)
+    hits, items = np.repeat(per_item, 6), np.repeat(np.arange(10), 6)
+    row = accuracy_intervals(hits, items)
+    assert (row["n"], row["n_clusters"]) == (60, 10)
+    assert (row["ci95_low"], row["ci95_high"]) == exact_interval(hits.sum(), 60)
+    assert row["clustered_high"] - row["clustered_low"] > 2 * (row["ci95_high"] - row["ci95_low"])
+    assert row["design_effect"] > 5
+    assert row["min_detectable_difference"] > min_detectable_difference(60)
+    alone = accuracy_intervals(per_item)
+    assert (alone["n_clusters"], alone["design_effect"]) == (10, 1.0)
+
+    always = accuracy_intervals(np.ones(60), items)  # no variance: the design effect cannot be measured ...
+    assert np.isnan(always["design_effect"])  # ... and the detectable difference takes its bound, 6 per cluster
+    assert always["min_detectable_difference"] == pytest.approx(min_detectable_difference(60, design=6.0))

@@ -191,6 +191,7 @@ def synthetic_question_frame(taxonomy, models, adaptations=("0shot",), questions
                                 "model": model, "adaptation": adaptation, "benchmark": "steer", "split": "test",
                                 "item_id": f"{el.id}/{domain}/g{grade}/{index}", "element": el.id,
                                 "module": el.module_id, "setting": el.setting_id, "domain": domain, "grade": grade,
+                                "template_id": f"{el.id}.p{index % 2}",
                                 "n_options": k, "predicted_option": 0 if correct else 1,
                                 "label_option": 0, "correct": correct,
                                 "top_prob": float(rng.uniform(r, 1.0)), "label_prob": math.nan,

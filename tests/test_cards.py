@@ -55,7 +55,8 @@ def write_tables(root: Path) -> Path:
         "paper_model": ["GPT-4 Turbo", "Llama 13b", "GPT-4 Turbo", "GPT-3.5 Turbo"],
         "paper_normalized_accuracy": [0.33, -0.27, 0.575, 0.307],
         "our_model": [None, None, CAUSAL, CAUSAL], "our_normalized_accuracy": [None, None, 0.2, 0.2],
-        "our_se_over_elements": [None, None, 0.1, 0.1], "our_n_elements": [None, None, 3, 3],
+        "our_low": [None, None, -0.05, -0.05], "our_high": [None, None, 0.45, 0.45],
+        "our_n_elements": [None, None, 3, 3],
         "our_n_questions": [None, None, 30, 30]}))
     settings = [f"dice-{i}" for i in range(10)]
     _parquet(root, "revealed_belief", "distances", pd.DataFrame({

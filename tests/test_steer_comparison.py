@@ -12,7 +12,7 @@ from choicelab.studies.steer import tables as st
 def row(model, adaptation, item, correct, element="add_subtract", setting="1", grade=2, k=2, **extra):
     return {"model": model, "adaptation": adaptation, "benchmark": "steer", "split": "test", "item_id": item,
             "element": element, "module": "1.1", "setting": setting, "domain": "finance", "grade": grade,
-            "correct": correct, "top_prob": 0.7, "random_accuracy": 1 / k, **extra}
+            "correct": correct, "top_prob": 0.7, "random_accuracy": 1 / k, "template_id": f"{element}.p0", **extra}
 
 
 @pytest.fixture
@@ -67,14 +67,25 @@ def test_the_papers_table3_is_consistent_with_acc_minus_r_over_r_but_not_with_ac
 
 
 def test_fig22_puts_every_foundations_question_at_grade_0():
-    rows = [row("m", "0shot", "f1", True, grade=3), row("m", "0shot", "f2", False, grade=5),
+    rows = [row("m", "0shot", "f1", True, grade=3), row("m", "0shot", "f2", False, grade=5, template_id="b.p1"),
             row("m", "0shot", "s1", True, element="sunk_cost", setting="2", grade=5)]
     grades = st.grade_table(pd.DataFrame(rows), metric="accuracy").set_index("grade")
     assert sorted(grades.index) == [0, 5]
     assert grades.loc[0, "n_questions"] == 2 and grades.loc[5, "n_questions"] == 1
-    assert grades.loc[0, "se"] == pytest.approx((0.5 * 0.5 / 2) ** 0.5)  # binomial SE of the accuracy, n = 2
-    normalized = st.grade_table(pd.DataFrame(rows)).set_index("grade")
-    assert normalized.loc[0, "se"] == pytest.approx((0.5 * 0.5 / 2) ** 0.5 / 0.5)  # scaled by 1/r for (acc - r)/r
+
+
+def test_fig22_draws_the_interval_clustered_by_template_scaled_like_the_metric():
+    from choicelab.stats import clustered_mean
+
+    rows = [row("m", "0shot", f"q{i}", i % 3 != 0, grade=3, template_id=f"t{i % 4}") for i in range(12)]
+    grades = st.grade_table(pd.DataFrame(rows), metric="accuracy").set_index("grade")
+    expected = clustered_mean([i % 3 != 0 for i in range(12)], [f"t{i % 4}" for i in range(12)])
+    assert grades.loc[0, "n_clusters"] == 4
+    assert (grades.loc[0, "low"], grades.loc[0, "high"]) == pytest.approx((expected.low, expected.high))
+    normalized = st.grade_table(pd.DataFrame(rows)).set_index("grade")  # (acc - r)/r with r = 1/2
+    assert normalized.loc[0, "low"] == pytest.approx((expected.low - 0.5) / 0.5)
+    one_template = [{**r, "template_id": "t0"} for r in rows]
+    assert pd.isna(st.grade_table(pd.DataFrame(one_template), metric="accuracy").loc[0, "low"])  # one unit: no interval
 
 
 def test_head_to_head_counts_element_wins_and_question_records_for_every_pair():

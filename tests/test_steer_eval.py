@@ -183,7 +183,7 @@ def test_report_card_command_is_wired_into_the_cli(tmp_path):
         "item_id": [f"q{i}" for i in range(4)], "predicted_option": 0, "label_option": [0, 1, 0, 0],
         "correct": [True, False, True, True], "top_prob": 0.6, "label_prob": 0.5, "n_options": 4,
         "random_accuracy": 0.25, "element": "add_subtract", "module": "1.1", "setting": "1", "domain": "finance",
-        "grade": 3,
+        "grade": 3, "template_id": ["add_subtract.p0", "add_subtract.p1"] * 2,
     })
     metrics = tmp_path / "q.parquet"
     frame.to_parquet(metrics)

@@ -22,7 +22,7 @@ def score_rows(model, variant, item_id, probs, label):
 
 def meta_row(item_id, element, domain="finance", grade=3, module="1.1", setting="1"):
     return {"benchmark": "steer", "split": "test", "item_id": item_id, "element": element, "module": module,
-            "setting": setting, "domain": domain, "grade": grade}
+            "setting": setting, "domain": domain, "grade": grade, "template_id": f"{element}.p0"}
 
 
 @pytest.fixture()

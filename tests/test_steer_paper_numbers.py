@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from choicelab.stats import t_interval
 from choicelab.studies.steer import artifacts as sa
 from choicelab.studies.steer import metrics as sm
 from choicelab.studies.steer import tables as st
@@ -43,7 +44,8 @@ def test_each_paper_number_stands_beside_the_same_card_for_every_model_we_ran(re
     assert row["paper_normalized_accuracy"] == pytest.approx(0.575)
     assert row["our_normalized_accuracy"] == pytest.approx(per_element["normalized_accuracy"].mean())
     assert row["our_n_elements"] == len(per_element) and row["our_n_questions"] == len(unadapted)
-    assert row["our_se_over_elements"] > 0
+    _, low, high = t_interval(per_element["normalized_accuracy"])  # t 95 % over the module's elements
+    assert (row["our_low"], row["our_high"]) == pytest.approx((low, high)) and low < row["our_normalized_accuracy"]
     assert row["diff_normalized_accuracy"] == pytest.approx(row["our_normalized_accuracy"] - 0.575)
 
 

@@ -45,7 +45,7 @@ def small_tax():
 def q(element, domain, grade, correct, k=2, model="m", adaptation="0shot", top=0.8, i=0):
     return {"model": model, "adaptation": adaptation, "item_id": f"{element}/{domain}/{grade}/{i}",
             "element": element, "module": "", "setting": "", "domain": domain, "grade": grade,
-            "correct": correct, "top_prob": top, "random_accuracy": 1 / k}
+            "template_id": f"{element}.p{i % 2}", "correct": correct, "top_prob": top, "random_accuracy": 1 / k}
 
 
 @pytest.fixture(scope="module")

@@ -15,9 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from choicelab.stats import exact_interval, mean_se
-
-Z95 = 1.959964
+from choicelab.stats import exact_interval, t_interval
 
 OK, SKIPPED, FAILED = "ok", "skipped", "failed"
 
@@ -106,10 +104,8 @@ def _mean_headline(label: str, values: Sequence[float], unit: str, source: str, 
     values = [float(v) for v in values if _finite(v)]
     if not values:
         raise ValueError(f"{source}: no values for {label!r}")
-    mean, se = mean_se(values)
-    se = se if _finite(se) else math.nan
-    return Headline(label, mean, mean - Z95 * se, mean + Z95 * se, len(values), unit, source, reference,
-                    tuple(paper), note)
+    mean, low, high = t_interval(values)  # a mean over a handful of elements, seeds or benchmarks: t, not 1.96 SE
+    return Headline(label, mean, low, high, len(values), unit, source, reference, tuple(paper), note)
 
 
 # ------------------------------------------------------------------------------------------------------------ STEER
@@ -164,12 +160,11 @@ def steer_panel(root: str | Path, model: str, rubrics: Mapping[str, Any] | None 
         if ours.empty or not _finite(ours["our_normalized_accuracy"].iloc[0]):
             continue
         row = ours.iloc[0]
-        se = float(row["our_se_over_elements"]) if _finite(row["our_se_over_elements"]) else math.nan
         src_paper = tuple((str(p.paper_model), float(p.paper_normalized_accuracy))
                           for p in compare[compare["comparison"] == title].drop_duplicates("paper_model").itertuples()
                           if _finite(p.paper_normalized_accuracy))
         est = float(row["our_normalized_accuracy"])
-        headlines.append(Headline(title, est, est - Z95 * se, est + Z95 * se, int(row["our_n_elements"]),
+        headlines.append(Headline(title, est, float(row["our_low"]), float(row["our_high"]), int(row["our_n_elements"]),
                                   "elements", str(compare_path), 0.0, src_paper,
                                   note=f"module mean over elements, {int(row['our_n_questions'])} questions"))
     grades = []

@@ -28,13 +28,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from choicelab.stats import t_interval
 from choicelab.studies.steer import metrics as sm
 from choicelab.studies.steer.tables import (
     EXPLANATION_COLUMNS,
     METRIC_AXIS_LABELS,
     few_shot_table,
     grade_table,
-    metric_se,
     module_table,
     self_explanation_table,
     unadapted,
@@ -91,8 +91,9 @@ def plot_module_report_card(results: pd.DataFrame, taxonomy: Any, module_id: str
     else:
         base = unadapted(results)
         summary = sm.summarize(base[base["element"].isin(table.index)].assign(adaptation=""), ["element", "model"])
-        summary["se"] = metric_se(summary, metric)
-        se = summary.pivot(index="element", columns="model", values="se").reindex(index=table.index)
+        summary["low"], summary["high"] = sm.metric_interval(summary, metric)
+        low = summary.pivot(index="element", columns="model", values="low").reindex(index=table.index)
+        high = summary.pivot(index="element", columns="model", values="high").reindex(index=table.index)
         n = summary.pivot(index="element", columns="model", values="n_questions").reindex(index=table.index)
         models = list(table.mean().sort_values(ascending=False).index)
         width = 0.8 / max(len(models), 1)
@@ -100,7 +101,7 @@ def plot_module_report_card(results: pd.DataFrame, taxonomy: Any, module_id: str
         for i, model in enumerate(models):
             values = table[model].to_numpy(dtype=float)
             where = x + (i - (len(models) - 1) / 2) * width
-            ax.bar(where, np.nan_to_num(values), width, yerr=se[model].fillna(0.0).to_numpy(dtype=float), capsize=2,
+            ax.bar(where, np.nan_to_num(values), width, yerr=_error_bars(values, low[model], high[model]), capsize=2,
                    label=model)
             for pos in where[np.isnan(values)]:  # a missing value is not a zero bar
                 ax.text(pos, 0.0, "n/a", ha="center", va="bottom", fontsize=8, rotation=90, color="0.4")
@@ -238,6 +239,13 @@ def plot_figure5(taxonomy: Any, path: str | Path, full_ancestry: bool = False) -
                                           f"({label})")
 
 
+def _error_bars(values: Any, low: Any, high: Any) -> np.ndarray:
+    """matplotlib's asymmetric ``yerr`` (2 x n: below, above) of an interval [low, high] around ``values``; no bar
+    where a bound is NaN (fewer than two templates or elements)."""
+    v, lo, hi = (np.asarray(x, dtype=float) for x in (values, low, high))
+    return np.nan_to_num(np.vstack([v - lo, hi - v]).clip(min=0.0))
+
+
 SMALL_N = 10  # points from fewer questions are drawn hollow and labelled with their n
 
 
@@ -251,8 +259,8 @@ def plot_grade_and_domain_robustness(results: pd.DataFrame, path: str | Path,
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 9))
     for model in _model_order(grades, metric):
         part = grades[grades["model"] == model].sort_values("grade")
-        line = top.errorbar(part["grade"], part[metric], yerr=part["se"].fillna(0.0), marker="o", capsize=3,
-                            label=model)
+        line = top.errorbar(part["grade"], part[metric], yerr=_error_bars(part[metric], part["low"], part["high"]),
+                            marker="o", capsize=3, label=model)
         small = part[part["n_questions"] < SMALL_N]
         colour = line[0].get_color()
         top.scatter(small["grade"], small[metric], s=60, facecolors="white", edgecolors=colour, zorder=3)
@@ -265,7 +273,8 @@ def plot_grade_and_domain_robustness(results: pd.DataFrame, path: str | Path,
         top.axhline(0.0, color="red", linewidth=2, label="random guessing")
     top.set_xlabel("grade level (0 = Foundations)")
     top.set_ylabel(METRIC_AXIS_LABELS[metric])
-    top.set_title(f"Performance by grade level (bars: binomial SE; hollow: fewer than {SMALL_N} questions)")
+    top.set_title(f"Performance by grade level (bars: 95% interval clustered by template; hollow: fewer than {SMALL_N} "
+                  "questions)", fontsize=9)
     top.legend(fontsize=8, ncol=2)
     for model in _model_order(robust, "overall"):
         part = robust[robust["model"] == model]
@@ -290,14 +299,15 @@ def plot_few_shot_effect(results: pd.DataFrame, path: str | Path, metric: str = 
     fig, ax = plt.subplots(figsize=(6.5, 4.2))
     for model in _model_order(table, metric):
         part = table[table["model"] == model]
-        ax.errorbar(part["n_shot"], part[metric], yerr=part["se_over_elements"].fillna(0.0), marker="o", capsize=3,
+        ax.errorbar(part["n_shot"], part[metric], yerr=_error_bars(part[metric], part["low"], part["high"]),
+                    marker="o", capsize=3,
                     label=f"{model} (n = {int(part['n_questions'].iloc[0])} questions per point)")
     if metric != "accuracy":
         ax.axhline(0.0, color="red", linewidth=1, label="random guessing")
     ax.set_xlabel("number of in-context examples (n-shot)")
     ax.set_ylabel(METRIC_AXIS_LABELS[metric])
     ax.set_xticks(sorted(table["n_shot"].unique()))
-    ax.set_title("Few-shot effect (same questions at every n; bars: SE over elements)")
+    ax.set_title("Few-shot effect (same questions at every n; bars: t 95% interval over elements)")
     ax.legend(fontsize=8)
     return _save(fig, path)
 
@@ -305,18 +315,19 @@ def plot_few_shot_effect(results: pd.DataFrame, path: str | Path, metric: str = 
 def plot_self_explanation_effect(results: pd.DataFrame, path: str | Path,
                                  metric: str = "normalized_accuracy") -> Path:
     """Grouped bars per model: no explanation vs each self-explanation mode (mean over elements, 0-shot, the same
-    questions for every mode), error bars = SE over elements."""
+    questions for every mode), error bars = t 95 % interval over elements."""
     plt = _plt()
     table = self_explanation_table(results, metric)
     per_element = self_explanation_table(results, metric, by=("model", "element"))
     modes = [c for c in EXPLANATION_COLUMNS if c in table.columns]
-    se = per_element.groupby("model")[modes].agg(lambda v: v.std(ddof=1) / np.sqrt(v.count())).reindex(table["model"])
+    bounds = {mode: per_element.groupby("model")[mode].agg(lambda v: t_interval(v.dropna())[1:]).reindex(table["model"])
+              for mode in modes}  # t 95 % over elements
     fig, ax = plt.subplots(figsize=(max(6.0, 1.3 * len(table) + 2), 4.2))
     x = np.arange(len(table))
     width = 0.8 / max(len(modes), 1)
     for i, mode in enumerate(modes):
         ax.bar(x + (i - (len(modes) - 1) / 2) * width, table[mode].to_numpy(dtype=float), width,
-               yerr=se[mode].fillna(0.0).to_numpy(dtype=float), capsize=2,
+               yerr=_error_bars(table[mode], [b[0] for b in bounds[mode]], [b[1] for b in bounds[mode]]), capsize=2,
                label={"none": "no explanation"}.get(mode, f"explain ({mode})"))
     counts = zip(table["model"], table["n_questions"], strict=True)
     labels = [textwrap.fill(f"{m} (n = {int(n)})", 16) for m, n in counts]
@@ -324,7 +335,7 @@ def plot_self_explanation_effect(results: pd.DataFrame, path: str | Path,
     if metric != "accuracy":
         ax.axhline(0.0, color="red", linewidth=1)
     ax.set_ylabel(METRIC_AXIS_LABELS[metric])
-    ax.set_title("Self-explanation effect (same questions per model; bars: SE over elements)")
+    ax.set_title("Self-explanation effect (same questions per model; bars: t 95% interval over elements)")
     ax.legend(fontsize=8)
     return _save(fig, path)
 

@@ -30,10 +30,11 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from choicelab.stats import expected_calibration_error
+from choicelab.stats import accuracy_intervals, expected_calibration_error
 
 LETTER_PROB_METHOD = "letter_prob"
-QUESTION_META_COLUMNS = ("element", "module", "setting", "domain", "grade")
+# template_id: the phrasing a question was written from ("<element>.p<k>"), the unit its questions were sampled in
+QUESTION_META_COLUMNS = ("element", "module", "setting", "domain", "grade", "template_id")
 QUESTION_KEY = ("benchmark", "split", "item_id")
 GROUPABLE_COLUMNS = ("model", "adaptation", "element", "module", "setting", "domain", "grade")
 QUESTION_FRAME_COLUMNS = (
@@ -44,6 +45,9 @@ SUMMARY_METRICS = (
     "n_questions", "accuracy", "random_accuracy", "normalized_accuracy", "gap_closed", "random_gap", "ece",
     "mean_top_prob",
 )
+# The accuracy's intervals (choicelab.stats.accuracy_intervals): exact, and clustered by template (docs/statistics.md)
+INTERVAL_COLUMNS = ("ci95_low", "ci95_high", "clustered_low", "clustered_high", "n_clusters", "design_effect",
+                    "min_detectable_difference")
 # Metrics where higher is better and that summarize() produces; the report card may grade any of these.
 GRADABLE_METRICS = ("accuracy", "normalized_accuracy", "gap_closed", "random_gap", "calibration", "domain_robustness")
 
@@ -178,8 +182,8 @@ def run_question_frame(scores: pd.DataFrame, prompts: pd.DataFrame, items: Itera
 
 def check_question_frame(results: pd.DataFrame, source: str = "question frame") -> None:
     """Raise ``ValueError`` naming the missing columns if ``results`` is not a per-question frame."""
-    missing = [c for c in ("model", "adaptation", "element", "module", "setting", "domain", "grade", "correct",
-                           "top_prob", "random_accuracy") if c not in results.columns]
+    missing = [c for c in ("model", "adaptation", "element", "module", "setting", "domain", "grade", "template_id",
+                           "correct", "top_prob", "random_accuracy") if c not in results.columns]
     if missing:
         raise ValueError(f"{source} lacks columns {missing}; build it with "
                          "choicelab.studies.steer.metrics.per_question_results(scores, questions)")
@@ -187,13 +191,16 @@ def check_question_frame(results: pd.DataFrame, source: str = "question frame") 
 
 # ------------------------------------------------------------------------------------------------------ aggregates
 def summarize_questions(correct: Sequence[bool], random_accuracy: Sequence[float],
-                        top_prob: Sequence[float]) -> dict[str, float]:
-    """All summary metrics of one set of questions."""
+                        top_prob: Sequence[float], templates: Sequence[str] | None = None) -> dict[str, float]:
+    """All summary metrics of one set of questions, and the accuracy's intervals (:data:`INTERVAL_COLUMNS`): the
+    exact one, and the one clustered by ``templates`` (the phrasing each question was generated from: questions of
+    one template share its wording, so they are not independent draws)."""
     hits = np.asarray(correct, dtype=float)
     if hits.size == 0:
-        return {m: (0 if m == "n_questions" else math.nan) for m in SUMMARY_METRICS}
+        return {m: (0 if m == "n_questions" else math.nan) for m in (*SUMMARY_METRICS, *INTERVAL_COLUMNS)}
     acc = float(hits.mean())
     r = float(np.mean(np.asarray(random_accuracy, dtype=float)))
+    intervals = accuracy_intervals(hits, templates)
     return {
         "n_questions": int(hits.size),
         "accuracy": acc,
@@ -203,7 +210,20 @@ def summarize_questions(correct: Sequence[bool], random_accuracy: Sequence[float
         "random_gap": acc - r,
         "ece": expected_calibration_error(top_prob, hits.astype(bool)),
         "mean_top_prob": float(np.mean(top_prob)),
+        **{column: intervals[column] for column in INTERVAL_COLUMNS},
     }
+
+
+def metric_interval(summary: pd.DataFrame, metric: str, clustered: bool = True) -> tuple[pd.Series, pd.Series]:
+    """The 95 % interval of ``metric`` per summary row, from the accuracy's (clustered by template, else exact)
+    interval, transformed as the metric transforms the accuracy (r held fixed): (acc - r) / r, (acc - r) / (1 - r),
+    acc - r."""
+    low, high = (summary["clustered_low"], summary["clustered_high"]) if clustered else (summary["ci95_low"],
+                                                                                          summary["ci95_high"])
+    r = summary["random_accuracy"]
+    transform = {"accuracy": lambda a: a, "random_gap": lambda a: a - r, "normalized_accuracy": lambda a: (a - r) / r,
+                 "gap_closed": lambda a: (a - r) / (1 - r)}[metric]
+    return transform(low), transform(high)
 
 
 def summarize(results: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
@@ -221,9 +241,9 @@ def summarize(results: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
     groups = results.groupby(by, sort=True) if by else [((), results)]
     for key, part in groups:
         key = key if isinstance(key, tuple) else (key,)
-        rows.append({**dict(zip(by, key, strict=True)), **summarize_questions(part["correct"], part["random_accuracy"],
-                                                                 part["top_prob"])})
-    return pd.DataFrame(rows, columns=[*by, *SUMMARY_METRICS])
+        rows.append({**dict(zip(by, key, strict=True)), **summarize_questions(
+            part["correct"], part["random_accuracy"], part["top_prob"], part["template_id"])})
+    return pd.DataFrame(rows, columns=[*by, *SUMMARY_METRICS, *INTERVAL_COLUMNS])
 
 
 def macro_average(summary: pd.DataFrame, over: str = "element", by: Sequence[str] = ("model", "adaptation"),

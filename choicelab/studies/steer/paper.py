@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from choicelab.stats import t_interval
 from choicelab.studies.steer import metrics as sm
 
 OUR_BENCHMARK = ("our questions are generated here from the paper's generators' logic (other questions, other counts "
@@ -46,8 +47,8 @@ def with_notes(comparison: pd.DataFrame) -> pd.DataFrame:
 
 
 def _per_model(results: pd.DataFrame, module: str | None = None) -> pd.DataFrame:
-    """Per model: mean over elements of the normalized accuracy (unadapted), SE over elements, elements and
-    questions (``module``: that module's elements only)."""
+    """Per model: mean over elements of the normalized accuracy (unadapted), its t 95 % interval over elements,
+    elements and questions (``module``: that module's elements only)."""
     from choicelab.studies.steer.tables import unadapted
 
     base = unadapted(results)
@@ -57,10 +58,10 @@ def _per_model(results: pd.DataFrame, module: str | None = None) -> pd.DataFrame
     rows = []
     for model, part in per_element.groupby("model", sort=True):
         values = part["normalized_accuracy"].astype(float).dropna()
-        rows.append({"model": str(model), "value": float(values.mean()) if len(values) else math.nan,
-                     "se": float(values.std(ddof=1) / math.sqrt(len(values))) if len(values) > 1 else math.nan,
+        value, low, high = t_interval(values)
+        rows.append({"model": str(model), "value": value, "low": low, "high": high,
                      "n_elements": int(len(values)), "n_questions": int(part["n_questions"].sum())})
-    return pd.DataFrame(rows, columns=["model", "value", "se", "n_elements", "n_questions"])
+    return pd.DataFrame(rows, columns=["model", "value", "low", "high", "n_elements", "n_questions"])
 
 
 # The paper's text defines normalized accuracy as (acc - r)/r, yet says it "falls between -1 and 1", which that
@@ -70,7 +71,7 @@ TABLE3_DEFINITION_NOTE = ("paper: its numbers as printed; it defines (acc - r)/r
 
 
 def _panel(ax: Any, paper: pd.DataFrame, ours: pd.DataFrame, title: str) -> None:
-    """Horizontal rows: the paper's models (black diamonds) then ours (circles, +- SE over elements, n)."""
+    """Horizontal rows: the paper's models (black diamonds) then ours (circles, t 95 % interval over elements, n)."""
     from choicelab.plotting import PAPER_COLOUR, PAPER_MARKER
 
     labels = [f"paper: {m}" for m in paper["model"]] + [
@@ -79,8 +80,9 @@ def _panel(ax: Any, paper: pd.DataFrame, ours: pd.DataFrame, title: str) -> None
     ax.plot(paper["value"], y[:len(paper)], ls="none", marker=PAPER_MARKER, color=PAPER_COLOUR,
             label="the paper's number")
     if len(ours):
-        ax.errorbar(ours["value"], y[len(paper):], xerr=ours["se"].fillna(0.0), ls="none", marker="o", capsize=3,
-                    color="tab:blue", label="ours (+/- SE over elements)")
+        xerr = np.nan_to_num(np.vstack([ours["value"] - ours["low"], ours["high"] - ours["value"]]).clip(min=0.0))
+        ax.errorbar(ours["value"], y[len(paper):], xerr=xerr, ls="none", marker="o", capsize=3,
+                    color="tab:blue", label="ours (t 95% interval over elements)")
         missing = ours[ours["value"].isna()]
         for r in missing.itertuples():
             ax.text(0.0, y[len(paper) + list(ours["model"]).index(r.model)], "no questions", va="center",

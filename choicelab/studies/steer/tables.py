@@ -29,9 +29,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
+from choicelab.stats import t_interval
 from choicelab.studies.steer import DATA
 from choicelab.studies.steer import metrics as sm
 
@@ -184,6 +184,7 @@ def compare_cognitive_bias(results: pd.DataFrame, path: str | Path = PAPER_BIAS_
             part = per_element[(per_element["model"].astype(str) == model) & (per_element["module"] == q.module)]
             values = part[metric].astype(float)
             n_el = int(values.notna().sum())
+            _, low, high = t_interval(values.dropna())  # t 95 % over the module's elements
             rows.append({
                 "comparison": BIAS_MODULES[q.module], "paper_model": q.paper_model, "paper_source": q.source,
                 "paper_normalized_accuracy": float(q.paper_value), "our_model": model,
@@ -192,7 +193,7 @@ def compare_cognitive_bias(results: pd.DataFrame, path: str | Path = PAPER_BIAS_
                 "our_gap_closed": float(part["gap_closed"].mean()) if n_el else math.nan,
                 "our_accuracy": float(part["accuracy"].mean()) if n_el else math.nan,
                 "our_n_elements": n_el, "our_n_questions": int(part["n_questions"].sum()),
-                "our_se_over_elements": float(values.std(ddof=1) / math.sqrt(n_el)) if n_el > 1 else math.nan,
+                "our_low": low, "our_high": high,
             })
     out = pd.DataFrame(rows)
     out["diff_normalized_accuracy"] = out["our_normalized_accuracy"] - out["paper_normalized_accuracy"]
@@ -271,24 +272,16 @@ def paper_grades(results: pd.DataFrame) -> pd.Series:
 
 
 def grade_table(results: pd.DataFrame, metric: str = "normalized_accuracy") -> pd.DataFrame:
-    """Per model x grade: ``metric`` over the unadapted questions of that grade (plus random_accuracy and n).
+    """Per model x grade: ``metric`` over the unadapted questions of that grade, its 95 % interval clustered by
+    template (``low``, ``high``; :func:`choicelab.studies.steer.metrics.metric_interval`), random_accuracy and n.
 
     Grades as in the paper's Fig. 22: every Foundations question at grade 0 ("Grade 0 (Foundations)").
     """
     _check_metric(metric)
     base = unadapted(results)
     summary = sm.summarize(base.assign(adaptation="", grade=paper_grades(base)), ["model", "grade"])
-    summary["se"] = metric_se(summary, metric)
-    return summary[["model", "grade", metric, "se", "random_accuracy", "n_questions"]]
-
-
-def metric_se(summary: pd.DataFrame, metric: str) -> pd.Series:
-    """Binomial standard error of ``metric`` per summary row: SE(acc) = sqrt(acc (1 - acc) / n), scaled like the
-    metric (divided by r for (acc - r)/r, by 1 - r for gap closed; r treated as fixed)."""
-    acc, r, n = summary["accuracy"], summary["random_accuracy"], summary["n_questions"].clip(lower=1)
-    se = np.sqrt(acc * (1 - acc) / n)
-    scale = {"accuracy": 1.0, "random_gap": 1.0, "normalized_accuracy": r, "gap_closed": 1 - r}[metric]
-    return se / scale
+    summary["low"], summary["high"] = sm.metric_interval(summary, metric)
+    return summary[["model", "grade", metric, "low", "high", "n_clusters", "random_accuracy", "n_questions"]]
 
 
 # -------------------------------------------------------------------------------------------------- adaptations
@@ -324,7 +317,8 @@ def _examples_columns(frame: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
 
 def few_shot_table(results: pd.DataFrame, metric: str = "normalized_accuracy",
                    by: Sequence[str] = ("model",)) -> pd.DataFrame:
-    """``metric`` per ``by`` x n_shot (0..5) over the runs without self-explanation; mean over elements.
+    """``metric`` per ``by`` x n_shot (0..5) over the runs without self-explanation; mean over elements, with its t
+    95 % interval over elements (``low``, ``high``).
 
     Every n-shot value of a model is computed on the same questions (:func:`paired_questions`). Columns also give
     the number of questions, the mean number of solved examples the prompts held (``mean_examples``) and how many
@@ -341,7 +335,8 @@ def few_shot_table(results: pd.DataFrame, metric: str = "normalized_accuracy",
     per_element = sm.summarize(frame, [*by, "n_shot", "element"])
     grouped = per_element.groupby([*by, "n_shot"], sort=True)[metric]
     table = grouped.mean().reset_index()
-    table["se_over_elements"] = (grouped.std(ddof=1) / np.sqrt(grouped.count())).to_numpy()
+    intervals = grouped.agg(lambda v: t_interval(v.dropna())[1:])  # t 95 % over elements
+    table["low"], table["high"] = [x[0] for x in intervals], [x[1] for x in intervals]
     table["n_elements"] = grouped.count().to_numpy()
     return table.merge(_examples_columns(frame, [*by, "n_shot"]), on=[*by, "n_shot"], how="left")
 

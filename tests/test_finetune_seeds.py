@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from choicelab.io import sha256_file
 from choicelab.lm.encoder import accuracy_of, mc_logits
 from choicelab.lm.loading import load_encoder_mc
 from choicelab.lm.prepare import prepare_model
@@ -115,6 +116,9 @@ def test_seed_checkpoints_score_items_on_one_shared_bottom_with_the_whole_encode
     key = next(k for k in tensors if "embeddings.word_embeddings" in k)
     tensors[key] = tensors[key] + 1.0
     save_file({k: v.contiguous() for k, v in tensors.items()}, weights, metadata={"format": "pt"})
+    meta = json.loads((folders[1] / "model.json").read_text())  # a checkpoint trained so: its record says so
+    meta["weights_files"] = {"model.safetensors": sha256_file(weights)}
+    (folders[1] / "model.json").write_text(json.dumps(meta))
     with pytest.raises(ValueError, match="s2: its embeddings or bottom 1 layers differ"):
         checkpoints_mc_logits(folders, gate, input_format="pair", max_length=32, device="cpu")
 

@@ -320,9 +320,9 @@ def text_findings(text: str) -> list[str]:
         if m.group(2) != "?" and ": " not in m.group(1):  # "...is the following true: X." quotes a statement
             out.append(f"question without '?': {m.group(1)[-60:]!r}")
     for m in _ONE_AND.finditer(text):
-        before = text[: m.start()].rstrip().rsplit(" ", 1)[-1]
+        before = text[: m.start()].rstrip().rsplit(" ", 1)[-1].lstrip("(")
         numbered = re.search(rf"(?<!\w){re.escape(before)} 2\b", text)
-        if before[:1].isupper() or numbered or before in ("(bidder", "level", "round"):
+        if before[:1].isupper() or numbered or before in ("bidder", "level", "round"):
             continue  # a label: "Option 1 is", "Training plan 1 gives", "(bidder 1 first)"
         first, second, after = m.group(1), m.group(2), m.group(3)
         if _plural(first) or (second and first not in _COLOURS and _plural(second) and after.strip() in

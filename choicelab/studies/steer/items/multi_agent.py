@@ -1254,7 +1254,7 @@ def backward_induction_element(ctx: GenContext) -> Draft:
             "bi_node",
             (
                 f"Suppose the game has reached decision point {node['id']}. Which strategy should {mover} choose to "
-                f"maximize their own payoff, given that both players choose optimally at every later point?",
+                f"get the highest payoff, given that both players choose optimally at every later point?",
                 f"Using backward induction, what does {mover} choose at decision point {node['id']}?",
             ),
         )

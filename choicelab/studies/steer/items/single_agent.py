@@ -13,6 +13,7 @@ from choicelab.studies.steer.items.base import (
     Draft,
     FollowUp,
     GenContext,
+    count_of,
     entity_numbers,
     fmt_money,
     fmt_num,
@@ -271,8 +272,8 @@ def time_inconsistency(ctx: GenContext) -> Draft:
     gap = rng.randint(1, 30)
     shift = rng.randint(gap + 1, 365)
     chose_small = rng.random() < 0.5
-    unit = "days"
-    sooner, later = f"{fmt_money(small)} today", f"{fmt_money(large)} in {gap} {unit}"
+    days = lambda n: count_of(n, "day", "days")  # noqa: E731
+    sooner, later = f"{fmt_money(small)} today", f"{fmt_money(large)} in {days(gap)}"
     first, other = (sooner, later) if chose_small else (later, sooner)
     pair = (sooner, later) if rng.random() < 0.5 else (later, sooner)
     tid, lead = ctx.phrasing("time", (
@@ -280,8 +281,8 @@ def time_inconsistency(ctx: GenContext) -> Draft:
         f"As {v.role}, you earlier preferred {first} to {other}." if rng.random() < 0.5 else
         f"As {v.role}, you earlier turned down {other} and took {first} instead.",
     ))
-    a = f"{fmt_money(small)} in {shift} {unit}"
-    b = f"{fmt_money(large)} in {shift + gap} {unit}"
+    a = f"{fmt_money(small)} in {days(shift)}"
+    b = f"{fmt_money(large)} in {days(shift + gap)}"
     new_pair = (a, b) if rng.random() < 0.5 else (b, a)
     q = f"{lead} Now you can choose between {new_pair[0]} and {new_pair[1]}. Which do you choose?"
     correct, wrong = (a, b) if chose_small else (b, a)

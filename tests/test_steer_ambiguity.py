@@ -112,6 +112,7 @@ def test_feasible_and_enforceable_profiles_of_the_prisoners_dilemma():
     "Then 1 of the 2 voters who ranked A > B change their ranking to B > A.",
     "Where does Alice think they will find the key?",
     "Each of the cakes takes 1 hours.",
+    "As an investor, you pick a investment.",
 ])
 def test_text_slips_are_found(text):
     assert text_findings(text)
@@ -124,6 +125,7 @@ def test_text_slips_are_found(text):
     "Option 1 is worth $5 and Training plan 1 costs $3; Training plan 2 costs $4.",
     "2 black, 1 blue, and 1 yellow tickets. 1 voter ranks A > B. Payoffs of 1 for Liam and 0 for Grace.",
     "Alice and Ben play, and they both gain.",
+    "Play Action A and a one-off bonus.",
 ])
 def test_correct_text_is_not_flagged(text):
     assert text_findings(text) == []

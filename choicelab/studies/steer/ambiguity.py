@@ -11,8 +11,8 @@ dominance read back from the question text), never calling a generator's key log
   unique right option), ``form`` (the question does not test the element as the paper asks it: a dominated option in
   a risk trade-off, a reflection pair that is not mirrored, a profile outside the feasible set).
 - **Text checks** (:func:`text_findings`), over every question of every element: a question without its question
-  mark, a count of 1 with a plural noun ("1 check-ups") or a plural verb ("1 of the 2 voters ... change"), "they" for
-  one named person.
+  mark, a count of 1 with a plural noun ("1 check-ups") or a plural verb ("1 of the 2 voters ... change"), "a"
+  before a vowel, "they" for one named person.
 
 ``python -m choicelab.studies.steer.ambiguity --out FILE.md`` measures a seeded benchmark (seed 20261128, 10 units
 per element x domain x grade) and writes one row per element; run it with ``PYTHONPATH`` at another checkout to
@@ -304,6 +304,7 @@ _COLOURS = frozenset(["red", "blue", "green", "yellow", "black", "white", "orang
 _NOT_PLURAL = frozenset(["is", "was", "has", "does", "plus", "minus", "this", "its", "thus", "us", "yes", "less", "as"])
 _ONE_AND = re.compile(r"(?<![\w$.,/-])1 ([a-z-]+)(?: ([a-z-]+))?(?=(\s+and\b|[.,;:)]|$|\s+\w))")
 _ONE_OF = re.compile(r"\b1 of the \d+ [a-z -]+? who [^.;?]*?\b(change|prefer|rank|vote|switch|move)\b")
+_A_VOWEL = re.compile(r"\ba (?!one\b|eu)[aeio][a-z]+")
 _NAMES = "|".join(PEOPLE)
 _THEY = re.compile(rf"\b({_NAMES})\b([^.?!;:\n]*?)\b(they|their|them|themselves)\b")
 
@@ -314,7 +315,7 @@ def _plural(word: str) -> bool:
 
 def text_findings(text: str) -> list[str]:
     """Problems in one question or option text: a question sentence ending without "?", a count of 1 with a plural
-    noun or verb, "they" for one named person."""
+    noun or verb, "a" before a vowel, "they" for one named person."""
     out = []
     for m in _QUESTION_SENTENCE.finditer(text):
         if m.group(2) != "?" and ": " not in m.group(1):  # "...is the following true: X." quotes a statement
@@ -329,6 +330,7 @@ def text_findings(text: str) -> list[str]:
                               ("and", ".", ",", ";", ":", ")", "")):
             out.append(f"number agreement: {text[m.start(): m.end()]!r}")
     out += [f"number agreement: {m.group(0)[-60:]!r}" for m in _ONE_OF.finditer(text)]
+    out += [f"article: {m.group(0)!r}" for m in _A_VOWEL.finditer(text)]
     for m in _THEY.finditer(text):
         if not re.search(rf"\b({_NAMES})\b", m.group(2)):
             out.append(f"'{m.group(3)}' for {m.group(1)}: {m.group(0)[-60:]!r}")

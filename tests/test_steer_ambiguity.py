@@ -19,8 +19,10 @@ from choicelab.studies.steer.ambiguity import (
     AMBIGUITY_SEED,
     ELEMENT_CHECKS,
     StageGame,
+    check_best_prospect,
     check_endowment,
     check_lottery_choices,
+    check_pure_nash,
     check_reflection,
     dominates,
     read_lottery,
@@ -95,6 +97,30 @@ def test_a_shop_price_below_the_owners_value_makes_the_replacement_price_defensi
     assert not check_endowment([_question("endowment_effect", stem.format(shop="$250"), options, "$200", params)])
 
 
+def test_a_tie_in_expected_value_between_prospects_is_reported():
+    stem = ("Investment 1 gives a 50% chance of $400 and a 50% chance of $0. Investment 2 gives $200 for sure. "
+            "Investment 3 gives a 40% chance of $450 and a 60% chance of a loss of $50. Which investment should you "
+            "choose to maximize your expected utility?")
+    options = ("Investment 1", "Investment 2", "Investment 3")
+    assert [k for k, _ in check_best_prospect([_question("maximize_eu", stem, options, "Investment 1")])] == [
+        "ambiguous"]
+    untied = stem.replace("$200 for sure", "$190 for sure")
+    assert check_best_prospect([_question("maximize_eu", untied, options, "Investment 1")]) == []
+
+
+def test_a_second_equilibrium_among_the_options_is_reported():
+    """A coordination game has two pure equilibria; showing both makes two options right."""
+    game = {"players": ["Ann", "Bo"], "actions": [["Left", "Right"], ["Left", "Right"]], "dec": 0,
+            "payoffs": [[[0, 0], [2, 2]], [[0, 1], [0, 0]], [[1, 0], [0, 0]], [[1, 1], [1, 1]]]}
+    none = "There is no pure-strategy Nash equilibrium"
+    both = ("Ann plays Left, Bo plays Left", "Ann plays Right, Bo plays Right", none)
+    one = ("Ann plays Left, Bo plays Left", "Ann plays Left, Bo plays Right", none)
+    params = {"game": game}
+    assert check_pure_nash([_question("pure_nash", "Which is an equilibrium?", both, both[0], params)])
+    assert check_pure_nash([_question("pure_nash", "Which is an equilibrium?", one, one[0], params)]) == []
+    assert check_pure_nash([_question("pure_nash", "How many?", ("1", "2", "3"), "2", params)]) == []
+
+
 def test_feasible_and_enforceable_profiles_of_the_prisoners_dilemma():
     """Stage payoffs (2, 2), (-1, 3), (3, -1), (0, 0): each player's minmax value is 0; (3, 3) is above it but
     infeasible, (2.5, -0.5) feasible but below the second player's minmax value."""
@@ -156,7 +182,8 @@ def findings() -> dict[str, list[tuple[str, str, str]]]:
 
 def test_the_elements_the_paper_defines_by_a_criterion_have_an_independent_check():
     assert {"repeated_enforceability", "repeated_feasibility", "endowment_effect", "reflection_effect",
-            "certainty_effect", "independence_lotteries", "ambiguity_aversion"} <= set(ELEMENT_CHECKS)
+            "certainty_effect", "independence_lotteries", "ambiguity_aversion", "maximize_eu", "avoid_risk_aversion",
+            "avoid_risk_seeking", "avoid_loss_aversion", "completeness_lotteries", "pure_nash"} <= set(ELEMENT_CHECKS)
 
 
 @pytest.mark.parametrize("element", sorted(ELEMENT_CHECKS))

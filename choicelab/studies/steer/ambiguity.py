@@ -46,7 +46,7 @@ Unit = Sequence[SteerQuestion]  # one question, or the parts of a two-part quest
 
 _OPTION_LABEL = re.compile(r"\b(Option \d+)(?: is|:| gives)")
 _SURE = re.compile(r"sure (gain|loss) of \$([\d,]+(?:\.\d+)?)|\$([\d,]+(?:\.\d+)?) for sure")
-_CHANCE = re.compile(r"(\d+(?:\.\d+)?)% chance (of|to gain|to lose) \$([\d,]+(?:\.\d+)?)")
+_CHANCE = re.compile(r"(\d+(?:\.\d+)?)% chance (of a loss of|of|to gain|to lose) \$([\d,]+(?:\.\d+)?)")
 
 Lottery = tuple[tuple[Fraction, Fraction], ...]  # ((probability, amount), ...), probabilities summing to 1
 
@@ -61,7 +61,7 @@ def read_lottery(text: str) -> Lottery:
     if sure:
         amount = _money(sure.group(2) or sure.group(3))
         return ((Fraction(1), -amount if sure.group(1) == "loss" else amount),)
-    outcomes = [(Fraction(p) / 100, -_money(x) if verb == "to lose" else _money(x))
+    outcomes = [(Fraction(p) / 100, -_money(x) if verb in ("to lose", "of a loss of") else _money(x))
                 for p, verb, x in _CHANCE.findall(text)]
     if not outcomes:
         raise ValueError(f"no lottery in {text!r}")
@@ -69,13 +69,14 @@ def read_lottery(text: str) -> Lottery:
     return tuple(outcomes) + (((rest, Fraction(0)),) if rest else ())
 
 
-def read_options(stem: str) -> dict[str, Lottery]:
-    """Every "Option N" the stem describes, by label, up to the next label or the end of its sentence list."""
-    marks = list(_OPTION_LABEL.finditer(stem))
-    out = {}
-    for m, nxt in zip(marks, [*marks[1:], None], strict=True):
-        out[m.group(1)] = read_lottery(stem[m.end(): nxt.start() if nxt else len(stem)])
-    return out
+def read_options(stem: str, labels: Sequence[str] | None = None) -> dict[str, Lottery]:
+    """The lottery of every option the stem describes ("Option 2 is ...", "Investment 2 pays ...", "Option 2: ..."),
+    by label, read up to the next label; ``labels`` None: every "Option N" of the stem."""
+    found = labels if labels is not None else [m.group(1) for m in _OPTION_LABEL.finditer(stem)]
+    marks = sorted((m.start(), m.end(), label) for label in found
+                   for m in re.finditer(rf"\b{re.escape(label)}(?: is| gives| pays|:)", stem))
+    return {label: read_lottery(stem[end: nxt[0] if nxt else len(stem)])
+            for (_, end, label), nxt in zip(marks, [*marks[1:], None], strict=True)}
 
 
 def mean(lottery: Lottery) -> Fraction:
@@ -89,16 +90,17 @@ def dominates(a: Lottery, b: Lottery) -> bool:
     return all(pa >= pb for pa, pb in above) and any(pa > pb for pa, pb in above)
 
 
-def _ev_findings(label: str, shown: Sequence[str], key: str, lotteries: dict[str, Lottery]) -> list[Finding]:
-    """A choice among ``shown`` options keyed ``key``: the key must be the unique expected-value maximizer, and no
-    option may dominate another (then the choice needs no trade-off between risk and reward)."""
+def _ev_findings(label: str, shown: Sequence[str], key: str, lotteries: dict[str, Lottery],
+                 trade_off: bool = True) -> list[Finding]:
+    """A choice among ``shown`` options keyed ``key``: the key must be the unique expected-value maximizer, and (with
+    ``trade_off``) no option may dominate another (then the choice needs no trade-off between risk and reward)."""
     out: list[Finding] = []
     evs = {o: mean(lotteries[o]) for o in shown}
     best = max(evs.values())
     winners = [o for o in shown if evs[o] == best]
     if winners != [key]:
         out.append(("ambiguous", f"{label}: highest expected value {float(best):g} for {winners}, key {key}"))
-    for a in shown:
+    for a in shown if trade_off else ():
         for b in shown:
             if a != b and dominates(lotteries[a], lotteries[b]):
                 out.append(("form", f"{label}: {a} dominates {b}"))
@@ -114,6 +116,22 @@ def check_lottery_choices(unit: Unit) -> list[Finding]:
         lotteries.update(read_options(q.question))
         out += _ev_findings(f"part {q.part}", q.options, q.answer, lotteries)
     return out
+
+
+def check_best_prospect(unit: Unit) -> list[Finding]:
+    """Maximize EU and the risk elements (options named "Investment 1", ...): the key is the unique expected-value
+    maximizer of the prospects the stem describes (a dominated prospect is allowed: these elements ask for EU)."""
+    (q,) = unit
+    return _ev_findings("question", q.options, q.answer, read_options(q.question, q.options), trade_off=False)
+
+
+def check_lottery_comparison(unit: Unit) -> list[Finding]:
+    """Completeness over lotteries: prefer the option with the higher expected value, indifference on a tie."""
+    (q,) = unit
+    evs = {label: mean(lot) for label, lot in read_options(q.question, ("Option 1", "Option 2")).items()}
+    one, two = evs["Option 1"], evs["Option 2"]
+    right = "I prefer Option 1" if one > two else "I prefer Option 2" if two > one else "indifferent"
+    return [] if right in q.answer else [("ambiguous", f"expected values {float(one):g}, {float(two):g}: {right}")]
 
 
 def check_reflection(unit: Unit) -> list[Finding]:
@@ -275,6 +293,39 @@ def check_endowment(unit: Unit) -> list[Finding]:
     return [] if len(both) == 1 else [("ambiguous", f"defensible selling prices among the options: {both}")]
 
 
+def pure_equilibria(game: dict) -> set[tuple[int, ...]]:
+    """Every pure profile at which no player gains by deviating alone (enumeration over the recorded game)."""
+    pay = {tuple(p): tuple(u) for p, u in game["payoffs"]}
+    sizes = [len(a) for a in game["actions"]]
+
+    def stable(prof: tuple[int, ...]) -> bool:
+        return all(pay[prof][i] >= pay[prof[:i] + (b,) + prof[i + 1:]][i] for i in range(len(sizes))
+                   for b in range(sizes[i]))
+
+    return {p for p in pay if stable(p)}
+
+
+def check_pure_nash(unit: Unit) -> list[Finding]:
+    """Pure Nash equilibrium: the count template's key is the number of equilibria; in the which template the right
+    options are the equilibria shown and, when there is none, the statement that none exists: a second equilibrium
+    among the options would be a second right answer."""
+    (q,) = unit
+    game = json.loads(q.params_json)["game"]
+    eq = pure_equilibria(game)
+    if all(o.isdigit() for o in q.options):
+        right = [o for o in q.options if int(o) == len(eq)]
+    else:
+        def profile(option: str) -> tuple[int, ...] | None:
+            played = [re.search(rf"\b{re.escape(name)} plays (.+?)(?:,|$)", option) for name in game["players"]]
+            if not all(played):
+                return None
+            return tuple(game["actions"][i].index(m.group(1)) for i, m in enumerate(played))
+
+        shown = {o: profile(o) for o in q.options}  # None: the statement that there is no equilibrium
+        right = [o for o, prof in shown.items() if (prof in eq if prof is not None else not eq)]
+    return [] if right == [q.answer] else [("ambiguous", f"{len(eq)} equilibria; right options {right}")]
+
+
 def check_ambiguity_aversion(unit: Unit) -> list[Finding]:
     """Under the symmetric belief (black = yellow = (N - R) / 2) the gambles must not tie: 3R != N."""
     params = json.loads(unit[0].params_json)
@@ -289,6 +340,12 @@ ELEMENT_CHECKS: dict[str, Callable[[Unit], list[Finding]]] = {
     "certainty_effect": check_lottery_choices,
     "independence_lotteries": check_lottery_choices,
     "ambiguity_aversion": check_ambiguity_aversion,
+    "maximize_eu": check_best_prospect,
+    "avoid_risk_aversion": check_best_prospect,
+    "avoid_risk_seeking": check_best_prospect,
+    "avoid_loss_aversion": check_best_prospect,
+    "completeness_lotteries": check_lottery_comparison,
+    "pure_nash": check_pure_nash,
 }
 
 # ----------------------------------------------------------------------------------------------------------------

@@ -26,6 +26,7 @@ from choicelab.studies.steer.ambiguity import (
     check_reflection,
     dominates,
     read_lottery,
+    same_number_findings,
     text_findings,
     unit_findings,
     units_of,
@@ -119,6 +120,11 @@ def test_a_second_equilibrium_among_the_options_is_reported():
     assert check_pure_nash([_question("pure_nash", "Which is an equilibrium?", both, both[0], params)])
     assert check_pure_nash([_question("pure_nash", "Which is an equilibrium?", one, one[0], params)]) == []
     assert check_pure_nash([_question("pure_nash", "How many?", ("1", "2", "3"), "2", params)]) == []
+
+
+def test_two_options_stating_the_same_number_in_different_forms_are_reported():
+    assert same_number_findings(_question("bayes_rule", "P?", ("50%", "1/2", "25%"), "50%"))
+    assert same_number_findings(_question("bayes_rule", "P?", ("0.5", "$1,000", "1/3"), "0.5")) == []
 
 
 def test_feasible_and_enforceable_profiles_of_the_prisoners_dilemma():

@@ -406,11 +406,33 @@ def units_of(questions: Sequence[SteerQuestion]) -> list[list[SteerQuestion]]:
     return [sorted(u, key=lambda q: q.part) for u in units.values()]
 
 
+_ONE_NUMBER = re.compile(r"^(-?)\$?(-?[\d,]*\.?\d+)(?:/(\d+))?(%?)$")
+
+
+def option_value(option: str) -> Fraction | None:
+    """The number an option states when it is only a number ("$1,250", "21.5%", "3/7", "-2"); percents as
+    fractions of 1, so "50%", "0.5" and "1/2" are the same answer."""
+    m = _ONE_NUMBER.match(option.strip())
+    if m is None:
+        return None
+    value = Fraction(m.group(2).replace(",", "")) / (int(m.group(3)) if m.group(3) else 1)
+    value = -value if m.group(1) else value
+    return value / 100 if m.group(4) else value
+
+
+def same_number_findings(q: SteerQuestion) -> list[Finding]:
+    """Two options that state the same number in different forms would both be right (or both wrong)."""
+    values = [v for v in map(option_value, q.options) if v is not None]
+    return [] if len(values) == len(set(values)) else [("ambiguous", f"options state the same number: {q.options}")]
+
+
 def unit_findings(unit: Unit) -> list[Finding]:
-    """Every finding of one unit: its element's check (if it has one) and the text checks of each part."""
+    """Every finding of one unit: its element's check (if it has one), the same-number check and the text checks of
+    each part."""
     check = ELEMENT_CHECKS.get(unit[0].element)
     out = list(check(unit)) if check else []
     for q in unit:
+        out += same_number_findings(q)
         out += [("text", f"{q.template_id}: {t}") for t in text_findings(q.question)]
         out += [("text", f"{q.template_id} option: {t}") for o in q.options for t in text_findings(o)]
     return out

@@ -20,6 +20,7 @@ from choicelab.studies.steer.ambiguity import (
     ELEMENT_CHECKS,
     StageGame,
     check_best_prospect,
+    check_dominated,
     check_endowment,
     check_lottery_choices,
     check_pure_nash,
@@ -127,6 +128,19 @@ def test_two_options_stating_the_same_number_in_different_forms_are_reported():
     assert same_number_findings(_question("bayes_rule", "P?", ("0.5", "$1,000", "1/3"), "0.5")) == []
 
 
+def test_an_action_dominated_only_by_a_mixture_is_never_a_best_response():
+    """Row payoffs T (3, 0), M (0, 3), B (1, 1) against L, R: no pure action beats B everywhere, but half T and half M
+    gives 1.5 against either, so B is never a best response and "none" is not the answer."""
+    game = {"players": ["Ann", "Bo"], "actions": [["T", "M", "B"], ["L", "R"]], "dec": 0,
+            "payoffs": [[[0, 0], [3, 0]], [[0, 1], [0, 0]], [[1, 0], [0, 0]], [[1, 1], [3, 0]], [[2, 0], [1, 0]],
+                        [[2, 1], [1, 0]]]}
+    none = "None; every action can be a best response"
+    options = ("B", "T", none)
+    params = {"game": game, "player": 0}
+    assert check_dominated([_question("dominated_strategies", "Never play?", options, none, params)])
+    assert check_dominated([_question("dominated_strategies", "Never play?", options, "B", params)]) == []
+
+
 def test_feasible_and_enforceable_profiles_of_the_prisoners_dilemma():
     """Stage payoffs (2, 2), (-1, 3), (3, -1), (0, 0): each player's minmax value is 0; (3, 3) is above it but
     infeasible, (2.5, -0.5) feasible but below the second player's minmax value."""
@@ -189,7 +203,8 @@ def findings() -> dict[str, list[tuple[str, str, str]]]:
 def test_the_elements_the_paper_defines_by_a_criterion_have_an_independent_check():
     assert {"repeated_enforceability", "repeated_feasibility", "endowment_effect", "reflection_effect",
             "certainty_effect", "independence_lotteries", "ambiguity_aversion", "maximize_eu", "avoid_risk_aversion",
-            "avoid_risk_seeking", "avoid_loss_aversion", "completeness_lotteries", "pure_nash"} <= set(ELEMENT_CHECKS)
+            "avoid_risk_seeking", "avoid_loss_aversion", "completeness_lotteries", "pure_nash", "best_response",
+            "dominant_strategies", "dominated_strategies"} <= set(ELEMENT_CHECKS)
 
 
 @pytest.mark.parametrize("element", sorted(ELEMENT_CHECKS))

@@ -326,6 +326,64 @@ def check_pure_nash(unit: Unit) -> list[Finding]:
     return [] if right == [q.answer] else [("ambiguous", f"{len(eq)} equilibria; right options {right}")]
 
 
+def _own_payoffs(game: dict, i: int) -> dict[tuple[int, int], Fraction]:
+    """Player i's payoff by (own action, other's action) in a two-player game."""
+    return {(p[i], p[1 - i]): Fraction(u[i]) for p, u in game["payoffs"]}
+
+
+def _one_right(q: SteerQuestion, right: list[str], what: str) -> list[Finding]:
+    return [] if right == [q.answer] else [("ambiguous", f"{what}: right options {right}, key {q.answer!r}")]
+
+
+def check_best_response(unit: Unit) -> list[Finding]:
+    """Best response: the asked player's actions with the highest expected payoff against the other's stated
+    (possibly mixed) action; exactly the key."""
+    (q,) = unit
+    params = json.loads(q.params_json)
+    game, i = params["game"], params["player"]
+    own = _own_payoffs(game, i)
+    mix = {int(b): Fraction(w) for b, w in params["opp_mix"].items()}
+    value = {a: sum(w * own[(k, b)] for b, w in mix.items()) for k, a in enumerate(game["actions"][i])}
+    return _one_right(q, [o for o in q.options if value.get(o) == max(value.values())], "best responses")
+
+
+def check_dominant(unit: Unit) -> list[Finding]:
+    """Dominant strategies: an action better than every other against every action of the other player; the
+    statement that none is dominant is right when there is none."""
+    (q,) = unit
+    params = json.loads(q.params_json)
+    game, i = params["game"], params["player"]
+    own = _own_payoffs(game, i)
+    mine, theirs = range(len(game["actions"][i])), range(len(game["actions"][1 - i]))
+    dominant = [game["actions"][i][a] for a in mine
+                if all(own[(a, b)] > own[(c, b)] for c in mine if c != a for b in theirs)]
+    right = [o for o in q.options if o in dominant or (o not in game["actions"][i] and not dominant)]
+    return _one_right(q, right, "dominant actions")
+
+
+def can_be_best_response(game: dict, i: int, a: int) -> bool:
+    """Whether some belief about the other player's action makes action a a best response (an LP over beliefs);
+    an action that never is one is strictly dominated, possibly by a mixture."""
+    own = _own_payoffs(game, i)
+    theirs = range(len(game["actions"][1 - i]))
+    others = [c for c in range(len(game["actions"][i])) if c != a]
+    res = linprog([0.0] * len(theirs), A_ub=[[float(own[(c, b)] - own[(a, b)]) for b in theirs] for c in others],
+                  b_ub=[0.0] * len(others), A_eq=[[1.0] * len(theirs)], b_eq=[1.0], bounds=[(0, 1)] * len(theirs))
+    return res.status == 0
+
+
+def check_dominated(unit: Unit) -> list[Finding]:
+    """Avoidance of dominated strategies ("which action should you never play"): the actions that are a best
+    response to no belief, including those dominated only by a mixture; the statement that every action can be a
+    best response is right when there is none."""
+    (q,) = unit
+    params = json.loads(q.params_json)
+    game, i = params["game"], params["player"]
+    never = [name for a, name in enumerate(game["actions"][i]) if not can_be_best_response(game, i, a)]
+    right = [o for o in q.options if o in never or (o not in game["actions"][i] and not never)]
+    return _one_right(q, right, "actions never a best response")
+
+
 def check_ambiguity_aversion(unit: Unit) -> list[Finding]:
     """Under the symmetric belief (black = yellow = (N - R) / 2) the gambles must not tie: 3R != N."""
     params = json.loads(unit[0].params_json)
@@ -346,6 +404,9 @@ ELEMENT_CHECKS: dict[str, Callable[[Unit], list[Finding]]] = {
     "avoid_loss_aversion": check_best_prospect,
     "completeness_lotteries": check_lottery_comparison,
     "pure_nash": check_pure_nash,
+    "best_response": check_best_response,
+    "dominant_strategies": check_dominant,
+    "dominated_strategies": check_dominated,
 }
 
 # ----------------------------------------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from choicelab.studies.steer.ambiguity import (
     AMBIGUITY_SEED,
     ELEMENT_CHECKS,
     StageGame,
+    check_voting,
     check_best_prospect,
     check_dominated,
     check_endowment,
@@ -141,6 +142,15 @@ def test_an_action_dominated_only_by_a_mixture_is_never_a_best_response():
     assert check_dominated([_question("dominated_strategies", "Never play?", options, "B", params)]) == []
 
 
+def test_a_tie_for_the_plurality_or_borda_winner_is_reported():
+    """Ballots 3 x (A > B > C) and 3 x (B > A > C): A and B tie under plurality and under Borda."""
+    params = {"m": 3, "names": ["A", "B", "C"], "profile": [[3, [0, 1, 2]], [3, [1, 0, 2]]]}
+    for rule in ("plurality", "borda"):
+        assert check_voting(rule)([_question(rule, "Who wins?", ("A", "B", "C"), "A", params)])
+    params["profile"][0][0] = 4
+    assert check_voting("plurality")([_question("plurality", "Who wins?", ("A", "B", "C"), "A", params)]) == []
+
+
 def test_feasible_and_enforceable_profiles_of_the_prisoners_dilemma():
     """Stage payoffs (2, 2), (-1, 3), (3, -1), (0, 0): each player's minmax value is 0; (3, 3) is above it but
     infeasible, (2.5, -0.5) feasible but below the second player's minmax value."""
@@ -204,7 +214,7 @@ def test_the_elements_the_paper_defines_by_a_criterion_have_an_independent_check
     assert {"repeated_enforceability", "repeated_feasibility", "endowment_effect", "reflection_effect",
             "certainty_effect", "independence_lotteries", "ambiguity_aversion", "maximize_eu", "avoid_risk_aversion",
             "avoid_risk_seeking", "avoid_loss_aversion", "completeness_lotteries", "pure_nash", "best_response",
-            "dominant_strategies", "dominated_strategies"} <= set(ELEMENT_CHECKS)
+            "dominant_strategies", "dominated_strategies", "plurality", "borda", "copeland"} <= set(ELEMENT_CHECKS)
 
 
 @pytest.mark.parametrize("element", sorted(ELEMENT_CHECKS))

@@ -384,6 +384,45 @@ def check_dominated(unit: Unit) -> list[Finding]:
     return _one_right(q, right, "actions never a best response")
 
 
+def _tallies(params: dict, rule: str) -> dict[str, Fraction]:
+    """Each alternative's score under a voting rule, from the recorded ballots ``[[count, ranking], ...]`` (a ranking
+    lists alternative indices, first choice first) or, for Copeland, the recorded head-to-head wins ``beats``."""
+    names, m = params["names"], params["m"]
+    score = dict.fromkeys(range(m), Fraction(0))
+    if rule == "copeland" and "beats" in params:
+        for winner, _ in params["beats"]:
+            score[winner] += 1
+        return {names[a]: v for a, v in score.items()}
+    ballots = params["profile"]
+    for count, ranking in ballots:
+        for pos, a in enumerate(ranking):
+            score[a] += count * ((m - 1 - pos) if rule == "borda" else (pos == 0) if rule == "plurality" else 0)
+    if rule == "copeland":  # a point per head-to-head majority win, half a point per tie
+        for a in range(m):
+            for b in range(m):
+                if a != b:
+                    pro = sum(c for c, r in ballots if r.index(a) < r.index(b))
+                    con = sum(c for c, r in ballots if r.index(b) < r.index(a))
+                    score[a] += 1 if pro > con else Fraction(1, 2) if pro == con else 0
+    return {names[a]: v for a, v in score.items()}
+
+
+def check_voting(rule: str) -> Callable[[Unit], list[Finding]]:
+    """Plurality, Borda and Copeland winners: the alternatives with the highest score (a tie would make two options
+    right); Borda's score template: the asked alternative's total."""
+
+    def check(unit: Unit) -> list[Finding]:
+        (q,) = unit
+        params = json.loads(q.params_json)
+        score = _tallies(params, rule)
+        if params.get("kind") == "score":
+            asked = score[params["names"][params["asked"]]]
+            return _one_right(q, [o for o in q.options if option_value(o) == asked], "Borda score")
+        return _one_right(q, [o for o in q.options if score.get(o) == max(score.values())], f"{rule} winners")
+
+    return check
+
+
 def check_ambiguity_aversion(unit: Unit) -> list[Finding]:
     """Under the symmetric belief (black = yellow = (N - R) / 2) the gambles must not tie: 3R != N."""
     params = json.loads(unit[0].params_json)
@@ -407,6 +446,9 @@ ELEMENT_CHECKS: dict[str, Callable[[Unit], list[Finding]]] = {
     "best_response": check_best_response,
     "dominant_strategies": check_dominant,
     "dominated_strategies": check_dominated,
+    "plurality": check_voting("plurality"),
+    "borda": check_voting("borda"),
+    "copeland": check_voting("copeland"),
 }
 
 # ----------------------------------------------------------------------------------------------------------------

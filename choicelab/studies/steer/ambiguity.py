@@ -3,13 +3,15 @@
 The cue battery (:mod:`choicelab.studies.steer.cues`) asks whether a question can be answered without reasoning; this
 one asks whether a careful solver reading the question could defend an option other than the key, or whether the
 question tests something other than what its element names. Each check is written apart from the generators: it
-re-solves the element from its own definition (linear programs for repeated games, expected values and stochastic
-dominance read back from the question text), never calling a generator's key logic.
+re-solves the element from its own definition (linear programs for repeated games and best-response beliefs,
+expected values and stochastic dominance read back from the question text, enumeration of equilibria and dominance,
+vote tallies), never calling a generator's key logic.
 
 - **Element checks** (:data:`ELEMENT_CHECKS`), per unit (a question, or both parts of a two-part question): a list
   of findings, each ``(kind, detail)``. Kinds: ``ambiguous`` (a distractor is also right, or the key is not the
   unique right option), ``form`` (the question does not test the element as the paper asks it: a dominated option in
-  a risk trade-off, a reflection pair that is not mirrored, a profile outside the feasible set).
+  a risk trade-off, a reflection pair that is not mirrored, an enforceability distractor failing both conditions).
+  Every question with numeric options is also checked for two options stating the same number.
 - **Text checks** (:func:`text_findings`), over every question of every element: a question without its question
   mark, a count of 1 with a plural noun ("1 check-ups") or a plural verb ("1 of the 2 voters ... change"), "a"
   before a vowel, "they" for one named person.

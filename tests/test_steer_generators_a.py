@@ -479,6 +479,11 @@ def test_polish_fixes_articles_before_numbers_read_with_a_vowel():
     assert base.polish("a 28% chance and a 1% chance") == "a 28% chance and a 1% chance"
 
 
+def test_polish_writes_an_before_a_vowel_but_leaves_names_and_one_alone():
+    assert base.polish("you pick a investment for a education") == "you pick an investment for an education"
+    assert base.polish("Action A and a one-off fee for a user") == "Action A and a one-off fee for a user"
+
+
 def test_a_question_seed_depends_on_every_part():
     seeds = {base.make_rng(0, e, d, g, i)[0] for e in ("a", "b") for d in ("x", "y") for g in (1, 2) for i in (0, 1)}
     assert len(seeds) == 16

@@ -322,11 +322,14 @@ def check(q):  # noqa: C901 - one branch per element by design
             better_first = (scaled_sure > scaled_risky) == first_is_sure
             assert ans == ("Option 3" if better_first else "Option 4")
         assert "expected" not in q.question.lower()  # no criterion in the stem
-    elif e == "reflection_effect":
-        if q.part == 1:  # sure gain g vs p% chance to gain G
-            assert ans == ("Option 1" if p["g"] > Fraction(p["p"] * p["G"], 100) else "Option 2")
-        else:  # sure loss l vs q% chance to lose L: the smaller expected loss
-            assert ans == ("Option 3" if p["l"] < Fraction(p["q"] * p["L"], 100) else "Option 4")
+    elif e == "reflection_effect":  # the mirror pair: sure g vs a p% chance of G, as gains then as losses
+        sign = 1 if q.part == 1 else -1
+        sure_ev, risky_ev = sign * p["g"], sign * Fraction(p["p"] * p["G"], 100)
+        sure_first = p["gain_sure_first"] if q.part == 1 else p["loss_sure_first"]
+        labels = ("Option 1", "Option 2") if q.part == 1 else ("Option 3", "Option 4")
+        better_first = (sure_ev > risky_ev) == sure_first
+        assert ans == labels[0 if better_first else 1]
+        assert p["g"] < p["G"] and sure_ev != risky_ev  # no dominated option, no tie
         assert "expected" not in q.question.lower()
     elif e == "ambiguity_aversion":
         n, red = p["n"], p["red"]
@@ -474,6 +477,11 @@ def test_polish_fixes_articles_before_numbers_read_with_a_vowel():
     assert base.polish("a 80% chance and a 8% chance, A 11% chance, a 18.5% chance") == (
         "an 80% chance and an 8% chance, An 11% chance, an 18.5% chance")
     assert base.polish("a 28% chance and a 1% chance") == "a 28% chance and a 1% chance"
+
+
+def test_polish_writes_an_before_a_vowel_but_leaves_names_and_one_alone():
+    assert base.polish("you pick a investment for a education") == "you pick an investment for an education"
+    assert base.polish("Action A and a one-off fee for a user") == "Action A and a one-off fee for a user"
 
 
 def test_a_question_seed_depends_on_every_part():

@@ -683,7 +683,10 @@ def check(q):  # noqa: C901 - one branch per element by design
             assert parse_number(ans) == pytest.approx(v[p["player"]], abs=0.006)
         else:
             pts = [(frac(a), frac(b)) for a, b in p["points"]]
-            ok = [float(x) > v[0] + 1e-9 and float(y) > v[1] + 1e-9 for x, y in pts]
+            # the paper's definition (enforceable in a Nash equilibrium, by the folk theorem): feasible and above
+            # both minmax values
+            ok = [lp_feasible(list(g.pay.values()), (x, y)) and float(x) > v[0] + 1e-9 and float(y) > v[1] + 1e-9
+                  for x, y in pts]
             assert all(abs(float(x) - v[0]) > 1e-6 and abs(float(y) - v[1]) > 1e-6 for x, y in pts)
             if p["kind"] == "yn":
                 assert ans == ("Yes" if ok[0] else "No")

@@ -281,15 +281,22 @@ def fmt_frac(p: Fraction) -> str:
 
 
 _AN_NUMBER = re.compile(r"\b([Aa]) (?=(?:8|11|18)(?:[\d.,]*)%)")
+_AN_WORD = re.compile(r"\b(a) (?=(?!one\b|eu)[aeio][a-z])")  # lower-case only: "Action A and" is a name
 
 
 def polish(text: str) -> str:
-    """Fix the article before spoken numbers: 'a 80% chance' -> 'an 80% chance' (8, 11, 18, 80-89, ...)."""
+    """Fix the article before spoken numbers and vowels: 'a 80% chance' -> 'an 80% chance' (8, 11, 18, 80-89,
+    ...), 'a investment' -> 'an investment'."""
 
     def repl(m: re.Match) -> str:
         return ("An" if m.group(1) == "A" else "an") + " "
 
-    return _AN_NUMBER.sub(repl, text)
+    return _AN_WORD.sub(repl, _AN_NUMBER.sub(repl, text))
+
+
+def count_of(n: int, singular: str, plural: str) -> str:
+    """A count and its noun in agreement: ``1 check-up``, ``0 check-ups``, ``3 check-ups``."""
+    return f"{n} {singular if n == 1 else plural}"
 
 
 def join_list(words: Sequence[str], conj: str = "and") -> str:

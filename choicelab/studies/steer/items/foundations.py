@@ -15,6 +15,7 @@ from typing import Any
 from choicelab.studies.steer.items.base import (
     Draft,
     GenContext,
+    count_of,
     entity_numbers,
     fmt_frac,
     fmt_money,
@@ -125,8 +126,9 @@ def add_subtract(ctx: GenContext) -> Draft:
         expr = str(terms[0]) + "".join(f" {'+' if t > 0 else '-'} {abs(t)}" for t in terms[1:])
         q, fmt = f"What is {expr}?", fmt_num
     elif style == "story":
-        steps = " ".join(f"Then {name} {'gets' if t > 0 else 'gives away'} {abs(t)} {v.counted[1]}." for t in terms[1:])
-        q = f"{name} has {terms[0]} {v.counted[1]}. {steps} How many {v.counted[1]} does {name} have now?"
+        steps = " ".join(f"Then {name} {'gets' if t > 0 else 'gives away'} {count_of(abs(t), *v.counted)}."
+                         for t in terms[1:])
+        q = f"{name} has {count_of(terms[0], *v.counted)}. {steps} How many {v.counted[1]} does {name} have now?"
         fmt = fmt_num
     else:
         steps = " ".join(f"Then you {'receive' if t > 0 else 'spend'} {fmt_money(abs(t))}." for t in terms[1:])
@@ -184,7 +186,7 @@ def compute_expectations(ctx: GenContext) -> Draft:
     probs = _percent_split(rng, k)
     values = rng.sample(range(0, 10 * ctx.scale(2, 20) + 1), k)
     ev = sum(Fraction(p, 100) * x for p, x in zip(probs, values, strict=False))
-    parts = [f"a {p}% chance of {x} {v.counted[1]}" for p, x in zip(probs, values, strict=False)]
+    parts = [f"a {p}% chance of {count_of(x, *v.counted)}" for p, x in zip(probs, values, strict=False)]
     tid, lead = ctx.phrasing("exp", (
         f"A forecast for next week gives {join_list(parts)}.",
         f"{ctx.people(1)[0]} estimates there is {join_list(parts)}.",
@@ -304,13 +306,15 @@ def constrained_optimization(ctx: GenContext) -> Draft:
     else:  # pragma: no cover - practically unreachable
         raise ValueError("constrained_optimization: no unique optimum found")
     a, b = _PRODUCTS[ctx.domain]
-    mix = lambda m: f"{m[0]} {a} and {m[1]} {b}"  # noqa: E731
+    # every option names both products the same way ("audits: 1"), so no count-noun agreement sets one apart
+    mix = lambda m: f"{a[0].upper()}{a[1:]}: {m[0]}; {b}: {m[1]}"  # noqa: E731
     extra = (f" Each of the {a} also needs {material[0]} kg of material and each of the {b} needs "
              f"{material[1]} kg; {limit_m} kg of material are available.") if two else ""
     tid, lead = ctx.phrasing("constr", ("You run a small business.", f"As {ctx.vocab.role}, you plan next week.",
                                         "A team plans its schedule."))
-    q = (f"{lead} Each of the {a} earns {fmt_money(profit[0])} and takes {hours[0]} hours; each of the {b} earns "
-         f"{fmt_money(profit[1])} and takes {hours[1]} hours. At most {limit_h} hours are available.{extra} "
+    q = (f"{lead} Each of the {a} earns {fmt_money(profit[0])} and takes {count_of(hours[0], 'hour', 'hours')}; "
+         f"each of the {b} earns {fmt_money(profit[1])} and takes {count_of(hours[1], 'hour', 'hours')}. At most "
+         f"{limit_h} hours are available.{extra} "
          f"Only whole numbers can be produced. Which plan maximizes total earnings?")
     best = feas[0][0]
     infeasible = []
@@ -564,7 +568,8 @@ def categorical_syllogism(ctx: GenContext) -> Draft:
         follows = concl in valid
         tid, q = ctx.phrasing("cat", (
             f"{premises_text} Solely from the information provided, is the following also true: {render(concl)}",
-            f"Assume: {premises_text} Does it logically follow that {render(concl)[0].lower()}{render(concl)[1:]}",
+            f"Assume: {premises_text} Does it logically follow that {render(concl)[0].lower()}"
+            f"{render(concl)[1:].rstrip('.')}?",
         ))
         params["conclusion"] = list(concl)
         return Draft(tid, q, "Yes" if follows else "No", ("No" if follows else "Yes",), params, 2)
@@ -848,7 +853,7 @@ def first_order_false_belief(ctx: GenContext) -> Draft:
     target = agents[0] if ctx.rng.random() < 0.7 else ctx.rng.choice(agents)
     obj = ctx.vocab.tom_object
     tid, q = ctx.phrasing("tom1", (f"Where will {target} look for {obj} first?",
-                                   f"Where does {target} think they will find {obj}?"))
+                                   f"Where does {target} expect to find {obj}?"))
     dis = [f"In the {p}" for p in [loc] + places if p != belief[target]]
     params = {"agents": agents, "start": start, "events": events, "target": target}
     return Draft(tid, f"{story} {q}", f"In the {belief[target]}", tuple(dis), params,

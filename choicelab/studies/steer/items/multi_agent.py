@@ -1254,7 +1254,7 @@ def backward_induction_element(ctx: GenContext) -> Draft:
             "bi_node",
             (
                 f"Suppose the game has reached decision point {node['id']}. Which strategy should {mover} choose to "
-                f"maximize their own payoff, given that both players choose optimally at every later point?",
+                f"get the highest payoff, given that both players choose optimally at every later point?",
                 f"Using backward induction, what does {mover} choose at decision point {node['id']}?",
             ),
         )
@@ -1930,60 +1930,66 @@ def repeated_feasibility(ctx: GenContext) -> Draft:
 
 @generator("repeated_enforceability")
 def repeated_enforceability(ctx: GenContext) -> Draft:
-    """A payoff profile is enforceable iff every player gets at least their (mixed-strategy) minmax value (solver
-    above; profiles exactly at a minmax value are never asked). Templates: the minmax value itself (the key's rank
-    among the options drawn at random; the distractors are payoffs of the table when the key is one, other
-    fractions when it is not), Yes/No for a profile (the answer drawn 50/50 first), or which profile is enforceable
-    (exactly one; its rank by the first payoff drawn at random, each distractor below it in exactly one payoff)."""
+    """The paper's definition: a payoff profile is enforceable iff it is the long-run average payoff of a Nash
+    equilibrium of the infinitely repeated game, which by the folk theorem (limit-of-means payoffs, as the stem says)
+    holds iff it is feasible (in the convex hull of the stage payoffs) and gives every player more than their
+    (mixed-strategy) minmax value (solver above). Points on the hull's boundary or exactly at a minmax value are never
+    asked, and every phrasing names the criterion ("in a Nash equilibrium of the repeated game"). Templates: the
+    minmax value itself (the key's rank among the options drawn at random; the distractors are payoffs of the table
+    when the key is one, other fractions when it is not), Yes/No for a profile (the answer drawn 50/50 first; a "No"
+    profile fails exactly one condition), or which profile is enforceable (exactly one; each distractor fails exactly
+    one condition: it is infeasible though above both minmax values, or feasible but below one player's minmax
+    value; the key's rank by either payoff drawn at random)."""
     rng = ctx.rng
     lo, hi = (0, 10) if ctx.level < 0.5 else (-5, 15)
     kind = rng.choice(("value", "yn", "which"))
     yes = _coin(rng)
     n = ctx.n_options(3, 4)
-    # 'which' template: a non-enforceable point is below the enforceable key in some coordinate, so the key's ranks
-    # (x, y) sum to at least n - 1; here each distractor is below it in exactly one coordinate, the key's rank by
-    # the first payoff drawn uniformly and its rank by the second payoff n - 1 minus that (also uniform).
-    rank_x = rng.randrange(n)
-    ranks = (rank_x, n - 1 - rank_x)
-    sum_rank = rng.randrange(n)  # nor is the key's total payoff the largest more often than chance
+    ranks = (rng.randrange(n), rng.randrange(n))
     role = _draw_role(rng, n)
-    stem_role = _draw_role(rng, n)  # nor does it share the most (or fewest) numbers with the payoff table
+    stem_role = _draw_role(rng, n)  # nor does the key share the most (or fewest) numbers with the payoff table
     n_value = ctx.n_options(3, 5)
     value_rank = rng.randrange(n_value)  # 'value' template: the key's rank, drawn before the game
 
-    def point(v, enforceable: bool):
+    def point(hull: Sequence[Point], v: list[Fraction], want: str) -> Point | None:
+        """A half-integer profile of kind ``want``: 'enforceable' (inside the hull, above both minmax values),
+        'infeasible' (outside the hull but near it, above both) or 'below' (inside, below exactly one minmax value)."""
+        xs, ys = [x for x, _ in hull], [y for _, y in hull]
         for _ in range(400):
-            pt = (Fraction(rng.randint(2 * lo, 2 * hi + 4), 2), Fraction(rng.randint(2 * lo, 2 * hi + 4), 2))
-            if pt[0] == v[0] or pt[1] == v[1]:
+            pt = (Fraction(rng.randint(int(2 * min(xs)) - 3, int(2 * max(xs)) + 3), 2),
+                  Fraction(rng.randint(int(2 * min(ys)) - 3, int(2 * max(ys)) + 3), 2))
+            where = hull_position(hull, pt)
+            if where == "boundary" or pt[0] == v[0] or pt[1] == v[1]:
                 continue
-            if (pt[0] > v[0] and pt[1] > v[1]) == enforceable:
+            above = (pt[0] > v[0]) + (pt[1] > v[1])
+            got = ("enforceable" if above == 2 else "below" if above == 1 else None) if where == "inside" else (
+                "infeasible" if above == 2 and _hull_distance(hull, pt) <= 1.5 else None)
+            if got == want:
                 return pt
         return None
 
     def draw():
         g = _stage_game(ctx, 2, lo, hi)
         v = [minmax_value(g, 0), minmax_value(g, 1)]
-        if not (max(v) <= hi - 2 and min(v) >= lo + 1):
+        hull = convex_hull((Fraction(a), Fraction(b)) for a, b in g.pay.values())
+        if not (max(v) <= hi - 2 and min(v) >= lo + 1) or len(hull) < 3:
             return None
-        if kind == "yn":
-            pt = point(v, yes)
-            return None if pt is None else (g, v, [pt])
         if kind == "value":
             found_value = value_question(g, v)
             return None if found_value is None else (g, v, found_value)
-        if kind == "which":
-            table = " ".join(g.players + [str(x) for p in g.profiles() for x in g.pay[p]])
-            stated = set(_TOKEN.findall(table.casefold()))
+        failing = lambda: point(hull, v, rng.choice(("infeasible", "below")))  # noqa: E731
+        if kind == "yn":
+            pt = point(hull, v, "enforceable") if yes else failing()
+            return None if pt is None else (g, v, [pt])
+        table = " ".join(g.players + [str(x) for p in g.profiles() for x in g.pay[p]])
+        stated = set(_TOKEN.findall(table.casefold()))
 
-            def accept(good: Point, bad: list[Point]) -> bool:
-                below_in_sum = sum(p[0] + p[1] < good[0] + good[1] for p in bad)
-                texts = [_pt_text(g, p) for p in [good, *bad]]
-                return (_similarity_role(texts) == role and _stem_role(texts, stated) == stem_role
-                        and below_in_sum == sum_rank and all(p[0] + p[1] != good[0] + good[1] for p in bad))
+        def accept(good: Point, bad: list[Point]) -> bool:
+            texts = [_pt_text(g, p) for p in [good, *bad]]
+            return _similarity_role(texts) == role and _stem_role(texts, stated) == stem_role
 
-            found = _points_ranked(rng, lambda: point(v, True), lambda: point(v, False), n - 1, ranks, accept)
-            return None if found is None else (g, v, [found[0]] + found[1])
-        return g, v, []
+        found = _points_ranked(rng, lambda: point(hull, v, "enforceable"), failing, n - 1, ranks, accept)
+        return None if found is None else (g, v, [found[0]] + found[1])
 
     def value_question(g: Game, v: list[Fraction]):
         """(form, player, template id, stem, distractors) of the minmax-value template, or None when the game
@@ -2019,28 +2025,29 @@ def repeated_enforceability(ctx: GenContext) -> Draft:
         return Draft(f"{tid}.{form}", stem, fmt_num(v[i]), tuple(dis), params, n_value)
     form = choose_form(rng, g)
     intro = _repeated_intro(ctx, g, form)
-    params = {"game": g.params(), "form": form, "kind": kind}
+    params = {"game": g.params(), "form": form, "kind": kind, "points": points}
     if kind == "yn":
         pt = points[0]
         tid, ask = ctx.phrasing(
             "enf_yn",
             (
-                f"Is the payoff profile ({_pt_text(g, pt)}) enforceable, i.e. does each player get at least their "
-                f"minmax value?",
-                f"Is ({_pt_text(g, pt)}) an enforceable payoff profile in the repeated game?",
+                f"Is the average payoff profile ({_pt_text(g, pt)}) enforceable, that is, the long-run average "
+                "payoffs of some Nash equilibrium of the repeated game?",
+                f"Can ({_pt_text(g, pt)}) be the players' long-run average payoffs in a Nash equilibrium of the "
+                "repeated game?",
             ),
         )
-        params["points"] = [pt]
         correct, dis = _yes_no(yes)
         return Draft(f"{tid}.{form}", f"{intro}\n{ask}", correct, dis, params, 2)
     tid, ask = ctx.phrasing(
         "enf_which",
         (
-            "Which of the following payoff profiles is enforceable?",
-            "Exactly one of these profiles gives every player at least their minmax value. Which?",
+            "Which of the following average payoff profiles is enforceable in a Nash equilibrium of the repeated "
+            "game?",
+            "Exactly one of these profiles can be the players' long-run average payoffs in a Nash equilibrium of the "
+            "repeated game. Which?",
         ),
     )
-    params["points"] = points
     return Draft(f"{tid}.{form}", f"{intro}\n{ask}", _pt_text(g, points[0]), tuple(_pt_text(g, p) for p in points[1:]),
                  params, n)
 

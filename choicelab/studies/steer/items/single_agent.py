@@ -13,6 +13,7 @@ from choicelab.studies.steer.items.base import (
     Draft,
     FollowUp,
     GenContext,
+    count_of,
     entity_numbers,
     fmt_money,
     fmt_num,
@@ -212,9 +213,11 @@ def sunk_cost(ctx: GenContext) -> Draft:
 def endowment_effect(ctx: GenContext) -> Draft:
     """Willingness to accept equals willingness to pay v: sell iff the offer exceeds v (offers never equal v; Yes
     and No are each right in half the questions); the minimum acceptable selling price is v. In the selling-price
-    template the stem states two other prices (what the item cost in a shop, what it might fetch), which are also
-    options, and in half the questions v is not stated as one number but as a price plus a fee you would also have
-    paid, so "pick the number the stem states" is no cue; the other distractors lie on both sides of v."""
+    template the stem states two other prices, which are also options: the shop price of a new one, always above v
+    (a shop price below v would make "sell at the replacement price" a second defensible answer: sell, then buy
+    another for less), and what a friend paid for one last year (no offer anyone makes now, on either side of v). In
+    half the questions v is not stated as one number but as a price plus a fee you would also have paid, so "pick
+    the number the stem states" is no cue; the other distractors lie on both sides of v."""
     rng, v = ctx.rng, ctx.vocab
     wtp = rng.randint(4, 60) * 5
     item = v.owned_item
@@ -233,12 +236,10 @@ def endowment_effect(ctx: GenContext) -> Draft:
     who = ctx.people(1)[0]
     fee = rng.randint(1, min(8, wtp // 5 - 1)) * 5 if rng.random() < 0.5 else 0
     price = wtp - fee  # the stated price; with a fee the value is price + fee, a number the stem does not state
-    shop = wtp + rng.choice((-1, 1)) * rng.randint(2, 12) * 5
+    shop = wtp + rng.randint(2, 12) * 5
     resale = wtp + rng.choice((-1, 1)) * rng.randint(2, 12) * 5
     while resale in (shop, price, wtp) or resale <= 0:
         resale += 5
-    while shop in (price, wtp) or shop <= 0:
-        shop += 5
     value = (f"the most you were willing to pay for it was {fmt_money(price)} plus the {fmt_money(fee)} delivery fee"
              if fee else f"the most you were willing to pay for it was {fmt_money(price)}, delivery included")
     tid, lead = ctx.phrasing("endow.wta", (
@@ -247,7 +248,7 @@ def endowment_effect(ctx: GenContext) -> Draft:
         f"Today you won {item} in a raffle.",
     ))
     facts = [f"Before you owned it, {value}.", f"Shops sell it for {fmt_money(shop)}.",
-             f"A collector says it could fetch {fmt_money(resale)}."]
+             f"A friend paid {fmt_money(resale)} for one last year."]
     rng.shuffle(facts)  # the order the prices are mentioned in is no cue
     q = (f"{lead} {' '.join(facts)} How much you value it has not changed since before you owned it. What is the "
          "lowest price at which you should be willing to sell it?")
@@ -271,8 +272,8 @@ def time_inconsistency(ctx: GenContext) -> Draft:
     gap = rng.randint(1, 30)
     shift = rng.randint(gap + 1, 365)
     chose_small = rng.random() < 0.5
-    unit = "days"
-    sooner, later = f"{fmt_money(small)} today", f"{fmt_money(large)} in {gap} {unit}"
+    days = lambda n: count_of(n, "day", "days")  # noqa: E731
+    sooner, later = f"{fmt_money(small)} today", f"{fmt_money(large)} in {days(gap)}"
     first, other = (sooner, later) if chose_small else (later, sooner)
     pair = (sooner, later) if rng.random() < 0.5 else (later, sooner)
     tid, lead = ctx.phrasing("time", (
@@ -280,8 +281,8 @@ def time_inconsistency(ctx: GenContext) -> Draft:
         f"As {v.role}, you earlier preferred {first} to {other}." if rng.random() < 0.5 else
         f"As {v.role}, you earlier turned down {other} and took {first} instead.",
     ))
-    a = f"{fmt_money(small)} in {shift} {unit}"
-    b = f"{fmt_money(large)} in {shift + gap} {unit}"
+    a = f"{fmt_money(small)} in {days(shift)}"
+    b = f"{fmt_money(large)} in {days(shift + gap)}"
     new_pair = (a, b) if rng.random() < 0.5 else (b, a)
     q = f"{lead} Now you can choose between {new_pair[0]} and {new_pair[1]}. Which do you choose?"
     correct, wrong = (a, b) if chose_small else (b, a)
@@ -356,37 +357,58 @@ def transitivity_lotteries(ctx: GenContext) -> Draft:
                                                "cycle": cycle}, n_opt)
 
 
+def trade_off(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    """Whether two one-prize lotteries (chance in percent, prize; nothing otherwise) trade risk against reward: one
+    has the higher chance, the other the larger prize. Otherwise one dominates the other and the choice between them
+    needs no expected-value reasoning."""
+    return (a[0] - b[0]) * (a[1] - b[1]) < 0
+
+
+def _one_prize(rng, taken: list[tuple[int, int]], above: Fraction | None, below: Fraction | None,
+               avoid: list[Fraction]) -> tuple[int, int] | None:
+    """A one-prize lottery (chance, prize) with a prize of its own, in a risk trade-off with every lottery in
+    ``taken``, its expected value strictly between ``above`` and ``below`` (None: unbounded) and not in ``avoid``."""
+    for _ in range(500):
+        cand = (rng.randint(5, 95), rng.randint(2, 40) * 50)
+        ev = Fraction(cand[0] * cand[1], 100)
+        if (cand[1] in {x for _, x in taken} or not all(trade_off(cand, t) for t in taken) or ev in avoid
+                or (above is not None and ev <= above) or (below is not None and ev >= below)):
+            continue
+        return cand
+    return None
+
+
 @generator("independence_lotteries")
 def independence_lotteries(ctx: GenContext) -> Draft:
     """The paper's two successive choices, no criterion in the stem: two lotteries ("Which would you choose?"),
     then the same two plus one or two new ones ("Now which would you choose?"). The risk-neutral choice maximizes
     expected value in each part; a new option changes the choice only when it is itself the best (independence: it
     never reverses the first two), which is drawn in a third of the questions, so every option is right in some.
-    New options use either first lottery's prize or a prize of their own, so a shared prize is no cue."""
+    Every lottery is one prize of its own with a chance of it, and every two lotteries trade chance against prize
+    (no option dominates another, so neither part is settled by dominance); expected values all differ."""
     rng, v = ctx.rng, ctx.vocab
-    for _ in range(200):
-        pa, xa = rng.randint(20, 95), rng.randint(2, 40) * 50
-        pb, xb = rng.randint(20, 95), rng.randint(2, 40) * 50
-        la, lb = [(pa, xa), (100 - pa, 0)], [(pb, xb), (100 - pb, 0)]
-        if expected_value(la) != expected_value(lb):
-            break
-    evs = [expected_value(la), expected_value(lb)]
     n_new = ctx.scale(1, 2)
     winner = rng.randrange(n_new) if rng.random() < 1 / 3 else -1  # which new option (if any) is the best
-    new: list[Lottery] = []
-    for d in range(n_new):
-        for _ in range(500):
-            prize = rng.choice((xa, xb, rng.randint(2, 40) * 50))
-            chance = rng.randint(5, 95)
-            lot = [(chance, prize), (100 - chance, 0)]
-            e = expected_value(lot)
-            best_so_far = max(evs)
-            wanted_best = d == winner
-            if e not in evs and ((e > best_so_far) if wanted_best else (e < best_so_far)) and lot not in new:
+    for _ in range(200):
+        first = _one_prize(rng, [], None, None, [])
+        second = _one_prize(rng, [first], None, None, [Fraction(first[0] * first[1], 100)])
+        if second is None:
+            continue
+        pairs = [first, second]
+        for d in range(n_new):
+            evs = [Fraction(c * x, 100) for c, x in pairs]
+            best = max(evs)
+            found = _one_prize(rng, pairs, best if d == winner else None, None if d == winner else best, evs)
+            if found is None:
                 break
-        new.append(lot)
-        evs.append(expected_value(lot))
-    lots = [la, lb] + new
+            pairs.append(found)
+        else:
+            break
+    else:  # pragma: no cover - practically unreachable
+        raise ValueError("independence_lotteries: no lotteries in a risk trade-off found")
+    lots: list[Lottery] = [[(c, x), (100 - c, 0)] for c, x in pairs]
+    evs = [expected_value(lot) for lot in lots]
+    new = lots[2:]
     names = entity_numbers(len(lots))
     describe = lambda lot: f"a {lot[0][0]}% chance of {fmt_money(lot[0][1])} and nothing otherwise"  # noqa: E731
     listing = " ".join(f"Option {names[i]}: {describe(lot)}." for i, lot in enumerate(lots[:2]))
@@ -397,12 +419,12 @@ def independence_lotteries(ctx: GenContext) -> Draft:
     q1 = f"{lead} {listing} Which option would you choose?"
     more = "another option" if len(new) == 1 else "more options"
     q2 = f"You are now told about {more}. {extra} Now which option would you choose?"
-    first = _unique_argmax(evs[:2])
+    first_key = _unique_argmax(evs[:2])
     overall = _unique_argmax(evs)
-    k1 = f"Option {names[first]}"
+    k1 = f"Option {names[first_key]}"
     k2 = f"Option {names[overall]}"
     params = {"lotteries": lots}
-    return Draft(tid, q1, k1, (f"Option {names[1 - first]}",), params, 2,
+    return Draft(tid, q1, k1, (f"Option {names[1 - first_key]}",), params, 2,
                  follow_up=FollowUp(q2, k2, tuple(f"Option {n}" for n in names if f"Option {n}" != k2)))
 
 
@@ -686,30 +708,32 @@ def certainty_effect(ctx: GenContext) -> Draft:
 
 @generator("reflection_effect")
 def reflection_effect(ctx: GenContext) -> Draft:
-    """The paper's two successive choices, no criterion in the stem: a sure gain g against a p chance to gain G
-    ("Which would you choose?"), then a sure loss l against a q chance to lose L ("Suppose you were given another
-    choice ..."). The risk-neutral choice in each frame is the option with the higher expected value (the smaller
-    expected loss); the pair is right only when both choices are. The EV-better side is drawn 50/50 in each frame
-    independently, so all four patterns are the key equally often."""
+    """The paper's mirror pair (Illustration 2.5.c), two successive choices with no criterion in the stem: a sure
+    gain g against a p chance to gain G ("Which would you choose?"), then the same amounts as losses, a sure loss g
+    against a p chance to lose G ("Suppose you were given another choice ..."). The risk-neutral choice in each part
+    is the option with the higher expected value; negating every amount reverses the comparison, so the consistent
+    (rational) pair takes the sure side in one part and the gamble in the other, and the pair is right only when both
+    choices are. g < G, so neither option dominates the other and each part is a risk trade-off; g != p * G, so each
+    part's key is unique. Which side wins in the gains is drawn 50/50, and which option is listed first in each part
+    too (the key's position in part 2 is not the mirror of its position in part 1)."""
     rng, v = ctx.rng, ctx.vocab
-    gain_sure, loss_sure = rng.random() < 0.5, rng.random() < 0.5
+    sure_better = rng.random() < 0.5  # in the gains; in the losses the gamble is then the better side
     for _ in range(200):
         g, p, big_g = rng.randint(2, 20) * 10, rng.randint(2, 8) * 10, rng.randint(3, 40) * 10
-        if 100 * g != p * big_g and (100 * g > p * big_g) == gain_sure:
+        if g < big_g and 100 * g != p * big_g and (100 * g > p * big_g) == sure_better:
             break
-    for _ in range(200):
-        loss, q_, big_l = rng.randint(2, 20) * 10, rng.randint(2, 8) * 10, rng.randint(3, 40) * 10
-        if 100 * loss != q_ * big_l and (100 * loss < q_ * big_l) == loss_sure:
-            break
-    gain_sure, loss_sure = 100 * g > p * big_g, 100 * loss < q_ * big_l
+    sure_better = 100 * g > p * big_g
+    gain_sure_first, loss_sure_first = rng.random() < 0.5, rng.random() < 0.5
+    gains = (f"a sure gain of {fmt_money(g)}", f"a {p}% chance to gain {fmt_money(big_g)} and nothing otherwise")
+    losses = (f"a sure loss of {fmt_money(g)}", f"a {p}% chance to lose {fmt_money(big_g)} and nothing otherwise")
+    one, two = gains if gain_sure_first else gains[::-1]
+    three, four = losses if loss_sure_first else losses[::-1]
     tid, lead = ctx.phrasing("refl", (f"As {v.role}, imagine you are given the following opportunity.",
                                       "Imagine the following choice.", "Consider the following choice."))
-    q1 = (f"{lead} Option 1 is a sure gain of {fmt_money(g)}; Option 2 is a {p}% chance to gain {fmt_money(big_g)} "
-          "and nothing otherwise. Which would you choose?")
-    q2 = (f"Suppose you were given another choice: Option 3 is a sure loss of {fmt_money(loss)}; Option 4 is a {q_}% "
-          f"chance to lose {fmt_money(big_l)} and nothing otherwise. Which would you choose?")
-    k1, o1, k2, o2 = _two_choices(gain_sure, loss_sure)
-    params = {"g": g, "p": p, "G": big_g, "l": loss, "q": q_, "L": big_l}
+    q1 = f"{lead} Option 1 is {one}; Option 2 is {two}. Which would you choose?"
+    q2 = f"Suppose you were given another choice: Option 3 is {three}; Option 4 is {four}. Which would you choose?"
+    k1, o1, k2, o2 = _two_choices(sure_better == gain_sure_first, sure_better != loss_sure_first)
+    params = {"g": g, "p": p, "G": big_g, "gain_sure_first": gain_sure_first, "loss_sure_first": loss_sure_first}
     return Draft(tid, q1, k1, (o1,), params, 2, follow_up=FollowUp(q2, k2, (o2,), 2))
 
 

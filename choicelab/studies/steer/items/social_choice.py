@@ -465,7 +465,8 @@ def monotonicity(ctx: GenContext) -> Draft:
     setup = (
         f"The {voters} choose among {join_list(names)} using {RULE_TEXT[rule]}. Initially: "
         f"{_profile_text(names, profile, voters)} Under this rule {names[w]} wins. Then {k} of the {c} "
-        f"{voters} who ranked {_rank_text(names, r)} change their ranking to {_rank_text(names, new_r)}, moving "
+        f"{voters} who ranked {_rank_text(names, r)} {'changes' if k == 1 else 'change'} their ranking to "
+        f"{_rank_text(names, new_r)}, moving "
         f"{names[w]} up; nobody else changes."
     )
     params = {"m": m, "rule": rule, "profile": profile, "new_profile": new_profile, "winner": w, "names": names}

@@ -30,7 +30,9 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-PROVENANCE_KEY = b"choicelab.provenance"
+from choicelab import io
+
+PROVENANCE_KEY = io.PROVENANCE_KEY.encode()
 
 
 def wall_clock(relative: Path) -> bool:

@@ -94,7 +94,7 @@ def cmd_score(args: argparse.Namespace) -> None:
         params={"max_batch_tokens": args.max_batch_tokens, "dtype": args.dtype or meta.get("dtype")},
         models=[model_dir],
     )
-    write_parquet(args.out, table, {"choicelab.provenance": record_json(record)})
+    write_parquet(args.out, table, provenance=record_json(record))
     print(f"scored {len(scores)} requests with {meta['name']} -> {args.out}")
 
 

@@ -95,8 +95,14 @@ def write_json(path: PathLike, obj: Any) -> None:
     write_text(path, json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False, default=str) + "\n")
 
 
-def write_parquet(path: PathLike, table: pa.Table, metadata: Mapping[str, str] | None = None) -> None:
-    """Write ``table`` atomically; ``metadata`` is merged into the schema's key-value metadata."""
+PROVENANCE_KEY = "choicelab.provenance"  # the Parquet metadata key of an output's provenance record
+
+
+def write_parquet(path: PathLike, table: pa.Table, metadata: Mapping[str, str] | None = None, *,
+                  provenance: str | None = None) -> None:
+    """Write ``table`` atomically; ``metadata`` is merged into the schema's key-value metadata, and ``provenance`` (a
+    record's JSON, :func:`choicelab.provenance.record_json`) is stored under :data:`PROVENANCE_KEY`."""
+    metadata = {**(metadata or {}), **({PROVENANCE_KEY: provenance} if provenance is not None else {})}
     if metadata:
         merged = dict(table.schema.metadata or {})
         merged.update({k.encode(): v.encode() for k, v in metadata.items()})
@@ -140,7 +146,7 @@ def write_provenanced_table(path: PathLike, table: pa.Table, provenance_json: st
     """Write a non-empty schema'd table atomically with its provenance record in the Parquet metadata."""
     if table.num_rows == 0:
         raise ValueError(f"refusing to write an empty {what} to {path}: nothing was scored")
-    write_parquet(path, table, {"choicelab.provenance": provenance_json})
+    write_parquet(path, table, provenance=provenance_json)
 
 
 def read_versioned_table(path: PathLike, version: str, what: str) -> pa.Table:

@@ -27,6 +27,7 @@ from typing import Any
 
 import choicelab
 from choicelab.io import (
+    PROVENANCE_KEY,
     PathLike,
     canonical_json,
     read_parquet_metadata,
@@ -223,8 +224,8 @@ def read_record(path: PathLike) -> dict[str, Any] | None:
         return json.loads(side.read_text())
     if p.suffix == ".parquet" and p.exists():
         meta = read_parquet_metadata(p)
-        if "choicelab.provenance" in meta:
-            return json.loads(meta["choicelab.provenance"])
+        if PROVENANCE_KEY in meta:
+            return json.loads(meta[PROVENANCE_KEY])
     if p.is_dir() and (p / "model.json").exists():
         return model_record(p)
     if p.name == "model.json" and p.exists():

@@ -17,7 +17,7 @@ with log_to(snakemake.log[0]):
     scores = ev.question_scores(dump, questions)
     evaluations, per_question = ev.evaluate_all(scores, list(snakemake.params.models),
                                               read(Settings, snakemake.params.settings, "studies.bets"))
-    provenance = {"choicelab.provenance": record_json(job_record(snakemake))}
-    write_parquet(snakemake.output.evaluations, ev.to_arrow(evaluations, ev.EVALUATION_SCHEMA), provenance)
-    write_parquet(snakemake.output.questions, ev.to_arrow(per_question, ev.PER_QUESTION_SCHEMA), provenance)
+    provenance = record_json(job_record(snakemake))
+    write_parquet(snakemake.output.evaluations, ev.to_arrow(evaluations, ev.EVALUATION_SCHEMA), provenance=provenance)
+    write_parquet(snakemake.output.questions, ev.to_arrow(per_question, ev.PER_QUESTION_SCHEMA), provenance=provenance)
     print(evaluations.groupby(["rq", "ground_truth"]).size())

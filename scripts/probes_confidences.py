@@ -14,4 +14,4 @@ with log_to(snakemake.log[0]):
         conf = pd.concat([conf, ensemble_confidences(conf)], ignore_index=True)
     conf["probs"] = conf["probs"].map(list)
     write_parquet(snakemake.output[0], pa.Table.from_pandas(conf, preserve_index=False),
-                  {"choicelab.provenance": record_json(job_record(snakemake))})
+                  provenance=record_json(job_record(snakemake)))

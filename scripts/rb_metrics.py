@@ -15,4 +15,4 @@ with log_to(snakemake.log[0]):
     metrics = distances(revealed, stated, pd.read_parquet(snakemake.input.questions),
                         pd.read_parquet(snakemake.input.scenarios), float(snakemake.params.epsilon))
     write_parquet(snakemake.output[0], pa.Table.from_pandas(metrics, preserve_index=False),
-                  {"choicelab.provenance": record_json(job_record(snakemake))})
+                  provenance=record_json(job_record(snakemake)))

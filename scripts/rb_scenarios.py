@@ -10,6 +10,6 @@ with log_to(snakemake.log[0]):
     p = snakemake.params
     scenarios = all_scenarios(faces=p.faces, n_dice=p.n_dice, families=p.families)
     questions = all_questions(scenarios, seed=int(p.seed), max_outcomes=p.staa_max_outcomes)
-    provenance = {"choicelab.provenance": record_json(job_record(snakemake))}
-    write_parquet(snakemake.output.scenarios, scenarios_table(scenarios), provenance)
-    write_parquet(snakemake.output.questions, questions_table(questions), provenance)
+    provenance = record_json(job_record(snakemake))
+    write_parquet(snakemake.output.scenarios, scenarios_table(scenarios), provenance=provenance)
+    write_parquet(snakemake.output.questions, questions_table(questions), provenance=provenance)

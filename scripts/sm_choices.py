@@ -17,11 +17,11 @@ def choices_of(paths):
 
 
 with log_to(snakemake.log[0]):
-    metadata = {"choicelab.provenance": record_json(job_record(snakemake))}
+    provenance = record_json(job_record(snakemake))
     for key, paths in (("choices", snakemake.input.scores), ("grid", snakemake.input.grid)):
         frame = choices_of(paths).reset_index(drop=True)
-        write_parquet(snakemake.output[key], pa.Table.from_pandas(frame, preserve_index=False), metadata)
+        write_parquet(snakemake.output[key], pa.Table.from_pandas(frame, preserve_index=False), provenance=provenance)
         print(f"{key}: {len(frame)} item versions")
     human = human_condition_accuracy(source_root(snakemake.input.sources))
     write_parquet(snakemake.output.human, pa.Table.from_pandas(human.reset_index(drop=True), preserve_index=False),
-                  metadata)
+                  provenance=provenance)

@@ -16,5 +16,5 @@ with log_to(snakemake.log[0]):
     prompts = pd.concat([pd.read_parquet(path) for path in snakemake.input.prompts], ignore_index=True)
     frame = run_question_frame(scores, prompts, read_items(snakemake.input.benchmark))
     write_parquet(snakemake.output[0], pa.Table.from_pandas(frame, preserve_index=False),
-                  {"choicelab.provenance": record_json(job_record(snakemake))})
+                  provenance=record_json(job_record(snakemake)))
     print(frame.groupby(["model", "adaptation"])[["correct", "n_examples"]].agg(["mean", "size"]))

@@ -18,4 +18,4 @@ with log_to(snakemake.log[0]):
                                 seed=int(p.seed), device=p.device, chat_template=p.chat_template)
     record = record_json(job_record(snakemake, models=[snakemake.input.model]))
     write_dump(snakemake.output.dump, rows, record)
-    write_parquet(snakemake.output.prompts, prompts_table(prompts, model), {"choicelab.provenance": record})
+    write_parquet(snakemake.output.prompts, prompts_table(prompts, model), provenance=record)

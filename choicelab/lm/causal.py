@@ -42,7 +42,7 @@ from dataclasses import dataclass
 import torch
 from transformers import DynamicCache, PreTrainedModel, PreTrainedTokenizerBase
 
-from choicelab.lm.budget import is_out_of_memory, token_budget
+from choicelab.lm.budget import AUTO, is_out_of_memory, token_budget
 from choicelab.lm.requests import ContinuationRequest, ContinuationScore, Generation
 from choicelab.lm.tokenization import EncodedRequest, RequestEncoder, left_padded
 
@@ -185,7 +185,7 @@ class CausalScorer:
         model: PreTrainedModel,
         tokenizer: PreTrainedTokenizerBase,
         *,
-        max_batch_tokens: int | str = 4096,
+        max_batch_tokens: int | str = AUTO,
         add_bos: bool | None = None,
         share_prefixes: bool = True,
         min_shared_prefix: int = 8,

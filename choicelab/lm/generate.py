@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import torch
 from transformers import DynamicCache, PreTrainedModel, PreTrainedTokenizerBase
 
-from choicelab.lm.budget import is_out_of_memory
+from choicelab.lm.budget import CPU_BUDGET, is_out_of_memory
 from choicelab.lm.requests import Generation
 from choicelab.lm.tokenization import RequestEncoder, left_padded
 from choicelab.stats import derived_seed
@@ -27,7 +27,7 @@ def sample(
     max_new_tokens: int,
     temperature: float,
     seed: int,
-    max_batch_tokens: int = 4096,
+    max_batch_tokens: int = CPU_BUDGET,
 ) -> list[Generation]:
     """Sample a continuation for each ``(id, prompt)``; temperature 0 means greedy. Results come back in prompt order.
 

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from choicelab.lm.budget import AUTO
 from choicelab.lm.requests import ContinuationRequest, ContinuationScore, Generation
 
 if TYPE_CHECKING:
@@ -51,7 +52,7 @@ SCORER_KINDS = ("causal", "seq2seq")
 
 
 def load_scorer(model_dir: str | Path, *, device: str = "auto", dtype: str | None = None,
-                max_batch_tokens: int | str = 4096, seq2seq_mode: str = "decoder") -> tuple[Scorer, dict[str, Any]]:
+                max_batch_tokens: int | str = AUTO, seq2seq_mode: str = "decoder") -> tuple[Scorer, dict[str, Any]]:
     """The scorer for the prepared model in ``model_dir`` (class chosen by ``model.json``'s ``kind``) and its
     ``model.json``. ``seq2seq_mode`` is the scoring mode of a seq2seq model (:data:`choicelab.lm.seq2seq.MODES`);
     a causal model has one."""

@@ -63,6 +63,7 @@ import numpy as np
 import torch
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
+from choicelab.lm.budget import AUTO, token_budget
 from choicelab.lm.requests import ContinuationRequest, ContinuationScore, Generation
 
 SENTINELS = ("<extra_id_0>", "<extra_id_1>")
@@ -192,9 +193,7 @@ class Seq2SeqScorer:
     kind = "seq2seq"
 
     def __init__(self, model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, *, mode: str = "decoder",
-                 max_batch_tokens: int | str = 4096) -> None:
-        from choicelab.lm.budget import token_budget
-
+                 max_batch_tokens: int | str = AUTO) -> None:
         if mode not in MODES:
             raise ValueError(f"seq2seq scoring mode {mode!r}; use one of {MODES}")
         self.model, self.tokenizer, self.mode = model, tokenizer, mode

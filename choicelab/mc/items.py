@@ -98,7 +98,7 @@ def write_items(path: str, items: Sequence[MCItem], provenance_json: str) -> Non
     if not items:
         raise ValueError(f"refusing to write an empty item list to {path}: the benchmark generated no items")
     check_unique_ids(items)
-    write_parquet(path, items_to_table(items), {"choicelab.provenance": provenance_json})
+    write_parquet(path, items_to_table(items), provenance=provenance_json)
 
 
 def read_items(path: str) -> list[MCItem]:

@@ -59,14 +59,12 @@ def score_causal(model_dir: str, probed: Sequence[MCItem], *, model: str, items:
                  max_batch_tokens: int | str, device: str) -> list:
     """A causal LM's letter (``letter_prob``) and sequence (``sum_logprob``) scores on the probes of a seeded subset
     of ``items`` original items (:func:`.items.causal_subset`)."""
-    from choicelab.lm.causal import CausalScorer
-    from choicelab.lm.loading import load_causal
+    from choicelab.lm.scorer import load_scorer
     from choicelab.mc.scoring import score_letters, score_sequences
     from choicelab.studies.probes.items import causal_subset
 
     chosen = causal_subset(probed, items, seed)
-    model_obj, tokenizer, _ = load_causal(model_dir, device=device)
-    scorer = CausalScorer(model_obj, tokenizer, max_batch_tokens=max_batch_tokens)
+    scorer, _ = load_scorer(model_dir, device=device, max_batch_tokens=max_batch_tokens)
     rows = score_letters(scorer, chosen, study="probes", model=model)
     rows += score_sequences(scorer, chosen, study="probes", model=model)
     print(f"{len(chosen)} probed instances scored with letter_prob and sum_logprob")
@@ -87,12 +85,10 @@ def score_control(base: str, probed_files: Sequence[str], *, model: str, control
     kind = read_model_json(base)["kind"]
     name = control_name(model)
     if kind == "seq2seq":
-        from choicelab.lm.loading import load_seq2seq
-        from choicelab.lm.seq2seq import Seq2SeqScorer
+        from choicelab.lm.scorer import load_scorer
         from choicelab.mc.scoring import score_sequences
 
-        model_obj, tokenizer, _ = load_seq2seq(base, device=device)
-        scorer = Seq2SeqScorer(model_obj, tokenizer, mode="decoder", max_batch_tokens=max_batch_tokens)
+        scorer, _ = load_scorer(base, device=device, max_batch_tokens=max_batch_tokens, seq2seq_mode="decoder")
         count = seq2seq_control_items
     else:
         from choicelab.lm.loading import load_encoder_mc

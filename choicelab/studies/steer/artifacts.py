@@ -16,8 +16,8 @@ from typing import Any
 
 from choicelab.artifacts import Artifact, Drawing, by_name, caption_naming
 from choicelab.studies.steer import figures as fg
+from choicelab.studies.steer import paper
 from choicelab.studies.steer import tables as tb
-from choicelab.studies.steer.paper import paper_beside_ours as paper_figure
 
 STUDY = "steer"
 RUNTIME_RULES = ("steer_report_cards",)  # its artifacts, one per rubric file, come with the job's sources
@@ -61,11 +61,12 @@ TABLES: tuple[Artifact, ...] = (
            "by name, the Cognitive Bias SRC's GPT rows beside every model we ran (module mean over elements, "
            "unadapted, with n and SE over elements); like_for_like and note say per row whether ours is the same "
            "model and why it is not like for like (a paper model not run here, our model not in the paper, the "
-           "GPT models beside ours, our generated benchmark)", tb.paper_comparison),
+           "GPT models beside ours, our generated benchmark)", paper.paper_comparison),
     Artifact("fig_compare_paper", "the paper's Table 3 and Cognitive Bias SRC beside ours, in a figure",
              "normalized accuracy of the paper's models (black diamonds, the paper's names) and of ours (mean over "
-             "elements +- SE over elements, n questions and elements in the label), unadapted, same scale",
-             functools.partial(_drawn, paper_figure), rule="steer_tables", kind="figure_png", place="tables"),
+             "elements with its t 95% interval over elements, n questions and elements in the label), unadapted, same "
+             "scale", functools.partial(_drawn, paper.paper_beside_ours), rule="steer_tables", kind="figure_png",
+             place="tables"),
     _metric("by_element", "extra: metrics per model, adaptation and element", "accuracy, normalized accuracy, ECE, n"),
     _metric("by_module", "extra: metrics per model, adaptation and module", "accuracy, normalized accuracy, ECE, n"),
     _metric("by_setting", "extra: metrics per model, adaptation and setting", "accuracy, normalized accuracy, ECE, n"),

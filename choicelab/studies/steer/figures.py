@@ -28,6 +28,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from choicelab import plotting
+from choicelab.plotting import plt
 from choicelab.stats import t_interval
 from choicelab.studies.steer import metrics as sm
 from choicelab.studies.steer.tables import (
@@ -59,21 +61,6 @@ MODULE_FIGURES: dict[str, int] = {
 }
 
 
-def _plt():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def _save(fig: Any, path: str | Path) -> Path:
-    from choicelab.plotting import save_png
-
-    return save_png(fig, path, dpi=150)
-
-
 def _model_order(frame: pd.DataFrame, value: str) -> list[str]:
     return list(frame.groupby("model")[value].mean().sort_values(ascending=False).index)
 
@@ -81,7 +68,6 @@ def _model_order(frame: pd.DataFrame, value: str) -> list[str]:
 def plot_module_report_card(results: pd.DataFrame, taxonomy: Any, module_id: str, path: str | Path,
                             metric: str = "normalized_accuracy") -> Path:
     """One module's report card (paper Figs 7-15, 17-21): grouped bars, one group per element, one bar per model."""
-    plt = _plt()
     table = module_table(results, taxonomy, module_id, metric)
     module = taxonomy.module(module_id)
     fig_no = MODULE_FIGURES.get(module_id)
@@ -116,7 +102,7 @@ def plot_module_report_card(results: pd.DataFrame, taxonomy: Any, module_id: str
     ax.set_ylabel(METRIC_AXIS_LABELS[metric] + " (+/- binomial SE)")
     prefix = f"Fig. {fig_no}: " if fig_no else ""
     ax.set_title(f"{prefix}SRC for {module.name} ({module_id}); n = questions per element", fontsize=10)
-    return _save(fig, path)
+    return plotting.save_png(fig, path)
 
 
 def plot_all_module_figures(results: pd.DataFrame, taxonomy: Any, outdir: str | Path,
@@ -207,7 +193,6 @@ def plot_dependency_subgraph(edges: Iterable[tuple[str, str]], path: str | Path,
     """
     import networkx as nx
 
-    plt = _plt()
     sub = dependency_subgraph(edges, element)
     names = dict(names or {})
     pos = _layered_positions(sub)
@@ -225,7 +210,7 @@ def plot_dependency_subgraph(edges: Iterable[tuple[str, str]], path: str | Path,
                           f"({sub.number_of_nodes()} elements, {sub.number_of_edges()} edges)", fontsize=10)
     ax.margins(0.12)
     ax.axis("off")
-    return _save(fig, path)
+    return plotting.save_png(fig, path)
 
 
 def plot_figure5(taxonomy: Any, path: str | Path, full_ancestry: bool = False) -> Path:
@@ -253,7 +238,6 @@ def plot_grade_and_domain_robustness(results: pd.DataFrame, path: str | Path,
                                      metric: str = "normalized_accuracy") -> Path:
     """Fig. 22. Top: ``metric`` by grade per model, red line = random guessing (0 for the normalized metrics,
     mean 1/k per grade for accuracy). Bottom: worst-domain vs mean-over-domains ``metric`` per (element, model)."""
-    plt = _plt()
     grades = grade_table(results, metric)
     robust = sm.domain_robustness(unadapted(results).assign(adaptation=""), metric=metric, by=("model",))
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 9))
@@ -289,12 +273,11 @@ def plot_grade_and_domain_robustness(results: pd.DataFrame, path: str | Path,
     bottom.set_title("Domain robustness per element-model pair")
     bottom.legend(fontsize=8, ncol=2)
     fig.tight_layout()
-    return _save(fig, path)
+    return plotting.save_png(fig, path)
 
 
 def plot_few_shot_effect(results: pd.DataFrame, path: str | Path, metric: str = "normalized_accuracy") -> Path:
     """``metric`` (mean over elements) against the number of in-context examples, one line per model."""
-    plt = _plt()
     table = few_shot_table(results, metric)
     fig, ax = plt.subplots(figsize=(6.5, 4.2))
     for model in _model_order(table, metric):
@@ -309,14 +292,13 @@ def plot_few_shot_effect(results: pd.DataFrame, path: str | Path, metric: str = 
     ax.set_xticks(sorted(table["n_shot"].unique()))
     ax.set_title("Few-shot effect (same questions at every n; bars: t 95% interval over elements)")
     ax.legend(fontsize=8)
-    return _save(fig, path)
+    return plotting.save_png(fig, path)
 
 
 def plot_self_explanation_effect(results: pd.DataFrame, path: str | Path,
                                  metric: str = "normalized_accuracy") -> Path:
     """Grouped bars per model: no explanation vs each self-explanation mode (mean over elements, 0-shot, the same
     questions for every mode), error bars = t 95 % interval over elements."""
-    plt = _plt()
     table = self_explanation_table(results, metric)
     per_element = self_explanation_table(results, metric, by=("model", "element"))
     modes = [c for c in EXPLANATION_COLUMNS if c in table.columns]
@@ -337,7 +319,7 @@ def plot_self_explanation_effect(results: pd.DataFrame, path: str | Path,
     ax.set_ylabel(METRIC_AXIS_LABELS[metric])
     ax.set_title("Self-explanation effect (same questions per model; bars: t 95% interval over elements)")
     ax.legend(fontsize=8)
-    return _save(fig, path)
+    return plotting.save_png(fig, path)
 
 
 # ----------------------------------------------------------------------------------- the figures a run draws

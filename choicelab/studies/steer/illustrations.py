@@ -18,7 +18,9 @@ from typing import Any
 
 import pandas as pd
 
+from choicelab import plotting
 from choicelab.mc.items import MCItem
+from choicelab.plotting import plt
 
 # The four elements whose domain span the paper's Fig. 3 shows are not named in its text; ours: the element of the
 # figure's bottom half and one element of each other setting.
@@ -26,18 +28,6 @@ SPAN_ELEMENTS = ("maximize_eu", "add_subtract", "pure_nash", "plurality")
 EXAMPLE_ELEMENT = "maximize_eu"  # Fig. 3 bottom (the paper: job offers at grade 3, medical devices at grade 4)
 GAME_FORMS = (("word", "Word form"), ("normal", "Normal form"), ("bimatrix", "Bimatrix form"))
 MAX_LINES = 46  # a panel of Fig. 6 shows at most this many wrapped lines; a longer prompt is cut in the middle
-
-
-def _plt() -> Any:
-    from choicelab.studies.steer.figures import _plt as plt
-
-    return plt()
-
-
-def _save(fig: Any, path: str | Path) -> Path:
-    from choicelab.studies.steer.figures import _save as save
-
-    return save(fig, path)
 
 
 def _wrap(text: str, width: int) -> list[str]:
@@ -61,7 +51,6 @@ def _text_panel(ax: Any, title: str, text: str, width: int = 70, max_lines: int 
 # --------------------------------------------------------------------------------------------------------- Fig. 1
 def plot_taxonomy(taxonomy: Any, path: str | Path) -> Path:
     """Fig. 1: one column per setting, one box per module listing its elements (Appendix-B codes)."""
-    plt = _plt()
     columns = list(taxonomy.settings)
 
     def title_lines(module: Any) -> list[str]:
@@ -99,7 +88,7 @@ def plot_taxonomy(taxonomy: Any, path: str | Path) -> Path:
             y += rows + 1
     ax.set_title(f"STEER taxonomy: {len(columns)} settings, {len(taxonomy.modules)} modules, "
                  f"{len(taxonomy.elements)} elements (data/steer/taxonomy.yaml)", fontsize=11)
-    return _save(fig, path)
+    return plotting.save_png(fig, path)
 
 
 def _short(text: str, n: int) -> str:
@@ -149,7 +138,6 @@ def _question_text(item: MCItem) -> str:
 def plot_domain_span(questions: Sequence[MCItem], taxonomy: Any, path: str | Path) -> Path:
     """Fig. 3: top, the domains each of four elements' questions span (cell = questions in the benchmark, grey = a
     domain the element does not use); bottom, two generated Maximize Expected Utility questions of different grades."""
-    plt = _plt()
     span = domain_span(questions, taxonomy)
     examples = example_questions(questions)
     wide = span.pivot(index="element", columns="domain", values="n_questions").reindex(
@@ -173,7 +161,7 @@ def plot_domain_span(questions: Sequence[MCItem], taxonomy: Any, path: str | Pat
         title = (f"{taxonomy.element(item.meta['element']).name}: grade {item.meta['grade']}, "
                  f"{item.meta['domain']} ({item.item_id})")
         _text_panel(ax, title, _question_text(item), width=72)
-    return _save(fig, path)
+    return plotting.save_png(fig, path)
 
 
 # --------------------------------------------------------------------------------------------------------- Fig. 6
@@ -228,7 +216,6 @@ def adaptation_examples(contexts: pd.DataFrame, prefer_element: str = EXAMPLE_EL
 def plot_adaptation_examples(dumps: pd.DataFrame, path: str | Path) -> Path:
     """Fig. 6: left, a self-explanation prompt; right, a few-shot prompt, each exactly as the model saw it (the
     dump's context: the explanation and solved examples included, the answer letter scored next)."""
-    plt = _plt()
     examples = adaptation_examples(dump_contexts(dumps))
     n_lines = max([min(len(_wrap(str(r["context"]), 88)), MAX_LINES) for r in examples.values()], default=4)
     fig, axes = plt.subplots(1, 2, figsize=(15, 1.2 + 0.14 * n_lines))
@@ -243,7 +230,7 @@ def plot_adaptation_examples(dumps: pd.DataFrame, path: str | Path) -> Path:
                     str(row["context"]) + "▮", width=88, max_lines=MAX_LINES)
     fig.suptitle("Example adaptations: the exact prompts of this run (from the dumps); the letter is scored at ▮",
                  fontsize=11)
-    return _save(fig, path)
+    return plotting.save_png(fig, path)
 
 
 # -------------------------------------------------------------------------------------------------------- Fig. 16
@@ -269,7 +256,6 @@ def plot_game_forms(questions: Sequence[MCItem], path: str | Path) -> Path:
     """Fig. 16: one generated game in word form, normal form and bimatrix form, by the renderers the questions use."""
     from choicelab.studies.steer.items.multi_agent import render_game
 
-    plt = _plt()
     item = game_question(questions)
     game = game_of(item.meta["params"]["game"])
     texts = {form: render_game(game, form) for form, _ in GAME_FORMS}
@@ -279,4 +265,4 @@ def plot_game_forms(questions: Sequence[MCItem], path: str | Path) -> Path:
         _text_panel(ax, label, texts[form], width=52)
     fig.suptitle(f"The game of {item.item_id} (shown there in {item.meta['params'].get('form', '?')} form) in the "
                  "three representations the questions use", fontsize=11)
-    return _save(fig, path)
+    return plotting.save_png(fig, path)

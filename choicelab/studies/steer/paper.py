@@ -15,8 +15,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from choicelab import plotting
+from choicelab.plotting import PAPER_COLOUR, PAPER_MARKER, plt
 from choicelab.stats import t_interval
 from choicelab.studies.steer import metrics as sm
+from choicelab.studies.steer.tables import (
+    BIAS_MODULES,
+    TableSources,
+    load_paper_table3,
+    paper_comparisons,
+    unadapted,
+)
 
 OUR_BENCHMARK = ("our questions are generated here from the paper's generators' logic (other questions, other counts "
                  "per element and grade), not the paper's question set")
@@ -49,8 +58,6 @@ def with_notes(comparison: pd.DataFrame) -> pd.DataFrame:
 def _per_model(results: pd.DataFrame, module: str | None = None) -> pd.DataFrame:
     """Per model: mean over elements of the normalized accuracy (unadapted), its t 95 % interval over elements,
     elements and questions (``module``: that module's elements only)."""
-    from choicelab.studies.steer.tables import unadapted
-
     base = unadapted(results)
     if module is not None:
         base = base[base["module"].astype(str) == module]
@@ -72,8 +79,6 @@ TABLE3_DEFINITION_NOTE = ("paper: its numbers as printed; it defines (acc - r)/r
 
 def _panel(ax: Any, paper: pd.DataFrame, ours: pd.DataFrame, title: str) -> None:
     """Horizontal rows: the paper's models (black diamonds) then ours (circles, t 95 % interval over elements, n)."""
-    from choicelab.plotting import PAPER_COLOUR, PAPER_MARKER
-
     labels = [f"paper: {m}" for m in paper["model"]] + [
         f"ours: {r.model} (n={r.n_questions} q, {r.n_elements} el.)" for r in ours.itertuples()]
     y = np.arange(len(labels))[::-1]
@@ -98,10 +103,7 @@ def plot_paper_beside_ours(results: pd.DataFrame, paper_table3: str | Path, pape
     """Left: the paper's Table 3 normalized accuracy for its 13 models beside ours (whole benchmark, unadapted).
     Right: the paper's Cognitive Bias SRC (GPT-4 / GPT-3.5 Turbo, modules 2.2 and 2.5) beside ours on the same
     modules. Same x scale in both panels."""
-    from choicelab.studies.steer.figures import _plt, _save
-    from choicelab.studies.steer.tables import BIAS_MODULES, load_paper_table3
 
-    plt = _plt()
     table3 = load_paper_table3(paper_table3)[["model", "normalized_accuracy"]].rename(
         columns={"normalized_accuracy": "value"})
     bias = pd.read_csv(paper_bias_src, dtype={"module": str})
@@ -127,9 +129,15 @@ def plot_paper_beside_ours(results: pd.DataFrame, paper_table3: str | Path, pape
                  f"({', '.join(ours_all['model']) or 'no model'}); "
                  f"{OUR_BENCHMARK}", fontsize=10, wrap=True)
     fig.tight_layout()
-    return _save(fig, path)
+    return plotting.save_png(fig, path)
 
 
 def paper_beside_ours(sources: Any, path: str | Path) -> Path:
     """Builder of ``steer/fig_compare_paper`` (rule steer_tables: it reads the paper's numbers)."""
     return plot_paper_beside_ours(sources.results, sources.paper_table3, sources.paper_bias_src, path)
+
+
+def paper_comparison(sources: TableSources) -> pd.DataFrame:
+    """:func:`paper_comparisons` of this run: Table 3 and the Cognitive Bias SRC beside the paper's numbers."""
+    return with_notes(paper_comparisons(sources.metrics["table3"], sources.results, sources.paper_table3,
+                                        sources.paper_bias_src))

@@ -496,14 +496,6 @@ def of_results(sources: TableSources, build: Callable[[pd.DataFrame], pd.DataFra
     return build(sources.results)
 
 
-def paper_comparison(sources: TableSources) -> pd.DataFrame:
-    """:func:`paper_comparisons` of this run: Table 3 and the Cognitive Bias SRC beside the paper's numbers."""
-    from choicelab.studies.steer.paper import with_notes
-
-    return with_notes(paper_comparisons(sources.metrics["table3"], sources.results, sources.paper_table3,
-                                        sources.paper_bias_src))
-
-
 def element_quotes(sources: TableSources) -> pd.DataFrame:
     """:func:`compare_element_quotes` on this run's questions."""
     return compare_element_quotes(sources.results, sources.paper_quotes)

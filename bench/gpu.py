@@ -541,7 +541,7 @@ def precision_mode(mode: str) -> Iterator[None]:
         return
     original = encoder.training_precision
 
-    def fp32_only(model, device) -> str:  # noqa: ANN001
+    def fp32_only(model, device) -> str:
         set_tf32(False)
         return "fp32"
 

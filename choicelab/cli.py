@@ -254,7 +254,8 @@ def build_parser() -> argparse.ArgumentParser:
     prep.add_argument("--name", required=True)
     prep.add_argument("--spec-json", required=True)
     prep.add_argument("--out", required=True)
-    prep.add_argument("--seed", type=int, default=0)
+    prep.add_argument("--seed", type=int, required=True,
+                      help="the run's seed (config key seed): a random model's weights")
     prep.set_defaults(func=cmd_prepare_model)
 
     conf = sub.add_parser("config", help="print the effective config a run uses (config.yaml, or --configfile alone)")

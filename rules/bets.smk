@@ -169,7 +169,6 @@ rule bets_static_tables:
     conda:
         "../envs/analysis.yaml"
     params:
-        study="bets",
         captions=captions(BE_STATIC),
     script:
         "../scripts/study_artifacts.py"
@@ -194,7 +193,6 @@ rule bets_result_tables:
     conda:
         "../envs/analysis.yaml"
     params:
-        study="bets",
         captions=captions(BE_RESULTS),
     script:
         "../scripts/study_artifacts.py"
@@ -216,7 +214,6 @@ rule bets_pvalue_check:
     conda:
         "../envs/analysis.yaml"
     params:
-        study="bets",
         captions=captions(BE_PVALUES),
     script:
         "../scripts/study_artifacts.py"

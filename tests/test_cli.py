@@ -18,7 +18,7 @@ from conftest import repo_env
 @pytest.fixture(scope="module")
 def model_dir(tmp_path_factory):
     out = tmp_path_factory.mktemp("models") / "tiny-llama"
-    prepare_model("tiny-llama", {"kind": "causal", "source": "random:llama"}, out)
+    prepare_model("tiny-llama", {"kind": "causal", "source": "random:llama"}, out, seed=0)
     return out
 
 

@@ -39,7 +39,7 @@ def test_auto_multiple_choice_resolves_deberta_v1_to_our_head():
 def test_the_encoder_loads_from_the_checkpoint_and_the_head_is_new_and_seeded(tmp_path):
     source = tmp_path / "deberta-base"
     masked = _pretrained_v1_checkpoint(source)
-    prepare_model("deberta-base", {"kind": "encoder", "source": f"path:{source}"}, tmp_path / "m")
+    prepare_model("deberta-base", {"kind": "encoder", "source": f"path:{source}"}, tmp_path / "m", seed=0)
     a, _, _ = load_encoder_mc(tmp_path / "m", seed=1, device="cpu")
     b, _, _ = load_encoder_mc(tmp_path / "m", seed=1, device="cpu")
     assert isinstance(a, DebertaForMultipleChoice)
@@ -51,7 +51,7 @@ def test_the_encoder_loads_from_the_checkpoint_and_the_head_is_new_and_seeded(tm
 def test_a_fine_tuned_deberta_checkpoint_reloads_with_the_same_scores(tmp_path):
     source = tmp_path / "deberta-base"
     _pretrained_v1_checkpoint(source)
-    prepare_model("deberta-base", {"kind": "encoder", "source": f"path:{source}"}, tmp_path / "m")
+    prepare_model("deberta-base", {"kind": "encoder", "source": f"path:{source}"}, tmp_path / "m", seed=0)
     model, tokenizer, _ = load_encoder_mc(tmp_path / "m", seed=0, device="cpu")
     result = fine_tune_mc(model, tokenizer, ITEMS, ITEMS[:2], learning_rate=1e-3, batch_size=3, max_epochs=1, seed=0,
                           max_length=32, log=lambda _: None)

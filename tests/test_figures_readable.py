@@ -64,7 +64,7 @@ def drawn(monkeypatch):
     """Figures the code hands to choicelab.plotting, with the text it set itself (before :func:`readable`)."""
     seen: list[tuple[str, list[tuple[str, float]], list[str]]] = []
 
-    def record(fig, path, *rest, **kwargs):  # noqa: ANN001
+    def record(fig, path, *rest, **kwargs):
         fig.canvas.draw()
         seen.append((Path(str(path)).name, small_texts(fig), [t.get_text() for t in plotting.texts(fig)]))
         plt.close(fig)

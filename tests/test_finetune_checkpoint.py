@@ -20,7 +20,7 @@ from conftest import toy_items
 
 def test_checkpoint_records_training_and_loads_like_any_model(tmp_path):
     base = tmp_path / "tiny-bert"
-    base_meta = prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert"}, base)
+    base_meta = prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert"}, base, seed=0)
     params = FineTuneParams(learning_rate=5e-3, batch_size=8, max_epochs=3, seed=0, target_dev_accuracy=0.9)
     dev = toy_items(16, 1, "dev", 2)
     meta = fine_tune_checkpoint(base, toy_items(48, 0, "train", 2), dev, params, tmp_path / "ckpt",
@@ -46,7 +46,7 @@ def test_checkpoint_records_training_and_loads_like_any_model(tmp_path):
 @pytest.mark.parametrize("target, reached", [(0.0, True), (1.01, False)])
 def test_training_stops_at_the_target_and_records_whether_it_was_reached(tmp_path, target, reached):
     base = tmp_path / "tiny-bert"
-    prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert"}, base)
+    prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert"}, base, seed=0)
     params = FineTuneParams(learning_rate=5e-3, batch_size=8, max_epochs=2, seed=0, target_dev_accuracy=target)
     meta = fine_tune_checkpoint(base, toy_items(16, 0, "train", 2), toy_items(8, 1, "dev", 2), params,
                                 tmp_path / "ckpt", name="tiny-bert__target", device="cpu")
@@ -60,7 +60,7 @@ def test_training_stops_at_the_target_and_records_whether_it_was_reached(tmp_pat
 def _tiny_checkpoint(tmp_path, input_format):
     base = tmp_path / "tiny-bert"
     if not base.exists():
-        prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert"}, base)
+        prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert"}, base, seed=0)
     params = FineTuneParams(learning_rate=5e-3, batch_size=8, max_epochs=1, seed=0, input_format=input_format)
     out = tmp_path / f"ckpt_{input_format}"
     fine_tune_checkpoint(base, toy_items(16, 0, "train", 3), toy_items(8, 1, "dev", 3), params, out,
@@ -107,7 +107,7 @@ def test_frozen_word_embeddings_stay_the_pretrained_ones_while_the_rest_learns(t
     import torch
 
     base = tmp_path / "tiny-bert"
-    prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert"}, base)
+    prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert"}, base, seed=0)
     params = FineTuneParams(learning_rate=5e-3, batch_size=8, max_epochs=1, seed=0, freeze_word_embeddings=True)
     meta = fine_tune_checkpoint(base, toy_items(16, 0, "train", 3), toy_items(8, 1, "dev", 3), params,
                                 tmp_path / "ckpt", name="tiny-bert__frozen", device="cpu")
@@ -121,7 +121,7 @@ def test_frozen_word_embeddings_stay_the_pretrained_ones_while_the_rest_learns(t
 
 def test_a_nan_loss_stops_training_with_a_clear_error_and_saves_nothing(tmp_path):
     base = tmp_path / "tiny-bert"
-    prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert"}, base)
+    prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert"}, base, seed=0)
     params = FineTuneParams(learning_rate=float("inf"), batch_size=4, max_epochs=1, seed=0)  # weights blow up
     with pytest.raises(FloatingPointError, match="nothing is saved"):
         fine_tune_checkpoint(base, toy_items(16, 0, "train", 2), toy_items(4, 1, "dev", 2), params,
@@ -132,7 +132,7 @@ def test_a_nan_loss_stops_training_with_a_clear_error_and_saves_nothing(tmp_path
 @pytest.mark.parametrize("dtype, why", [("float16", "NaN loss without loss scaling"), ("bfloat16", "barely change")])
 def test_half_precision_encoder_weights_are_refused_naming_the_model_and_the_fix(tmp_path, dtype, why):
     base = tmp_path / "tiny-bert"
-    prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert", "dtype": dtype}, base)
+    prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert", "dtype": dtype}, base, seed=0)
     params = FineTuneParams(learning_rate=1e-3, batch_size=4, max_epochs=1, seed=0)
     with pytest.raises(ValueError, match=f"'tiny-bert'.*{why}.*models.tiny-bert.dtype: float32"):
         fine_tune_checkpoint(base, toy_items(8, 0, "train", 2), toy_items(4, 1, "dev", 2), params,
@@ -148,7 +148,7 @@ def test_training_is_recorded_with_its_precision_and_tokenizes_once(tmp_path, mo
     real = encoder._tokenize_once
     monkeypatch.setattr(encoder, "_tokenize_once", lambda *a, **k: calls.append(1) or real(*a, **k))
     base = tmp_path / "tiny-bert"
-    prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert"}, base)
+    prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert"}, base, seed=0)
     params = FineTuneParams(learning_rate=1e-3, batch_size=4, max_epochs=2, seed=0)
     meta = fine_tune_checkpoint(base, toy_items(16, 0, "train", 2), toy_items(4, 1, "dev", 2), params,
                                 tmp_path / "ckpt", name="tiny-bert__fp32", device="cpu")
@@ -175,7 +175,7 @@ def test_frozen_layers_train_only_the_top_on_cached_encodings_with_the_same_loss
     from choicelab.lm.encoder import encoder_layers, fine_tune_mc
 
     base = tmp_path / "tiny-bert"
-    prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert"}, base)
+    prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert"}, base, seed=0)
 
     train, dev = toy_items(16, 0, "train", 2), toy_items(8, 1, "dev", 2)
     cached, tokenizer = encoder_without_dropout(base)
@@ -206,7 +206,7 @@ def test_frozen_layers_evaluate_dev_on_cached_encodings_running_the_frozen_layer
     from choicelab.lm.encoder import encoder_layers, fine_tune_mc
 
     base = tmp_path / "tiny-bert"
-    prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert"}, base)
+    prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert"}, base, seed=0)
 
     train, dev = toy_items(16, 0, "train", 2), toy_items(24, 1, "dev", 2)
     cached, tokenizer = encoder_without_dropout(base)

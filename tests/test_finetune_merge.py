@@ -15,7 +15,7 @@ from conftest import toy_items
 @pytest.mark.parametrize("frozen_layers", [0, 1])
 def test_merged_accumulation_trains_as_micro_batches_do(tmp_path, frozen_layers):
     base = tmp_path / "tiny-bert"
-    prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert"}, base)
+    prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert"}, base, seed=0)
     # 22 items of batch 3: seven micro-batches of 3 and one of 1 per epoch, accumulation 4: the step with the short
     # micro-batch weighs its item as accumulation does, and the epoch's last, partial window runs micro-batch-wise
     train, dev = toy_items(22, 0, "train", 3), toy_items(9, 1, "dev", 3)
@@ -43,7 +43,7 @@ def test_merging_is_off_on_a_cpu_and_where_an_evaluation_falls_inside_a_step(tmp
     import choicelab.lm.encoder as encoder
 
     base = tmp_path / "tiny-bert"
-    prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert"}, base)
+    prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert"}, base, seed=0)
     train, dev = toy_items(12, 0, "train", 2), toy_items(4, 1, "dev", 2)
     windows = []
     real = encoder._accumulation_window

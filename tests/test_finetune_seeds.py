@@ -19,7 +19,7 @@ PARAMS = FineTuneParams(learning_rate=1e-2, batch_size=4, max_epochs=2, seed=0, 
 @pytest.fixture(scope="module")
 def tiny_bert(tmp_path_factory):
     base = tmp_path_factory.mktemp("base") / "tiny-bert"
-    prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert"}, base)
+    prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert"}, base, seed=0)
     return base
 
 

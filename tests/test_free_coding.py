@@ -327,8 +327,8 @@ def judge_dirs(tmp_path_factory):
     from choicelab.lm.prepare import prepare_model
 
     out = tmp_path_factory.mktemp("judges")
-    prepare_model("tiny-llama", {"kind": "causal", "source": "random:llama"}, out / "tiny-llama")
-    prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert"}, out / "tiny-bert")
+    prepare_model("tiny-llama", {"kind": "causal", "source": "random:llama"}, out / "tiny-llama", seed=0)
+    prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert"}, out / "tiny-bert", seed=0)
     return out
 
 

@@ -38,7 +38,7 @@ def hub_cache(tmp_path, monkeypatch):
 def test_prepare_pins_the_commit_and_every_weight_hash_and_copies_nothing(tmp_path, tiny_folder, hub_cache):
     commit = lay_out_hub_cache(hub_cache, "tiny-org/tiny-llama", tiny_folder)
     out = tmp_path / "results" / "models" / "tiny"
-    meta = prepare_model("tiny", {"kind": "causal", "source": "hf:tiny-org/tiny-llama"}, out)
+    meta = prepare_model("tiny", {"kind": "causal", "source": "hf:tiny-org/tiny-llama"}, out, seed=0)
 
     assert meta["commit_sha"] == commit and meta["revision"] == "main" and meta["hf_id"] == "tiny-org/tiny-llama"
     assert meta["weights_files"] == {"model.safetensors": sha256_file(tiny_folder / "model.safetensors")}
@@ -50,9 +50,9 @@ def test_prepare_pins_the_commit_and_every_weight_hash_and_copies_nothing(tmp_pa
 def test_later_rules_load_the_pinned_snapshot_and_score_as_the_source_model(tmp_path, tiny_folder, hub_cache):
     lay_out_hub_cache(hub_cache, "tiny-org/tiny-llama", tiny_folder)
     out = tmp_path / "models" / "tiny"
-    prepare_model("tiny", {"kind": "causal", "source": "hf:tiny-org/tiny-llama"}, out)
+    prepare_model("tiny", {"kind": "causal", "source": "hf:tiny-org/tiny-llama"}, out, seed=0)
     direct = tmp_path / "direct"
-    prepare_model("direct", {"kind": "causal", "source": f"path:{tiny_folder}"}, direct)
+    prepare_model("direct", {"kind": "causal", "source": f"path:{tiny_folder}"}, direct, seed=0)
 
     pinned, tokenizer, _ = load_causal(out, device="cpu")
     reference, _, _ = load_causal(direct, device="cpu")
@@ -64,7 +64,7 @@ def test_later_rules_load_the_pinned_snapshot_and_score_as_the_source_model(tmp_
 
 def test_a_revision_resolves_to_its_commit(tmp_path, tiny_folder, hub_cache):
     commit = lay_out_hub_cache(hub_cache, "tiny-org/tiny-llama", tiny_folder, revision="v1.0", commit="ab" * 20)
-    meta = prepare_model("tiny", {"kind": "causal", "source": "hf:tiny-org/tiny-llama@v1.0"}, tmp_path / "m")
+    meta = prepare_model("tiny", {"kind": "causal", "source": "hf:tiny-org/tiny-llama@v1.0"}, tmp_path / "m", seed=0)
     assert meta["revision"] == "v1.0" and meta["commit_sha"] == commit == "ab" * 20
 
 
@@ -72,13 +72,13 @@ def test_hf_hub_cache_wins_over_hf_home(tmp_path, tiny_folder, hub_cache, monkey
     elsewhere = tmp_path / "cluster-cache"
     monkeypatch.setenv("HF_HUB_CACHE", str(elsewhere))
     lay_out_hub_cache(elsewhere, "tiny-org/tiny-llama", tiny_folder)
-    meta = prepare_model("tiny", {"kind": "causal", "source": "hf:tiny-org/tiny-llama"}, tmp_path / "m")
+    meta = prepare_model("tiny", {"kind": "causal", "source": "hf:tiny-org/tiny-llama"}, tmp_path / "m", seed=0)
     assert meta["hub_cache"] == str(elsewhere)
 
 
 def test_a_model_missing_offline_names_the_model_the_cache_and_hf_token(tmp_path, hub_cache):
     with pytest.raises(HubModelError) as error:
-        prepare_model("llama-2-7b", {"kind": "causal", "source": "hf:meta-llama/Llama-2-7b-hf"}, tmp_path / "m")
+        prepare_model("llama-2-7b", {"kind": "causal", "source": "hf:meta-llama/Llama-2-7b-hf"}, tmp_path / "m", seed=0)
     message = str(error.value)
     assert "'llama-2-7b'" in message and "meta-llama/Llama-2-7b-hf" in message
     assert str(hub_cache) in message and "HF_TOKEN" in message and "HF_HUB_OFFLINE" in message
@@ -97,7 +97,8 @@ def test_a_gated_model_says_to_accept_the_licence_and_set_hf_token(tmp_path, mon
     monkeypatch.setenv("HF_HUB_OFFLINE", "0")
     monkeypatch.setattr(HfApi, "model_info", gated)
     with pytest.raises(HubModelError) as error:
-        prepare_model("llama-3-8b", {"kind": "causal", "source": "hf:meta-llama/Meta-Llama-3-8B"}, tmp_path / "m")
+        prepare_model("llama-3-8b", {"kind": "causal", "source": "hf:meta-llama/Meta-Llama-3-8B"}, tmp_path / "m",
+                      seed=0)
     message = str(error.value)
     assert "'llama-3-8b'" in message and "https://huggingface.co/meta-llama/Meta-Llama-3-8B" in message
     assert "HF_TOKEN" in message and "licence" in message
@@ -106,7 +107,7 @@ def test_a_gated_model_says_to_accept_the_licence_and_set_hf_token(tmp_path, mon
 def test_a_job_whose_cache_lacks_the_snapshot_says_which_and_how(tmp_path, tiny_folder, hub_cache, monkeypatch):
     lay_out_hub_cache(hub_cache, "tiny-org/tiny-llama", tiny_folder)
     out = tmp_path / "m"
-    prepare_model("tiny", {"kind": "causal", "source": "hf:tiny-org/tiny-llama"}, out)
+    prepare_model("tiny", {"kind": "causal", "source": "hf:tiny-org/tiny-llama"}, out, seed=0)
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty-cache"))
     with pytest.raises(
         HubModelError, match=r"'tiny'.*not in the Hugging Face cache .*empty-cache.*HF_HOME / HF_HUB_CACHE"
@@ -117,7 +118,7 @@ def test_a_job_whose_cache_lacks_the_snapshot_says_which_and_how(tmp_path, tiny_
 def test_a_changed_weight_file_in_the_cache_is_refused(tmp_path, tiny_folder, hub_cache):
     commit = lay_out_hub_cache(hub_cache, "tiny-org/tiny-llama", tiny_folder)
     out = tmp_path / "m"
-    prepare_model("tiny", {"kind": "causal", "source": "hf:tiny-org/tiny-llama"}, out)
+    prepare_model("tiny", {"kind": "causal", "source": "hf:tiny-org/tiny-llama"}, out, seed=0)
     snapshot = hub.repo_folder(hub_cache, "tiny-org/tiny-llama") / "snapshots" / commit
     other = hub.repo_folder(hub_cache, "tiny-org/tiny-llama") / "blobs" / ("0" * 64)
     other.write_bytes(b"not the weights")
@@ -132,7 +133,7 @@ def test_provenance_names_the_pinned_commit(tmp_path, tiny_folder, hub_cache):
 
     commit = lay_out_hub_cache(hub_cache, "tiny-org/tiny-llama", tiny_folder)
     out = tmp_path / "results" / "models" / "tiny"
-    prepare_model("tiny", {"kind": "causal", "source": "hf:tiny-org/tiny-llama"}, out)
+    prepare_model("tiny", {"kind": "causal", "source": "hf:tiny-org/tiny-llama"}, out, seed=0)
     assert model_reference(out)["commit_sha"] == commit
     assert f"at commit {commit[:12]}" in format_lineage(lineage(out))
 
@@ -153,7 +154,7 @@ def sharded_folder(tmp_path):
 
 def test_only_the_weights_transformers_loads_are_recorded(tmp_path, sharded_folder, hub_cache):
     lay_out_hub_cache(hub_cache, "org/sharded", sharded_folder)
-    meta = prepare_model("sharded", {"kind": "causal", "source": "hf:org/sharded"}, tmp_path / "m")
+    meta = prepare_model("sharded", {"kind": "causal", "source": "hf:org/sharded"}, tmp_path / "m", seed=0)
     index = json.loads((sharded_folder / "model.safetensors.index.json").read_text())
     shards = sorted(set(index["weight_map"].values()))
     assert len(shards) > 1 and sorted(meta["weights_files"]) == shards
@@ -188,7 +189,7 @@ def test_online_prepare_downloads_the_config_then_exactly_the_indexed_weights(tm
     monkeypatch.setenv("HF_HUB_OFFLINE", "0")
     monkeypatch.setattr(huggingface_hub.HfApi, "model_info", model_info)
     monkeypatch.setattr(huggingface_hub, "snapshot_download", snapshot_download)
-    meta = prepare_model("sharded", {"kind": "causal", "source": "hf:org/sharded"}, tmp_path / "m")
+    meta = prepare_model("sharded", {"kind": "causal", "source": "hf:org/sharded"}, tmp_path / "m", seed=0)
     assert meta["commit_sha"] == commit and requested[0] == hub.CONFIG_PATTERNS
     assert requested[1] == sorted(meta["weights_files"]) and "consolidated.safetensors" not in requested[1]
     load_causal(tmp_path / "m", device="cpu")

@@ -78,7 +78,7 @@ def _offline_env(tmp_path: Path, cache_setting: str) -> tuple[dict[str, str], Pa
 def test_an_hf_model_without_network_or_cache_fails_naming_the_model_the_cache_and_the_fix(tmp_path, cache_setting):
     env, cache = _offline_env(tmp_path, cache_setting)
     out = tmp_path / "results" / "models" / "my-llama"
-    proc = _cli("prepare-model", "--name", "my-llama", "--spec-json",
+    proc = _cli("prepare-model", "--seed", "0", "--name", "my-llama", "--spec-json",
                 json.dumps({"kind": "causal", "source": "hf:some-org/some-llama"}), "--out", str(out), env=env)
 
     assert proc.returncode != 0
@@ -98,7 +98,7 @@ def test_an_hf_model_out_of_reach_but_in_the_cache_says_to_set_hf_hub_offline(tm
     source.mkdir()
     materialize_random("llama", str(source), seed=0)
     lay_out_hub_cache(cache, "some-org/tiny-llama", source)
-    proc = _cli("prepare-model", "--name", "tiny", "--spec-json",
+    proc = _cli("prepare-model", "--seed", "0", "--name", "tiny", "--spec-json",
                 json.dumps({"kind": "causal", "source": "hf:some-org/tiny-llama"}), "--out", str(tmp_path / "m"),
                 env=env)
 

@@ -74,7 +74,7 @@ def _prepared(tmp_path: Path, monkeypatch, family: str) -> Path:
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     lay_out_hub_cache(cache, f"tiny/{family}", source)
     out = tmp_path / "models" / family
-    meta = prepare_model(family, {"kind": TINY_FAMILIES[family].kind, "source": f"hf:tiny/{family}"}, out)
+    meta = prepare_model(family, {"kind": TINY_FAMILIES[family].kind, "source": f"hf:tiny/{family}"}, out, seed=0)
     assert meta["commit_sha"] and [p.name for p in out.iterdir()] == ["model.json"]
     return out
 
@@ -149,7 +149,7 @@ def test_t5_scores_samples_and_embeds(tmp_path, monkeypatch, mode):
     monkeypatch.setenv("HF_HUB_CACHE", str(cache))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     lay_out_hub_cache(cache, "tiny/t5", source)
-    prepare_model("t5", {"kind": "seq2seq", "source": "hf:tiny/t5"}, tmp_path / "models" / "t5")
+    prepare_model("t5", {"kind": "seq2seq", "source": "hf:tiny/t5"}, tmp_path / "models" / "t5", seed=0)
     scorer, meta = load_scorer(tmp_path / "models" / "t5", device="cpu", max_batch_tokens=64, seq2seq_mode=mode)
     assert (scorer.kind, meta["architecture"]) == ("seq2seq", "T5ForConditionalGeneration")
     requests = [ContinuationRequest("a", "The die lands on face number. Your answer:", " the first one"),

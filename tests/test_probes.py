@@ -364,7 +364,7 @@ def test_finetune_dropout_sets_the_multiple_choice_heads_dropout_and_leaves_the_
 
     monkeypatch.setattr(encoder, "fine_tune_mc", spy)
     base = tmp_path / "tiny-bert"
-    prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert"}, base)
+    prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert"}, base, seed=0)
     params = FineTuneParams(learning_rate=1e-3, batch_size=8, max_epochs=1, seed=0, dropout=0.3)
     meta = fine_tune_checkpoint(base, toy_items(16, 0, "train", 2), toy_items(8, 1, "dev", 2), params,
                                 tmp_path / "ckpt", name="tiny-bert__toy", device="cpu")

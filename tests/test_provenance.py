@@ -258,7 +258,8 @@ def test_a_fine_tuned_checkpoint_carries_its_rule_and_its_accuracies_n_and_inter
     from conftest import toy_items
 
     monkeypatch.chdir(tmp_path)
-    prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert"}, tmp_path / "results/models/tiny-bert")
+    prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert"}, tmp_path / "results/models/tiny-bert",
+                  seed=0)
     train, dev = toy_items(16, 0, "train", 2), toy_items(8, 1, "dev", 2)
     write_items("train.parquet", train, record_json(make_record(rule="benchmark", inputs=[])))
     record = make_record(rule="probes_finetune", inputs=["results/models/tiny-bert", "train.parquet"],

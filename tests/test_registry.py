@@ -55,7 +55,7 @@ def test_kind_mismatch_with_the_package_is_refused():
 
 
 def test_random_model_is_materialized_with_model_json(tmp_path):
-    meta = materialize(ModelSpec("tiny", "causal", "random:llama"), tmp_path / "tiny")
+    meta = materialize(ModelSpec("tiny", "causal", "random:llama"), tmp_path / "tiny", seed=0)
     on_disk = json.loads((tmp_path / "tiny" / "model.json").read_text())
     assert on_disk == meta
     assert len(meta["weights_sha256"]) == 64 and meta["kind"] == "causal"
@@ -74,10 +74,10 @@ def test_a_failure_mid_build_leaves_no_model_folder(tmp_path, monkeypatch):
 
     monkeypatch.setattr(registry, "_describe", explode)
     with pytest.raises(RuntimeError):
-        materialize(ModelSpec("t", "causal", "random:llama"), tmp_path / "t")
+        materialize(ModelSpec("t", "causal", "random:llama"), tmp_path / "t", seed=0)
     assert list(tmp_path.iterdir()) == []
 
 
 def test_path_source_without_config_is_a_clear_error(tmp_path):
     with pytest.raises(FileNotFoundError, match="not a Hugging Face model folder"):
-        materialize(ModelSpec("p", "causal", f"path:{tmp_path}"), tmp_path / "out")
+        materialize(ModelSpec("p", "causal", f"path:{tmp_path}"), tmp_path / "out", seed=0)

@@ -31,8 +31,9 @@ OFFLOADED = {"model.embed_tokens": "cpu", "model.rotary_emb": "cpu", "model.laye
 @pytest.fixture(scope="module")
 def whole_and_split(tmp_path_factory):
     root = tmp_path_factory.mktemp("split")
-    prepare_model("whole", {"kind": "causal", "source": "random:llama"}, root / "whole")
-    prepare_model("split", {"kind": "causal", "source": "random:llama", "device_map": OFFLOADED}, root / "split")
+    prepare_model("whole", {"kind": "causal", "source": "random:llama"}, root / "whole", seed=0)
+    prepare_model("split", {"kind": "causal", "source": "random:llama", "device_map": OFFLOADED}, root / "split",
+                  seed=0)
     whole, tokenizer, _ = load_causal(root / "whole", device="cpu")
     split, _, meta = load_causal(root / "split", device="cpu")
     return whole, split, tokenizer, meta

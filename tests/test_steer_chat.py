@@ -182,7 +182,7 @@ def tiny_falcon_instruct(tmp_path_factory):
     spec = parse_model_spec("falcon-7b-instruct", {"kind": "causal", "source": "random:falcon",
                                                    "chat_template": "falcon_instruct"})
     folder = tmp_path_factory.mktemp("falcon") / "falcon-7b-instruct"
-    meta = materialize(spec, folder)
+    meta = materialize(spec, folder, seed=0)
     return meta, load_tokenizer(folder)
 
 

@@ -254,7 +254,7 @@ def _cache_frozen(model: PreTrainedModel, encoded: _Encoded, frozen: int, device
     layer = encoder_layers(model)[frozen - 1]
     captured: dict[str, object] = {}
 
-    def hook(_module, _inputs, output):  # noqa: ANN001, ANN202
+    def hook(_module, _inputs, output):
         captured["out"] = output
         raise _StopForward  # the layers above are not needed
 

@@ -8,6 +8,6 @@ from typing import Any
 from choicelab.lm.registry import materialize, parse_model_spec
 
 
-def prepare_model(name: str, entry: dict[str, Any], out_dir: Path, seed: int = 0) -> dict[str, Any]:
+def prepare_model(name: str, entry: dict[str, Any], out_dir: Path, seed: int) -> dict[str, Any]:
     """Validate the config entry and build the model folder; returns its model.json record."""
     return materialize(parse_model_spec(name, entry), Path(out_dir), seed=seed)

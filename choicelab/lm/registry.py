@@ -346,7 +346,7 @@ def _build(spec: ModelSpec, tmp: Path, seed: int) -> dict[str, Any]:
     return _describe(spec, tmp, architecture, [], {"source_dir": str(folder.resolve())})
 
 
-def materialize(spec: ModelSpec, out_dir: Path, seed: int = 0) -> dict[str, Any]:
+def materialize(spec: ModelSpec, out_dir: Path, seed: int) -> dict[str, Any]:
     """Build ``out_dir`` atomically (see the module docstring); returns the model.json record."""
     with atomic_directory(out_dir) as tmp:
         meta = _build(spec, tmp, seed)

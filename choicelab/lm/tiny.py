@@ -169,7 +169,7 @@ def tiny_model(family: str, seed: int = 0) -> tuple[PreTrainedModel, PreTrainedT
     return model, tokenizer
 
 
-def materialize_random(family: str, out_dir: str, seed: int = 0) -> dict[str, str]:
+def materialize_random(family: str, out_dir: str, seed: int) -> dict[str, str]:
     """Save a tiny random model + tokenizer as a HF folder (the caller writes model.json)."""
     model, tokenizer = tiny_model(family, seed=seed)
     model.save_pretrained(out_dir, safe_serialization=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from typing import Any
 
 import pandas as pd
 
@@ -33,7 +34,7 @@ def single_die_figure(dump: pd.DataFrame, scenarios: pd.DataFrame, models: Seque
     return fig
 
 
-def _bars_or_missing(ax, x: list, heights: pd.Series, **style) -> None:  # noqa: ANN001
+def _bars_or_missing(ax: Any, x: list, heights: pd.Series, **style: Any) -> None:
     """Bars of probabilities where a zero is told from a missing value: a zero bar gets a short black tick on the
     axis, and a panel without rows says "no data" instead of looking like all zeros."""
     if not len(x):

@@ -34,7 +34,7 @@ def _drawn(draw: Callable[..., Any], sources: Any) -> Drawing:
     return lambda files: draw(sources, files[0])
 
 
-def _table(name: str, reproduces: str, caption: str, builder) -> Artifact:  # noqa: ANN001
+def _table(name: str, reproduces: str, caption: str, builder: Callable[..., Any]) -> Artifact:
     return Artifact(name, reproduces, caption, functools.partial(_with_markdown, builder), rule="steer_tables",
                     kind="table")
 
@@ -43,11 +43,11 @@ def _metric(name: str, reproduces: str, caption: str) -> Artifact:
     return _table(name, reproduces, caption, functools.partial(tb.metric_table, name=name))
 
 
-def _of_results(name: str, reproduces: str, caption: str, build) -> Artifact:  # noqa: ANN001
+def _of_results(name: str, reproduces: str, caption: str, build: Callable[..., Any]) -> Artifact:
     return _table(name, reproduces, caption, functools.partial(tb.of_results, build=build))
 
 
-def _figure(name: str, reproduces: str, caption: str, builder) -> Artifact:  # noqa: ANN001
+def _figure(name: str, reproduces: str, caption: str, builder: Callable[..., Any]) -> Artifact:
     return Artifact(name, reproduces, caption, functools.partial(_drawn, builder), rule="steer_figures",
                     kind="figure_png")
 

@@ -510,11 +510,3 @@ def definition_fit(sources: TableSources) -> pd.DataFrame:
 def run_models(sources: TableSources) -> pd.DataFrame:
     """:func:`models_table` of the configured models."""
     return models_table(sources.models, sources.paper_models)
-
-
-def write_table(frame: pd.DataFrame, csv: str | Path, md: str | Path) -> None:
-    """A table as CSV and as Markdown (3 decimals)."""
-    from choicelab.io import write_csv, write_text
-
-    write_csv(csv, frame)
-    write_text(md, frame.to_markdown(index=False, floatfmt=".3f") + "\n")

@@ -89,7 +89,7 @@ def steer_frame():
 
     taxonomy = load_taxonomy()
     frame = synthetic_question_frame(taxonomy, {"model-a": 1.0, "model-b": -0.5},
-                                     adaptations=("0shot", "1shot", "0shot_explain_together"), questions_per_test=1,
+                                     adaptations=("0shot", "1shot", "explain-together"), questions_per_test=1,
                                      seed=1)
     return frame, taxonomy
 

@@ -9,6 +9,7 @@ import pytest
 
 from choicelab.stats import expected_calibration_error
 from choicelab.studies.steer import metrics as sm
+from choicelab.studies.steer.adaptations import of_label
 
 
 def score_rows(model, variant, item_id, probs, label):
@@ -174,12 +175,18 @@ def test_macro_average_weights_each_element_once():
 
 
 @pytest.mark.parametrize("label, shots, mode", [
-    ("0shot", 0, "none"), ("", 0, "none"), ("3-shot", 3, "none"), ("5shot+explain-separate", 5, "separate"),
-    ("explain-together", None, "together"),
+    ("0shot", 0, "none"), ("", 0, "none"), ("3shot", 3, "none"), ("explain-together", 0, "together"),
+    ("explain-separate-hidden", 0, "separate-hidden"),
 ])
-def test_adaptation_labels_are_parsed(label, shots, mode):
-    assert sm.parse_n_shot(label) == shots
-    assert sm.parse_self_explanation(label) == mode
+def test_adaptation_labels_are_read_by_the_one_parser(label, shots, mode):
+    adaptation = of_label(label)
+    assert (adaptation.shots, adaptation.explain) == (shots, mode)
+
+
+@pytest.mark.parametrize("label", ["3-shot", "5shot+explain-separate", "0shot_explain_together", "9shot"])
+def test_a_label_that_names_no_adaptation_is_refused(label):
+    with pytest.raises(ValueError, match="unknown STEER adaptation name"):
+        of_label(label)
 
 
 def test_question_metadata_joins_generated_steer_items():

@@ -103,3 +103,13 @@ def _flow(entry: Mapping[str, Any]) -> str:
 def names(adaptations: Any) -> tuple[str, ...]:
     """The names of ``adaptations`` (Adaptation objects or names already)."""
     return tuple(a.name if isinstance(a, Adaptation) else Adaptation.from_name(a).name for a in adaptations)
+
+
+def of_label(label: Any) -> Adaptation:
+    """The adaptation a question frame's ``adaptation`` column names (:meth:`Adaptation.from_name`); the empty label
+    (a summary made over no adaptation) is the unadapted 0-shot one. Any other text is refused, naming it."""
+    text = "" if label is None else str(label).strip()
+    return Adaptation() if not text else Adaptation.from_name(text)
+
+
+UNADAPTED = Adaptation()  # 0-shot, no self-explanation: the paper's main condition

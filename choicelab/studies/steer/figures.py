@@ -32,6 +32,7 @@ from choicelab import plotting
 from choicelab.plotting import plt
 from choicelab.stats import t_interval
 from choicelab.studies.steer import metrics as sm
+from choicelab.studies.steer.adaptations import UNADAPTED, Adaptation, of_label
 from choicelab.studies.steer.tables import (
     EXPLANATION_COLUMNS,
     METRIC_AXIS_LABELS,
@@ -140,8 +141,8 @@ def plot_example_report_card(results: pd.DataFrame, taxonomy: Any, path: str | P
     sm.check_question_frame(results)
     chosen = model or sorted(results["model"].astype(str).unique())[0]
     labels = results.loc[results["model"].astype(str) == chosen, "adaptation"].fillna("").astype(str).unique()
-    one_shot = [a for a in labels if sm.parse_n_shot(a) == 1 and sm.parse_self_explanation(a) == "none"]
-    plain = [a for a in labels if sm.parse_n_shot(a) == 0 and sm.parse_self_explanation(a) == "none"]
+    one_shot = [a for a in labels if of_label(a) == Adaptation(shots=1)]
+    plain = [a for a in labels if of_label(a) == UNADAPTED]
     if not (one_shot or plain):
         raise ValueError(f"model {chosen!r} has neither a 1-shot nor an unadapted run; adaptations: {sorted(labels)}")
     adaptation = sorted(one_shot or plain)[0]

@@ -24,7 +24,6 @@ Definitions (see docs/steer_metrics.md for the reasoning):
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
@@ -351,32 +350,6 @@ def dependency_robustness_table(results: pd.DataFrame, edges: Iterable[tuple[str
 
 
 # ------------------------------------------------------------------------------------------------------ adaptations
-_SHOT_RE = re.compile(r"(?:^|[^0-9])(\d+)[-_ ]?shots?(?:$|[^a-z])", re.IGNORECASE)
-
-
-def parse_n_shot(adaptation: str) -> int | None:
-    """Number of in-context examples named in an adaptation label ("3shot", "3-shot+explain-separate"), else None.
-
-    The empty label (no adaptation) counts as 0-shot.
-    """
-    if adaptation is None or str(adaptation).strip() == "":
-        return 0
-    match = _SHOT_RE.search(str(adaptation))
-    return int(match.group(1)) if match else None
-
-
-def parse_self_explanation(adaptation: str) -> str:
-    """"together", "separate", "separate-hidden" or "none": the self-explanation mode named in an adaptation label
-    ("separate-hidden" is the reference code's sequential-hidden: call 1 without the options)."""
-    label = str(adaptation or "").lower()
-    has_together, has_separate = "together" in label, "separate" in label
-    if has_together and has_separate:
-        raise ValueError(f"adaptation {adaptation!r} names both self-explanation modes")
-    if has_separate:
-        return "separate-hidden" if "separate-hidden" in label else "separate"
-    return "together" if has_together else "none"
-
-
 # ---------------------------------------------------------------------------------------------- two-part questions
 def combine_parts(results: pd.DataFrame, items: Iterable) -> pd.DataFrame:
     """Score each two-part question once: its two part rows of the question frame become one row under the pair's

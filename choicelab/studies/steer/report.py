@@ -54,6 +54,7 @@ import yaml
 
 from choicelab.studies.steer import DATA
 from choicelab.studies.steer import metrics as sm
+from choicelab.studies.steer.adaptations import UNADAPTED, of_label
 
 MIN_GRADE, MAX_GRADE = 1, 13
 TOP_LEVEL_KEYS = ("name", "description", "metric", "model", "adaptation", "filters", "weights", "grade_cutoffs",
@@ -415,7 +416,7 @@ def _pick(values: Sequence[str], wanted: str | None, kind: str, rubric: Rubric) 
     if len(values) == 1:
         return values[0]
     if kind == "adaptation":
-        plain = [v for v in values if sm.parse_n_shot(v) == 0 and sm.parse_self_explanation(v) == "none"]
+        plain = [v for v in values if of_label(v) == UNADAPTED]
         if len(plain) == 1:
             return plain[0]
     raise ValueError(f"rubric {rubric.source}: the metrics frame has several {kind}s {values}; "

@@ -34,6 +34,7 @@ import pandas as pd
 from choicelab.stats import t_interval
 from choicelab.studies.steer import DATA
 from choicelab.studies.steer import metrics as sm
+from choicelab.studies.steer.adaptations import NO_EXPLANATION, UNADAPTED, of_label
 
 PAPER_TABLE3 = DATA / "paper" / "table3.csv"
 
@@ -55,7 +56,7 @@ def unadapted(results: pd.DataFrame) -> pd.DataFrame:
     """Rows of the unadapted runs: 0-shot, no self-explanation (adaptation "" or e.g. "0shot")."""
     sm.check_question_frame(results)
     labels = results["adaptation"].fillna("").astype(str)
-    keep = labels.map(lambda a: sm.parse_n_shot(a) == 0 and sm.parse_self_explanation(a) == "none")
+    keep = labels.map(lambda a: of_label(a) == UNADAPTED)
     return results[keep.to_numpy()]
 
 
@@ -327,8 +328,9 @@ def few_shot_table(results: pd.DataFrame, metric: str = "normalized_accuracy",
     _check_metric(metric)
     sm.check_question_frame(results)
     labels = results["adaptation"].fillna("").astype(str)
-    frame = results.assign(n_shot=labels.map(sm.parse_n_shot), explanation=labels.map(sm.parse_self_explanation))
-    frame = frame[frame["n_shot"].notna() & (frame["explanation"] == "none")]
+    adaptations = labels.map(of_label)
+    frame = results.assign(n_shot=[a.shots for a in adaptations], explanation=[a.explain for a in adaptations])
+    frame = frame[(frame["explanation"] == NO_EXPLANATION).to_numpy()]
     if frame.empty:
         raise ValueError("no n-shot runs (adaptations like '0shot'..'5shot') in the results")
     frame = paired_questions(frame.assign(n_shot=frame["n_shot"].astype(int)), "n_shot")
@@ -349,9 +351,9 @@ def _explanation_frame(results: pd.DataFrame) -> pd.DataFrame:
     scored (:func:`paired_questions`)."""
     sm.check_question_frame(results)
     labels = results["adaptation"].fillna("").astype(str)
-    n_shot = labels.map(sm.parse_n_shot)
-    frame = results.assign(explanation=labels.map(sm.parse_self_explanation))
-    frame = frame[(n_shot.isna() | (n_shot == 0)).to_numpy()]
+    adaptations = labels.map(of_label)
+    frame = results.assign(explanation=[a.explain for a in adaptations])
+    frame = frame[[a.shots == 0 for a in adaptations]]
     return paired_questions(frame, "explanation")
 
 

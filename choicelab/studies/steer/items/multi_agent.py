@@ -40,6 +40,7 @@ from choicelab.studies.steer.items.base import (
     generator,
     join_list,
 )
+from choicelab.studies.steer.items.domains import VOCABULARY
 
 Profile = tuple[int, ...]
 
@@ -54,51 +55,15 @@ class GameVocab:
     unit: str  # what payoffs measure
 
 
-GAME_VOCABS: dict[str, GameVocab] = {
-    "finance": GameVocab(
-        "{a} and {b} run competing investment funds", ("Buy", "Sell", "Hold", "Hedge", "Short"), "profit in $ millions"
-    ),
-    "sports": GameVocab(
-        "{a} and {b} coach rival teams in a tournament", ("Attack", "Defend", "Counter", "Press", "Rotate"), "points"
-    ),
-    "technology": GameVocab(
-        "{a} and {b} lead competing technology companies",
-        ("Launch", "Delay", "Discount", "Upgrade", "Partner"),
-        "market-share points",
-    ),
-    "politics": GameVocab(
-        "{a} and {b} are rival candidates in an election campaign",
-        ("Rally", "Advertise", "Debate", "Canvass", "Lie low"),
-        "thousands of votes",
-    ),
-    "travel": GameVocab(
-        "{a} and {b} run competing airlines on the same route",
-        ("Cut fares", "Keep fares", "Add flights", "Upgrade", "Advertise"),
-        "profit in $ thousands",
-    ),
-    "food": GameVocab(
-        "{a} and {b} own rival restaurants on the same street",
-        ("Cut prices", "Keep prices", "New menu", "Advertise", "Open late"),
-        "profit in $ hundreds",
-    ),
-    "medical": GameVocab(
-        "{a} and {b} run competing clinics in the same town",
-        ("Expand", "Hold", "Specialize", "Advertise", "Partner"),
-        "patients per day",
-    ),
-    "education": GameVocab(
-        "{a} and {b} run competing tutoring schools",
-        ("Cut fees", "Keep fees", "Add classes", "Advertise", "Go online"),
-        "enrolments",
-    ),
-}
+GAME_VOCABS: dict[str, GameVocab] = {domain: GameVocab(entry["setting"], tuple(entry["actions"]), entry["unit"])
+                                     for domain, entry in VOCABULARY["games"].items()}  # data/steer/domains.yaml
 
 
 def game_vocab(domain: str) -> GameVocab:
     return GAME_VOCABS[domain]
 
 
-ABSTRACT_ACTIONS = ("Action K", "Action L", "Action M", "Action N", "Action P")
+ABSTRACT_ACTIONS = tuple(VOCABULARY["abstract_actions"])
 
 
 # ================================================================================================================
@@ -1089,8 +1054,7 @@ def random_tree(
 
 # Move names of game trees: words, so that no strategy is named by a letter that could be confused with the answer
 # letters A, B, C... under which the options are listed.
-MOVE_NAMES = ("Red", "Blue", "Green", "Gold", "Gray", "Pink", "Teal", "Navy", "Plum", "Rose", "Lime", "Jade", "Ruby",
-              "Sand", "Snow", "Coal", "Moss", "Rust", "Sky", "Wine", "Mint", "Corn", "Fern", "Iron", "Opal", "Onyx")
+MOVE_NAMES = tuple(VOCABULARY["move_names"])
 
 
 def backward_induction(tree: Tree) -> tuple[tuple[int, ...], dict[int, str]]:
@@ -1531,48 +1495,9 @@ def pooling_sequential(
 
 SIGNAL_VOCAB: dict[str, tuple[str, str, tuple[str, str], tuple[str, str], tuple[str, str]]] = {
     # sender, receiver, (type 0, type 1), (free message, costly message), (receiver action 0, action 1)
-    "finance": (
-        "a start-up",
-        "an investor",
-        ("strong", "weak"),
-        ("no audit", "an expensive audit"),
-        ("invest", "decline"),
-    ),
-    "sports": (
-        "a young player",
-        "a scout",
-        ("talented", "average"),
-        ("no trial", "an extra trial season"),
-        ("sign", "pass"),
-    ),
-    "technology": (
-        "a supplier",
-        "a buyer",
-        ("reliable", "unreliable"),
-        ("a basic warranty", "a long warranty"),
-        ("order", "not order"),
-    ),
-    "politics": (
-        "a candidate",
-        "a party",
-        ("competent", "weak"),
-        ("no campaign", "a costly campaign"),
-        ("endorse", "not endorse"),
-    ),
-    "travel": (
-        "a new hotel",
-        "a tour operator",
-        ("luxury", "budget"),
-        ("no advertising", "glossy advertising"),
-        ("partner", "not partner"),
-    ),
-    "food": (
-        "a new restaurant",
-        "a food critic",
-        ("excellent", "mediocre"),
-        ("no launch event", "a launch event"),
-        ("review it", "ignore it"),
-    ),
+    domain: (entry["sender"], entry["receiver"], tuple(entry["types"]), tuple(entry["messages"]),
+             tuple(entry["actions"]))
+    for domain, entry in VOCABULARY["signalling"].items()
 }
 
 

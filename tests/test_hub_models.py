@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from choicelab import hub
+from choicelab.hub import HubModelError, lay_out_hub_cache
 from choicelab.io import sha256_file
-from choicelab.lm import hub
 from choicelab.lm.causal import CausalScorer, ContinuationRequest
-from choicelab.lm.hub import HubModelError, lay_out_hub_cache
 from choicelab.lm.loading import load_causal, load_tokenizer
 from choicelab.lm.prepare import prepare_model
 from choicelab.lm.tiny import materialize_random

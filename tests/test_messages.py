@@ -90,7 +90,7 @@ def test_an_hf_model_without_network_or_cache_fails_naming_the_model_the_cache_a
 
 
 def test_an_hf_model_out_of_reach_but_in_the_cache_says_to_set_hf_hub_offline(tmp_path):
-    from choicelab.lm.hub import lay_out_hub_cache
+    from choicelab.hub import lay_out_hub_cache
     from choicelab.lm.tiny import materialize_random
 
     env, cache = _offline_env(tmp_path, "HF_HUB_CACHE")

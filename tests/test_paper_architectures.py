@@ -12,11 +12,11 @@ import pytest
 import torch
 import yaml
 
+from choicelab.hub import lay_out_hub_cache
 from choicelab.lm.causal import CausalScorer, ContinuationRequest, score_naive
 from choicelab.lm.embed import embed_texts
 from choicelab.lm.encoder import fine_tune_mc
 from choicelab.lm.generate import sample
-from choicelab.lm.hub import lay_out_hub_cache
 from choicelab.lm.loading import load_causal, load_encoder_mc
 from choicelab.lm.prepare import prepare_model
 from choicelab.lm.tiny import TINY_FAMILIES, materialize_random

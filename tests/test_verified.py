@@ -161,7 +161,7 @@ def test_a_list_that_repeats_an_entry_is_refused_naming_the_key(keys, value):
 
 
 def test_an_error_the_user_can_fix_prints_its_message_not_a_traceback(tmp_path, capsys):
-    from choicelab.lm.hub import HubModelError
+    from choicelab.hub import HubModelError
     from choicelab.workflow import log_to
 
     log = tmp_path / "job.log"

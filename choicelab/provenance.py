@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import importlib.metadata
 import json
+import os
 import re
 import subprocess
 from collections.abc import Collection, Iterable, Mapping, Sequence
@@ -490,7 +491,7 @@ def _weights_location(model: Mapping[str, Any], model_json: Path) -> Path:
 def recorded_files(path: PathLike, root: PathLike) -> list[dict[str, str]]:
     """What the record of ``path`` says of files: the output itself (a sidecar's ``output``), each input, and a
     model folder's weight files, each as ``{"path", "sha256", "recorded_by"}`` with the path as it resolves from
-    ``root`` (a nested run's records are relative to its own folder)."""
+    ``root`` (a nested run's records are relative to its own folder), shown relative to ``root`` below it."""
     holder = Path(path)
     record = read_record(holder)
     if record is None:
@@ -514,7 +515,16 @@ def recorded_files(path: PathLike, root: PathLike) -> list[dict[str, str]]:
             folder = _weights_location(model, model_json)
             named += [{"path": str(folder / name), "sha256": digest, "recorded_by": str(model_json)}
                       for name, digest in sorted(model["weights_files"].items())]
-    return named
+    return [{**entry, "path": _shown(Path(entry["path"]), Path(root))} for entry in named]
+
+
+def _shown(path: Path, root: Path) -> str:
+    """``path`` relative to the workflow folder ``root`` when it lies below it (as records name paths), else whole."""
+    absolute = Path(os.path.abspath(path if path.is_absolute() else root / path))  # symlinks kept, as recorded
+    try:
+        return str(absolute.relative_to(os.path.abspath(root)))
+    except ValueError:
+        return str(absolute)
 
 
 def verify(paths: Sequence[PathLike], root: PathLike | None = None) -> list[dict[str, str]]:
@@ -533,7 +543,7 @@ def verify(paths: Sequence[PathLike], root: PathLike | None = None) -> list[dict
                                 and n.get("record", True) is not None]
         for holder in holders:
             for entry in recorded_files(holder, base):
-                file = Path(entry["path"])
+                file = base / entry["path"]  # relative to the workflow folder, or absolute
                 if entry["path"] not in hashes:
                     hashes[entry["path"]] = sha256_file(file) if file.is_file() else None
                 found = hashes[entry["path"]]
@@ -542,13 +552,14 @@ def verify(paths: Sequence[PathLike], root: PathLike | None = None) -> list[dict
     return [checks[key] for key in sorted(checks)]
 
 
-def format_verification(checks: Sequence[Mapping[str, str]]) -> str:
-    """One summary line, then each file that is not what its record says."""
+def format_verification(checks: Sequence[Mapping[str, str]], every: bool = False) -> str:
+    """One summary line, then each file that is not what its record says (``every``: each file, ok ones too)."""
     counts = {status: sum(c["status"] == status for c in checks) for status in ("ok", "changed", "missing")}
     lines = [f"files re-hashed against their records: {len(checks)} ({counts['ok']} ok, {counts['changed']} "
              f"changed, {counts['missing']} missing)"]
-    lines += [f"  {c['status'].upper()}  {c['path']}  (recorded by {c['recorded_by']}: sha256 {c['sha256'][:12]}"
-              + (f", now {c['found'][:12]})" if c["found"] else ")") for c in checks if c["status"] != "ok"]
+    lines += [f"  {c['status'].upper():7}  {c['path']}  (recorded by {c['recorded_by']}: sha256 {c['sha256'][:12]}"
+              + (f", now {c['found'][:12]})" if c["found"] and c["status"] != "ok" else ")")
+              for c in checks if every or c["status"] != "ok"]
     return "\n".join(lines)
 
 

@@ -102,7 +102,8 @@ def test_verify_and_provenance_exit_non_zero_on_a_changed_file(tmp_path, tiny_mo
     out, _ = _output_with_record(tmp_path, tiny_model)
     monkeypatch.chdir(tmp_path)
     main(["verify", "results"])
-    assert "0 changed, 0 missing" in capsys.readouterr().out
+    listed = capsys.readouterr().out
+    assert "0 changed, 0 missing" in listed and "OK       results/table.csv" in listed  # each file, with its status
     _damage(tiny_model / "model.safetensors")
     for command in (["verify", "results"], ["provenance", str(out), "--brief"]):
         with pytest.raises(SystemExit) as stop:

@@ -151,7 +151,7 @@ CSS = """
 body{font-family:sans-serif;max-width:1100px;margin:1em auto;color:#222}
 h1{font-size:1.5em} h2{font-size:1.15em;border-bottom:1px solid #ccc;margin-top:1.4em}
 table{border-collapse:collapse;font-size:0.8em;margin:0.4em 0} td,th{border:1px solid #ddd;padding:2px 6px}
-tr.grey td{color:#999;background:#f2f2f2} .flag{color:#a00} .status{font-style:italic;color:#555}
+tr.grey td,td.grey{color:#999;background:#f2f2f2} .flag{color:#a00} .status{font-style:italic;color:#555}
 section.skipped,section.failed{background:#fafafa;padding:0.3em 0.8em} img{max-width:100%}
 .src{font-size:0.75em;color:#555}
 """
@@ -224,6 +224,8 @@ def card_html(model: str, kind: str, panels: Sequence[Panel], scale: str, sideca
                 caption = str(p.extra.get("detail_caption", "detail"))
                 parts.append(f"<details open><summary>{html.escape(caption)}</summary>"
                              f"{_frame_html(p.detail, grey)}</details>")
+            for caption, frame in p.extra.get("tables", ()):
+                parts.append(f"<details open><summary>{html.escape(caption)}</summary>{_frame_html(frame)}</details>")
             parts.append(f"<p class='src'>{_source_links(p, base)}</p>")
         parts.append("</section>")
     parts.append("</body></html>")

@@ -42,13 +42,84 @@ def _parquet(root: Path, study: str, name: str, frame: pd.DataFrame) -> None:
     frame.to_parquet(path)
 
 
+# Known counts the fixture tables are written from (the card must count each item once, in its sampled unit).
+STEER_TEMPLATES = {"1.1": 4, "2.2": 3, "2.5": 5}  # module -> templates, each asked QUESTIONS_PER_TEMPLATE times
+QUESTIONS_PER_TEMPLATE = 6
+SM_ITEMS = 14  # pragmatics items, in two conditions; string is scored five ways, label over two label sets
+STRING_SCORES = ("option_logprob", "mean_token_prob", "mean_token_logprob", "prior_corrected", "surprisal_reduction")
+PROBE_ORIGINALS = 40
+
+
+def steer_questions() -> pd.DataFrame:
+    rng = np.random.default_rng(0)
+    rows = [{"model": CAUSAL, "adaptation": "0shot", "element": f"e{module}", "module": module, "setting": "s",
+             "domain": "d", "grade": 1, "template_id": f"e{module}.p{t}", "correct": bool(rng.random() < 0.6),
+             "top_prob": 0.5, "random_accuracy": 0.25}
+            for module, templates in STEER_TEMPLATES.items() for t in range(templates)
+            for _ in range(QUESTIONS_PER_TEMPLATE)]
+    return pd.DataFrame(rows)
+
+
+def sm_choices() -> pd.DataFrame:
+    """Choice rows of the scoring-methods study: item i is right under string scoring for i < 9, under label
+    scoring for i < 3 (below chance .25 would need fewer), in both label sets alike."""
+    rows = []
+    for i in range(SM_ITEMS):
+        base = {"benchmark": "pragmatics", "condition": ("coherence", "humour")[i % 2], "model": CAUSAL,
+                "item_id": f"item{i}", "n_options": 4}
+        rows += [{**base, "method": "string", "score": score, "variant": "", "label_set": None,
+                  "is_target": i < 9} for score in STRING_SCORES]
+        rows += [{**base, "method": "label", "score": "label_logprob", "variant": label_set, "label_set": label_set,
+                  "is_target": i < 3} for label_set in ("alpha", "numeric")]
+    return pd.DataFrame(rows)
+
+
+def sm_table_numbers() -> pd.DataFrame:
+    """table_numbers rows: the study's overall rows (tables.overall_table), the per-label-set rows that repeat the
+    same items (with other numbers, so a card that sums them is caught), the humans' rows and a Fig. 3 row."""
+    from choicelab.studies.scoring_methods.tables import overall_table
+
+    overall = overall_table(sm_choices()).assign(figure="overall", condition="", score="")
+    overall["label_set"] = np.where(overall["method"] == "label", "pooled", "")
+    per_set = overall[overall["method"] == "label"].assign(label_set="alpha", k=1, n=999, accuracy=0.99)
+    fig2 = pd.DataFrame({"figure": "fig2", "condition": ["coherence", "humour", "coherence", "humour"],
+                         "model": [CAUSAL, CAUSAL, "human", "human"], "method": ["string", "string", "human", "human"],
+                         "label_set": "", "n": [35, 35, 1000, 600], "k": [25, 20, 850, 300],
+                         "accuracy": [25 / 35, 20 / 35, 0.85, 0.5], "clustered_low": [0.5, 0.3, 0.8, 0.4],
+                         "clustered_high": [0.9, 0.8, 0.9, 0.6], "n_clusters": [7, 7, 20, 12],
+                         "chance": 0.25, "n_counts": ["item versions"] * 2 + ["responses"] * 2})
+    fig3 = pd.DataFrame({"figure": "fig3", "condition": "", "model": CAUSAL, "method": ["string", "label", "label"],
+                         "score": ["option_logprob", "label_logprob", "label_logprob"],
+                         "label_set": ["", "pooled", "alpha"], "loglik": [-120.0, -130.0, -131.0],
+                         "n_conditions": 2})
+    return pd.concat([overall, per_set, fig2, fig3], ignore_index=True)
+
+
+def probe_rows() -> pd.DataFrame:
+    rows = []
+    for model, method in ((CAUSAL, "letter_prob"), (f"{ENCODER} seed 1234", "mc_logit")):
+        for bench in ("anli", "piqa"):
+            # the causal model's original accuracy covers chance on piqa and lies below it on anli
+            original = ({"anli": -0.2, "piqa": 0.0} if model == CAUSAL else {"anli": 0.3, "piqa": 0.3})[bench]
+            for probe, shift in (("original (accuracy)", original), ("No-Question", 0.2), ("No-Right-Answer", 0.0),
+                                 ("Wrong-Question", 0.15), ("cp n=5 random", -0.1)):
+                rows.append({"benchmark": bench, "model": model, "method": method, "probe": probe,
+                             "instances": PROBE_ORIGINALS, "chance": 0.5, "minus_chance": shift,
+                             "ci95_low": shift - 0.1, "ci95_high": shift + 0.1, "clustered_low": shift - 0.12,
+                             "clustered_high": shift + 0.12, "n_clusters": PROBE_ORIGINALS,
+                             "covers_zero": shift == 0.0,
+                             "model_competence": "" if model == CAUSAL else
+                             "model not above chance: probe statistics not interpretable"})
+    return pd.DataFrame(rows)
+
+
+BETS_SEEDS = 2
+
+
 def write_tables(root: Path) -> Path:
     """A card run's tables for one causal and one encoder model, with the studies' column names."""
     rng = np.random.default_rng(0)
-    n = 120
-    _parquet(root, "steer", "questions", pd.DataFrame({
-        "model": CAUSAL, "adaptation": "0shot", "module": rng.choice(["1.1", "2.2", "2.5"], n),
-        "correct": rng.random(n) < 0.6, "random_accuracy": 0.25}))
+    _parquet(root, "steer", "questions", steer_questions())
     _csv(root, "steer", "compare_paper", pd.DataFrame({
         "comparison": ["Table 3: whole benchmark, no adaptation"] * 2
         + ["Cognitive Bias SRC: deterministic environments (module 2.2)"] * 2,
@@ -66,33 +137,20 @@ def write_tables(root: Path) -> Path:
         "table": ["table_b1_1"] * 3, "row": ["a", "b", "c"], "paper_model": "Llama-3-70B",
         "paper_llama3_70b": [0.11, 0.1, 0.25],
         CAUSAL: [0.06, 0.12, 0.07]}))
-    probes = []
-    for model, method in ((CAUSAL, "letter_prob"), (f"{ENCODER} seed 1234", "mc_logit")):
-        for bench in ("anli", "piqa"):
-            for probe, shift in (("No-Question", 0.2), ("No-Right-Answer", 0.0), ("Wrong-Question", 0.15),
-                                 ("cp n=5 random", -0.1)):
-                covers = shift == 0.0
-                probes.append({"benchmark": bench, "model": model, "method": method, "probe": probe,
-                               "instances": 40, "chance": 0.5, "minus_chance": shift,
-                               "ci95_low": shift - 0.1, "ci95_high": shift + 0.1, "covers_zero": covers,
-                               "model_competence": "above chance" if model == CAUSAL else
-                               "model not above chance: probe statistics not interpretable"})
-    _csv(root, "probes", "robustness_matrix", pd.DataFrame(probes))
+    _csv(root, "probes", "robustness_matrix", probe_rows())
     _csv(root, "probes", "compare_paper", pd.DataFrame({
         "table": "Table 1", "benchmark": ["PIQA", "aNLI"], "quantity": "WQ pseudo-accuracy", "paper": [0.72, 0.59],
         "model": "x", "ours": 0.5, "instances": 40, "model_competence": ""}))
-    _csv(root, "scoring_methods", "table_numbers", pd.DataFrame({
-        "figure": ["fig2"] * 4 + ["fig3"], "condition": ["coherence", "humour", "coherence", "coherence", None],
-        "model": [CAUSAL, CAUSAL, CAUSAL, "human", CAUSAL], "method": ["string", "string", "label", "human", "string"],
-        "score": [None, None, None, None, "option_logprob"], "n": [20, 20, 40, 1000, None],
-        "k": [15, 12, 11, 850, None], "chance": [0.25, 0.25, 0.25, 0.5, None],
-        "loglik": [None, None, None, None, -120.0], "n_conditions": [None, None, None, None, 2]}))
+    _csv(root, "scoring_methods", "table_numbers", sm_table_numbers())
     _csv(root, "scoring_methods", "free_accuracy", pd.DataFrame({
         "model": CAUSAL, "condition": ["coherence", "humour"], "coder_target_kappa": [0.4, 0.5],
         "agreement_n": [180, 120]}))
     _csv(root, "bets", "table5", pd.DataFrame({
-        "model": f"{ENCODER} mean of 2 seeds", "stage": ["default", "fine-tuned"], "condition": "BE",
-        "split": "test", "ground_truth": "standard", "hits": [20, 45], "n": 50, "p0": 1 / 3}))
+        "model": f"{ENCODER} mean of {BETS_SEEDS} seeds", "stage": ["default", "fine-tuned"], "condition": "BE",
+        "split": "test", "ground_truth": "standard", "accuracy_percent": [40.0, 90.0], "hits": [40, 90],
+        "n": 100, "p0": 1 / 3, "ci95_low_percent": np.nan, "ci95_high_percent": np.nan,
+        "clustered_low_percent": np.nan, "clustered_high_percent": np.nan, "n_clusters": np.nan,
+        "seeds": BETS_SEEDS, "ci95_low_seeds": [0.2, 0.85], "ci95_high_seeds": [0.6, 0.95]}))
     _csv(root, "bets", "compare_paper", pd.DataFrame({
         "table": "table5", "stage": ["default", "fine-tuned"], "condition": "BE", "paper_model": "BERT",
         "paper_percent": [68, 96]}))
@@ -140,41 +198,67 @@ def test_headline_numbers_show_where_the_papers_models_fall_labelled_as_theirs(t
     assert "the papers' models (their numbers)" in page
 
 
-def test_a_probe_run_on_one_benchmark_gives_that_benchmarks_exact_interval(tmp_path):
+def test_a_probe_run_on_one_benchmark_gives_that_benchmarks_interval_clustered_by_original(tmp_path):
     root = write_tables(tmp_path)
     path = root / "probes" / "tables" / "robustness_matrix.csv"
     frame = pd.read_csv(path)
     frame[frame["benchmark"] == "anli"].to_csv(path, index=False)
     probes = next(p for p in panels_of(root, CAUSAL) if p.study == "probes")
     nq = probes.headlines[0]
-    assert (nq.estimate, nq.low, nq.high, nq.n, nq.unit) == (0.2, pytest.approx(0.1), pytest.approx(0.3), 40,
-                                                              "instances")
+    row = frame[(frame["benchmark"] == "anli") & (frame["model"] == CAUSAL) & (frame["probe"] == "No-Question")]
+    assert (nq.estimate, nq.low, nq.high, nq.n, nq.unit) == (
+        row["minus_chance"].item(), row["clustered_low"].item(), row["clustered_high"].item(),
+        row["n_clusters"].item(), "original items")
 
 
-def test_probe_cells_whose_interval_covers_zero_are_greyed(tmp_path):
+def test_probe_cells_whose_clustered_interval_covers_zero_are_greyed(tmp_path):
     probes = next(p for p in panels_of(write_tables(tmp_path), CAUSAL) if p.study == "probes")
+    rows = probe_rows()
+    rows = rows[rows["model"] == CAUSAL]
+    covering = rows[(rows["clustered_low"] <= 0) & (rows["clustered_high"] >= 0)]
     grey = probes.detail[probes.detail["grey"]]
-    assert set(grey["probe"]) == {"No-Right-Answer"}
+    assert sorted(zip(grey["benchmark"], grey["minus_chance"], strict=True)) == sorted(
+        zip(covering["benchmark"], covering["minus_chance"], strict=True))
     page = card_html(CAUSAL, "causal", [probes], "s", "x.prov.json", tmp_path)
     assert page.count("<tr class=\"grey\">") >= len(grey)
 
 
-def test_competence_flags_a_model_at_chance_and_a_coder_below_its_bar(tmp_path):
+def test_competence_flags_every_panel_whose_accuracy_covers_or_lies_below_chance(tmp_path):
     panels = {p.study: p for p in panels_of(write_tables(tmp_path), CAUSAL)}
-    assert any("below its bar 0.60" in f for f in panels["scoring_methods"].flags)
-    assert any("covers chance" in f for f in panels["scoring_methods"].flags)  # label: 11 of 40 at chance .25
+    probes = panels["probes"].flags
+    # the causal model's original accuracy: below chance on aNLI, covering it on PIQA (its gate column is empty)
+    assert any("original accuracy minus chance, anli" in f and "lies below chance" in f for f in probes)
+    assert any("original accuracy minus chance, piqa" in f and "covers chance" in f for f in probes)
+    sm = panels["scoring_methods"].flags
+    assert any(f.startswith("scoring methods: label") and "covers chance (0.25)" in f for f in sm)  # 3 of 14
+    assert not any(f.startswith("scoring methods: string") for f in sm)  # 9 of 14, above
+    assert any("below its bar 0.60" in f for f in sm)
     encoder = {p.study: p for p in panels_of(tmp_path, ENCODER)}
     assert any("not above chance" in f for f in encoder["probes"].flags)
+    assert any("default, BE" in f and "covers chance (0.33)" in f for f in encoder["bets"].flags)
+    assert not any("fine-tuned, BE" in f for f in encoder["bets"].flags)
 
 
-def test_a_one_seed_encoder_card_reads_its_seeds_bets_rows(tmp_path):
+def test_a_steer_accuracy_below_random_is_flagged_below(tmp_path):
+    root = write_tables(tmp_path)
+    questions = steer_questions().assign(correct=False)
+    _parquet(root, "steer", "questions", questions)
+    steer = next(p for p in panels_of(root, CAUSAL) if p.study == "steer")
+    assert len(steer.flags) == 1 and "lies below 0 (random guessing)" in steer.flags[0]
+
+
+def test_a_one_seed_encoder_card_reads_its_seeds_bets_rows_with_the_item_pair_interval(tmp_path):
     root = write_tables(tmp_path)
     path = root / "bets" / "tables" / "table5.csv"
     frame = pd.read_csv(path)
-    frame["model"] = f"{ENCODER}__seed1234"  # one seed configured: table5 has no mean row
+    # one seed configured: table5 has no mean row, and the checkpoint's row has its interval clustered by item pair
+    frame = frame.assign(model=f"{ENCODER}__seed1234", seeds=1, ci95_low_seeds=np.nan, ci95_high_seeds=np.nan,
+                         clustered_low_percent=[25.0, 80.0], clustered_high_percent=[55.0, 97.0], n_clusters=25)
     frame.to_csv(path, index=False)
     bets = next(p for p in panels_of(root, ENCODER) if p.study == "bets")
-    assert bets.status == OK and bets.headlines[0].n == 50
+    first = bets.headlines[0]
+    assert bets.status == OK
+    assert (first.estimate, first.low, first.high, first.n, first.unit) == (0.4, 0.25, 0.55, 25, "item pairs")
 
 
 def test_a_missing_table_fails_its_panel_and_the_others_still_build(tmp_path):
@@ -424,3 +508,54 @@ def test_a_causal_only_card_fine_tunes_no_encoder_it_does_not_show():
     with_encoder = plan_card_run(config, smoke_config(), [CAUSAL, ENCODER])
     assert with_encoder.config["studies"]["probes"]["models"] == [ENCODER]
     assert "probes_tables" in with_encoder.targets
+
+
+def test_every_card_number_counts_each_item_once_in_the_unit_that_was_sampled(tmp_path):
+    """Built from tables of known counts, each headline's estimate, interval, n and unit are those of its sampled
+    unit: STEER's templates, the scoring-methods items (not item x score, nor the label sets' rows added up), the
+    probes' original items, bets' seeds, revealed belief's settings; the humans' n are responses."""
+    from choicelab.stats import accuracy_intervals, t_interval
+
+    panels = {p.study: p for p in panels_of(write_tables(tmp_path), CAUSAL)}
+    numbers = {h.label: h for p in panels.values() for h in p.headlines}
+
+    questions = steer_questions()
+    steer = numbers["normalized accuracy, whole benchmark (0-shot)"]
+    expected = accuracy_intervals(questions["correct"].astype(float), questions["template_id"].tolist())
+    normalized = [(a - 0.25) / 0.25 for a in (expected["accuracy"], expected["clustered_low"],
+                                               expected["clustered_high"])]
+    assert (steer.n, steer.unit) == (sum(STEER_TEMPLATES.values()), "templates")
+    assert (steer.estimate, steer.low, steer.high) == pytest.approx(normalized)
+    modules = panels["steer"].detail.set_index("module")
+    assert modules["templates"].to_dict() == STEER_TEMPLATES
+    assert modules["questions"].to_dict() == {m: t * QUESTIONS_PER_TEMPLATE for m, t in STEER_TEMPLATES.items()}
+
+    choices = sm_choices()
+    for method in ("string", "label"):
+        rows = choices[choices["method"] == method]
+        h = numbers[f"{method}: accuracy over the pragmatics conditions"]
+        expected = accuracy_intervals(rows["is_target"].astype(float), rows["item_id"].tolist())
+        assert (h.n, h.unit, h.reference) == (SM_ITEMS, "items", 0.25)
+        assert (h.estimate, h.low, h.high) == pytest.approx(
+            (expected["accuracy"], expected["clustered_low"], expected["clustered_high"]))
+    assert numbers["label: accuracy over the pragmatics conditions"].estimate == pytest.approx(3 / SM_ITEMS)
+    (caption, humans), = panels["scoring_methods"].extra["tables"]
+    assert "responses" in caption and humans["responses"].tolist() == [1000, 600]
+    assert humans["items"].tolist() == [20, 12]
+    assert set(panels["scoring_methods"].detail["method"]) == {"string", "label"}  # the pooled label row only
+    assert len(panels["scoring_methods"].detail) == 2
+
+    probes = probe_rows()
+    probes = probes[probes["model"] == CAUSAL]
+    nq = numbers["No-Question: pseudo-accuracy minus chance, mean over benchmarks"]
+    mean, low, high = t_interval(probes[probes["probe"] == "No-Question"]["minus_chance"])
+    assert (nq.estimate, nq.low, nq.high, nq.n, nq.unit) == (pytest.approx(mean), pytest.approx(low),
+                                                            pytest.approx(high), 2, "benchmarks")
+    assert panels["probes"].detail["original_items"].eq(PROBE_ORIGINALS).all()
+
+    revealed = numbers["RevB error (Chebyshev), all settings"]
+    assert (revealed.n, revealed.unit) == (10, "settings")
+
+    encoder = {h.label: h for p in panels_of(tmp_path, ENCODER) for h in p.headlines}
+    bets = encoder["fine-tuned, BE: accuracy on test questions (standard)"]
+    assert (bets.estimate, bets.low, bets.high, bets.n, bets.unit) == (0.9, 0.85, 0.95, BETS_SEEDS, "seeds")

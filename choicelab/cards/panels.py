@@ -300,7 +300,7 @@ def probes_panel(root: str | Path, model: str) -> Panel:
                  if g == ORIGINAL]
     flags = list(chance_flags("probes", originals, "chance (0 on this scale)",
                               ": probe statistics of this benchmark are not interpretable"))
-    headlines = list(originals)
+    headlines = []
     # the headline means are over the commonsense benchmarks (the paper's); the detail keeps every benchmark run
     commonsense = m[m["benchmark"].astype(str).str.lower().isin(COMMONSENSE)]
     m_all, m = m, (commonsense if len(commonsense) else m)
@@ -319,6 +319,7 @@ def probes_panel(root: str | Path, model: str) -> Panel:
     if len(cp):
         headlines.append(_mean_headline("Choice Paralysis: hits minus chance, mean over benchmarks and settings",
                                         cp["minus_chance"], "cells", str(path), 0.0))
+    headlines += originals
     compare_path = table_path(root, "probes", "compare_paper")
     sources = [str(path)]
     if compare_path.is_file():

@@ -269,15 +269,18 @@ def test_a_missing_table_fails_its_panel_and_the_others_still_build(tmp_path):
     assert all(panels[s].status == OK for s in ("steer", "revealed_belief", "scoring_methods"))
 
 
-def test_a_model_that_failed_to_load_gives_a_card_that_says_so(tmp_path):
+def test_a_model_that_failed_to_load_gives_a_card_with_the_first_error_of_its_log_and_the_logs_path(tmp_path):
     root = write_tables(tmp_path / "results")
     log = root / "logs" / "prepare_model" / "broken.log"
     log.parent.mkdir(parents=True)
-    log.write_text("Traceback ...\nValueError: model broken: no weights\n")
+    log.write_text("Traceback (most recent call last):\n  File \"x.py\"\nValueError: model broken: no weights\n"
+                   "RuntimeError: a later error\n")
     status = {"returncode": 1, "log": "run.log", "studies": {"broken": list(CAUSAL_STUDIES)},
               "skipped": {"broken": SKIPS[CAUSAL]}}
     why = failures(root, "broken", CAUSAL_STUDIES, status)
-    assert set(why) == set(CAUSAL_STUDIES) and all("failed to load" in w and "no weights" in w for w in why.values())
+    assert set(why) == set(CAUSAL_STUDIES)
+    assert all(str(log) in w and "ValueError: model broken: no weights" in w and "later" not in w
+               for w in why.values())
     status_path = tmp_path / "status.json"
     status_path.write_text(json.dumps(status))
     out = tmp_path / "cards"
@@ -285,7 +288,72 @@ def test_a_model_that_failed_to_load_gives_a_card_that_says_so(tmp_path):
     panels = write_card(root, "broken", "causal", status, out / "broken.html", out / "broken.png", "s", KWARGS,
                         status_path)
     assert [p.status for p in panels] == [FAILED] * 4 + [SKIPPED]
-    assert "failed to load" in (out / "broken.html").read_text() and (out / "broken.png").stat().st_size > 0
+    page = (out / "broken.html").read_text()
+    assert "no weights" in page and "None raised" not in page and "could not be checked" in page
+    assert (out / "broken.png").stat().st_size > 0
+    write_index({"broken": panels}, {"broken": "causal"}, "s", out / "index.html", [str(status_path)])
+    assert "no weights" in (out / "index.html").read_text()
+
+
+SNAKEMAKE_LOG = """Building DAG of jobs...
+[Sat Nov 28 08:00:00 2026]
+rule prepare_model:
+    output: results/models/tiny-llama/model.json
+Error in rule prepare_model:
+    message: None
+    jobid: 3
+    output: results/models/tiny-llama/model.json
+    log: results/logs/prepare_model/tiny-llama.log (check log file(s) for error details)
+Exiting because a job execution failed. Look below for error messages
+"""
+
+
+def test_a_card_run_that_failed_before_the_model_job_says_why_from_the_run_log(tmp_path):
+    run = tmp_path / "_run"
+    run_log = tmp_path / "snakemake.log"
+    run_log.write_text("Building DAG of jobs...\nConfigError in file Snakefile, line 12:\n"
+                       "config key 'studies.probes.causal_benchmarks': unknown benchmark 'bets_value_cv'\n")
+    status = {"returncode": 1, "log": str(run_log)}
+    why = failures(run / "results", CAUSAL, ["steer"], status)["steer"]
+    assert "prepare_model did not run" in why and str(run_log) in why
+    assert "ConfigError in file Snakefile, line 12: config key 'studies.probes.causal_benchmarks'" in why
+
+
+def test_a_failed_job_of_the_card_run_is_named_with_its_own_log_and_first_error(tmp_path):
+    from choicelab.cards.build import first_error
+
+    run = tmp_path / "_run"
+    job_log = run / "results" / "logs" / "prepare_model" / "tiny-llama.log"
+    job_log.parent.mkdir(parents=True)
+    job_log.write_text("loading\nOSError: no file named config.json\n")
+    run_log = tmp_path / "snakemake.log"
+    run_log.write_text(SNAKEMAKE_LOG)
+    text = first_error(run_log, run)
+    assert text.startswith("Error in rule prepare_model:") and str(job_log) in text
+    assert "OSError: no file named config.json" in text
+    assert first_error(tmp_path / "nothing.log").endswith("does not exist")
+
+
+@pytest.mark.parametrize("config_file", ["configs/smoke.yaml", "config.yaml", "configs/paper.yaml"])
+def test_the_card_run_of_every_shipped_config_names_only_benchmarks_it_builds(config_file):
+    """A causal-only card disables bets, so the scale's benchmark lists lose bets' question sets (the card run
+    stopped on a ConfigError naming them); every kind mix gives a valid config."""
+    from choicelab.cards.overlay import BENCHMARK_LISTS
+    from choicelab.config import check_references, validate_config
+    from choicelab.studies import mc_benchmarks
+
+    config = yaml.safe_load((REPO / config_file).read_text())
+    validate_config(config)
+    scale = yaml.safe_load((REPO / config["cards"]["scale"]).read_text())
+    validate_config(scale)
+    kinds = {kind: next(m for m, e in config["models"].items() if e["kind"] == kind) for kind in ("causal", "encoder")}
+    for models in ([kinds["causal"]], [kinds["encoder"]], list(kinds.values())):
+        plan = plan_card_run(config, scale, models)
+        validate_config(plan.config)
+        check_references(plan.config)
+        disabled = set(mc_benchmarks(scale)) - set(mc_benchmarks(plan.config))
+        for study, key in BENCHMARK_LISTS:
+            assert not disabled & set(plan.config["studies"][study][key] or []), (config_file, models, key)
 
 
 def test_the_page_is_self_contained_and_each_summary_sentence_names_its_table(tmp_path):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
@@ -78,30 +79,52 @@ def run_studies(plan: CardPlan, run_dir: str | Path, snakefile: str | Path, core
             "studies": {m: list(s) for m, s in plan.studies.items()}, "skipped": plan.skipped}
 
 
+FIRST_TABLE = {"steer": "by_module", "revealed_belief": "compare_paper", "probes": "robustness_matrix",
+               "scoring_methods": "table_numbers", "bets": "table5"}
+# "Error in rule x:", "ConfigError in file ...:", "ValueError: ..."
+ERROR_LINE = re.compile(r"^\s*([\w.]*Error|[\w.]*Exception)\b")
+JOB_LOG = re.compile(r"^\s*log: (\S+)")
+
+
+def first_error(log: str | Path, run_dir: str | Path = ".") -> str:
+    """The first error a log holds (its line, and the next one where it says what the error is about); for a failed
+    job of a Snakemake log, also the job's own log (``log:``, relative to ``run_dir``) and that log's first error.
+    A missing log, or one without an error line, says so."""
+    path = Path(log)
+    if not path.is_file():
+        return f"{path} does not exist"
+    lines = path.read_text(errors="replace").splitlines()
+    at = next((i for i, line in enumerate(lines) if ERROR_LINE.match(line)), None)
+    if at is None:
+        return f"{path} holds no error line"
+    text = lines[at].strip()
+    if text.startswith("Error in rule"):
+        job_log = next((m.group(1) for line in lines[at + 1:at + 20] if (m := JOB_LOG.match(line))), None)
+        if job_log:
+            job_path = Path(run_dir) / job_log
+            text += f" (its log {job_path}: {first_error(job_path)})"
+    elif text.endswith(":") and at + 1 < len(lines):  # "ConfigError in file ..., line 3:" then the message
+        text += " " + lines[at + 1].strip()
+    return text[:600]
+
+
 def failures(run_root: str | Path, model: str, studies: Sequence[str], status: Mapping[str, Any]) -> dict[str, str]:
-    """Why a study's panel cannot be built: the model did not load, or the card run failed before its tables."""
+    """Why a study's panel cannot be built, with the first error of the log that says so and the log's path: the
+    model was not prepared (its prepare_model log, or where that job never ran, the card run's log), or the card run
+    failed before the study's tables."""
     root = Path(run_root)
-    out = {}
+    run_error = f"the card run's first error ({status['log']}): {first_error(status['log'], root.parent)}"
     model_json = root / "models" / model / "model.json"
     if not model_json.is_file():
         log = root / "logs" / "prepare_model" / f"{model}.log"
-        reason = (f"the model {model!r} failed to load (prepare_model wrote no {model_json}); its log: {log}"
-                  + (f": {_last_error(log)}" if log.is_file() else ""))
-        return {s: reason for s in studies}
-    if status.get("returncode", 0) != 0:
-        for study in studies:
-            first = {"steer": "by_module", "revealed_belief": "compare_paper", "probes": "robustness_matrix",
-                     "scoring_methods": "table_numbers", "bets": "table5"}[study]
-            if not table_path(root, study, first).is_file():
-                out[study] = (f"the card run ended with errors (return code {status['returncode']}) before this "
-                              f"study's tables; see {status['log']}")
-    return out
-
-
-def _last_error(log: Path) -> str:
-    lines = [line.strip() for line in log.read_text(errors="replace").splitlines() if line.strip()]
-    errors = [line for line in lines if "Error" in line or "error" in line]
-    return (errors or lines or ["(empty log)"])[-1][:300]
+        why = (f"its prepare_model log {log}: {first_error(log)}" if log.is_file()
+               else f"prepare_model did not run; {run_error}")
+        return dict.fromkeys(studies, f"the model {model!r} was not prepared ({model_json} is missing): {why}")
+    if status.get("returncode", 0) == 0:
+        return {}
+    return {study: f"the card run ended with errors (return code {status['returncode']}) before this study's "
+                   f"tables; {run_error}"
+            for study in studies if not table_path(root, study, FIRST_TABLE[study]).is_file()}
 
 
 def write_card(run_root: str | Path, model: str, kind: str, status: Mapping[str, Any], out_html: str | Path,

@@ -117,6 +117,22 @@ def _absolute(path: str | None, base: Path) -> str | None:
     return str(p if p.is_absolute() else (base / p).resolve())
 
 
+# Benchmark lists that may name another study's questions (scored as a multiple-choice benchmark).
+BENCHMARK_LISTS: tuple[tuple[str, str], ...] = (("probes", "causal_benchmarks"), ("scoring_methods", "grid_benchmarks"))
+
+
+def _drop_unbuilt_benchmarks(config: dict[str, Any], scale: Mapping[str, Any]) -> None:
+    """Remove from the benchmark lists (:data:`BENCHMARK_LISTS`) the benchmarks of studies the card run disabled
+    (a causal-only card builds no bets question sets): the scale names them, the card run cannot build them."""
+    from choicelab.studies import mc_benchmarks
+
+    gone = set(mc_benchmarks(scale)) - set(mc_benchmarks(config))
+    for study, key in BENCHMARK_LISTS:
+        section = config["studies"].get(study, {})
+        if section.get(key) is not None:
+            section[key] = [name for name in section[key] if name not in gone]
+
+
 def plan_card_run(config: Mapping[str, Any], scale: Mapping[str, Any], models: Sequence[str],
                   workdir: str | Path = ".") -> CardPlan:
     """The card run for ``models`` (entries of ``config``) at the card scale ``scale`` (a complete config).
@@ -163,6 +179,7 @@ def plan_card_run(config: Mapping[str, Any], scale: Mapping[str, Any], models: S
             for key in keys:
                 # A kind no card model has gets no model: a causal-only card fine-tunes no encoder for probes.
                 section[key] = lists.get((study, key), [])
+    _drop_unbuilt_benchmarks(out, scale)
     targets = tuple(rule for s in sorted(used) for rule in TABLE_RULES[s]
                     if not (rule in ENCODER_RULES.get(s, ()) and not lists.get((s, "models"))))
     priority = tuple(PRIORITY[s] for s in sorted(used) if s in PRIORITY)

@@ -181,12 +181,22 @@ def print_pdf(browser: str, page: str | Path, out: str | Path, timeout: int = 30
     return out
 
 
+def flags_html(panels: Sequence[Panel]) -> str:
+    """The competence flags raised, and the panels whose checks could not run (not built): "none raised" only
+    where every panel that applies was built."""
+    flags = [f for p in panels for f in p.flags]
+    unchecked = [p.title for p in panels if p.status == FAILED]
+    items = [f"<li class='flag'>{html.escape(f)}</li>" for f in flags]
+    items += [f"<li class='flag'>{html.escape(t)}: not built, so its competence could not be checked</li>"
+              for t in unchecked]
+    return f"<ul>{''.join(items)}</ul>" if items else "<p>None raised (every panel that applies was checked).</p>"
+
+
 def card_html(model: str, kind: str, panels: Sequence[Panel], scale: str, sidecar: str,
               base: Path, pdf: str = "") -> str:
     """The card: header (model, kind, scale, its PDF or why none), summary sentences with their tables, flags, one
     section per panel."""
     sentences = summary(panels)
-    flags = [f for p in panels for f in p.flags]
     parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>choicelab card: {html.escape(model)}</title>"
              f"<style>{CSS}</style></head><body>",
              f"<h1>Choice-behaviour card: {html.escape(model)}</h1>",
@@ -199,9 +209,7 @@ def card_html(model: str, kind: str, panels: Sequence[Panel], scale: str, sideca
     parts += [f"<li>{html.escape(s.text)} <span class='src'>[{html.escape(Path(s.source).name)}]</span></li>"
               for s in sentences]
     parts.append("</ul>")
-    parts.append("<h2>Competence flags</h2>" + (
-        "<ul>" + "".join(f"<li class='flag'>{html.escape(f)}</li>" for f in flags) + "</ul>" if flags
-        else "<p>None raised.</p>"))
+    parts.append("<h2>Competence flags</h2>" + flags_html(panels))
     for p in panels:
         parts.append(f"<section class='{p.status}' id='{p.study}'><h2>{html.escape(p.title)}</h2>")
         if p.status == SKIPPED:
@@ -264,7 +272,8 @@ def index_html(cards: Mapping[str, Sequence[Panel]], kinds: Mapping[str, str], s
                 continue
             title = p.title
             if p.status != OK or not p.headlines:
-                cells.append(f"<td class='status'>{html.escape(p.status)}</td>")
+                why = f": {p.reason}" if p.status == FAILED else ""
+                cells.append(f"<td class='status'>{html.escape(p.status + why)}</td>")
             else:
                 h = p.headlines[0]
                 cls = " class='grey'" if h.covers_reference else ""

@@ -48,6 +48,7 @@ QUESTIONS_PER_TEMPLATE = 6
 SM_ITEMS = 14  # pragmatics items, in two conditions; string is scored five ways, label over two label sets
 STRING_SCORES = ("option_logprob", "mean_token_prob", "mean_token_logprob", "prior_corrected", "surprisal_reduction")
 PROBE_ORIGINALS = 40
+RB_SCENARIOS = 3  # the revealed-belief settings' scenarios (dice variants)
 
 
 def steer_questions() -> pd.DataFrame:
@@ -132,7 +133,8 @@ def write_tables(root: Path) -> Path:
     settings = [f"dice-{i}" for i in range(10)]
     _parquet(root, "revealed_belief", "distances", pd.DataFrame({
         "model": CAUSAL, "setting_id": settings * 2, "method": ["revealed"] * 10 + ["stated"] * 10,
-        "family": "dice", "chebyshev": np.r_[rng.uniform(0.05, 0.2, 10), rng.uniform(0.5, 0.9, 10)]}))
+        "family": "dice", "variant": [f"v{i % RB_SCENARIOS}" for i in range(10)] * 2,
+        "chebyshev": np.r_[rng.uniform(0.05, 0.2, 10), rng.uniform(0.5, 0.9, 10)]}))
     _csv(root, "revealed_belief", "compare_paper", pd.DataFrame({
         "table": ["table_b1_1"] * 3, "row": ["a", "b", "c"], "paper_model": "Llama-3-70B",
         "paper_llama3_70b": [0.11, 0.1, 0.25],
@@ -622,7 +624,7 @@ def test_every_card_number_counts_each_item_once_in_the_unit_that_was_sampled(tm
     assert panels["probes"].detail["original_items"].eq(PROBE_ORIGINALS).all()
 
     revealed = numbers["RevB error (Chebyshev), all settings"]
-    assert (revealed.n, revealed.unit) == (10, "settings")
+    assert (revealed.n, revealed.unit) == (RB_SCENARIOS, "scenarios")
 
     encoder = {h.label: h for p in panels_of(tmp_path, ENCODER) for h in p.headlines}
     bets = encoder["fine-tuned, BE: accuracy on test questions (standard)"]

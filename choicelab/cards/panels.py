@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from choicelab.stats import t_interval
+from choicelab.stats import clustered_mean, t_interval
 
 OK, SKIPPED, FAILED = "ok", "skipped", "failed"
 
@@ -201,9 +201,19 @@ def steer_panel(root: str | Path, model: str, rubrics: Mapping[str, Any] | None 
 
 
 # ---------------------------------------------------------------------------------------------- revealed belief
+def _scenario_headline(label: str, rows: pd.DataFrame, column: str, source: str,
+                       reference: float | None = None) -> Headline:
+    """The mean of ``column`` over settings with its interval clustered by scenario (family and variant: its settings
+    repeat it with other parameters); n counts scenarios."""
+    scenario = rows["family"].astype(str) + "/" + rows["variant"].astype(str)
+    m = clustered_mean(rows[column].astype(float), scenario.tolist())
+    return Headline(label, m.mean, m.low, m.high, m.n_clusters, "scenarios", source, reference,
+                    note=f"{m.n} settings, clustered by scenario")
+
+
 def revealed_belief_panel(root: str | Path, model: str) -> Panel:
-    """RevB and StaA Chebyshev errors (mean over settings, 95 % interval), their paired difference where both were
-    scored, per scenario family; the paper's Llama-3-70B on the same appendix rows."""
+    """RevB and StaA Chebyshev errors (mean over settings, 95 % interval clustered by scenario), their paired
+    difference where both were scored, per scenario family; the paper's Llama-3-70B on the same appendix rows."""
     dpath = Path(root) / "revealed_belief" / "metrics" / "distances.parquet"
     d = _read(dpath)
     d = d[d["model"].astype(str) == model]
@@ -218,7 +228,7 @@ def revealed_belief_panel(root: str | Path, model: str) -> Panel:
     for method, label in (("revealed", "RevB error (Chebyshev)"), ("stated", "StaA error (Chebyshev)")):
         rows = d[d["method"] == method]
         if len(rows):
-            headlines.append(_mean_headline(label + ", all settings", rows["chebyshev"], "settings", str(dpath)))
+            headlines.append(_scenario_headline(label + ", all settings", rows, "chebyshev", str(dpath)))
     if model in compare.columns and paper_cols:
         from choicelab.studies.revealed_belief.tables import appendix_table_ids
 
@@ -236,15 +246,17 @@ def revealed_belief_panel(root: str | Path, model: str) -> Panel:
                     f"{label} error on the appendix rows the paper reports, mean over rows", ours[model], "rows",
                     str(compare_path), paper=paper, note="Chebyshev; the same rows for both; a row averages its "
                                                          "settings"))
-    wide = d.pivot_table(index="setting_id", columns="method", values="chebyshev", aggfunc="mean")
+    wide = d.pivot_table(index=["setting_id", "family", "variant"], columns="method", values="chebyshev",
+                         aggfunc="mean").reset_index()
     if {"revealed", "stated"} <= set(wide.columns):
-        diff = (wide["stated"] - wide["revealed"]).dropna()
-        if len(diff):
-            headlines.append(_mean_headline("StaA minus RevB error, paired by setting", diff, "settings", str(dpath),
-                                            reference=0.0))
+        both = wide.dropna(subset=["revealed", "stated"])
+        if len(both):
+            headlines.append(_scenario_headline("StaA minus RevB error, paired by setting",
+                                                both.assign(diff=both["stated"] - both["revealed"]), "diff",
+                                                str(dpath), reference=0.0))
     rows = []
     for (family, method), group in d.groupby(["family", "method"], sort=True):
-        h = _mean_headline(f"{family} {method}", group["chebyshev"], "settings", str(dpath))
+        h = _scenario_headline(f"{family} {method}", group, "chebyshev", str(dpath))
         rows.append({"family": family, "method": method, "chebyshev": h.estimate, "low": h.low, "high": h.high,
                      "n": h.n})
     reason = "" if any(h.label.startswith("StaA") for h in headlines) else (

@@ -54,10 +54,10 @@ RB_SCENARIOS = 3  # the revealed-belief settings' scenarios (dice variants)
 def steer_questions() -> pd.DataFrame:
     rng = np.random.default_rng(0)
     rows = [{"model": CAUSAL, "adaptation": "0shot", "element": f"e{module}", "module": module, "setting": "s",
-             "domain": "d", "grade": 1, "template_id": f"e{module}.p{t}", "correct": bool(rng.random() < 0.6),
-             "top_prob": 0.5, "random_accuracy": 0.25}
+             "domain": "d", "grade": 1, "template_id": f"e{module}.p{t}", "item_id": f"e{module}.p{t}.q{q}",
+             "correct": bool(rng.random() < 0.6), "top_prob": 0.5, "random_accuracy": 0.25}
             for module, templates in STEER_TEMPLATES.items() for t in range(templates)
-            for _ in range(QUESTIONS_PER_TEMPLATE)]
+            for q in range(QUESTIONS_PER_TEMPLATE)]
     return pd.DataFrame(rows)
 
 
@@ -293,7 +293,7 @@ def test_a_model_that_failed_to_load_gives_a_card_with_the_first_error_of_its_lo
     page = (out / "broken.html").read_text()
     assert "no weights" in page and "None raised" not in page and "could not be checked" in page
     assert (out / "broken.png").stat().st_size > 0
-    write_index({"broken": panels}, {"broken": "causal"}, "s", out / "index.html", [str(status_path)])
+    write_index({"broken": panels}, {"broken": "causal"}, "s", root, out / "index.html", [str(status_path)])
     assert "no weights" in (out / "index.html").read_text()
 
 
@@ -380,7 +380,7 @@ def test_the_page_is_self_contained_and_each_summary_sentence_names_its_table(tm
     hashed = {Path(i["path"]).name for i in sidecar["inputs"]}
     assert {"status.json", "questions.parquet", "robustness_matrix.csv", "table_numbers.csv",
             "distances.parquet", "robustness_matrix.csv.prov.json"} <= hashed
-    write_index({CAUSAL: panels}, {CAUSAL: "causal"}, "s", out / "index.html", [str(status_path)])
+    write_index({CAUSAL: panels}, {CAUSAL: "causal"}, "s", root, out / "index.html", [str(status_path)])
     assert f"href='{CAUSAL}.html'" in (out / "index.html").read_text()
     # built without a browser: no PDF, and the page says why and how to get one
     assert "No PDF of this page was made: no Chromium on PATH" in page and not (out / f"{CAUSAL}.pdf").exists()
@@ -629,3 +629,52 @@ def test_every_card_number_counts_each_item_once_in_the_unit_that_was_sampled(tm
     encoder = {h.label: h for p in panels_of(tmp_path, ENCODER) for h in p.headlines}
     bets = encoder["fine-tuned, BE: accuracy on test questions (standard)"]
     assert (bets.estimate, bets.low, bets.high, bets.n, bets.unit) == (0.9, 0.85, 0.95, BETS_SEEDS, "seeds")
+
+
+OTHER = "tiny-gemma3"  # a second causal card model
+
+
+def test_the_index_compares_every_pair_of_models_on_their_shared_items_and_writes_every_number_as_data(tmp_path):
+    from choicelab.stats import paired_difference
+
+    root = write_tables(tmp_path / "results")
+    questions = steer_questions()
+    # the other model answers every second question only, always right: the pair shares those questions
+    other = questions.iloc[::2].assign(model=OTHER, correct=True)
+    _parquet(root, "steer", "questions", pd.concat([questions, other], ignore_index=True))
+    choices = sm_choices()
+    _parquet(root, "scoring_methods", "choices", pd.concat([choices, choices.assign(model=OTHER, is_target=False)]))
+    status = {"returncode": 0, "log": "run.log", "studies": {CAUSAL: list(CAUSAL_STUDIES), OTHER: []},
+              "skipped": {CAUSAL: SKIPS[CAUSAL], OTHER: SKIPS[CAUSAL]}}
+    cards = {model: build_panels(root, model, status["studies"][model], status["skipped"][model], {}, KWARGS)
+             for model in (CAUSAL, OTHER)}
+    out = tmp_path / "cards"
+    out.mkdir()
+    files = write_index(cards, {CAUSAL: "causal", OTHER: "causal"}, "s", root, out / "index.html", [])
+    data = json.loads(files["json"].read_text())
+
+    steer = next(p for p in data["paired"] if p["quantity"].startswith("STEER"))
+    shared = questions.iloc[::2]
+    expected = paired_difference(shared["correct"].astype(float), np.ones(len(shared)),
+                                 shared["template_id"].tolist())
+    assert (steer["model_a"], steer["model_b"], steer["n_items"], steer["n_clusters"]) == (
+        CAUSAL, OTHER, len(shared), shared["template_id"].nunique())
+    assert (steer["difference"], steer["low"], steer["high"]) == pytest.approx((expected.mean, expected.low,
+                                                                                 expected.high))
+    assert steer["better"] == OTHER  # always right against about 60 %
+    string = next(p for p in data["paired"] if p["quantity"] == "scoring methods: string accuracy")
+    assert (string["n_items"], string["better"]) == (SM_ITEMS, CAUSAL)
+    label = next(p for p in data["paired"] if p["quantity"] == "scoring methods: label accuracy")
+    label_ranks = {r["model"]: (r["rank"], r["rank_best"], r["rank_worst"]) for r in data["ranks"]
+                   if r["quantity"] == label["quantity"]}
+    # 3 of 14 against 0 of 14: a clear winner only if the interval says so, and the ranks follow it
+    assert label_ranks[CAUSAL][0] == 1
+    assert (label_ranks[CAUSAL][2] == 1) == (label["better"] == CAUSAL)
+    # every headline of every card is in the data, with its n, unit and interval
+    numbers = pd.read_parquet(files["parquet"])
+    headlines = [(m, h.label) for m, ps in cards.items() for p in ps if p.status == OK for h in p.headlines]
+    assert sorted(zip(numbers.dropna(subset=["estimate"])["model"], numbers.dropna(subset=["estimate"])["label"],
+                      strict=True)) == sorted(headlines)
+    assert numbers.dropna(subset=["estimate"])[["n", "unit", "low", "high"]].notna().all().all()
+    assert "Models side by side, on the items both answered" in (out / "index.html").read_text()
+    assert all(Path(f"{path}.prov.json").is_file() for path in files.values())

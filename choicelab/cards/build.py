@@ -12,12 +12,14 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import yaml
 
+from choicelab.cards import compare
 from choicelab.cards.overlay import CardPlan
 from choicelab.cards.panels import Panel, build_panels, table_path
 from choicelab.cards.render import card_html, card_png, index_html, pdf_note, print_pdf
-from choicelab.io import write_json
+from choicelab.io import write_json, write_parquet
 from choicelab.provenance import describe_inputs, make_record, write_sidecar
 
 # The keys that set each study's size, shown on the card beside the scale file.
@@ -177,10 +179,31 @@ def read_status(path: str | Path) -> dict[str, Any]:
     return json.loads(Path(path).read_text())
 
 
-def write_index(cards: Mapping[str, Sequence[Panel]], kinds: Mapping[str, str], scale: str,
-                out: str | Path, inputs: Sequence[str]) -> None:
-    Path(out).write_text(index_html(cards, kinds, scale))
-    write_sidecar(out, make_record(rule="cards_index", inputs=list(inputs), params={"models": list(cards)}))
+def write_index(cards: Mapping[str, Sequence[Panel]], kinds: Mapping[str, str], scale: str, run_root: str | Path,
+                out: str | Path, inputs: Sequence[str]) -> dict[str, Path]:
+    """The index page (the models side by side: each panel's first headline, every pair compared on its shared items,
+    ranks with their uncertainty) and every card number as data beside it: ``cards.json`` (headlines, paired
+    differences, ranks) and ``cards.parquet`` (headlines), ``cards_paired.parquet`` (the pairs); each with a
+    sidecar naming the per-item files read."""
+    out = Path(out)
+    values = compare.per_item_values(run_root, list(cards))
+    paired = compare.paired_table(values)
+    ranked = compare.ranks(values, paired)
+    numbers = compare.card_numbers(cards)
+    files = {"html": out, "json": out.with_name("cards.json"), "parquet": out.with_name("cards.parquet"),
+             "paired": out.with_name("cards_paired.parquet")}
+    files["html"].write_text(index_html(cards, kinds, scale, paired, ranked))
+    write_json(files["json"], {"scale": scale, "kinds": dict(kinds),
+                               "numbers": json.loads(numbers.to_json(orient="records")),
+                               "paired": json.loads(paired.to_json(orient="records")),
+                               "ranks": json.loads(ranked.to_json(orient="records"))})
+    write_parquet(files["parquet"], pa.Table.from_pandas(numbers, preserve_index=False))
+    write_parquet(files["paired"], pa.Table.from_pandas(paired, preserve_index=False))
+    read = sorted({str(Path(run_root) / q.path) for q in compare.PER_ITEM if (Path(run_root) / q.path).is_file()})
+    record = make_record(rule="cards_index", inputs=[*inputs, *read], params={"models": list(cards)})
+    for path in files.values():
+        write_sidecar(path, record)
+    return files
 
 
 __all__ = ["describe_inputs", "failures", "load_scale", "read_status", "run_studies", "scale_text", "write_card",

@@ -255,8 +255,11 @@ def card_png(model: str, panels: Sequence[Panel], path: str | Path) -> Path:
     return save_png(fig, path, dpi=110)
 
 
-def index_html(cards: Mapping[str, Sequence[Panel]], kinds: Mapping[str, str], scale: str) -> str:
-    """The models side by side: each panel's first headline (estimate, interval, n) per model, linking each card."""
+def index_html(cards: Mapping[str, Sequence[Panel]], kinds: Mapping[str, str], scale: str,
+               paired: pd.DataFrame, ranked: pd.DataFrame) -> str:
+    """The models side by side: each panel's first headline (estimate, interval, n) per model, linking each card;
+    every pair of models compared on the items both answered (paired difference, interval clustered by the study's
+    unit; grey where it covers zero) and each model's rank with the ranks its paired intervals allow."""
     studies = [p.study for panels in cards.values() for p in panels]
     order = list(dict.fromkeys(studies))
     head = "".join(f"<th><a href='{html.escape(m)}.html'>{html.escape(m)}</a> ({html.escape(kinds[m])})</th>"
@@ -279,6 +282,23 @@ def index_html(cards: Mapping[str, Sequence[Panel]], kinds: Mapping[str, str], s
                 cls = " class='grey'" if h.covers_reference else ""
                 cells.append(f"<td{cls}>{html.escape(h.label)}: {html.escape(interval_text(h))}</td>")
         rows.append(f"<tr><th>{html.escape(title)}</th>{''.join(cells)}</tr>")
+    if len(paired):
+        shown = paired.assign(grey=paired["better"] == "")[["quantity", "model_a", "model_b", "difference", "low",
+                                                             "high", "n_items", "n_clusters", "cluster_unit",
+                                                             "better", "grey"]]
+        side = ("<h2>Models side by side, on the items both answered</h2><p>Difference: a minus b, item by item, "
+                "with its 95 % interval clustered by the study's sampled unit (<code>stats.paired_difference</code>); "
+                "grey: the interval covers zero (neither is shown better). Errors: lower is better.</p>"
+                + _frame_html(shown, "grey")
+                + "<p>Rank by the mean over each model's items (1 = best), and the ranks its paired intervals allow "
+                  "(best: 1 + the models shown better; worst: the models less those shown worse).</p>"
+                + _frame_html(ranked))
+    else:
+        side = ("<h2>Models side by side</h2><p>No pair of card models answered the same items (paired comparisons "
+                "need two models of one kind, in a study with per-item files: STEER, revealed belief, scoring "
+                "methods).</p>")
     return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>choicelab cards</title><style>{CSS}</style>"
             f"</head><body><h1>Choice-behaviour cards</h1><p>Scale: {html.escape(scale)}. Grey: the interval covers "
-            f"chance or zero.</p><table><tr><th>study</th>{head}</tr>{''.join(rows)}</table></body></html>")
+            f"chance or zero. Every number as data: <a href='cards.json'>cards.json</a>, "
+            f"<a href='cards.parquet'>cards.parquet</a>, <a href='cards_paired.parquet'>cards_paired.parquet</a>."
+            f"</p><table><tr><th>study</th>{head}</tr>{''.join(rows)}</table>{side}</body></html>")

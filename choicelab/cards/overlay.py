@@ -10,6 +10,7 @@ checkpoints the first one built (the studies' own rules decide what is stale, as
 from __future__ import annotations
 
 import copy
+import difflib
 import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -94,9 +95,11 @@ def card_models(config: Mapping[str, Any]) -> list[str]:
     models = list(chosen) if chosen is not None else list(config["cards"]["models"])
     unknown = [m for m in models if m not in config["models"]]
     if unknown:
+        close = {m: difflib.get_close_matches(m, list(config["models"]), n=1, cutoff=0.6) for m in unknown}
+        hints = "; ".join(f"{m!r}: did you mean {c[0]!r}?" for m, c in close.items() if c)
         raise ValueError(
-            f"card_models: {unknown} are not model entries of the config; add them under 'models:' "
-            f"(configured: {sorted(config['models'])})"
+            f"card_models: {unknown} are not model entries of the config{'; ' + hints if hints else ''}; add them "
+            f"under 'models:' (configured: {sorted(config['models'])})"
         )
     if len(set(models)) != len(models):
         raise ValueError(f"card_models: a model is named twice in {models}")

@@ -678,3 +678,50 @@ def test_the_index_compares_every_pair_of_models_on_their_shared_items_and_write
     assert numbers.dropna(subset=["estimate"])[["n", "unit", "low", "high"]].notna().all().all()
     assert "Models side by side, on the items both answered" in (out / "index.html").read_text()
     assert all(Path(f"{path}.prov.json").is_file() for path in files.values())
+
+
+# ------------------------------------------------------------------------------------------------------- first steps
+def test_the_command_lines_help_is_written_for_users_and_leads_with_the_card(capsys):
+    from choicelab.cli import build_parser
+
+    text = build_parser().format_help()
+    assert "choicelab card " in text and "snakemake --cores" in text
+    for markup in ("``", ":func:", ":mod:", ":class:"):
+        assert markup not in text, markup
+
+
+def test_choicelab_card_runs_the_cards_target_for_the_models_named(tmp_path):
+    from choicelab.cli import card_command
+
+    command = card_command(["tiny-llama", "tiny-bert"], 2, "configs/smoke.yaml", "/data")
+    assert command[3:4] == ["cards"] and command[command.index("--configfile") + 1] == "configs/smoke.yaml"
+    assert "card_models=[tiny-llama, tiny-bert]" in command and "data_mirror=/data" in command
+
+
+def test_a_misspelt_card_model_gets_a_did_you_mean_before_anything_runs(capsys):
+    from choicelab.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["card", "tiny-lama", "--configfile", str(REPO / "configs" / "smoke.yaml")])
+    assert "did you mean 'tiny-llama'?" in capsys.readouterr().err
+
+
+def test_a_single_card_model_where_a_list_is_expected_shows_the_list_syntax():
+    from choicelab.config import ConfigError, validate_config
+
+    config = yaml.safe_load((REPO / "configs" / "smoke.yaml").read_text()) | {"card_models": "tiny-llama"}
+    with pytest.raises(ConfigError, match=r"--config card_models='\[tiny-llama\]'"):
+        validate_config(config)
+
+
+def test_brief_provenance_fits_a_screen_and_says_when_no_commit_was_recorded():
+    from choicelab.provenance import BRIEF_LINES, format_audit
+
+    report = {"path": "results/x.csv", "root": ".", "code_version": {"package": "0.1", "git_commit": None},
+              "config": [], "models": [{"name": f"m{i}", "weights_sha256": "a", "dir": "d"} for i in range(12)],
+              "prompts": [f"results/dump{i}.parquet" for i in range(40)],
+              "data_files": [(f"data/f{i}.csv", "b") for i in range(200)], "checkpoints": [], "weights": []}
+    brief = format_audit(report, brief=True)
+    assert len(brief.splitlines()) <= 40 and f"and {200 - BRIEF_LINES} more" in brief
+    assert "git commit None" not in brief and "not a git checkout" in brief
+    assert len(format_audit(report).splitlines()) > 200

@@ -53,6 +53,7 @@ class Headline:
     reference: float | None = None  # chance (or zero) the interval is read against
     paper: tuple[tuple[str, float], ...] = ()
     note: str = ""
+    quantity: str = ""  # what the number measures where a panel mixes quantities ("kappa"): drawn on its own axis
 
     @property
     def covers_reference(self) -> bool:
@@ -381,7 +382,7 @@ def scoring_methods_panel(root: str | Path, model: str, coder_min_kappa: float) 
                          f"sm_tables)")
     human = t[(t["figure"] == "fig2") & (t["method"] == "human")
               & t["condition"].isin(t[(t["figure"] == "fig2") & (t["model"].astype(str) == model)]["condition"])]
-    human_point = (("humans, responses pooled over the same conditions (the paper's data)",
+    human_point = (("humans (the paper's data)",
                     float(human["k"].sum() / human["n"].sum())),) if len(human) else ()
     headlines = [_clustered(f"{r['method']}: accuracy over the pragmatics conditions", r, str(path),
                             float(r["chance"]), "items", human_point,
@@ -406,6 +407,7 @@ def scoring_methods_panel(root: str | Path, model: str, coder_min_kappa: float) 
                                "conditions", coded["coder_target_kappa"], "conditions", str(free_path),
                                note=f"{int(coded['agreement_n'].sum())} hand-coded generations; "
                                     f"bar {coder_min_kappa:.2f} (cards.coder_min_kappa)")
+            h = Headline(**{**h.__dict__, "quantity": "kappa"})
             headlines.append(h)
             if h.estimate < coder_min_kappa:
                 flags.append(f"scoring methods: the free-generation coder's kappa {h.estimate:.2f} is below its bar "

@@ -72,7 +72,8 @@ def summary(panels: Sequence[Panel]) -> list[Sentence]:
 
 def headline_figure(panel: Panel) -> bytes | None:
     """Each headline with its 95 % interval (filled), the papers' models on the same scale (hollow, labelled)."""
-    hs = [h for h in panel.headlines if math.isfinite(h.estimate)]
+    # one quantity per axis: the panel's first (a kappa beside accuracies stays in the table)
+    hs = [h for h in panel.headlines if math.isfinite(h.estimate) and h.quantity == panel.headlines[0].quantity]
     if not hs:
         return None
     fig, ax = plt.subplots(figsize=(7.5, 0.45 * len(hs) + 1.0))
@@ -83,10 +84,11 @@ def headline_figure(panel: Panel) -> bytes | None:
                     fmt="o", color="0.6" if grey else "C0", capsize=3)
         if h.reference is not None:
             ax.plot([h.reference], [y], "|", color="C3", markersize=14)
-        for name, value in h.paper:
+        for j, (name, value) in enumerate(sorted(h.paper, key=lambda p: p[1])):
             ax.plot([value], [y], "D", mfc="none", color="C1", markersize=5)
-            ax.annotate(name, (value, y), xytext=(0, 5), textcoords="offset points", fontsize=6, color="C1",
-                        ha="center")
+            # neighbours alternate above and below the row, so close values do not print over each other
+            ax.annotate(name, (value, y), xytext=(0, 5 if j % 2 == 0 else -12), textcoords="offset points",
+                        fontsize=6, color="C1", ha="center")
     ax.set_yticks(range(len(hs)))
     ax.set_yticklabels([_short(h.label) for h in reversed(hs)], fontsize=7)
     ax.set_title(f"{panel.title} (dot: ours, 95 % interval; red tick: chance/zero; hollow: the papers' models)",

@@ -725,3 +725,49 @@ def test_brief_provenance_fits_a_screen_and_says_when_no_commit_was_recorded():
     assert len(brief.splitlines()) <= 40 and f"and {200 - BRIEF_LINES} more" in brief
     assert "git commit None" not in brief and "not a git checkout" in brief
     assert len(format_audit(report).splitlines()) > 200
+
+
+# ------------------------------------------------------------------------------------------------ items one click away
+def steer_dump(model: str) -> pd.DataFrame:
+    """Two STEER items as a logit dump holds them: the model picks option 0 on both; the key is 0, then 1."""
+    rows = []
+    for item, key in (("add_subtract/finance/g1/0", 0), ("bayes/medicine/g2/1", 1)):
+        for option in range(3):
+            rows.append({"study": "steer", "benchmark": "steer", "split": "test", "item_id": item,
+                         "option_id": option, "option_text": f"${option + 5}", "variant": "0shot",
+                         "context": f"Question about {item}?\nCorrect Answer: ", "model": model,
+                         "method": "letter_prob", "score": -float(option), "prob": [0.5, 0.3, 0.2][option],
+                         "is_label": option == key})
+    return pd.DataFrame(rows)
+
+
+def test_each_panel_links_a_self_contained_page_of_its_items_with_prompt_scores_key_and_outcome(tmp_path):
+    from choicelab.cards.items import read_items
+
+    root = write_tables(tmp_path / "results")
+    (root / "steer" / "dumps").mkdir(parents=True)
+    steer_dump(CAUSAL).to_parquet(root / "steer" / "dumps" / f"{CAUSAL}__0shot.parquet")
+    steer_dump("tiny-llama-2").to_parquet(root / "steer" / "dumps" / "tiny-llama-2__0shot.parquet")  # not ours
+    items, files = read_items(root, CAUSAL_STUDIES, CAUSAL)
+    assert [f.name for f in files] == [f"{CAUSAL}__0shot.parquet"]
+    assert items["correct"].tolist() == [True, False] and items["element"].tolist() == ["add_subtract", "bayes"]
+    assert items["key"].tolist() == ["$5", "$6"] and items["choice"].tolist() == ["$5", "$5"]
+
+    (root / "models" / CAUSAL).mkdir(parents=True)
+    (root / "models" / CAUSAL / "model.json").write_text("{}")
+    status = {"returncode": 0, "log": "run.log", "studies": {CAUSAL: list(CAUSAL_STUDIES)},
+              "skipped": {CAUSAL: SKIPS[CAUSAL]}}
+    status_path = tmp_path / "status.json"
+    status_path.write_text(json.dumps(status))
+    out = tmp_path / "cards"
+    out.mkdir()
+    write_card(root, CAUSAL, "causal", status, out / f"{CAUSAL}.html", out / f"{CAUSAL}.png", "s", KWARGS,
+               status_path)
+    card = (out / f"{CAUSAL}.html").read_text()
+    assert card.count(f"href='items/{CAUSAL}.html#study=steer'") == 1  # only the panel whose items were dumped
+    page = (out / "items" / f"{CAUSAL}.html").read_text()
+    assert "Question about bayes/medicine/g2/1?" in page and "http" not in page
+    for name in ("study", "benchmark", "element", "variant", "method", "outcome"):
+        assert f"id='f-{name}'" in page
+    sidecar = json.loads((out / "items" / f"{CAUSAL}.html.prov.json").read_text())
+    assert [Path(i["path"]).name for i in sidecar["inputs"]] == [f"{CAUSAL}__0shot.parquet"]

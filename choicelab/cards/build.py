@@ -16,6 +16,7 @@ import pyarrow as pa
 import yaml
 
 from choicelab.cards import compare
+from choicelab.cards.items import items_html, read_items
 from choicelab.cards.overlay import CardPlan
 from choicelab.cards.panels import Panel, build_panels, table_path
 from choicelab.cards.render import card_html, card_png, index_html, pdf_note, print_pdf
@@ -141,7 +142,13 @@ def write_card(run_root: str | Path, model: str, kind: str, status: Mapping[str,
     out = Path(out_html)
     sidecar = f"{out.name}.prov.json"
     pdf = out.with_suffix(".pdf")
-    out.write_text(card_html(model, kind, panels, scale, sidecar, out.parent, pdf_note(pdf.name, browser)))
+    items, dumps = read_items(run_root, studies, model)
+    items_page = out.parent / "items" / f"{model}.html"  # a folder of its own: no card name can match it
+    items_page.parent.mkdir(parents=True, exist_ok=True)
+    items_page.write_text(items_html(model, items, [str(d) for d in dumps]))
+    with_items = {str(s) for s in items["study"].unique()}
+    out.write_text(card_html(model, kind, panels, scale, sidecar, out.parent, pdf_note(pdf.name, browser),
+                             f"items/{items_page.name}", with_items))
     card_png(model, panels, out_png)
     if browser:
         print_pdf(browser, out, pdf)
@@ -152,6 +159,10 @@ def write_card(run_root: str | Path, model: str, kind: str, status: Mapping[str,
     record = from_run_folder(record, Path(run_root).parent)
     write_sidecar(out, record)
     write_sidecar(out_png, record)
+    write_sidecar(items_page, from_run_folder(make_record(
+        rule="card", inputs=[str(d) for d in dumps], params={"model": model, "page": "items"},
+        artifact={"id": f"cards/{model}.items", "reproduces": "extra: the items behind a card (issue 41)"}),
+        Path(run_root).parent))
     if browser:
         write_sidecar(pdf, record)
     return panels

@@ -11,7 +11,7 @@ import html
 import io
 import math
 import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -195,7 +195,7 @@ def flags_html(panels: Sequence[Panel]) -> str:
 
 
 def card_html(model: str, kind: str, panels: Sequence[Panel], scale: str, sidecar: str,
-              base: Path, pdf: str = "") -> str:
+              base: Path, pdf: str = "", items_page: str = "", with_items: Collection[str] = ()) -> str:
     """The card: header (model, kind, scale, its PDF or why none), summary sentences with their tables, flags, one
     section per panel."""
     sentences = summary(panels)
@@ -236,6 +236,9 @@ def card_html(model: str, kind: str, panels: Sequence[Panel], scale: str, sideca
                              f"{_frame_html(p.detail, grey)}</details>")
             for caption, frame in p.extra.get("tables", ()):
                 parts.append(f"<details open><summary>{html.escape(caption)}</summary>{_frame_html(frame)}</details>")
+            if p.study in with_items:
+                parts.append(f"<p class='src'><a href='{html.escape(items_page)}#study={p.study}'>The items behind "
+                             f"these numbers</a>: each prompt, its options and scores, the key, right or wrong.</p>")
             parts.append(f"<p class='src'>{_source_links(p, base)}</p>")
         parts.append("</section>")
     parts.append("</body></html>")

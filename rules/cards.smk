@@ -58,12 +58,12 @@ rule card:
         **CARD_PDF,
         html=f"{CARDS}/{{card}}.html",
         png=f"{CARDS}/{{card}}.png",
-        items=f"{CARDS}/items/{{card}}.html",
+        item_page=f"{CARDS}/items/{{card}}.html",
         sidecars=[
             f"{CARDS}/{{card}}.{suffix}.prov.json"
             for suffix in ("html", "png", *(["pdf"] if CARD_BROWSER else []))
         ],
-        items_sidecar=f"{CARDS}/items/{{card}}.html.prov.json",
+        item_page_sidecar=f"{CARDS}/items/{{card}}.html.prov.json",
     log:
         "results/logs/cards/{card}.log",
     conda:

@@ -70,6 +70,9 @@ def summary(panels: Sequence[Panel]) -> list[Sentence]:
     return out
 
 
+MAX_PAPER_LABELS = 3  # a row with more of the papers' models names only its lowest and highest in the figure
+
+
 def headline_figure(panel: Panel) -> bytes | None:
     """Each headline with its 95 % interval (filled), the papers' models on the same scale (hollow, labelled)."""
     # one quantity per axis: the panel's first (a kappa beside accuracies stays in the table)
@@ -84,15 +87,18 @@ def headline_figure(panel: Panel) -> bytes | None:
                     fmt="o", color="0.6" if grey else "C0", capsize=3)
         if h.reference is not None:
             ax.plot([h.reference], [y], "|", color="C3", markersize=14)
-        for j, (name, value) in enumerate(sorted(h.paper, key=lambda p: p[1])):
+        ranked = sorted(h.paper, key=lambda p: p[1])
+        for j, (name, value) in enumerate(ranked):
             ax.plot([value], [y], "D", mfc="none", color="C1", markersize=5)
+            if len(ranked) > MAX_PAPER_LABELS and 0 < j < len(ranked) - 1:
+                continue  # many models: only the lowest and the highest named here, every one in the table
             # neighbours alternate above and below the row, so close values do not print over each other
             ax.annotate(name, (value, y), xytext=(0, 5 if j % 2 == 0 else -12), textcoords="offset points",
                         fontsize=6, color="C1", ha="center")
     ax.set_yticks(range(len(hs)))
     ax.set_yticklabels([_short(h.label) for h in reversed(hs)], fontsize=7)
-    ax.set_title(f"{panel.title} (dot: ours, 95 % interval; red tick: chance/zero; hollow: the papers' models)",
-                 fontsize=8)
+    ax.set_title(f"{panel.title} (dot: ours, 95 % interval; red tick: chance/zero; hollow: the papers' models, "
+                 f"all named in the table)", fontsize=8)
     ax.grid(axis="x", alpha=0.3)
     return png_bytes(fig)
 

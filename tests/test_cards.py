@@ -551,7 +551,13 @@ def test_cards_for_two_tiny_random_models_build_and_render_in_a_browser(tmp_path
         # the workflow found the same browser and printed the card's PDF, which the page links
         assert f"href='{model}.pdf'" in page and (cards / f"{model}.pdf").read_bytes()[:5] == b"%PDF-"
         assert (cards / f"{model}.pdf.prov.json").is_file()
+        # the items behind it, one click away, and read in the browser
+        assert f"href='items/{model}.html#study=" in page
+        items = screenshot(browser, cards / "items" / f"{model}.html", tmp_path / f"{model}.items.png")
+        assert items[..., :3].std() > 0.05, f"{model}: the items page is blank"
     assert "tiny-bert.html" in (cards / "index.html").read_text()
+    numbers = json.loads((cards / "cards.json").read_text())["numbers"]
+    assert {n["model"] for n in numbers} == {CAUSAL, ENCODER} and all(n["unit"] for n in numbers if n["label"])
 
 
 def test_the_shipped_card_scale_is_a_complete_config_and_plans_smollm2s_card():

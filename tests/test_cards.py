@@ -777,3 +777,30 @@ def test_each_panel_links_a_self_contained_page_of_its_items_with_prompt_scores_
         assert f"id='f-{name}'" in page
     sidecar = json.loads((out / "items" / f"{CAUSAL}.html.prov.json").read_text())
     assert [Path(i["path"]).name for i in sidecar["inputs"]] == [f"{CAUSAL}__0shot.parquet"]
+
+
+def probes_dump(model: str, right: int, originals: int = 4) -> pd.DataFrame:
+    """A probes logit dump of ``originals`` unprobed items (variant orig) and one probed version each; the model's
+    highest score is on the key for the first ``right`` originals."""
+    rows = []
+    for i in range(originals):
+        for variant in ("orig", "nq"):
+            for option in range(2):
+                rows.append({"study": "probes", "benchmark": "anli", "split": "dev", "item_id": f"anli-{i}/{variant}",
+                             "option_id": option, "option_text": f"ending {option}", "variant": variant,
+                             "context": "Obs 1 ... Obs 2", "model": model, "method": "letter_prob",
+                             "score": float(option == 0), "prob": 0.5,
+                             "is_label": option == (0 if i < right else 1)})
+    return pd.DataFrame(rows)
+
+
+def test_the_probes_original_accuracies_are_compared_item_by_item_from_the_dumps(tmp_path):
+    from choicelab.cards.compare import paired_table, per_item_values
+
+    root = tmp_path / "results"
+    (root / "probes" / "dumps").mkdir(parents=True)
+    probes_dump(CAUSAL, right=4).to_parquet(root / "probes" / "dumps" / f"{CAUSAL}__anli.causal.parquet")
+    probes_dump(OTHER, right=2).to_parquet(root / "probes" / "dumps" / f"{OTHER}__anli.causal.parquet")
+    (pair,) = paired_table(per_item_values(root, [CAUSAL, OTHER])).to_dict("records")
+    assert pair["quantity"] == "probes: original accuracy, anli (letter_prob)"
+    assert (pair["n_items"], pair["n_clusters"], pair["difference"]) == (4, 4, pytest.approx(0.5))

@@ -1,7 +1,4 @@
-"""The ``choicelab`` command line: score, provenance, verify, show, prepare-model, config, code-free, reanalyze,
-report-card.
-
-The CLI is part of the workflow layer: it may read the study registry (:mod:`choicelab.studies`) and pass it down."""
+"""The choicelab command line (the workflow layer: it may read the study registry and pass it down)."""
 
 from __future__ import annotations
 
@@ -13,6 +10,24 @@ from pathlib import Path
 from choicelab.errors import UserError
 
 MODELS_ROOT = Path("results/models")
+SNAKEFILE = Path(__file__).resolve().parents[1] / "Snakefile"
+
+DESCRIPTION = """\
+choicelab reproduces five published studies of how language models make choices
+(STEER, revealed belief, probes, scoring methods, bets) and writes one
+choice-behaviour card per model.
+
+First steps:
+  choicelab card smollm2-135m-instruct    one model's card, in minutes
+                                          (results/cards/<model>.html, .png, .pdf)
+  choicelab card tiny-llama --configfile configs/smoke.yaml
+                                          a card of a configured tiny model
+  snakemake --cores 2                     the full reproduction (hours; README)
+  choicelab provenance FILE --brief       what a table or figure rests on
+  choicelab show DUMP --item ID           the exact prompt behind one item
+
+Run `choicelab COMMAND --help` for a command's options.
+"""
 
 
 
@@ -126,8 +141,8 @@ def cmd_provenance(args: argparse.Namespace) -> None:
     if args.json:
         print(json.dumps({"audit": report, "lineage": tree, "verification": checks}, indent=2))
     else:
-        print(format_audit(report))
-        print(format_verification(checks))
+        print(format_audit(report, brief=args.brief))
+        print(format_verification(checks, brief=args.brief))
         if not args.brief:
             print("\nlineage (each file, the rule that made it and its inputs):")
             print(format_lineage(tree))
@@ -207,11 +222,54 @@ def cmd_show(args: argparse.Namespace) -> None:
     print(show_item(path, args.item, filters=filters))
 
 
+def card_command(models: list[str], cores: int, configfile: str | None, data_mirror: str | None,
+                 dry_run: bool = False, snakefile: Path = SNAKEFILE) -> list[str]:
+    """The `snakemake cards` command that builds the cards of ``models`` (docs/cards.md)."""
+    config = [f"card_models=[{', '.join(models)}]", *([f"data_mirror={data_mirror}"] if data_mirror else [])]
+    return [sys.executable, "-m", "snakemake", "cards", "--snakefile", str(snakefile), "--cores", str(cores),
+            *(["--configfile", configfile] if configfile else []), "--config", *config,
+            *(["--dry-run"] if dry_run else [])]
+
+
+def cmd_card(args: argparse.Namespace) -> None:
+    """Check the model names against the config (a misspelt one: "did you mean"), then run `snakemake cards`."""
+    import os
+    import subprocess
+
+    from choicelab.cards.overlay import card_models
+    from choicelab.config import DATA_MIRROR_ENV, load_config_file, validate_config
+
+    if not SNAKEFILE.is_file():
+        raise FileNotFoundError(f"no Snakefile at {SNAKEFILE}: `choicelab card` runs the workflow of a checkout")
+    config = load_config_file(args.configfile or SNAKEFILE.parent / "config.yaml")
+    validate_config(config)
+    card_models({**config, "card_models": args.models})
+    command = card_command(args.models, args.cores, args.configfile,
+                           args.data_mirror or os.environ.get(DATA_MIRROR_ENV), args.dry_run)
+    print(" ".join(command), flush=True)
+    returncode = subprocess.run(command).returncode
+    if returncode:
+        raise SystemExit(f"error: the card run failed (return code {returncode}); each failed panel of "
+                         f"results/cards/<model>.html says why, and results/cards/_run/snakemake.log has the run")
+    print("cards: " + ", ".join(f"results/cards/{m}.html" for m in args.models) + "; index: results/cards/index.html")
+
+
 def build_parser() -> argparse.ArgumentParser:
     from choicelab.config import model_entry_key
 
-    parser = argparse.ArgumentParser(prog="choicelab", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser = argparse.ArgumentParser(prog="choicelab", description=DESCRIPTION,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    card = sub.add_parser("card", help="build the choice-behaviour card of one or more configured models "
+                          "(runs `snakemake cards`)")
+    card.add_argument("models", nargs="+", metavar="MODEL", help="a model entry of the config (its 'models:')")
+    card.add_argument("--configfile", default=None, help="as snakemake --configfile (default: config.yaml)")
+    card.add_argument("--cores", type=int, default=2, help="cores for the run (default 2)")
+    card.add_argument("--data-mirror", default=None, help="folder laid out like ../shared/data (default: "
+                      "$CHOICELAB_DATA_MIRROR, else the config's data_mirror)")
+    card.add_argument("--dry-run", action="store_true", help="show what would run, run nothing")
+    card.set_defaults(func=cmd_card)
 
     score = sub.add_parser("score", help="score (context, continuation) requests with a causal or seq2seq LM "
                            "(its model.json kind picks the scorer)")
@@ -232,7 +290,8 @@ def build_parser() -> argparse.ArgumentParser:
                           "then its lineage back to item lists and model weights")
     prov.add_argument("path")
     prov.add_argument("--json", action="store_true", help="print the audit and the lineage tree as JSON")
-    prov.add_argument("--brief", action="store_true", help="only the audit, not the lineage tree")
+    prov.add_argument("--brief", action="store_true", help="within a screen: the audit with each section's "
+                      "first entries, not the lineage tree")
     prov.set_defaults(func=cmd_provenance)
 
     check = sub.add_parser("verify", help="re-hash every file that the provenance records under PATH name (outputs, "

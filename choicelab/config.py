@@ -170,13 +170,26 @@ def _message(error: jsonschema.ValidationError) -> str:
     key ("did you mean") or, when none is close, the keys allowed at that level."""
     unknown = _unknown_keys(error)
     if not unknown:
-        return f"config key '{_key_path(error)}': {error.message}"
+        return f"config key '{_key_path(error)}': {error.message}{_list_hint(error)}"
     parent = ".".join(str(p) for p in error.absolute_path)
     key = unknown[0]
     allowed = sorted(error.schema.get("properties") or {})
     close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
     hint = f"did you mean {close[0]!r}?" if close else f"the keys allowed here are {allowed}"
     return f"config key '{parent + '.' if parent else ''}{key}': unknown key; {hint} ({error.message})"
+
+
+def _list_hint(error: jsonschema.ValidationError) -> str:
+    """Where a list was expected and a single value given: how to write a list, on the command line and in YAML."""
+    expected = error.schema.get("type") if error.validator == "type" else None
+    if "array" not in ([expected] if isinstance(expected, str) else list(expected or [])):
+        return ""
+    path = [str(p) for p in error.absolute_path] or ["key"]
+    yaml_form = f"{path[-1]}: [{error.instance}] (several: [a, b])"
+    if len(path) > 1:  # --config sets top-level keys only
+        return f"; write a list: in the config file, under {'.'.join(path[:-1])}, {yaml_form}"
+    return (f"; write a list: --config {path[0]}='[{error.instance}]' (several: '[a, b]'), or in a config file "
+            f"{yaml_form}")
 
 
 def _raise_first(errors: Iterable[jsonschema.ValidationError]) -> None:

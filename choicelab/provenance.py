@@ -424,43 +424,61 @@ def audit(tree: Mapping[str, Any], root: PathLike) -> dict[str, Any]:
     }
 
 
-def format_audit(report: Mapping[str, Any]) -> str:
-    """:func:`audit` as text: one section per kind of thing, each line a path (and its hash)."""
+BRIEF_LINES = 4  # entries a section shows under --brief (the whole audit then fits a screen)
+
+
+def _section(entries: list[str], brief: bool) -> list[str]:
+    """A section's lines; ``brief``: the first :data:`BRIEF_LINES` and how many more there are."""
+    if not brief or len(entries) <= BRIEF_LINES + 1:
+        return entries
+    return [*entries[:BRIEF_LINES], f"  ... and {len(entries) - BRIEF_LINES} more (without --brief: all)"]
+
+
+def code_line(code: Mapping[str, Any]) -> str:
+    """The code version a record names: the package and its git commit, or that it ran outside a git checkout."""
+    if not code.get("git_commit"):
+        return f"code: choicelab {code.get('package')} (not a git checkout: no commit recorded)"
+    dirty = " (work tree had uncommitted changes)" if code.get("git_dirty") else ""
+    return f"code: choicelab {code.get('package')} at git commit {code.get('git_commit')}{dirty}"
+
+
+def format_audit(report: Mapping[str, Any], brief: bool = False) -> str:
+    """:func:`audit` as text: one section per kind of thing, each line a path (and its hash); ``brief``: each section
+    cut to its first entries (:func:`_section`)."""
     lines = [f"provenance of {report['path']} (recorded paths are relative to {report['root']})"]
     art = report.get("artifact")
     if art:
         lines.append(f"  artifact {art.get('id')} reproduces {art.get('reproduces')}")
-    code = report.get("code_version") or {}
-    dirty = " (work tree had uncommitted changes)" if code.get("git_dirty") else ""
-    lines.append(f"code: choicelab {code.get('package')} at git commit {code.get('git_commit')}{dirty}")
+    lines.append(code_line(report.get("code_version") or {}))
     lines.append("config (the effective config the run saved; sha256sum of the file gives the hash):")
     lines += [f"  {c['path']}  sha256 {c['sha256']}  [{c['status']}]" for c in report["config"]] or [
         "  none recorded (made before runs saved their config)"]
     lines.append("models it depends on:")
-    lines += [f"  {m.get('name')}  weights sha256 {m.get('weights_sha256')}  ({m.get('dir')})"
+    lines += _section([f"  {m.get('name')}  weights sha256 {m.get('weights_sha256')}  ({m.get('dir')})"
               + (f"  fine-tuned from {m['base_model'].get('name')} (weights sha256 "
                  f"{m['base_model'].get('weights_sha256')})" if m.get("base_model") else "")
-              for m in report["models"]] or ["  none"]
+              for m in report["models"]], brief) or ["  none"]
     lines.append("prompts (the context column; `choicelab show PATH --item ID` prints one item):")
-    lines += [f"  {p}" for p in report["prompts"]] or ["  none (no input holds prompts)"]
+    lines += _section([f"  {p}" for p in report["prompts"]], brief) or ["  none (no input holds prompts)"]
     lines.append("data files:")
-    lines += [f"  {p}  sha256 {h}" for p, h in report["data_files"]] or ["  none"]
+    lines += _section([f"  {p}  sha256 {h}" for p, h in report["data_files"]], brief) or ["  none"]
     lines.append("fine-tuned checkpoints:")
+    checkpoints = []
     for c in report["checkpoints"]:
         made = f"rule {c['rule']}" if c.get("rule") else (c.get("note") or "rule unknown")
-        lines.append(f"  {c['dir']}  weights sha256 {c.get('weights_sha256')}  from {c.get('source')}; {made}")
-        if c.get("recipe"):
-            lines.append(f"    recipe: {canonical_json(c['recipe'])}")
-        lines += [f"    trained on: {p}" for p in c.get("training_data", [])]  # its training and selection data
-    if not report["checkpoints"]:
-        lines.append("  none")
+        checkpoints.append(f"  {c['dir']}  weights sha256 {c.get('weights_sha256')}  from {c.get('source')}; {made}")
+        if c.get("recipe") and not brief:
+            checkpoints.append(f"    recipe: {canonical_json(c['recipe'])}")
+        if not brief:
+            checkpoints += [f"    trained on: {p}" for p in c.get("training_data", [])]  # training and selection
+    lines += _section(checkpoints, brief) or ["  none"]
     lines.append("weights:")
+    weights = []
     for w in report["weights"]:
         where = (f"hub {w['hf_id']} at commit {w.get('commit_sha')} in {w.get('hub_cache')}" if w.get("hf_id")
                  else f"{w['dir']}/{{{', '.join(w['weights_files'])}}}" if w["weights_files"] else w["dir"])
-        lines.append(f"  {w.get('name')}  sha256 {w.get('weights_sha256')}  from {w.get('source')}: {where}")
-    if not report["weights"]:
-        lines.append("  none")
+        weights.append(f"  {w.get('name')}  sha256 {w.get('weights_sha256')}  from {w.get('source')}: {where}")
+    lines += _section(weights, brief) or ["  none"]
     return "\n".join(lines)
 
 
@@ -552,14 +570,16 @@ def verify(paths: Sequence[PathLike], root: PathLike | None = None) -> list[dict
     return [checks[key] for key in sorted(checks)]
 
 
-def format_verification(checks: Sequence[Mapping[str, str]], every: bool = False) -> str:
-    """One summary line, then each file that is not what its record says (``every``: each file, ok ones too)."""
+def format_verification(checks: Sequence[Mapping[str, str]], every: bool = False, brief: bool = False) -> str:
+    """One summary line, then each file that is not what its record says (``every``: each file, ok ones too;
+    ``brief``: the first few)."""
     counts = {status: sum(c["status"] == status for c in checks) for status in ("ok", "changed", "missing")}
     lines = [f"files re-hashed against their records: {len(checks)} ({counts['ok']} ok, {counts['changed']} "
              f"changed, {counts['missing']} missing)"]
-    lines += [f"  {c['status'].upper():7}  {c['path']}  (recorded by {c['recorded_by']}: sha256 {c['sha256'][:12]}"
-              + (f", now {c['found'][:12]})" if c["found"] and c["status"] != "ok" else ")")
-              for c in checks if every or c["status"] != "ok"]
+    lines += _section([f"  {c['status'].upper():7}  {c['path']}  (recorded by {c['recorded_by']}: sha256 "
+                       f"{c['sha256'][:12]}" + (f", now {c['found'][:12]})" if c["found"] and c["status"] != "ok"
+                                                 else ")")
+                       for c in checks if every or c["status"] != "ok"], brief)
     return "\n".join(lines)
 
 

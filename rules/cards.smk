@@ -6,6 +6,8 @@ import choicelab.cards.overlay
 
 CARDS = "results/cards"
 CARD_MODELS = choicelab.cards.overlay.card_models(config)
+# every card number as data, beside the index (docs/cards.md)
+CARD_DATA = ("cards.json", "cards.parquet", "cards_paired.parquet")
 CARD_SCALE = str(Path(workflow.basedir) / config["cards"]["scale"])
 # Headless Chromium prints each card's PDF; without one there is no PDF and the card says why (docs/cards.md).
 CARD_BROWSER = choicelab.cards.overlay.find_browser()
@@ -56,10 +58,12 @@ rule card:
         **CARD_PDF,
         html=f"{CARDS}/{{card}}.html",
         png=f"{CARDS}/{{card}}.png",
+        item_page=f"{CARDS}/items/{{card}}.html",
         sidecars=[
             f"{CARDS}/{{card}}.{suffix}.prov.json"
             for suffix in ("html", "png", *(["pdf"] if CARD_BROWSER else []))
         ],
+        item_page_sidecar=f"{CARDS}/items/{{card}}.html.prov.json",
     log:
         "results/logs/cards/{card}.log",
     conda:
@@ -78,7 +82,8 @@ rule cards_index:
         cards=expand(f"{CARDS}/{{card}}.html", card=CARD_MODELS),
     output:
         html=f"{CARDS}/index.html",
-        sidecar=f"{CARDS}/index.html.prov.json",
+        data=[f"{CARDS}/{name}" for name in CARD_DATA],
+        sidecars=[f"{CARDS}/{name}.prov.json" for name in ("index.html", *CARD_DATA)],
     log:
         "results/logs/cards/index.log",
     conda:
@@ -96,6 +101,7 @@ ruleorder: cards_index > card
 rule cards:
     input:
         f"{CARDS}/index.html",
+        [f"{CARDS}/{name}" for name in CARD_DATA],
         expand(f"{CARDS}/{{card}}.html", card=CARD_MODELS),
         expand(f"{CARDS}/{{card}}.png", card=CARD_MODELS),
         expand(f"{CARDS}/{{card}}.pdf", card=CARD_MODELS if CARD_BROWSER else []),

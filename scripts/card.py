@@ -30,5 +30,5 @@ with log_to(snakemake.log[0]):
         else:
             cards, kinds = build.cards_for(status, run_root, snakemake.config["models"],
                                            snakemake.params.coder_min_kappa)
-            build.write_index(cards, kinds, status["scale"], snakemake.output.html,
+            build.write_index(cards, kinds, status["scale"], run_root, snakemake.output.html,
                               [snakemake.input.status, *snakemake.input.cards])

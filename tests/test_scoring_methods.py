@@ -471,7 +471,7 @@ def test_every_method_end_to_end_on_three_items(tiny_llama, data_mirror, tmp_pat
     # the tables and figures build from these rows
     human = hu.human_condition_accuracy(data_mirror)
     numbers = tables.table_numbers(choices, human)
-    assert set(numbers["figure"]) == {"fig2", "fig3"}
+    assert set(numbers["figure"]) == {"fig2", "fig3", "overall"}
     comparison = paper.compare_paper(choices, human)
     assert comparison[comparison["kind"] == "human_accuracy"]["agrees"].all()
     assert comparison[comparison["kind"] == "finding"]["ours"].str.len().gt(0).all()

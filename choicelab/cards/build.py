@@ -5,18 +5,22 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import yaml
 
+from choicelab.cards import compare
+from choicelab.cards.items import dump_files, items_html, read_items
 from choicelab.cards.overlay import CardPlan
 from choicelab.cards.panels import Panel, build_panels, table_path
 from choicelab.cards.render import card_html, card_png, index_html, pdf_note, print_pdf
-from choicelab.io import write_json
+from choicelab.io import write_json, write_parquet
 from choicelab.provenance import describe_inputs, make_record, write_sidecar
 
 # The keys that set each study's size, shown on the card beside the scale file.
@@ -78,30 +82,52 @@ def run_studies(plan: CardPlan, run_dir: str | Path, snakefile: str | Path, core
             "studies": {m: list(s) for m, s in plan.studies.items()}, "skipped": plan.skipped}
 
 
+FIRST_TABLE = {"steer": "by_module", "revealed_belief": "compare_paper", "probes": "robustness_matrix",
+               "scoring_methods": "table_numbers", "bets": "table5"}
+# "Error in rule x:", "ConfigError in file ...:", "ValueError: ..."
+ERROR_LINE = re.compile(r"^\s*([\w.]*Error|[\w.]*Exception)\b")
+JOB_LOG = re.compile(r"^\s*log: (\S+)")
+
+
+def first_error(log: str | Path, run_dir: str | Path = ".") -> str:
+    """The first error a log holds (its line, and the next one where it says what the error is about); for a failed
+    job of a Snakemake log, also the job's own log (``log:``, relative to ``run_dir``) and that log's first error.
+    A missing log, or one without an error line, says so."""
+    path = Path(log)
+    if not path.is_file():
+        return f"{path} does not exist"
+    lines = path.read_text(errors="replace").splitlines()
+    at = next((i for i, line in enumerate(lines) if ERROR_LINE.match(line)), None)
+    if at is None:
+        return f"{path} holds no error line"
+    text = lines[at].strip()
+    if text.startswith("Error in rule"):
+        job_log = next((m.group(1) for line in lines[at + 1:at + 20] if (m := JOB_LOG.match(line))), None)
+        if job_log:
+            job_path = Path(run_dir) / job_log
+            text += f" (its log {job_path}: {first_error(job_path)})"
+    elif text.endswith(":") and at + 1 < len(lines):  # "ConfigError in file ..., line 3:" then the message
+        text += " " + lines[at + 1].strip()
+    return text[:600]
+
+
 def failures(run_root: str | Path, model: str, studies: Sequence[str], status: Mapping[str, Any]) -> dict[str, str]:
-    """Why a study's panel cannot be built: the model did not load, or the card run failed before its tables."""
+    """Why a study's panel cannot be built, with the first error of the log that says so and the log's path: the
+    model was not prepared (its prepare_model log, or where that job never ran, the card run's log), or the card run
+    failed before the study's tables."""
     root = Path(run_root)
-    out = {}
+    run_error = f"the card run's first error ({status['log']}): {first_error(status['log'], root.parent)}"
     model_json = root / "models" / model / "model.json"
     if not model_json.is_file():
         log = root / "logs" / "prepare_model" / f"{model}.log"
-        reason = (f"the model {model!r} failed to load (prepare_model wrote no {model_json}); its log: {log}"
-                  + (f": {_last_error(log)}" if log.is_file() else ""))
-        return {s: reason for s in studies}
-    if status.get("returncode", 0) != 0:
-        for study in studies:
-            first = {"steer": "by_module", "revealed_belief": "compare_paper", "probes": "robustness_matrix",
-                     "scoring_methods": "table_numbers", "bets": "table5"}[study]
-            if not table_path(root, study, first).is_file():
-                out[study] = (f"the card run ended with errors (return code {status['returncode']}) before this "
-                              f"study's tables; see {status['log']}")
-    return out
-
-
-def _last_error(log: Path) -> str:
-    lines = [line.strip() for line in log.read_text(errors="replace").splitlines() if line.strip()]
-    errors = [line for line in lines if "Error" in line or "error" in line]
-    return (errors or lines or ["(empty log)"])[-1][:300]
+        why = (f"its prepare_model log {log}: {first_error(log)}" if log.is_file()
+               else f"prepare_model did not run; {run_error}")
+        return dict.fromkeys(studies, f"the model {model!r} was not prepared ({model_json} is missing): {why}")
+    if status.get("returncode", 0) == 0:
+        return {}
+    return {study: f"the card run ended with errors (return code {status['returncode']}) before this study's "
+                   f"tables; {run_error}"
+            for study in studies if not table_path(root, study, FIRST_TABLE[study]).is_file()}
 
 
 def write_card(run_root: str | Path, model: str, kind: str, status: Mapping[str, Any], out_html: str | Path,
@@ -116,7 +142,13 @@ def write_card(run_root: str | Path, model: str, kind: str, status: Mapping[str,
     out = Path(out_html)
     sidecar = f"{out.name}.prov.json"
     pdf = out.with_suffix(".pdf")
-    out.write_text(card_html(model, kind, panels, scale, sidecar, out.parent, pdf_note(pdf.name, browser)))
+    items, dumps = read_items(run_root, studies, model)
+    items_page = out.parent / "items" / f"{model}.html"  # a folder of its own: no card name can match it
+    items_page.parent.mkdir(parents=True, exist_ok=True)
+    items_page.write_text(items_html(model, items, [str(d) for d in dumps]))
+    with_items = {str(s) for s in items["study"].unique()}
+    out.write_text(card_html(model, kind, panels, scale, sidecar, out.parent, pdf_note(pdf.name, browser),
+                             f"items/{items_page.name}", with_items))
     card_png(model, panels, out_png)
     if browser:
         print_pdf(browser, out, pdf)
@@ -127,6 +159,10 @@ def write_card(run_root: str | Path, model: str, kind: str, status: Mapping[str,
     record = from_run_folder(record, Path(run_root).parent)
     write_sidecar(out, record)
     write_sidecar(out_png, record)
+    write_sidecar(items_page, from_run_folder(make_record(
+        rule="card", inputs=[str(d) for d in dumps], params={"model": model, "page": "items"},
+        artifact={"id": f"cards/{model}.items", "reproduces": "extra: the items behind a card (issue 41)"}),
+        Path(run_root).parent))
     if browser:
         write_sidecar(pdf, record)
     return panels
@@ -154,10 +190,32 @@ def read_status(path: str | Path) -> dict[str, Any]:
     return json.loads(Path(path).read_text())
 
 
-def write_index(cards: Mapping[str, Sequence[Panel]], kinds: Mapping[str, str], scale: str,
-                out: str | Path, inputs: Sequence[str]) -> None:
-    Path(out).write_text(index_html(cards, kinds, scale))
-    write_sidecar(out, make_record(rule="cards_index", inputs=list(inputs), params={"models": list(cards)}))
+def write_index(cards: Mapping[str, Sequence[Panel]], kinds: Mapping[str, str], scale: str, run_root: str | Path,
+                out: str | Path, inputs: Sequence[str]) -> dict[str, Path]:
+    """The index page (the models side by side: each panel's first headline, every pair compared on its shared items,
+    ranks with their uncertainty) and every card number as data beside it: ``cards.json`` (headlines, paired
+    differences, ranks) and ``cards.parquet`` (headlines), ``cards_paired.parquet`` (the pairs); each with a
+    sidecar naming the per-item files read."""
+    out = Path(out)
+    values = compare.per_item_values(run_root, list(cards))
+    paired = compare.paired_table(values)
+    ranked = compare.ranks(values, paired)
+    numbers = compare.card_numbers(cards)
+    files = {"html": out, "json": out.with_name("cards.json"), "parquet": out.with_name("cards.parquet"),
+             "paired": out.with_name("cards_paired.parquet")}
+    files["html"].write_text(index_html(cards, kinds, scale, paired, ranked))
+    write_json(files["json"], {"scale": scale, "kinds": dict(kinds),
+                               "numbers": json.loads(numbers.to_json(orient="records")),
+                               "paired": json.loads(paired.to_json(orient="records")),
+                               "ranks": json.loads(ranked.to_json(orient="records"))})
+    write_parquet(files["parquet"], pa.Table.from_pandas(numbers, preserve_index=False))
+    write_parquet(files["paired"], pa.Table.from_pandas(paired, preserve_index=False))
+    read = sorted({str(Path(run_root) / q.path) for q in compare.PER_ITEM if (Path(run_root) / q.path).is_file()}
+                  | {str(f) for m in cards for f in dump_files(run_root, "probes", m)})
+    record = make_record(rule="cards_index", inputs=[*inputs, *read], params={"models": list(cards)})
+    for path in files.values():
+        write_sidecar(path, record)
+    return files
 
 
 __all__ = ["describe_inputs", "failures", "load_scale", "read_status", "run_studies", "scale_text", "write_card",

@@ -10,6 +10,7 @@ checkpoints the first one built (the studies' own rules decide what is stale, as
 from __future__ import annotations
 
 import copy
+import difflib
 import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -94,9 +95,11 @@ def card_models(config: Mapping[str, Any]) -> list[str]:
     models = list(chosen) if chosen is not None else list(config["cards"]["models"])
     unknown = [m for m in models if m not in config["models"]]
     if unknown:
+        close = {m: difflib.get_close_matches(m, list(config["models"]), n=1, cutoff=0.6) for m in unknown}
+        hints = "; ".join(f"{m!r}: did you mean {c[0]!r}?" for m, c in close.items() if c)
         raise ValueError(
-            f"card_models: {unknown} are not model entries of the config; add them under 'models:' "
-            f"(configured: {sorted(config['models'])})"
+            f"card_models: {unknown} are not model entries of the config{'; ' + hints if hints else ''}; add them "
+            f"under 'models:' (configured: {sorted(config['models'])})"
         )
     if len(set(models)) != len(models):
         raise ValueError(f"card_models: a model is named twice in {models}")
@@ -115,6 +118,22 @@ def _absolute(path: str | None, base: Path) -> str | None:
         return None
     p = Path(path)
     return str(p if p.is_absolute() else (base / p).resolve())
+
+
+# Benchmark lists that may name another study's questions (scored as a multiple-choice benchmark).
+BENCHMARK_LISTS: tuple[tuple[str, str], ...] = (("probes", "causal_benchmarks"), ("scoring_methods", "grid_benchmarks"))
+
+
+def _drop_unbuilt_benchmarks(config: dict[str, Any], scale: Mapping[str, Any]) -> None:
+    """Remove from the benchmark lists (:data:`BENCHMARK_LISTS`) the benchmarks of studies the card run disabled
+    (a causal-only card builds no bets question sets): the scale names them, the card run cannot build them."""
+    from choicelab.studies import mc_benchmarks
+
+    gone = set(mc_benchmarks(scale)) - set(mc_benchmarks(config))
+    for study, key in BENCHMARK_LISTS:
+        section = config["studies"].get(study, {})
+        if section.get(key) is not None:
+            section[key] = [name for name in section[key] if name not in gone]
 
 
 def plan_card_run(config: Mapping[str, Any], scale: Mapping[str, Any], models: Sequence[str],
@@ -163,6 +182,7 @@ def plan_card_run(config: Mapping[str, Any], scale: Mapping[str, Any], models: S
             for key in keys:
                 # A kind no card model has gets no model: a causal-only card fine-tunes no encoder for probes.
                 section[key] = lists.get((study, key), [])
+    _drop_unbuilt_benchmarks(out, scale)
     targets = tuple(rule for s in sorted(used) for rule in TABLE_RULES[s]
                     if not (rule in ENCODER_RULES.get(s, ()) and not lists.get((s, "models"))))
     priority = tuple(PRIORITY[s] for s in sorted(used) if s in PRIORITY)

@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from choicelab.stats import exact_interval, t_interval
+from choicelab.stats import clustered_mean, t_interval
 
 OK, SKIPPED, FAILED = "ok", "skipped", "failed"
 
@@ -53,11 +53,33 @@ class Headline:
     reference: float | None = None  # chance (or zero) the interval is read against
     paper: tuple[tuple[str, float], ...] = ()
     note: str = ""
+    quantity: str = ""  # what the number measures where a panel mixes quantities ("kappa"): drawn on its own axis
 
     @property
     def covers_reference(self) -> bool:
         """The interval covers the reference (chance, or zero for a shift): the number is not told from it."""
         return self.reference is not None and self.low <= self.reference <= self.high
+
+    @property
+    def below_reference(self) -> bool:
+        """The whole interval lies below the reference: worse than chance (or than zero)."""
+        return self.reference is not None and self.high < self.reference
+
+
+def chance_flags(study: str, headlines: Sequence[Headline], reference: str = "chance ({:.2f})",
+                 consequence: str = "") -> tuple[str, ...]:
+    """A competence flag for every headline whose interval covers its reference (not told from guessing) or lies
+    below it (worse than guessing); ``reference`` names the reference (formatted with its value)."""
+    flags = []
+    for h in headlines:
+        if h.reference is None:
+            continue
+        where, name = f"{h.estimate:.2f} [{h.low:.2f}, {h.high:.2f}], n = {h.n} {h.unit}", reference.format(h.reference)
+        if h.below_reference:
+            flags.append(f"{study}: {h.label} {where} lies below {name}{consequence}")
+        elif h.covers_reference:
+            flags.append(f"{study}: {h.label} {where}: its interval covers {name}{consequence}")
+    return tuple(flags)
 
 
 @dataclass(frozen=True)
@@ -93,12 +115,6 @@ def _finite(x: Any) -> bool:
         return False
 
 
-def _binomial(label: str, k: int, n: int, source: str, reference: float | None, paper=(), note="") -> Headline:
-    low, high = exact_interval(k, n)
-    return Headline(label, k / n if n else math.nan, low, high, int(n), "items", source, reference, tuple(paper),
-                    note)
-
-
 def _mean_headline(label: str, values: Sequence[float], unit: str, source: str, reference: float | None = None,
                    paper=(), note="") -> Headline:
     values = [float(v) for v in values if _finite(v)]
@@ -117,11 +133,19 @@ def plain_adaptation(adaptations: Sequence[str]) -> str:
     raise ValueError(f"STEER: no 0-shot adaptation among {sorted(adaptations)}; the card reports the plain run")
 
 
-def normalized_interval(k: int, n: int, random_accuracy: float) -> tuple[float, float, float]:
-    """STEER's normalized accuracy (acc - r) / r with the exact binomial interval of acc carried through."""
-    low, high = exact_interval(k, n)
-    return ((k / n - random_accuracy) / random_accuracy, (low - random_accuracy) / random_accuracy,
-            (high - random_accuracy) / random_accuracy)
+def normalized_headline(label: str, questions: pd.DataFrame, source: str, paper=(), note: str = "") -> Headline:
+    """STEER's normalized accuracy (acc - r) / r of ``questions`` with the accuracy's interval clustered by template
+    (the unit the questions were sampled in: :func:`choicelab.studies.steer.metrics.summarize`) carried through;
+    n counts templates."""
+    from choicelab.studies.steer.metrics import metric_interval, summarize
+
+    row = summarize(questions, [])
+    low, high = metric_interval(row, "normalized_accuracy")
+    r = float(row["random_accuracy"].iloc[0])
+    return Headline(label, float(row["normalized_accuracy"].iloc[0]), float(low.iloc[0]), float(high.iloc[0]),
+                    int(row["n_clusters"].iloc[0]), "templates", source, 0.0, tuple(paper),
+                    note=f"{int(row['n_questions'].iloc[0])} questions; (acc - r) / r with r = {r:.3f} the random "
+                         f"accuracy{note}")
 
 
 def steer_panel(root: str | Path, model: str, rubrics: Mapping[str, Any] | None = None,
@@ -141,18 +165,15 @@ def steer_panel(root: str | Path, model: str, rubrics: Mapping[str, Any] | None 
     table3 = compare[compare["comparison"].astype(str).str.startswith("Table 3: whole benchmark, no adaptation")]
     paper = tuple((str(r.paper_model), float(r.paper_normalized_accuracy))
                   for r in table3.drop_duplicates("paper_model").itertuples() if _finite(r.paper_normalized_accuracy))
-    r = float(q["random_accuracy"].mean())
-    k, n = int(q["correct"].sum()), int(len(q))
-    est, low, high = normalized_interval(k, n, r)
-    headlines = [Headline("normalized accuracy, whole benchmark (0-shot)", est, low, high, n, "questions",
-                          str(qpath), 0.0, paper, note=f"(acc - r) / r with r = {r:.3f} the random accuracy")]
+    headlines = [normalized_headline("normalized accuracy, whole benchmark (0-shot)", q, str(qpath), paper)]
     rows = []
     for module, group in q.groupby("module", sort=True):
-        rm = float(group["random_accuracy"].mean())
-        e, lo, hi = normalized_interval(int(group["correct"].sum()), len(group), rm)
-        rows.append({"module": str(module), "normalized_accuracy": e, "low": lo, "high": hi, "n": len(group)})
-    detail = pd.DataFrame(rows, columns=["module", "normalized_accuracy", "low", "high", "n"])
-    caption = f"normalized accuracy per module, {adaptation}, exact 95 % intervals carried through"
+        h = normalized_headline(str(module), group, str(qpath))
+        rows.append({"module": str(module), "normalized_accuracy": h.estimate, "low": h.low, "high": h.high,
+                     "templates": h.n, "questions": len(group)})
+    detail = pd.DataFrame(rows, columns=["module", "normalized_accuracy", "low", "high", "templates", "questions"])
+    caption = (f"normalized accuracy per module, {adaptation}; 95 % intervals of the accuracy clustered by template, "
+               f"carried through")
     for title in sorted(compare["comparison"].dropna().astype(str).unique()):
         if not title.startswith("Cognitive Bias SRC"):
             continue
@@ -173,9 +194,7 @@ def steer_panel(root: str | Path, model: str, rubrics: Mapping[str, Any] | None 
         if card is not None:
             grades.append({"rubric": name, "letter": card.letter, "score": card.score,
                            "metric": card.metric, "n": card.n_questions})
-    flags = []
-    if headlines[0].covers_reference:
-        flags.append("STEER: normalized accuracy's interval covers 0: the model is not told from random guessing")
+    flags = chance_flags("STEER", headlines[:1], "0 (random guessing)")
     return Panel("steer", STUDY_TITLES["steer"], OK, headlines=tuple(headlines), detail=detail, flags=tuple(flags),
                  sources=(str(qpath), str(compare_path)),
                  extra={"grades": pd.DataFrame(grades, columns=["rubric", "letter", "score", "metric", "n"]),
@@ -183,9 +202,19 @@ def steer_panel(root: str | Path, model: str, rubrics: Mapping[str, Any] | None 
 
 
 # ---------------------------------------------------------------------------------------------- revealed belief
+def _scenario_headline(label: str, rows: pd.DataFrame, column: str, source: str,
+                       reference: float | None = None) -> Headline:
+    """The mean of ``column`` over settings with its interval clustered by scenario (family and variant: its settings
+    repeat it with other parameters); n counts scenarios."""
+    scenario = rows["family"].astype(str) + "/" + rows["variant"].astype(str)
+    m = clustered_mean(rows[column].astype(float), scenario.tolist())
+    return Headline(label, m.mean, m.low, m.high, m.n_clusters, "scenarios", source, reference,
+                    note=f"{m.n} settings, clustered by scenario")
+
+
 def revealed_belief_panel(root: str | Path, model: str) -> Panel:
-    """RevB and StaA Chebyshev errors (mean over settings, 95 % interval), their paired difference where both were
-    scored, per scenario family; the paper's Llama-3-70B on the same appendix rows."""
+    """RevB and StaA Chebyshev errors (mean over settings, 95 % interval clustered by scenario), their paired
+    difference where both were scored, per scenario family; the paper's Llama-3-70B on the same appendix rows."""
     dpath = Path(root) / "revealed_belief" / "metrics" / "distances.parquet"
     d = _read(dpath)
     d = d[d["model"].astype(str) == model]
@@ -200,7 +229,7 @@ def revealed_belief_panel(root: str | Path, model: str) -> Panel:
     for method, label in (("revealed", "RevB error (Chebyshev)"), ("stated", "StaA error (Chebyshev)")):
         rows = d[d["method"] == method]
         if len(rows):
-            headlines.append(_mean_headline(label + ", all settings", rows["chebyshev"], "settings", str(dpath)))
+            headlines.append(_scenario_headline(label + ", all settings", rows, "chebyshev", str(dpath)))
     if model in compare.columns and paper_cols:
         from choicelab.studies.revealed_belief.tables import appendix_table_ids
 
@@ -218,15 +247,17 @@ def revealed_belief_panel(root: str | Path, model: str) -> Panel:
                     f"{label} error on the appendix rows the paper reports, mean over rows", ours[model], "rows",
                     str(compare_path), paper=paper, note="Chebyshev; the same rows for both; a row averages its "
                                                          "settings"))
-    wide = d.pivot_table(index="setting_id", columns="method", values="chebyshev", aggfunc="mean")
+    wide = d.pivot_table(index=["setting_id", "family", "variant"], columns="method", values="chebyshev",
+                         aggfunc="mean").reset_index()
     if {"revealed", "stated"} <= set(wide.columns):
-        diff = (wide["stated"] - wide["revealed"]).dropna()
-        if len(diff):
-            headlines.append(_mean_headline("StaA minus RevB error, paired by setting", diff, "settings", str(dpath),
-                                            reference=0.0))
+        both = wide.dropna(subset=["revealed", "stated"])
+        if len(both):
+            headlines.append(_scenario_headline("StaA minus RevB error, paired by setting",
+                                                both.assign(diff=both["stated"] - both["revealed"]), "diff",
+                                                str(dpath), reference=0.0))
     rows = []
     for (family, method), group in d.groupby(["family", "method"], sort=True):
-        h = _mean_headline(f"{family} {method}", group["chebyshev"], "settings", str(dpath))
+        h = _scenario_headline(f"{family} {method}", group, "chebyshev", str(dpath))
         rows.append({"family": family, "method": method, "chebyshev": h.estimate, "low": h.low, "high": h.high,
                      "n": h.n})
     reason = "" if any(h.label.startswith("StaA") for h in headlines) else (
@@ -252,10 +283,15 @@ def _model_rows(frame: pd.DataFrame, model: str) -> pd.DataFrame:
     return frame[names == seeded[0]] if seeded else exact
 
 
+ORIGINAL = "original (accuracy)"  # the robustness matrix's row of the unprobed items
+
+
 def probes_panel(root: str | Path, model: str) -> Panel:
     """Pseudo-accuracy minus chance under No-Question, No-Right-Answer, Wrong-Question and Choice Paralysis per
-    benchmark (exact 95 % intervals from the robustness matrix; a cell whose interval covers zero is greyed); the
-    competence gate's verdict; the paper's Table 1 numbers."""
+    benchmark (95 % intervals clustered by original item, from the robustness matrix; a cell whose interval covers
+    zero is greyed); a competence flag on every benchmark whose original accuracy is not above chance (probe
+    statistics of a model at chance are not interpretable), and the fine-tuned encoders' gate verdict; the paper's
+    Table 1 numbers."""
     path = table_path(root, "probes", "robustness_matrix")
     m = _model_rows(_read(path), model)
     if m.empty:
@@ -264,30 +300,39 @@ def probes_panel(root: str | Path, model: str) -> Panel:
         method = "letter_prob" if "letter_prob" in set(m["method"]) else sorted(m["method"].unique())[0]
         m = m[m["method"] == method]
     probe = m["probe"].astype(str)
-    m = m.assign(probe_group=probe.where(~probe.str.startswith("cp "), "Choice Paralysis (" + probe.str[3:] + ")"))
+    m = m.assign(probe_group=probe.where(~probe.str.startswith("cp "), "Choice Paralysis (" + probe.str[3:] + ")"),
+                 low=m["clustered_low"].astype(float), high=m["clustered_high"].astype(float))
+    cells = [Headline(f"{r.probe_group}, {r.benchmark}", float(r.minus_chance), float(r.low), float(r.high),
+                      int(r.n_clusters), "original items", str(path), 0.0) for r in m.itertuples()]
     detail = pd.DataFrame({"benchmark": m["benchmark"].astype(str), "probe": m["probe_group"],
-                           "shift": m["minus_chance"].astype(float), "low": m["ci95_low"].astype(float),
-                           "high": m["ci95_high"].astype(float), "n": m["instances"].astype(int),
-                           "grey": m["covers_zero"].astype(bool)}).reset_index(drop=True)
+                           "minus_chance": m["minus_chance"].astype(float), "low": m["low"], "high": m["high"],
+                           "original_items": m["n_clusters"].astype(int),
+                           "grey": [h.covers_reference for h in cells]}).reset_index(drop=True)
+    originals = [Headline(f"original accuracy minus chance, {h.label.split(', ', 1)[1]}", h.estimate, h.low, h.high,
+                          h.n, h.unit, h.source, 0.0) for h, g in zip(cells, m["probe_group"], strict=True)
+                 if g == ORIGINAL]
+    flags = list(chance_flags("probes", originals, "chance (0 on this scale)",
+                              ": probe statistics of this benchmark are not interpretable"))
     headlines = []
     # the headline means are over the commonsense benchmarks (the paper's); the detail keeps every benchmark run
     commonsense = m[m["benchmark"].astype(str).str.lower().isin(COMMONSENSE)]
     m_all, m = m, (commonsense if len(commonsense) else m)
     for group in PROBE_ORDER:
         rows = m[m["probe_group"] == group]
-        if len(rows) == 1:  # one benchmark: its own exact interval over its instances
+        if len(rows) == 1:  # one benchmark: its own interval, clustered by original item
             r = rows.iloc[0]
             headlines.append(Headline(f"{group}: pseudo-accuracy minus chance, {r['benchmark']}",
-                                      float(r["minus_chance"]), float(r["ci95_low"]), float(r["ci95_high"]),
-                                      int(r["instances"]), "instances", str(path), 0.0))
+                                      float(r["minus_chance"]), float(r["low"]), float(r["high"]),
+                                      int(r["n_clusters"]), "original items", str(path), 0.0))
         elif len(rows):
             headlines.append(_mean_headline(f"{group}: pseudo-accuracy minus chance, mean over benchmarks",
                                             rows["minus_chance"], "benchmarks", str(path), 0.0,
-                                            note=f"{int(rows['instances'].sum())} instances in all"))
+                                            note=f"{int(rows['n_clusters'].sum())} original items in all"))
     cp = m[m["probe_group"].str.startswith("Choice Paralysis")]
     if len(cp):
         headlines.append(_mean_headline("Choice Paralysis: hits minus chance, mean over benchmarks and settings",
                                         cp["minus_chance"], "cells", str(path), 0.0))
+    headlines += originals
     compare_path = table_path(root, "probes", "compare_paper")
     sources = [str(path)]
     if compare_path.is_file():
@@ -304,44 +349,54 @@ def probes_panel(root: str | Path, model: str) -> Panel:
                      for h in headlines]
         sources.append(str(compare_path))
     verdicts = sorted({str(v) for v in m.get("model_competence", pd.Series(dtype=str)).dropna() if str(v)})
-    flags = tuple(f"probes: {v}" for v in verdicts if "not" in v or "below" in v)
+    flags += [f"probes: the fine-tuned checkpoint's competence gate: {v}" for v in verdicts
+              if "not" in v or "below" in v]
     caption = (f"pseudo-accuracy minus chance per benchmark and probe, {m_all['model'].iloc[0]}, scorer "
-               f"{m_all['method'].iloc[0]}; exact 95 % intervals; grey: the interval covers zero")
-    return Panel("probes", STUDY_TITLES["probes"], OK, headlines=tuple(headlines), detail=detail, flags=flags,
-                 sources=tuple(sources), extra={"detail_caption": caption})
+               f"{m_all['method'].iloc[0]}; 95 % intervals clustered by original item; grey: the interval covers "
+               f"zero")
+    return Panel("probes", STUDY_TITLES["probes"], OK, headlines=tuple(headlines), detail=detail,
+                 flags=tuple(flags), sources=tuple(sources), extra={"detail_caption": caption})
 
 
 # ---------------------------------------------------------------------------------------------- scoring methods
+def _clustered(label: str, row: Any, source: str, reference: float | None, unit: str, paper=(),
+               note: str = "") -> Headline:
+    """A table row's accuracy with the interval clustered by its sampled unit (``clustered_low``/``_high``); n counts
+    those units (``n_clusters``), each once."""
+    return Headline(label, float(row["accuracy"]), float(row["clustered_low"]), float(row["clustered_high"]),
+                    int(row["n_clusters"]), unit, source, reference, tuple(paper), note)
+
+
 def scoring_methods_panel(root: str | Path, model: str, coder_min_kappa: float) -> Panel:
-    """Accuracy per method over the pragmatics conditions (exact intervals, chance beside), the fit to the human
-    data per method and score (log-likelihood, the paper's Fig. 3 quantity), the free-generation coder's agreement
-    with the authors' hand codes, flagged below ``coder_min_kappa``."""
+    """Accuracy per method over the pragmatics conditions (the table's ``overall`` rows: every version of an item
+    counted once as its item, the interval clustered by item; chance beside), the humans' accuracy (responses,
+    clustered by item) per condition, the fit to the human data per method and score (log-likelihood, the paper's
+    Fig. 3 quantity, pooled label sets only), the free-generation coder's agreement with the authors' hand codes,
+    flagged below ``coder_min_kappa``."""
     path = table_path(root, "scoring_methods", "table_numbers")
     t = _read(path)
-    fig2 = t[(t["figure"] == "fig2") & (t["model"].astype(str) == model)]
-    if fig2.empty:
-        raise ValueError(f"{path}: no Fig. 2 rows for {model!r}")
-    headlines, flags = [], []
-    for method, group in fig2.groupby("method", sort=True):
-        k, n = int(group["k"].sum()), int(group["n"].sum())
-        if n == 0:
-            continue
-        chance = float((group["chance"] * group["n"]).sum() / n)
-        h = _binomial(f"{method}: accuracy over the pragmatics conditions", k, n, str(path), chance,
-                      note=f"chance {chance:.2f}; {group['condition'].nunique()} conditions")
-        headlines.append(h)
-        if h.covers_reference:
-            flags.append(f"scoring methods: {method} accuracy's interval covers chance ({chance:.2f})")
-    fig3 = t[(t["figure"] == "fig3") & (t["model"].astype(str) == model)]
+    pooled = t["label_set"].fillna("").astype(str).isin(["", "pooled"])  # "alpha"/"numeric" repeat the same items
+    overall = t[(t["figure"] == "overall") & (t["model"].astype(str) == model) & pooled]
+    if overall.empty:
+        raise ValueError(f"{path}: no overall rows for {model!r} (the scoring-methods tables predate them: rerun "
+                         f"sm_tables)")
+    human = t[(t["figure"] == "fig2") & (t["method"] == "human")
+              & t["condition"].isin(t[(t["figure"] == "fig2") & (t["model"].astype(str) == model)]["condition"])]
+    human_point = (("humans (the paper's data)",
+                    float(human["k"].sum() / human["n"].sum())),) if len(human) else ()
+    headlines = [_clustered(f"{r['method']}: accuracy over the pragmatics conditions", r, str(path),
+                            float(r["chance"]), "items", human_point,
+                            note=f"chance {float(r['chance']):.2f}; {int(r['n'])} item versions, clustered by item")
+                 for _, r in overall.iterrows()]
+    flags = list(chance_flags("scoring methods", headlines))
+    humans = pd.DataFrame({"condition": human["condition"].astype(str), "accuracy": human["accuracy"].astype(float),
+                           "low": human["clustered_low"].astype(float), "high": human["clustered_high"].astype(float),
+                           "responses": human["n"].astype(int), "items": human["n_clusters"].astype("Int64")})
+    fig3 = t[(t["figure"] == "fig3") & (t["model"].astype(str) == model) & pooled]
     fit = pd.DataFrame({"method": fig3["method"].astype(str), "score": fig3["score"].astype(str),
                         "loglik": fig3["loglik"].astype(float),
                         "n_conditions": fig3["n_conditions"].astype("Int64")})
     sources = [str(path)]
-    human = t[(t["figure"] == "fig2") & (t["method"] == "human")]
-    if len(human):
-        k, n = int(human["k"].sum()), int(human["n"].sum())
-        headlines.append(_binomial("humans (the paper's data): accuracy over the same conditions", k, n, str(path),
-                                   None))
     free_path = table_path(root, "scoring_methods", "free_accuracy")
     if free_path.is_file():
         free = _read(free_path)
@@ -352,6 +407,7 @@ def scoring_methods_panel(root: str | Path, model: str, coder_min_kappa: float) 
                                "conditions", coded["coder_target_kappa"], "conditions", str(free_path),
                                note=f"{int(coded['agreement_n'].sum())} hand-coded generations; "
                                     f"bar {coder_min_kappa:.2f} (cards.coder_min_kappa)")
+            h = Headline(**{**h.__dict__, "quantity": "kappa"})
             headlines.append(h)
             if h.estimate < coder_min_kappa:
                 flags.append(f"scoring methods: the free-generation coder's kappa {h.estimate:.2f} is below its bar "
@@ -360,14 +416,18 @@ def scoring_methods_panel(root: str | Path, model: str, coder_min_kappa: float) 
     caption = ("fit to the human data: log-likelihood of the humans' choices under each method and score's choice "
                "distribution, summed over the conditions (the paper's Fig. 3; higher is better); its table gives no "
                "interval")
+    humans_caption = ("the humans' accuracy per condition (the paper's data): n counts responses, the 95 % interval "
+                      "is clustered by item (participants answer the same items)")
     return Panel("scoring_methods", STUDY_TITLES["scoring_methods"], OK, headlines=tuple(headlines), detail=fit,
-                 flags=tuple(flags), sources=tuple(sources), extra={"detail_caption": caption})
+                 flags=tuple(flags), sources=tuple(sources),
+                 extra={"detail_caption": caption, "tables": ((humans_caption, humans),)})
 
 
 # ---------------------------------------------------------------------------------------------------------- bets
 def bets_panel(root: str | Path, model: str) -> Panel:
-    """Table 5 (value questions): accuracy per stage and template with exact intervals against the study's chance,
-    the paper's models' percentages from its comparison table."""
+    """Table 5 (value questions): accuracy per stage and template against the study's chance (a checkpoint's 95 %
+    interval clustered by item pair, a mean over seeds' t interval over them), the paper's models' percentages from
+    its comparison table."""
     path = table_path(root, "bets", "table5")
     t = _read(path)
     names = t["model"].astype(str)
@@ -381,21 +441,29 @@ def bets_panel(root: str | Path, model: str) -> Panel:
     rows = t[names == label]
     compare_path = table_path(root, "bets", "compare_paper")
     compare = _read(compare_path) if compare_path.is_file() else pd.DataFrame()
-    headlines, flags = [], []
-    for r in rows.itertuples():
+    headlines = []
+    for _, r in rows.iterrows():
         paper = ()
         if len(compare):
-            c = compare[(compare["table"] == "table5") & (compare["stage"] == r.stage)
-                        & (compare["condition"] == r.condition)].drop_duplicates("paper_model")
+            c = compare[(compare["table"] == "table5") & (compare["stage"] == r["stage"])
+                        & (compare["condition"] == r["condition"])].drop_duplicates("paper_model")
             paper = tuple((str(p.paper_model), float(p.paper_percent) / 100) for p in c.itertuples()
                           if _finite(p.paper_percent))
-        h = _binomial(f"{r.stage}, {r.condition}: accuracy on {r.split} questions ({r.ground_truth})", int(r.hits),
-                      int(r.n), str(path), float(r.p0), paper, note=f"chance {float(r.p0):.2f}; {label}")
-        headlines.append(h)
-        if h.covers_reference:
-            flags.append(f"bets: {r.stage} {r.condition} accuracy's interval covers chance ({float(r.p0):.2f})")
+        label_ = f"{r['stage']}, {r['condition']}: accuracy on {r['split']} questions ({r['ground_truth']})"
+        chance = float(r["p0"])
+        if _finite(r.get("ci95_low_seeds")):  # a mean over seeds: its t interval over the seeds
+            headlines.append(Headline(label_, float(r["accuracy_percent"]) / 100, float(r["ci95_low_seeds"]),
+                                      float(r["ci95_high_seeds"]), int(r["seeds"]), "seeds", str(path), chance,
+                                      paper, note=f"chance {chance:.2f}; {label}; t interval over seeds"))
+        else:  # one checkpoint: the interval clustered by item pair
+            headlines.append(Headline(label_, float(r["accuracy_percent"]) / 100,
+                                      float(r["clustered_low_percent"]) / 100, float(r["clustered_high_percent"]) / 100,
+                                      int(r["n_clusters"]), "item pairs", str(path), chance, paper,
+                                      note=f"chance {chance:.2f}; {label}; {int(r['n'])} questions, clustered by "
+                                           f"item pair"))
+    flags = chance_flags("bets", headlines)
     sources = (str(path), str(compare_path)) if len(compare) else (str(path),)
-    return Panel("bets", STUDY_TITLES["bets"], OK, headlines=tuple(headlines), flags=tuple(flags), sources=sources)
+    return Panel("bets", STUDY_TITLES["bets"], OK, headlines=tuple(headlines), flags=flags, sources=sources)
 
 
 BUILDERS: dict[str, Callable[..., Panel]] = {

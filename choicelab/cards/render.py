@@ -11,7 +11,7 @@ import html
 import io
 import math
 import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -70,9 +70,13 @@ def summary(panels: Sequence[Panel]) -> list[Sentence]:
     return out
 
 
+MAX_PAPER_LABELS = 3  # a row with more of the papers' models names only its lowest and highest in the figure
+
+
 def headline_figure(panel: Panel) -> bytes | None:
     """Each headline with its 95 % interval (filled), the papers' models on the same scale (hollow, labelled)."""
-    hs = [h for h in panel.headlines if math.isfinite(h.estimate)]
+    # one quantity per axis: the panel's first (a kappa beside accuracies stays in the table)
+    hs = [h for h in panel.headlines if math.isfinite(h.estimate) and h.quantity == panel.headlines[0].quantity]
     if not hs:
         return None
     fig, ax = plt.subplots(figsize=(7.5, 0.45 * len(hs) + 1.0))
@@ -83,14 +87,18 @@ def headline_figure(panel: Panel) -> bytes | None:
                     fmt="o", color="0.6" if grey else "C0", capsize=3)
         if h.reference is not None:
             ax.plot([h.reference], [y], "|", color="C3", markersize=14)
-        for name, value in h.paper:
+        ranked = sorted(h.paper, key=lambda p: p[1])
+        for j, (name, value) in enumerate(ranked):
             ax.plot([value], [y], "D", mfc="none", color="C1", markersize=5)
-            ax.annotate(name, (value, y), xytext=(0, 5), textcoords="offset points", fontsize=6, color="C1",
-                        ha="center")
+            if len(ranked) > MAX_PAPER_LABELS and 0 < j < len(ranked) - 1:
+                continue  # many models: only the lowest and the highest named here, every one in the table
+            # neighbours alternate above and below the row, so close values do not print over each other
+            ax.annotate(name, (value, y), xytext=(0, 5 if j % 2 == 0 else -12), textcoords="offset points",
+                        fontsize=6, color="C1", ha="center")
     ax.set_yticks(range(len(hs)))
     ax.set_yticklabels([_short(h.label) for h in reversed(hs)], fontsize=7)
-    ax.set_title(f"{panel.title} (dot: ours, 95 % interval; red tick: chance/zero; hollow: the papers' models)",
-                 fontsize=8)
+    ax.set_title(f"{panel.title} (dot: ours, 95 % interval; red tick: chance/zero; hollow: the papers' models, "
+                 f"all named in the table)", fontsize=8)
     ax.grid(axis="x", alpha=0.3)
     return png_bytes(fig)
 
@@ -151,7 +159,7 @@ CSS = """
 body{font-family:sans-serif;max-width:1100px;margin:1em auto;color:#222}
 h1{font-size:1.5em} h2{font-size:1.15em;border-bottom:1px solid #ccc;margin-top:1.4em}
 table{border-collapse:collapse;font-size:0.8em;margin:0.4em 0} td,th{border:1px solid #ddd;padding:2px 6px}
-tr.grey td{color:#999;background:#f2f2f2} .flag{color:#a00} .status{font-style:italic;color:#555}
+tr.grey td,td.grey{color:#999;background:#f2f2f2} .flag{color:#a00} .status{font-style:italic;color:#555}
 section.skipped,section.failed{background:#fafafa;padding:0.3em 0.8em} img{max-width:100%}
 .src{font-size:0.75em;color:#555}
 """
@@ -181,12 +189,22 @@ def print_pdf(browser: str, page: str | Path, out: str | Path, timeout: int = 30
     return out
 
 
+def flags_html(panels: Sequence[Panel]) -> str:
+    """The competence flags raised, and the panels whose checks could not run (not built): "none raised" only
+    where every panel that applies was built."""
+    flags = [f for p in panels for f in p.flags]
+    unchecked = [p.title for p in panels if p.status == FAILED]
+    items = [f"<li class='flag'>{html.escape(f)}</li>" for f in flags]
+    items += [f"<li class='flag'>{html.escape(t)}: not built, so its competence could not be checked</li>"
+              for t in unchecked]
+    return f"<ul>{''.join(items)}</ul>" if items else "<p>None raised (every panel that applies was checked).</p>"
+
+
 def card_html(model: str, kind: str, panels: Sequence[Panel], scale: str, sidecar: str,
-              base: Path, pdf: str = "") -> str:
+              base: Path, pdf: str = "", items_page: str = "", with_items: Collection[str] = ()) -> str:
     """The card: header (model, kind, scale, its PDF or why none), summary sentences with their tables, flags, one
     section per panel."""
     sentences = summary(panels)
-    flags = [f for p in panels for f in p.flags]
     parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>choicelab card: {html.escape(model)}</title>"
              f"<style>{CSS}</style></head><body>",
              f"<h1>Choice-behaviour card: {html.escape(model)}</h1>",
@@ -199,9 +217,7 @@ def card_html(model: str, kind: str, panels: Sequence[Panel], scale: str, sideca
     parts += [f"<li>{html.escape(s.text)} <span class='src'>[{html.escape(Path(s.source).name)}]</span></li>"
               for s in sentences]
     parts.append("</ul>")
-    parts.append("<h2>Competence flags</h2>" + (
-        "<ul>" + "".join(f"<li class='flag'>{html.escape(f)}</li>" for f in flags) + "</ul>" if flags
-        else "<p>None raised.</p>"))
+    parts.append("<h2>Competence flags</h2>" + flags_html(panels))
     for p in panels:
         parts.append(f"<section class='{p.status}' id='{p.study}'><h2>{html.escape(p.title)}</h2>")
         if p.status == SKIPPED:
@@ -224,6 +240,11 @@ def card_html(model: str, kind: str, panels: Sequence[Panel], scale: str, sideca
                 caption = str(p.extra.get("detail_caption", "detail"))
                 parts.append(f"<details open><summary>{html.escape(caption)}</summary>"
                              f"{_frame_html(p.detail, grey)}</details>")
+            for caption, frame in p.extra.get("tables", ()):
+                parts.append(f"<details open><summary>{html.escape(caption)}</summary>{_frame_html(frame)}</details>")
+            if p.study in with_items:
+                parts.append(f"<p class='src'><a href='{html.escape(items_page)}#study={p.study}'>The items behind "
+                             f"these numbers</a>: each prompt, its options and scores, the key, right or wrong.</p>")
             parts.append(f"<p class='src'>{_source_links(p, base)}</p>")
         parts.append("</section>")
     parts.append("</body></html>")
@@ -245,8 +266,11 @@ def card_png(model: str, panels: Sequence[Panel], path: str | Path) -> Path:
     return save_png(fig, path, dpi=110)
 
 
-def index_html(cards: Mapping[str, Sequence[Panel]], kinds: Mapping[str, str], scale: str) -> str:
-    """The models side by side: each panel's first headline (estimate, interval, n) per model, linking each card."""
+def index_html(cards: Mapping[str, Sequence[Panel]], kinds: Mapping[str, str], scale: str,
+               paired: pd.DataFrame, ranked: pd.DataFrame) -> str:
+    """The models side by side: each panel's first headline (estimate, interval, n) per model, linking each card;
+    every pair of models compared on the items both answered (paired difference, interval clustered by the study's
+    unit; grey where it covers zero) and each model's rank with the ranks its paired intervals allow."""
     studies = [p.study for panels in cards.values() for p in panels]
     order = list(dict.fromkeys(studies))
     head = "".join(f"<th><a href='{html.escape(m)}.html'>{html.escape(m)}</a> ({html.escape(kinds[m])})</th>"
@@ -262,12 +286,30 @@ def index_html(cards: Mapping[str, Sequence[Panel]], kinds: Mapping[str, str], s
                 continue
             title = p.title
             if p.status != OK or not p.headlines:
-                cells.append(f"<td class='status'>{html.escape(p.status)}</td>")
+                why = f": {p.reason}" if p.status == FAILED else ""
+                cells.append(f"<td class='status'>{html.escape(p.status + why)}</td>")
             else:
                 h = p.headlines[0]
                 cls = " class='grey'" if h.covers_reference else ""
                 cells.append(f"<td{cls}>{html.escape(h.label)}: {html.escape(interval_text(h))}</td>")
         rows.append(f"<tr><th>{html.escape(title)}</th>{''.join(cells)}</tr>")
+    if len(paired):
+        shown = paired.assign(grey=paired["better"] == "")[["quantity", "model_a", "model_b", "difference", "low",
+                                                             "high", "n_items", "n_clusters", "cluster_unit",
+                                                             "better", "grey"]]
+        side = ("<h2>Models side by side, on the items both answered</h2><p>Difference: a minus b, item by item, "
+                "with its 95 % interval clustered by the study's sampled unit (<code>stats.paired_difference</code>); "
+                "grey: the interval covers zero (neither is shown better). Errors: lower is better.</p>"
+                + _frame_html(shown, "grey")
+                + "<p>Rank by the mean over each model's items (1 = best), and the ranks its paired intervals allow "
+                  "(best: 1 + the models shown better; worst: the models less those shown worse).</p>"
+                + _frame_html(ranked))
+    else:
+        side = ("<h2>Models side by side</h2><p>No pair of card models answered the same items (paired comparisons "
+                "need two models of one kind, in a study with per-item files: STEER, revealed belief, scoring "
+                "methods).</p>")
     return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>choicelab cards</title><style>{CSS}</style>"
             f"</head><body><h1>Choice-behaviour cards</h1><p>Scale: {html.escape(scale)}. Grey: the interval covers "
-            f"chance or zero.</p><table><tr><th>study</th>{head}</tr>{''.join(rows)}</table></body></html>")
+            f"chance or zero. Every number as data: <a href='cards.json'>cards.json</a>, "
+            f"<a href='cards.parquet'>cards.parquet</a>, <a href='cards_paired.parquet'>cards_paired.parquet</a>."
+            f"</p><table><tr><th>study</th>{head}</tr>{''.join(rows)}</table>{side}</body></html>")

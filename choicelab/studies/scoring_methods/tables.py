@@ -172,6 +172,21 @@ def fig2_table(choices: pd.DataFrame, human: pd.DataFrame) -> pd.DataFrame:
     return out.sort_values(["condition", "model", "_m"]).drop(columns="_m").reset_index(drop=True)
 
 
+def overall_table(choices: pd.DataFrame) -> pd.DataFrame:
+    """Per (model, method): accuracy over every condition and reported version (label sets, seeds, scales, scores
+    pooled), with its exact and its item-clustered interval (:func:`item_intervals`): an item belongs to one
+    condition, so ``n_clusters`` counts each item once -- the number a model's method is summarised by (the cards'
+    headline), never a sum of rows that repeat the same items."""
+    rows = reported_choices(choices)
+    acc = rows.groupby(["model", "method"], as_index=False).agg(n=("is_target", "size"), k=("is_target", "sum"))
+    acc["accuracy"] = acc["k"] / acc["n"]
+    acc["chance"] = rows.assign(c=1.0 / rows["n_options"]).groupby(["model", "method"])["c"].mean().to_numpy()
+    acc["n_counts"] = "item versions"
+    acc = acc.merge(item_intervals(rows, ["model", "method"]), on=["model", "method"])
+    acc["_m"] = acc["method"].map(method_rank)
+    return acc.sort_values(["model", "_m"]).drop(columns="_m").reset_index(drop=True)
+
+
 def fig3_table(
     choices: pd.DataFrame,
     human: pd.DataFrame,
@@ -228,7 +243,8 @@ def paper_fig3_table(paper: pd.DataFrame, coder: pd.DataFrame, human: pd.DataFra
 
 
 def table_numbers(choices: pd.DataFrame, human: pd.DataFrame, coder: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Every number behind Figs. 2 and 3 in one long frame (column ``figure``), with two sensitivity analyses:
+    """Every number behind Figs. 2 and 3 in one long frame (column ``figure``; rows ``overall``: each model's method
+    over every condition, :func:`overall_table`), with two sensitivity analyses:
 
     * the log-likelihood with the authors' clip 1e-9 beside ours (1e-3): columns ``loglik_clip1e-9`` and
       ``delta_loglik_clip1e-9`` (the delta to the same worst pooled row);
@@ -247,7 +263,7 @@ def table_numbers(choices: pd.DataFrame, human: pd.DataFrame, coder: pd.DataFram
         float(fig3_table(choices, human, clip=sm.AUTHORS_P_CLIP)["loglik"].min()) if not fig3.empty else None
     )
     fig3 = _with_authors_clip(fig3, choices, human, worst_authors).assign(figure="fig3", condition="")
-    parts = [fig2, fig3]
+    parts = [fig2, fig3, overall_table(choices).assign(figure="overall", condition="", score="")]
     labels = choices[choices["method"] == "label"]
     for label_set in sorted(labels["label_set"].dropna().unique()):
         subset = labels[labels["label_set"] == label_set]

@@ -16,6 +16,7 @@ from typing import Any
 import pandas as pd
 
 from choicelab.stats import clustered_mean, t_interval
+from choicelab.studies.steer.adaptations import UNADAPTED, of_label
 
 OK, SKIPPED, FAILED = "ok", "skipped", "failed"
 
@@ -126,9 +127,10 @@ def _mean_headline(label: str, values: Sequence[float], unit: str, source: str, 
 
 # ------------------------------------------------------------------------------------------------------------ STEER
 def plain_adaptation(adaptations: Sequence[str]) -> str:
-    """The no-adaptation run (0-shot, no self-explanation): the one the card reports."""
-    for name in ("0shot", "zero-shot", "0-shot"):
-        if name in adaptations:
+    """The no-adaptation run (0-shot, no self-explanation), read by STEER's one adaptation parser: the run the card
+    reports."""
+    for name in adaptations:
+        if of_label(name) == UNADAPTED:
             return name
     raise ValueError(f"STEER: no 0-shot adaptation among {sorted(adaptations)}; the card reports the plain run")
 

@@ -6,8 +6,10 @@ from __future__ import annotations
 import importlib.util
 
 import numpy as np
+import pandas as pd
 import pytest
 
+from choicelab.io import sha256_file
 from choicelab.studies.scoring_methods import coder as fc
 from choicelab.studies.scoring_methods.human import read_hand_coded
 
@@ -530,3 +532,92 @@ def test_the_bench_codes_with_several_encoders_as_one_whose_cosine_is_their_mean
     embed = bench.ensemble([lambda ts: np.array([first[t] for t in ts]), lambda ts: np.array([second[t] for t in ts])])
     a, b = embed(["a", "b"])
     assert np.isclose(a @ b, (0.0 + 1.0) / 2) and np.isclose(a @ a, 1.0)
+
+
+# -- the trained coder ---------------------------------------------------------------------------------------------
+
+SYNTHETIC_OPTIONS = {  # (phenomenon, item) -> (option texts, categories, story + question)
+    ("irony", k): ((f"He loves gift {k}.", f"He hates gift {k}.", f"He is hungry {k}."),
+                   ("target", "competitor", "distractor_associate"), f"Ann gives Bob gift {k}. Why does he smile?")
+    for k in range(1, 11)
+}
+
+
+def _synthetic_hand_codes(root, model: str, n_per_item: int = 4) -> pd.DataFrame:
+    """Hand-coded generations of ``model``: an answer that repeats an option is coded as it, "banana ..." is error."""
+    rows = []
+    for (phenomenon, item), (texts, categories, _) in SYNTHETIC_OPTIONS.items():
+        for j in range(n_per_item):
+            answer, code = (f"banana split {j}.", fc.ERROR) if j % 2 else (texts[j % 3], categories[j % 3])
+            rows.append((phenomenon, item, answer, code))
+    folder = root / fc.HAND_CODED_DIR / model
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "irony.csv").write_text("".join(f"{r}\n" for r in rows))
+    return pd.DataFrame([{"model": model, "phenomenon": ph, "item_id": item, "response": f"Your answer: {answer}",
+                          "hand_code": code, "file": f"{model}/irony.csv", "row": k + 1}
+                         for k, (ph, item, answer, code) in enumerate(rows)])
+
+
+def test_the_trained_coder_is_a_checkpoint_with_its_training_data_and_a_calibrated_error_threshold(tmp_path,
+                                                                                                judge_dirs):
+    """Fine-tuned from a tiny random encoder on a synthetic hand-code set, the coder is a model folder with its
+    training record (the hand-code files' hashes, the recipe, the seed) and a calibrated error threshold; loaded
+    as the coder's classifier it codes every open generation as one of its item's options or error."""
+    import json
+
+    from choicelab.studies.scoring_methods.trained_coder import (
+        CODER_FILE,
+        CoderRecipe,
+        load_classifier,
+        train_coder,
+    )
+
+    hand = _synthetic_hand_codes(tmp_path, "m1")
+    recipe = CoderRecipe(learning_rate=5e-3, batch_size=8, max_epochs=2, frozen_layers=1, dev_share=0.3, seed=3)
+    meta = train_coder(judge_dirs / "tiny-bert", hand, SYNTHETIC_OPTIONS, tmp_path / "coder", recipe, name="c",
+                       hand_root=tmp_path, log=lambda _: None)
+    model_json = json.loads((tmp_path / "coder" / "model.json").read_text())
+    notes = model_json["training"]["coder"]
+    assert notes["hand_code_files"] == {"m1/irony.csv": sha256_file(tmp_path / fc.HAND_CODED_DIR / "m1/irony.csv")}
+    assert notes["recipe"]["seed"] == 3 and model_json["training"]["params"]["seed"] == 3
+    assert model_json["training"]["train_items"] + model_json["training"]["dev_items"] == len(hand)
+    on_disk = json.loads((tmp_path / "coder" / CODER_FILE).read_text())
+    assert on_disk == meta and 0 < meta["error_threshold"] < 1 and meta["dev_items"] > 0
+    classifier = load_classifier(tmp_path / "coder")
+    assert classifier.error_threshold == meta["error_threshold"]
+    texts, categories, context = SYNTHETIC_OPTIONS[("irony", 1)]
+    coded = fc.code_generations(["Your answer: He loves gift 1.", "Your answer: banana split.", "Your answer:"],
+                                ["irony"] * 3, [texts] * 3, [categories] * 3, embed=None, contexts=[context] * 3,
+                                classifier=classifier)
+    assert [c.rule for c in coded] == ["classifier", "classifier", "empty"]
+    assert all(c.category in (*categories, fc.ERROR) for c in coded)
+
+
+def test_error_is_decided_by_the_calibrated_threshold_not_as_one_more_option():
+    from choicelab.studies.scoring_methods.trained_coder import calibrate_error_threshold
+
+    assert fc.decide_option(np.array([0.2, 0.35, 0.45]), 0.5) == 1  # error most probable, below the threshold
+    assert fc.decide_option(np.array([0.2, 0.2, 0.6]), 0.5) is None
+    # held-out answers: error is the truth where its probability is >= .3, however the options compare
+    probabilities = [np.array([0.6, 0.1, 0.3]), np.array([0.3, 0.3, 0.4]), np.array([0.7, 0.1, 0.2]),
+                     np.array([0.1, 0.6, 0.3])]
+    calibration = calibrate_error_threshold(probabilities, [2, 2, 0, 2])
+    assert calibration["dev_agreement"] == 1.0 and 0.2 < calibration["error_threshold"] <= 0.3
+    assert calibration["dev_argmax_agreement"] == 0.5
+
+
+def test_the_dev_split_keeps_every_answer_to_an_item_on_one_side_and_rule_decided_answers_are_not_trained_on(
+        tmp_path):
+    from choicelab.studies.scoring_methods.trained_coder import ERROR_CHOICE, open_items, split_by_item
+
+    hand = _synthetic_hand_codes(tmp_path, "m1")
+    hand.loc[0, "response"] = "Your answer: I don't know."  # a hedge: the rules code it error
+    items = open_items(hand, SYNTHETIC_OPTIONS)
+    assert len(items) == len(hand) - 1 and all(it.choices[-1] == ERROR_CHOICE for it in items)
+    assert {it.label for it in items if "banana" in it.prompt} == {3}
+    train, dev = split_by_item(items, 0.3, seed=0)
+    keys = lambda part: {(it.meta["phenomenon"], it.meta["item"]) for it in part}  # noqa: E731
+    assert len(keys(dev)) == 3 and not keys(train) & keys(dev) and len(train) + len(dev) == len(items)
+    hand.loc[1, "hand_code"] = "funny_nonsequitur"
+    with pytest.raises(ValueError, match=r"m1/irony.csv data row 2: hand code 'funny_nonsequitur'"):
+        open_items(hand, SYNTHETIC_OPTIONS)

@@ -124,6 +124,7 @@ def code_free_frame(
     embed: Callable[[Sequence[str]], np.ndarray],
     examples: Sequence[fc.Example] | None = None,
     judge: fc.Judge | None = None,
+    classifier: fc.Classifier | None = None,
     **settings,
 ) -> pd.DataFrame:
     """``generations`` (columns phenomenon, item_id, response, ...) plus ``coded_option``, ``coding_rule``,
@@ -170,6 +171,7 @@ def code_free_frame(
         prototypes=option_prototypes(root),
         examples=examples,
         judge=judge,
+        classifier=classifier,
         **settings,
     )
     out = generations.copy()

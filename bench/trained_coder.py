@@ -7,6 +7,8 @@ both measures per phenomenon (exact option, target vs not, with kappas) per held
 agreement (docs/scoring_methods.md, "The human ceiling").
 
     python bench/trained_coder.py --data-mirror ../shared/data --base results/models/minilm-l6 --work /tmp/coders
+
+The recipe is the config's (``--config``, default config.yaml); ``--learning-rate`` etc. replace its values.
 """
 
 from __future__ import annotations
@@ -23,8 +25,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from free_coding import markdown  # noqa: E402
 
+from choicelab.config import load_config_file, validate_config  # noqa: E402
 from choicelab.studies.scoring_methods import coder as fc  # noqa: E402
 from choicelab.studies.scoring_methods.human import read_hand_coded  # noqa: E402
+from choicelab.studies.scoring_methods.settings import from_config  # noqa: E402
 from choicelab.studies.scoring_methods.trained_coder import CoderRecipe, leave_one_model_out  # noqa: E402
 
 
@@ -35,10 +39,16 @@ def main() -> None:
     parser.add_argument("--work", required=True, help="where the two fold checkpoints go")
     parser.add_argument("--reuse", action="store_true", help="keep a fold checkpoint that is already there")
     parser.add_argument("--out", help="write the coded generations here (CSV)")
+    parser.add_argument("--config", default="config.yaml",
+                        help="the recipe is this config's studies.scoring_methods.coder.train (schema defaults filled)")
     for field in dataclasses.fields(CoderRecipe):
-        parser.add_argument(f"--{field.name.replace('_', '-')}", type=type(field.default), default=field.default)
+        parser.add_argument(f"--{field.name.replace('_', '-')}", type=float if "float" in str(field.type) else int,
+                            help="instead of the config's value")
     args = parser.parse_args()
-    recipe = CoderRecipe(**{f.name: getattr(args, f.name) for f in dataclasses.fields(CoderRecipe)})
+    config = load_config_file(args.config)
+    validate_config(config)
+    recipe = dataclasses.replace(from_config(config).coder.train, **{
+        f.name: getattr(args, f.name) for f in dataclasses.fields(CoderRecipe) if getattr(args, f.name) is not None})
     hand = read_hand_coded(args.data_mirror)
     coded = leave_one_model_out(hand, args.data_mirror, args.base, recipe, args.work, reuse=args.reuse)
     if args.out:

@@ -390,6 +390,11 @@ def _settings(coder: dict | None, embedder: str | None = "tiny-bert"):
 
 def test_the_coder_is_a_configured_model_an_encoder_by_default_or_a_named_judge():
     assert _settings(None).coder.kind == "embedding" and _settings(None).coder.model == "tiny-bert"
+    trained = _settings({"kind": "trained", "train": {"frozen_layers": 1}}).coder
+    assert (trained.kind, trained.model, trained.train.frozen_layers) == ("trained", "tiny-bert", 1)
+    assert trained.train.dev_share > 0  # the rest of the recipe from the schema's defaults
+    with pytest.raises(ValueError, match=r"coder\.kind is 'trained' but neither coder\.model nor embedder"):
+        _settings({"kind": "trained"}, embedder=None)
     judge = _settings({"kind": "judge", "model": "tiny-llama"}).coder
     assert (judge.kind, judge.model) == ("judge", "tiny-llama")
     with pytest.raises(ValueError, match=r"coder\.kind is 'judge' but coder\.model is null"):

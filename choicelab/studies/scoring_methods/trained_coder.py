@@ -44,15 +44,15 @@ Options = Mapping[tuple[str, int], tuple[tuple[str, ...], tuple[str, ...], str]]
 class CoderRecipe:
     """How the coder is trained (``studies.scoring_methods.coder.train``; docs/scoring_methods.md): the fine-tuning
     hyper-parameters, the share of the training model's items held out for early stopping and for calibrating the
-    ``error`` threshold, and the seed (data order, head, dev split)."""
+    ``error`` threshold, and the seed (data order, head, dev split). Defaults: schemas/config.schema.yaml."""
 
-    learning_rate: float = 1e-4
-    batch_size: int = 16
-    max_epochs: float = 4
-    frozen_layers: int = 2
-    dev_share: float = 0.2
-    seed: int = 0
-    max_length_cap: int = 512  # the longest training pair sets max_length, up to this cap
+    learning_rate: float
+    batch_size: int
+    max_epochs: float
+    frozen_layers: int  # the embeddings and the bottom layers kept fixed (their output computed once)
+    dev_share: float
+    seed: int
+    max_length_cap: int  # the longest training pair sets max_length, up to this cap
 
 
 def coder_prompt(context: str, answer: str) -> str:
@@ -241,3 +241,31 @@ def leave_one_model_out(hand: pd.DataFrame, root: str | Path, base_dir: str | Pa
                                 classifier=classifier)
         frames.append(coded.assign(trained_on="+".join(sorted(set(train["model"])))))
     return pd.concat(frames, ignore_index=True)
+
+
+ALL_HAND_CODES = "all"
+
+
+def hand_code_models(paths: Sequence[str]) -> list[str]:
+    """The hand-coded models (the folders under ``results/free/`` of LLM_link) of the hand-code files ``paths``."""
+    from choicelab.studies.scoring_methods.coder import HAND_CODED_DIR
+
+    marker = HAND_CODED_DIR + "/"
+    return sorted({str(p).split(marker, 1)[1].split("/", 1)[0] for p in paths if marker in str(p)})
+
+
+def coder_folds(models: Sequence[str]) -> list[str]:
+    """The trained coders the workflow needs: ``all`` (every model's hand codes: the coder of the free method and
+    ``choicelab code-free``) and ``without_<model>`` per hand-coded model (its held-out agreement)."""
+    return [ALL_HAND_CODES, *(f"without_{m}" for m in models)]
+
+
+def fold_hand_codes(hand: pd.DataFrame, fold: str) -> pd.DataFrame:
+    """The hand-coded rows a coder ``fold`` (:func:`coder_folds`) trains on; an unknown fold raises."""
+    if fold == ALL_HAND_CODES:
+        return hand
+    held_out = fold.removeprefix("without_")
+    if fold == held_out or held_out not in set(hand["model"]):
+        raise ValueError(f"coder fold {fold!r}: expected {ALL_HAND_CODES!r} or without_<one of "
+                         f"{sorted(set(hand['model']))}>")
+    return hand[hand["model"] != held_out]

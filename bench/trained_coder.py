@@ -39,6 +39,7 @@ def main() -> None:
     parser.add_argument("--work", required=True, help="where the two fold checkpoints go")
     parser.add_argument("--reuse", action="store_true", help="keep a fold checkpoint that is already there")
     parser.add_argument("--out", help="write the coded generations here (CSV)")
+    parser.add_argument("--held-out", nargs="+", help="only these models' folds (default: every hand-coded model's)")
     parser.add_argument("--config", default="config.yaml",
                         help="the recipe is this config's studies.scoring_methods.coder.train (schema defaults filled)")
     for field in dataclasses.fields(CoderRecipe):
@@ -50,7 +51,8 @@ def main() -> None:
     recipe = dataclasses.replace(from_config(config).coder.train, **{
         f.name: getattr(args, f.name) for f in dataclasses.fields(CoderRecipe) if getattr(args, f.name) is not None})
     hand = read_hand_coded(args.data_mirror)
-    coded = leave_one_model_out(hand, args.data_mirror, args.base, recipe, args.work, reuse=args.reuse)
+    coded = leave_one_model_out(hand, args.data_mirror, args.base, recipe, args.work, reuse=args.reuse,
+                                held_out=args.held_out)
     if args.out:
         coded.to_csv(args.out, index=False)
     pd.set_option("display.width", 200)

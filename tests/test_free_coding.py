@@ -626,3 +626,39 @@ def test_the_dev_split_keeps_every_answer_to_an_item_on_one_side_and_rule_decide
     hand.loc[1, "hand_code"] = "funny_nonsequitur"
     with pytest.raises(ValueError, match=r"m1/irony.csv data row 2: hand code 'funny_nonsequitur'"):
         open_items(hand, SYNTHETIC_OPTIONS)
+
+
+@pytest.mark.slow
+def test_each_hand_coded_model_is_coded_by_the_trained_coder_that_left_it_out(data_mirror, judge_dirs, tmp_path):
+    """The workflow's agreement job on the mirror's hand codes (irony, seed 0): one coder per fold, trained on the
+    other model's hand codes only (from a tiny random encoder, for speed), codes the left-out model; every row is
+    held out and coded by the classifier or a rule; a model without its fold's coder fails instead of being
+    measured in-sample."""
+    from choicelab.studies.scoring_methods.code_free import code_hand_codes, item_options
+    from choicelab.studies.scoring_methods.trained_coder import (
+        CoderRecipe,
+        coder_folds,
+        fold_hand_codes,
+        hand_code_models,
+        train_coder,
+    )
+
+    hand = read_hand_coded(data_mirror)
+    hand = hand[(hand["phenomenon"] == "irony") & (hand["seed"] == 0)].reset_index(drop=True)
+    folds = coder_folds(hand_code_models([f"{fc.HAND_CODED_DIR}/{f}" for f in hand["file"]]))
+    assert folds == ["all", "without_flan-t5-xl", "without_llama2"]
+    recipe = CoderRecipe(learning_rate=5e-3, batch_size=16, max_epochs=1, frozen_layers=1, dev_share=0.2, seed=0,
+                         max_length_cap=256)
+    for fold in folds[1:]:
+        train = fold_hand_codes(hand, fold)
+        assert fold.removeprefix("without_") not in set(train["model"])
+        train_coder(judge_dirs / "tiny-bert", train, item_options(data_mirror), tmp_path / fold, recipe, name=fold,
+                    hand_root=data_mirror, log=lambda _: None)
+    coded, agreement = code_hand_codes(hand, data_mirror, kind="trained", coder_dir=tmp_path / "all",
+                                       held_out_dirs=[tmp_path / f for f in folds[1:]])
+    assert len(coded) == len(hand) and set(agreement["role"]) == {"held out"}
+    assert set(coded["coding_rule"]) <= {"classifier", "empty", "non_answer", "echo"}
+    assert (coded["coding_rule"] == "classifier").any()
+    with pytest.raises(ValueError, match=r"no trained coder leaves out the hand-coded model\(s\) \['llama2'\]"):
+        code_hand_codes(hand, data_mirror, kind="trained", coder_dir=tmp_path / "all",
+                        held_out_dirs=[tmp_path / "without_flan-t5-xl"])

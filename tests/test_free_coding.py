@@ -563,32 +563,38 @@ def _synthetic_hand_codes(root, model: str, n_per_item: int = 4) -> pd.DataFrame
                          for k, (ph, item, answer, code) in enumerate(rows)])
 
 
-def test_the_trained_coder_is_a_checkpoint_with_its_training_data_and_a_calibrated_error_threshold(tmp_path,
-                                                                                                judge_dirs):
+@pytest.fixture(scope="module")
+def tiny_coder(judge_dirs, tmp_path_factory):
+    """A coder fine-tuned from a tiny random encoder on the synthetic hand codes of one model: (folder, hand codes,
+    the data root, what train_coder returned)."""
+    from choicelab.studies.scoring_methods.trained_coder import CoderRecipe, train_coder
+
+    root = tmp_path_factory.mktemp("hand")
+    hand = _synthetic_hand_codes(root, "m1")
+    recipe = CoderRecipe(learning_rate=5e-3, batch_size=8, max_epochs=2, frozen_layers=1, dev_share=0.3, seed=3,
+                         max_length_cap=512)
+    meta = train_coder(judge_dirs / "tiny-bert", hand, SYNTHETIC_OPTIONS, root / "coder", recipe, name="c",
+                       hand_root=root, log=lambda _: None)
+    return root / "coder", hand, root, meta
+
+
+def test_the_trained_coder_is_a_checkpoint_with_its_training_data_and_a_calibrated_error_threshold(tiny_coder):
     """Fine-tuned from a tiny random encoder on a synthetic hand-code set, the coder is a model folder with its
     training record (the hand-code files' hashes, the recipe, the seed) and a calibrated error threshold; loaded
     as the coder's classifier it codes every open generation as one of its item's options or error."""
     import json
 
-    from choicelab.studies.scoring_methods.trained_coder import (
-        CODER_FILE,
-        CoderRecipe,
-        load_classifier,
-        train_coder,
-    )
+    from choicelab.studies.scoring_methods.trained_coder import CODER_FILE, load_classifier
 
-    hand = _synthetic_hand_codes(tmp_path, "m1")
-    recipe = CoderRecipe(learning_rate=5e-3, batch_size=8, max_epochs=2, frozen_layers=1, dev_share=0.3, seed=3)
-    meta = train_coder(judge_dirs / "tiny-bert", hand, SYNTHETIC_OPTIONS, tmp_path / "coder", recipe, name="c",
-                       hand_root=tmp_path, log=lambda _: None)
-    model_json = json.loads((tmp_path / "coder" / "model.json").read_text())
+    folder, hand, tmp_path, meta = tiny_coder
+    model_json = json.loads((folder / "model.json").read_text())
     notes = model_json["training"]["coder"]
     assert notes["hand_code_files"] == {"m1/irony.csv": sha256_file(tmp_path / fc.HAND_CODED_DIR / "m1/irony.csv")}
     assert notes["recipe"]["seed"] == 3 and model_json["training"]["params"]["seed"] == 3
     assert model_json["training"]["train_items"] + model_json["training"]["dev_items"] == len(hand)
-    on_disk = json.loads((tmp_path / "coder" / CODER_FILE).read_text())
+    on_disk = json.loads((folder / CODER_FILE).read_text())
     assert on_disk == meta and 0 < meta["error_threshold"] < 1 and meta["dev_items"] > 0
-    classifier = load_classifier(tmp_path / "coder")
+    classifier = load_classifier(folder)
     assert classifier.error_threshold == meta["error_threshold"]
     texts, categories, context = SYNTHETIC_OPTIONS[("irony", 1)]
     coded = fc.code_generations(["Your answer: He loves gift 1.", "Your answer: banana split.", "Your answer:"],
@@ -596,6 +602,29 @@ def test_the_trained_coder_is_a_checkpoint_with_its_training_data_and_a_calibrat
                                 classifier=classifier)
     assert [c.rule for c in coded] == ["classifier", "classifier", "empty"]
     assert all(c.category in (*categories, fc.ERROR) for c in coded)
+
+
+def test_a_scoring_job_codes_its_free_generations_with_the_trained_coder(judge_dirs, tiny_coder, tmp_path):
+    """score_model with coder kind trained: the tiny random llama generates and the trained coder codes; every free
+    row records the classifier (or a rule before it) as what decided. A folder without the coder's calibration
+    fails naming what to do."""
+    from choicelab.studies.scoring_methods import scoring
+    from choicelab.studies.scoring_methods.prompts import ScoringItem
+    from choicelab.studies.scoring_methods.scoring import MethodPlan
+    from choicelab.studies.scoring_methods.trained_coder import load_classifier
+
+    texts, _, _ = SYNTHETIC_OPTIONS[("irony", 1)]
+    item = ScoringItem("pragmatics", "irony", "irony-01", "Interpret the answer.", "Ann gives Bob gift 1.",
+                       "Why does he smile?", texts, ("CorrectNonLiteral", "IncorrectLiteral", "Associate"), 0,
+                       categories=("target", "competitor", "distractor_associate"))
+    plan = MethodPlan(methods=("free",), label_seeds=(0,), label_sets=("alpha",), scales=("likely",),
+                      temperatures=(0.9,), generation_seeds=(0, 1), max_new_tokens=6)
+    rows = scoring.score_model(str(judge_dirs / "tiny-llama"), [item], model="tiny", plan=plan,
+                               coder_dir=str(tiny_coder[0]), coder_kind="trained", seed=0, device="cpu",
+                               max_batch_tokens=2048)
+    assert rows and {r.classified_by for r in rows} <= {"classifier", "empty", "non_answer", "echo"}
+    with pytest.raises(FileNotFoundError, match=r"holds no trained coder \(coder.json missing\).*sm_train_coder"):
+        load_classifier(judge_dirs / "tiny-bert")
 
 
 def test_error_is_decided_by_the_calibrated_threshold_not_as_one_more_option():

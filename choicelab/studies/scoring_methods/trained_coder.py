@@ -201,7 +201,8 @@ def load_classifier(checkpoint_dir: str | Path, *, device: str = "cpu", seed: in
     folder = Path(checkpoint_dir)
     if not (folder / CODER_FILE).exists():
         raise FileNotFoundError(f"{folder} holds no trained coder ({CODER_FILE} missing): train it with the "
-                                "workflow (`snakemake --cores 2 results/scoring_methods/coder`) or `train_coder`")
+                                "workflow (rule sm_train_coder: `snakemake --cores 2 "
+                                "results/scoring_methods/coders/all`) or `train_coder`")
     meta = json.loads((folder / CODER_FILE).read_text())
     model, tokenizer, _ = load_encoder_mc(folder, seed=seed, device=device)
 

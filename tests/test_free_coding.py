@@ -572,7 +572,7 @@ def tiny_coder(judge_dirs, tmp_path_factory):
     root = tmp_path_factory.mktemp("hand")
     hand = _synthetic_hand_codes(root, "m1")
     recipe = CoderRecipe(learning_rate=5e-3, batch_size=8, max_epochs=2, frozen_layers=1, dev_share=0.3, seed=3,
-                         max_length_cap=512)
+                         max_length_cap=512, context_words=6)
     meta = train_coder(judge_dirs / "tiny-bert", hand, SYNTHETIC_OPTIONS, root / "coder", recipe, name="c",
                        hand_root=root, log=lambda _: None)
     return root / "coder", hand, root, meta
@@ -646,15 +646,16 @@ def test_the_dev_split_keeps_every_answer_to_an_item_on_one_side_and_rule_decide
 
     hand = _synthetic_hand_codes(tmp_path, "m1")
     hand.loc[0, "response"] = "Your answer: I don't know."  # a hedge: the rules code it error
-    items = open_items(hand, SYNTHETIC_OPTIONS)
+    items = open_items(hand, SYNTHETIC_OPTIONS, context_words=4)
     assert len(items) == len(hand) - 1 and all(it.choices[-1] == ERROR_CHOICE for it in items)
+    assert items[1].prompt == "Why does he smile?\nAnswer: He is hungry 1."  # the vignette's last 4 words
     assert {it.label for it in items if "banana" in it.prompt} == {3}
     train, dev = split_by_item(items, 0.3, seed=0)
     keys = lambda part: {(it.meta["phenomenon"], it.meta["item"]) for it in part}  # noqa: E731
     assert len(keys(dev)) == 3 and not keys(train) & keys(dev) and len(train) + len(dev) == len(items)
     hand.loc[1, "hand_code"] = "funny_nonsequitur"
     with pytest.raises(ValueError, match=r"m1/irony.csv data row 2: hand code 'funny_nonsequitur'"):
-        open_items(hand, SYNTHETIC_OPTIONS)
+        open_items(hand, SYNTHETIC_OPTIONS, context_words=0)
 
 
 @pytest.mark.slow
@@ -677,7 +678,7 @@ def test_each_hand_coded_model_is_coded_by_the_trained_coder_that_left_it_out(da
     folds = coder_folds(hand_code_models([f"{fc.HAND_CODED_DIR}/{f}" for f in hand["file"]]))
     assert folds == ["all", "without_flan-t5-xl", "without_llama2"]
     recipe = CoderRecipe(learning_rate=5e-3, batch_size=16, max_epochs=1, frozen_layers=1, dev_share=0.2, seed=0,
-                         max_length_cap=256)
+                         max_length_cap=256, context_words=0)
     for fold in folds[1:]:
         train = fold_hand_codes(hand, fold)
         assert fold.removeprefix("without_") not in set(train["model"])

@@ -4,7 +4,8 @@ classifier with the project's own encoder fine-tuning (:func:`choicelab.mc.finet
 Each hand-coded generation the rules leave open (:func:`choicelab.studies.scoring_methods.coder.rule_code`: the
 answer read as the authors read it, :func:`~choicelab.studies.scoring_methods.coder.extract_answer`; no answer, a
 hedge, an echo of the story and coherence's yes/no are decided by rules) becomes one :class:`MCItem`: the prompt is
-the vignette (story and question) and the answer (:func:`coder_prompt`), the choices the item's option texts plus
+the answer, after the vignette's last ``context_words`` words (story and question; :func:`coder_prompt`; the
+workflow's recipe reads the answer alone: docs/scoring_methods.md), the choices the item's option texts plus
 :data:`ERROR_CHOICE`, the label the hand code. The encoder reads (prompt, choice) as a text pair and learns one logit
 per choice. ``error`` is then not one more option: the coder codes ``error`` when the softmax probability of
 :data:`ERROR_CHOICE` reaches a threshold calibrated on held-out items **of the training data**
@@ -53,14 +54,21 @@ class CoderRecipe:
     dev_share: float
     seed: int
     max_length_cap: int  # the longest training pair sets max_length, up to this cap
+    context_words: int  # the vignette's last words read before the answer (0: the answer alone; coder_prompt)
 
 
-def coder_prompt(context: str, answer: str) -> str:
-    """The first text of each pair the encoder reads: the vignette, then the answer."""
-    return f"{context.strip()}\nAnswer: {answer.strip()}"
+def coder_prompt(context: str, answer: str, context_words: int) -> str:
+    """The first text of each pair the encoder reads: the vignette's last ``context_words`` words (the question and
+    what comes before it), then the answer; the answer alone for 0."""
+    if context_words < 0:
+        raise ValueError(f"context_words must be >= 0, not {context_words}")
+    if context_words == 0:
+        return answer.strip()
+    return f"{' '.join(context.split()[-context_words:])}\nAnswer: {answer.strip()}"
 
 
-def open_items(hand: pd.DataFrame, options: Options, sentences: int = fc.ANSWER_SENTENCES) -> list[MCItem]:
+def open_items(hand: pd.DataFrame, options: Options, context_words: int,
+               sentences: int = fc.ANSWER_SENTENCES) -> list[MCItem]:
     """The hand-coded generations (:func:`choicelab.studies.scoring_methods.human.read_hand_coded`) that the rules
     leave open, as multiple-choice items labelled with their hand code (``error``: :data:`ERROR_CHOICE`, last).
     ``options``: :func:`choicelab.studies.scoring_methods.code_free.item_options`. A hand code that names no option
@@ -79,7 +87,7 @@ def open_items(hand: pd.DataFrame, options: Options, sentences: int = fc.ANSWER_
             raise ValueError(f"{row.file} data row {row.row}: hand code {code!r} names no option of {key[0]} item "
                              f"{key[1]} ({list(categories)} or {fc.ERROR!r})")
         items.append(MCItem(BENCHMARK, str(row.model), f"{row.model}/{row.file}/{row.row}",
-                            coder_prompt(context, answer), (*texts, ERROR_CHOICE),
+                            coder_prompt(context, answer, context_words), (*texts, ERROR_CHOICE),
                             len(texts) if code == fc.ERROR else categories.index(code),
                             {"phenomenon": key[0], "item": key[1], "categories": list(categories)}))
     return items
@@ -168,7 +176,7 @@ def train_coder(base_dir: str | Path, hand: pd.DataFrame, options: Options, out_
     from choicelab.lm.loading import load_encoder_mc
     from choicelab.mc.finetune import FineTuneParams, fine_tune_checkpoint
 
-    items = open_items(hand, options)
+    items = open_items(hand, options, recipe.context_words)
     train, dev = split_by_item(items, recipe.dev_share, recipe.seed)
     _, tokenizer, _ = load_encoder_mc(base_dir, seed=recipe.seed, device="cpu")
     max_length = pair_length(tokenizer, items, recipe.max_length_cap)
@@ -208,7 +216,8 @@ def load_classifier(checkpoint_dir: str | Path, *, device: str = "cpu", seed: in
 
     def probabilities(contexts: Sequence[str], answers: Sequence[str],
                       options: Sequence[Sequence[str]]) -> list[np.ndarray]:
-        items = [MCItem(BENCHMARK, "code", str(k), coder_prompt(c, a), (*o, meta["error_choice"]), 0)
+        items = [MCItem(BENCHMARK, "code", str(k), coder_prompt(c, a, meta["recipe"]["context_words"]),
+                        (*o, meta["error_choice"]), 0)
                  for k, (c, a, o) in enumerate(zip(contexts, answers, options, strict=True))]
         return item_probabilities(model, tokenizer, items, meta["max_length"]) if items else []
 

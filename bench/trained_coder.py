@@ -42,8 +42,10 @@ def main() -> None:
     parser.add_argument("--held-out", nargs="+", help="only these models' folds (default: every hand-coded model's)")
     parser.add_argument("--config", default="config.yaml",
                         help="the recipe is this config's studies.scoring_methods.coder.train (schema defaults filled)")
+    kinds = {"float": float, "int": int, "bool": lambda text: {"1": True, "true": True, "0": False,
+                                                                "false": False}[text.lower()]}
     for field in dataclasses.fields(CoderRecipe):
-        parser.add_argument(f"--{field.name.replace('_', '-')}", type=float if "float" in str(field.type) else int,
+        parser.add_argument(f"--{field.name.replace('_', '-')}", type=kinds[str(field.type)],
                             help="instead of the config's value")
     args = parser.parse_args()
     config = load_config_file(args.config)

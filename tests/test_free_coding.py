@@ -572,7 +572,7 @@ def tiny_coder(judge_dirs, tmp_path_factory):
     root = tmp_path_factory.mktemp("hand")
     hand = _synthetic_hand_codes(root, "m1")
     recipe = CoderRecipe(learning_rate=5e-3, batch_size=8, max_epochs=2, frozen_layers=1, dev_share=0.3, seed=3,
-                         max_length_cap=512, context_words=6)
+                         max_length_cap=512, context_words=6, option_answers=True)
     meta = train_coder(judge_dirs / "tiny-bert", hand, SYNTHETIC_OPTIONS, root / "coder", recipe, name="c",
                        hand_root=root, log=lambda _: None)
     return root / "coder", hand, root, meta
@@ -584,14 +584,17 @@ def test_the_trained_coder_is_a_checkpoint_with_its_training_data_and_a_calibrat
     as the coder's classifier it codes every open generation as one of its item's options or error."""
     import json
 
-    from choicelab.studies.scoring_methods.trained_coder import CODER_FILE, load_classifier
+    from choicelab.studies.scoring_methods.trained_coder import CODER_FILE, load_classifier, option_answer_items
 
     folder, hand, tmp_path, meta = tiny_coder
     model_json = json.loads((folder / "model.json").read_text())
     notes = model_json["training"]["coder"]
     assert notes["hand_code_files"] == {"m1/irony.csv": sha256_file(tmp_path / fc.HAND_CODED_DIR / "m1/irony.csv")}
     assert notes["recipe"]["seed"] == 3 and model_json["training"]["params"]["seed"] == 3
-    assert model_json["training"]["train_items"] + model_json["training"]["dev_items"] == len(hand)
+    # the hand-coded answers, plus each option's own text as an answer coded as that option (option_answers)
+    extra = option_answer_items(SYNTHETIC_OPTIONS, 6)
+    assert len(extra) == 3 * len(SYNTHETIC_OPTIONS) and {it.label for it in extra} == {0, 1, 2}
+    assert model_json["training"]["train_items"] + model_json["training"]["dev_items"] == len(hand) + len(extra)
     on_disk = json.loads((folder / CODER_FILE).read_text())
     assert on_disk == meta and 0 < meta["error_threshold"] < 1 and meta["dev_items"] > 0
     classifier = load_classifier(folder)
@@ -678,7 +681,7 @@ def test_each_hand_coded_model_is_coded_by_the_trained_coder_that_left_it_out(da
     folds = coder_folds(hand_code_models([f"{fc.HAND_CODED_DIR}/{f}" for f in hand["file"]]))
     assert folds == ["all", "without_flan-t5-xl", "without_llama2"]
     recipe = CoderRecipe(learning_rate=5e-3, batch_size=16, max_epochs=1, frozen_layers=1, dev_share=0.2, seed=0,
-                         max_length_cap=256, context_words=0)
+                         max_length_cap=256, context_words=0, option_answers=False)
     for fold in folds[1:]:
         train = fold_hand_codes(hand, fold)
         assert fold.removeprefix("without_") not in set(train["model"])

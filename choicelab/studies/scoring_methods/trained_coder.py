@@ -55,6 +55,7 @@ class CoderRecipe:
     seed: int
     max_length_cap: int  # the longest training pair sets max_length, up to this cap
     context_words: int  # the vignette's last words read before the answer (0: the answer alone; coder_prompt)
+    option_answers: bool  # also train on each option's own text as an answer coded as that option (no hand codes)
 
 
 def coder_prompt(context: str, answer: str, context_words: int) -> str:
@@ -90,6 +91,19 @@ def open_items(hand: pd.DataFrame, options: Options, context_words: int,
                             coder_prompt(context, answer, context_words), (*texts, ERROR_CHOICE),
                             len(texts) if code == fc.ERROR else categories.index(code),
                             {"phenomenon": key[0], "item": key[1], "categories": list(categories)}))
+    return items
+
+
+def option_answer_items(options: Options, context_words: int) -> list[MCItem]:
+    """Each option's own text as an answer, labelled with that option, for every item outside coherence whose option
+    texts the rules leave open: what an answer that says exactly what an option says is coded as. No hand codes."""
+    items = []
+    for (phenomenon, number), (texts, categories, context) in sorted(options.items()):
+        for k, text in enumerate(texts):
+            if fc.rule_code(text, phenomenon, texts, categories, context) is None:
+                items.append(MCItem(BENCHMARK, "options", f"options/{phenomenon}/{number}/{k}",
+                                    coder_prompt(context, text, context_words), (*texts, ERROR_CHOICE), k,
+                                    {"phenomenon": phenomenon, "item": number, "categories": list(categories)}))
     return items
 
 
@@ -178,6 +192,8 @@ def train_coder(base_dir: str | Path, hand: pd.DataFrame, options: Options, out_
 
     items = open_items(hand, options, recipe.context_words)
     train, dev = split_by_item(items, recipe.dev_share, recipe.seed)
+    if recipe.option_answers:
+        train = train + option_answer_items(options, recipe.context_words)
     _, tokenizer, _ = load_encoder_mc(base_dir, seed=recipe.seed, device="cpu")
     max_length = pair_length(tokenizer, items, recipe.max_length_cap)
     log(f"coder: {len(train)} train and {len(dev)} dev answers of {sorted(set(hand['model']))}, max_length "

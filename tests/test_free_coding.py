@@ -695,3 +695,22 @@ def test_each_hand_coded_model_is_coded_by_the_trained_coder_that_left_it_out(da
     with pytest.raises(ValueError, match=r"no trained coder leaves out the hand-coded model\(s\) \['llama2'\]"):
         code_hand_codes(hand, data_mirror, kind="trained", coder_dir=tmp_path / "all",
                         held_out_dirs=[tmp_path / "without_flan-t5-xl"])
+
+
+def test_code_free_command_codes_with_a_trained_coder(data_mirror, tiny_coder, tmp_path):
+    """`choicelab code-free --coder DIR`: the trained coder's folder codes the generations (the rules first)."""
+    from choicelab.cli import main
+    from choicelab.studies.scoring_methods.code_free import item_options
+
+    generations = pd.DataFrame({"model_name": ["m"] * 3, "phenomenon": ["coherence", "irony", "irony"],
+                                "item_id": [1, 1, 1],
+                                "response": ["Yes, it is coherent.", "Lara needs a shorter dress.", "I don't know."]})
+    src, out = tmp_path / "in.csv", tmp_path / "out.csv"
+    generations.to_csv(src, index=False)
+    main(["code-free", "--generations", str(src), "--coder", str(tiny_coder[0]), "--out", str(out),
+          "--data-mirror", str(data_mirror)])
+    coded = pd.read_csv(out)
+    assert list(coded.columns) == [*generations.columns, "coded_option"]
+    assert coded["coded_option"][0] == "target" and coded["coded_option"][2] == fc.ERROR  # the rules
+    categories = item_options(data_mirror)[("irony", 1)][1]
+    assert coded["coded_option"][1] in (*categories, fc.ERROR)  # the classifier: an option of irony item 1 or error

@@ -197,7 +197,8 @@ def cmd_code_free(args: argparse.Namespace) -> None:
     from choicelab.studies.scoring_methods.code_free import code_free_file
 
     mirror = command_data_root(args.data_mirror, "code-free (the pragmatics items)")
-    result = code_free_file(args.generations, args.embedder, args.out, mirror)
+    coder, kind = (args.coder, "trained") if args.coder else (args.embedder, "embedding")
+    result = code_free_file(args.generations, coder, args.out, mirror, kind=kind)
     print(f"coded {len(result)} generations -> {args.out}: {result['coded_option'].value_counts().to_dict()}")
 
 
@@ -329,7 +330,11 @@ def build_parser() -> argparse.ArgumentParser:
                           "express (target, competitor, ...) or error")
     code.add_argument("--generations", required=True, help="CSV with model_name, phenomenon, item_id, response "
                       "(phenomenon and item ids as in LLM_link data_hu_*.csv)")
-    code.add_argument("--embedder", required=True, help="sentence-encoder folder, e.g. results/models/minilm-l6")
+    which = code.add_mutually_exclusive_group(required=True)
+    which.add_argument("--coder", help="the trained coder's folder (the workflow's "
+                       "results/scoring_methods/coders/all, rule sm_train_coder)")
+    which.add_argument("--embedder", help="code by sentence similarity with this encoder folder instead, e.g. "
+                       "results/models/minilm-l6")
     code.add_argument("--out", required=True, help="output CSV: the input plus coded_option")
     code.add_argument("--data-mirror", default=None, help="folder laid out like ../shared/data (default: "
                       "$CHOICELAB_DATA_MIRROR)")

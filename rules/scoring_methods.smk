@@ -9,6 +9,7 @@ from choicelab.studies import scoring_methods as sm_study
 from choicelab.studies.scoring_methods import artifacts as sm_artifacts
 from choicelab.studies.scoring_methods import grid as sm_grid
 from choicelab.studies.scoring_methods import sources as sm_sources
+from choicelab.studies.scoring_methods import trained_coder as sm_trained_coder
 
 SM = sm_study.RESULTS
 # A config without a scoring_methods section runs no part of the study (its settings are those of the study off).
@@ -19,8 +20,21 @@ SM_FIGURES = of_rule(sm_artifacts.ARTIFACTS, "sm_figures")
 
 # The pragmatics items and human data: the mirror's files, else the download rules'.
 SM_SOURCES = [f"{data_root()}/{path}" for path in sorted(sm_sources.SOURCES)]
-# The model that codes free generations (studies.scoring_methods.coder: an encoder or an LLM judge).
-SM_CODER = [model_dir(SM_SETTINGS.coder.model)] if SM_SETTINGS.coder.model else []
+# The model that codes free generations (studies.scoring_methods.coder: an encoder fine-tuned on the authors' hand
+# codes by rule sm_train_coder, an encoder's embeddings or an LLM judge).
+SM_TRAINED_CODER = SM_SETTINGS.coder.kind == "trained" and SM_SETTINGS.coder.model
+SM_CODER = (
+    [f"{SM}/coders/{sm_trained_coder.ALL_HAND_CODES}"]
+    if SM_TRAINED_CODER
+    else [model_dir(SM_SETTINGS.coder.model)] if SM_SETTINGS.coder.model else []
+)
+# The trained coders that leave out one hand-coded model each: that model's held-out agreement.
+SM_CODER_FOLDS = sm_trained_coder.coder_folds(
+    sm_trained_coder.hand_code_models(sm_sources.HAND_CODE_SOURCES)
+)
+SM_HELD_OUT_CODERS = (
+    [f"{SM}/coders/{fold}" for fold in SM_CODER_FOLDS[1:]] if SM_TRAINED_CODER else []
+)
 # The authors' hand-coded free generations (agreement of the coder, their free-generation accuracy).
 SM_HAND_CODES = [
     f"{data_root()}/{path}" for path in sorted(sm_sources.HAND_CODE_SOURCES)
@@ -157,11 +171,46 @@ rule sm_choices:
         "../scripts/sm_choices.py"
 
 
+rule sm_train_coder:
+    input:
+        base=model_dir(SM_SETTINGS.coder.model or "none"),
+        hand_codes=SM_HAND_CODES,
+        sources=SM_SOURCES,
+    output:
+        directory(f"{SM}/coders/{{fold}}"),
+    log:
+        "results/logs/scoring_methods/train_coder_{fold}.log",
+    benchmark:
+        "results/benchmarks/scoring_methods/train_coder_{fold}.tsv"
+    wildcard_constraints:
+        fold="|".join(SM_CODER_FOLDS),
+    retries: MODEL_RETRIES
+    conda:
+        "../envs/models.yaml"
+    threads: MODEL_THREADS
+    resources:
+        **model_job_resources(
+            60,
+            gpu=(
+                config["models"][SM_SETTINGS.coder.model]["gpu"]
+                if SM_TRAINED_CODER
+                else 0
+            ),
+        ),
+    params:
+        settings=setting("scoring_methods"),
+        seed=config["seed"],
+        device=config["device"],
+    script:
+        "../scripts/sm_train_coder.py"
+
+
 rule sm_coder_agreement:
     input:
         hand_codes=SM_HAND_CODES,
         sources=SM_SOURCES,
         coder=SM_CODER,
+        held_out_coders=SM_HELD_OUT_CODERS,
     output:
         report=f"{SM}/metrics/hand_codes.parquet",
         hand_free=f"{SM}/metrics/hand_free.parquet",

@@ -18,7 +18,8 @@ def write(path, frame, metadata):
 
 with log_to(snakemake.log[0]):
     p = snakemake.params
-    metadata = {"choicelab.provenance": record_json(job_record(snakemake, models=list(snakemake.input.coder)))}
+    coders = [*snakemake.input.coder, *snakemake.input.held_out_coders]
+    metadata = {"choicelab.provenance": record_json(job_record(snakemake, models=coders))}
     root = hand_code_root(snakemake.input.hand_codes)
     report = hand_code_report(root)
     print(report["status"].value_counts().to_string())
@@ -28,7 +29,7 @@ with log_to(snakemake.log[0]):
     coded, agreement = code_free.code_hand_codes(
         hand, source_root(snakemake.input.sources), kind=from_record(p.settings).coder.kind,
         coder_dir=snakemake.input.coder[0] if snakemake.input.coder else None, device=p.device,
-        max_batch_tokens=p.max_batch_tokens, seed=int(p.seed),
+        max_batch_tokens=p.max_batch_tokens, seed=int(p.seed), held_out_dirs=list(snakemake.input.held_out_coders),
     )
     write(snakemake.output.coded, coded, metadata)
     write(snakemake.output.agreement, agreement, metadata)

@@ -6,8 +6,10 @@ from __future__ import annotations
 import importlib.util
 
 import numpy as np
+import pandas as pd
 import pytest
 
+from choicelab.io import sha256_file
 from choicelab.studies.scoring_methods import coder as fc
 from choicelab.studies.scoring_methods.human import read_hand_coded
 
@@ -388,6 +390,11 @@ def _settings(coder: dict | None, embedder: str | None = "tiny-bert"):
 
 def test_the_coder_is_a_configured_model_an_encoder_by_default_or_a_named_judge():
     assert _settings(None).coder.kind == "embedding" and _settings(None).coder.model == "tiny-bert"
+    trained = _settings({"kind": "trained", "train": {"frozen_layers": 1}}).coder
+    assert (trained.kind, trained.model, trained.train.frozen_layers) == ("trained", "tiny-bert", 1)
+    assert trained.train.dev_share > 0  # the rest of the recipe from the schema's defaults
+    with pytest.raises(ValueError, match=r"coder\.kind is 'trained' but neither coder\.model nor embedder"):
+        _settings({"kind": "trained"}, embedder=None)
     judge = _settings({"kind": "judge", "model": "tiny-llama"}).coder
     assert (judge.kind, judge.model) == ("judge", "tiny-llama")
     with pytest.raises(ValueError, match=r"coder\.kind is 'judge' but coder\.model is null"):
@@ -531,3 +538,180 @@ def test_the_bench_codes_with_several_encoders_as_one_whose_cosine_is_their_mean
     embed = bench.ensemble([lambda ts: np.array([first[t] for t in ts]), lambda ts: np.array([second[t] for t in ts])])
     a, b = embed(["a", "b"])
     assert np.isclose(a @ b, (0.0 + 1.0) / 2) and np.isclose(a @ a, 1.0)
+
+
+# -- the trained coder ---------------------------------------------------------------------------------------------
+
+SYNTHETIC_OPTIONS = {  # (phenomenon, item) -> (option texts, categories, story + question)
+    ("irony", k): ((f"He loves gift {k}.", f"He hates gift {k}.", f"He is hungry {k}."),
+                   ("target", "competitor", "distractor_associate"), f"Ann gives Bob gift {k}. Why does he smile?")
+    for k in range(1, 11)
+}
+
+
+def _synthetic_hand_codes(root, model: str, n_per_item: int = 4) -> pd.DataFrame:
+    """Hand-coded generations of ``model``: an answer that repeats an option is coded as it, "banana ..." is error."""
+    rows = []
+    for (phenomenon, item), (texts, categories, _) in SYNTHETIC_OPTIONS.items():
+        for j in range(n_per_item):
+            answer, code = (f"banana split {j}.", fc.ERROR) if j % 2 else (texts[j % 3], categories[j % 3])
+            rows.append((phenomenon, item, answer, code))
+    folder = root / fc.HAND_CODED_DIR / model
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "irony.csv").write_text("".join(f"{r}\n" for r in rows))
+    return pd.DataFrame([{"model": model, "phenomenon": ph, "item_id": item, "response": f"Your answer: {answer}",
+                          "hand_code": code, "file": f"{model}/irony.csv", "row": k + 1}
+                         for k, (ph, item, answer, code) in enumerate(rows)])
+
+
+@pytest.fixture(scope="module")
+def tiny_coder(judge_dirs, tmp_path_factory):
+    """A coder fine-tuned from a tiny random encoder on the synthetic hand codes of one model: (folder, hand codes,
+    the data root, what train_coder returned)."""
+    from choicelab.studies.scoring_methods.trained_coder import CoderRecipe, train_coder
+
+    root = tmp_path_factory.mktemp("hand")
+    hand = _synthetic_hand_codes(root, "m1")
+    recipe = CoderRecipe(learning_rate=5e-3, batch_size=8, max_epochs=2, frozen_layers=1, dev_share=0.3, seed=3,
+                         max_length_cap=512, context_words=6, option_answers=True)
+    meta = train_coder(judge_dirs / "tiny-bert", hand, SYNTHETIC_OPTIONS, root / "coder", recipe, name="c",
+                       hand_root=root, log=lambda _: None)
+    return root / "coder", hand, root, meta
+
+
+def test_the_trained_coder_is_a_checkpoint_with_its_training_data_and_a_calibrated_error_threshold(tiny_coder):
+    """Fine-tuned from a tiny random encoder on a synthetic hand-code set, the coder is a model folder with its
+    training record (the hand-code files' hashes, the recipe, the seed) and a calibrated error threshold; loaded
+    as the coder's classifier it codes every open generation as one of its item's options or error."""
+    import json
+
+    from choicelab.studies.scoring_methods.trained_coder import CODER_FILE, load_classifier, option_answer_items
+
+    folder, hand, tmp_path, meta = tiny_coder
+    model_json = json.loads((folder / "model.json").read_text())
+    notes = model_json["training"]["coder"]
+    assert notes["hand_code_files"] == {"m1/irony.csv": sha256_file(tmp_path / fc.HAND_CODED_DIR / "m1/irony.csv")}
+    assert notes["recipe"]["seed"] == 3 and model_json["training"]["params"]["seed"] == 3
+    # the hand-coded answers, plus each option's own text as an answer coded as that option (option_answers)
+    extra = option_answer_items(SYNTHETIC_OPTIONS, 6)
+    assert len(extra) == 3 * len(SYNTHETIC_OPTIONS) and {it.label for it in extra} == {0, 1, 2}
+    assert model_json["training"]["train_items"] + model_json["training"]["dev_items"] == len(hand) + len(extra)
+    on_disk = json.loads((folder / CODER_FILE).read_text())
+    assert on_disk == meta and 0 < meta["error_threshold"] < 1 and meta["dev_items"] > 0
+    classifier = load_classifier(folder)
+    assert classifier.error_threshold == meta["error_threshold"]
+    texts, categories, context = SYNTHETIC_OPTIONS[("irony", 1)]
+    coded = fc.code_generations(["Your answer: He loves gift 1.", "Your answer: banana split.", "Your answer:"],
+                                ["irony"] * 3, [texts] * 3, [categories] * 3, embed=None, contexts=[context] * 3,
+                                classifier=classifier)
+    assert [c.rule for c in coded] == ["classifier", "classifier", "empty"]
+    assert all(c.category in (*categories, fc.ERROR) for c in coded)
+
+
+def test_a_scoring_job_codes_its_free_generations_with_the_trained_coder(judge_dirs, tiny_coder, tmp_path):
+    """score_model with coder kind trained: the tiny random llama generates and the trained coder codes; every free
+    row records the classifier (or a rule before it) as what decided. A folder without the coder's calibration
+    fails naming what to do."""
+    from choicelab.studies.scoring_methods import scoring
+    from choicelab.studies.scoring_methods.prompts import ScoringItem
+    from choicelab.studies.scoring_methods.scoring import MethodPlan
+    from choicelab.studies.scoring_methods.trained_coder import load_classifier
+
+    texts, _, _ = SYNTHETIC_OPTIONS[("irony", 1)]
+    item = ScoringItem("pragmatics", "irony", "irony-01", "Interpret the answer.", "Ann gives Bob gift 1.",
+                       "Why does he smile?", texts, ("CorrectNonLiteral", "IncorrectLiteral", "Associate"), 0,
+                       categories=("target", "competitor", "distractor_associate"))
+    plan = MethodPlan(methods=("free",), label_seeds=(0,), label_sets=("alpha",), scales=("likely",),
+                      temperatures=(0.9,), generation_seeds=(0, 1), max_new_tokens=6)
+    rows = scoring.score_model(str(judge_dirs / "tiny-llama"), [item], model="tiny", plan=plan,
+                               coder_dir=str(tiny_coder[0]), coder_kind="trained", seed=0, device="cpu",
+                               max_batch_tokens=2048)
+    assert rows and {r.classified_by for r in rows} <= {"classifier", "empty", "non_answer", "echo"}
+    with pytest.raises(FileNotFoundError, match=r"holds no trained coder \(coder.json missing\).*sm_train_coder"):
+        load_classifier(judge_dirs / "tiny-bert")
+
+
+def test_error_is_decided_by_the_calibrated_threshold_not_as_one_more_option():
+    from choicelab.studies.scoring_methods.trained_coder import calibrate_error_threshold
+
+    assert fc.decide_option(np.array([0.2, 0.35, 0.45]), 0.5) == 1  # error most probable, below the threshold
+    assert fc.decide_option(np.array([0.2, 0.2, 0.6]), 0.5) is None
+    # held-out answers: error is the truth where its probability is >= .3, however the options compare
+    probabilities = [np.array([0.6, 0.1, 0.3]), np.array([0.3, 0.3, 0.4]), np.array([0.7, 0.1, 0.2]),
+                     np.array([0.1, 0.6, 0.3])]
+    calibration = calibrate_error_threshold(probabilities, [2, 2, 0, 2])
+    assert calibration["dev_agreement"] == 1.0 and 0.2 < calibration["error_threshold"] <= 0.3
+    assert calibration["dev_argmax_agreement"] == 0.5
+
+
+def test_the_dev_split_keeps_every_answer_to_an_item_on_one_side_and_rule_decided_answers_are_not_trained_on(
+        tmp_path):
+    from choicelab.studies.scoring_methods.trained_coder import ERROR_CHOICE, open_items, split_by_item
+
+    hand = _synthetic_hand_codes(tmp_path, "m1")
+    hand.loc[0, "response"] = "Your answer: I don't know."  # a hedge: the rules code it error
+    items = open_items(hand, SYNTHETIC_OPTIONS, context_words=4)
+    assert len(items) == len(hand) - 1 and all(it.choices[-1] == ERROR_CHOICE for it in items)
+    assert items[1].prompt == "Why does he smile?\nAnswer: He is hungry 1."  # the vignette's last 4 words
+    assert {it.label for it in items if "banana" in it.prompt} == {3}
+    train, dev = split_by_item(items, 0.3, seed=0)
+    keys = lambda part: {(it.meta["phenomenon"], it.meta["item"]) for it in part}  # noqa: E731
+    assert len(keys(dev)) == 3 and not keys(train) & keys(dev) and len(train) + len(dev) == len(items)
+    hand.loc[1, "hand_code"] = "funny_nonsequitur"
+    with pytest.raises(ValueError, match=r"m1/irony.csv data row 2: hand code 'funny_nonsequitur'"):
+        open_items(hand, SYNTHETIC_OPTIONS, context_words=0)
+
+
+@pytest.mark.slow
+def test_each_hand_coded_model_is_coded_by_the_trained_coder_that_left_it_out(data_mirror, judge_dirs, tmp_path):
+    """The workflow's agreement job on the mirror's hand codes (irony, seed 0): one coder per fold, trained on the
+    other model's hand codes only (from a tiny random encoder, for speed), codes the left-out model; every row is
+    held out and coded by the classifier or a rule; a model without its fold's coder fails instead of being
+    measured in-sample."""
+    from choicelab.studies.scoring_methods.code_free import code_hand_codes, item_options
+    from choicelab.studies.scoring_methods.trained_coder import (
+        CoderRecipe,
+        coder_folds,
+        fold_hand_codes,
+        hand_code_models,
+        train_coder,
+    )
+
+    hand = read_hand_coded(data_mirror)
+    hand = hand[(hand["phenomenon"] == "irony") & (hand["seed"] == 0)].reset_index(drop=True)
+    folds = coder_folds(hand_code_models([f"{fc.HAND_CODED_DIR}/{f}" for f in hand["file"]]))
+    assert folds == ["all", "without_flan-t5-xl", "without_llama2"]
+    recipe = CoderRecipe(learning_rate=5e-3, batch_size=16, max_epochs=1, frozen_layers=1, dev_share=0.2, seed=0,
+                         max_length_cap=256, context_words=0, option_answers=False)
+    for fold in folds[1:]:
+        train = fold_hand_codes(hand, fold)
+        assert fold.removeprefix("without_") not in set(train["model"])
+        train_coder(judge_dirs / "tiny-bert", train, item_options(data_mirror), tmp_path / fold, recipe, name=fold,
+                    hand_root=data_mirror, log=lambda _: None)
+    coded, agreement = code_hand_codes(hand, data_mirror, kind="trained", coder_dir=tmp_path / "all",
+                                       held_out_dirs=[tmp_path / f for f in folds[1:]])
+    assert len(coded) == len(hand) and set(agreement["role"]) == {"held out"}
+    assert set(coded["coding_rule"]) <= {"classifier", "empty", "non_answer", "echo"}
+    assert (coded["coding_rule"] == "classifier").any()
+    with pytest.raises(ValueError, match=r"no trained coder leaves out the hand-coded model\(s\) \['llama2'\]"):
+        code_hand_codes(hand, data_mirror, kind="trained", coder_dir=tmp_path / "all",
+                        held_out_dirs=[tmp_path / "without_flan-t5-xl"])
+
+
+def test_code_free_command_codes_with_a_trained_coder(data_mirror, tiny_coder, tmp_path):
+    """`choicelab code-free --coder DIR`: the trained coder's folder codes the generations (the rules first)."""
+    from choicelab.cli import main
+    from choicelab.studies.scoring_methods.code_free import item_options
+
+    generations = pd.DataFrame({"model_name": ["m"] * 3, "phenomenon": ["coherence", "irony", "irony"],
+                                "item_id": [1, 1, 1],
+                                "response": ["Yes, it is coherent.", "Lara needs a shorter dress.", "I don't know."]})
+    src, out = tmp_path / "in.csv", tmp_path / "out.csv"
+    generations.to_csv(src, index=False)
+    main(["code-free", "--generations", str(src), "--coder", str(tiny_coder[0]), "--out", str(out),
+          "--data-mirror", str(data_mirror)])
+    coded = pd.read_csv(out)
+    assert list(coded.columns) == [*generations.columns, "coded_option"]
+    assert coded["coded_option"][0] == "target" and coded["coded_option"][2] == fc.ERROR  # the rules
+    categories = item_options(data_mirror)[("irony", 1)][1]
+    assert coded["coded_option"][1] in (*categories, fc.ERROR)  # the classifier: an option of irony item 1 or error

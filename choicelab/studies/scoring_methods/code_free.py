@@ -124,6 +124,7 @@ def code_free_frame(
     embed: Callable[[Sequence[str]], np.ndarray],
     examples: Sequence[fc.Example] | None = None,
     judge: fc.Judge | None = None,
+    classifier: fc.Classifier | None = None,
     **settings,
 ) -> pd.DataFrame:
     """``generations`` (columns phenomenon, item_id, response, ...) plus ``coded_option``, ``coding_rule``,
@@ -170,6 +171,7 @@ def code_free_frame(
         prototypes=option_prototypes(root),
         examples=examples,
         judge=judge,
+        classifier=classifier,
         **settings,
     )
     out = generations.copy()
@@ -181,10 +183,11 @@ def code_free_frame(
 
 
 def code_free_file(
-    generations: str | Path, embedder: str | Path, out: str | Path, data_mirror: str | Path
+    generations: str | Path, coder: str | Path, out: str | Path, data_mirror: str | Path, *, kind: str = "trained"
 ) -> pd.DataFrame:
-    """``choicelab code-free``: read IN (CSV with model_name, phenomenon, item_id, response), write IN plus
-    ``coded_option`` to ``out`` (CSV, written whole to a temporary file and renamed)."""
+    """``choicelab code-free``: read IN (CSV with model_name, phenomenon, item_id, response), code it with ``coder``
+    (``kind`` trained: a trained coder's folder; embedding: a sentence encoder's), write IN plus ``coded_option`` to
+    ``out`` (CSV, written whole to a temporary file and renamed)."""
     from choicelab.studies.scoring_methods.coder import read_generations_csv
 
     frame = read_generations_csv(generations)
@@ -194,7 +197,14 @@ def code_free_file(
         raise ValueError(
             f"{generations}: missing columns {missing}; the generations CSV needs {list(GENERATION_COLUMNS)}"
         )
-    coded = code_free_frame(frame, data_mirror, load_embedder(embedder))
+    if kind == "trained":
+        from choicelab.studies.scoring_methods.trained_coder import load_classifier
+
+        coded = code_free_frame(frame, data_mirror, embed=None, classifier=load_classifier(coder))
+    elif kind == "embedding":
+        coded = code_free_frame(frame, data_mirror, load_embedder(coder))
+    else:
+        raise ValueError(f"code-free codes with a trained coder or an embedder, not kind {kind!r}")
     result = frame.assign(coded_option=coded["coded_option"])
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -225,14 +235,28 @@ AGREEMENT_COLUMNS = ("hand_model", "model_name", "role", "condition", "n", "targ
 
 def code_hand_codes(
     hand: pd.DataFrame, root: str | Path, *, kind: str, coder_dir: str | Path | None, device: str = "cpu",
-    max_batch_tokens: int | str = 4096, seed: int = 0,
+    max_batch_tokens: int | str = 4096, seed: int = 0, held_out_dirs: Sequence[str | Path] = (),
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The configured coder (``kind`` embedding: the encoder folder ``coder_dir``; judge: the causal model folder) on
-    the authors' hand-coded generations: (the coded rows, :func:`coder_agreement`). Without a coder model (the
-    scored models code with their own embeddings) nothing is measured: both frames are empty, with their columns."""
+    """The configured coder (``kind`` trained: each hand-coded model's generations coded by the trained coder that
+    left that model out, ``held_out_dirs`` (``.../without_<model>``); embedding: the encoder folder ``coder_dir``;
+    judge: the causal model folder) on the authors' hand-coded generations: (the coded rows,
+    :func:`coder_agreement`). Without a coder model (the scored models code with their own embeddings) nothing is
+    measured: both frames are empty, with their columns."""
     if coder_dir is None:
         return hand.iloc[:0].assign(coded_option="", coding_rule=""), pd.DataFrame(columns=list(AGREEMENT_COLUMNS))
-    if kind == "judge":
+    if kind == "trained":
+        from choicelab.studies.scoring_methods.trained_coder import load_classifier
+
+        folders = {Path(d).name.removeprefix("without_"): d for d in held_out_dirs}
+        missing = sorted(set(hand["model"]) - set(folders))
+        if missing:
+            raise ValueError(f"no trained coder leaves out the hand-coded model(s) {missing} (held_out_dirs: "
+                             f"{sorted(map(str, held_out_dirs))}): their agreement would not be held out")
+        coded = pd.concat([code_free_frame(group, root, embed=None,
+                                           classifier=load_classifier(folders[model], device=device, seed=seed))
+                           for model, group in hand.groupby("model", sort=True)], ignore_index=True)
+        developed_on = None
+    elif kind == "judge":
         coded = code_free_frame(hand, root, embed=None, judge=load_judge(coder_dir, device=device,
                                                                          max_batch_tokens=max_batch_tokens))
         developed_on = None

@@ -68,7 +68,7 @@ SAME_ITEM_BONUS = 1.0
 MIN_EXAMPLE_SIMILARITY = 0.0
 WEIGHTED_VOTES = True
 
-RULES = ("coherence", "cue", "embedding", "judge", "empty", "non_answer", "echo", "below_threshold")
+RULES = ("coherence", "cue", "embedding", "judge", "classifier", "empty", "non_answer", "echo", "below_threshold")
 
 # Condition-level cues: an answer that states the category's defining content is coded as that category, whatever
 # the option wording. Deceits' target is by design the white lie's motive, sparing the other's feelings or avoiding
@@ -287,6 +287,44 @@ def judge_prompt(context: str, options: Sequence[str], answer: str) -> tuple[str
 # -- coding -------------------------------------------------------------------------------------------------------
 
 
+def rule_code(answer: str, condition: str, options: Sequence[str], categories: Sequence[str],
+              context: str | None) -> Coded | None:
+    """Steps 2 and 3's rules on an answer read from a generation (:func:`extract_answer`): ``error`` for no answer, a
+    non-answer or an echo of the story (``context``; None: not checked), the coherence judgement in coherence; None
+    where the answer is left to the embeddings, a judge or a trained classifier."""
+    if not answer:
+        return Coded(ERROR, "empty", answer)
+    if non_answer(_SENTENCE_END.split(answer, maxsplit=1)[0]):
+        return Coded(ERROR, "non_answer", answer)
+    if condition == "coherence":
+        judgement = coherence_judgement(answer)
+        if judgement is None:
+            return Coded(ERROR, "non_answer", answer)
+        return Coded(categories[list(map(str.lower, options)).index(judgement)], "coherence", answer)
+    if context is not None and echoes(answer, context):
+        return Coded(ERROR, "echo", answer)
+    return None
+
+
+@dataclass(frozen=True)
+class Classifier:
+    """A trained coder (:mod:`choicelab.studies.scoring_methods.trained_coder`): ``probabilities(contexts, answers,
+    options)`` gives per answer the probability of each option and, last, of ``error``; ``error_threshold`` is the
+    probability of ``error`` from which the answer is coded ``error`` (calibrated on the training data)."""
+
+    probabilities: Callable[[Sequence[str], Sequence[str], Sequence[Sequence[str]]], list[np.ndarray]]
+    error_threshold: float
+
+
+def decide_option(probabilities: np.ndarray, error_threshold: float) -> int | None:
+    """The index of the coded option from probabilities over the options and, last, ``error``: None (``error``) when
+    ``error``'s probability is at least ``error_threshold``, else the most probable option (first on ties)."""
+    if float(probabilities[-1]) >= error_threshold:
+        return None
+    return int(np.argmax(probabilities[:-1]))
+
+
+
 def code_generation(
     response: str,
     condition: str,
@@ -326,6 +364,7 @@ def code_generations(
     weighted_votes: bool = WEIGHTED_VOTES,
     exclude_identical: bool = False,
     judge: Judge | None = None,
+    classifier: Classifier | None = None,
     target_bias: float = TARGET_BIAS,
     strip_frames: bool = STRIP_FRAMES,
     polarity_penalty: float = POLARITY_PENALTY,
@@ -346,7 +385,10 @@ def code_generations(
 
     With a ``judge`` (an LLM judge, :data:`Judge`) the judge decides instead of the embeddings and the cue: it is
     shown the situation (``contexts``, required), the answer and the options (:func:`judge_prompt`), and its most
-    likely letter is the code (the last letter: ``error``). Steps 1-2 and the coherence rules come first as always."""
+    likely letter is the code (the last letter: ``error``). With a trained ``classifier`` (:class:`Classifier`:
+    probabilities over the options plus ``error``) the options' most probable is the code unless ``error``'s
+    probability reaches the classifier's calibrated threshold (:func:`decide_option`). Steps 1-2 and the coherence
+    rules (:func:`rule_code`) come first as always."""
     if not len(responses) == len(conditions) == len(options) == len(categories):
         raise ValueError("responses, conditions, options and categories differ in length")
     if contexts is not None and len(contexts) != len(responses):
@@ -357,23 +399,16 @@ def code_generations(
         raise ValueError("coding with hand-coded examples needs the generations' item_ids")
     if judge is not None and contexts is None:
         raise ValueError("coding with an LLM judge needs the generations' contexts (the situation it is shown)")
+    if classifier is not None and (contexts is None or judge is not None):
+        raise ValueError("coding with a trained classifier needs the generations' contexts and no judge")
     answers = [extract_answer(r, sentences) for r in responses]
     out: list[Coded | None] = [None] * len(responses)
     pending: list[int] = []
     for i, (answer, condition) in enumerate(zip(answers, conditions, strict=True)):
-        if not answer:
-            out[i] = Coded(ERROR, "empty", answer)
-        elif non_answer(_SENTENCE_END.split(answer, maxsplit=1)[0]):
-            out[i] = Coded(ERROR, "non_answer", answer)
-        elif condition == "coherence":
-            judgement = coherence_judgement(answer)
-            if judgement is None:
-                out[i] = Coded(ERROR, "non_answer", answer)
-            else:
-                out[i] = Coded(categories[i][list(map(str.lower, options[i])).index(judgement)], "coherence", answer)
-        elif contexts is not None and echoes(answer, contexts[i]):
-            out[i] = Coded(ERROR, "echo", answer)
-        elif judge is not None:
+        ruled = rule_code(answer, condition, options[i], categories[i], None if contexts is None else contexts[i])
+        if ruled is not None:
+            out[i] = ruled
+        elif judge is not None or classifier is not None:
             pending.append(i)
         elif condition in CUES and CUES[condition][1] in categories[i] and CUES[condition][0].search(
             _SENTENCE_END.split(answer, maxsplit=1)[0]
@@ -381,6 +416,19 @@ def code_generations(
             out[i] = Coded(CUES[condition][1], "cue", answer)
         else:
             pending.append(i)
+    if pending and classifier is not None:
+        rows = classifier.probabilities([contexts[i] for i in pending], [answers[i] for i in pending],
+                                        [options[i] for i in pending])
+        if len(rows) != len(pending):
+            raise ValueError(f"the classifier returned {len(rows)} rows for {len(pending)} answers")
+        for i, row in zip(pending, rows, strict=True):
+            row = np.asarray(row, dtype=float)
+            if row.shape != (len(options[i]) + 1,) or not np.isfinite(row).all():
+                raise ValueError(f"the classifier returned {row.tolist()} for {len(options[i])} options + error")
+            best = decide_option(row, classifier.error_threshold)
+            category = ERROR if best is None else categories[i][best]
+            out[i] = Coded(category, "classifier", answers[i], math.nan, float(row[-1]))
+        pending = []
     if pending and judge is not None:
         prompts = [judge_prompt(contexts[i], options[i], answers[i]) for i in pending]
         scores = judge([p for p, _ in prompts], [letters for _, letters in prompts])

@@ -284,6 +284,7 @@ def code_free(
     generations: Sequence[str],
     embed: Callable[[Sequence[str]], np.ndarray] | None,
     judge: fc.Judge | None = None,
+    classifier: fc.Classifier | None = None,
     **settings: Any,
 ) -> list[fc.Coded]:
     """Code one generation per item with the study's one coder
@@ -303,6 +304,7 @@ def code_free(
         [free_categories(item) for item in items],
         embed=embed,
         judge=judge,
+        classifier=classifier,
         contexts=[f"{item.context} {item.question}" for item in items],
         **settings,
     )
@@ -321,6 +323,7 @@ def free_generation(
     max_batch_tokens: int | str,
     generate: Callable[..., Any] | None = None,
     judge: fc.Judge | None = None,
+    classifier: fc.Classifier | None = None,
 ) -> list[ScoreRow]:
     """Method ``free``: sample from I per (temperature, seed) and code each answer (:func:`code_free`).
 
@@ -338,7 +341,7 @@ def free_generation(
                 max_batch_tokens=max_batch_tokens,
             )
             texts = [gen.text for gen in generations]
-            for item, text, coded in zip(items, texts, code_free(items, texts, embed, judge), strict=True):
+            for item, text, coded in zip(items, texts, code_free(items, texts, embed, judge, classifier), strict=True):
                 rows += free_rows(item, text, coded, model=model, variant=f"tau={temperature:g}", seed=seed)
     return rows
 
@@ -355,6 +358,7 @@ def score_all(
     scorer: Any = None,
     classify_embed: Callable[[Sequence[str]], np.ndarray] | None = None,
     judge: fc.Judge | None = None,
+    classifier: fc.Classifier | None = None,
     tie_seed: int = 0,
 ) -> list[ScoreRow]:
     """Every requested method for one loaded model. Encoders support only ``embedding``. Seq2seq models
@@ -363,7 +367,8 @@ def score_all(
     :func:`choicelab.lm.generate.sample` and embed the authors' way (:func:`option_embedder`).
 
     ``classify_embed`` codes free generations (e.g. a sentence encoder's :func:`embedder`); default: this model's own
-    embeddings. ``judge`` (an LLM judge, :data:`choicelab.studies.scoring_methods.coder.Judge`) codes them instead."""
+    embeddings. ``judge`` (an LLM judge, :data:`choicelab.studies.scoring_methods.coder.Judge`) or ``classifier`` (the
+    trained coder, :class:`choicelab.studies.scoring_methods.coder.Classifier`) codes them instead."""
     methods = set(plan.methods)
     if kind not in ("causal", "seq2seq") and methods - {"embedding"}:
         raise ValueError(f"a {kind} model supports only the embedding method, not {sorted(methods - {'embedding'})}")
@@ -394,6 +399,7 @@ def score_all(
             max_batch_tokens=max_batch_tokens,
             generate=generate,
             judge=judge,
+            classifier=classifier,
         )
     if "string" in methods:
         rows += score_strings(scorer, items, model=model, tie_seed=tie_seed)
@@ -423,16 +429,24 @@ def score_model(
     coder_kind: str = "embedding",
 ) -> list[ScoreRow]:
     """A scoring job: load the materialized model (causal or seq2seq, by its model.json) and the model that codes
-    free generations (``coder_dir``: an encoder for ``coder_kind`` "embedding", None: the model's own embeddings;
-    a causal model for "judge", :func:`choicelab.studies.scoring_methods.code_free.load_judge`), and run
+    free generations (``coder_dir``: the trained coder's checkpoint for ``coder_kind`` "trained",
+    :func:`choicelab.studies.scoring_methods.trained_coder.load_classifier`; an encoder for "embedding", None: the
+    model's own embeddings; a causal model for "judge", :func:`choicelab.studies.scoring_methods.code_free.load_judge`),
+    and run
     :func:`score_all`."""
     from choicelab.lm.loading import load_causal, load_encoder_mc, load_seq2seq, read_model_json
 
     kind = read_model_json(model_dir)["kind"]
     loader = load_seq2seq if kind == "seq2seq" else load_causal
     model_obj, tokenizer, _ = loader(model_dir, device=device)
-    classify_embed = judge = None
-    if coder_kind == "judge":
+    classify_embed = judge = classifier = None
+    if coder_kind == "trained":
+        from choicelab.studies.scoring_methods.trained_coder import load_classifier
+
+        if not coder_dir:
+            raise ValueError("coder kind 'trained' needs the trained coder's folder (rule sm_train_coder)")
+        classifier = load_classifier(coder_dir, device=device, seed=seed)
+    elif coder_kind == "judge":
         from choicelab.studies.scoring_methods.code_free import load_judge
 
         if not coder_dir:
@@ -443,5 +457,5 @@ def score_model(
         classify_embed = embedder(encoder, encoder_tokenizer, "encoder")
     return score_all(
         model_obj, tokenizer, items, model=model, kind=kind, plan=plan, classify_embed=classify_embed,
-        judge=judge, max_batch_tokens=max_batch_tokens, tie_seed=seed,
+        judge=judge, classifier=classifier, max_batch_tokens=max_batch_tokens, tie_seed=seed,
     )

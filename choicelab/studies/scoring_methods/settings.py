@@ -9,18 +9,22 @@ from dataclasses import dataclass
 from typing import Any
 
 from choicelab.settings import read
+from choicelab.studies.scoring_methods.trained_coder import CoderRecipe
 
 SECTION = "scoring_methods"
 
 
 @dataclass(frozen=True)
 class Coder:
-    """``studies.scoring_methods.coder``: ``kind`` "embedding" (rules + sentence similarity with an encoder) or
-    "judge" (rules + an LLM judge); ``model`` the coder's model entry (kind embedding: coder.model, else
-    ``embedder``; None: the scored model's own embeddings)."""
+    """``studies.scoring_methods.coder``: ``kind`` "trained" (rules + an encoder fine-tuned on the authors' hand codes,
+    :mod:`choicelab.studies.scoring_methods.trained_coder`, trained by the workflow with the recipe ``train``),
+    "embedding" (rules + sentence similarity with an encoder) or "judge" (rules + an LLM judge); ``model`` the
+    coder's model entry (kinds trained and embedding: coder.model, else ``embedder``; None: the scored model's own
+    embeddings)."""
 
     kind: str
     model: str | None
+    train: CoderRecipe
 
 
 @dataclass(frozen=True)
@@ -72,7 +76,12 @@ def _coder(s: Mapping[str, Any], models: Mapping[str, Any]) -> Coder:
                 f"model, but a coder of kind {kind!r} needs a {need} model; choose one of "
                 f"{sorted(n for n, m in models.items() if m.get('kind') == need)}"
             )
-    return Coder(kind, resolved)
+    if kind == "trained" and resolved is None and s["enabled"]:
+        raise ConfigError(
+            "config key 'studies.scoring_methods.coder': coder.kind is 'trained' but neither coder.model nor embedder "
+            "names an encoder to fine-tune: name one (e.g. minilm-l6), or set coder.kind to 'embedding'"
+        )
+    return Coder(kind, resolved, read(CoderRecipe, s["coder"]["train"], f"studies.{SECTION}.coder.train"))
 
 
 def from_config(config: Mapping[str, Any]) -> Settings:

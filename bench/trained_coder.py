@@ -1,7 +1,7 @@
 """The trained free-generation coder validated leave-one-model-out on the authors' hand codes.
 
 For each hand-coded model (Llama-2-7B, FLAN-T5-XL) a coder is fine-tuned from ``--base`` on the other model's hand
-codes only (:func:`choicelab.studies.scoring_methods.trained_coder.leave_one_model_out`: early stopping and the
+codes only (:func:`choicelab.studies.scoring_methods.code_free.leave_one_model_out`: early stopping and the
 ``error`` threshold on held-out items of the training model), then codes the held-out model's generations. Prints
 both measures per phenomenon (exact option, target vs not, with kappas) per held-out model, beside the two authors'
 agreement (docs/scoring_methods.md, "The human ceiling").
@@ -27,9 +27,10 @@ from free_coding import markdown  # noqa: E402
 
 from choicelab.config import load_config_file, validate_config  # noqa: E402
 from choicelab.studies.scoring_methods import coder as fc  # noqa: E402
+from choicelab.studies.scoring_methods.code_free import leave_one_model_out  # noqa: E402
 from choicelab.studies.scoring_methods.human import read_hand_coded  # noqa: E402
 from choicelab.studies.scoring_methods.settings import from_config  # noqa: E402
-from choicelab.studies.scoring_methods.trained_coder import CoderRecipe, leave_one_model_out  # noqa: E402
+from choicelab.studies.scoring_methods.trained_coder import CoderRecipe  # noqa: E402
 
 
 def main() -> None:

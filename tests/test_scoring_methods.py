@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from choicelab.lm.embed import text_embedder
 from choicelab.studies.scoring_methods import coder as fc
 from choicelab.studies.scoring_methods import figures, paper, prompts, score_table, scoring, sources, tables
 from choicelab.studies.scoring_methods import human as hu
@@ -500,7 +501,7 @@ def test_robustness_matrix_on_any_mc_benchmark(tiny_llama, one_torch_thread):
     rows = scoring.score_strings(scorer, items, model="tiny") + scoring.score_labels(
         scorer, items, model="tiny", seeds=[0], label_sets=("alpha", "numeric")
     )
-    rows += scoring.score_embeddings(scoring.embedder(model, tokenizer, "causal"), items, model="tiny")
+    rows += scoring.score_embeddings(text_embedder(model, tokenizer, "causal"), items, model="tiny")
     choices = sm.choices_from_scores(score_table.rows_to_table(rows).to_pandas())
     matrix = tables.robustness_matrix(choices)
     assert set(matrix["benchmark"]) == {"toy"} and len(matrix) == 5 + 3 + 1

@@ -3,7 +3,7 @@ seq2seq models (their encoder), the last real token's last hidden state for caus
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import torch
@@ -55,3 +55,14 @@ def embed_texts(
     if normalize and matrix.size:
         matrix = matrix / np.clip(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12, None)
     return matrix.astype(np.float32)
+
+
+def text_embedder(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, kind: str,
+                  max_length: int = 4096) -> Callable[[Sequence[str]], np.ndarray]:
+    """texts -> unit-norm embeddings with ``model`` (:func:`embed_texts`, batches of 8): for texts without a
+    prompt, e.g. free generations to code, or options embedded apart from their prompt."""
+
+    def embed(texts: Sequence[str]) -> np.ndarray:
+        return embed_texts(model, tokenizer, list(texts), kind=kind, batch_size=8, max_length=max_length)
+
+    return embed

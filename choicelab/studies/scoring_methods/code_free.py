@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from choicelab.studies.scoring_methods import coder as fc
+from choicelab.studies.scoring_methods.trained_coder import CODER_FILE, CoderRecipe, load_classifier, train_coder
 
 GENERATION_COLUMNS = ("model_name", "phenomenon", "item_id", "response")
 
@@ -106,7 +107,7 @@ def option_prototypes(root: str | Path) -> dict[tuple[str, str], tuple[str, ...]
 
 
 def hand_coded_examples(hand_coded: pd.DataFrame, sentences: int = fc.ANSWER_SENTENCES) -> list[fc.Example]:
-    """The hand-coded generations (:func:`choicelab.studies.scoring_methods.coder.read_hand_coded`) as the coder's
+    """The hand-coded generations (:func:`choicelab.studies.scoring_methods.human.read_hand_coded`) as the coder's
     examples: the answer read from each generation and its hand code; generations without an answer are left out."""
     examples = []
     for condition, item, response, code in zip(
@@ -198,7 +199,6 @@ def code_free_file(
             f"{generations}: missing columns {missing}; the generations CSV needs {list(GENERATION_COLUMNS)}"
         )
     if kind == "trained":
-        from choicelab.studies.scoring_methods.trained_coder import load_classifier
 
         coded = code_free_frame(frame, data_mirror, embed=None, classifier=load_classifier(coder))
     elif kind == "embedding":
@@ -245,7 +245,6 @@ def code_hand_codes(
     if coder_dir is None:
         return hand.iloc[:0].assign(coded_option="", coding_rule=""), pd.DataFrame(columns=list(AGREEMENT_COLUMNS))
     if kind == "trained":
-        from choicelab.studies.scoring_methods.trained_coder import load_classifier
 
         folders = {Path(d).name.removeprefix("without_"): d for d in held_out_dirs}
         missing = sorted(set(hand["model"]) - set(folders))
@@ -261,11 +260,40 @@ def code_hand_codes(
                                                                          max_batch_tokens=max_batch_tokens))
         developed_on = None
     else:
+        from choicelab.lm.embed import text_embedder
         from choicelab.lm.loading import load_encoder_mc
-        from choicelab.studies.scoring_methods.scoring import embedder
 
         encoder, tokenizer, _ = load_encoder_mc(coder_dir, seed=seed, device=device)
-        coded = code_free_frame(hand, root, embedder(encoder, tokenizer, "encoder"))
+        coded = code_free_frame(hand, root, text_embedder(encoder, tokenizer, "encoder"))
         developed_on = fc.DEVELOPED_ON
     coded = coded.drop(columns=["similarity"], errors="ignore")
     return coded, coder_agreement(coded, developed_on)[list(AGREEMENT_COLUMNS)]
+
+
+def leave_one_model_out(hand: pd.DataFrame, root: str | Path, base_dir: str | Path, recipe: CoderRecipe,
+                        work_dir: str | Path, *, device: str = "cpu", reuse: bool = False,
+                        held_out: Sequence[str] | None = None, log: Callable[[str], None] = print) -> pd.DataFrame:
+    """Each hand-coded model's generations coded by a coder trained on the other models' hand codes only (its
+    checkpoint ``work_dir/without_<model>``, :func:`~choicelab.studies.scoring_methods.trained_coder.train_coder`;
+    with ``reuse`` a finished one is kept): the coded rows of every model
+    (:func:`code_free_frame`'s columns) with ``trained_on``. Nothing of
+    the test model is used for training, early stopping or the ``error`` threshold. ``held_out``: only these
+    models' folds (default: every model's)."""
+    models = sorted(set(hand["model"]))
+    if len(models) < 2:
+        raise ValueError(f"leave-one-model-out needs hand codes of at least 2 models, got {models}")
+    unknown = sorted(set(held_out or ()) - set(models))
+    if unknown:
+        raise ValueError(f"held_out names models without hand codes: {unknown} (hand-coded: {models})")
+    frames = []
+    for model in held_out or models:
+        train = hand[hand["model"] != model]
+        folder = Path(work_dir) / f"without_{model}"
+        if not (reuse and (folder / CODER_FILE).exists()):
+            train_coder(base_dir, train, item_options(root), folder, recipe, name=f"coder-without-{model}",
+                        hand_root=root, device=device, log=log)
+        classifier = load_classifier(folder, device=device, seed=recipe.seed)
+        coded = code_free_frame(hand[hand["model"] == model].reset_index(drop=True), root, embed=None,
+                                classifier=classifier)
+        frames.append(coded.assign(trained_on="+".join(sorted(set(train["model"])))))
+    return pd.concat(frames, ignore_index=True)

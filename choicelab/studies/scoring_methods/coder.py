@@ -526,15 +526,6 @@ def read_generations_csv(path: str | Path) -> pd.DataFrame:
     return frame
 
 
-def read_hand_coded(root: str | Path) -> pd.DataFrame:
-    """The authors' hand-coded generations of the files the loader accepts: see
-    :func:`choicelab.studies.scoring_methods.human.read_hand_coded` (which checks every file for byte copies,
-    interleaved runs and seed mismatches first: :func:`~choicelab.studies.scoring_methods.human.hand_code_report`)."""
-    from choicelab.studies.scoring_methods.human import read_hand_coded as read
-
-    return read(root)
-
-
 def read_double_coded(paths: Sequence[str | Path]) -> pd.DataFrame:
     """Generations coded by both annotators (files with ``annotation_tsvilodub`` and ``annotation_wang``, as in an
     earlier LLM_link commit; see docs/scoring_methods.md). Columns: phenomenon, item_id, response, tsvilodub, wang

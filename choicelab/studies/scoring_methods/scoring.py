@@ -172,20 +172,6 @@ def score_ratings(
     return rows
 
 
-def embedder(
-    model_obj: Any, tokenizer: Any, kind: str, max_length: int = 4096
-) -> Callable[[Sequence[str]], np.ndarray]:
-    """texts -> unit-norm embeddings (causal: last token's last hidden state; encoder and seq2seq: the encoder's
-    mean-pooled last hidden states). Texts without a prompt, e.g. free generations to code; the embedding method
-    uses :func:`option_embedder`."""
-    from choicelab.lm.embed import embed_texts
-
-    def embed(texts: Sequence[str]) -> np.ndarray:
-        return embed_texts(model_obj, tokenizer, list(texts), kind=kind, batch_size=8, max_length=max_length)
-
-    return embed
-
-
 OptionEmbed = Callable[[Sequence[tuple[str, Sequence[str]]]], list[tuple[np.ndarray, np.ndarray]]]
 """(prompt, options) pairs -> per pair (the prompt's vector, one row per option)."""
 
@@ -208,7 +194,7 @@ def separately(embed: Callable[[Sequence[str]], np.ndarray]) -> OptionEmbed:
 def option_embedder(model_obj: Any, tokenizer: Any, kind: str, max_length: int = 4096) -> OptionEmbed:
     """The embedding method's E(I) and E(o): seq2seq models the authors' way (encoder last token for I, decoder last
     state for o, :func:`choicelab.lm.seq2seq.embed_prompt_options`); causal and encoder models embed I and each o
-    as separate texts (:func:`embedder`)."""
+    as separate texts (:func:`choicelab.lm.embed.text_embedder`)."""
     if kind == "seq2seq":
         from choicelab.lm.seq2seq import embed_prompt_options
 
@@ -216,15 +202,18 @@ def option_embedder(model_obj: Any, tokenizer: Any, kind: str, max_length: int =
             return embed_prompt_options(model_obj, tokenizer, pairs, max_length=max_length)
 
         return embed_pairs
-    return separately(embedder(model_obj, tokenizer, kind, max_length))
+    from choicelab.lm.embed import text_embedder
+
+    return separately(text_embedder(model_obj, tokenizer, kind, max_length))
 
 
 def score_embeddings(
     embed: Callable[[Sequence[str]], np.ndarray] | None, items: Sequence[ScoringItem], *, model: str,
     tie_seed: int = 0, embed_pairs: OptionEmbed | None = None,
 ) -> list[ScoreRow]:
-    """Method ``embedding``: cosine(E(I), E(o)) per option; ``embed`` (texts, from :func:`embedder`) embeds I and
-    each o separately, ``embed_pairs`` (from :func:`option_embedder`) takes (I, options) pairs (pass one)."""
+    """Method ``embedding``: cosine(E(I), E(o)) per option; ``embed`` (texts, from
+    :func:`choicelab.lm.embed.text_embedder`) embeds I and each o separately, ``embed_pairs`` (from
+    :func:`option_embedder`) takes (I, options) pairs (pass one)."""
     if (embed is None) == (embed_pairs is None):
         raise ValueError("score_embeddings needs exactly one of embed (texts) or embed_pairs ((prompt, options))")
     pairs = [(string_prompt(item), item.options) for item in items]
@@ -366,13 +355,16 @@ def score_all(
     authors' word-wise masked pseudo-likelihood unless the config names another), sample with
     :func:`choicelab.lm.generate.sample` and embed the authors' way (:func:`option_embedder`).
 
-    ``classify_embed`` codes free generations (e.g. a sentence encoder's :func:`embedder`); default: this model's own
-    embeddings. ``judge`` (an LLM judge, :data:`choicelab.studies.scoring_methods.coder.Judge`) or ``classifier`` (the
+    ``classify_embed`` codes free generations (e.g. a sentence encoder's
+    :func:`choicelab.lm.embed.text_embedder`); default: this model's own embeddings. ``judge`` (an LLM judge,
+    :data:`choicelab.studies.scoring_methods.coder.Judge`) or ``classifier`` (the
     trained coder, :class:`choicelab.studies.scoring_methods.coder.Classifier`) codes them instead."""
+    from choicelab.lm.embed import text_embedder
+
     methods = set(plan.methods)
     if kind not in ("causal", "seq2seq") and methods - {"embedding"}:
         raise ValueError(f"a {kind} model supports only the embedding method, not {sorted(methods - {'embedding'})}")
-    embed = embedder(model_obj, tokenizer, kind)
+    embed = text_embedder(model_obj, tokenizer, kind)
     generate = None
     if kind == "seq2seq":
         from choicelab.lm import seq2seq
@@ -434,6 +426,7 @@ def score_model(
     model's own embeddings; a causal model for "judge", :func:`choicelab.studies.scoring_methods.code_free.load_judge`),
     and run
     :func:`score_all`."""
+    from choicelab.lm.embed import text_embedder
     from choicelab.lm.loading import load_causal, load_encoder_mc, load_seq2seq, read_model_json
 
     kind = read_model_json(model_dir)["kind"]
@@ -454,7 +447,7 @@ def score_model(
         judge = load_judge(coder_dir, device=device, max_batch_tokens=max_batch_tokens)
     elif coder_dir:
         encoder, encoder_tokenizer, _ = load_encoder_mc(coder_dir, seed=seed, device=device)
-        classify_embed = embedder(encoder, encoder_tokenizer, "encoder")
+        classify_embed = text_embedder(encoder, encoder_tokenizer, "encoder")
     return score_all(
         model_obj, tokenizer, items, model=model, kind=kind, plan=plan, classify_embed=classify_embed,
         judge=judge, classifier=classifier, max_batch_tokens=max_batch_tokens, tie_seed=seed,

@@ -243,36 +243,6 @@ def load_classifier(checkpoint_dir: str | Path, *, device: str = "cpu", seed: in
     return fc.Classifier(probabilities, threshold)
 
 
-def leave_one_model_out(hand: pd.DataFrame, root: str | Path, base_dir: str | Path, recipe: CoderRecipe,
-                        work_dir: str | Path, *, device: str = "cpu", reuse: bool = False,
-                        held_out: Sequence[str] | None = None, log: Callable[[str], None] = print) -> pd.DataFrame:
-    """Each hand-coded model's generations coded by a coder trained on the other models' hand codes only (its
-    checkpoint ``work_dir/without_<model>``; with ``reuse`` a finished one is kept): the coded rows of every model
-    (:func:`~choicelab.studies.scoring_methods.code_free.code_free_frame`'s columns) with ``trained_on``. Nothing of
-    the test model is used for training, early stopping or the ``error`` threshold. ``held_out``: only these
-    models' folds (default: every model's)."""
-    from choicelab.studies.scoring_methods.code_free import code_free_frame, item_options
-
-    models = sorted(set(hand["model"]))
-    if len(models) < 2:
-        raise ValueError(f"leave-one-model-out needs hand codes of at least 2 models, got {models}")
-    unknown = sorted(set(held_out or ()) - set(models))
-    if unknown:
-        raise ValueError(f"held_out names models without hand codes: {unknown} (hand-coded: {models})")
-    frames = []
-    for model in held_out or models:
-        train = hand[hand["model"] != model]
-        folder = Path(work_dir) / f"without_{model}"
-        if not (reuse and (folder / CODER_FILE).exists()):
-            train_coder(base_dir, train, item_options(root), folder, recipe, name=f"coder-without-{model}",
-                        hand_root=root, device=device, log=log)
-        classifier = load_classifier(folder, device=device, seed=recipe.seed)
-        coded = code_free_frame(hand[hand["model"] == model].reset_index(drop=True), root, embed=None,
-                                classifier=classifier)
-        frames.append(coded.assign(trained_on="+".join(sorted(set(train["model"])))))
-    return pd.concat(frames, ignore_index=True)
-
-
 ALL_HAND_CODES = "all"
 
 

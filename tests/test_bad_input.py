@@ -159,7 +159,7 @@ def _metrics(tmp_path: Path) -> Path:
                           "item_id": ["q0", "q1"], "predicted_option": 0, "label_option": [0, 1],
                           "correct": [True, False], "top_prob": 0.6, "label_prob": 0.5, "n_options": 4,
                           "random_accuracy": 0.25, "element": "add_subtract", "module": "1.1", "setting": "1",
-                          "domain": "finance", "grade": 3})
+                          "domain": "finance", "grade": 3, "template_id": "add_subtract.p0"})
     path = tmp_path / "q.parquet"
     frame.to_parquet(path)
     return path

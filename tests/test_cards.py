@@ -779,6 +779,21 @@ def test_each_panel_links_a_self_contained_page_of_its_items_with_prompt_scores_
     assert [Path(i["path"]).name for i in sidecar["inputs"]] == [f"{CAUSAL}__0shot.parquet"]
 
 
+def test_an_encoders_items_are_those_of_its_fine_tuned_checkpoints_each_named(tmp_path):
+    """An encoder's card reads the dumps of its checkpoints, whose rows name the checkpoint (bets:
+    ``<model>__<seed>__<stage>``, probes: ``<model> seed <seed>``), and keeps each checkpoint's items apart."""
+    from choicelab.cards.items import read_items
+
+    for study, name in (("bets", f"{ENCODER}__seed1__default"), ("probes", f"{ENCODER} seed 1")):
+        (tmp_path / study / "dumps").mkdir(parents=True)
+        dump = steer_dump(name).assign(study=study)
+        dump.to_parquet(tmp_path / study / "dumps" / f"{ENCODER}__{study}.parquet")
+    items, files = read_items(tmp_path, ("bets", "probes"), ENCODER)
+    assert len(files) == 2 and sorted(items["study"].unique()) == ["bets", "probes"]
+    assert {v.split(" ")[0] for v in items["variant"]} == {"seed1__default", "seed"}
+    assert len(items) == 2 * len(read_items(tmp_path, ("bets",), ENCODER)[0])
+
+
 def probes_dump(model: str, right: int, originals: int = 4) -> pd.DataFrame:
     """A probes logit dump of ``originals`` unprobed items (variant orig) and one probed version each; the model's
     highest score is on the key for the first ``right`` originals."""

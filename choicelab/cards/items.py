@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -38,7 +39,13 @@ def item_rows(dump: pd.DataFrame, model: str) -> pd.DataFrame:
     score and probability, the key (the options marked ``is_label``; none for a probe without a right answer), the
     option the model chose (highest score) and whether it is the key (None where there is no key)."""
     rows = []
-    mine = dump[dump["model"].astype(str) == model]
+    names = dump["model"].astype(str)
+    # the model's own rows and those of its fine-tuned checkpoints (bets: ``<model>__<seed>__<stage>``, probes:
+    # ``<model> seed <seed>``), whose name goes before the variant so that each checkpoint's items stay apart
+    checkpoint = names.str.match(rf"^{re.escape(model)}(__| )")
+    variants = [f"{n[len(model):].strip(' _')} {v}" if c else v
+                for n, v, c in zip(names, dump["variant"].astype(str), checkpoint, strict=True)]
+    mine = dump.assign(variant=variants)[((names == model) | checkpoint).to_numpy()]
     keys = ["study", "benchmark", "variant", "method", "item_id"]
     for key, group in mine.groupby(keys, sort=True, observed=True):
         group = group.sort_values("option_id")

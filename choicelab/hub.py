@@ -180,6 +180,11 @@ def fetch_snapshot(name: str, repo_id: str, revision: str | None) -> tuple[Path,
         ) from exc
 
 
+def snapshot_folder(meta: dict) -> Path:
+    """Where this job's hub cache keeps the snapshot a prepared hub model pins (``hf_id`` at ``commit_sha``)."""
+    return repo_folder(hub_cache_dir(), meta["hf_id"]) / "snapshots" / meta["commit_sha"]
+
+
 def pinned_snapshot(meta: dict) -> Path:
     """The cached snapshot of a prepared hub model (``model.json`` with ``hf_id`` and ``commit_sha``), checked.
 
@@ -187,7 +192,7 @@ def pinned_snapshot(meta: dict) -> Path:
     the check costs no read. A snapshot missing from this job's cache is an error naming the fix.
     """
     cache = hub_cache_dir()
-    folder = repo_folder(cache, meta["hf_id"]) / "snapshots" / meta["commit_sha"]
+    folder = snapshot_folder(meta)
     if not folder.is_dir():
         raise HubModelError(
             f"model {meta['name']!r}: hf:{meta['hf_id']} at commit {meta['commit_sha']} is not in the Hugging Face "

@@ -500,9 +500,9 @@ def _record_holders(folder: Path) -> list[Path]:
 def _weights_location(model: Mapping[str, Any], model_json: Path) -> Path:
     """Where a model record's weight files are: its hub cache snapshot, else its own folder."""
     if model.get("commit_sha") and model.get("hf_id"):
-        from choicelab.hub import hub_cache_dir, repo_folder
+        from choicelab.hub import snapshot_folder
 
-        return repo_folder(hub_cache_dir(), model["hf_id"]) / "snapshots" / model["commit_sha"]
+        return snapshot_folder(model)
     return model_json.parent
 
 

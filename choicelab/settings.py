@@ -23,6 +23,7 @@ import dataclasses
 import types
 import typing
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -35,20 +36,50 @@ class SettingsError(KeyError):
         return str(self.args[0])
 
 
+@dataclass(frozen=True)
+class Engine:
+    """``engine``: how jobs that load a model run."""
+
+    max_batch_tokens: Any  # a number of tokens, or "auto" (choicelab.lm.budget)
+    threads: int
+    retries: int
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """The run-wide keys a job may be given (the top level of the config, beside ``models`` and ``studies``)."""
+
+    seed: int  # every derived seed starts here (choicelab.stats.derived_seed)
+    device: str  # auto, cpu or cuda
+    engine: Engine
+
+
+# The scope of the run-wide settings in the rules' one accessor, ``setting(scope, name)`` (rules/common.smk); any other
+# scope is a study's name.
+RUN = "run"
+
+
+def run_settings(config: Mapping[str, Any]) -> RunSettings:
+    """The run-wide settings of a validated config."""
+    return read(RunSettings, config, "")
+
+
 def read(cls: type[T], section: Mapping[str, Any], key: str) -> T:
     """``cls`` (a settings dataclass) from ``section``, the config section at dotted ``key`` of a validated config
-    (validation filled every default, so a missing key is a config that was not validated: it fails naming it)."""
+    (validation filled every default, so a missing key is a config that was not validated: it fails naming it); ``key``
+    "" is the config's top level."""
     if not isinstance(section, Mapping):
         raise SettingsError(f"config key '{key}' must be a mapping, got {section!r}")
     hints = typing.get_type_hints(cls)
     values = {}
     for field in dataclasses.fields(cls):  # type: ignore[arg-type]
+        dotted = f"{key}.{field.name}" if key else field.name
         if field.name not in section:
             raise SettingsError(
-                f"config key '{key}.{field.name}' is missing: validation against schemas/config.schema.yaml fills "
+                f"config key '{dotted}' is missing: validation against schemas/config.schema.yaml fills "
                 "every optional key, so read the settings of a validated config (the workflow's)"
             )
-        values[field.name] = _convert(section[field.name], hints[field.name], f"{key}.{field.name}")
+        values[field.name] = _convert(section[field.name], hints[field.name], dotted)
     return cls(**values)
 
 

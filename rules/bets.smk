@@ -79,7 +79,7 @@ rule bets_default_stage:
         stage=setting("bets", "default_stage"),
         input_format=setting("bets", "input_format"),
         root=BE_JOBS.root,
-        device=config["device"],
+        device=setting("run", "device"),
     script:
         "../scripts/bets_default_stage.py"
 
@@ -105,7 +105,7 @@ rule bets_task_finetune:
     params:
         stage=setting("bets", "task_stage"),
         input_format=setting("bets", "input_format"),
-        device=config["device"],
+        device=setting("run", "device"),
     script:
         "../scripts/bets_task_finetune.py"
 
@@ -133,8 +133,8 @@ rule bets_score:
         max_length=setting("bets", "task_stage.max_length"),
         input_format=setting("bets", "input_format"),
         train_eval_size=setting("bets", "train_eval_size"),
-        seed=config["seed"],
-        device=config["device"],
+        seed=setting("run", "seed"),
+        device=setting("run", "device"),
     script:
         "../scripts/bets_score.py"
 
@@ -169,6 +169,7 @@ rule bets_static_tables:
     conda:
         "../envs/analysis.yaml"
     params:
+        settings=setting("bets"),
         captions=captions(BE_STATIC),
     script:
         "../scripts/study_artifacts.py"
@@ -193,6 +194,7 @@ rule bets_result_tables:
     conda:
         "../envs/analysis.yaml"
     params:
+        settings=setting("bets"),
         captions=captions(BE_RESULTS),
     script:
         "../scripts/study_artifacts.py"
@@ -214,6 +216,7 @@ rule bets_pvalue_check:
     conda:
         "../envs/analysis.yaml"
     params:
+        settings=setting("bets"),
         captions=captions(BE_PVALUES),
     script:
         "../scripts/study_artifacts.py"
@@ -236,6 +239,7 @@ rule bets_figures:
     conda:
         "../envs/analysis.yaml"
     params:
+        settings=setting("bets"),
         captions=captions(BE_FIGURES),
     script:
         "../scripts/study_artifacts.py"

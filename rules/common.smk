@@ -38,6 +38,26 @@ wildcard_constraints:
     model="[a-z0-9][a-z0-9._-]*?",
 
 
+# -- settings: the one way from the config to a job's params ----------------------------------------------------
+
+
+def study_settings(study):
+    """The typed settings of a study (choicelab.studies.study_settings): the config section after validation
+    filled the schema's defaults -- the one place defaults live."""
+    return choicelab.studies.study_settings(config, study)
+
+
+def setting(scope, name=""):
+    """One setting as a param of a job, the one way settings reach jobs: ``scope`` is a study's name (its section
+    ``studies.<study>``, typed by study_settings) or "run" (the run-wide keys: seed, device, engine;
+    choicelab.settings.RunSettings); dotted ``name`` ("finetune.max_length"; "" = all), JSON-plain
+    (choicelab.settings.field): what the job's script reads and what its provenance record holds.
+    """
+    if scope == choicelab.settings.RUN:
+        return choicelab.settings.field(choicelab.settings.run_settings(config), name)
+    return choicelab.settings.field(study_settings(scope), name)
+
+
 # -- files shipped with the workflow (item lists, templates, paper numbers) ---------------------------------
 
 
@@ -102,8 +122,8 @@ def model_runtime_minutes(wildcards, attempt):
 
 # Each model-loading job declares its threads (torch's pool size, set by choicelab.workflow.log_to;
 # SLURM's --cpus-per-task) and its retries, each attempt with attempt-scaled memory and time.
-MODEL_THREADS = config["engine"]["threads"]
-MODEL_RETRIES = config["engine"]["retries"]
+MODEL_THREADS = setting("run", "engine.threads")
+MODEL_RETRIES = setting("run", "engine.retries")
 
 
 def attempt_times(wildcards, attempt, base):
@@ -154,19 +174,6 @@ def register_artifacts(study, files):
 
 def all_artifact_files():
     return [f for files in ARTIFACT_FILES.values() for f in files]
-
-
-def study_settings(study):
-    """The typed settings of a study (its package's ``settings.from_config``): the config section after validation
-    filled the schema's defaults -- the one place defaults live."""
-    return choicelab.studies.study_settings(config, study)
-
-
-def setting(study, name=""):
-    """One of a study's settings as a param of a job (dotted ``name`` ("finetune.max_length"; "" = all)), JSON-plain
-    (choicelab.settings.field): what the job's script reads and what its provenance record holds.
-    """
-    return choicelab.settings.field(study_settings(study), name)
 
 
 def study_artifacts(study):

@@ -13,6 +13,6 @@ rule prepare_model:
         **model_job_resources(model_runtime_minutes, gpu=0),
     params:
         spec=model_entry_json,
-        seed=config["seed"],
+        seed=setting("run", "seed"),
     script:
         "../scripts/prepare_model.py"

@@ -78,7 +78,7 @@ rule probes_benchmark:
         dev_train_fraction=setting("probes", "dev_train_fraction"),
         heldout_fraction=setting("probes", "heldout_fraction"),
         gate_items=setting("probes", "gate_items"),
-        seed=config["seed"],
+        seed=setting("run", "seed"),
     script:
         "../scripts/probes_benchmark.py"
 
@@ -102,8 +102,8 @@ rule probes_probed:
         cp_n=setting("probes", "cp_n"),
         cp_instances=setting("probes", "cp_instances"),
         cp_sampling=setting("probes", "cp_sampling"),
-        seed=config["seed"],
-        device=config["device"],
+        seed=setting("run", "seed"),
+        device=setting("run", "device"),
     script:
         "../scripts/probes_probed.py"
 
@@ -138,7 +138,7 @@ if PR_JOBS.seeds_share_a_job():
         params:
             finetune=setting("probes", "finetune"),
             seeds=setting("probes", "seeds"),
-            device=config["device"],
+            device=setting("run", "device"),
         script:
             "../scripts/probes_finetune.py"
 
@@ -165,7 +165,7 @@ else:
             **model_job_resources(120),
         params:
             finetune=setting("probes", "finetune"),
-            device=config["device"],
+            device=setting("run", "device"),
         script:
             "../scripts/probes_finetune.py"
 
@@ -196,7 +196,7 @@ if PR_JOBS.seeds_share_a_job():
         params:
             max_length=setting("probes", "finetune.max_length"),
             seeds=setting("probes", "seeds"),
-            device=config["device"],
+            device=setting("run", "device"),
         script:
             "../scripts/probes_score.py"
 
@@ -222,7 +222,7 @@ else:
             **model_job_resources(60),
         params:
             max_length=setting("probes", "finetune.max_length"),
-            device=config["device"],
+            device=setting("run", "device"),
         script:
             "../scripts/probes_score.py"
 
@@ -247,9 +247,9 @@ rule probes_control_score:
         max_length=setting("probes", "finetune.max_length"),
         control_items=setting("probes", "control_items"),
         seq2seq_control_items=setting("probes", "seq2seq_control_items"),
-        max_batch_tokens=config["engine"]["max_batch_tokens"],
-        seed=config["seed"],
-        device=config["device"],
+        max_batch_tokens=setting("run", "engine.max_batch_tokens"),
+        seed=setting("run", "seed"),
+        device=setting("run", "device"),
     script:
         "../scripts/probes_control_score.py"
 
@@ -268,6 +268,7 @@ rule probes_controls:
     conda:
         "../envs/analysis.yaml"
     params:
+        settings=setting("probes"),
         captions=PR_CAPTIONS["probes_controls"],
     script:
         "../scripts/study_artifacts.py"
@@ -324,9 +325,9 @@ rule probes_causal_score:
         **model_job_resources(60),
     params:
         causal_items=setting("probes", "causal_items"),
-        max_batch_tokens=config["engine"]["max_batch_tokens"],
-        seed=config["seed"],
-        device=config["device"],
+        max_batch_tokens=setting("run", "engine.max_batch_tokens"),
+        seed=setting("run", "seed"),
+        device=setting("run", "device"),
     script:
         "../scripts/probes_causal_score.py"
 
@@ -344,6 +345,7 @@ rule probes_robustness:
     conda:
         "../envs/analysis.yaml"
     params:
+        settings=setting("probes"),
         captions=PR_CAPTIONS["probes_robustness"],
     script:
         "../scripts/study_artifacts.py"
@@ -366,7 +368,8 @@ rule probes_tables:
     conda:
         "../envs/analysis.yaml"
     params:
-        seed=config["seed"],
+        settings=setting("probes"),
+        seed=setting("run", "seed"),
         trials=setting("probes", "trials"),
         seeds=setting("probes", "seeds"),
         premise=setting("probes", "premise_dev_accuracy"),
@@ -391,7 +394,7 @@ rule probes_time:
         **model_job_resources(30),
     params:
         max_length=setting("probes", "finetune.max_length"),
-        device=config["device"],
+        device=setting("run", "device"),
     script:
         "../scripts/probes_time.py"
 
@@ -406,6 +409,7 @@ rule probes_timing_table:
     conda:
         "../envs/analysis.yaml"
     params:
+        settings=setting("probes"),
         captions=PR_CAPTIONS["probes_timing_table"],
     script:
         "../scripts/study_artifacts.py"
@@ -422,6 +426,7 @@ rule probes_figures:
     conda:
         "../envs/analysis.yaml"
     params:
+        settings=setting("probes"),
         captions=PR_CAPTIONS["probes_figures"],
     script:
         "../scripts/study_artifacts.py"

@@ -41,7 +41,7 @@ rule rb_scenarios:
         n_dice=setting("revealed_belief", "n_dice"),
         families=setting("revealed_belief", "families"),
         staa_max_outcomes=setting("revealed_belief", "staa_max_outcomes"),
-        seed=config["seed"],
+        seed=setting("run", "seed"),
     script:
         "../scripts/rb_scenarios.py"
 
@@ -63,8 +63,8 @@ rule rb_revealed:
     resources:
         **model_job_resources(60),
     params:
-        max_batch_tokens=config["engine"]["max_batch_tokens"],
-        device=config["device"],
+        max_batch_tokens=setting("run", "engine.max_batch_tokens"),
+        device=setting("run", "device"),
     script:
         "../scripts/rb_revealed.py"
 
@@ -86,8 +86,8 @@ rule rb_stated:
     resources:
         **model_job_resources(60),
     params:
-        max_batch_tokens=config["engine"]["max_batch_tokens"],
-        device=config["device"],
+        max_batch_tokens=setting("run", "engine.max_batch_tokens"),
+        device=setting("run", "device"),
         chat_template=model_chat_template,
     script:
         "../scripts/rb_stated.py"
@@ -128,6 +128,7 @@ rule rb_tables:
     conda:
         "../envs/analysis.yaml"
     params:
+        settings=setting("revealed_belief"),
         models=RB_MODELS,
         roles=RB_ROLES,
         captions=captions(RB_TABLES),
@@ -153,6 +154,7 @@ rule rb_figures:
     conda:
         "../envs/analysis.yaml"
     params:
+        settings=setting("revealed_belief"),
         models=RB_MODELS,
         roles=RB_ROLES,
         faces=setting("revealed_belief", "faces"),

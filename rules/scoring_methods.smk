@@ -120,9 +120,9 @@ rule sm_score:
     params:
         settings=setting("scoring_methods"),
         grid=False,
-        max_batch_tokens=config["engine"]["max_batch_tokens"],
-        seed=config["seed"],
-        device=config["device"],
+        max_batch_tokens=setting("run", "engine.max_batch_tokens"),
+        seed=setting("run", "seed"),
+        device=setting("run", "device"),
     script:
         "../scripts/sm_score.py"
 
@@ -147,9 +147,9 @@ rule sm_grid_score:
     params:
         settings=setting("scoring_methods"),
         grid=True,
-        max_batch_tokens=config["engine"]["max_batch_tokens"],
-        seed=config["seed"],
-        device=config["device"],
+        max_batch_tokens=setting("run", "engine.max_batch_tokens"),
+        seed=setting("run", "seed"),
+        device=setting("run", "device"),
     script:
         "../scripts/sm_score.py"
 
@@ -199,8 +199,8 @@ rule sm_train_coder:
         ),
     params:
         settings=setting("scoring_methods"),
-        seed=config["seed"],
-        device=config["device"],
+        seed=setting("run", "seed"),
+        device=setting("run", "device"),
     script:
         "../scripts/sm_train_coder.py"
 
@@ -228,9 +228,9 @@ rule sm_coder_agreement:
         **model_job_resources(60, gpu=SM_CODER_GPUS),
     params:
         settings=setting("scoring_methods"),
-        max_batch_tokens=config["engine"]["max_batch_tokens"],
-        seed=config["seed"],
-        device=config["device"],
+        max_batch_tokens=setting("run", "engine.max_batch_tokens"),
+        seed=setting("run", "seed"),
+        device=setting("run", "device"),
     script:
         "../scripts/sm_coder_agreement.py"
 
@@ -257,6 +257,7 @@ rule sm_tables:
     conda:
         "../envs/analysis.yaml"
     params:
+        settings=setting("scoring_methods"),
         captions=captions(SM_TABLES),
         model_sources={
             m: config["models"][m]["source"] for m in study_models("scoring_methods")
@@ -284,6 +285,7 @@ rule sm_figures:
     conda:
         "../envs/analysis.yaml"
     params:
+        settings=setting("scoring_methods"),
         captions=captions(SM_FIGURES),
         max_new_tokens=setting("scoring_methods", "max_new_tokens"),
         model_sources={
@@ -318,6 +320,7 @@ rule sm_reanalysis:
     conda:
         "../envs/analysis.yaml"
     params:
+        settings=setting("scoring_methods"),
         captions=captions(SM_REANALYSIS),
     script:
         "../scripts/study_artifacts.py"

@@ -35,7 +35,7 @@ rule steer_benchmark:
         scale=setting("steer", "scale"),
         fewshot_pool=setting("steer", "fewshot_pool"),
         adaptations=setting("steer", "adaptations"),
-        seed=config["seed"],
+        seed=setting("run", "seed"),
     script:
         "../scripts/steer_benchmark.py"
 
@@ -63,9 +63,9 @@ rule steer_score:
     params:
         adaptation_questions=setting("steer", "adaptation_questions"),
         max_new_tokens=setting("steer", "max_new_tokens"),
-        max_batch_tokens=config["engine"]["max_batch_tokens"],
-        seed=config["seed"],
-        device=config["device"],
+        max_batch_tokens=setting("run", "engine.max_batch_tokens"),
+        seed=setting("run", "seed"),
+        device=setting("run", "device"),
         chat_template=ST_PLAN.chat_template,
     script:
         "../scripts/steer_score.py"
@@ -107,6 +107,7 @@ rule steer_tables:
     conda:
         "../envs/analysis.yaml"
     params:
+        settings=setting("steer"),
         models=ST_PLAN.model_entries,
         captions=captions(ST_TABLES),
     script:
@@ -132,6 +133,7 @@ rule steer_figures:
     conda:
         "../envs/analysis.yaml"
     params:
+        settings=setting("steer"),
         captions=captions(ST_FIGURES),
     script:
         "../scripts/study_artifacts.py"
@@ -155,6 +157,7 @@ rule steer_report_cards:
     conda:
         "../envs/analysis.yaml"
     params:
+        settings=setting("steer"),
         models=list(ST_PLAN.models),
         captions=captions(ST_REPORT_CARDS),
     script:

@@ -5,9 +5,9 @@ import pyarrow as pa
 
 from choicelab.io import write_parquet
 from choicelab.provenance import record_json
+from choicelab.studies import settings_of_record
 from choicelab.studies.scoring_methods import code_free
 from choicelab.studies.scoring_methods.human import hand_code_report, hand_free_accuracy, read_hand_coded
-from choicelab.studies.scoring_methods.settings import from_record
 from choicelab.studies.scoring_methods.sources import hand_code_root, source_root
 from choicelab.workflow import job_record, log_to
 
@@ -27,7 +27,7 @@ with log_to(snakemake.log[0]):
     write(snakemake.output.report, report, provenance)
     write(snakemake.output.hand_free, hand_free_accuracy(hand), provenance)
     coded, agreement = code_free.code_hand_codes(
-        hand, source_root(snakemake.input.sources), kind=from_record(p.settings).coder.kind,
+        hand, source_root(snakemake.input.sources), kind=settings_of_record("scoring_methods", p.settings).coder.kind,
         coder_dir=snakemake.input.coder[0] if snakemake.input.coder else None, device=p.device,
         max_batch_tokens=p.max_batch_tokens, seed=int(p.seed), held_out_dirs=list(snakemake.input.held_out_coders),
     )

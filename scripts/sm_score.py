@@ -2,13 +2,13 @@
 
 from choicelab.mc.items import read_items
 from choicelab.provenance import record_json
+from choicelab.studies import settings_of_record
 from choicelab.studies.scoring_methods import grid, items, prompts, score_table, scoring, sources
-from choicelab.studies.scoring_methods.settings import from_record
 from choicelab.workflow import job_record, log_to
 
 with log_to(snakemake.log[0]):
     p, wildcards = snakemake.params, snakemake.wildcards
-    settings = from_record(p.settings)
+    settings = settings_of_record("scoring_methods", p.settings)
     benchmark = wildcards.get("benchmark", grid.OWN_BENCHMARK)
     if benchmark == grid.OWN_BENCHMARK:
         scoring_items = prompts.from_pragmatics(items.load_items(sources.source_root(snakemake.input.item_files)))

@@ -1,16 +1,16 @@
 """Adapter: rule sm_train_coder (the free-generation coder fine-tuned on the authors' hand codes of one fold: all
 hand-coded models, or all but one for that model's held-out agreement)."""
 
+from choicelab.studies import settings_of_record
 from choicelab.studies.scoring_methods.code_free import item_options
 from choicelab.studies.scoring_methods.human import read_hand_coded
-from choicelab.studies.scoring_methods.settings import from_record
 from choicelab.studies.scoring_methods.sources import hand_code_root, source_root
 from choicelab.studies.scoring_methods.trained_coder import fold_hand_codes, train_coder
 from choicelab.workflow import job_record, log_to
 
 with log_to(snakemake.log[0]):
     fold = snakemake.wildcards.fold
-    recipe = from_record(snakemake.params.settings).coder.train
+    recipe = settings_of_record("scoring_methods", snakemake.params.settings).coder.train
     root = hand_code_root(snakemake.input.hand_codes)
     meta = train_coder(
         snakemake.input.base, fold_hand_codes(read_hand_coded(root), fold),

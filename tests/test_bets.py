@@ -12,7 +12,8 @@ import pytest
 import yaml
 
 from choicelab import stats
-from choicelab.studies.bets import evaluation, result_tables, scoring, settings, stages, static_tables, training
+from choicelab.studies import study_settings
+from choicelab.studies.bets import evaluation, result_tables, scoring, stages, static_tables, training
 from choicelab.studies.bets import ground_truths as gt
 from choicelab.studies.bets import items as ib
 from choicelab.studies.bets import metrics as mb
@@ -22,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 TEMPLATES = ib.load_templates()
 LISTS = ib.load_item_lists()
 # The embedded default's bets settings: every template and modality, RQ2 and beliefs from Choice Valuable.
-SETTINGS = settings.from_config(yaml.safe_load((ROOT / "config.yaml").read_text()))
+SETTINGS = study_settings(yaml.safe_load((ROOT / "config.yaml").read_text()), "bets")
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -496,13 +497,13 @@ def test_the_rq3_headline_flags_a_gap_only_when_it_exceeds_its_standard_error():
 def test_settings_read_every_shipped_config_without_restating_a_default():
     for name in ("config.yaml", "configs/smoke.yaml", "configs/paper.yaml"):
         config = yaml.safe_load((ROOT / name).read_text())
-        read = settings.from_config(config)
+        read = study_settings(config, "bets")
         assert read.task_stage.max_length == config["studies"]["bets"]["task_stage"]["max_length"]
         assert read.question_sets() == stages.task_stages(read)
     section = dict(yaml.safe_load((ROOT / "config.yaml").read_text())["studies"]["bets"])
     del section["swap_order"]  # a key validation would have filled: reading it fails instead of guessing
     with pytest.raises(KeyError, match="swap_order"):
-        settings.from_config({"studies": {"bets": section}})
+        study_settings({"studies": {"bets": section}}, "bets")
 
 
 
@@ -512,7 +513,7 @@ def test_a_section_naming_only_its_models_runs_on_the_schemas_defaults():
     smoke = yaml.safe_load((ROOT / "configs/smoke.yaml").read_text())
     config = {"models": smoke["models"], "studies": {"bets": {"models": ["tiny-bert"]}}}
     validate_config(config)
-    read = settings.from_config(config)
+    read = study_settings(config, "bets")
     assert read.default_stage.data == "hellaswag" and read.default_stage.train_size is None
     assert (read.task_stage.batch_size, read.task_stage.max_length, read.task_stage.eval_every_steps) == (32, 64, None)
     assert read.question_sets() == ["value_BE", "value_BV", "value_CE", "value_CV", "bet_coin", "bet_dice", "bet_card"]

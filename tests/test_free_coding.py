@@ -376,7 +376,7 @@ def _settings(coder: dict | None, embedder: str | None = "tiny-bert"):
     import yaml
     from snakemake.utils import validate
 
-    from choicelab.studies.scoring_methods.settings import from_config
+    from choicelab.studies import study_settings
 
     with open("configs/smoke.yaml") as f:
         config = yaml.safe_load(f)
@@ -385,7 +385,7 @@ def _settings(coder: dict | None, embedder: str | None = "tiny-bert"):
         section["coder"] = coder
     config["studies"]["scoring_methods"] = section
     validate(config, "schemas/config.schema.yaml")
-    return from_config(config)
+    return study_settings(config, "scoring_methods")
 
 
 def test_the_coder_is_a_configured_model_an_encoder_by_default_or_a_named_judge():

@@ -470,21 +470,21 @@ def test_a_key_left_out_takes_the_schemas_default_and_nothing_else(tmp_path):
     import yaml
 
     from choicelab.config import validate_config
-    from choicelab.studies.probes.settings import from_config
+    from choicelab.studies import study_settings
 
     smoke = yaml.safe_load((Path(__file__).resolve().parent.parent / "configs" / "smoke.yaml").read_text())
-    settings = from_config(smoke)
+    settings = study_settings(smoke, "probes")
     assert settings.finetune.max_length == 64 and settings.cp_n == (5, 10)
     partial = copy.deepcopy(smoke)
     del partial["studies"]["probes"]["finetune"]["max_length"], partial["studies"]["probes"]["causal_items"]
     with pytest.raises(KeyError, match="studies.probes.causal_items"):
-        from_config(partial)
+        study_settings(partial, "probes")
     validate_config(partial)
-    filled = from_config(partial)
+    filled = study_settings(partial, "probes")
     assert filled.finetune.max_length == 128 and filled.causal_items is None
-    del partial["studies"]["probes"]
-    with pytest.raises(KeyError, match="enabled: false"):
-        from_config(partial)
+    del partial["studies"]["probes"]  # no section: the study switched off, every other key the schema's default
+    off = study_settings(partial, "probes")
+    assert not off.enabled and off.models == () and off.finetune.max_length == 128
 
 
 def test_every_artifact_names_its_builders_arguments_and_the_rules_are_served_by_the_one_adapter():

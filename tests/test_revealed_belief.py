@@ -200,11 +200,11 @@ def test_smoke_dag_produces_every_revealed_belief_artifact(smoke_run):
 REPO = Path(__file__).resolve().parent.parent
 
 
-def test_a_config_without_the_section_is_refused_naming_it():
-    from choicelab.studies.revealed_belief.settings import from_config
+def test_a_config_without_the_section_runs_the_study_switched_off():
+    from choicelab.studies import study_settings
 
-    with pytest.raises(KeyError, match="studies.revealed_belief"):
-        from_config({"studies": {}})
+    off = study_settings({"studies": {}}, "revealed_belief")
+    assert not off.enabled and off.models == ()
 
 
 def _names(artifacts):

@@ -575,13 +575,13 @@ def _section_without_optional_keys() -> dict:
     import yaml
     from snakemake.utils import validate
 
-    from choicelab.studies.scoring_methods.settings import from_config
+    from choicelab.studies import study_settings
 
     with open("configs/smoke.yaml") as f:
         config = yaml.safe_load(f)
     config["studies"]["scoring_methods"] = {"models": ["tiny-llama"]}
     validate(config, "schemas/config.schema.yaml")  # fills the schema's defaults, as the Snakefile does
-    return from_config(config)
+    return study_settings(config, "scoring_methods")
 
 
 def test_a_section_with_only_its_models_runs_the_papers_methods_on_every_item():

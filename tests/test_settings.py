@@ -8,6 +8,7 @@ import copy
 import dataclasses
 import importlib
 import json
+import re
 import typing
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,8 +17,8 @@ import pytest
 import yaml
 
 from choicelab.config import load_schema, validate_config
-from choicelab.settings import SettingsError, field, read
-from choicelab.studies import STUDIES
+from choicelab.settings import SettingsError, field, read, run_settings
+from choicelab.studies import STUDIES, settings_of_record, study_settings
 
 REPO = Path(__file__).resolve().parent.parent
 CONFIGS = ["config.yaml", "configs/smoke.yaml", "configs/paper.yaml"]
@@ -70,13 +71,12 @@ def test_every_optional_key_has_its_default_in_the_schema(study):
 @pytest.mark.parametrize("study", list(STUDIES))
 def test_shipped_configs_read_as_settings_recorded_as_plain_json(study, path):
     config = validated(path)
-    module = importlib.import_module(f"choicelab.studies.{study}.settings")
-    settings = module.from_config(config)
+    settings = study_settings(config, study)
     assert settings.models == tuple(config["studies"][study]["models"])
     record = json.loads(json.dumps(field(settings, "")))  # plain JSON: no repr fallback needed
     assert list(record) == [f.name for f in dataclasses.fields(settings)]
-    if hasattr(module, "from_record"):  # a script that takes the whole settings as a param reads them back
-        assert module.from_record(record) == settings
+    # a script given the whole settings as its `settings` param reads them back
+    assert settings_of_record(study, record) == settings
 
 
 def _required_only(study: str, section: dict) -> dict:
@@ -105,8 +105,8 @@ def test_a_section_with_only_its_required_keys_reads_the_schema_defaults_and_not
     module = importlib.import_module(f"choicelab.studies.{study}.settings")
     expected = read(module.Settings, _schema_defaults(section_schema(study), given), f"studies.{study}")
     if study == "scoring_methods":  # coder.model is resolved against `models:` (the embedder when null)
-        expected = dataclasses.replace(expected, coder=module.from_config(config).coder)
-    assert module.from_config(config) == expected
+        expected = dataclasses.replace(expected, coder=study_settings(config, study).coder)
+    assert study_settings(config, study) == expected
 
 
 @pytest.mark.parametrize("study", list(STUDIES))
@@ -115,7 +115,7 @@ def test_a_key_the_validated_config_lacks_is_named(study):
     last = list(section_schema(study)["properties"])[-1]
     del config["studies"][study][last]
     with pytest.raises(KeyError, match=f"studies.{study}.{last}"):
-        importlib.import_module(f"choicelab.studies.{study}.settings").from_config(config)
+        study_settings(config, study)
 
 
 @dataclass(frozen=True)
@@ -184,8 +184,28 @@ def test_the_rules_take_settings_through_the_one_accessor():
 def test_a_script_reading_its_settings_param_back_gets_the_same_settings(study):
     """bets' stages and evaluation and scoring methods' jobs take (part of) their settings as JSON params and read
     them back with the generic reader: nothing is lost on the way."""
-    settings = importlib.import_module(f"choicelab.studies.{study}.settings").from_config(validated("config.yaml"))
+    settings = study_settings(validated("config.yaml"), study)
     param = json.loads(json.dumps(field(settings, "")))
     assert read(type(settings), param, f"studies.{study}") == settings
     for name, cls in nested(type(settings)).items():
         assert read(cls, json.loads(json.dumps(field(settings, name))), name) == getattr(settings, name)
+
+
+@pytest.mark.parametrize("path", CONFIGS)
+def test_the_run_wide_keys_read_as_typed_settings(path):
+    config = validated(path)
+    run = run_settings(config)
+    assert (run.seed, run.device, run.engine.threads) == (config["seed"], config["device"], config["engine"]["threads"])
+    assert field(run, "engine.max_batch_tokens") == config["engine"]["max_batch_tokens"]
+    del config["seed"]
+    with pytest.raises(SettingsError, match="config key 'seed' is missing"):
+        run_settings(config)
+
+
+def test_rules_give_jobs_their_settings_through_the_one_accessor():
+    """Every job param that is a setting comes from ``setting(scope, name)`` (rules/common.smk): no rules file reads
+    a study section, the seed, the device or the engine from the raw config."""
+    raw = re.compile(r'config\[\s*"(studies|seed|device|engine)"')
+    offending = [f"{path.name}:{n}" for path in sorted((REPO / "rules").glob("*.smk"))
+                 for n, line in enumerate(path.read_text().splitlines(), 1) if raw.search(line)]
+    assert not offending

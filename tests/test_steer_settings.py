@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from choicelab.config import ConfigError, load_schema, validate_config
-from choicelab.studies.steer import settings
+from choicelab.studies import study_settings
 from choicelab.studies.steer.adaptations import EXPLANATION_MODES, MAX_SHOTS, NAME_PATTERN, Adaptation
 
 REPO = Path(__file__).resolve().parent.parent
@@ -25,7 +25,7 @@ def smoke_with(adaptations) -> dict:
 
 
 def test_config_entries_read_as_adaptations_named_as_the_results_are():
-    steer = settings.from_config(smoke_with([{"shots": 0}, {"shots": 3}, {"explain": "separate-hidden"}]))
+    steer = study_settings(smoke_with([{"shots": 0}, {"shots": 3}, {"explain": "separate-hidden"}]), "steer")
     assert steer.adaptations == (Adaptation(shots=0), Adaptation(shots=3), Adaptation(explain="separate-hidden"))
     assert [a.name for a in steer.adaptations] == ["0shot", "3shot", "explain-separate-hidden"]
     assert all(Adaptation.from_name(a.name) == a for a in steer.adaptations)
@@ -44,9 +44,9 @@ def test_every_adaptation_name_matches_the_wildcard_pattern_built_from_the_schem
 
 def test_the_old_string_form_fails_naming_the_key_and_the_entry_to_write():
     with pytest.raises(ConfigError, match=r"studies\.steer\.adaptations\[1\].*'3shot'.*write \{shots: 3\}"):
-        settings.from_config(smoke_with([{"shots": 0}, "3shot"]))
+        study_settings(smoke_with([{"shots": 0}, "3shot"]), "steer")
     with pytest.raises(ConfigError, match=r"adaptations\[0\].*'explain-separate'.*\{explain: separate\}"):
-        settings.from_config(smoke_with(["explain-separate"]))
+        study_settings(smoke_with(["explain-separate"]), "steer")
 
 
 @pytest.mark.parametrize("entry", [{"shots": 7}, {"explain": "later"}, {"shots": 1, "explain": "together"}, {}])
@@ -59,9 +59,9 @@ def test_the_default_is_the_unadapted_run():
     config = copy.deepcopy(yaml.safe_load((REPO / "configs" / "smoke.yaml").read_text()))
     config["studies"]["steer"] = {"models": ["tiny-llama"]}
     validate_config(config)
-    assert settings.from_config(config).adaptations == (Adaptation(shots=0),)
+    assert study_settings(config, "steer").adaptations == (Adaptation(shots=0),)
 
 
 def test_the_scale_gives_the_generators_scale_with_the_config_seed():
-    steer = settings.from_config(smoke_with([{"shots": 0}]))
+    steer = study_settings(smoke_with([{"shots": 0}]), "steer")
     assert steer.scale.benchmark_scale(seed=7).seed == 7

@@ -16,6 +16,9 @@ from collections.abc import Mapping
 from types import ModuleType
 from typing import Any
 
+from choicelab.config import fill_defaults, load_schema
+from choicelab.settings import read
+
 # name -> what it reproduces; the order is the order of the Snakefile's includes and of the manifest.
 STUDIES: dict[str, str] = {
     "revealed_belief": "Revealed vs stated belief of causal LMs (dice, coins, choice, preference)",
@@ -33,20 +36,33 @@ def study_module(name: str) -> ModuleType:
 
 
 def study_settings(config: Mapping[str, Any], name: str) -> Any:
-    """The study's typed settings (``choicelab.studies.<name>.settings.from_config``) from a validated config.
+    """The study's typed settings (its package's ``settings.Settings``) from a validated config: the one reader of a
+    study's section, :func:`choicelab.settings.read`, then the package's ``settings.resolve(settings, config)`` where
+    a setting names something outside the section (scoring methods' coder model, checked against ``models:``).
 
     A config without a section for the study leaves it out: its settings are then those of the study switched off
     (``enabled: false``, no models, every other key the schema's default)."""
     study_module(name)
+    module = importlib.import_module(f"choicelab.studies.{name}.settings")
     if name not in config["studies"]:
         config = {**config, "studies": {**config["studies"], name: switched_off_section(name)}}
-    return importlib.import_module(f"choicelab.studies.{name}.settings").from_config(config)
+    settings = read(module.Settings, config["studies"][name], f"studies.{name}")
+    resolve = getattr(module, "resolve", None)
+    return resolve(settings, config) if resolve else settings
+
+
+def settings_of_record(name: str, record: Mapping[str, Any]) -> Any:
+    """The typed settings a job was given as its ``settings`` param (``choicelab.settings.plain`` of
+    :func:`study_settings`, the rules' ``setting(study)``): what the job's script reads back."""
+    study_module(name)
+    return read(importlib.import_module(f"choicelab.studies.{name}.settings").Settings, record, f"studies.{name}")
 
 
 def switched_off_section(name: str) -> dict[str, Any]:
     """A study's config section with the study off: ``enabled`` false, no models, the schema's defaults elsewhere
-    (a required key without a default -- a probes benchmark list, say -- is empty or None: nothing reads it)."""
-    from choicelab.config import fill_defaults, load_schema
+    (a required key without a default -- a probes benchmark list or learning rate, say -- is the empty value of its
+    type, null where it allows null: nothing reads it, and the typed reader accepts it)."""
+    empty = {"array": [], "number": 0.0, "integer": 0, "string": "", "boolean": False}
 
     def complete(section: dict[str, Any], schema: Mapping[str, Any]) -> dict[str, Any]:
         fill_defaults(section, schema)
@@ -54,7 +70,8 @@ def switched_off_section(name: str) -> dict[str, Any]:
             if key not in section:
                 sub = schema["properties"][key]
                 kind = sub.get("type")
-                section[key] = [] if kind == "array" else complete({}, sub) if kind == "object" else None
+                section[key] = (complete({}, sub) if kind == "object" else None if not isinstance(kind, str)
+                                else empty[kind])
         return section
 
     return complete({"enabled": False, "models": []}, load_schema()["properties"]["studies"]["properties"][name])

@@ -1,16 +1,13 @@
 """The typed settings of the bets study: ``studies.bets`` of the config, after validation filled the schema's defaults.
 
-The schema (``schemas/config.schema.yaml``) is the only place defaults live; :func:`from_config` reads every key with
-the generic reader and restates none (a key missing here is a config that was not validated).
+The schema (``schemas/config.schema.yaml``) is the only place defaults live; :func:`choicelab.studies.study_settings`
+reads every key with the generic reader and restates none (a key missing here is a config that was not validated).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
-from choicelab.settings import read
 from choicelab.studies.bets import question_set_names
 
 
@@ -67,9 +64,3 @@ class Settings:
     def question_sets(self) -> list[str]:
         """The value question sets (one per template) and the bet question sets (one per modality)."""
         return question_set_names(self.templates, self.modalities)
-
-
-def from_config(config: Mapping[str, Any]) -> Settings:
-    """The bets settings of a validated config (``config["studies"]["bets"]``), read by
-    :func:`choicelab.settings.read`."""
-    return read(Settings, config["studies"]["bets"], "studies.bets")

@@ -3,13 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
-
-from choicelab.settings import read
-
-SECTION = "probes"
 
 
 @dataclass(frozen=True)
@@ -58,12 +52,3 @@ class Settings:
     gate_items: int | None
     premise_dev_accuracy: float | None
     finetune: Finetune
-
-
-def from_config(config: Mapping[str, Any]) -> Settings:
-    """The settings of a validated config; a config without a ``studies.probes`` section is refused (write the
-    section with ``enabled: false`` to leave the study out)."""
-    studies = config["studies"]
-    if SECTION not in studies:
-        raise KeyError(f"config key 'studies.{SECTION}' is missing; write it (enabled: false leaves the study out)")
-    return read(Settings, studies[SECTION], f"studies.{SECTION}")

@@ -84,14 +84,8 @@ def _coder(s: Mapping[str, Any], models: Mapping[str, Any]) -> Coder:
     return Coder(kind, resolved, read(CoderRecipe, s["coder"]["train"], f"studies.{SECTION}.coder.train"))
 
 
-def from_config(config: Mapping[str, Any]) -> Settings:
-    """The study's settings from a validated config (every key present: validation filled the defaults), read by
-    :func:`choicelab.settings.read`; ``coder.model`` is resolved (see :func:`_coder`)."""
+def resolve(settings: Settings, config: Mapping[str, Any]) -> Settings:
+    """``settings`` with ``coder.model`` resolved and checked against ``models:`` (see :func:`_coder`); called by
+    :func:`choicelab.studies.study_settings` after the generic reader."""
     section = config["studies"][SECTION]
-    settings = read(Settings, section, f"studies.{SECTION}")
     return dataclasses.replace(settings, coder=_coder(section, config.get("models", {})))
-
-
-def from_record(record: Mapping[str, Any]) -> Settings:
-    """The settings a rule passed as its ``settings`` param (``choicelab.settings.plain`` of them, coder resolved)."""
-    return read(Settings, record, f"studies.{SECTION}")

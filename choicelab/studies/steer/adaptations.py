@@ -51,9 +51,9 @@ class Adaptation:
         """``"3shot"`` or ``"explain-separate"``: the adaptation in file names, wildcards, dumps and prompt records."""
         return f"{self.shots}shot" if self.explain == NO_EXPLANATION else f"explain-{self.explain}"
 
-    def record(self) -> str:
-        """The adaptation in rule params and provenance records: its name."""
-        return self.name
+    def record(self) -> dict[str, Any]:
+        """The adaptation in rule params and provenance records: its config form, which reads back the same."""
+        return self.config()
 
     def config(self) -> dict[str, Any]:
         """The adaptation as written in a config."""
@@ -101,8 +101,14 @@ def _flow(entry: Mapping[str, Any]) -> str:
 
 
 def names(adaptations: Any) -> tuple[str, ...]:
-    """The names of ``adaptations`` (Adaptation objects or names already)."""
-    return tuple(a.name if isinstance(a, Adaptation) else Adaptation.from_name(a).name for a in adaptations)
+    """The names of ``adaptations``: Adaptation objects, their config or record form (``{shots: 3}``: a rule's
+    ``adaptations`` param) or names already."""
+    def one(a: Any) -> Adaptation:
+        if isinstance(a, Adaptation):
+            return a
+        return Adaptation.from_setting(a, "adaptations") if isinstance(a, Mapping) else Adaptation.from_name(a)
+
+    return tuple(one(a).name for a in adaptations)
 
 
 def of_label(label: Any) -> Adaptation:

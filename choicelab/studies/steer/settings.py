@@ -1,22 +1,20 @@
 """The typed settings of STEER: the config section ``studies.steer`` after validation filled the schema's defaults.
 
-``schemas/config.schema.yaml`` is the only place a default lives; :func:`from_config` reads every key with the generic
-reader :func:`choicelab.settings.read` (a key the validated config lacks is a bug, and fails there naming it).
+``schemas/config.schema.yaml`` is the only place a default lives; :func:`choicelab.studies.study_settings` reads every
+key with the generic reader :func:`choicelab.settings.read` (a key the validated config lacks is a bug, and fails
+there naming it).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from choicelab.settings import read
 from choicelab.studies.steer.adaptations import Adaptation
 
 if TYPE_CHECKING:
     from choicelab.studies.steer.items.base import BenchmarkScale
 
-SECTION = "steer"
 
 
 @dataclass(frozen=True)
@@ -60,8 +58,3 @@ def check_scale_ids(scale: Scale, taxonomy: Any) -> None:
         if bad:
             raise ValueError(f"studies.steer.scale.{key} names unknown STEER {key} {bad}; known: "
                              f"{sorted(known[key])} (data/steer/taxonomy.yaml)")
-
-
-def from_config(config: Mapping[str, Any]) -> Settings:
-    """The settings of ``config["studies"]["steer"]`` (a validated config: every key present)."""
-    return read(Settings, config["studies"][SECTION], f"studies.{SECTION}")

@@ -180,3 +180,26 @@ def test_a_defect_keeps_its_traceback(tmp_path):
     with pytest.raises(ZeroDivisionError), log_to(str(tmp_path / "job.log")):
         _ = 1 / 0
     assert "Traceback" in (tmp_path / "job.log").read_text()
+
+
+def test_scoring_an_encoder_without_a_trained_head_is_refused_not_seeded(tmp_path):
+    """A checkpoint to score is loaded with seed=None: an encoder without a multiple-choice head is refused naming the
+    folder, where a seed would have drawn a random head and scored it silently."""
+    import json
+
+    from transformers import AutoModel
+
+    from choicelab.io import sha256_file
+    from choicelab.lm.loading import load_encoder_mc
+    from choicelab.lm.prepare import prepare_model
+
+    model_dir = tmp_path / "models" / "tiny-bert"
+    prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert"}, model_dir, seed=0)
+    load_encoder_mc(model_dir, seed=None, device="cpu")  # a model with its head scores as it is
+    AutoModel.from_pretrained(str(model_dir)).save_pretrained(model_dir)  # the bare encoder, its head dropped
+    meta = json.loads((model_dir / "model.json").read_text())
+    meta["weights_files"] = {name: sha256_file(model_dir / name) for name in meta["weights_files"]}
+    (model_dir / "model.json").write_text(json.dumps(meta))
+    with pytest.raises(ValueError, match=f"{model_dir} has no multiple-choice head"):
+        load_encoder_mc(model_dir, seed=None, device="cpu")
+    load_encoder_mc(model_dir, seed=0, device="cpu")  # fine-tuning starts from a seeded head

@@ -157,9 +157,11 @@ def load_causal(
 
 
 def load_encoder_mc(
-    model_dir: str | Path, *, seed: int, device: str = "auto"
+    model_dir: str | Path, *, seed: int | None, device: str = "auto"
 ) -> tuple[PreTrainedModel, PreTrainedTokenizerBase, dict[str, Any]]:
-    """An AutoModelForMultipleChoice from an encoder dir; a missing head is initialised from ``seed``.
+    """An AutoModelForMultipleChoice from an encoder dir. ``seed``: a missing head is initialised from it (a base
+    encoder about to be fine-tuned); None: the head must be in the weights (a fine-tuned checkpoint to score), else
+    this raises naming the folder and the missing weights.
 
     DeBERTa v1 (``microsoft/deberta-base``) gets :class:`choicelab.lm.deberta_mc.DebertaForMultipleChoice`.
     """
@@ -168,9 +170,17 @@ def load_encoder_mc(
         raise ValueError(
             f"model {meta['name']!r} is a {meta['kind']} model; multiple-choice fine-tuning needs an encoder"
         )
-    torch.manual_seed(seed)
+    if seed is not None:
+        torch.manual_seed(seed)
     folder = weights_folder(model_dir, meta)
-    model = AutoModelForMultipleChoice.from_pretrained(str(folder), dtype=torch_dtype(meta))
+    model, info = AutoModelForMultipleChoice.from_pretrained(
+        str(folder), dtype=torch_dtype(meta), output_loading_info=True
+    )
+    if seed is None and info["missing_keys"]:
+        raise ValueError(
+            f"{model_dir} has no multiple-choice head (missing {sorted(info['missing_keys'])}): score a fine-tuned "
+            "checkpoint, or give a seed to initialise a head for fine-tuning"
+        )
     model = model.to(resolve_device(device))
     model.eval()
     return track(model, meta["name"]), load_tokenizer(model_dir), meta

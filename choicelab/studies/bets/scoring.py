@@ -44,7 +44,7 @@ def score_checkpoint(
     from choicelab.mc.scoring import score_encoder
 
     fmt = require_input_format(checkpoint_dir, configured_format, purpose="bets scoring")
-    model, tokenizer, _ = load_encoder_mc(checkpoint_dir, seed=0, device=device)
+    model, tokenizer, _ = load_encoder_mc(checkpoint_dir, seed=None, device=device)
     rows: list[Any] = []
     for items in benchmarks:
         scored = scored_questions(items, train_eval_size, seed)

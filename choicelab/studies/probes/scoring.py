@@ -120,7 +120,7 @@ def time_choice_paralysis(checkpoint: str, probed: Sequence[MCItem], *, benchmar
     from choicelab.mc.scoring import score_encoder
     from choicelab.studies.probes.items import choice_paralysis_groups
 
-    model_obj, tokenizer, _ = load_encoder_mc(checkpoint, seed=0, device=device)
+    model_obj, tokenizer, _ = load_encoder_mc(checkpoint, seed=None, device=device)
     rows = []
     for n, items in choice_paralysis_groups(probed).items():
         score_encoder(model_obj, tokenizer, items[:2], study="probes", model="warmup")  # first-call overheads

@@ -269,6 +269,12 @@ def chosen_benchmarks(available: list[str], chosen: list[str] | None, key: str) 
 
 
 DOWNLOADS = "results/downloads"  # where the download rules write public datasets
+MODELS = "results/models"  # where rule prepare_model writes each configured model (its folder: model_dir)
+
+
+def model_dir(name: str) -> str:
+    """The folder of configured model ``name``: its model.json, and its weights unless a hub cache holds them."""
+    return f"{MODELS}/{name}"
 
 
 DATA_MIRROR_ENV = "CHOICELAB_DATA_MIRROR"  # the data mirror of commands run outside the workflow

@@ -4,23 +4,12 @@
 # Settings: choicelab.studies.bets.settings (studies.bets, defaults in the schema); tables and figures:
 # choicelab.studies.bets.artifacts.ARTIFACTS.
 
-from choicelab.artifacts import captions, of_rule
 from choicelab.studies.bets import RESULTS as BE
-from choicelab.studies.bets import artifacts as be_artifacts
-from choicelab.studies.bets import jobs as be_jobs
 
 BE_QSET = "value_(BE|BV|CE|CV)|bet_(coin|dice|card)"
-# The input functions and params of the jobs below (methods taking the wildcards). Names of this file are
-# global to the workflow: all of them start with be_/BE_.
-BE_JOBS = be_jobs.Jobs.from_config(config, models=study_models("bets"))
-BE_STATIC = of_rule(be_artifacts.ARTIFACTS, "bets_static_tables")
-BE_RESULTS = of_rule(be_artifacts.ARTIFACTS, "bets_result_tables")
-BE_PVALUES = of_rule(be_artifacts.ARTIFACTS, "bets_pvalue_check")
-BE_FIGURES = of_rule(be_artifacts.ARTIFACTS, "bets_figures")
-
-register_artifacts(
-    "bets", be_artifacts.artifact_files(enabled=bool(study_models("bets")))
-)
+# The input functions and params of the jobs below (choicelab.studies.bets.jobs.Jobs, methods taking the wildcards).
+BE_JOBS = study_jobs("bets")
+register_artifacts("bets", BE_JOBS.artifact_files())
 
 
 rule download_swag:
@@ -163,14 +152,14 @@ rule bets_static_tables:
         item_lists=repo_file("data/bets/items.yaml"),
         templates=repo_file("data/bets/templates.yaml"),
     output:
-        study_outputs("bets", BE_STATIC, "../report/bets_table.rst", "bets", "table"),
+        artifact_outputs(BE_JOBS, "bets_static_tables"),
     log:
         "results/logs/bets/static_tables.log",
     conda:
         "../envs/analysis.yaml"
     params:
         settings=setting("bets"),
-        captions=captions(BE_STATIC),
+        captions=BE_JOBS.captions("bets_static_tables"),
     script:
         "../scripts/study_artifacts.py"
 
@@ -182,20 +171,14 @@ rule bets_result_tables:
         checkpoints=BE_JOBS.checkpoints,
         paper=repo_file("data/bets/paper/paper_numbers.csv"),
     output:
-        study_outputs(
-            "bets",
-            BE_RESULTS,
-            "../report/bets_table.rst",
-            "bets",
-            "table",
-        ),
+        artifact_outputs(BE_JOBS, "bets_result_tables"),
     log:
         "results/logs/bets/result_tables.log",
     conda:
         "../envs/analysis.yaml"
     params:
         settings=setting("bets"),
-        captions=captions(BE_RESULTS),
+        captions=BE_JOBS.captions("bets_result_tables"),
     script:
         "../scripts/study_artifacts.py"
 
@@ -204,20 +187,14 @@ rule bets_pvalue_check:
     input:
         paper=repo_file("data/bets/paper/paper_numbers.csv"),
     output:
-        study_outputs(
-            "bets",
-            BE_PVALUES,
-            "../report/bets_table.rst",
-            "bets",
-            "table",
-        ),
+        artifact_outputs(BE_JOBS, "bets_pvalue_check"),
     log:
         "results/logs/bets/table_pvalue_check.log",
     conda:
         "../envs/analysis.yaml"
     params:
         settings=setting("bets"),
-        captions=captions(BE_PVALUES),
+        captions=BE_JOBS.captions("bets_pvalue_check"),
     script:
         "../scripts/study_artifacts.py"
 
@@ -227,19 +204,13 @@ rule bets_figures:
         evaluations=f"{BE}/metrics/evaluations.parquet",
         checkpoints=BE_JOBS.checkpoints,
     output:
-        study_outputs(
-            "bets",
-            BE_FIGURES,
-            "../report/bets_figure.rst",
-            "bets",
-            "figure",
-        ),
+        artifact_outputs(BE_JOBS, "bets_figures"),
     log:
         "results/logs/bets/figures.log",
     conda:
         "../envs/analysis.yaml"
     params:
         settings=setting("bets"),
-        captions=captions(BE_FIGURES),
+        captions=BE_JOBS.captions("bets_figures"),
     script:
         "../scripts/study_artifacts.py"

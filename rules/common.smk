@@ -79,7 +79,7 @@ def data_root():
 
 
 def model_dir(name):
-    return f"results/models/{name}"
+    return choicelab.config.model_dir(name)
 
 
 def wildcard_model_dir(wildcards):
@@ -179,6 +179,21 @@ def all_artifact_files():
 def study_artifacts(study):
     """The rows of a study's ARTIFACTS table (choicelab.studies.<study>.artifacts)."""
     return choicelab.studies.study_artifacts(study)
+
+
+def study_jobs(study):
+    """The plan of a study's jobs under this config (choicelab.studies.study_jobs: its package's jobs.Jobs): what
+    the study's rules file binds as input functions, params and targets."""
+    return choicelab.studies.study_jobs(config, study, workflow.basedir)
+
+
+def artifact_outputs(jobs, rule):
+    """The outputs of one of a study's artifact rules (``jobs``: its study_jobs): the files of the artifacts
+    ``rule`` writes and their sidecars, each shown in the report captioned by report/<study>.rst.
+    """
+    return study_outputs(
+        jobs.study, jobs.artifacts(rule), f"../report/{jobs.study}.rst", jobs.study
+    )
 
 
 def study_outputs(study, artifacts, caption, category, label="artifact"):

@@ -2,43 +2,15 @@
 # probes -> logit dumps -> Tables 1-2, the in-text tables, Figs 3-6 and the comparison with the paper.
 # Settings: choicelab.studies.probes.settings (studies.probes, defaults in the schema); tables and figures:
 # choicelab.studies.probes.artifacts.ARTIFACTS; input functions and params: choicelab.studies.probes.jobs.Jobs.
-#
-# Names other rule files may use (all names of this file start with pr_/PR_): PR (the study's results folder),
-# PR_SETTINGS (its typed settings; those of the study switched off without a studies.probes section;
-# PR_SETTINGS.benchmarks are the commonsense benchmarks whose dev items it writes to f"{PR}/benchmarks/{benchmark}.dev.parquet") and PR_MODELS
-# (its fine-tuned encoders; empty when the study is off).
 
-from choicelab.artifacts import captions, of_rule
 from choicelab.studies.probes import RESULTS as PR
-from choicelab.studies.probes import artifacts as pr_artifacts
-from choicelab.studies.probes import jobs as pr_jobs
 
-PR_MODELS = study_models("probes")
-PR_JOBS = pr_jobs.Jobs.from_config(
-    config,
-    models=PR_MODELS,
-    mc_benchmarks=MC_BENCHMARKS,
-    model_dir=model_dir,
-)
-PR_SETTINGS = PR_JOBS.settings
-# Each artifact-writing rule's outputs (files and provenance sidecars) and report captions, from ARTIFACTS.
-PR_OUTPUTS = {
-    job: study_outputs(
-        "probes",
-        of_rule(pr_artifacts.ARTIFACTS, job),
-        "../report/probes.rst",
-        "probes",
-    )
-    for job in pr_artifacts.RULES
-}
-PR_CAPTIONS = {
-    job: captions(of_rule(pr_artifacts.ARTIFACTS, job)) for job in pr_artifacts.RULES
-}
-
+# The input functions and params of the jobs below (choicelab.studies.probes.jobs.Jobs, methods taking the
+# wildcards; PR_JOBS.models: the fine-tuned encoders, none when the study is off).
+PR_JOBS = study_jobs("probes")
 # An enabled study with no model fails here; with causal LMs only (models: []) it builds the robustness matrix alone.
 PR_JOBS.check_models()
 register_artifacts("probes", PR_JOBS.artifact_files())
-
 # A causal-benchmark selection naming a benchmark this config does not build fails here, before any job runs.
 PR_JOBS.causal_benchmarks()
 
@@ -123,7 +95,7 @@ if PR_JOBS.seeds_share_a_job():
         output:
             [
                 directory(f"{PR}/checkpoints/{{model}}__{{benchmark}}__seed{seed}")
-                for seed in PR_SETTINGS.seeds
+                for seed in PR_JOBS.settings.seeds
             ],
         log:
             "results/logs/probes/finetune_{model}__{benchmark}.log",
@@ -134,7 +106,7 @@ if PR_JOBS.seeds_share_a_job():
             "../envs/models.yaml"
         threads: MODEL_THREADS
         resources:
-            **model_job_resources(60 * len(PR_SETTINGS.seeds)),
+            **model_job_resources(60 * len(PR_JOBS.settings.seeds)),
         params:
             finetune=setting("probes", "finetune"),
             seeds=setting("probes", "seeds"),
@@ -181,7 +153,7 @@ if PR_JOBS.seeds_share_a_job():
         output:
             [
                 f"{PR}/dumps/{{model}}__{{benchmark}}__seed{seed}.parquet"
-                for seed in PR_SETTINGS.seeds
+                for seed in PR_JOBS.settings.seeds
             ],
         log:
             "results/logs/probes/score_{model}__{benchmark}.log",
@@ -192,7 +164,7 @@ if PR_JOBS.seeds_share_a_job():
             "../envs/models.yaml"
         threads: MODEL_THREADS
         resources:
-            **model_job_resources(30 * len(PR_SETTINGS.seeds)),
+            **model_job_resources(30 * len(PR_JOBS.settings.seeds)),
         params:
             max_length=setting("probes", "finetune.max_length"),
             seeds=setting("probes", "seeds"),
@@ -262,14 +234,14 @@ rule probes_controls:
         checkpoints=PR_JOBS.checkpoints,
         paper=repo_file("data/probes/paper/controls.csv"),
     output:
-        PR_OUTPUTS["probes_controls"],
+        artifact_outputs(PR_JOBS, "probes_controls"),
     log:
         "results/logs/probes/table_controls.log",
     conda:
         "../envs/analysis.yaml"
     params:
         settings=setting("probes"),
-        captions=PR_CAPTIONS["probes_controls"],
+        captions=PR_JOBS.captions("probes_controls"),
     script:
         "../scripts/study_artifacts.py"
 
@@ -339,14 +311,14 @@ rule probes_robustness:
         probed=PR_JOBS.all_probed,
         checkpoints=PR_JOBS.checkpoints,
     output:
-        PR_OUTPUTS["probes_robustness"],
+        artifact_outputs(PR_JOBS, "probes_robustness"),
     log:
         "results/logs/probes/robustness_matrix.log",
     conda:
         "../envs/analysis.yaml"
     params:
         settings=setting("probes"),
-        captions=PR_CAPTIONS["probes_robustness"],
+        captions=PR_JOBS.captions("probes_robustness"),
     script:
         "../scripts/study_artifacts.py"
 
@@ -362,7 +334,7 @@ rule probes_tables:
         paper1=repo_file("data/probes/paper/table1.csv"),
         paper2=repo_file("data/probes/paper/table2.csv"),
     output:
-        PR_OUTPUTS["probes_tables"],
+        artifact_outputs(PR_JOBS, "probes_tables"),
     log:
         "results/logs/probes/tables.log",
     conda:
@@ -373,7 +345,7 @@ rule probes_tables:
         trials=setting("probes", "trials"),
         seeds=setting("probes", "seeds"),
         premise=setting("probes", "premise_dev_accuracy"),
-        captions=PR_CAPTIONS["probes_tables"],
+        captions=PR_JOBS.captions("probes_tables"),
     script:
         "../scripts/study_artifacts.py"
 
@@ -403,14 +375,14 @@ rule probes_timing_table:
     input:
         timings=PR_JOBS.timings,
     output:
-        PR_OUTPUTS["probes_timing_table"],
+        artifact_outputs(PR_JOBS, "probes_timing_table"),
     log:
         "results/logs/probes/table_timing.log",
     conda:
         "../envs/analysis.yaml"
     params:
         settings=setting("probes"),
-        captions=PR_CAPTIONS["probes_timing_table"],
+        captions=PR_JOBS.captions("probes_timing_table"),
     script:
         "../scripts/study_artifacts.py"
 
@@ -420,13 +392,13 @@ rule probes_figures:
         confidences=f"{PR}/metrics/confidences.parquet",
         checkpoints=PR_JOBS.checkpoints,
     output:
-        PR_OUTPUTS["probes_figures"],
+        artifact_outputs(PR_JOBS, "probes_figures"),
     log:
         "results/logs/probes/figures.log",
     conda:
         "../envs/analysis.yaml"
     params:
         settings=setting("probes"),
-        captions=PR_CAPTIONS["probes_figures"],
+        captions=PR_JOBS.captions("probes_figures"),
     script:
         "../scripts/study_artifacts.py"

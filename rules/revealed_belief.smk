@@ -2,30 +2,13 @@
 # tables B.1.1-B.3.4, C.1-C.3, D.1-D.3, E.1-E.3, Figs 2-6 and the comparison with the paper. The tables and figures
 # (paper reference, caption, builder): choicelab/studies/revealed_belief/artifacts.py.
 
-from choicelab.artifacts import captions, of_rule, study_files
-from choicelab.studies.revealed_belief import artifacts as rb_artifacts
+from choicelab.studies.revealed_belief import RESULTS as RB
+from choicelab.studies.revealed_belief.jobs import PAPER as RB_PAPER
 
-RB = "results/revealed_belief"
-# the study switched off without a section
-RB_SETTINGS = study_settings("revealed_belief")
-RB_MODELS = study_models("revealed_belief")
-# base or instruct: RevB tables put a model in the base or the instruct block; StaA is asked of instruct models
-# (role is optional: "" = no block)
-RB_ROLES = {m: config["models"][m].get("role", "") for m in RB_MODELS}
-RB_ARTIFACTS = rb_artifacts.written(RB_MODELS, RB_ROLES, RB_SETTINGS.families)
-RB_TABLES = of_rule(RB_ARTIFACTS, "rb_tables")
-RB_FIGURES = of_rule(RB_ARTIFACTS, "rb_figures")
-RB_PAPER = "data/revealed_belief/paper/llama3_70b_chebyshev.csv"
-# RevB of every model; StaA of the instruct models
-RB_REVEALED_DUMPS = expand(f"{RB}/dumps/{{model}}.revealed.parquet", model=RB_MODELS)
-RB_STATED_DUMPS = expand(
-    f"{RB}/dumps/{{model}}.stated.parquet",
-    model=[m for m in RB_MODELS if RB_ROLES[m] == "instruct"],
-)
-
-register_artifacts(
-    "revealed_belief", study_files("revealed_belief", [*RB_TABLES, *RB_FIGURES])
-)
+# The inputs and params of the jobs below (choicelab.studies.revealed_belief.jobs.Jobs; RB_JOBS.roles: each model's
+# block, base or instruct).
+RB_JOBS = study_jobs("revealed_belief")
+register_artifacts("revealed_belief", RB_JOBS.artifact_files())
 
 
 rule rb_scenarios:
@@ -97,8 +80,8 @@ rule rb_metrics:
     input:
         scenarios=f"{RB}/scenarios.parquet",
         questions=f"{RB}/stated_questions.parquet",
-        revealed=RB_REVEALED_DUMPS,
-        stated=RB_STATED_DUMPS,
+        revealed=RB_JOBS.revealed_dumps,
+        stated=RB_JOBS.stated_dumps,
     output:
         f"{RB}/metrics/distances.parquet",
     log:
@@ -117,21 +100,16 @@ rule rb_tables:
         scenarios=f"{RB}/scenarios.parquet",
         paper=repo_file(RB_PAPER),
     output:
-        study_outputs(
-            "revealed_belief",
-            RB_TABLES,
-            caption="../report/revealed_belief.rst",
-            category="revealed_belief",
-        ),
+        artifact_outputs(RB_JOBS, "rb_tables"),
     log:
         "results/logs/revealed_belief/tables.log",
     conda:
         "../envs/analysis.yaml"
     params:
         settings=setting("revealed_belief"),
-        models=RB_MODELS,
-        roles=RB_ROLES,
-        captions=captions(RB_TABLES),
+        models=list(RB_JOBS.models),
+        roles=dict(RB_JOBS.roles),
+        captions=RB_JOBS.captions("rb_tables"),
     script:
         "../scripts/study_artifacts.py"
 
@@ -140,24 +118,19 @@ rule rb_figures:
     input:
         metrics=f"{RB}/metrics/distances.parquet",
         scenarios=f"{RB}/scenarios.parquet",
-        revealed=RB_REVEALED_DUMPS,
+        revealed=RB_JOBS.revealed_dumps,
         paper=repo_file(RB_PAPER),
     output:
-        study_outputs(
-            "revealed_belief",
-            RB_FIGURES,
-            caption="../report/revealed_belief.rst",
-            category="revealed_belief",
-        ),
+        artifact_outputs(RB_JOBS, "rb_figures"),
     log:
         "results/logs/revealed_belief/figures.log",
     conda:
         "../envs/analysis.yaml"
     params:
         settings=setting("revealed_belief"),
-        models=RB_MODELS,
-        roles=RB_ROLES,
+        models=list(RB_JOBS.models),
+        roles=dict(RB_JOBS.roles),
         faces=setting("revealed_belief", "faces"),
-        captions=captions(RB_FIGURES),
+        captions=RB_JOBS.captions("rb_figures"),
     script:
         "../scripts/study_artifacts.py"

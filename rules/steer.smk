@@ -2,20 +2,14 @@
 # the per-question frame -> Table 3, metric tables, report cards (figures and every rubric), Figs 4-5, 7-22.
 # Outputs, ids and captions come from choicelab.studies.steer.artifacts; settings from studies.steer (typed).
 
-from choicelab.artifacts import captions, of_rule
 from choicelab.studies.steer import RESULTS as ST
-from choicelab.studies.steer.artifacts import ARTIFACTS as ST_ARTIFACTS
 from choicelab.studies.steer.adaptations import NAME_PATTERN as ADAPTATION_NAMES
-from choicelab.studies.steer.jobs import Plan
+from choicelab.studies.steer.jobs import DATA as ST_DATA
 
-ST_DATA = "data/steer"
-ST_PLAN = Plan.of(config, study_models("steer"), repo_file(ST_DATA))
-ST_TABLES = of_rule(ST_ARTIFACTS, "steer_tables")
-ST_FIGURES = of_rule(ST_ARTIFACTS, "steer_figures")
-ST_REPORT_CARDS = ST_PLAN.report_cards()
-
-
-register_artifacts("steer", ST_PLAN.artifact_files())
+# The inputs and params of the jobs below (choicelab.studies.steer.jobs.Jobs); a scale or shipped rubric naming
+# something the taxonomy lacks fails here, before any job runs.
+ST_JOBS = study_jobs("steer")
+register_artifacts("steer", ST_JOBS.artifact_files())
 
 
 rule steer_benchmark:
@@ -66,15 +60,15 @@ rule steer_score:
         max_batch_tokens=setting("run", "engine.max_batch_tokens"),
         seed=setting("run", "seed"),
         device=setting("run", "device"),
-        chat_template=ST_PLAN.chat_template,
+        chat_template=ST_JOBS.chat_template,
     script:
         "../scripts/steer_score.py"
 
 
 rule steer_questions:
     input:
-        dumps=ST_PLAN.dumps,
-        prompts=ST_PLAN.prompts,
+        dumps=ST_JOBS.dumps,
+        prompts=ST_JOBS.prompts,
         benchmark=f"{ST}/benchmark.parquet",
     output:
         f"{ST}/metrics/questions.parquet",
@@ -96,20 +90,15 @@ rule steer_tables:
         paper_quotes=repo_file(f"{ST_DATA}/paper/element_quotes.csv"),
         paper_bias_src=repo_file(f"{ST_DATA}/paper/cognitive_bias_src.csv"),
     output:
-        study_outputs(
-            "steer",
-            ST_TABLES,
-            caption="../report/steer.rst",
-            category="steer",
-        ),
+        artifact_outputs(ST_JOBS, "steer_tables"),
     log:
         "results/logs/steer/tables.log",
     conda:
         "../envs/analysis.yaml"
     params:
         settings=setting("steer"),
-        models=ST_PLAN.model_entries,
-        captions=captions(ST_TABLES),
+        models=ST_JOBS.model_entries,
+        captions=ST_JOBS.captions("steer_tables"),
     script:
         "../scripts/study_artifacts.py"
 
@@ -120,21 +109,16 @@ rule steer_figures:
         taxonomy=repo_file(f"{ST_DATA}/taxonomy.yaml"),
         dependencies=repo_file(f"{ST_DATA}/dependencies.yaml"),
         benchmark=f"{ST}/benchmark.parquet",
-        dumps=ST_PLAN.dumps,
+        dumps=ST_JOBS.dumps,
     output:
-        study_outputs(
-            "steer",
-            ST_FIGURES,
-            caption="../report/steer.rst",
-            category="steer",
-        ),
+        artifact_outputs(ST_JOBS, "steer_figures"),
     log:
         "results/logs/steer/figures.log",
     conda:
         "../envs/analysis.yaml"
     params:
         settings=setting("steer"),
-        captions=captions(ST_FIGURES),
+        captions=ST_JOBS.captions("steer_figures"),
     script:
         "../scripts/study_artifacts.py"
 
@@ -144,21 +128,16 @@ rule steer_report_cards:
         questions=f"{ST}/metrics/questions.parquet",
         taxonomy=repo_file(f"{ST_DATA}/taxonomy.yaml"),
         dependencies=repo_file(f"{ST_DATA}/dependencies.yaml"),
-        rubrics=ST_PLAN.rubric_files(),
+        rubrics=ST_JOBS.rubric_files(),
     output:
-        study_outputs(
-            "steer",
-            ST_REPORT_CARDS,
-            caption="../report/steer.rst",
-            category="steer",
-        ),
+        artifact_outputs(ST_JOBS, "steer_report_cards"),
     log:
         "results/logs/steer/report_cards.log",
     conda:
         "../envs/analysis.yaml"
     params:
         settings=setting("steer"),
-        models=list(ST_PLAN.models),
-        captions=captions(ST_REPORT_CARDS),
+        models=list(ST_JOBS.models),
+        captions=ST_JOBS.captions("steer_report_cards"),
     script:
         "../scripts/study_artifacts.py"

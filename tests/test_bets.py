@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from choicelab import stats
-from choicelab.studies import study_settings
+from choicelab.studies import study_jobs, study_settings
 from choicelab.studies.bets import evaluation, result_tables, scoring, stages, static_tables, training
 from choicelab.studies.bets import ground_truths as gt
 from choicelab.studies.bets import items as ib
@@ -520,7 +520,8 @@ def test_a_section_naming_only_its_models_runs_on_the_schemas_defaults():
 
 
 def test_every_paper_table_and_figure_is_an_artifact_with_its_builder():
-    from choicelab.studies.bets.artifacts import ARTIFACTS, artifact_files
+    from choicelab.config import validate_config
+    from choicelab.studies.bets.artifacts import ARTIFACTS
 
     names = [a.name for a in ARTIFACTS]
     assert len(set(names)) == len(names)
@@ -528,8 +529,12 @@ def test_every_paper_table_and_figure_is_an_artifact_with_its_builder():
     assert all(callable(a.builder) and a.caption for a in ARTIFACTS)
     assert {a.rule for a in ARTIFACTS} == {"bets_static_tables", "bets_result_tables", "bets_pvalue_check",
                                           "bets_figures"}
-    assert "results/bets/tables/table5.md" in artifact_files(enabled=True)
-    assert "figures/bets/fig2.svg" in artifact_files(enabled=True) and artifact_files(enabled=False) == []
+    config = yaml.safe_load((ROOT / "configs/smoke.yaml").read_text())
+    validate_config(config)
+    files = study_jobs(config, "bets", ROOT).artifact_files()
+    assert "results/bets/tables/table5.md" in files and "figures/bets/fig2.svg" in files
+    config["studies"]["bets"]["enabled"] = False  # a study that runs no model writes nothing
+    assert study_jobs(config, "bets", ROOT).artifact_files() == []
 
 
 def test_static_and_pvalue_artifacts_build_their_tables_from_the_shipped_data():
@@ -554,12 +559,12 @@ def test_the_default_stage_declares_the_data_files_it_reads_mirror_included(data
     from choicelab.studies.bets.jobs import Jobs
 
     config = yaml.safe_load((ROOT / "configs/smoke.yaml").read_text()) | {"data_mirror": str(data_mirror)}
-    jobs = Jobs.from_config(config, models=["tiny-bert"])
+    jobs = Jobs.from_config(config, ROOT)
     files = jobs.default_stage_data(SimpleNamespace(model="tiny-bert"))
     assert files and all(f.startswith(str(data_mirror)) and Path(f).exists() for f in files)  # HellaSwag stand-in
     config["data_mirror"] = None
     config["studies"]["bets"]["default_stage"]["data"] = "swag"
-    assert Jobs.from_config(config, models=["tiny-bert"]).default_stage_data(None) == [
+    assert Jobs.from_config(config, ROOT).default_stage_data(None) == [
         "results/downloads/swag/train.csv", "results/downloads/swag/val.csv"]  # the download rule's outputs
     assert jobs.dumps(None)[0] == "results/bets/dumps/tiny-bert__seed1234__default.parquet"
     assert len(jobs.dumps(None)) == len(jobs.settings.seeds) * (1 + len(jobs.settings.question_sets()))  # per seed
@@ -672,8 +677,10 @@ def test_every_stage_is_trained_once_per_seed_each_task_stage_from_its_seeds_def
 
     config = yaml.safe_load((ROOT / "configs" / "smoke.yaml").read_text())
     config["studies"]["bets"]["seeds"] = [5, 6]
+    config["models"]["enc"] = config["models"]["tiny-bert"]
+    config["studies"]["bets"]["models"] = ["enc"]
     validate_config(config)
-    jobs = Jobs.from_config(config, ["enc"])
+    jobs = Jobs.from_config(config, ROOT)
     assert jobs.seeded_models() == ["enc__seed5", "enc__seed6"]
     assert len(jobs.checkpoints(None)) == 2 * len(stages.stages(jobs.settings))
     inputs = jobs.task_checkpoint_inputs(SimpleNamespace(model="enc", seed="6", qset="bet_coin"))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -552,9 +554,8 @@ def _jobs(mutate=None, mirror="/mirror"):
     if mutate:
         mutate(config)
     validate_config(config)
-    return Jobs.from_config(config, models=["tiny-bert"],
-                            mc_benchmarks={name: f"{name}.parquet" for name in OTHER_BENCHMARKS},
-                            model_dir="results/models/{}".format)
+    jobs = Jobs.from_config(config, Path(__file__).resolve().parents[1])
+    return dataclasses.replace(jobs, mc_benchmarks={name: f"{name}.parquet" for name in OTHER_BENCHMARKS})
 
 
 def test_a_benchmark_job_declares_the_mirror_files_it_reads_and_the_full_release_when_asked():
@@ -725,14 +726,12 @@ def _causal_only_jobs(causal_models):
     import yaml
 
     from choicelab.config import validate_config
-    from choicelab.studies import study_models
     from choicelab.studies.probes.jobs import Jobs
 
     config = yaml.safe_load((Path(__file__).resolve().parent.parent / "configs" / "smoke.yaml").read_text())
     config["studies"]["probes"].update(models=[], causal_models=causal_models)
     validate_config(config)
-    return Jobs.from_config(config, models=study_models(config, "probes"), mc_benchmarks={},
-                            model_dir="results/models/{}".format)
+    return dataclasses.replace(Jobs.from_config(config, Path(__file__).resolve().parents[1]), mc_benchmarks={})
 
 
 def test_probes_with_causal_lms_only_build_the_robustness_matrix_and_name_the_key_for_the_rest():

@@ -657,8 +657,12 @@ def test_compare_paper_says_a_finding_is_like_for_like_only_with_the_papers_four
 
 
 def test_every_table_and_figure_has_one_artifact_row_with_its_builder():
+    import yaml
+
     from choicelab.artifacts import by_name, of_rule
-    from choicelab.studies.scoring_methods.artifacts import ARTIFACTS, artifact_files
+    from choicelab.config import validate_config
+    from choicelab.studies import study_jobs
+    from choicelab.studies.scoring_methods.artifacts import ARTIFACTS
 
     names = by_name(ARTIFACTS)  # unique names
     assert [a.name for a in of_rule(ARTIFACTS, "sm_tables")] == [
@@ -667,7 +671,11 @@ def test_every_table_and_figure_has_one_artifact_row_with_its_builder():
     ]
     assert {a.kind for a in of_rule(ARTIFACTS, "sm_figures")} == {"figure"}
     assert all(callable(a.builder) for a in names.values())
-    assert "figures/scoring_methods/fig1.svg" in artifact_files(True) and artifact_files(False) == []
+    config = yaml.safe_load((Path(__file__).resolve().parents[1] / "configs/smoke.yaml").read_text())
+    validate_config(config)
+    assert "figures/scoring_methods/fig1.svg" in study_jobs(config, "scoring_methods", Path(__file__).resolve().parents[1]).artifact_files()
+    config["studies"]["scoring_methods"]["enabled"] = False  # a study that runs no model writes nothing
+    assert study_jobs(config, "scoring_methods", Path(__file__).resolve().parents[1]).artifact_files() == []
 
 
 def test_an_item_answered_over_ten_label_seeds_counts_once_in_its_interval_and_methods_are_paired_by_item():

@@ -13,7 +13,7 @@ import yaml
 from choicelab.studies.steer import DATA
 from choicelab.studies.steer import report as sr
 from choicelab.studies.steer.items.taxonomy import load_taxonomy
-from conftest import synthetic_question_frame
+from conftest import REPO, synthetic_question_frame
 
 
 @pytest.fixture(scope="module")
@@ -93,42 +93,42 @@ def config():
 
 
 def _data_copy(tmp_path: Path) -> Path:
-    data = tmp_path / "steer"
+    data = tmp_path / "data" / "steer"  # a workflow folder of its own: tmp_path
     shutil.copytree(DATA, data)
     return data
 
 
 def test_a_scale_naming_an_unknown_element_fails_at_config_load_naming_it(config, tmp_path):
-    from choicelab.studies.steer.jobs import Plan
+    from choicelab.studies.steer.jobs import Jobs
 
     cfg = copy.deepcopy(config)
     cfg["studies"]["steer"]["scale"]["elements"] = ["add_subtract", "irds_typo"]
     with pytest.raises(ValueError, match=r"studies.steer.scale.elements names unknown STEER elements \['irds_typo'\]"):
-        Plan.of(cfg, ["tiny-llama"], DATA)
+        Jobs.from_config(cfg, REPO)
 
 
 def test_a_shipped_rubric_naming_an_unknown_element_fails_at_config_load_naming_it(config, tmp_path):
-    from choicelab.studies.steer.jobs import Plan
+    from choicelab.studies.steer.jobs import Jobs
 
     data = _data_copy(tmp_path)
     (data / "rubrics" / "typo.yaml").write_text(yaml.safe_dump(
         {"name": "typo", "metric": "accuracy", "filters": {"elements": ["sunk_costs"]}}))
     with pytest.raises(ValueError, match=r"typo.yaml: 'filters.elements' names unknown elements \['sunk_costs'\]"):
-        Plan.of(config, ["tiny-llama"], data)
+        Jobs.from_config(config, tmp_path)
     (data / "rubrics" / "typo.yaml").write_text(yaml.safe_dump(
         {"name": "typo", "metric": "accuracy", "weights": {"elements": {"no_such": 2}}}))
     with pytest.raises(ValueError, match=r"'weights.elements' names unknown elements \['no_such'\]"):
-        Plan.of(config, ["tiny-llama"], data)
+        Jobs.from_config(config, tmp_path)
     (data / "rubrics" / "typo.yaml").write_text(yaml.safe_dump(
         {"name": "typo", "metric": "accuracy", "grade_cutoffs": {"A": 90, "B": 80}}))
     with pytest.raises(ValueError, match=r"typo.yaml: 'grade_cutoffs.A' is 90, outside the scale of accuracy"):
-        Plan.of(config, ["tiny-llama"], data)
+        Jobs.from_config(config, tmp_path)
 
 
 def test_the_shipped_config_plans_load(config):
-    from choicelab.studies.steer.jobs import Plan
+    from choicelab.studies.steer.jobs import Jobs
 
-    assert Plan.of(config, ["tiny-llama"], DATA).models == ("tiny-llama",)
+    assert Jobs.from_config(config, REPO).models == ("tiny-llama",)
 
 
 def test_a_letter_resting_on_fewer_questions_than_insufficient_below_is_insufficient_data(real_tax):

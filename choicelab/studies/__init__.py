@@ -13,9 +13,12 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from choicelab.artifacts import Artifact, captions, of_rule, study_files
 from choicelab.config import fill_defaults, load_schema
 from choicelab.settings import read
 
@@ -115,3 +118,39 @@ def mc_benchmarks(config: Mapping[str, Any]) -> dict[str, str]:
                 raise ValueError(f"two studies build a benchmark named {benchmark!r}")
             found[benchmark] = path
     return found
+
+
+@dataclass(frozen=True)
+class StudyJobs:
+    """The plan of one study's jobs under one config: what its rules file binds as input functions, params, outputs
+    and targets (rules/<study>.smk: ``XX_JOBS = study_jobs("<study>")``; docs/architecture.md, "A rules file").
+    Each study's ``jobs.Jobs`` extends it with its own fields and input functions and is built by
+    ``Jobs.from_config(config, basedir)`` (:func:`study_jobs`)."""
+
+    study: str
+    settings: Any  # the study's typed settings (those of the study switched off without a section)
+    models: tuple[str, ...]  # the models it runs (none when it is off)
+
+    def declared(self) -> tuple[Artifact, ...]:
+        """The artifacts its artifact rules declare as outputs under this config: its ARTIFACTS table (a study whose
+        artifacts depend on the config -- STEER's report cards, revealed belief's appendix -- says which)."""
+        return tuple(study_artifacts(self.study))
+
+    def artifacts(self, rule: str) -> list[Artifact]:
+        """The artifacts ``rule`` writes."""
+        return of_rule(self.declared(), rule)
+
+    def captions(self, rule: str) -> dict[str, str]:
+        """``rule``'s artifacts' captions: the report caption's list (the rule's ``captions`` param)."""
+        return captions(self.artifacts(rule))
+
+    def artifact_files(self) -> list[str]:
+        """The files of every artifact it writes (targets of ``rule all``); none when it runs no model."""
+        return study_files(self.study, self.declared()) if self.models else []
+
+
+def study_jobs(config: Mapping[str, Any], name: str, basedir: str | Path) -> StudyJobs:
+    """The study's jobs under ``config`` (its package's ``jobs.Jobs.from_config(config, basedir)``; ``basedir``: the
+    workflow's folder, where data/ lies)."""
+    study_module(name)
+    return importlib.import_module(f"choicelab.studies.{name}.jobs").Jobs.from_config(config, Path(basedir))

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from choicelab.artifacts import Artifact, caption_naming, study_files
+from choicelab.artifacts import Artifact, caption_naming
 from choicelab.studies.bets import figures, tables
 
 STUDY = "bets"
@@ -133,11 +133,6 @@ ARTIFACTS: tuple[Artifact, ...] = (
              "the bet fine-tuning grid, Strict, Positive Gain and Non-Negative Gain on test items; " + figures.INTERVAL,
              partial(_figure, figures.fig3_rq3_threshold), FIGURE_RULE, kind="figure"),
 )
-
-
-def artifact_files(enabled: bool) -> list[str]:
-    """Every file of every artifact (sidecars not included), or none when the study runs no model."""
-    return study_files(STUDY, ARTIFACTS) if enabled else []
 
 
 def sources(smk: Any, settings: Any) -> Sources:

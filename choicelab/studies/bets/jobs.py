@@ -3,13 +3,15 @@ them; the .smk file holds rules only). No torch: the rules import this module to
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from choicelab.config import DOWNLOADS, data_root
-from choicelab.studies import study_settings
+from choicelab.studies import StudyJobs, study_models, study_settings
 from choicelab.studies.bets import RESULTS, stages
+from choicelab.studies.bets.artifacts import STUDY
 from choicelab.studies.bets.settings import Settings
 
 
@@ -28,16 +30,15 @@ def swag_files() -> list[str]:
 
 
 @dataclass(frozen=True)
-class Jobs:
+class Jobs(StudyJobs):
     """What the bets jobs read and are given, for one config."""
 
-    settings: Settings  # those of the study switched off when the config has no studies.bets
-    models: tuple[str, ...]  # the models the study runs (none when disabled)
+    settings: Settings
     data_root: str  # the data mirror, else the download rules' folder
 
     @classmethod
-    def from_config(cls, config: Mapping[str, Any], models: Sequence[str]) -> Jobs:
-        jobs = cls(study_settings(config, "bets"), tuple(models), data_root(config))
+    def from_config(cls, config: Mapping[str, Any], basedir: Path) -> Jobs:
+        jobs = cls(STUDY, study_settings(config, STUDY), tuple(study_models(config, STUDY)), data_root(config))
         if jobs.models and jobs.stage_root() != jobs.data_root:
             import sys
 
@@ -54,8 +55,6 @@ class Jobs:
     def stage_root(self) -> str:
         """Where the default stage reads its files: the data root, or the download folder where a mirror lacks
         them (the shipped mirror has no SWAG: its download rule stands in, said at planning time)."""
-        from pathlib import Path
-
         if self.data_root == DOWNLOADS or all((Path(self.data_root) / f).is_file() for f in self.stage_files()):
             return self.data_root
         return DOWNLOADS

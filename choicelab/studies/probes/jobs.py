@@ -3,13 +3,16 @@ names them; the .smk file holds rules and constants only). No torch: the rules i
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from choicelab.config import DOWNLOADS, ConfigError, data_root
-from choicelab.studies import study_settings
+from choicelab.artifacts import study_files
+from choicelab.config import DOWNLOADS, ConfigError, chosen_benchmarks, data_root, model_dir
+from choicelab.studies import StudyJobs, mc_benchmarks, study_models, study_settings
 from choicelab.studies.probes import RESULTS
+from choicelab.studies.probes.artifacts import STUDY
 from choicelab.studies.probes.settings import Settings
 
 CONTROL_KINDS = ("encoder", "seq2seq")
@@ -22,22 +25,19 @@ def job_seeds(wildcards: Any, params: Any) -> list[int]:
 
 
 @dataclass(frozen=True)
-class Jobs:
-    """What the probes jobs read and are given, for one config."""
+class Jobs(StudyJobs):
+    """What the probes jobs read and are given, for one config (``models``: the fine-tuned encoders)."""
 
-    settings: Settings  # those of the study switched off when the config has no studies.probes
-    models: tuple[str, ...]  # the fine-tuned encoders (none when the study is off)
+    settings: Settings
     data_root: str  # the data mirror, else the download rules' folder (config.data_root)
     mc_benchmarks: Mapping[str, str]  # other studies' multiple-choice benchmarks: name -> item file
     model_kinds: Mapping[str, str | None]  # every configured model's kind
-    model_dir: Callable[[str], str]  # a configured model's folder
 
     @classmethod
-    def from_config(cls, config: Mapping[str, Any], *, models: Sequence[str], mc_benchmarks: Mapping[str, str],
-                    model_dir: Callable[[str], str]) -> Jobs:
+    def from_config(cls, config: Mapping[str, Any], basedir: Path) -> Jobs:
         kinds = {name: entry.get("kind") for name, entry in config["models"].items()}
-        return cls(study_settings(config, "probes"), tuple(models), data_root(config), dict(mc_benchmarks), kinds,
-                   model_dir)
+        return cls(STUDY, study_settings(config, STUDY), tuple(study_models(config, STUDY)), data_root(config),
+                   mc_benchmarks(config), kinds)
 
     # -- what the study builds --------------------------------------------------------------------------------------
 
@@ -56,13 +56,10 @@ class Jobs:
         """The tables' and figures' files (targets of ``rule all``): every artifact with a fine-tuned encoder; with
         causal LMs only (``studies.probes.models: []``) the robustness matrix and its heat map, the artifacts that
         need no encoder; none when the study is off."""
-        from choicelab.artifacts import of_rule, study_files
-        from choicelab.studies.probes.artifacts import ARTIFACTS, STUDY
-
         if self.models:
-            return study_files(STUDY, ARTIFACTS)
+            return study_files(STUDY, self.declared())
         if self.settings.enabled and self.settings.causal_models:
-            return study_files(STUDY, of_rule(ARTIFACTS, "probes_robustness"))
+            return study_files(STUDY, self.artifacts("probes_robustness"))
         return []
 
     def _encoders_needed(self, what: str) -> None:
@@ -110,7 +107,7 @@ class Jobs:
                 for m in self.models for b in self.settings.benchmarks for s in self.settings.seeds]
 
     def embedder(self, wildcards: Any) -> str:
-        return self.model_dir(self.settings.embedder)
+        return model_dir(self.settings.embedder)
 
     def dumps(self, wildcards: Any) -> list[str]:
         """One dump per fine-tuned checkpoint: every encoder, benchmark and seed."""
@@ -151,8 +148,6 @@ class Jobs:
     def causal_benchmarks(self) -> list[str]:
         """The benchmarks the causal LMs score probes on: studies.probes.causal_benchmarks (null = every one the
         workflow builds, the commonsense ones first); a name the workflow does not build raises ConfigError."""
-        from choicelab.config import chosen_benchmarks
-
         every = list(dict.fromkeys([*self.settings.benchmarks, *sorted(self.mc_benchmarks)]))
         return chosen_benchmarks(every, self.settings.causal_benchmarks, "studies.probes.causal_benchmarks")
 

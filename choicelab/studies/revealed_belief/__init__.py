@@ -7,6 +7,4 @@ prompts), ``scoring`` (RevB / StaA dump rows), ``metrics`` (distances, Fig. 5's 
 ``artifacts`` (``ARTIFACTS``) and ``settings`` (the typed ``studies.revealed_belief`` section).
 """
 
-from choicelab.studies.revealed_belief import settings  # noqa: F401  (rules/common.smk's study_settings reads it)
-
 RESULTS = "results/revealed_belief"

@@ -9,7 +9,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from choicelab.artifacts import Artifact, caption_naming, study_files
+from choicelab.artifacts import Artifact, caption_naming
 from choicelab.studies.scoring_methods import figures, paper, reanalysis, tables
 
 STUDY = "scoring_methods"
@@ -222,11 +222,6 @@ ARTIFACTS: tuple[Artifact, ...] = (
         "figure",
     ),
 )
-
-
-def artifact_files(enabled: bool) -> list[str]:
-    """The files of every artifact (targets of ``rule all``); none when the study runs no model."""
-    return study_files(STUDY, ARTIFACTS) if enabled else []
 
 
 def sources(smk: Any, settings: Any) -> tables.StudyFrames | reanalysis.ReanalysisFrames:

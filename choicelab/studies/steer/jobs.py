@@ -8,32 +8,36 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from choicelab.artifacts import Artifact, study_files
-from choicelab.studies import study_settings
+from choicelab.artifacts import Artifact
+from choicelab.studies import StudyJobs, study_models, study_settings
 from choicelab.studies.steer import RESULTS
 from choicelab.studies.steer.adaptations import names as adaptation_names
-from choicelab.studies.steer.artifacts import ARTIFACTS, report_cards
+from choicelab.studies.steer.artifacts import ARTIFACTS, STUDY, report_cards
 from choicelab.studies.steer.settings import Settings
+
+DATA = "data/steer"  # the taxonomy, its dependencies and the shipped rubrics, in the workflow's folder
 
 
 @dataclass(frozen=True)
-class Plan:
-    """The study's models, its typed settings (those of the study switched off when the config has no
-    ``studies.steer`` section: then it runs no model and plans no job) and its shipped rubrics."""
+class Jobs(StudyJobs):
+    """What the STEER jobs read and are given, for one config: its typed settings (those of the study switched off
+    when the config has no ``studies.steer`` section: then it runs no model and plans no job), the scored models'
+    config entries and the shipped rubrics."""
 
-    models: tuple[str, ...]
-    model_entries: Mapping[str, Mapping[str, Any]]
     settings: Settings
+    model_entries: Mapping[str, Mapping[str, Any]]
     rubric_dir: Path
 
     @classmethod
-    def of(cls, config: Mapping[str, Any], models: list[str], data_dir: str | Path) -> Plan:
-        """``models``: the study's models (none when disabled); ``data_dir``: the repository's data/steer."""
-        entries = {m: config["models"][m] for m in models}
-        plan = cls(tuple(models), entries, study_settings(config, "steer"), Path(data_dir) / "rubrics")
+    def from_config(cls, config: Mapping[str, Any], basedir: Path) -> Jobs:
+        """Fails at config load when the scale or a shipped rubric names something the taxonomy lacks."""
+        models = tuple(study_models(config, STUDY))
+        data_dir = basedir / DATA
+        jobs = cls(STUDY, study_settings(config, STUDY), models, {m: config["models"][m] for m in models},
+                   data_dir / "rubrics")
         if models:
-            plan.check(Path(data_dir))
-        return plan
+            jobs.check(data_dir)
+        return jobs
 
     def check(self, data_dir: Path) -> None:
         """Fail at config load, naming the key or file, when the scale or a shipped rubric names an element, module,
@@ -71,9 +75,6 @@ class Plan:
     def report_cards(self) -> tuple[Artifact, ...]:
         return report_cards(Path(p).stem for p in self.rubric_files())
 
-    def artifact_files(self) -> list[str]:
-        """The files of every STEER table, figure and report card (none when the study runs no model)."""
-        if not self.models:
-            return []
-        artifacts = (*ARTIFACTS, *self.report_cards())
-        return study_files("steer", artifacts)
+    def declared(self) -> tuple[Artifact, ...]:
+        """Every STEER table and figure, and a report card per shipped rubric."""
+        return (*ARTIFACTS, *self.report_cards())

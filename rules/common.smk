@@ -189,10 +189,11 @@ def study_jobs(study):
 
 def artifact_outputs(jobs, rule):
     """The outputs of one of a study's artifact rules (``jobs``: its study_jobs): the files of the artifacts
-    ``rule`` writes and their sidecars, each shown in the report captioned by report/<study>.rst.
+    ``rule`` writes and their sidecars, each shown in the report captioned by jobs.caption_file()
+    (report/<study>.rst).
     """
     return study_outputs(
-        jobs.study, jobs.artifacts(rule), f"../report/{jobs.study}.rst", jobs.study
+        jobs.study, jobs.artifacts(rule), jobs.caption_file(), jobs.study
     )
 
 

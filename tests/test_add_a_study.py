@@ -30,9 +30,6 @@ TOY_PACKAGE = {
         """The typed settings of the toy study (defaults live in the schema only)."""
 
         from dataclasses import dataclass
-        from typing import Any, Mapping
-
-        from choicelab.settings import read
 
 
         @dataclass(frozen=True)
@@ -40,10 +37,26 @@ TOY_PACKAGE = {
             enabled: bool
             n_flips: int
             seed: int
+        ''',
+    "choicelab/studies/toy/jobs.py": '''
+        """What the toy study's rules bind under one config: its settings and the tables it writes."""
+
+        from dataclasses import dataclass
+
+        from choicelab.studies import StudyJobs, study_settings
 
 
-        def from_config(config: Mapping[str, Any]) -> Settings:
-            return read(Settings, config["studies"]["toy"], "studies.toy")
+        @dataclass(frozen=True)
+        class Jobs(StudyJobs):
+            @classmethod
+            def from_config(cls, config, basedir):
+                return cls("toy", study_settings(config, "toy"), ())
+
+            def caption_file(self):
+                return "../report/workflow.rst"  # the toy writes no report caption of its own
+
+            def artifact_files(self):
+                return self.declared_files() if self.settings.enabled else []  # a study that runs no model
         ''',
     "choicelab/studies/toy/tables.py": '''
         """The toy study's table: seeded coin flips, the share of heads with its binomial SE and n."""
@@ -83,20 +96,18 @@ TOY_PACKAGE = {
 }
 # ... and one rules file.
 TOY_RULES = '''
-    from choicelab.artifacts import study_files
-
-    TOY_SETTINGS = study_settings("toy")
-    TOY_TABLES = study_artifacts("toy")
-
-    if TOY_SETTINGS.enabled:
-        register_artifacts("toy", study_files("toy", TOY_TABLES))
+    TOY_JOBS = study_jobs("toy")
+    register_artifacts("toy", TOY_JOBS.artifact_files())
 
 
     rule toy_tables:
         output:
-            study_outputs("toy", TOY_TABLES, caption="../report/workflow.rst", category="toy"),
+            artifact_outputs(TOY_JOBS, "toy_tables"),
         log:
             "results/logs/toy/tables.log",
+        params:
+            settings=setting("toy"),
+            captions=TOY_JOBS.captions("toy_tables"),
         script:
             "../scripts/study_artifacts.py"
     '''

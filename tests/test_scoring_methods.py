@@ -671,11 +671,12 @@ def test_every_table_and_figure_has_one_artifact_row_with_its_builder():
     ]
     assert {a.kind for a in of_rule(ARTIFACTS, "sm_figures")} == {"figure"}
     assert all(callable(a.builder) for a in names.values())
-    config = yaml.safe_load((Path(__file__).resolve().parents[1] / "configs/smoke.yaml").read_text())
+    repo = Path(__file__).resolve().parents[1]
+    config = yaml.safe_load((repo / "configs/smoke.yaml").read_text())
     validate_config(config)
-    assert "figures/scoring_methods/fig1.svg" in study_jobs(config, "scoring_methods", Path(__file__).resolve().parents[1]).artifact_files()
+    assert "figures/scoring_methods/fig1.svg" in study_jobs(config, "scoring_methods", repo).artifact_files()
     config["studies"]["scoring_methods"]["enabled"] = False  # a study that runs no model writes nothing
-    assert study_jobs(config, "scoring_methods", Path(__file__).resolve().parents[1]).artifact_files() == []
+    assert study_jobs(config, "scoring_methods", repo).artifact_files() == []
 
 
 def test_an_item_answered_over_ten_label_seeds_counts_once_in_its_interval_and_methods_are_paired_by_item():

@@ -144,9 +144,17 @@ class StudyJobs:
         """``rule``'s artifacts' captions: the report caption's list (the rule's ``captions`` param)."""
         return captions(self.artifacts(rule))
 
+    def declared_files(self) -> list[str]:
+        """The files of every declared artifact."""
+        return study_files(self.study, self.declared())
+
     def artifact_files(self) -> list[str]:
         """The files of every artifact it writes (targets of ``rule all``); none when it runs no model."""
-        return study_files(self.study, self.declared()) if self.models else []
+        return self.declared_files() if self.models else []
+
+    def caption_file(self) -> str:
+        """The report caption of its artifacts, relative to rules/ (a Jinja template listing the job's captions)."""
+        return f"../report/{self.study}.rst"
 
 
 def study_jobs(config: Mapping[str, Any], name: str, basedir: str | Path) -> StudyJobs:

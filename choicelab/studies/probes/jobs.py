@@ -57,7 +57,7 @@ class Jobs(StudyJobs):
         causal LMs only (``studies.probes.models: []``) the robustness matrix and its heat map, the artifacts that
         need no encoder; none when the study is off."""
         if self.models:
-            return study_files(STUDY, self.declared())
+            return self.declared_files()
         if self.settings.enabled and self.settings.causal_models:
             return study_files(STUDY, self.artifacts("probes_robustness"))
         return []

@@ -1,6 +1,7 @@
-"""Adapter: any study's table, figure or report-card rule. The rule's study is the one whose ARTIFACTS table names
-it; the study's ``sources(snakemake, settings)`` (the settings its rule passes as the ``settings`` param) reads the job's inputs once, and the one writer
-(choicelab.artifacts.write_artifacts) builds, writes and captions every artifact the job declares."""
+"""Adapter: any study's table, figure or report-card rule. The rule's study is the one whose ARTIFACTS table names it;
+the study's ``sources(snakemake, settings)`` (the settings its rule passes as the ``settings`` param) reads the job's
+inputs once, and the one writer (choicelab.artifacts.write_artifacts) builds, writes and captions every artifact the
+job declares."""
 
 import importlib
 

@@ -112,3 +112,25 @@ def test_duplicate_element_id_and_bad_grades_rejected():
 def test_unknown_element_lookup_is_a_clear_error():
     with pytest.raises(KeyError, match="telepathy"):
         load_taxonomy().element("telepathy")
+
+
+def test_the_words_and_fixed_texts_of_questions_are_data_files_every_domain_has(tmp_path):
+    """STEER's vocabularies and fixed texts live in data/steer/domains.yaml and texts.yaml, where a reviewer reads them;
+    the generators read them from there, and a file whose per-domain section lacks a domain is refused naming both."""
+    from choicelab.studies.steer import DATA
+    from choicelab.studies.steer.items import foundations, social_choice
+    from choicelab.studies.steer.items.domains import PER_DOMAIN_SECTIONS, read_vocabularies
+
+    words = yaml.safe_load((DATA / "domains.yaml").read_text())
+    texts = yaml.safe_load((DATA / "texts.yaml").read_text())
+    assert social_choice.VOTERS["finance"] == words["social_choice"]["finance"]["voters"]
+    assert social_choice.RULE_TEXT["borda"] == texts["voting_rules"]["borda"]
+    assert tuple(words["colours"]) == foundations.COLOURS
+    for section in PER_DOMAIN_SECTIONS:
+        broken = copy.deepcopy(words)
+        del broken[section]["medical"]
+        path = tmp_path / f"{section}.yaml"
+        path.write_text(yaml.safe_dump(broken))
+        expected = rf"{section}.yaml: section '{section}' has no words for domains \['medical'\]"
+        with pytest.raises(ValueError, match=expected):
+            read_vocabularies(path)

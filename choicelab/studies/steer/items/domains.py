@@ -38,6 +38,8 @@ class DomainVocab:
 
 VOCABULARY_FILE = DATA / "domains.yaml"  # the words themselves: data a reviewer reads without reading Python
 VOCABULARY: dict[str, Any] = yaml.safe_load(VOCABULARY_FILE.read_text(encoding="utf-8"))  # games' words too
+TEXTS_FILE = DATA / "texts.yaml"  # fixed texts a question states in full (voting rules, mechanism properties)
+TEXTS: dict[str, Any] = yaml.safe_load(TEXTS_FILE.read_text(encoding="utf-8"))
 
 
 def _as_field(value: Any) -> Any:
@@ -56,7 +58,15 @@ def read_vocabularies(path: Path = VOCABULARY_FILE) -> tuple[tuple[str, ...], di
         if missing or unknown:
             raise ValueError(f"{path}: domain {name!r}: missing fields {sorted(missing)}, unknown {sorted(unknown)}")
         vocabs[name] = DomainVocab(name, **{f: _as_field(entry[f]) for f in fields})
+    for section in PER_DOMAIN_SECTIONS:
+        missing = sorted(set(vocabs) - set(document[section]))
+        if missing:
+            raise ValueError(f"{path}: section {section!r} has no words for domains {missing}")
     return tuple(document["people"]), vocabs
+
+
+# Sections of the vocabulary file with words for every domain (signalling has its own, for the domains it suits).
+PER_DOMAIN_SECTIONS = ("games", "social_choice", "counting")
 
 
 PEOPLE, VOCABS = read_vocabularies()

@@ -24,6 +24,7 @@ from choicelab.studies.steer.items.base import (
     generator,
     join_list,
 )
+from choicelab.studies.steer.items.domains import VOCABULARY
 
 # ================================================================================================================
 # Distractors without surface cues (see choicelab/studies/steer/cues.py): the key's rank among the options is
@@ -268,12 +269,8 @@ def continuous_optimization(ctx: GenContext) -> Draft:
     return Draft(f"cont.{family}", q, fmt(answer), tuple(dis), params, n)
 
 
-_PRODUCTS = {
-    "finance": ("financial reports", "audits"), "medical": ("check-ups", "vaccination clinics"),
-    "food": ("cakes", "pies"), "travel": ("city tours", "boat trips"), "sports": ("group classes", "private lessons"),
-    "education": ("tutoring sessions", "workshops"), "technology": ("apps", "websites"),
-    "politics": ("town-hall meetings", "canvassing events"),
-}
+# two products made in batches per domain (data/steer/domains.yaml)
+_PRODUCTS = {domain: tuple(words["products"]) for domain, words in VOCABULARY["counting"].items()}
 
 
 def _best_mixes(profit, hours, limit_h, material, limit_m):
@@ -342,12 +339,9 @@ def constrained_optimization(ctx: GenContext) -> Draft:
 # ================================================================================================================
 # 1.3 Probability
 
-_COLOURS = ("red", "blue", "green", "yellow", "white", "black")
-_CONTAINERS = {
-    "finance": ("a raffle drum", "tickets"), "medical": ("a sample tray", "vials"), "food": ("a bag", "sweets"),
-    "travel": ("a hat", "destination cards"), "sports": ("a kit bag", "balls"), "education": ("a box", "flashcards"),
-    "technology": ("a bin", "chips"), "politics": ("a ballot box", "ballots"),
-}
+COLOURS = tuple(VOCABULARY["colours"])  # the colours urn draws use (data/steer/domains.yaml)
+# an urn and what it holds, per domain (data/steer/domains.yaml)
+_CONTAINERS = {domain: tuple(words["urn"]) for domain, words in VOCABULARY["counting"].items()}
 
 
 @generator("outcome_probabilities")
@@ -356,7 +350,7 @@ def outcome_probabilities(ctx: GenContext) -> Draft:
     P(both colour c) = c/N * (c-1)/(N-1). Answers are exact reduced fractions."""
     rng = ctx.rng
     k = ctx.scale(2, 5)
-    colours = rng.sample(_COLOURS, k)
+    colours = rng.sample(COLOURS, k)
     counts = [rng.randint(1, ctx.scale(6, 15)) for _ in colours]
     total = sum(counts)
     container, things = _CONTAINERS[ctx.domain]

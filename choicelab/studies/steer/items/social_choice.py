@@ -34,40 +34,15 @@ from choicelab.studies.steer.items.base import (
     join_list,
     numeric_distractors,
 )
+from choicelab.studies.steer.items.domains import TEXTS, VOCABULARY
 
 Ranking = tuple[int, ...]
 Profile = list[tuple[int, Ranking]]
 
-VOTERS = {
-    "politics": "voters",
-    "education": "students",
-    "food": "diners",
-    "travel": "travellers",
-    "technology": "users",
-    "finance": "shareholders",
-    "medical": "patients",
-    "sports": "fans",
-}
-PROJECTS = {
-    "politics": "a new park",
-    "education": "a new school library",
-    "food": "a shared community kitchen",
-    "travel": "a shuttle bus service",
-    "technology": "a shared server cluster",
-    "finance": "a shared trading terminal",
-    "medical": "a shared diagnostic scanner",
-    "sports": "a new practice field",
-}
-HOUSES = {
-    "politics": ("office", "offices"),
-    "education": ("dorm room", "dorm rooms"),
-    "food": ("market stall", "market stalls"),
-    "travel": ("cabin", "cabins"),
-    "technology": ("server slot", "server slots"),
-    "finance": ("parking space", "parking spaces"),
-    "medical": ("shift", "shifts"),
-    "sports": ("locker", "lockers"),
-}
+# Who votes, what a group funds together and what a mechanism allocates, per domain (data/steer/domains.yaml).
+VOTERS = {domain: words["voters"] for domain, words in VOCABULARY["social_choice"].items()}
+PROJECTS = {domain: words["public_project"] for domain, words in VOCABULARY["social_choice"].items()}
+HOUSES = {domain: tuple(words["allocated"]) for domain, words in VOCABULARY["social_choice"].items()}
 
 
 def _short(alt: str) -> str:
@@ -84,7 +59,7 @@ def _alternatives(ctx: GenContext, m: int) -> list[str]:
 
 
 def _voters(ctx: GenContext) -> str:
-    return VOTERS.get(ctx.domain, "voters")
+    return VOTERS[ctx.domain]
 
 
 def _rank_text(names: Sequence[str], ranking: Sequence[int]) -> str:
@@ -285,17 +260,7 @@ def rule_winner(rule: str, profile: Profile, m: int) -> int | None:
     return irv_winner(profile, m)
 
 
-RULE_TEXT = {
-    "plurality": "plurality voting (the alternative ranked first by the most voters wins)",
-    "borda": "the Borda count (with m alternatives, a voter's i-th choice earns m - i points; most points wins)",
-    "runoff": (
-        "plurality with a runoff (the two alternatives with the most first places meet in a head-to-head majority vote)"
-    ),
-    "irv": (
-        "instant-runoff voting (the alternative with the fewest first places is eliminated and its ballots pass "
-        "to their next choice, until one remains)"
-    ),
-}
+RULE_TEXT: dict[str, str] = TEXTS["voting_rules"]  # how each rule picks a winner (data/steer/texts.yaml)
 
 
 # ================================================================================================================
@@ -1291,7 +1256,7 @@ def _mech_setup(ctx: GenContext, mech: Mechanism, prior: bool) -> str:
         )
     else:
         head = (
-            f"{mech.n} {people} decide whether to fund {PROJECTS.get(ctx.domain, 'a shared project')}, which "
+            f"{mech.n} {people} decide whether to fund {PROJECTS[ctx.domain]}, which "
             f"costs {fmt_money(mech.param)}. Each person's private value for it, and each reported value, is one of "
             f"{_grid_text(mech.grid)}."
         )
@@ -1335,15 +1300,8 @@ def _mech_pool(ctx: GenContext, prop: str) -> list[Mechanism]:
     return projects if prop == "bb" else auctions + projects
 
 
-PROP_TEXT = {
-    "dsic": ("dominant-strategy incentive compatible (DSIC)", "truthful reporting is a dominant strategy"),
-    "bic": (
-        "Bayesian incentive compatible (BIC)",
-        "truthful reporting is a best response when everyone else reports truthfully",
-    ),
-    "ir": ("individually rational (IR)", "no truthful participant ever ends up worse off than by staying out"),
-    "bb": ("budget balanced", "the payments collected exactly cover the cost, with no surplus or deficit"),
-}
+# each mechanism property's name and what it means (data/steer/texts.yaml)
+PROP_TEXT = {prop: (text["name"], text["gloss"]) for prop, text in TEXTS["mechanism_properties"].items()}
 
 
 def _property_question(ctx: GenContext, prop: str, short: str) -> Draft:
@@ -1504,7 +1462,7 @@ def top_trading_cycles_element(ctx: GenContext) -> Draft:
     rng = ctx.rng
     n = ctx.scale(3, 5)
     people = ctx.people(n)
-    noun, plural = HOUSES.get(ctx.domain, ("item", "items"))
+    noun, plural = HOUSES[ctx.domain]
     prefs = [rng.sample(range(n), n) for _ in range(n)]
     house, rounds = top_trading_cycles(prefs)
     item = lambda h: f"{people[h]}'s {noun}"  # noqa: E731

@@ -63,13 +63,15 @@ class Panel:
     sources: tuple[str, ...] = ()  # tables (and their sidecars) the panel read
     scale_note: str = ""
     extra: Mapping[str, Any] = field(default_factory=dict)
+    axis: str = ""  # the figure's x-axis: the quantity, its unit and which way is better (the entry's)
 
 
 @dataclass(frozen=True)
 class CardEntry:
     """A study's card panel, declared.
 
-    ``title`` heads the panel; ``tables`` are the artifacts (by name in the study's ARTIFACTS) the panel reads, the
+    ``title`` heads the panel; ``axis`` labels its figure's axis (the drawn quantity, its unit, which way is
+    better); ``tables`` are the artifacts (by name in the study's ARTIFACTS) the panel reads, the
     first one telling whether the card run built the study's tables, and the card run asks for their rules;
     ``panel(root, model, **options)`` builds the :class:`Panel` from the card run's results folder ``root``;
     ``options(cards_section)`` gives those options from the config's ``cards`` section; ``models`` maps each model
@@ -80,6 +82,7 @@ class CardEntry:
     benchmarks (the card run drops those it does not build)."""
 
     title: str
+    axis: str
     tables: tuple[str, ...]
     panel: Callable[..., Panel]
     models: Mapping[str, tuple[str, ...]]

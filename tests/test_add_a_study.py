@@ -100,7 +100,8 @@ TOY_PACKAGE = {
                          sources=(str(path),))
 
 
-        CARD = CardEntry(title="Toy: a fair coin", tables=("heads",), panel=heads_panel, models={"causal": ()},
+        CARD = CardEntry(title="Toy: a fair coin", axis="share of heads (0.5: a fair coin)", tables=("heads",),
+                         panel=heads_panel, models={"causal": ()},
                          skips={"encoder": "the toy flips coins, it reads no encoder"}, scale_keys=("n_flips",))
         ''',
 }

@@ -138,7 +138,7 @@ def write_card(run_root: str | Path, model: str, kind: str, status: Mapping[str,
     with_items = {str(s) for s in items["study"].unique()}
     out.write_text(card_html(model, kind, panels, scale, sidecar, out.parent, pdf_note(pdf.name, browser),
                              f"items/{items_page.name}", with_items))
-    card_png(model, panels, out_png)
+    card_png(model, kind, panels, scale, out_png)
     if browser:
         print_pdf(browser, out, pdf)
     inputs = [str(status_path), *sorted({s for p in panels for s in p.sources})]

@@ -8,6 +8,7 @@ model's kind, or whose tables the card run did not build, says so instead; the o
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import importlib.util
 from collections.abc import Mapping, Sequence
@@ -49,7 +50,8 @@ def build_panels(root: str | Path, model: str, studies: Sequence[str], skipped: 
             panels.append(Panel(study, entry.title, FAILED, reason=failures[study]))
         elif study in studies:
             try:
-                panels.append(entry.panel(root, model, **dict((options or {}).get(study, {}))))
+                panel = entry.panel(root, model, **dict((options or {}).get(study, {})))
+                panels.append(dataclasses.replace(panel, axis=entry.axis))
             except (FileNotFoundError, ValueError, KeyError) as error:
                 panels.append(Panel(study, entry.title, FAILED, reason=f"{type(error).__name__}: {error}"))
     return panels

@@ -57,6 +57,7 @@ def bets_panel(root: str | Path, model: str) -> Panel:
 
 CARD = CardEntry(
     title=TITLE,
+    axis="accuracy on the bet questions, 0 to 1 (higher is better)",
     tables=("table5", "compare_paper"),
     panel=bets_panel,
     models={"encoder": ("models",)},

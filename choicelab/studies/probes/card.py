@@ -115,6 +115,7 @@ def probes_panel(root: str | Path, model: str) -> Panel:
 
 CARD = CardEntry(
     title=TITLE,
+    axis="pseudo-accuracy minus chance (0: no prior bias shown; the original items' accuracy: higher is better)",
     tables=("robustness_matrix", "compare_paper"),
     panel=probes_panel,
     models={"causal": ("causal_models",), "encoder": ("models",)},

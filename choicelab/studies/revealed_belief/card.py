@@ -81,6 +81,7 @@ def revealed_belief_panel(root: str | Path, model: str) -> Panel:
 
 CARD = CardEntry(
     title=TITLE,
+    axis="Chebyshev error of the belief, 0 to 1 (lower is better); StaA minus RevB above 0: stated answers err more",
     tables=("compare_paper",),
     panel=revealed_belief_panel,
     models={"causal": ("models",)},

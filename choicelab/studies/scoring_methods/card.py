@@ -80,6 +80,7 @@ def scoring_methods_panel(root: str | Path, model: str, coder_min_kappa: float) 
 
 CARD = CardEntry(
     title=TITLE,
+    axis="accuracy over the pragmatics items, 0 to 1 (higher is better)",
     tables=("table_numbers", "free_accuracy"),
     panel=scoring_methods_panel,
     models={"causal": ("models", "grid_models")},

@@ -109,6 +109,7 @@ def panel_options(cards: Mapping[str, Any]) -> dict[str, Any]:
 
 CARD = CardEntry(
     title=TITLE,
+    axis="normalized accuracy (acc - r) / r: 0 = random guessing, 1 = every answer right (higher is better)",
     tables=("compare_paper",),
     panel=steer_panel,
     models={"causal": ("models",)},

@@ -69,9 +69,9 @@ def _grouped_bars(ax: plt.Axes, frame: pd.DataFrame, models: Sequence[str], seri
         )
         for position, value in zip(positions, values, strict=True):  # a zero bar is not a missing one
             if np.isnan(value) or value == 0:
-                ax.text(position, 1, "n/a" if np.isnan(value) else "0", ha="center", va="bottom", fontsize=5,
+                ax.text(position, 1, "n/a" if np.isnan(value) else "0", ha="center", va="bottom",
                         rotation=90, color="black" if value == 0 else "grey")
-    ax.set_xticks(x, models, fontsize=7, rotation=20)
+    ax.set_xticks(x, models, rotation=30, ha="right", rotation_mode="anchor")
     ax.set_ylim(0, 105)
 
 
@@ -110,7 +110,7 @@ def fig1_value_threshold(ev: pd.DataFrame) -> plt.Figure:
             _baselines(ax, cell, VALUE_GROUND_TRUTHS, "ground_truth")
             ax.set_title(f"{template.removeprefix('bets_value_').upper()} ({stage})", fontsize=8)
         axes[i][0].set_ylabel("accuracy (%)")
-    axes[0][-1].legend(fontsize=6)
+    axes[0][-1].legend()
     fig.suptitle(_models_title(fig, title, models), fontsize=9)
     fig.tight_layout()
     return fig
@@ -142,7 +142,7 @@ def _rq3_grid(
                 ax.set_xlabel(f"test on {target}", fontsize=8)
             if j == 0:
                 ax.set_ylabel(f"fine-tuned on {source}\naccuracy (%)", fontsize=8)
-    axes[0][-1].legend(fontsize=6)
+    axes[0][-1].legend()
     fig.suptitle(_models_title(fig, title, models), fontsize=9)
     fig.tight_layout()
     return fig
@@ -181,9 +181,11 @@ def mark_gate(fig: plt.Figure, gates: pd.DataFrame) -> plt.Figure:
     if not bad:
         return fig
     shown = ", ".join(bad[:6]) + (f" and {len(bad) - 6} more" if len(bad) > 6 else "")
-    width = max(60, int(fig.get_figwidth() * 17))  # about 17 characters per inch at 6 pt
+    width = max(60, int(fig.get_figwidth() * 13))  # about 13 characters per inch at 8 pt
     text = textwrap.fill(f"{NOT_ABOVE_CHANCE}: {shown}", width, break_on_hyphens=False)
-    lines = text.count("\n") + 1
-    fig.subplots_adjust(bottom=max(fig.subplotpars.bottom, 0.1 + 0.03 * lines))
-    fig.text(0.01, 0.005, text, fontsize=6, color="tab:red", ha="left", va="bottom")
+    # under everything drawn (tick labels included): the file is cut to the tight box of its artists
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    bottom = min(ax.get_tightbbox(renderer).y0 for ax in fig.axes) / fig.bbox.height
+    fig.text(0.01, bottom - 0.01, text, color="tab:red", ha="left", va="top")
     return fig

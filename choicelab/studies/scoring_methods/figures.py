@@ -166,13 +166,14 @@ def fig1_example(
         ("embedding similarity: E(I) vs E(o)", ps.string_prompt(item), " | ".join(item.options)),
     ]
     # laid out in points from the line counts, at the sizes drawn: no block runs into the next
-    size, step = MIN_FONT_SIZE, MIN_FONT_SIZE * LINE_SPACING
+    # a line of text is LINE_SPACING times the font's line height, itself ~1.2 sizes (ascent plus descent)
+    size, step = MIN_FONT_SIZE, MIN_FONT_SIZE * LINE_SPACING * 1.2
     blocks = []
     offset = 0.0
     for title, prompt, scored in panels:
         body, scored = _wrap(prompt), _wrap("scored: " + scored)
         blocks.append((offset, title, body, scored))
-        offset += step * (2.6 + body.count("\n") + scored.count("\n"))
+        offset += step * (4.4 + body.count("\n") + scored.count("\n"))  # title, body, scored, a gap
     fig = plt.figure(figsize=(13, max(11.0, offset / 72 / 0.95 + 0.4)))
     left = fig.add_axes((0.01, 0.01, 0.64, 0.95))
     right = fig.add_axes((0.66, 0.01, 0.33, 0.95))

@@ -71,8 +71,21 @@ def _grouped_bars(ax: plt.Axes, frame: pd.DataFrame, models: Sequence[str], seri
             if np.isnan(value) or value == 0:
                 ax.text(position, 1, "n/a" if np.isnan(value) else "0", ha="center", va="bottom",
                         rotation=90, color="black" if value == 0 else "grey")
-    ax.set_xticks(x, models, rotation=30, ha="right", rotation_mode="anchor")
+    ax.set_xticks(x, [model_label(m) for m in models])
     ax.set_ylim(0, 105)
+
+
+MODEL_IN = 1.3  # inches of a panel per model: its label wrapped to LABEL_CHARS characters fits under its bars
+LABEL_CHARS = 14
+
+
+def model_label(model: str) -> str:
+    """An encoder's tick label, wrapped (a long checkpoint name broken too) so that neighbours never touch."""
+    return textwrap.fill(model, LABEL_CHARS, break_on_hyphens=False)
+
+
+def _label_lines(models: Sequence[str]) -> int:
+    return max((model_label(m).count("\n") + 1 for m in models), default=1)
 
 
 def _baselines(ax: plt.Axes, frame: pd.DataFrame, series: Sequence[str], key: str) -> None:
@@ -100,7 +113,8 @@ def fig1_value_threshold(ev: pd.DataFrame) -> plt.Figure:
     models = sorted(sel["model"].unique())
     stages = ["default", "fine-tuned"]
     fig, axes = plt.subplots(
-        len(stages), len(templates), figsize=(2.8 * len(templates), 5.2), squeeze=False, sharey=True
+        len(stages), len(templates), figsize=(max(2.8, MODEL_IN * len(models)) * len(templates),
+                                              5.2 + 0.3 * _label_lines(models)), squeeze=False, sharey=True
     )
     for i, stage in enumerate(stages):
         for j, template in enumerate(templates):
@@ -128,7 +142,9 @@ def _rq3_grid(
     targets = sorted({e.removeprefix("bets_bet_") for e in sel["eval_set"]})
     models = sorted(sel["model"].unique())
     fig, axes = plt.subplots(
-        len(sources), len(targets), figsize=(3.0 * len(targets), 2.6 * len(sources)), squeeze=False, sharey=True
+        len(sources), len(targets), figsize=(max(3.0, MODEL_IN * len(models)) * len(targets),
+                                             (2.6 + 0.15 * _label_lines(models)) * len(sources)),
+        squeeze=False, sharey=True
     )
     for i, source in enumerate(sources):
         for j, target in enumerate(targets):

@@ -116,7 +116,9 @@ def compare_paper_figure(compared: pd.DataFrame) -> plt.Figure:
                         color=colours[model], label=f"ours: {model}")
             for b, n in zip(mine["benchmark"], mine["instances"], strict=True):
                 ns[b].append(str(int(n)))
-        ax.set_xticks(range(len(benchmarks)), [f"{b}\nn={'/'.join(ns[b]) or '-'}" for b in benchmarks], fontsize=8)
+        # one n where every model has the same; else each model's, one line each
+        ax.set_xticks(range(len(benchmarks)), [f"{b}\nn=" + ("\n".join(dict.fromkeys(ns[b])) or "-")
+                                               for b in benchmarks], fontsize=8)
         kind = part["ours_interval"].iloc[0]
         ax.set_title(f"{part['table'].iloc[0]}: {quantity}\n(ours: 95% interval, {kind})", fontsize=9)
         ax.set_ylabel(quantity)

@@ -206,6 +206,7 @@ def fig1_example(
     return fig
 
 
+BAR_IN = 0.22  # inches per bar: room for the n turned over it at the minimum font size
 N_ROOM = 1.35  # the accuracy axis runs to 1; above it, up to this, the n written over the bars
 MISSING_MARK = "n/a"  # written where a bar has no data (a bar of height 0 is drawn with its interval and n)
 
@@ -249,7 +250,9 @@ def fig2_accuracy(fig2: pd.DataFrame, title: str | None = None) -> plt.Figure:
     methods = [m for m in METHOD_ORDER if m in set(fig2["method"])]
     ncols = 4
     nrows = math.ceil((len(conditions) + 1) / ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(3.4 * ncols, 2.9 * nrows), squeeze=False, sharey=True)
+    # wide enough that the n written over neighbouring bars (turned, one line tall) do not touch
+    panel = max(3.4, BAR_IN * len(methods) * (len(models) + 1) / 0.8 + 0.8)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(panel * ncols, 2.9 * nrows), squeeze=False, sharey=True)
     width = 0.8 / max(1, len(methods))
     for ax, condition in zip(axes.flat, conditions, strict=False):
         sub = fig2[fig2["condition"] == condition]

@@ -257,7 +257,7 @@ def pdf_note(pdf_name: str, browser: str | None) -> str:
                 f"headless {html.escape(Path(browser).name)}).")
     return (f"No PDF of this page was made: no Chromium on PATH ({' or '.join(BROWSERS)}), which prints it; install "
             "the distribution's chromium (.ci/run does) and run `snakemake cards` again. The PNG beside this page "
-            "holds its figures.")
+            "holds the whole card.")
 
 
 def print_pdf(browser: str, page: str | Path, out: str | Path, timeout: int = 300) -> Path:

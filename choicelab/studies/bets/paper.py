@@ -319,9 +319,10 @@ def compare_paper_figure(compared: pd.DataFrame) -> plt.Figure:
                  f"({', '.join(ours) or 'no model run'}; bars: 95% intervals; n = questions)", fontsize=10)
     fig.tight_layout(rect=(0, 0, 1, 1 - 0.35 / fig.get_figheight()))  # the suptitle's line kept clear of the panels
     # the legend above the panels, under the title: over no plotted point
-    fig.legend(list(entries.values()), list(entries), loc="lower center", ncol=min(len(entries), 5),
+    rows = -(-len(entries) // 5)
+    fig.legend(list(entries.values()), list(entries), loc="upper center", ncol=min(len(entries), 5),
                bbox_to_anchor=(0.5, 1 - 0.35 / fig.get_figheight()), frameon=False)
-    fig.subplots_adjust(top=fig.subplotpars.top - 0.25 * (-(-len(entries) // 5)) / fig.get_figheight())
+    fig.subplots_adjust(top=fig.subplotpars.top - (0.25 * rows + 0.1) / fig.get_figheight())
     return fig
 
 

@@ -264,4 +264,5 @@ def plot_game_forms(questions: Sequence[MCItem], path: str | Path) -> Path:
         _text_panel(ax, label, texts[form], width=52)
     fig.suptitle(f"The game of {item.item_id} (shown there in {item.meta['params'].get('form', '?')} form) in the "
                  "three representations the questions use", fontsize=11)
+    fig.tight_layout()  # the title above the panels' own titles, not over them
     return plotting.save_png(fig, path)

@@ -819,3 +819,29 @@ def test_the_probes_original_accuracies_are_compared_item_by_item_from_the_dumps
     (pair,) = paired_table(per_item_values(root, [CAUSAL, OTHER])).to_dict("records")
     assert pair["quantity"] == "probes: original accuracy, anli (letter_prob)"
     assert (pair["n_items"], pair["n_clusters"], pair["difference"]) == (4, 4, pytest.approx(0.5))
+
+
+def test_choicelab_show_on_a_wrong_path_names_the_dumps_there_closest_first(tmp_path):
+    """A mistyped dump path (issue 41): the error names the tables `choicelab show` reads under the nearest folder
+    that exists, with a did-you-mean for the closest; files it cannot read are not offered."""
+    from choicelab.dumps import DumpRow, write_dump
+    from choicelab.provenance import make_record, record_json
+    from choicelab.show import show_item
+
+    dumps = tmp_path / "results" / "steer" / "dumps"
+    dumps.mkdir(parents=True)
+    row = DumpRow("steer", "steer", "test", "q1", 0, "A", "0shot", "Q? A", CAUSAL, "letter", (1,), (-0.1,), -0.1,
+                  -0.1, 1.0, True)
+    record = record_json(make_record(rule="test", inputs=[], params={}, seed=0))
+    for name in (f"{CAUSAL}__0shot.parquet", f"{CAUSAL}__3shot.parquet"):
+        write_dump(dumps / name, [row], record)
+    pd.DataFrame({"x": [1]}).to_parquet(dumps / "not_a_dump.parquet")
+    wrong = dumps / f"{CAUSAL}__0shott.parquet"
+    with pytest.raises(FileNotFoundError) as error:
+        show_item(wrong, "q1")
+    message = str(error.value)
+    assert message.startswith(f"{wrong} does not exist; did you mean {dumps / f'{CAUSAL}__0shot.parquet'}")
+    assert f"{CAUSAL}__3shot.parquet" in message and "not_a_dump" not in message
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(FileNotFoundError, match="empty holds no table `choicelab show` reads"):
+        show_item(tmp_path / "empty" / "results" / "x.parquet", "q1")

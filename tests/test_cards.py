@@ -845,3 +845,31 @@ def test_choicelab_show_on_a_wrong_path_names_the_dumps_there_closest_first(tmp_
     (tmp_path / "empty").mkdir()
     with pytest.raises(FileNotFoundError, match="empty holds no table `choicelab show` reads"):
         show_item(tmp_path / "empty" / "results" / "x.parquet", "q1")
+
+
+def test_the_scoring_methods_panel_links_its_items_from_the_score_table_each_method_and_score_apart(tmp_path):
+    """The scoring methods write no logit dump: their items come from the score table (every method and score per
+    option, the target, the choice; a free generation with its text), the condition as the element."""
+    from choicelab.cards.items import read_items
+
+    root = write_tables(tmp_path / "results")
+    (root / "scoring_methods" / "scores").mkdir(parents=True)
+    base = {"study": "scoring_methods", "benchmark": "pragmatics", "condition": "irony", "item_id": "irony-1",
+            "model": CAUSAL, "label_set": "", "seed": 0, "n_options": 2, "n_tied": 1, "classified_by": "",
+            "context": "Ann says: 'Great weather.' It rains. What does Ann mean?"}
+    rows = [{**base, "method": "string", "score": "option_logprob", "variant": "", "generation": "",
+             "option_index": i, "position": i, "option_type": kind, "value": value, "is_target": i == 0,
+             "chosen": i == 1} for i, (kind, value) in enumerate((("Ironic", -3.0), ("Literal", -1.0)))]
+    rows += [{**base, "method": "free", "score": "free", "variant": "tau=0.1", "generation": "She is joking.",
+              "option_index": i, "position": i, "option_type": kind, "value": float(i == 0), "is_target": i == 0,
+              "chosen": i == 0} for i, kind in enumerate(("Ironic", "Literal"))]
+    pd.DataFrame(rows).to_parquet(root / "scoring_methods" / "scores" / f"{CAUSAL}.parquet")
+    items, files = read_items(root, CAUSAL_STUDIES, CAUSAL)
+    assert [f.name for f in files] == [f"{CAUSAL}.parquet"]
+    by_method = items.set_index("method")
+    assert set(by_method.index) == {"string: option_logprob", "free: free"}
+    # the string score chose the literal reading, the generation was coded as the ironic one
+    assert by_method["correct"].to_dict() == {"string: option_logprob": False, "free: free": True}
+    assert by_method.loc["free: free", "choice"] == "Ironic (generated: She is joking.)"
+    assert (items["key"] == "Ironic").all() and (items["element"] == "irony").all()
+    assert items["context"].str.contains("Great weather").all()

@@ -235,7 +235,7 @@ def _intervals(ax: Any, x: np.ndarray, rows: pd.DataFrame) -> None:
         if np.isfinite(float(low)) and np.isfinite(float(high)):
             ax.errorbar([xi], [accuracy], yerr=[[accuracy - low], [high - accuracy]], fmt="none", ecolor="black",
                         elinewidth=0.6, capsize=1.2)
-        top = float(high) if np.isfinite(float(high)) else float(accuracy)
+        top = min(float(high) if np.isfinite(float(high)) else float(accuracy), 1.0)  # an interval past 1: at 1
         ax.text(xi, top + 0.01, f"n={int(n)}", ha="center", va="bottom", rotation=90)
     ax.set_ylim(0, N_ROOM)  # room above 1 for the n written over a bar, below the panel's title
     ax.set_yticks(np.linspace(0, 1, 5))

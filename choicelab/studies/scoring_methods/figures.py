@@ -351,7 +351,7 @@ def fig3_accuracy_loglik(fig3: pd.DataFrame, title: str | None = None, loglik_la
                         bar.set_hatch("///")
             ax.set_xticks(x, names if i == 1 else [""] * len(x), rotation=60, ha="right", fontsize=8)
             if j == 0:
-                ax.set_ylabel(f"{label} (higher is better)")
+                ax.set_ylabel(f"{label}\n(higher is better)")
         axes[0][j].set_title(model, fontsize=9)
     handles = [plt.Rectangle((0, 0), 1, 1, color=METHOD_COLORS[m]) for m in METHOD_ORDER if m in set(fig3["method"])]
     names = [m for m in METHOD_ORDER if m in set(fig3["method"])]

@@ -8,6 +8,7 @@ keys, the exact context, then one line per option.
 
 from __future__ import annotations
 
+import difflib
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -42,7 +43,10 @@ LAYOUTS: dict[str, TableLayout] = {
 
 
 def table_kind(path: PathLike) -> str:
-    """The schema family of a choicelab Parquet output (``logit_dump``, ``scoring_methods_scores``)."""
+    """The schema family of a choicelab Parquet output (``logit_dump``, ``scoring_methods_scores``); a path that does
+    not exist raises naming the tables ``choicelab show`` reads near it, the closest first (did you mean)."""
+    if not Path(path).is_file():
+        raise FileNotFoundError(missing_table(path))
     metadata = pq.read_schema(path).metadata or {}
     version = metadata.get(b"choicelab.schema", b"").decode()
     kind = version.split("/")[0]
@@ -50,6 +54,39 @@ def table_kind(path: PathLike) -> str:
         known = ", ".join(sorted(LAYOUTS))
         raise ValueError(f"{path} is not a table `choicelab show` reads (schema {version or 'none'!r}; reads: {known})")
     return kind
+
+
+MAX_LISTED = 20  # tables named where a path is wrong
+
+
+def readable_tables(folder: PathLike) -> list[str]:
+    """The Parquet files under ``folder`` that ``choicelab show`` reads (their schema is one of :data:`LAYOUTS`)."""
+    found = []
+    for candidate in sorted(Path(folder).rglob("*.parquet")):
+        try:
+            version = ((pq.read_schema(candidate).metadata or {}).get(b"choicelab.schema", b"")).decode()
+        except (OSError, ValueError):
+            continue
+        if version.split("/")[0] in LAYOUTS:
+            found.append(str(candidate))
+    return found
+
+
+def missing_table(path: PathLike) -> str:
+    """Why ``path`` cannot be shown: it does not exist; the tables ``choicelab show`` reads under its nearest existing
+    folder, those closest to it named first (did you mean)."""
+    wanted = Path(path)
+    folder = next((p for p in wanted.parents if p.is_dir()), Path("."))
+    tables = readable_tables(folder)
+    if not tables:
+        return f"{path} does not exist, and {folder} holds no table `choicelab show` reads (logit dumps, " \
+               f"scoring-methods score tables: results/<study>/dumps/ after a run)"
+    close = difflib.get_close_matches(str(path), tables, n=3, cutoff=0.5)
+    rest = [t for t in tables if t not in close][: MAX_LISTED - len(close)]
+    more = len(tables) - len(close) - len(rest)
+    return (f"{path} does not exist" + (f"; did you mean {' or '.join(close)}?" if close else "")
+            + f" Tables `choicelab show` reads under {folder}: {', '.join(rest) or '(those above)'}"
+            + (f" and {more} more" if more > 0 else ""))
 
 
 def _format_value(value: object) -> str:

@@ -25,10 +25,10 @@ with log_to(snakemake.log[0]):
                                  f"pass --config card_models='[{model}, ...]'")
             build.write_card(run_root, model, snakemake.config["models"][model]["kind"], status,
                              snakemake.output.html, snakemake.output.png, status["scale"],
-                             build.panel_kwargs(snakemake.params.coder_min_kappa), snakemake.input[0],
+                             build.panel_options(snakemake.config["cards"]), snakemake.input[0],
                              snakemake.params.browser)
         else:
             cards, kinds = build.cards_for(status, run_root, snakemake.config["models"],
-                                           snakemake.params.coder_min_kappa)
+                                           snakemake.config["cards"])
             build.write_index(cards, kinds, status["scale"], run_root, snakemake.output.html,
                               [snakemake.input.status, *snakemake.input.cards])

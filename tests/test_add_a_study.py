@@ -93,6 +93,30 @@ TOY_PACKAGE = {
         def caption(artifact, settings, note):
             return caption_naming(f"{artifact.caption}{note}", [])
         ''',
+    # its panel on a model's card (declared as its artifacts are; choicelab.cards renders it unchanged)
+    "choicelab/studies/toy/card.py": '''
+        """The toy study's card panel: the share of heads with its 95 % interval, read against a fair coin's half."""
+
+        from choicelab.card_entry import OK, CardEntry, Headline, Panel, chance_flags, read_table, table_path
+        from choicelab.stats import exact_interval
+        from choicelab.studies.toy.artifacts import ARTIFACTS
+
+        FAIR = 0.5
+
+
+        def heads_panel(root, model):
+            path = table_path(root, "toy", ARTIFACTS, "heads")
+            row = read_table(path).iloc[0]
+            low, high = exact_interval(round(row["heads"] * row["n"]), int(row["n"]))
+            h = Headline("share of heads", float(row["heads"]), low, high, int(row["n"]), "flips", str(path), FAIR)
+            return Panel("toy", CARD.title, OK, headlines=(h,), flags=chance_flags("toy", [h], "a fair coin ({:.2f})"),
+                         sources=(str(path),))
+
+
+        CARD = CardEntry(title="Toy: a fair coin", axis="share of heads (0.5: a fair coin)", tables=("heads",),
+                         panel=heads_panel, models={"causal": ()},
+                         skips={"encoder": "the toy flips coins, it reads no encoder"}, scale_keys=("n_flips",))
+        ''',
 }
 # ... and one rules file.
 TOY_RULES = '''
@@ -193,3 +217,53 @@ def test_a_sixth_study_is_one_package_one_rules_file_and_one_registration(tmp_pa
     dry = _snakemake(repo, tmp_path / "dry", config, data_mirror, "-n", "--quiet", "rules")
     assert dry.returncode == 0, dry.stderr[-3000:]
     assert "toy_tables" in dry.stdout + dry.stderr
+
+
+@pytest.fixture()
+def toy_registered(tmp_path, monkeypatch):
+    """The toy package written under a folder added to choicelab.studies' path and registered in STUDIES, for this
+    test only."""
+    import importlib
+    import sys
+
+    import choicelab.studies as studies
+
+    for name, text in TOY_PACKAGE.items():
+        path = tmp_path / "pkg" / Path(name).relative_to("choicelab/studies")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip())
+    monkeypatch.setattr(studies, "__path__", [*studies.__path__, str(tmp_path / "pkg")])
+    monkeypatch.setitem(studies.STUDIES, "toy", "A toy coin study")
+    importlib.invalidate_caches()
+    yield
+    for module in [m for m in sys.modules if m.startswith("choicelab.studies.toy")]:
+        del sys.modules[module]
+
+
+def test_a_registered_studys_card_entry_gives_it_a_panel_without_a_change_to_cards(tmp_path, toy_registered):
+    """The card renders every registered study's declared entry: the toy's panel, its headline with n and
+    interval read against a fair coin (its flag when the interval covers it), its skip reason for an encoder."""
+    from choicelab.cards.panels import OK, SKIPPED, build_panels, card_entries
+    from choicelab.cards.render import card_html
+    from choicelab.studies.toy.settings import Settings
+    from choicelab.studies.toy.tables import heads
+
+    assert list(card_entries())[-1] == "toy"
+    root = tmp_path / "run" / "results"
+    (root / "toy" / "tables").mkdir(parents=True)
+    table = heads(Settings(enabled=True, n_flips=200, seed=0))
+    table.to_csv(root / "toy" / "tables" / "heads.csv", index=False)
+
+    (panel,) = [p for p in build_panels(root, "m", ["toy"], {}, {}) if p.study == "toy"]
+    assert panel.status == OK and panel.title == "Toy: a fair coin"
+    (h,) = panel.headlines
+    assert (h.estimate, h.n, h.unit) == (table.loc[0, "heads"], 200, "flips") and h.low < h.estimate < h.high
+    assert h.covers_reference  # a seeded fair coin: its competence flag says the interval covers a fair coin
+    assert panel.flags == (f"toy: share of heads {h.estimate:.2f} [{h.low:.2f}, {h.high:.2f}], n = 200 flips: "
+                           "its interval covers a fair coin (0.50)",)
+    page = card_html("m", "causal", [panel], "s", "x.prov.json", tmp_path)
+    assert "Toy: a fair coin" in page and "share of heads" in page
+
+    (skipped,) = [p for p in build_panels(root, "e", [], {"toy": card_entries()["toy"].skips["encoder"]}, {})
+                  if p.study == "toy"]
+    assert skipped.status == SKIPPED and "reads no encoder" in skipped.reason

@@ -369,7 +369,8 @@ def test_compare_paper_figure_labels_every_plotted_model_and_keeps_the_title_off
     only_headline["our_model"] = "enc mean of 3 seeds"
     fig = bets_paper.compare_paper_figure(pd.concat([table, only_headline], ignore_index=True))
     fig.canvas.draw()
-    legend_labels = {t.get_text() for ax in fig.axes if ax.get_legend() for t in ax.get_legend().get_texts()}
+    legends = [*fig.legends, *(ax.get_legend() for ax in fig.axes if ax.get_legend())]  # the figure's, above
+    legend_labels = {t.get_text() for legend in legends for t in legend.get_texts()}
     assert {"ours: enc", "ours: enc mean of 3 seeds"} <= legend_labels
     renderer = fig.canvas.get_renderer()
     title_box = fig._suptitle.get_window_extent(renderer)

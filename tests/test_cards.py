@@ -19,12 +19,13 @@ import yaml
 
 from choicelab.cards.build import failures, write_card, write_index
 from choicelab.cards.overlay import card_models, plan_card_run
-from choicelab.cards.panels import FAILED, OK, SKIPPED, build_panels
+from choicelab.cards.panels import FAILED, OK, SKIPPED, build_panels, card_entries
 from choicelab.cards.render import card_html, summary
+from choicelab.studies import STUDIES
 
 REPO = Path(__file__).resolve().parents[1]
 CAUSAL, ENCODER = "tiny-llama", "tiny-bert"
-CAUSAL_STUDIES = ("steer", "revealed_belief", "probes", "scoring_methods")
+CAUSAL_STUDIES = ("revealed_belief", "steer", "probes", "scoring_methods")  # the registry's order
 # The slow test's card scale: the smoke config cut to the least that gives every panel its n and interval.
 CARD_TEST_SCALE = REPO / "tests" / "data" / "card_scale.yaml"
 
@@ -118,7 +119,8 @@ BETS_SEEDS = 2
 
 
 def write_tables(root: Path) -> Path:
-    """A card run's tables for one causal and one encoder model, with the studies' column names."""
+    """A card run's tables for one causal and one encoder model, with the studies' column names; ``root`` is the
+    run's results folder (tables go where the studies' ARTIFACTS place them, relative to its parent)."""
     rng = np.random.default_rng(0)
     _parquet(root, "steer", "questions", steer_questions())
     _csv(root, "steer", "compare_paper", pd.DataFrame({
@@ -171,8 +173,8 @@ def panels_of(root: Path, model: str, fails=None):
 
 @pytest.mark.parametrize("model", [CAUSAL, ENCODER])
 def test_every_panel_that_applies_is_built_with_n_and_an_interval(tmp_path, model):
-    panels = panels_of(write_tables(tmp_path), model)
-    assert [p.study for p in panels] == ["steer", "revealed_belief", "probes", "scoring_methods", "bets"]
+    panels = panels_of(write_tables(tmp_path / "results"), model)
+    assert [p.study for p in panels] == [s for s in STUDIES if s in card_entries()]  # the registry's order
     built = [p for p in panels if p.status == OK]
     assert {p.study for p in built} == (set(CAUSAL_STUDIES) if model == CAUSAL else {"probes", "bets"})
     for panel in built:
@@ -182,7 +184,7 @@ def test_every_panel_that_applies_is_built_with_n_and_an_interval(tmp_path, mode
 
 
 def test_an_encoder_card_says_which_studies_it_skips_and_why(tmp_path):
-    panels = {p.study: p for p in panels_of(write_tables(tmp_path), ENCODER)}
+    panels = {p.study: p for p in panels_of(write_tables(tmp_path / "results"), ENCODER)}
     for study in ("steer", "revealed_belief", "scoring_methods"):
         assert panels[study].status == SKIPPED and panels[study].reason
     page = card_html(ENCODER, "encoder", list(panels.values()), "test scale", "x.prov.json", tmp_path)
@@ -190,7 +192,7 @@ def test_an_encoder_card_says_which_studies_it_skips_and_why(tmp_path):
 
 
 def test_headline_numbers_show_where_the_papers_models_fall_labelled_as_theirs(tmp_path):
-    panels = {p.study: p for p in panels_of(write_tables(tmp_path), CAUSAL)}
+    panels = {p.study: p for p in panels_of(write_tables(tmp_path / "results"), CAUSAL)}
     steer = panels["steer"].headlines[0]
     assert dict(steer.paper) == {"GPT-4 Turbo": 0.33, "Llama 13b": -0.27}
     # the paper's WQ pseudo-accuracy is put on the card's scale (minus chance) before it is shown
@@ -201,7 +203,7 @@ def test_headline_numbers_show_where_the_papers_models_fall_labelled_as_theirs(t
 
 
 def test_a_probe_run_on_one_benchmark_gives_that_benchmarks_interval_clustered_by_original(tmp_path):
-    root = write_tables(tmp_path)
+    root = write_tables(tmp_path / "results")
     path = root / "probes" / "tables" / "robustness_matrix.csv"
     frame = pd.read_csv(path)
     frame[frame["benchmark"] == "anli"].to_csv(path, index=False)
@@ -214,7 +216,7 @@ def test_a_probe_run_on_one_benchmark_gives_that_benchmarks_interval_clustered_b
 
 
 def test_probe_cells_whose_clustered_interval_covers_zero_are_greyed(tmp_path):
-    probes = next(p for p in panels_of(write_tables(tmp_path), CAUSAL) if p.study == "probes")
+    probes = next(p for p in panels_of(write_tables(tmp_path / "results"), CAUSAL) if p.study == "probes")
     rows = probe_rows()
     rows = rows[rows["model"] == CAUSAL]
     covering = rows[(rows["clustered_low"] <= 0) & (rows["clustered_high"] >= 0)]
@@ -226,7 +228,7 @@ def test_probe_cells_whose_clustered_interval_covers_zero_are_greyed(tmp_path):
 
 
 def test_competence_flags_every_panel_whose_accuracy_covers_or_lies_below_chance(tmp_path):
-    panels = {p.study: p for p in panels_of(write_tables(tmp_path), CAUSAL)}
+    panels = {p.study: p for p in panels_of(write_tables(tmp_path / "results"), CAUSAL)}
     probes = panels["probes"].flags
     # the causal model's original accuracy: below chance on aNLI, covering it on PIQA (its gate column is empty)
     assert any("original accuracy minus chance, anli" in f and "lies below chance" in f for f in probes)
@@ -235,14 +237,14 @@ def test_competence_flags_every_panel_whose_accuracy_covers_or_lies_below_chance
     assert any(f.startswith("scoring methods: label") and "covers chance (0.25)" in f for f in sm)  # 3 of 14
     assert not any(f.startswith("scoring methods: string") for f in sm)  # 9 of 14, above
     assert any("below its bar 0.60" in f for f in sm)
-    encoder = {p.study: p for p in panels_of(tmp_path, ENCODER)}
+    encoder = {p.study: p for p in panels_of(tmp_path / "results", ENCODER)}
     assert any("not above chance" in f for f in encoder["probes"].flags)
     assert any("default, BE" in f and "covers chance (0.33)" in f for f in encoder["bets"].flags)
     assert not any("fine-tuned, BE" in f for f in encoder["bets"].flags)
 
 
 def test_a_steer_accuracy_below_random_is_flagged_below(tmp_path):
-    root = write_tables(tmp_path)
+    root = write_tables(tmp_path / "results")
     questions = steer_questions().assign(correct=False)
     _parquet(root, "steer", "questions", questions)
     steer = next(p for p in panels_of(root, CAUSAL) if p.study == "steer")
@@ -250,7 +252,7 @@ def test_a_steer_accuracy_below_random_is_flagged_below(tmp_path):
 
 
 def test_a_one_seed_encoder_card_reads_its_seeds_bets_rows_with_the_item_pair_interval(tmp_path):
-    root = write_tables(tmp_path)
+    root = write_tables(tmp_path / "results")
     path = root / "bets" / "tables" / "table5.csv"
     frame = pd.read_csv(path)
     # one seed configured: table5 has no mean row, and the checkpoint's row has its interval clustered by item pair
@@ -264,7 +266,7 @@ def test_a_one_seed_encoder_card_reads_its_seeds_bets_rows_with_the_item_pair_in
 
 
 def test_a_missing_table_fails_its_panel_and_the_others_still_build(tmp_path):
-    root = write_tables(tmp_path)
+    root = write_tables(tmp_path / "results")
     (root / "probes" / "tables" / "robustness_matrix.csv").unlink()
     panels = {p.study: p for p in panels_of(root, CAUSAL)}
     assert panels["probes"].status == FAILED and "robustness_matrix.csv" in panels["probes"].reason
@@ -289,7 +291,7 @@ def test_a_model_that_failed_to_load_gives_a_card_with_the_first_error_of_its_lo
     out.mkdir()
     panels = write_card(root, "broken", "causal", status, out / "broken.html", out / "broken.png", "s", KWARGS,
                         status_path)
-    assert [p.status for p in panels] == [FAILED] * 4 + [SKIPPED]
+    assert {p.study: p.status for p in panels} == {**dict.fromkeys(CAUSAL_STUDIES, FAILED), "bets": SKIPPED}
     page = (out / "broken.html").read_text()
     assert "no weights" in page and "None raised" not in page and "could not be checked" in page
     assert (out / "broken.png").stat().st_size > 0
@@ -340,7 +342,7 @@ def test_a_failed_job_of_the_card_run_is_named_with_its_own_log_and_first_error(
 def test_the_card_run_of_every_shipped_config_names_only_benchmarks_it_builds(config_file):
     """A causal-only card disables bets, so the scale's benchmark lists lose bets' question sets (the card run
     stopped on a ConfigError naming them); every kind mix gives a valid config."""
-    from choicelab.cards.overlay import BENCHMARK_LISTS
+    from choicelab.cards.overlay import benchmark_lists
     from choicelab.config import check_references, validate_config
     from choicelab.studies import mc_benchmarks
 
@@ -354,7 +356,7 @@ def test_the_card_run_of_every_shipped_config_names_only_benchmarks_it_builds(co
         validate_config(plan.config)
         check_references(plan.config)
         disabled = set(mc_benchmarks(scale)) - set(mc_benchmarks(plan.config))
-        for study, key in BENCHMARK_LISTS:
+        for study, key in benchmark_lists():
             assert not disabled & set(plan.config["studies"][study][key] or []), (config_file, models, key)
 
 
@@ -466,23 +468,21 @@ def test_the_card_run_gives_each_study_the_card_models_of_the_kinds_it_applies_t
 
 
 def test_the_card_run_asks_for_the_rule_of_every_table_a_panel_reads():
-    from choicelab.cards.panels import TABLES_READ
     from choicelab.studies import study_artifacts
 
     plan = plan_card_run(smoke_config(), smoke_config(), [CAUSAL, ENCODER])
-    for study, names in TABLES_READ.items():
+    for study, entry in card_entries().items():
         rules = {a.name: a.rule for a in study_artifacts(study)}
-        for name in names:
+        for name in entry.tables:
             assert rules[name] in plan.targets, (study, name, rules[name])
 
 
 def test_the_card_run_starts_its_longest_chain_first_and_only_for_a_study_it_runs():
     """STEER's scoring (the card run's longest job) and its inputs get Snakemake's highest priority, so the other
     studies fill the second core beside it; an encoder-only card runs no STEER and asks for no such rule."""
-    from choicelab.cards.overlay import PRIORITY
-
-    rules = (REPO / "rules" / "steer.smk").read_text()
-    assert all(f"rule {rule}:" in rules for rule in PRIORITY.values())
+    priority = {study: entry.priority for study, entry in card_entries().items() if entry.priority}
+    assert priority == {"steer": "steer_score"}
+    assert "rule steer_score:" in (REPO / "rules" / "steer.smk").read_text()
     assert plan_card_run(smoke_config(), smoke_config(), [CAUSAL]).priority == ("steer_score",)
     assert plan_card_run(smoke_config(), smoke_config(), [ENCODER]).priority == ()
 
@@ -592,7 +592,7 @@ def test_every_card_number_counts_each_item_once_in_the_unit_that_was_sampled(tm
     probes' original items, bets' seeds, revealed belief's settings; the humans' n are responses."""
     from choicelab.stats import accuracy_intervals, t_interval
 
-    panels = {p.study: p for p in panels_of(write_tables(tmp_path), CAUSAL)}
+    panels = {p.study: p for p in panels_of(write_tables(tmp_path / "results"), CAUSAL)}
     numbers = {h.label: h for p in panels.values() for h in p.headlines}
 
     questions = steer_questions()
@@ -632,7 +632,7 @@ def test_every_card_number_counts_each_item_once_in_the_unit_that_was_sampled(tm
     revealed = numbers["RevB error (Chebyshev), all settings"]
     assert (revealed.n, revealed.unit) == (RB_SCENARIOS, "scenarios")
 
-    encoder = {h.label: h for p in panels_of(tmp_path, ENCODER) for h in p.headlines}
+    encoder = {h.label: h for p in panels_of(tmp_path / "results", ENCODER) for h in p.headlines}
     bets = encoder["fine-tuned, BE: accuracy on test questions (standard)"]
     assert (bets.estimate, bets.low, bets.high, bets.n, bets.unit) == (0.9, 0.85, 0.95, BETS_SEEDS, "seeds")
 
@@ -819,3 +819,57 @@ def test_the_probes_original_accuracies_are_compared_item_by_item_from_the_dumps
     (pair,) = paired_table(per_item_values(root, [CAUSAL, OTHER])).to_dict("records")
     assert pair["quantity"] == "probes: original accuracy, anli (letter_prob)"
     assert (pair["n_items"], pair["n_clusters"], pair["difference"]) == (4, 4, pytest.approx(0.5))
+
+
+def test_choicelab_show_on_a_wrong_path_names_the_dumps_there_closest_first(tmp_path):
+    """A mistyped dump path (issue 41): the error names the tables `choicelab show` reads under the nearest folder
+    that exists, with a did-you-mean for the closest; files it cannot read are not offered."""
+    from choicelab.dumps import DumpRow, write_dump
+    from choicelab.provenance import make_record, record_json
+    from choicelab.show import show_item
+
+    dumps = tmp_path / "results" / "steer" / "dumps"
+    dumps.mkdir(parents=True)
+    row = DumpRow("steer", "steer", "test", "q1", 0, "A", "0shot", "Q? A", CAUSAL, "letter", (1,), (-0.1,), -0.1,
+                  -0.1, 1.0, True)
+    record = record_json(make_record(rule="test", inputs=[], params={}, seed=0))
+    for name in (f"{CAUSAL}__0shot.parquet", f"{CAUSAL}__3shot.parquet"):
+        write_dump(dumps / name, [row], record)
+    pd.DataFrame({"x": [1]}).to_parquet(dumps / "not_a_dump.parquet")
+    wrong = dumps / f"{CAUSAL}__0shott.parquet"
+    with pytest.raises(FileNotFoundError) as error:
+        show_item(wrong, "q1")
+    message = str(error.value)
+    assert message.startswith(f"{wrong} does not exist; did you mean {dumps / f'{CAUSAL}__0shot.parquet'}")
+    assert f"{CAUSAL}__3shot.parquet" in message and "not_a_dump" not in message
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(FileNotFoundError, match="empty holds no table `choicelab show` reads"):
+        show_item(tmp_path / "empty" / "results" / "x.parquet", "q1")
+
+
+def test_the_scoring_methods_panel_links_its_items_from_the_score_table_each_method_and_score_apart(tmp_path):
+    """The scoring methods write no logit dump: their items come from the score table (every method and score per
+    option, the target, the choice; a free generation with its text), the condition as the element."""
+    from choicelab.cards.items import read_items
+
+    root = write_tables(tmp_path / "results")
+    (root / "scoring_methods" / "scores").mkdir(parents=True)
+    base = {"study": "scoring_methods", "benchmark": "pragmatics", "condition": "irony", "item_id": "irony-1",
+            "model": CAUSAL, "label_set": "", "seed": 0, "n_options": 2, "n_tied": 1, "classified_by": "",
+            "context": "Ann says: 'Great weather.' It rains. What does Ann mean?"}
+    rows = [{**base, "method": "string", "score": "option_logprob", "variant": "", "generation": "",
+             "option_index": i, "position": i, "option_type": kind, "value": value, "is_target": i == 0,
+             "chosen": i == 1} for i, (kind, value) in enumerate((("Ironic", -3.0), ("Literal", -1.0)))]
+    rows += [{**base, "method": "free", "score": "free", "variant": "tau=0.1", "generation": "She is joking.",
+              "option_index": i, "position": i, "option_type": kind, "value": float(i == 0), "is_target": i == 0,
+              "chosen": i == 0} for i, kind in enumerate(("Ironic", "Literal"))]
+    pd.DataFrame(rows).to_parquet(root / "scoring_methods" / "scores" / f"{CAUSAL}.parquet")
+    items, files = read_items(root, CAUSAL_STUDIES, CAUSAL)
+    assert [f.name for f in files] == [f"{CAUSAL}.parquet"]
+    by_method = items.set_index("method")
+    assert set(by_method.index) == {"string: option_logprob", "free: free"}
+    # the string score chose the literal reading, the generation was coded as the ironic one
+    assert by_method["correct"].to_dict() == {"string: option_logprob": False, "free: free": True}
+    assert by_method.loc["free: free", "choice"] == "Ironic (generated: She is joking.)"
+    assert (items["key"] == "Ironic").all() and (items["element"] == "irony").all()
+    assert items["context"].str.contains("Great weather").all()

@@ -67,6 +67,8 @@ def drawn(monkeypatch):
     def record(fig, path, *rest, **kwargs):
         fig.canvas.draw()
         seen.append((Path(str(path)).name, small_texts(fig), [t.get_text() for t in plotting.texts(fig)]))
+        readable(fig)  # as saved: then no label over another, none cut
+        assert plotting.layout_problems(fig) == [], Path(str(path)).name
         plt.close(fig)
         return Path(str(path))
 
@@ -76,8 +78,11 @@ def drawn(monkeypatch):
 
 
 def _own_texts(fig: plt.Figure) -> tuple[list[tuple[str, float]], str]:
+    """The text a figure sets below the minimum size and all its words; as saved (text raised to the minimum) no
+    label of it lies over another and none is cut."""
     fig.canvas.draw()
     small, words = small_texts(fig), " ".join(t.get_text() for t in plotting.texts(fig))
+    assert plotting.layout_problems(readable(fig)) == [], words[:200]
     plt.close(fig)
     return small, words
 
@@ -270,3 +275,169 @@ def test_probes_compare_paper_says_the_paper_is_roberta_large_and_draws_it_besid
     assert ours[["ours_low", "ours_high"]].notna().all().all()  # every quantity of ours, with its interval
     small, words = _own_texts(compare_paper_figure(compared))
     assert small == [] and "paper: RoBERTa-large" in words and "ours: enc-a" in words and "n=40" in words
+
+
+# -------------------------------------------------------- readable at a glance: no label over another, none cut
+def test_the_layout_check_finds_labels_drawn_over_each_other_and_labels_cut():
+    from choicelab.plotting import layout_problems
+
+    fig, ax = plt.subplots(figsize=(4, 3))
+    ax.set_xticks([0, 0.01], ["a long tick label", "another long one"])
+    ax.text(0.5, 0.5, "a note over", transform=ax.transAxes)
+    ax.text(0.52, 0.5, "a second note", transform=ax.transAxes)
+    ax.set_title("a cut row lab…")
+    ax.text(0.95, 0.2, "reaching past its axes", transform=ax.transAxes, clip_on=True)
+    problems = layout_problems(fig)
+    plt.close(fig)
+    assert "overlap: 'a long tick label' and 'another long one'" in problems
+    assert "overlap: 'a note over' and 'a second note'" in problems
+    assert "cut: 'a cut row lab…' ends with an ellipsis" in problems
+    assert "cut: 'reaching past its axes' reaches past the box it is clipped to" in problems
+
+
+def test_the_layout_check_reads_turned_labels_by_their_own_box_and_skips_text_it_does_not_draw():
+    from choicelab.plotting import layout_problems
+
+    fig, (ax, hidden) = plt.subplots(1, 2, figsize=(6, 3))
+    # close, long labels turned 45 degrees: their upright boxes would overlap, the turned ones do not
+    ax.set_xticks(range(6), [f"condition number {i}" for i in range(6)], rotation=45, ha="right",
+                  rotation_mode="anchor")
+    hidden.set_xticks([0, 0.01], ["drawn over", "each other"])
+    hidden.set_axis_off()  # not drawn: not in the file, not a problem
+    assert layout_problems(fig) == []
+    ax.set_xticks(range(6), [f"condition number {i}" for i in range(6)], rotation=10)
+    assert any(p.startswith("overlap: 'condition number 0'") for p in layout_problems(fig))
+    plt.close(fig)
+
+
+def test_saving_a_figure_with_overlapping_labels_fails_under_the_strict_check(tmp_path, monkeypatch):
+    from choicelab.plotting import STRICT, save_png
+
+    fig, ax = plt.subplots()
+    ax.text(0.5, 0.5, "one label", transform=ax.transAxes)
+    ax.text(0.51, 0.5, "another label", transform=ax.transAxes)
+    monkeypatch.setenv(STRICT, "1")
+    with pytest.raises(ValueError, match="overlap: 'one label' and 'another label'"):
+        save_png(fig, tmp_path / "f.png")
+    assert not (tmp_path / "f.png").exists()
+
+
+@pytest.fixture()
+def strict(monkeypatch):
+    from choicelab.plotting import STRICT
+
+    monkeypatch.setenv(STRICT, "1")
+
+
+def test_every_card_is_one_readable_page_and_every_panel_figure_is_readable(tmp_path, strict):
+    """The card's PNG holds the whole page (header, summary, flags, every panel) at the card's type sizes, with no
+    label over another and none cut; each panel's figure names the papers' models by number in a key."""
+    from test_cards import CAUSAL, ENCODER, panels_of, write_tables
+
+    from choicelab.cards.render import card_png, drawn_headlines, headline_figure
+    from choicelab.plotting import layout_problems
+
+    root = write_tables(tmp_path / "run" / "results")
+    for model, kind in ((CAUSAL, "causal"), (ENCODER, "encoder")):
+        panels = panels_of(root, model)
+        for panel in panels:
+            if panel.status == "ok" and drawn_headlines(panel):
+                assert headline_figure(panel) is not None  # strict: a layout problem raises
+        card_png(model, kind, panels, "test scale", tmp_path / f"{model}.png")
+    # the page's text: checked as drawn (card_png would have raised), and the summary is on it
+    from choicelab.cards import render
+
+    fig_texts = []
+    original = render.save_png
+
+    def keep(fig, path, dpi=150):
+        fig_texts.extend(t.get_text() for t in plotting.drawn_texts(fig))
+        assert layout_problems(fig) == []
+        return original(fig, path, dpi)
+
+    render.save_png = keep
+    try:
+        card_png(CAUSAL, "causal", panels_of(root, CAUSAL), "test scale", tmp_path / "again.png")
+    finally:
+        render.save_png = original
+    words = " ".join(fig_texts)
+    assert "Summary:" in words and "Competence flags:" in words and "Thinking in bets: skipped" in words
+    assert "1 GPT-4 Turbo; 2 Llama 13b" in words  # the papers' models by number, in the key
+    assert "(higher is better)" in words  # the axis says which way is better
+
+
+def test_the_scoring_methods_figures_keep_n_off_the_titles_and_say_which_way_is_better(strict):
+    from choicelab.plotting import layout_problems
+    from choicelab.studies.scoring_methods import figures
+    from choicelab.studies.scoring_methods import prompts as ps
+
+    fig2 = pd.DataFrame({"condition": ["irony"] * 4 + ["humour"] * 4, "model": ["a", "a", "b", "human"] * 2,
+                         "method": ["free", "string", "string", "human"] * 2, "k": [0, 3, 2, 300] * 2,
+                         "n": [20, 4, 4, 374] * 2})
+    fig2 = fig2.assign(accuracy=fig2["k"] / fig2["n"], chance=0.25, clustered_low=0.0, clustered_high=1.0)
+    fig = figures.fig2_accuracy(fig2, "Fig. 2. Models: a, b")
+    assert layout_problems(fig) == []
+    assert fig.axes[0].get_ylabel() == "accuracy (higher is better)"
+    plt.close(fig)
+    item = ps.ScoringItem("pragmatics", "irony", "7", "Task. " * 30, "Context. " * 60, "Question?", ("a", "b"),
+                          ("the target answer", "the literal answer"), 0)
+    fig = figures.fig1_example(item, max_new_tokens=24)
+    assert layout_problems(fig) == []
+    plt.close(fig)
+
+
+def test_the_probes_figures_draw_each_model_in_its_own_panel_and_one_benchmark_order(strict):
+    from choicelab.plotting import layout_problems
+    from choicelab.studies.probes import figures as pf
+
+    rng = np.random.default_rng(0)
+    conf = pd.DataFrame([{"benchmark": b, "model": m, "probe": p, "p_label": rng.random(), "n_choices": 2}
+                         for b in ("piqa", "siqa") for m in ("enc-a", "enc-b") for p in ("orig", "nq")
+                         for _ in range(5)])
+    fig = pf.fig3_no_question(conf)
+    titles = [ax.get_title() for ax in fig.axes if ax.get_title()]
+    assert len(titles) == 4 and any("enc-b" in t for t in titles)  # one box pair per model: none pooled
+    assert layout_problems(fig) == []
+    plt.close(fig)
+    nra = pd.concat([_probes_tables()[0].assign(benchmark=b, model="tiny-bert ensemble of 2 seeds")
+                     for b in ("aNLI", "HellaSwag", "PIQA", "SocialIQA")], ignore_index=True)
+    fig = pf.fig4_no_right_answer(nra)
+    assert layout_problems(fig) == []
+    plt.close(fig)
+
+
+def figure_rules() -> list[str]:
+    """Every rule that draws a study's figure (its ARTIFACTS' figures, and the report cards known at run time)."""
+    import importlib
+
+    from choicelab.studies import STUDIES, study_artifacts
+
+    rules = {a.rule for s in STUDIES for a in study_artifacts(s) if a.kind != "table"}
+    rules |= {r for s in STUDIES for r in getattr(importlib.import_module(f"choicelab.studies.{s}.artifacts"),
+                                                   "RUNTIME_RULES", ())}
+    return sorted(rules)
+
+
+@pytest.mark.slow
+def test_every_figure_of_the_smoke_run_is_drawn_with_no_label_over_another_and_none_cut(smoke_run, data_mirror,
+                                                                                       tmp_path):
+    """The smoke run's figure jobs drawn again, in a copy of its folder, under the strict layout check: a figure with
+    two labels over each other or a label cut fails its job, and the job's log names the labels."""
+    import shutil
+    import subprocess
+    import sys
+
+    from choicelab.plotting import STRICT
+    from conftest import repo_env
+
+    work = tmp_path / "smoke"
+    shutil.copytree(smoke_run, work, symlinks=True)
+    rules = figure_rules()
+    proc = subprocess.run(
+        [sys.executable, "-m", "snakemake", "--cores", "2", "-s", str(REPO / "Snakefile"), "-d", str(work),
+         "--configfile", str(REPO / "configs" / "smoke.yaml"), "--config", f"data_mirror={data_mirror}",
+         "--forcerun", *rules, "--allowed-rules", *rules],
+        capture_output=True, text=True, timeout=1200, env={**repo_env(), STRICT: "1"})
+    logs = "\n".join(p.read_text() for p in (work / "results" / "logs").rglob("*.log") if "layout problem" in
+                     p.read_text())
+    assert proc.returncode == 0, logs[-4000:] or proc.stderr[-3000:]

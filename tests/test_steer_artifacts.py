@@ -27,7 +27,8 @@ def test_manifest_ids_and_files():
     fig7 = next(a for a in sa.ARTIFACTS if a.name == "fig7")
     assert fig7.paths("steer") == ["figures/steer/fig7.png"]
     compare_figure = next(a for a in sa.ARTIFACTS if a.name == "fig_compare_paper")
-    assert compare_figure.paths("steer") == ["results/steer/tables/fig_compare_paper.png"]  # beside the tables
+    # a figure, filed with the figures (its job is the tables' rule: it reads the paper's numbers)
+    assert compare_figure.paths("steer") == ["figures/steer/fig_compare_paper.png"]
     (card,) = sa.report_cards(["foundations_only"])
     assert card.id("steer") == "steer/report_card_foundations_only"
     assert card.paths("steer") == ["results/steer/report_cards/foundations_only.png",

@@ -18,19 +18,10 @@ import yaml
 from choicelab.cards import compare
 from choicelab.cards.items import dump_files, items_html, read_items
 from choicelab.cards.overlay import CardPlan
-from choicelab.cards.panels import Panel, build_panels, table_path
+from choicelab.cards.panels import Panel, build_panels, card_entries, table_path
 from choicelab.cards.render import card_html, card_png, index_html, pdf_note, print_pdf
 from choicelab.io import write_json, write_parquet
 from choicelab.provenance import describe_inputs, make_record, write_sidecar
-
-# The keys that set each study's size, shown on the card beside the scale file.
-SCALE_KEYS = {
-    "steer": ("scale.n_per_test", "adaptations", "adaptation_questions"),
-    "revealed_belief": ("n_dice", "faces"),
-    "probes": ("benchmarks", "causal_benchmarks", "dev_size", "train_size", "causal_items", "seeds"),
-    "scoring_methods": ("items_per_condition", "grid_benchmarks", "grid_items"),
-    "bets": ("seeds", "train_eval_size"),
-}
 
 
 def load_scale(path: str | Path) -> dict[str, Any]:
@@ -52,10 +43,10 @@ def _get(section: Mapping[str, Any], dotted: str) -> Any:
 def scale_text(scale_path: str, config: Mapping[str, Any]) -> str:
     """The card scale in words: the file and the keys that size each enabled study (not the papers' scale)."""
     parts = []
-    for study, keys in SCALE_KEYS.items():
+    for study, entry in card_entries().items():
         section = config["studies"].get(study)
         if section and section.get("enabled"):
-            values = ", ".join(f"{k}={_get(section, k)}" for k in keys if _get(section, k) is not None)
+            values = ", ".join(f"{k}={_get(section, k)}" for k in entry.scale_keys if _get(section, k) is not None)
             parts.append(f"{study}: {values}")
     return (f"card scale from {scale_path}, smaller than the papers' reproduction scale ({'; '.join(parts)}); "
             f"intervals are correspondingly wide")
@@ -82,8 +73,6 @@ def run_studies(plan: CardPlan, run_dir: str | Path, snakefile: str | Path, core
             "studies": {m: list(s) for m, s in plan.studies.items()}, "skipped": plan.skipped}
 
 
-FIRST_TABLE = {"steer": "by_module", "revealed_belief": "compare_paper", "probes": "robustness_matrix",
-               "scoring_methods": "table_numbers", "bets": "table5"}
 # "Error in rule x:", "ConfigError in file ...:", "ValueError: ..."
 ERROR_LINE = re.compile(r"^\s*([\w.]*Error|[\w.]*Exception)\b")
 JOB_LOG = re.compile(r"^\s*log: (\S+)")
@@ -125,20 +114,20 @@ def failures(run_root: str | Path, model: str, studies: Sequence[str], status: M
         return dict.fromkeys(studies, f"the model {model!r} was not prepared ({model_json} is missing): {why}")
     if status.get("returncode", 0) == 0:
         return {}
+    entries = card_entries()
     return {study: f"the card run ended with errors (return code {status['returncode']}) before this study's "
                    f"tables; {run_error}"
-            for study in studies if not table_path(root, study, FIRST_TABLE[study]).is_file()}
+            for study in studies if not table_path(root, study, entries[study].tables[0]).is_file()}
 
 
 def write_card(run_root: str | Path, model: str, kind: str, status: Mapping[str, Any], out_html: str | Path,
-               out_png: str | Path, scale: str, panel_kwargs: Mapping[str, Mapping[str, Any]],
+               out_png: str | Path, scale: str, options: Mapping[str, Mapping[str, Any]],
                status_path: str | Path, browser: str | None = None) -> list[Panel]:
     """One card: panels from the card run's tables, the HTML and PNG, its PDF (``<card>.pdf`` printed by headless
     Chromium ``browser``; None: none, and the card says why) and a sidecar listing every input's hash."""
     studies = status["studies"][model]
     skipped = status["skipped"][model]
-    panels = build_panels(run_root, model, studies, skipped, failures(run_root, model, studies, status),
-                          panel_kwargs)
+    panels = build_panels(run_root, model, studies, skipped, failures(run_root, model, studies, status), options)
     out = Path(out_html)
     sidecar = f"{out.name}.prov.json"
     pdf = out.with_suffix(".pdf")
@@ -149,7 +138,7 @@ def write_card(run_root: str | Path, model: str, kind: str, status: Mapping[str,
     with_items = {str(s) for s in items["study"].unique()}
     out.write_text(card_html(model, kind, panels, scale, sidecar, out.parent, pdf_note(pdf.name, browser),
                              f"items/{items_page.name}", with_items))
-    card_png(model, panels, out_png)
+    card_png(model, kind, panels, scale, out_png)
     if browser:
         print_pdf(browser, out, pdf)
     inputs = [str(status_path), *sorted({s for p in panels for s in p.sources})]
@@ -222,25 +211,16 @@ __all__ = ["describe_inputs", "failures", "load_scale", "read_status", "run_stud
            "write_index", "write_status"]
 
 
-def panel_kwargs(coder_min_kappa: float) -> dict[str, dict[str, Any]]:
-    """What the panel builders need beyond the tables: STEER's shipped rubrics and a grader applying one to the
-    per-question frame (choicelab.studies.steer.report, used as it is), the coder's bar."""
-    from choicelab.studies.steer import report
-    from choicelab.studies.steer.items import taxonomy as tx
-
-    taxonomy = tx.load_taxonomy(tx.DEFAULT_TAXONOMY_PATH, tx.DEFAULT_DEPENDENCIES_PATH)
-    rubrics = {name: report.load_rubric(path) for name, path in report.shipped_rubrics().items()}
-
-    def grade(questions: Any, rubric: Any, model: str, adaptation: str) -> Any:
-        return report.compute_report_card(questions, taxonomy, rubric, model=model, adaptation=adaptation)
-
-    return {"steer": {"rubrics": rubrics, "grade": grade}, "scoring_methods": {"coder_min_kappa": coder_min_kappa}}
+def panel_options(cards: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    """What each study's panel needs beyond the tables, from the config's ``cards`` section (its entry's
+    ``options``)."""
+    return {study: entry.options(cards) for study, entry in card_entries().items() if entry.options}
 
 
 def cards_for(status: Mapping[str, Any], run_root: str | Path, config_models: Mapping[str, Any],
-              coder_min_kappa: float) -> tuple[dict[str, list[Panel]], dict[str, str]]:
+              cards_section: Mapping[str, Any]) -> tuple[dict[str, list[Panel]], dict[str, str]]:
     """Every card model's panels (for the index) and kinds."""
-    kwargs = panel_kwargs(coder_min_kappa)
+    kwargs = panel_options(cards_section)
     cards, kinds = {}, {}
     for model, studies in status["studies"].items():
         kinds[model] = config_models[model]["kind"]

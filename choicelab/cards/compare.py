@@ -18,8 +18,9 @@ from pathlib import Path
 import pandas as pd
 
 from choicelab.cards.items import dump_files, item_rows
-from choicelab.cards.panels import OK, Panel, plain_adaptation
+from choicelab.cards.panels import OK, Panel
 from choicelab.stats import paired_difference
+from choicelab.studies.steer.card import plain_adaptation
 
 ITEM_COLUMNS = ["item", "cluster", "value"]
 

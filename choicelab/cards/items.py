@@ -1,6 +1,7 @@
 """A card's items one click away: one self-contained page (no server, no network) of every item the card run scored
 for a model, read from the studies' logit dumps (``logit_dump/2``: the exact ``context`` the model saw, each option
-with its score and probability, the key): the prompt, the options and their scores, the key, the model's choice and
+with its score and probability, the key) and the scoring methods' score tables (each method and score's value per
+option, the target, the choice): the prompt, the options and their scores, the key, the model's choice and
 whether it is right, filterable by study, benchmark, element, condition (prompt variant) and scoring method.
 """
 
@@ -63,10 +64,48 @@ def item_rows(dump: pd.DataFrame, model: str) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=ITEM_COLUMNS)
 
 
+def score_files(run_root: str | Path, study: str, model: str) -> list[Path]:
+    """The model's score table of a study in the card run (``<study>/scores/<model>.parquet``: the scoring
+    methods' every method and score per option, with the prompt), where there is one."""
+    path = Path(run_root) / study / "scores" / f"{model}.parquet"
+    return [path] if path.is_file() else []
+
+
+def score_rows(scores: pd.DataFrame, model: str) -> pd.DataFrame:
+    """One row per (benchmark, condition, method and score, variant, item) of ``model``'s score table: the prompt,
+    every option (its type, the method's value, target or not), the key (the target options), the option chosen
+    (a free generation: the option it was coded as, and the generation) and whether it is a target. The condition
+    fills the page's element filter."""
+    rows = []
+    mine = scores[scores["model"].astype(str) == model]
+    keys = ["study", "benchmark", "condition", "method", "score", "label_set", "variant", "seed", "item_id"]
+    for key, group in mine.groupby(keys, sort=True, observed=True):
+        part = dict(zip(keys, key, strict=True))
+        group = group.sort_values("position")
+        chosen = group[group["chosen"].astype(bool)]
+        generation = next((str(g) for g in group["generation"].astype(str) if g), "") if "generation" in group else ""
+        choice = "; ".join(chosen["option_type"].astype(str))
+        rows.append({
+            "study": part["study"], "benchmark": part["benchmark"], "element": part["condition"],
+            "variant": " ".join(str(v) for v in (part["label_set"], part["variant"], f"seed {part['seed']}") if v),
+            "method": f"{part['method']}: {part['score']}", "item_id": str(part["item_id"]),
+            "context": str(group["context"].iloc[0]),
+            "options": [{"text": str(r.option_type), "score": float(r.value), "prob": None, "key": bool(r.is_target)}
+                        for r in group.itertuples()],
+            "key": "; ".join(group[group["is_target"].astype(bool)]["option_type"].astype(str)),
+            "choice": choice + (f" (generated: {generation})" if generation else ""),
+            "correct": None if chosen.empty else bool(chosen["is_target"].astype(bool).any()),
+        })
+    return pd.DataFrame(rows, columns=ITEM_COLUMNS)
+
+
 def read_items(run_root: str | Path, studies: Sequence[str], model: str) -> tuple[pd.DataFrame, list[Path]]:
-    """Every item of ``model`` in the card run's dumps of ``studies``, and the dump files read."""
-    files = [f for study in studies for f in dump_files(run_root, study, model)]
-    frames = [item_rows(pd.read_parquet(f), model) for f in files]
+    """Every item of ``model`` in the card run's dumps and score tables of ``studies``, and the files read."""
+    dumps = [f for study in studies for f in dump_files(run_root, study, model)]
+    tables = [f for study in studies for f in score_files(run_root, study, model)]
+    frames = [item_rows(pd.read_parquet(f), model) for f in dumps]
+    frames += [score_rows(pd.read_parquet(f), model) for f in tables]
+    files = dumps + tables
     items = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=ITEM_COLUMNS)
     return items, files
 
@@ -117,7 +156,8 @@ def items_html(model: str, items: pd.DataFrame, sources: Sequence[str]) -> str:
             "td,th{border:1px solid #ddd;padding:2px 6px;vertical-align:top}pre{white-space:pre-wrap;max-width:60em}"
             "tr.right td{background:#eef8ee}tr.wrong td{background:#fbeeee}label{margin-right:1em}</style></head>"
             f"<body><h1>Items behind the card of {html.escape(model)}</h1><p>Every item the card run scored for this "
-            "model, from its logit dumps: the exact prompt (click an item id), each option with its score and "
+            "model, from its logit dumps and score tables: the exact prompt (click an item id), each option with its "
+            "score and "
             "probability (the key in bold), the model's choice (the highest score) and whether it is the key. "
             f"Dumps read: {listed}.</p><p>{''.join(selects)} <span id='count'></span></p>"
             "<table><thead><tr><th>study / benchmark / element</th><th>condition / method</th><th>item (prompt)</th>"

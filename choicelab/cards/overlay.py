@@ -19,56 +19,6 @@ from typing import Any
 
 RUN_DIR = "results/cards/_run"
 
-# Which studies a model kind gets, and the config keys of each study that list models of that kind.
-MODEL_KEYS: dict[str, dict[str, tuple[str, ...]]] = {
-    "causal": {
-        "steer": ("models",),
-        "revealed_belief": ("models",),
-        "probes": ("causal_models",),
-        "scoring_methods": ("models", "grid_models"),
-    },
-    "encoder": {
-        "bets": ("models",),
-        "probes": ("models",),
-    },
-}
-
-# Why a kind skips a study (shown in the skipped panel).
-SKIPS: dict[str, dict[str, str]] = {
-    "causal": {
-        "bets": "bets fine-tunes an encoder with a multiple-choice head on the bet tasks (the paper's BERT-family "
-        "models); a causal model has no such head, so the study does not apply",
-    },
-    "encoder": {
-        "steer": "STEER scores answer options by next-token probabilities of a causal model",
-        "revealed_belief": "revealed belief reads a causal model's next-token distribution over outcomes",
-        "scoring_methods": "scoring methods compares free generation, string, label and rating scores of a causal "
-        "(or seq2seq) model",
-    },
-}
-
-# The rules each study's card numbers come from (its tables jobs); the card run asks for these targets.
-TABLE_RULES: dict[str, tuple[str, ...]] = {
-    "steer": ("steer_tables",),
-    "revealed_belief": ("rb_tables",),
-    "probes": ("probes_tables", "probes_robustness"),  # the robustness matrix is its own job
-    "scoring_methods": ("sm_tables",),
-    "bets": ("bets_result_tables",),
-}
-
-# Table rules that need a model of the study's "models" list (probes_tables reads the fine-tuned encoders'
-# confidences): a card run with no such card model does not ask for them (the card's probes panel then reads the
-# robustness matrix only, without the paper's RoBERTa comparison).
-ENCODER_RULES: dict[str, tuple[str, ...]] = {"probes": ("probes_tables",)}
-
-
-# The longest job chain of a card run starts first: STEER's scoring (one job per model, the card run's longest: 118 s
-# of CPU for SmolLM2 at the card scale, docs/cards.md) and what it needs (the model, the benchmark) get Snakemake's
-# highest priority (--prioritize), so the other studies' jobs fill the second core beside it instead of leaving it
-# to run alone at the end.
-PRIORITY: dict[str, str] = {"steer": "steer_score"}
-
-
 BROWSERS = ("chromium", "chromium-browser")  # Debian's and Ubuntu's names (.ci/run installs Debian's)
 
 
@@ -107,9 +57,12 @@ def card_models(config: Mapping[str, Any]) -> list[str]:
 
 
 def model_kind(config: Mapping[str, Any], model: str) -> str:
+    from choicelab.cards.panels import card_entries
+
     kind = config["models"][model]["kind"]
-    if kind not in MODEL_KEYS:
-        raise ValueError(f"model {model!r}: kind {kind!r} has no card (known kinds: {sorted(MODEL_KEYS)})")
+    known = {k for entry in card_entries().values() for k in entry.models}
+    if kind not in known:
+        raise ValueError(f"model {model!r}: kind {kind!r} has no card (known kinds: {sorted(known)})")
     return kind
 
 
@@ -120,17 +73,21 @@ def _absolute(path: str | None, base: Path) -> str | None:
     return str(p if p.is_absolute() else (base / p).resolve())
 
 
-# Benchmark lists that may name another study's questions (scored as a multiple-choice benchmark).
-BENCHMARK_LISTS: tuple[tuple[str, str], ...] = (("probes", "causal_benchmarks"), ("scoring_methods", "grid_benchmarks"))
+def benchmark_lists() -> list[tuple[str, str]]:
+    """(study, config key) of every list that may name another study's questions (scored as a multiple-choice
+    benchmark): the card entries' ``benchmark_lists``."""
+    from choicelab.cards.panels import card_entries
+
+    return [(study, key) for study, entry in card_entries().items() for key in entry.benchmark_lists]
 
 
 def _drop_unbuilt_benchmarks(config: dict[str, Any], scale: Mapping[str, Any]) -> None:
-    """Remove from the benchmark lists (:data:`BENCHMARK_LISTS`) the benchmarks of studies the card run disabled
+    """Remove from the benchmark lists (:func:`benchmark_lists`) the benchmarks of studies the card run disabled
     (a causal-only card builds no bets question sets): the scale names them, the card run cannot build them."""
     from choicelab.studies import mc_benchmarks
 
     gone = set(mc_benchmarks(scale)) - set(mc_benchmarks(config))
-    for study, key in BENCHMARK_LISTS:
+    for study, key in benchmark_lists():
         section = config["studies"].get(study, {})
         if section.get(key) is not None:
             section[key] = [name for name in section[key] if name not in gone]
@@ -144,8 +101,12 @@ def plan_card_run(config: Mapping[str, Any], scale: Mapping[str, Any], models: S
     no card model gets is disabled. ``data_mirror`` is the run's own (made absolute: the card run works in its own
     folder); the models are the scale's (helpers such as embedders and coders) plus the card models' entries.
     """
+    from choicelab.cards.panels import card_entries
+    from choicelab.studies import study_artifacts
+
     if not models:
         raise ValueError("no card models: pass --config card_models='[name, ...]' or set cards.models")
+    entries = card_entries()
     base = Path(workdir).resolve()
     out = copy.deepcopy(dict(scale))
     out["data_mirror"] = _absolute(config.get("data_mirror"), base)
@@ -163,27 +124,36 @@ def plan_card_run(config: Mapping[str, Any], scale: Mapping[str, Any], models: S
     lists: dict[tuple[str, str], list[str]] = {}
     for model in models:
         kind = model_kind(config, model)
-        for study, keys in MODEL_KEYS[kind].items():
+        for study, entry in entries.items():
+            keys = entry.models.get(kind)
+            if keys is None:
+                if kind in entry.skips:
+                    skipped[model][study] = entry.skips[kind]
+                continue
             if study not in out["studies"]:
                 skipped[model][study] = f"the card scale config ({study}) has no section for this study"
                 continue
             studies[model].append(study)
             for key in keys:
                 lists.setdefault((study, key), []).append(model)
-        for study, why in SKIPS[kind].items():
-            skipped[model][study] = why
     used = {study for study, _ in lists}
     for study, section in out["studies"].items():
         if study not in used:
             section["enabled"] = False
             continue
         section["enabled"] = True
-        for keys in (MODEL_KEYS["causal"].get(study, ()), MODEL_KEYS["encoder"].get(study, ())):
+        for keys in entries[study].models.values():
             for key in keys:
                 # A kind no card model has gets no model: a causal-only card fine-tunes no encoder for probes.
                 section[key] = lists.get((study, key), [])
     _drop_unbuilt_benchmarks(out, scale)
-    targets = tuple(rule for s in sorted(used) for rule in TABLE_RULES[s]
-                    if not (rule in ENCODER_RULES.get(s, ()) and not lists.get((s, "models"))))
-    priority = tuple(PRIORITY[s] for s in sorted(used) if s in PRIORITY)
+    targets = tuple(dict.fromkeys(table_rule(study_artifacts(s), name) for s in sorted(used)
+                                  for name in entries[s].tables
+                                  if name not in entries[s].needs or lists.get((s, entries[s].needs[name]))))
+    priority = tuple(entries[s].priority for s in sorted(used) if entries[s].priority)
     return CardPlan(out, {m: tuple(s) for m, s in studies.items()}, skipped, targets, priority)
+
+
+def table_rule(artifacts: Sequence[Any], name: str) -> str:
+    """The rule whose job writes the artifact ``name`` (by its ARTIFACTS entry)."""
+    return next(a.rule for a in artifacts if a.name == name)

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import base64
 import html
-import io
 import math
 import subprocess
+import textwrap
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import matplotlib
 
@@ -23,7 +24,7 @@ import pandas as pd  # noqa: E402
 
 from choicelab.cards.overlay import BROWSERS  # noqa: E402
 from choicelab.cards.panels import FAILED, OK, SKIPPED, Headline, Panel  # noqa: E402
-from choicelab.plotting import png_bytes, save_png  # noqa: E402
+from choicelab.plotting import LINE_SPACING, MIN_FONT_SIZE, png_bytes, save_png  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -70,41 +71,125 @@ def summary(panels: Sequence[Panel]) -> list[Sentence]:
     return out
 
 
-MAX_PAPER_LABELS = 3  # a row with more of the papers' models names only its lowest and highest in the figure
+FIGURE_IN, PAGE_IN = 10.0, 13.0  # inches wide: a panel's figure in the page, the whole card's PNG
+LABEL_WIDTH = 44  # characters of a row label per line (wrapped, never cut)
+KEY_WIDTH = 110  # characters per line of the papers' models' key under a panel's axis
+INTERVALS = ("95 % intervals, each clustered by the unit its n counts (a mean over seeds, benchmarks, elements or "
+             "conditions: a t interval over them)")
+
+
+def drawn_headlines(panel: Panel) -> list[Headline]:
+    """The headlines a panel's figure draws: finite ones of the panel's first quantity (one quantity per axis: a
+    kappa beside accuracies stays in the table)."""
+    return [h for h in panel.headlines if math.isfinite(h.estimate) and h.quantity == panel.headlines[0].quantity]
+
+
+def _tiers(values: Sequence[float], width: float) -> list[int]:
+    """A tier (0, 1, ...) per value so that labels ``width`` wide (data units) centred on values of one tier do not
+    overlap: each takes the lowest tier whose last label ends before it starts."""
+    ends: list[float] = []
+    tiers = []
+    for v in values:
+        tier = next((t for t, end in enumerate(ends) if v - width / 2 > end), len(ends))
+        if tier == len(ends):
+            ends.append(-math.inf)
+        ends[tier] = v + width / 2
+        tiers.append(tier)
+    return tiers
+
+
+def paper_keys(hs: Sequence[Headline]) -> dict[str, int]:
+    """A number per paper model of the drawn headlines (in order of appearance): drawn over its diamond, named in
+    the key under the axis."""
+    return {name: k for k, name in enumerate(dict.fromkeys(n for h in hs for n, _ in h.paper), start=1)}
+
+
+def draw_headlines(ax: plt.Axes, panel: Panel, hs: Sequence[Headline]) -> str:
+    """Each headline on its own row: our estimate with its 95 % interval (grey where it covers the reference), the
+    reference as a red tick, the papers' models as hollow diamonds numbered by :func:`paper_keys` (numbers stacked
+    in tiers where they would touch). Returns the key of those numbers."""
+    keys = paper_keys(hs)
+    points = [v for h in hs for v in (h.low, h.high, h.estimate, *(x for _, x in h.paper),
+                                      *([h.reference] if h.reference is not None else []))]
+    lo, hi = min(points), max(points)
+    pad = 0.06 * (hi - lo or 1.0)
+    ax.set_xlim(lo - pad, hi + pad)
+    bbox = ax.get_window_extent()
+    # a key number is at most 2 digits at MIN_FONT_SIZE (~0.6 em each) plus a gap: its width in data units
+    width = (hi - lo + 2 * pad) * (2 * 0.6 * MIN_FONT_SIZE + 4) / (bbox.width * 72 / ax.figure.dpi)
+    tier_step = 0.42  # rows apart: a tier of numbers above a row, in row units
+    y, ticks = 0.0, []
+    for h in reversed(hs):
+        ranked = sorted(h.paper, key=lambda p: p[1])
+        tiers = _tiers([v for _, v in ranked], width)
+        grey = h.covers_reference
+        ax.errorbar(h.estimate, y, xerr=[[max(h.estimate - h.low, 0)], [max(h.high - h.estimate, 0)]],
+                    fmt="o", color="0.6" if grey else "C0", capsize=3, zorder=3)
+        if h.reference is not None:
+            ax.plot([h.reference], [y], "|", color="C3", markersize=14)
+        for (name, value), tier in zip(ranked, tiers, strict=True):
+            ax.plot([value], [y], "D", mfc="none", color="C1", markersize=5)
+            ax.annotate(str(keys[name]), (value, y + 0.22 + tier_step * tier), ha="center", va="center",
+                        color="C1", fontsize=MIN_FONT_SIZE)
+        ticks.append((y, textwrap.fill(h.label, LABEL_WIDTH)))
+        y += 1.0 + tier_step * (max(tiers) + 1 if tiers else 0)
+    ax.set_ylim(-0.6, y - 0.4)
+    ax.set_yticks([t for t, _ in ticks], [label for _, label in ticks])
+    ax.set_xlabel(panel.axis or "estimate")
+    ax.grid(axis="x", alpha=0.3)
+    return "; ".join(f"{k} {name}" for name, k in keys.items())
+
+
+def figure_caption(panel: Panel, key: str) -> str:
+    """What a panel's figure shows, its one interval kind and its greys, and the key of the papers' models."""
+    text = (f"{panel.title}. Dot: ours, {INTERVALS}; grey dot: the interval covers the reference; red tick: the "
+            f"reference (chance, or zero for a difference).")
+    if key:
+        text += f" Hollow diamonds: the papers' models, their numbers: {key}."
+    return textwrap.fill(text, KEY_WIDTH)
+
+
+LINE = MIN_FONT_SIZE * LINE_SPACING / 72  # inches a line of small text takes
+LABELS_IN = 3.3  # inches left of the axis for the wrapped row labels
+
+
+def _caption_lines(panel: Panel, hs: Sequence[Headline]) -> int:
+    return figure_caption(panel, "; ".join(f"{k} {n}" for n, k in paper_keys(hs).items())).count("\n") + 1
+
+
+def _axes_height(hs: Sequence[Headline]) -> float:
+    """Inches of a panel's axis: a row per headline, as tall as its wrapped label, plus room for the tiers of the
+    papers' numbers."""
+    return sum(max(textwrap.fill(h.label, LABEL_WIDTH).count("\n") + 1, 2) * 1.6 * LINE
+               + 0.12 * min(len(h.paper), 6) for h in hs) + 0.2
+
+
+def _height(panel: Panel, hs: Sequence[Headline]) -> float:
+    """Inches a panel's figure needs: title, axis, tick labels and axis label, caption."""
+    return 0.45 + _axes_height(hs) + 0.75 + LINE * _caption_lines(panel, hs) + 0.15
+
+
+def _headline_axes(fig: plt.Figure | Any, panel: Panel, hs: Sequence[Headline], width: float) -> None:
+    height = _height(panel, hs)
+    below = 0.75 + LINE * _caption_lines(panel, hs) + 0.15
+    grid = fig.add_gridspec(1, 1, left=LABELS_IN / width, right=1 - 0.2 / width, bottom=below / height,
+                            top=1 - 0.45 / height)
+    ax = fig.add_subplot(grid[0])
+    key = draw_headlines(ax, panel, hs)
+    ax.set_title(textwrap.fill(panel.title, KEY_WIDTH), fontsize=10, loc="left")
+    # the caption under the axis label: placed from the label's drawn box, so it never runs into it
+    ax.annotate(figure_caption(panel, key), (0, 0), xycoords=("axes fraction", ax.xaxis.label), xytext=(0, -6),
+                textcoords="offset points", va="top", ha="left", fontsize=MIN_FONT_SIZE)
 
 
 def headline_figure(panel: Panel) -> bytes | None:
-    """Each headline with its 95 % interval (filled), the papers' models on the same scale (hollow, labelled)."""
-    # one quantity per axis: the panel's first (a kappa beside accuracies stays in the table)
-    hs = [h for h in panel.headlines if math.isfinite(h.estimate) and h.quantity == panel.headlines[0].quantity]
+    """A panel's figure (:func:`draw_headlines`) with its caption, as PNG bytes; None where it draws nothing."""
+    hs = drawn_headlines(panel)
     if not hs:
         return None
-    fig, ax = plt.subplots(figsize=(7.5, 0.45 * len(hs) + 1.0))
-    for i, h in enumerate(hs):
-        y = len(hs) - 1 - i
-        grey = h.covers_reference
-        ax.errorbar(h.estimate, y, xerr=[[max(h.estimate - h.low, 0)], [max(h.high - h.estimate, 0)]],
-                    fmt="o", color="0.6" if grey else "C0", capsize=3)
-        if h.reference is not None:
-            ax.plot([h.reference], [y], "|", color="C3", markersize=14)
-        ranked = sorted(h.paper, key=lambda p: p[1])
-        for j, (name, value) in enumerate(ranked):
-            ax.plot([value], [y], "D", mfc="none", color="C1", markersize=5)
-            if len(ranked) > MAX_PAPER_LABELS and 0 < j < len(ranked) - 1:
-                continue  # many models: only the lowest and the highest named here, every one in the table
-            # neighbours alternate above and below the row, so close values do not print over each other
-            ax.annotate(name, (value, y), xytext=(0, 5 if j % 2 == 0 else -12), textcoords="offset points",
-                        fontsize=6, color="C1", ha="center")
-    ax.set_yticks(range(len(hs)))
-    ax.set_yticklabels([_short(h.label) for h in reversed(hs)], fontsize=7)
-    ax.set_title(f"{panel.title} (dot: ours, 95 % interval; red tick: chance/zero; hollow: the papers' models, "
-                 f"all named in the table)", fontsize=8)
-    ax.grid(axis="x", alpha=0.3)
+    fig = plt.figure(figsize=(FIGURE_IN, _height(panel, hs)))
+    _headline_axes(fig, panel, hs, FIGURE_IN)
     return png_bytes(fig)
-
-
-def _short(text: str, n: int = 60) -> str:
-    return text if len(text) <= n else text[: n - 1] + "…"
 
 
 def _img(data: bytes | None, alt: str) -> str:
@@ -172,7 +257,7 @@ def pdf_note(pdf_name: str, browser: str | None) -> str:
                 f"headless {html.escape(Path(browser).name)}).")
     return (f"No PDF of this page was made: no Chromium on PATH ({' or '.join(BROWSERS)}), which prints it; install "
             "the distribution's chromium (.ci/run does) and run `snakemake cards` again. The PNG beside this page "
-            "holds its figures.")
+            "holds the whole card.")
 
 
 def print_pdf(browser: str, page: str | Path, out: str | Path, timeout: int = 300) -> Path:
@@ -251,18 +336,25 @@ def card_html(model: str, kind: str, panels: Sequence[Panel], scale: str, sideca
     return "\n".join(parts)
 
 
-def card_png(model: str, panels: Sequence[Panel], path: str | Path) -> Path:
-    """The card's figures stacked into one PNG, with each panel's status where it has none."""
-    images = [(p, headline_figure(p) if p.status == OK else None) for p in panels]
-    fig, axes = plt.subplots(len(images), 1, figsize=(8, 2.4 * len(images)))
-    axes = axes if hasattr(axes, "__len__") else [axes]
-    for ax, (p, data) in zip(axes, images, strict=True):
-        ax.axis("off")
-        if data is not None:
-            ax.imshow(plt.imread(io.BytesIO(data), format="png"))
+def card_png(model: str, kind: str, panels: Sequence[Panel], scale: str, path: str | Path) -> Path:
+    """The whole card as one page: its header, summary sentences, competence flags and every panel (its figure, or
+    its status and why), drawn at the card's type sizes."""
+    sentences = [textwrap.fill(s.text, 150) for s in summary(panels)]
+    flags = [textwrap.fill(f, 150) for p in panels for f in p.flags] or ["none raised"]
+    head = "\n".join([f"Model kind: {kind}. " + textwrap.fill(f"Scale: {scale}", 150), "", "Summary:",
+                       *(f"- {t}" for t in sentences), "", "Competence flags:", *(f"- {f}" for f in flags)])
+    blocks = [(p, drawn_headlines(p) if p.status == OK else []) for p in panels]
+    heights = [LINE * (head.count("\n") + 1) + 0.6] + [_height(p, hs) if hs else 0.6 for p, hs in blocks]
+    fig = plt.figure(figsize=(PAGE_IN, sum(heights)))
+    parts = fig.subfigures(len(heights), 1, height_ratios=heights)
+    parts[0].text(0.01, 1.0, f"Choice-behaviour card: {model}", fontsize=14, fontweight="bold", va="top")
+    parts[0].text(0.01, 1.0 - 0.45 / heights[0], head, fontsize=MIN_FONT_SIZE, va="top")
+    for part, (p, hs) in zip(parts[1:], blocks, strict=True):
+        if hs:
+            _headline_axes(part, p, hs, PAGE_IN)
         else:
-            ax.text(0.01, 0.5, f"{p.title}: {p.status} — {_short(p.reason, 150)}", fontsize=8, va="center")
-    fig.suptitle(f"choicelab card: {model}", fontsize=11)
+            status = "skipped" if p.status == SKIPPED else "not built" if p.status == FAILED else "no figure"
+            part.text(0.01, 0.5, textwrap.fill(f"{p.title}: {status} ({p.reason})", 150), va="center")
     return save_png(fig, path, dpi=110)
 
 

@@ -69,10 +69,23 @@ def _grouped_bars(ax: plt.Axes, frame: pd.DataFrame, models: Sequence[str], seri
         )
         for position, value in zip(positions, values, strict=True):  # a zero bar is not a missing one
             if np.isnan(value) or value == 0:
-                ax.text(position, 1, "n/a" if np.isnan(value) else "0", ha="center", va="bottom", fontsize=5,
+                ax.text(position, 1, "n/a" if np.isnan(value) else "0", ha="center", va="bottom",
                         rotation=90, color="black" if value == 0 else "grey")
-    ax.set_xticks(x, models, fontsize=7, rotation=20)
+    ax.set_xticks(x, [model_label(m) for m in models])
     ax.set_ylim(0, 105)
+
+
+MODEL_IN = 1.3  # inches of a panel per model: its label wrapped to LABEL_CHARS characters fits under its bars
+LABEL_CHARS = 14
+
+
+def model_label(model: str) -> str:
+    """An encoder's tick label, wrapped (a long checkpoint name broken too) so that neighbours never touch."""
+    return textwrap.fill(model, LABEL_CHARS, break_on_hyphens=False)
+
+
+def _label_lines(models: Sequence[str]) -> int:
+    return max((model_label(m).count("\n") + 1 for m in models), default=1)
 
 
 def _baselines(ax: plt.Axes, frame: pd.DataFrame, series: Sequence[str], key: str) -> None:
@@ -100,7 +113,8 @@ def fig1_value_threshold(ev: pd.DataFrame) -> plt.Figure:
     models = sorted(sel["model"].unique())
     stages = ["default", "fine-tuned"]
     fig, axes = plt.subplots(
-        len(stages), len(templates), figsize=(2.8 * len(templates), 5.2), squeeze=False, sharey=True
+        len(stages), len(templates), figsize=(max(2.8, MODEL_IN * len(models)) * len(templates),
+                                              5.2 + 0.3 * _label_lines(models)), squeeze=False, sharey=True
     )
     for i, stage in enumerate(stages):
         for j, template in enumerate(templates):
@@ -110,7 +124,7 @@ def fig1_value_threshold(ev: pd.DataFrame) -> plt.Figure:
             _baselines(ax, cell, VALUE_GROUND_TRUTHS, "ground_truth")
             ax.set_title(f"{template.removeprefix('bets_value_').upper()} ({stage})", fontsize=8)
         axes[i][0].set_ylabel("accuracy (%)")
-    axes[0][-1].legend(fontsize=6)
+    axes[0][-1].legend()
     fig.suptitle(_models_title(fig, title, models), fontsize=9)
     fig.tight_layout()
     return fig
@@ -128,7 +142,9 @@ def _rq3_grid(
     targets = sorted({e.removeprefix("bets_bet_") for e in sel["eval_set"]})
     models = sorted(sel["model"].unique())
     fig, axes = plt.subplots(
-        len(sources), len(targets), figsize=(3.0 * len(targets), 2.6 * len(sources)), squeeze=False, sharey=True
+        len(sources), len(targets), figsize=(max(3.0, MODEL_IN * len(models)) * len(targets),
+                                             (2.6 + 0.15 * _label_lines(models)) * len(sources)),
+        squeeze=False, sharey=True
     )
     for i, source in enumerate(sources):
         for j, target in enumerate(targets):
@@ -142,7 +158,7 @@ def _rq3_grid(
                 ax.set_xlabel(f"test on {target}", fontsize=8)
             if j == 0:
                 ax.set_ylabel(f"fine-tuned on {source}\naccuracy (%)", fontsize=8)
-    axes[0][-1].legend(fontsize=6)
+    axes[0][-1].legend()
     fig.suptitle(_models_title(fig, title, models), fontsize=9)
     fig.tight_layout()
     return fig
@@ -181,9 +197,11 @@ def mark_gate(fig: plt.Figure, gates: pd.DataFrame) -> plt.Figure:
     if not bad:
         return fig
     shown = ", ".join(bad[:6]) + (f" and {len(bad) - 6} more" if len(bad) > 6 else "")
-    width = max(60, int(fig.get_figwidth() * 17))  # about 17 characters per inch at 6 pt
+    width = max(60, int(fig.get_figwidth() * 13))  # about 13 characters per inch at 8 pt
     text = textwrap.fill(f"{NOT_ABOVE_CHANCE}: {shown}", width, break_on_hyphens=False)
-    lines = text.count("\n") + 1
-    fig.subplots_adjust(bottom=max(fig.subplotpars.bottom, 0.1 + 0.03 * lines))
-    fig.text(0.01, 0.005, text, fontsize=6, color="tab:red", ha="left", va="bottom")
+    # under everything drawn (tick labels included): the file is cut to the tight box of its artists
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    bottom = min(ax.get_tightbbox(renderer).y0 for ax in fig.axes) / fig.bbox.height
+    fig.text(0.01, bottom - 0.01, text, color="tab:red", ha="left", va="top")
     return fig

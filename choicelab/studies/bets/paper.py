@@ -15,6 +15,8 @@ from choicelab.stats import Z95
 from choicelab.studies.bets import metrics as m
 from choicelab.studies.bets.competence import NOT_ABOVE_CHANCE
 
+PAPER_SHAPES = ("s", "^", "v", "P", "X", "*")  # the paper's encoders in the comparison figure, one shape each
+
 # The random baseline of each ground truth in the paper's z-tests.
 PAPER_BASELINES = {
     "standard": 1 / 3,
@@ -252,7 +254,7 @@ def _note(row: Any, notes: pd.DataFrame) -> str:
 
 def compare_paper_figure(compared: pd.DataFrame) -> plt.Figure:
     """One panel per paper table and ground truth (Tables 5, 6, 14, 20 and the RQ3 headline), accuracy (%) on one
-    scale: per cell the paper's four encoders (black diamonds, grey shades, labelled "paper: <its model>") beside each
+    scale: per cell the paper's four encoders (black, one marker shape each, labelled "paper: <its model>") beside each
     of our models (with its 95 % interval: clustered by item pair for a checkpoint, t over seeds for a mean, normal
     from the questions' SE for the RQ3 headline's means of cells; n questions under the cell)."""
     cells = compared[compared["table"] != "table20 headline"]
@@ -264,7 +266,9 @@ def compare_paper_figure(compared: pd.DataFrame) -> plt.Figure:
     n_rows = max(1, -(-len(panels) // n_cols))
     fig, axes = plt.subplots(n_rows, n_cols, figsize=(9 * n_cols, 3.8 * n_rows), squeeze=False)
     paper_models = list(dict.fromkeys(compared["paper_model"].dropna()))
-    shades = {p: str(0.75 * i / max(1, len(paper_models) - 1)) for i, p in enumerate(paper_models)}
+    # told apart by shape, not by a shade of grey; the mean of the four keeps the papers' diamond
+    shapes = {p: PAPER_MARKER if p.startswith("mean") else PAPER_SHAPES[i % len(PAPER_SHAPES)]
+              for i, p in enumerate(paper_models)}
     ours = sorted(m for m in compared["our_model"].dropna().unique() if m)
     colours = {m: f"C{i}" for i, m in enumerate(ours)}
     width = 0.8 / max(1, len(paper_models) + len(ours))
@@ -276,8 +280,8 @@ def compare_paper_figure(compared: pd.DataFrame) -> plt.Figure:
             mine = part[part["paper_model"] == model].drop_duplicates(["stage", "condition"])
             x = [x_of[k] + (j - (len(paper_models) + len(ours)) / 2 + 0.5) * width
                  for k in zip(mine["stage"], mine["condition"], strict=True)]
-            ax.plot(x, mine["paper_percent"], ls="none", marker=PAPER_MARKER, color=PAPER_COLOUR,
-                    markerfacecolor=shades[model], label=f"paper: {model}")
+            ax.plot(x, mine["paper_percent"], ls="none", marker=shapes[model], color=PAPER_COLOUR,
+                    markerfacecolor="none", label=f"paper: {model}")
         for i, model in enumerate(ours):
             mine = part[part["our_model"] == model].drop_duplicates(["stage", "condition"])
             if mine.empty:
@@ -311,10 +315,14 @@ def compare_paper_figure(compared: pd.DataFrame) -> plt.Figure:
     for ax in axes.flat:
         for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
             entries.setdefault(label, handle)
-    axes[0][0].legend(list(entries.values()), list(entries), fontsize=8, ncol=2)
-    fig.suptitle("The paper's Tables 5, 6, 14, 20 (black diamonds: its encoders) beside ours "
+    fig.suptitle("The paper's Tables 5, 6, 14, 20 (black hollow markers: its encoders) beside ours "
                  f"({', '.join(ours) or 'no model run'}; bars: 95% intervals; n = questions)", fontsize=10)
     fig.tight_layout(rect=(0, 0, 1, 1 - 0.35 / fig.get_figheight()))  # the suptitle's line kept clear of the panels
+    # the legend above the panels, under the title: over no plotted point
+    rows = -(-len(entries) // 5)
+    fig.legend(list(entries.values()), list(entries), loc="upper center", ncol=min(len(entries), 5),
+               bbox_to_anchor=(0.5, 1 - 0.35 / fig.get_figheight()), frameon=False)
+    fig.subplots_adjust(top=fig.subplotpars.top - (0.25 * rows + 0.1) / fig.get_figheight())
     return fig
 
 

@@ -25,22 +25,21 @@ def bias_free_choices(originals: pd.DataFrame, benchmark: str) -> int:
 
 
 def fig3_no_question(conf: pd.DataFrame) -> plt.Figure:
-    """Confidence in the correct option before vs in the pseudo-correct option after No-Question."""
-    names = _benchmarks(conf)
-    fig, axes = plt.subplots(1, len(names), figsize=(3.4 * len(names), 4.0), squeeze=False, sharey=True)
-    for ax, name in zip(axes[0], names, strict=True):
-        sub = conf[conf["benchmark"] == name]
+    """Confidence in the correct option before vs in the pseudo-correct option after No-Question, one panel per
+    benchmark and model (each model's own boxes: none pools models)."""
+    fig, axes, panels = _grid(conf)
+    for ax, (benchmark, model), sub in panels:
         originals = sub[sub["probe"] == "orig"]
         before = originals["p_label"]
         after = sub[sub["probe"] == "nq"]["p_label"]
         ax.boxplot([before, after], tick_labels=[f"before\nn={len(before)}", f"after NQ\nn={len(after)}"],
                    showmeans=True)
-        ax.axhline(1 / bias_free_choices(originals, name), color="grey", ls="--", lw=1)
-        ax.set_title(paper_name(name), fontsize=10)
-    axes[0][0].set_ylabel("confidence of the (pseudo-)correct option")
-    models = textwrap.fill(", ".join(sorted(conf["model"].astype(str).unique())), int(22 * len(names)))
-    fig.suptitle("Fig. 3: No-Question probe (dashed: bias-free confidence 1/n; n = instances; box 25-75 %, "
-                 f"triangle: mean)\nmodels: {models}", fontsize=10)
+        ax.axhline(1 / bias_free_choices(originals, benchmark), color="grey", ls="--", lw=1)
+        ax.set_title(f"{paper_name(benchmark)} / {model}", fontsize=9)
+    for row in axes:
+        row[0].set_ylabel("confidence of the\n(pseudo-)correct option")
+    fig.suptitle(textwrap.fill("Fig. 3: No-Question probe (dashed: bias-free confidence 1/n; n = instances; box "
+                               "25-75 %, triangle: mean)", int(13 * fig.get_figwidth())), fontsize=10)
     fig.tight_layout()
     return fig
 
@@ -56,8 +55,8 @@ def interval_errors(frame: pd.DataFrame, value: str, interval: str) -> np.ndarra
 def fig4_no_right_answer(nra: pd.DataFrame) -> plt.Figure:
     """Bars ANC'-SAC and ANC-RAC per benchmark (and model), with t 95 % intervals over instances; ideal:
     ANC'-SAC = 0, ANC-RAC = -1."""
-    fig, ax = plt.subplots(figsize=(max(6.0, 1.6 * len(nra) + 2), 3.8))
-    labels = [f"{r.benchmark}\n{r.model}\nn={r.instances}" for r in nra.itertuples()]
+    fig, ax = plt.subplots(figsize=(max(6.0, 2.2 * len(nra) + 2), 3.8))
+    labels = [f"{r.benchmark}\n{textwrap.fill(str(r.model), 16)}\nn={int(r.instances)}" for r in nra.itertuples()]
     x = np.arange(len(labels))
     ax.bar(x - 0.2, nra["ANC'-SAC"], 0.4, yerr=interval_errors(nra, "ANC'-SAC", "ANC'-SAC_ci95"), capsize=3,
            label="ANC' - SAC (after)")

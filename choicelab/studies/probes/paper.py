@@ -100,9 +100,10 @@ def compare_paper_figure(compared: pd.DataFrame) -> plt.Figure:
     models = sorted(m for m in compared["model"].unique() if m)
     colours = {m: f"C{i}" for i, m in enumerate(models)}
     width = 0.8 / (len(models) + 1)
+    order = sorted(dict.fromkeys(compared["benchmark"]))  # one benchmark order in every panel
     for ax, quantity in zip(axes.flat, quantities, strict=False):
         part = compared[compared["quantity"] == quantity]
-        benchmarks = list(dict.fromkeys(part["benchmark"]))
+        benchmarks = [b for b in order if b in set(part["benchmark"])]
         paper = part.drop_duplicates("benchmark")
         ax.plot([benchmarks.index(b) - len(models) * width / 2 for b in paper["benchmark"]], paper["paper"],
                 ls="none", marker=PAPER_MARKER, color=PAPER_COLOUR, label="paper: RoBERTa-large")
@@ -115,9 +116,12 @@ def compare_paper_figure(compared: pd.DataFrame) -> plt.Figure:
                         color=colours[model], label=f"ours: {model}")
             for b, n in zip(mine["benchmark"], mine["instances"], strict=True):
                 ns[b].append(str(int(n)))
-        ax.set_xticks(range(len(benchmarks)), [f"{b}\nn={'/'.join(ns[b]) or '-'}" for b in benchmarks], fontsize=8)
+        # one n where every model has the same; else each model's, one line each
+        ax.set_xticks(range(len(benchmarks)), [f"{b}\nn=" + ("\n".join(dict.fromkeys(ns[b])) or "-")
+                                               for b in benchmarks], fontsize=8)
         kind = part["ours_interval"].iloc[0]
         ax.set_title(f"{part['table'].iloc[0]}: {quantity}\n(ours: 95% interval, {kind})", fontsize=9)
+        ax.set_ylabel(quantity)
         ax.set_xlim(-0.6, len(benchmarks) - 0.4)
     for ax in list(axes.flat)[len(quantities):]:
         ax.axis("off")

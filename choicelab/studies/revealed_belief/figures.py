@@ -13,6 +13,8 @@ from choicelab.plotting import plt
 from choicelab.studies.revealed_belief.metrics import FIG5_CHANGES, baseline_increases
 from choicelab.studies.revealed_belief.results import Built, Results
 
+MAX_FACE_TICKS = 10  # face labels a 3-inch panel holds side by side at the minimum font size
+
 
 def single_die_figure(dump: pd.DataFrame, scenarios: pd.DataFrame, models: Sequence[str]) -> plt.Figure:
     """Revealed distribution over the faces of one die vs the true uniform distribution, per model and face count."""
@@ -27,7 +29,11 @@ def single_die_figure(dump: pd.DataFrame, scenarios: pd.DataFrame, models: Seque
             ax.plot(list(scenario["outcomes"]), list(scenario["true_probs"]), color="black", ls="--", label="true")
             ax.set_ylim(0, 1)
             ax.set_title(f"{model}\n1 die, {scenario['n_outcomes']} faces", fontsize=8)
-            ax.tick_params(labelsize=8)
+            faces = list(scenario["outcomes"])
+            step = -(-len(faces) // MAX_FACE_TICKS)  # every face named where they fit, else every step-th
+            ax.set_xticks(range(0, len(faces), step), faces[::step], fontsize=8)
+            ax.set_xlabel("face")
+        axes[r][0].set_ylabel("probability")
     axes[0][0].legend(fontsize=8)
     fig.suptitle("Revealed belief of one die (renormalized over the faces)", fontsize=10)
     fig.tight_layout()
@@ -47,8 +53,10 @@ def _bars_or_missing(ax: Any, x: list, heights: pd.Series, **style: Any) -> None
 
 
 def _whisker_boxes(ax, groups: list[list[float]], labels: list[str], colors: list[str]) -> None:
-    """Box 25-75 %, whiskers 10-90 %, line at the median (the paper's Fig. 2 convention)."""
-    bp = ax.boxplot(groups, whis=(10, 90), showfliers=False, patch_artist=True, tick_labels=labels)
+    """Box 25-75 %, whiskers 10-90 %, a black line at the median (the paper's Fig. 2 convention), seen on any box
+    colour."""
+    bp = ax.boxplot(groups, whis=(10, 90), showfliers=False, patch_artist=True, tick_labels=labels,
+                    medianprops={"color": "black", "linewidth": 1.5})
     for patch, color in zip(bp["boxes"], colors, strict=True):
         patch.set_facecolor(color)
 
@@ -72,11 +80,11 @@ def fig2_boxplots(metrics: pd.DataFrame, roles: dict[str, str]) -> plt.Figure:
         else:
             ax.text(0.5, 0.5, "no settings", ha="center", va="center", transform=ax.transAxes, color="0.4")
         ax.set_title(task.capitalize())
-    axes[0].set_ylabel("Chebyshev distance (RevB)")
+    axes[0].set_ylabel("Chebyshev distance (RevB;\nlower is better)")
     named = "; ".join(f"{role}: {', '.join(sorted(m for m, r in roles.items() if r == role)) or 'none'}"
                       for role in ("base", "instruct"))
-    fig.suptitle("Fig. 2: revealed-belief error per task, base vs instruct (box 25-75 %, whiskers 10-90 %; "
-                 f"n = settings x models)\n{named}", fontsize=10)
+    fig.suptitle("Fig. 2: revealed-belief error per task, base vs instruct (box 25-75 %, whiskers 10-90 %, black: "
+                 f"median; n = settings x models)\n{named}", fontsize=10)
     fig.tight_layout()
     return fig
 
@@ -95,7 +103,8 @@ def fig3_distributions(
     picks = FIG3_PICKS
     n_rows = max(len(table), 1)
     fig = plt.figure(figsize=(11, 4.6 + 0.32 * (n_rows + 1)))
-    grid = fig.add_gridspec(2, len(picks), height_ratios=[4.2, 0.32 * (n_rows + 1) + 0.3])
+    # room between the bars' tick labels and the table's title (hspace: a share of the mean axes height)
+    grid = fig.add_gridspec(2, len(picks), height_ratios=[4.2, 0.32 * (n_rows + 1) + 0.3], hspace=0.35)
     for col, (setting, title) in enumerate(picks):
         ax = fig.add_subplot(grid[0, col])
         scen = scenarios[scenarios["setting_id"] == setting]
@@ -121,7 +130,7 @@ def fig3_distributions(
     cells = [["n/a" if isinstance(v, float) and v != v else (f"{v:.2f}" if isinstance(v, float) else str(v))
               for v in row] for row in table.itertuples(index=False)]
     if cells:
-        shown = ax_table.table(cellText=cells, colLabels=[str(c) for c in table.columns], loc="center",
+        shown = ax_table.table(cellText=cells, colLabels=[str(c) for c in table.columns], loc="upper center",
                                cellLoc="center")
         shown.auto_set_font_size(False)
         shown.set_fontsize(9)

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from choicelab.plotting import plt
+from choicelab.plotting import LINE_SPACING, MIN_FONT_SIZE, plt
 from choicelab.studies.scoring_methods import metrics as sm
 from choicelab.studies.scoring_methods import prompts as ps
 from choicelab.studies.scoring_methods import tables
@@ -165,29 +165,28 @@ def fig1_example(
         ),
         ("embedding similarity: E(I) vs E(o)", ps.string_prompt(item), " | ".join(item.options)),
     ]
-    fig = plt.figure(figsize=(13, 11))
+    # laid out in points from the line counts, at the sizes drawn: no block runs into the next
+    # a line of text is LINE_SPACING times the font's line height, itself ~1.2 sizes (ascent plus descent)
+    size, step = MIN_FONT_SIZE, MIN_FONT_SIZE * LINE_SPACING * 1.2
+    blocks = []
+    offset = 0.0
+    for title, prompt, scored in panels:
+        body, scored = _wrap(prompt), _wrap("scored: " + scored)
+        blocks.append((offset, title, body, scored))
+        offset += step * (4.4 + body.count("\n") + scored.count("\n"))  # title, body, scored, a gap
+    fig = plt.figure(figsize=(13, max(11.0, offset / 72 / 0.95 + 0.4)))
     left = fig.add_axes((0.01, 0.01, 0.64, 0.95))
     right = fig.add_axes((0.66, 0.01, 0.33, 0.95))
     for ax in (left, right):
         ax.set_axis_off()
-    y = 1.0
-    for title, prompt, scored in panels:
-        left.text(0, y, title, fontsize=9, fontweight="bold", va="top", transform=left.transAxes)
-        body = _wrap(prompt)
-        n_lines = body.count("\n") + 1
-        left.text(0.01, y - 0.025, body, fontsize=6.5, va="top", family="monospace", transform=left.transAxes)
-        y -= 0.025 + 0.0107 * n_lines
-        left.text(
-            0.01,
-            y - 0.004,
-            _wrap("scored: " + scored),
-            fontsize=6.5,
-            va="top",
-            color="#b2182b",
-            family="monospace",
-            transform=left.transAxes,
-        )
-        y -= 0.05
+    def put(text: str, down: float, **style: Any) -> None:
+        left.annotate(text, (0, 1), xycoords="axes fraction", xytext=(0, -down), textcoords="offset points",
+                      va="top", **style)
+
+    for top, title, body, scored in blocks:
+        put(title, top, fontsize=9, fontweight="bold")
+        put(body, top + step * 1.3, fontsize=size, family="monospace")
+        put(scored, top + step * (1.4 + body.count("\n") + 1), fontsize=size, color="#b2182b", family="monospace")
     right.text(0, 1.0, "Scores (argmax over the options)", fontsize=10, fontweight="bold", va="top")
     for k, (name, formula) in enumerate(FORMULAS):
         right.text(0, 0.93 - 0.12 * k, name, fontsize=9, va="top")
@@ -207,6 +206,8 @@ def fig1_example(
     return fig
 
 
+BAR_IN = 0.22  # inches per bar: room for the n turned over it at the minimum font size
+N_ROOM = 1.35  # the accuracy axis runs to 1; above it, up to this, the n written over the bars
 MISSING_MARK = "n/a"  # written where a bar has no data (a bar of height 0 is drawn with its interval and n)
 
 
@@ -217,7 +218,7 @@ def _bars_with_intervals(ax: Any, x: np.ndarray, rows: Sequence[pd.DataFrame], w
     :data:`MISSING_MARK`, so a missing bar differs from 0."""
     for xi, row in zip(x, rows, strict=True):
         if row.empty or not np.isfinite(float(row["accuracy"].iloc[0])):
-            ax.text(xi, 0.01, MISSING_MARK, ha="center", va="bottom", fontsize=4.5, rotation=90, color="grey")
+            ax.text(xi, 0.01, MISSING_MARK, ha="center", va="bottom", rotation=90, color="grey")
             continue
         ax.bar([xi], [float(row["accuracy"].iloc[0])], width, color=color, label=label, edgecolor=color,
                linewidth=0.8)
@@ -234,8 +235,10 @@ def _intervals(ax: Any, x: np.ndarray, rows: pd.DataFrame) -> None:
         if np.isfinite(float(low)) and np.isfinite(float(high)):
             ax.errorbar([xi], [accuracy], yerr=[[accuracy - low], [high - accuracy]], fmt="none", ecolor="black",
                         elinewidth=0.6, capsize=1.2)
-        top = float(high) if np.isfinite(float(high)) else float(accuracy)
-        ax.text(xi, min(top + 0.01, 0.93), f"n={int(n)}", ha="center", va="bottom", fontsize=4, rotation=90)
+        top = min(float(high) if np.isfinite(float(high)) else float(accuracy), 1.0)  # an interval past 1: at 1
+        ax.text(xi, top + 0.01, f"n={int(n)}", ha="center", va="bottom", rotation=90)
+    ax.set_ylim(0, N_ROOM)  # room above 1 for the n written over a bar, below the panel's title
+    ax.set_yticks(np.linspace(0, 1, 5))
 
 
 def fig2_accuracy(fig2: pd.DataFrame, title: str | None = None) -> plt.Figure:
@@ -247,7 +250,9 @@ def fig2_accuracy(fig2: pd.DataFrame, title: str | None = None) -> plt.Figure:
     methods = [m for m in METHOD_ORDER if m in set(fig2["method"])]
     ncols = 4
     nrows = math.ceil((len(conditions) + 1) / ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(3.4 * ncols, 2.9 * nrows), squeeze=False, sharey=True)
+    # wide enough that the n written over neighbouring bars (turned, one line tall) do not touch
+    panel = max(3.4, BAR_IN * len(methods) * (len(models) + 1) / 0.8 + 0.8)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(panel * ncols, 2.9 * nrows), squeeze=False, sharey=True)
     width = 0.8 / max(1, len(methods))
     for ax, condition in zip(axes.flat, conditions, strict=False):
         sub = fig2[fig2["condition"] == condition]
@@ -268,7 +273,6 @@ def fig2_accuracy(fig2: pd.DataFrame, title: str | None = None) -> plt.Figure:
         ax.axhline(float(sub["chance"].iloc[0]), color="black", ls="--", lw=1)
         ax.set_xticks(range(len(models) + 1), [*models, "human"], rotation=30, ha="right", fontsize=7)
         ax.set_title(CONDITION_NAMES.get(condition, condition), fontsize=9)
-        ax.set_ylim(0, 1)
     for ax in axes.flat[len(conditions) :]:
         ax.set_axis_off()
     seen: dict[str, object] = {}
@@ -283,7 +287,7 @@ def fig2_accuracy(fig2: pd.DataFrame, title: str | None = None) -> plt.Figure:
     labels.append("95 % interval (clustered by item)")
     axes.flat[-1].legend(handles, labels, loc="center", fontsize=8)
     for row in axes:
-        row[0].set_ylabel("accuracy")
+        row[0].set_ylabel("accuracy (higher is better)")
     title = title or "Fig. 2: accuracy per condition, model and method (averaged over each method's versions)"
     fig.suptitle(textwrap.fill(title, int(13 * fig.get_figwidth())), fontsize=10)
     fig.tight_layout()
@@ -345,22 +349,22 @@ def fig3_accuracy_loglik(fig3: pd.DataFrame, title: str | None = None, loglik_la
                 for bar, low in zip(bars, floored, strict=True):
                     if low:
                         bar.set_hatch("///")
-            ax.set_xticks(x, names if i == 1 else [""] * len(x), rotation=60, ha="right", fontsize=7)
+            ax.set_xticks(x, names if i == 1 else [""] * len(x), rotation=60, ha="right", fontsize=8)
             if j == 0:
-                ax.set_ylabel(label)
+                ax.set_ylabel(f"{label}\n(higher is better)")
         axes[0][j].set_title(model, fontsize=9)
-        axes[0][j].set_ylim(0, 1)
     handles = [plt.Rectangle((0, 0), 1, 1, color=METHOD_COLORS[m]) for m in METHOD_ORDER if m in set(fig3["method"])]
     names = [m for m in METHOD_ORDER if m in set(fig3["method"])]
     if coder_marked:
         handles.append(plt.Line2D([], [], color="black", marker="x", ls="none"))
         names.append(CODER_MARK)
-    fig.legend(handles, names, fontsize=7, loc="lower center", ncol=min(len(names), 2 + 2 * len(models)), frameon=False)
+    fig.legend(handles, names, loc="upper center", bbox_to_anchor=(0.5, 0), ncol=min(len(names), 2 + 2 * len(models)),
+               frameon=False)  # under the tick labels: the file is cut to the tight box of everything drawn
     title = title or (
         "Fig. 3: accuracy and goodness of fit to the human data (Δ to the worst model/score), pooled over conditions"
     )
     fig.suptitle(textwrap.fill(title, int(13 * fig.get_figwidth())), fontsize=10)
-    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    fig.tight_layout()
     return fig
 
 

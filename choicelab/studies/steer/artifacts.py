@@ -65,8 +65,7 @@ TABLES: tuple[Artifact, ...] = (
     Artifact("fig_compare_paper", "the paper's Table 3 and Cognitive Bias SRC beside ours, in a figure",
              "normalized accuracy of the paper's models (black diamonds, the paper's names) and of ours (mean over "
              "elements with its t 95% interval over elements, n questions and elements in the label), unadapted, same "
-             "scale", functools.partial(_drawn, paper.paper_beside_ours), rule="steer_tables", kind="figure_png",
-             place="tables"),
+             "scale", functools.partial(_drawn, paper.paper_beside_ours), rule="steer_tables", kind="figure_png"),
     _metric("by_element", "extra: metrics per model, adaptation and element", "accuracy, normalized accuracy, ECE, n"),
     _metric("by_module", "extra: metrics per model, adaptation and module", "accuracy, normalized accuracy, ECE, n"),
     _metric("by_setting", "extra: metrics per model, adaptation and setting", "accuracy, normalized accuracy, ECE, n"),

@@ -56,9 +56,13 @@ def plot_taxonomy(taxonomy: Any, path: str | Path) -> Path:
     def title_lines(module: Any) -> list[str]:
         return textwrap.wrap(f"{module.id} {module.name}", 40)
 
+    def element_lines(eid: str) -> list[str]:  # a long name wraps onto an indented line; none is cut
+        element = taxonomy.element(eid)
+        return textwrap.wrap(f"{element.code} {element.name}", 48, subsequent_indent="      ")
+
     def rows_of(mid: str) -> int:
         module = taxonomy.module(mid)
-        return len(title_lines(module)) + len(module.element_ids)
+        return len(title_lines(module)) + sum(len(element_lines(e)) for e in module.element_ids)
 
     heights = [sum(1 + rows_of(m) for m in s.module_ids) + 3 for s in columns]
     fig, ax = plt.subplots(figsize=(4.2 * len(columns), 0.2 * max(heights) + 1.6))
@@ -81,18 +85,13 @@ def plot_taxonomy(taxonomy: Any, path: str | Path) -> Path:
             titles = title_lines(module)
             for k, line in enumerate(titles):
                 ax.text(col + 0.07, y + 0.45 + k, line, fontsize=8, fontweight="bold", va="center")
-            for k, eid in enumerate(module.element_ids, start=len(titles)):
-                element = taxonomy.element(eid)
-                ax.text(col + 0.1, y + 0.45 + k, _short(f"{element.code} {element.name}", 50), fontsize=8,
-                        va="center")
+            lines = [line for eid in module.element_ids for line in element_lines(eid)]
+            for k, line in enumerate(lines, start=len(titles)):
+                ax.text(col + 0.1, y + 0.45 + k, line, fontsize=8, va="center")
             y += rows + 1
     ax.set_title(f"STEER taxonomy: {len(columns)} settings, {len(taxonomy.modules)} modules, "
                  f"{len(taxonomy.elements)} elements (data/steer/taxonomy.yaml)", fontsize=11)
     return plotting.save_png(fig, path)
-
-
-def _short(text: str, n: int) -> str:
-    return text if len(text) <= n else text[: n - 1] + "…"
 
 
 # --------------------------------------------------------------------------------------------------------- Fig. 3
@@ -265,4 +264,5 @@ def plot_game_forms(questions: Sequence[MCItem], path: str | Path) -> Path:
         _text_panel(ax, label, texts[form], width=52)
     fig.suptitle(f"The game of {item.item_id} (shown there in {item.meta['params'].get('form', '?')} form) in the "
                  "three representations the questions use", fontsize=11)
+    fig.tight_layout()  # the title above the panels' own titles, not over them
     return plotting.save_png(fig, path)

@@ -44,6 +44,7 @@ from __future__ import annotations
 import argparse
 import html
 import math
+import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -659,8 +660,11 @@ def render_png(card: ReportCard, path: str | Path, dpi: int = 150) -> Path:
 
 
     drill = card.drilldown_setting
-    n_mid = sum(1 + len(s.modules) for s in card.settings) + 2
-    n_right = (sum(1 + len(m.elements) for m in drill.modules) + 2) if drill else 2
+    # a long name wraps onto more lines of its row (none is cut): the rows' heights count them
+    n_mid = sum(_rows(f"{s.id} {s.name}", 52) + sum(_rows(f"{m.id} {m.name}", 50) for m in s.modules)
+                for s in card.settings) + 2
+    n_right = (sum(_rows(f"{m.id} {m.name}", 54) + sum(_rows(f"{e.code} {e.name}", 52) for e in m.elements)
+                   for m in drill.modules) + 2) if drill else 2
     n_lines = max(n_mid, n_right, 12)
     line_h = 0.32
     fig = plt.figure(figsize=(16, max(4.5, n_lines * line_h + 1.2)))
@@ -689,8 +693,8 @@ def render_png(card: ReportCard, path: str | Path, dpi: int = 150) -> Path:
     y = 0.8
     for k, v in _inputs(card):
         left.text(0.06, y, k, fontsize=10, fontweight="bold", va="center")
-        left.text(0.06, y + 0.6, _shorten(v, 34), fontsize=10, va="center")
-        y += 1.6
+        left.text(0.06, y + 0.4, _wrap(v, 34), fontsize=10, va="top")
+        y += 1.2 + _rows(v, 34) * ROW_STEP
     left.text(0.06, y, "Overall", fontsize=10, fontweight="bold", va="center")
     left.text(0.06, y + 0.7, format_score(card.metric, card.score), fontsize=14, va="center")
     badge(left, 0.8, y + 0.7, card.letter, card.n_questions, 16)
@@ -704,18 +708,20 @@ def render_png(card: ReportCard, path: str | Path, dpi: int = 150) -> Path:
     mid = axes[1]
     y = 0.8
     for s in card.settings:
-        mid.add_patch(plt.Rectangle((0.01, y - 0.45), 0.98, 0.9, color="#e8eef7", zorder=0))
-        mid.text(0.03, y, _shorten(f"{s.id} {s.name}", 52), fontsize=11, fontweight="bold", va="center")
+        name = f"{s.id} {s.name}"
+        mid.add_patch(plt.Rectangle((0.01, y - 0.45), 0.98, 0.9 + (_rows(name, 52) - 1), color="#e8eef7",
+                                    zorder=0))
+        mid.text(0.03, y - 0.3, _wrap(name, 52), fontsize=11, fontweight="bold", va="top")
         mid.text(0.83, y, f"{format_score(card.metric, s.score)} (n={s.n_questions})", fontsize=10, va="center",
                  ha="right")
         badge(mid, 0.93, y, s.letter, s.n_questions)
-        y += 1
+        y += _rows(name, 52)
         for m in s.modules:
-            mid.text(0.07, y, _shorten(f"{m.id} {m.name}", 50), fontsize=9.5, va="center")
+            mid.text(0.07, y - 0.3, _wrap(f"{m.id} {m.name}", 50), fontsize=9.5, va="top")
             mid.text(0.83, y, f"{format_score(card.metric, m.score)} (n={m.n_questions})", fontsize=9.5,
                      va="center", ha="right")
             badge(mid, 0.93, y, m.letter, m.n_questions, 9.5)
-            y += 1
+            y += _rows(f"{m.id} {m.name}", 50)
         y += 0.3
 
     # right: drill-down of one setting, omitted elements crossed out
@@ -723,16 +729,16 @@ def render_png(card: ReportCard, path: str | Path, dpi: int = 150) -> Path:
     strikes = []
     if drill is not None:
         y = 0.8
-        right.text(0.03, y, _shorten(f"{drill.id} {drill.name}", 50), fontsize=11, fontweight="bold", va="center")
+        right.text(0.03, y - 0.3, _wrap(f"{drill.id} {drill.name}", 50), fontsize=11, fontweight="bold", va="top")
         badge(right, 0.93, y, drill.letter, drill.n_questions)
-        y += 1.2
+        y += 0.2 + _rows(f"{drill.id} {drill.name}", 50)
         for m in drill.modules:
-            right.text(0.03, y, _shorten(f"{m.id} {m.name}", 54), fontsize=9.5, fontweight="bold", va="center")
+            right.text(0.03, y - 0.3, _wrap(f"{m.id} {m.name}", 54), fontsize=9.5, fontweight="bold", va="top")
             badge(right, 0.93, y, m.letter, m.n_questions, 9.5)
-            y += 1
+            y += _rows(f"{m.id} {m.name}", 54)
             for el in m.elements:
                 grey = el.status != SCORED
-                txt = right.text(0.07, y, _shorten(f"{el.code} {el.name}", 52), fontsize=9, va="center",
+                txt = right.text(0.07, y - 0.3, _wrap(f"{el.code} {el.name}", 52), fontsize=9, va="top",
                                  color="#999999" if grey else "#222222")
                 if el.status == OUTSIDE_FILTER:
                     strikes.append((txt, y))
@@ -742,7 +748,7 @@ def render_png(card: ReportCard, path: str | Path, dpi: int = 150) -> Path:
                     right.text(0.83, y, f"{format_score(card.metric, el.score)} (n={el.n_questions})", fontsize=9,
                                va="center", ha="right")
                     badge(right, 0.93, y, el.letter, el.n_questions, 8.5)
-                y += 1
+                y += _rows(f"{el.code} {el.name}", 52)
     if strikes:
         fig.canvas.draw()
         renderer = fig.canvas.get_renderer()
@@ -758,8 +764,16 @@ def render_png(card: ReportCard, path: str | Path, dpi: int = 150) -> Path:
     return save_png(fig, path, dpi=dpi)
 
 
-def _shorten(text: str, n: int) -> str:
-    return text if len(text) <= n else text[: n - 1] + "…"
+ROW_STEP = 0.7  # rows of the card a wrapped line of 9-11 pt text takes (a row: 0.32 inch)
+
+
+def _wrap(text: str, width: int) -> str:
+    return "\n".join(textwrap.wrap(str(text), width, break_on_hyphens=False) or [""])
+
+
+def _rows(text: str, width: int) -> float:
+    """Rows of the card ``text`` wrapped to ``width`` characters takes: one, and :data:`ROW_STEP` per extra line."""
+    return 1 + ROW_STEP * (_wrap(text, width).count("\n"))
 
 
 # ----------------------------------------------------------------------------------------------------------- CLI

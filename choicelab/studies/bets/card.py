@@ -1,0 +1,67 @@
+"""The bets study's card panel: Table 5's accuracy per stage and template against chance (a checkpoint's interval
+clustered by item pair, a mean over seeds' t interval), the paper's models beside."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from choicelab.card_entry import OK, CardEntry, Headline, Panel, chance_flags, finite, read_table, table_path
+from choicelab.studies.bets.artifacts import ARTIFACTS
+
+TITLE = "Thinking in bets"
+
+
+def bets_panel(root: str | Path, model: str) -> Panel:
+    """Table 5 (value questions): accuracy per stage and template against the study's chance (a checkpoint's 95 %
+    interval clustered by item pair, a mean over seeds' t interval over them), the paper's models' percentages from
+    its comparison table."""
+    path = table_path(root, "bets", ARTIFACTS, "table5")
+    t = read_table(path)
+    names = t["model"].astype(str)
+    # the model's row: its own, else its mean over seeds, else (one seed configured) its only seed's
+    unique = list(names.unique())
+    label = next((n for n in unique if n == model or n.startswith(f"{model} mean of")), None)
+    if label is None:
+        label = next((n for n in unique if n.startswith(f"{model}__seed")), None)
+    if label is None:
+        raise ValueError(f"{path}: no rows for {model!r}")
+    rows = t[names == label]
+    compare_path = table_path(root, "bets", ARTIFACTS, "compare_paper")
+    compare = read_table(compare_path) if compare_path.is_file() else pd.DataFrame()
+    headlines = []
+    for _, r in rows.iterrows():
+        paper = ()
+        if len(compare):
+            c = compare[(compare["table"] == "table5") & (compare["stage"] == r["stage"])
+                        & (compare["condition"] == r["condition"])].drop_duplicates("paper_model")
+            paper = tuple((str(p.paper_model), float(p.paper_percent) / 100) for p in c.itertuples()
+                          if finite(p.paper_percent))
+        label_ = f"{r['stage']}, {r['condition']}: accuracy on {r['split']} questions ({r['ground_truth']})"
+        chance = float(r["p0"])
+        if finite(r.get("ci95_low_seeds")):  # a mean over seeds: its t interval over the seeds
+            headlines.append(Headline(label_, float(r["accuracy_percent"]) / 100, float(r["ci95_low_seeds"]),
+                                      float(r["ci95_high_seeds"]), int(r["seeds"]), "seeds", str(path), chance,
+                                      paper, note=f"chance {chance:.2f}; {label}; t interval over seeds"))
+        else:  # one checkpoint: the interval clustered by item pair
+            headlines.append(Headline(label_, float(r["accuracy_percent"]) / 100,
+                                      float(r["clustered_low_percent"]) / 100, float(r["clustered_high_percent"]) / 100,
+                                      int(r["n_clusters"]), "item pairs", str(path), chance, paper,
+                                      note=f"chance {chance:.2f}; {label}; {int(r['n'])} questions, clustered by "
+                                           f"item pair"))
+    flags = chance_flags("bets", headlines)
+    sources = (str(path), str(compare_path)) if len(compare) else (str(path),)
+    return Panel("bets", TITLE, OK, headlines=tuple(headlines), flags=flags, sources=sources)
+
+
+CARD = CardEntry(
+    title=TITLE,
+    axis="accuracy on the bet questions, 0 to 1 (higher is better)",
+    tables=("table5", "compare_paper"),
+    panel=bets_panel,
+    models={"encoder": ("models",)},
+    skips={"causal": "bets fine-tunes an encoder with a multiple-choice head on the bet tasks (the paper's "
+                     "BERT-family models); a causal model has no such head, so the study does not apply"},
+    scale_keys=("seeds", "train_eval_size"),
+)

@@ -1,0 +1,61 @@
+"""How far a trained free-generation coder can get behind the rules: the classifier's ceiling and the agreement its
+answers need for a kappa goal (choicelab.studies.scoring_methods.trained_coder; docs/scoring_methods.md)."""
+
+import math
+
+import pandas as pd
+import pytest
+
+from choicelab.studies.scoring_methods import coder as fc
+from choicelab.studies.scoring_methods.trained_coder import classifier_ceiling, needed_open_agreement
+
+
+def _coded(rows):
+    return pd.DataFrame(rows, columns=["phenomenon", "hand_code", "coded_option", "coding_rule"])
+
+
+def test_the_ceiling_codes_the_classifiers_answers_as_by_hand_and_keeps_the_rules_misses():
+    coded = _coded([
+        ("irony", "target", "competitor", "classifier"),  # a classifier miss: counted as right
+        ("irony", "competitor", "target", "classifier"),
+        ("irony", "target", fc.ERROR, "empty"),  # a rule's miss: stays a miss
+        ("irony", fc.ERROR, fc.ERROR, "non_answer"),
+    ])
+    overall = classifier_ceiling(coded).iloc[-1]
+    assert (overall["phenomenon"], overall["n"], overall["agree"]) == ("all", 4, 3)
+    assert fc.agreement_table(coded).iloc[-1]["agree"] == 1
+
+
+def test_the_ceiling_names_the_missing_columns():
+    with pytest.raises(ValueError, match=r"coding_rule"):
+        classifier_ceiling(pd.DataFrame({"hand_code": ["target"], "coded_option": ["target"]}))
+
+
+def test_without_rule_misses_a_goal_below_perfect_needs_less_than_perfect_answers_and_perfect_kappa_needs_all():
+    coded = _coded([("irony", code, code, "classifier") for code in ["target"] * 10 + ["competitor"] * 30])
+    assert needed_open_agreement(coded, 1.0) == pytest.approx(1.0)
+    needed = needed_open_agreement(coded, 0.8)
+    assert 0.5 < needed < 1.0
+    # checked by hand: at that agreement, the expected table's kappa is the goal
+    q = needed
+    table = [[30 * q, 30 * (1 - q)], [10 * (1 - q), 10 * q]]
+    observed = (table[0][0] + table[1][1]) / 40
+    chance = ((30 / 40) * (table[0][0] + table[1][0]) + (10 / 40) * (table[0][1] + table[1][1])) / 40
+    assert (observed - chance) / (1 - chance) == pytest.approx(0.8, abs=1e-6)
+
+
+def test_rule_misses_raise_the_agreement_needed_and_can_put_the_goal_out_of_reach():
+    clean = [("irony", code, code, "classifier") for code in ["target"] * 10 + ["competitor"] * 30]
+    missed = [("irony", "target", fc.ERROR, "empty")] * 4 + [("irony", fc.ERROR, fc.ERROR, "empty")] * 6
+    assert needed_open_agreement(_coded(clean + missed), 0.7) > needed_open_agreement(_coded(clean), 0.7)
+    # 4 hand-coded targets the rules call error: a perfect classifier reaches kappa 18/23 (.78), not .8
+    assert classifier_ceiling(_coded(clean + missed)).iloc[-1]["target_kappa"] == pytest.approx(18 / 23)
+    assert math.isnan(needed_open_agreement(_coded(clean + missed), 0.8))
+
+
+def test_needed_agreement_refuses_a_goal_that_is_no_kappa_and_coded_rows_without_classifier_answers():
+    coded = _coded([("irony", "target", "target", "classifier"), ("irony", "competitor", "competitor", "empty")])
+    with pytest.raises(ValueError, match=r"kappa goal lies in \[-1, 1\]"):
+        needed_open_agreement(coded, 1.5)
+    with pytest.raises(ValueError, match="no answer is decided by the classifier"):
+        needed_open_agreement(coded.assign(coding_rule="empty"), 0.5)

@@ -38,6 +38,7 @@ from choicelab.studies.scoring_methods.human import read_hand_coded  # noqa: E40
 from choicelab.studies.scoring_methods.settings import from_config  # noqa: E402
 from choicelab.studies.scoring_methods.trained_coder import (  # noqa: E402
     CoderRecipe,
+    agreement_intervals,
     classifier_ceiling,
     needed_open_agreement,
 )
@@ -51,6 +52,7 @@ def main() -> None:
     parser.add_argument("--reuse", action="store_true", help="keep a fold checkpoint that is already there")
     parser.add_argument("--out", help="write the coded generations here (CSV)")
     parser.add_argument("--coded", help="the coded generations of a former run (its --out) instead of training")
+    parser.add_argument("--bootstrap", type=int, default=1000, help="bootstrap rounds of the overall intervals")
     parser.add_argument("--goal-kappa", type=float,
                         help="print the agreement the classifier's answers need for this target-vs-not kappa")
     parser.add_argument("--held-out", nargs="+", help="only these models' folds (default: every hand-coded model's)")
@@ -83,6 +85,10 @@ def main() -> None:
         print(f"\n== {model} (HELD OUT; trained on {group['trained_on'].iloc[0]}): {len(group)} generations")
         print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
         print(markdown(table))
+        intervals = agreement_intervals(group, rounds=args.bootstrap, seed=0)
+        print(f"95 % bootstrap intervals ({args.bootstrap} rounds, generations resampled): " + ", ".join(
+            f"{k} {low:.3f}-{high:.3f}" for k, (low, high) in
+            ((k, intervals[k]) for k in ("target_kappa", "agreement", "kappa"))))
         print("rules:", group["coding_rule"].value_counts().to_dict())
         collapse = {c: "non-target option" for c in set(group["hand_code"]) | set(group["coded_option"])
                     if c not in ("target", fc.ERROR)}

@@ -59,3 +59,20 @@ def test_needed_agreement_refuses_a_goal_that_is_no_kappa_and_coded_rows_without
         needed_open_agreement(coded, 1.5)
     with pytest.raises(ValueError, match="no answer is decided by the classifier"):
         needed_open_agreement(coded.assign(coding_rule="empty"), 0.5)
+
+
+def test_bootstrap_intervals_hold_the_point_estimates_and_shrink_with_more_generations():
+    from choicelab.studies.scoring_methods.trained_coder import agreement_intervals
+
+    rows = [("irony", "target", "target", "classifier")] * 6 + [("irony", "competitor", "competitor", "classifier")] * 6
+    rows += [("irony", "target", "competitor", "classifier"), ("irony", "competitor", "target", "classifier")]
+    small, large = _coded(rows), _coded(rows * 10)
+    point = fc.agreement_table(small).iloc[-1]
+    a, b = agreement_intervals(small, rounds=400, seed=0), agreement_intervals(large, rounds=400, seed=0)
+    assert a["n"] == 14 and b["n"] == 140
+    for key in ("target_kappa", "agreement", "kappa"):
+        assert a[key][0] <= point[key] <= a[key][1]
+        assert b[key][1] - b[key][0] < a[key][1] - a[key][0]
+    assert agreement_intervals(small, rounds=50, seed=3) == agreement_intervals(small, rounds=50, seed=3)
+    with pytest.raises(ValueError, match="rounds must be >= 1"):
+        agreement_intervals(small, rounds=0, seed=0)

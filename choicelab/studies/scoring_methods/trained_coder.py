@@ -288,6 +288,29 @@ def needed_open_agreement(coded: pd.DataFrame, goal: float) -> float:
     return high
 
 
+def agreement_intervals(coded: pd.DataFrame, *, rounds: int, seed: int, level: float = 0.95) -> dict[str, Any]:
+    """Percentile bootstrap intervals (generations resampled with replacement, ``rounds`` times, seeded) of the overall
+    target-vs-not kappa and the exact-option agreement and kappa of coded generations (``hand_code``,
+    ``coded_option``): the uncertainty beside :func:`~choicelab.studies.scoring_methods.coder.agreement_table`'s
+    point estimates. Generations of one item are not independent, so the intervals are, if anything, too narrow."""
+    if rounds < 1 or not 0 < level < 1:
+        raise ValueError(f"rounds must be >= 1 and level in (0, 1), not {rounds} and {level}")
+    if coded.empty:
+        raise ValueError("no coded generations to resample")
+    hand, auto = coded["hand_code"].to_numpy(), coded["coded_option"].to_numpy()
+    rng = np.random.default_rng(seed)
+    draws: dict[str, list[float]] = {"target_kappa": [], "agreement": [], "kappa": []}
+    for _ in range(rounds):
+        pick = rng.integers(0, len(coded), len(coded))
+        h, a = hand[pick], auto[pick]
+        draws["target_kappa"].append(fc.cohen_kappa(a == "target", h == "target"))
+        draws["agreement"].append(float(np.mean(a == h)))
+        draws["kappa"].append(fc.cohen_kappa(a, h))
+    tail = (1 - level) / 2 * 100
+    return {"n": len(coded), "rounds": rounds, "level": level, **{
+        k: tuple(float(x) for x in np.nanpercentile(v, [tail, 100 - tail])) for k, v in draws.items()}}
+
+
 ALL_HAND_CODES = "all"
 
 

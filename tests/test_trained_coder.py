@@ -76,3 +76,33 @@ def test_bootstrap_intervals_hold_the_point_estimates_and_shrink_with_more_gener
     assert agreement_intervals(small, rounds=50, seed=3) == agreement_intervals(small, rounds=50, seed=3)
     with pytest.raises(ValueError, match="rounds must be >= 1"):
         agreement_intervals(small, rounds=0, seed=0)
+
+
+def _bench(*args, cwd):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).parents[1]
+    return subprocess.run([sys.executable, str(root / "bench/trained_coder.py"), "--config", str(root / "config.yaml"),
+                           *args], capture_output=True, text=True, cwd=cwd, env={"PYTHONPATH": str(root),
+                                                                                 "PATH": "/usr/bin:/bin"})
+
+
+def test_the_bench_reads_a_former_runs_coded_generations_and_prints_ceiling_intervals_and_needed_agreement(tmp_path):
+    rows = [("irony", "target", "target", "classifier")] * 8 + [("irony", "competitor", "target", "classifier")] * 2
+    rows += [("irony", "competitor", "competitor", "classifier")] * 8 + [("irony", "target", fc.ERROR, "empty")]
+    _coded(rows).assign(model="m", trained_on="other").to_csv(tmp_path / "coded.csv", index=False)
+    done = _bench("--coded", str(tmp_path / "coded.csv"), "--goal-kappa", "0.8", "--bootstrap", "20", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "== m (HELD OUT; trained on other): 19 generations" in done.stdout
+    assert "95 % bootstrap intervals (20 rounds" in done.stdout
+    assert "ceiling (the classifier's answers coded as by hand" in done.stdout
+    expected = needed_open_agreement(_coded(rows), 0.8)
+    assert f"the classifier's 18 answers need for target kappa 0.8: {expected:.3f}" in done.stdout
+
+
+def test_the_bench_without_a_former_run_needs_the_base_encoder_and_a_work_folder(tmp_path):
+    done = _bench("--goal-kappa", "0.8", cwd=tmp_path)
+    assert done.returncode != 0
+    assert "needs --base and --work" in done.stderr

@@ -243,6 +243,74 @@ def load_classifier(checkpoint_dir: str | Path, *, device: str = "cpu", seed: in
     return fc.Classifier(probabilities, threshold)
 
 
+def classifier_ceiling(coded: pd.DataFrame) -> pd.DataFrame:
+    """The agreement (:func:`~choicelab.studies.scoring_methods.coder.agreement_table`, per phenomenon and overall)
+    that coded generations (columns ``hand_code``, ``coded_option``, ``coding_rule``) would reach if every answer the
+    classifier decides (``coding_rule`` ``classifier``) were coded as by hand and the rules' codes stayed: the most
+    any classifier behind these rules can reach on them. A frame without ``coding_rule`` raises."""
+    missing = {"hand_code", "coded_option", "coding_rule"} - set(coded.columns)
+    if missing:
+        raise ValueError(f"the classifier's ceiling needs the columns {sorted(missing)} of coded hand codes")
+    decided = coded["coding_rule"].eq("classifier")
+    return fc.agreement_table(coded.assign(coded_option=coded["coded_option"].where(~decided, coded["hand_code"])))
+
+
+def needed_open_agreement(coded: pd.DataFrame, goal: float) -> float:
+    """The least target-vs-not agreement with the hand codes, on the answers the classifier decides, at which the
+    whole model's target-vs-not kappa reaches ``goal`` in expectation, the rules' codes kept and the classifier's
+    misses spread over its answers in proportion to their hand codes (target or not); nan when even a perfect
+    classifier falls short (:func:`classifier_ceiling`). Uses ``hand_code``, ``coded_option``, ``coding_rule``."""
+    if not -1 <= goal <= 1:
+        raise ValueError(f"a kappa goal lies in [-1, 1], not {goal}")
+    decided = coded["coding_rule"].eq("classifier").to_numpy()
+    hand = coded["hand_code"].eq("target").to_numpy()
+    auto = coded["coded_option"].eq("target").to_numpy()
+    # the 2x2 table (hand, coder) of the rule-coded rows; the decided rows perfect, then a share (1 - q) of them
+    # flipped, target and non-target alike
+    ruled = [[float(np.sum(~decided & (hand == h) & (auto == a))) for a in (False, True)] for h in (False, True)]
+    open_counts = [float(np.sum(decided & (hand == h))) for h in (False, True)]
+    n = float(len(coded))
+    if n == 0 or not decided.any():
+        raise ValueError("no answer is decided by the classifier")
+
+    def kappa(q: float) -> float:
+        table = [[ruled[h][a] + open_counts[h] * (q if a == h else 1 - q) for a in (0, 1)] for h in (0, 1)]
+        observed = (table[0][0] + table[1][1]) / n
+        chance = sum((table[h][0] + table[h][1]) * (table[0][h] + table[1][h]) for h in (0, 1)) / n**2
+        return (observed - chance) / (1 - chance) if chance < 1 else math.nan
+
+    if not kappa(1.0) >= goal:
+        return math.nan
+    low, high = 0.5, 1.0  # kappa rises with q above chance level: bisect
+    for _ in range(50):
+        middle = (low + high) / 2
+        low, high = (low, middle) if kappa(middle) >= goal else (middle, high)
+    return high
+
+
+def agreement_intervals(coded: pd.DataFrame, *, rounds: int, seed: int, level: float = 0.95) -> dict[str, Any]:
+    """Percentile bootstrap intervals (generations resampled with replacement, ``rounds`` times, seeded) of the overall
+    target-vs-not kappa and the exact-option agreement and kappa of coded generations (``hand_code``,
+    ``coded_option``): the uncertainty beside :func:`~choicelab.studies.scoring_methods.coder.agreement_table`'s
+    point estimates. Generations of one item are not independent, so the intervals are, if anything, too narrow."""
+    if rounds < 1 or not 0 < level < 1:
+        raise ValueError(f"rounds must be >= 1 and level in (0, 1), not {rounds} and {level}")
+    if coded.empty:
+        raise ValueError("no coded generations to resample")
+    hand, auto = coded["hand_code"].to_numpy(), coded["coded_option"].to_numpy()
+    rng = np.random.default_rng(seed)
+    draws: dict[str, list[float]] = {"target_kappa": [], "agreement": [], "kappa": []}
+    for _ in range(rounds):
+        pick = rng.integers(0, len(coded), len(coded))
+        h, a = hand[pick], auto[pick]
+        draws["target_kappa"].append(fc.cohen_kappa(a == "target", h == "target"))
+        draws["agreement"].append(float(np.mean(a == h)))
+        draws["kappa"].append(fc.cohen_kappa(a, h))
+    tail = (1 - level) / 2 * 100
+    return {"n": len(coded), "rounds": rounds, "level": level, **{
+        k: tuple(float(x) for x in np.nanpercentile(v, [tail, 100 - tail])) for k, v in draws.items()}}
+
+
 ALL_HAND_CODES = "all"
 
 

@@ -23,7 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from choicelab.provenance import SIDECAR_SUFFIX
+from choicelab.io import write_csv, write_text
+from choicelab.plotting import save_figure, save_png
+from choicelab.provenance import SIDECAR_SUFFIX, write_artifact
 
 # File kinds: what one artifact writes, by suffix.
 KIND_SUFFIXES = {
@@ -169,8 +171,6 @@ def declared_files(artifact: Artifact, outputs: Iterable[str]) -> list[str] | No
 
 
 def _write_files(artifact: Artifact, made: Built, files: Sequence[str]) -> None:
-    from choicelab.io import write_csv, write_text
-    from choicelab.plotting import save_figure, save_png
 
     value = made.value
     if artifact.kind == "table" and hasattr(value, "to_csv"):
@@ -194,7 +194,6 @@ def write_artifacts(study: str, artifacts: Iterable[Artifact], sources: Any, out
     """The one writer: build every artifact of ``rule`` whose files the job declares in ``outputs`` from ``sources``,
     write its files and their provenance sidecars (id, ``reproduces``, ``caption(artifact, sources, note)``).
     Returns the artifacts written, in table order; raises when the job declares an output no artifact makes."""
-    from choicelab.provenance import write_artifact
 
     outputs = [str(path) for path in outputs]
     written: list[Artifact] = []

@@ -4,10 +4,42 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import subprocess
 import sys
 from pathlib import Path
 
+from choicelab.cards.overlay import card_models
+from choicelab.config import (
+    DATA_MIRROR_ENV,
+    command_data_root,
+    effective_config,
+    load_config_file,
+    missing_keys,
+    model_entry_key,
+    validate_config,
+)
 from choicelab.errors import UserError
+from choicelab.io import write_csv, write_parquet
+from choicelab.lm.prepare import prepare_model
+from choicelab.lm.requests import ContinuationRequest
+from choicelab.lm.scorer import load_scorer
+from choicelab.provenance import (
+    audit,
+    format_audit,
+    format_lineage,
+    format_verification,
+    lineage,
+    make_record,
+    read_record,
+    record_json,
+    verify,
+    workflow_root,
+)
+from choicelab.show import show_item
+from choicelab.studies.scoring_methods import reanalysis
+from choicelab.studies.scoring_methods.code_free import code_free_file
+from choicelab.studies.steer.report import report_card_main
 
 MODELS_ROOT = Path("results/models")
 SNAKEFILE = Path(__file__).resolve().parents[1] / "Snakefile"
@@ -51,7 +83,6 @@ def _model_dir(model: str) -> Path:
 def read_requests(path: Path) -> list:
     """The JSON-lines requests file: one object a line with string fields 'id', 'context' and 'continuation'
     (the continuation not empty). A bad line is refused with the file, the line and the field."""
-    from choicelab.lm.requests import ContinuationRequest
 
     requests = []
     try:
@@ -86,9 +117,6 @@ def read_requests(path: Path) -> list:
 def cmd_score(args: argparse.Namespace) -> None:
     import pyarrow as pa
 
-    from choicelab.io import write_parquet
-    from choicelab.lm.scorer import load_scorer
-    from choicelab.provenance import make_record, record_json
 
     requests = read_requests(Path(args.requests))
     model_dir = _model_dir(args.model)
@@ -116,16 +144,6 @@ def cmd_score(args: argparse.Namespace) -> None:
 def cmd_provenance(args: argparse.Namespace) -> None:
     """What an output rests on (prompts, data files, checkpoints, weights, config file, code version), then its
     lineage tree; ``--json``: both as one JSON object (``audit``, ``lineage``)."""
-    from choicelab.provenance import (
-        audit,
-        format_audit,
-        format_lineage,
-        format_verification,
-        lineage,
-        read_record,
-        verify,
-        workflow_root,
-    )
 
     path = Path(args.path)
     if not path.exists():
@@ -152,7 +170,6 @@ def cmd_provenance(args: argparse.Namespace) -> None:
 
 def cmd_verify(args: argparse.Namespace) -> None:
     """Re-hash every file the records under each path name; exit 1 if any is changed or missing."""
-    from choicelab.provenance import format_verification, verify
 
     missing = [p for p in args.paths if not Path(p).exists()]
     if missing:
@@ -166,7 +183,6 @@ def cmd_verify(args: argparse.Namespace) -> None:
 
 
 def cmd_prepare_model(args: argparse.Namespace) -> None:
-    from choicelab.lm.prepare import prepare_model
 
     prepare_model(args.name, json.loads(args.spec_json), Path(args.out), seed=args.seed)
 
@@ -175,7 +191,6 @@ def cmd_config(args: argparse.Namespace) -> None:
     """Print the config a run would use: the Snakefile parsed by Snakemake with these --configfile / --config."""
     import yaml
 
-    from choicelab.config import effective_config, load_config_file, missing_keys
 
     overrides = {}
     for pair in args.config or []:
@@ -193,8 +208,6 @@ def cmd_config(args: argparse.Namespace) -> None:
 
 
 def cmd_code_free(args: argparse.Namespace) -> None:
-    from choicelab.config import command_data_root
-    from choicelab.studies.scoring_methods.code_free import code_free_file
 
     mirror = command_data_root(args.data_mirror, "code-free (the pragmatics items)")
     coder, kind = (args.coder, "trained") if args.coder else (args.embedder, "embedding")
@@ -203,8 +216,6 @@ def cmd_code_free(args: argparse.Namespace) -> None:
 
 
 def cmd_reanalyze(args: argparse.Namespace) -> None:
-    from choicelab.io import write_csv
-    from choicelab.studies.scoring_methods import reanalysis
 
     result = reanalysis.reanalyze(args.outputs)  # fails before anything is written
     write_csv(args.out, reanalysis.accuracy_rows(result))  # atomic: a complete file or none
@@ -214,7 +225,6 @@ def cmd_reanalyze(args: argparse.Namespace) -> None:
 
 
 def cmd_show(args: argparse.Namespace) -> None:
-    from choicelab.show import show_item
 
     path = Path(args.path)
     if not path.exists():
@@ -234,11 +244,7 @@ def card_command(models: list[str], cores: int, configfile: str | None, data_mir
 
 def cmd_card(args: argparse.Namespace) -> None:
     """Check the model names against the config (a misspelt one: "did you mean"), then run `snakemake cards`."""
-    import os
-    import subprocess
 
-    from choicelab.cards.overlay import card_models
-    from choicelab.config import DATA_MIRROR_ENV, load_config_file, validate_config
 
     if not SNAKEFILE.is_file():
         raise FileNotFoundError(f"no Snakefile at {SNAKEFILE}: `choicelab card` runs the workflow of a checkout")
@@ -256,7 +262,6 @@ def cmd_card(args: argparse.Namespace) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from choicelab.config import model_entry_key
 
     parser = argparse.ArgumentParser(prog="choicelab", description=DESCRIPTION,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -358,7 +363,6 @@ def main(argv: list[str] | None = None) -> None:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         if argv[:1] == ["report-card"]:  # its own parser: choicelab.studies.steer.report.build_parser
-            from choicelab.studies.steer.report import report_card_main
 
             report_card_main(argv[1:])
             return

@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import difflib
 import json
+import os
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -290,7 +291,6 @@ def data_root(config: Mapping[str, Any]) -> str:
 def command_data_root(data_mirror: str | Path | None, needs: str) -> str:
     """The data mirror of a command run outside the workflow (the CLI): ``data_mirror`` (its ``--data-mirror``), else
     ``$CHOICELAB_DATA_MIRROR``; neither raises ConfigError saying what ``needs`` the mirror and how to give it."""
-    import os
 
     mirror = data_mirror or os.environ.get(DATA_MIRROR_ENV)
     if not mirror:
@@ -364,7 +364,6 @@ def effective_config(
             )
             return _plain(workflow_api._workflow.config)
     finally:
-        import os
 
         os.chdir(previous)
 

@@ -19,6 +19,7 @@ from typing import Any
 
 import yaml
 
+from choicelab.config import duplicate_keys
 from choicelab.errors import UserError
 from choicelab.io import atomic_path, sha256_file
 
@@ -51,7 +52,6 @@ def read_sources(name: str) -> dict[str, tuple[dict[str, Any], ...]]:
     file, ``derived_from``). A missing file, another format, a key set twice, an entry without ``path`` or with
     neither (or both) of ``url`` and ``derived_from``, or a url naming an undefined base raise, naming the file and
     the entry."""
-    from choicelab.config import duplicate_keys
 
     path = SOURCES_DIR / f"{name}.yaml"
     if not path.is_file():

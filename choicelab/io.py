@@ -10,6 +10,7 @@ import contextlib
 import hashlib
 import json
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -126,7 +127,6 @@ def write_csv(path: PathLike, frame: Any, float_format: str = "%.6g") -> None:
 @contextlib.contextmanager
 def atomic_directory(path: PathLike) -> Iterator[Path]:
     """Yield a temporary folder next to ``path``; on success it replaces ``path``, on error it is removed."""
-    import shutil
 
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)

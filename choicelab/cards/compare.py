@@ -20,6 +20,7 @@ import pandas as pd
 from choicelab.cards.items import dump_files, item_rows
 from choicelab.cards.panels import OK, Panel
 from choicelab.stats import paired_difference
+from choicelab.studies.scoring_methods.tables import reported_choices
 from choicelab.studies.steer.card import plain_adaptation
 
 ITEM_COLUMNS = ["item", "cluster", "value"]
@@ -59,8 +60,6 @@ def _revealed_belief(method: str) -> Callable[[pd.DataFrame, str], pd.DataFrame]
 
 def _scoring_method(method: str) -> Callable[[pd.DataFrame, str], pd.DataFrame]:
     def read(frame: pd.DataFrame, model: str) -> pd.DataFrame:
-        from choicelab.studies.scoring_methods.tables import reported_choices
-
         rows = frame[(frame["model"].astype(str) == model) & (frame["method"] == method)]
         if rows.empty:
             return pd.DataFrame(columns=ITEM_COLUMNS)

@@ -17,6 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from choicelab.cards.panels import card_entries
+from choicelab.studies import mc_benchmarks, study_artifacts
+
 RUN_DIR = "results/cards/_run"
 
 BROWSERS = ("chromium", "chromium-browser")  # Debian's and Ubuntu's names (.ci/run installs Debian's)
@@ -57,7 +60,6 @@ def card_models(config: Mapping[str, Any]) -> list[str]:
 
 
 def model_kind(config: Mapping[str, Any], model: str) -> str:
-    from choicelab.cards.panels import card_entries
 
     kind = config["models"][model]["kind"]
     known = {k for entry in card_entries().values() for k in entry.models}
@@ -76,7 +78,6 @@ def _absolute(path: str | None, base: Path) -> str | None:
 def benchmark_lists() -> list[tuple[str, str]]:
     """(study, config key) of every list that may name another study's questions (scored as a multiple-choice
     benchmark): the card entries' ``benchmark_lists``."""
-    from choicelab.cards.panels import card_entries
 
     return [(study, key) for study, entry in card_entries().items() for key in entry.benchmark_lists]
 
@@ -84,7 +85,6 @@ def benchmark_lists() -> list[tuple[str, str]]:
 def _drop_unbuilt_benchmarks(config: dict[str, Any], scale: Mapping[str, Any]) -> None:
     """Remove from the benchmark lists (:func:`benchmark_lists`) the benchmarks of studies the card run disabled
     (a causal-only card builds no bets question sets): the scale names them, the card run cannot build them."""
-    from choicelab.studies import mc_benchmarks
 
     gone = set(mc_benchmarks(scale)) - set(mc_benchmarks(config))
     for study, key in benchmark_lists():
@@ -101,8 +101,6 @@ def plan_card_run(config: Mapping[str, Any], scale: Mapping[str, Any], models: S
     no card model gets is disabled. ``data_mirror`` is the run's own (made absolute: the card run works in its own
     folder); the models are the scale's (helpers such as embedders and coders) plus the card models' entries.
     """
-    from choicelab.cards.panels import card_entries
-    from choicelab.studies import study_artifacts
 
     if not models:
         raise ValueError("no card models: pass --config card_models='[name, ...]' or set cards.models")

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from transformers import PreTrainedTokenizerBase
 
 from choicelab.lm.causal import CausalScorer, ContinuationRequest
+from choicelab.stats import first_token_mass
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,6 @@ class CandidateDistribution:
 
     @property
     def first_token_mass(self) -> float:
-        from choicelab.stats import first_token_mass
 
         return first_token_mass(self.token_ids, self.token_logprobs)
 

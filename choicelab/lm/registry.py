@@ -18,6 +18,7 @@ destination and renamed into place, so a killed run never leaves a half-written 
 
 from __future__ import annotations
 
+import difflib
 import importlib.metadata
 import importlib.util
 import json
@@ -29,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from choicelab.config import ConfigError, model_entry_key
+from choicelab.hub import fetch_snapshot, hub_cache_dir, weight_digests
 from choicelab.io import atomic_directory, sha256_file, write_json
 from choicelab.provenance import MODEL_LIBRARIES, library_versions
 
@@ -186,7 +188,6 @@ def check_weight_package(name: str, package_name: str, kind: str, *, installed: 
     closest; a package of another kind names both kinds; with ``installed`` a package missing from this Python (found
     without importing it) says how to install it.
     """
-    import difflib
 
     if package_name not in WEIGHT_PACKAGES:
         close = difflib.get_close_matches(package_name, list(WEIGHT_PACKAGES), n=1)
@@ -220,7 +221,6 @@ def weight_package(name: str, spec: ModelSpec) -> WeightPackage:
 
 def weights_digest(folder: Path) -> tuple[str, dict[str, str]]:
     """sha256 of each weight file of a Hugging Face folder (safetensors, else pytorch_model*.bin) and combined."""
-    from choicelab.hub import weight_digests
 
     return weight_digests(Path(folder))
 
@@ -328,7 +328,6 @@ def _build(spec: ModelSpec, tmp: Path, seed: int) -> dict[str, Any]:
             extra["pooling"] = json.loads(pooling.read_text())
         return _describe(spec, tmp, architecture, source_files, extra)
     if kind == "hf":
-        from choicelab.hub import fetch_snapshot, hub_cache_dir
 
         model_id, _, revision = spec.source_value.partition("@")
         snapshot, commit = fetch_snapshot(spec.name, model_id, revision or None)

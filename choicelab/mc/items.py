@@ -14,6 +14,8 @@ from typing import Any
 
 import pyarrow as pa
 
+from choicelab.io import write_parquet
+
 MC_ITEM_SCHEMA = pa.schema(
     [
         pa.field("benchmark", pa.string(), nullable=False),
@@ -92,7 +94,6 @@ def check_unique_ids(items: Sequence[MCItem]) -> None:
 
 def write_items(path: str, items: Sequence[MCItem], provenance_json: str) -> None:
     """Write an instantiated benchmark (``results/<study>/benchmarks/<benchmark>.parquet``) atomically."""
-    from choicelab.io import write_parquet
 
     items = list(items)
     if not items:

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from choicelab.studies import study_models
+
 RESULTS = "results/bets"
 
 
@@ -21,7 +23,6 @@ def question_sets(section: Mapping[str, Any]) -> list[str]:
 
 def mc_benchmarks(config: Mapping[str, Any]) -> dict[str, str]:
     """The test split of every question set joins the probes and scoring-methods grids."""
-    from choicelab.studies import study_models
 
     if not study_models(config, "bets"):
         return {}

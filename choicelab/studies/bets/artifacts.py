@@ -11,6 +11,9 @@ from typing import Any
 
 from choicelab.artifacts import Artifact, caption_naming
 from choicelab.studies.bets import figures, tables
+from choicelab.studies.bets.competence import note as gate_note
+from choicelab.studies.bets.paper import compare_paper_figure
+from choicelab.studies.bets.seeds import seeds_caption
 
 STUDY = "bets"
 
@@ -39,7 +42,6 @@ def _of_inputs(build: Callable[[Any, Any], Any], sources: Sources) -> Any:
 
 def _compare_paper_figure(sources: Sources) -> Any:
     """The paper's Tables 5, 6, 14 and 20 beside ours, drawn (from the same frame as ``compare_paper``)."""
-    from choicelab.studies.bets.paper import compare_paper_figure
 
     frame, _ = tables.compare_paper(sources.inputs, sources.settings)
     return compare_paper_figure(frame)
@@ -139,8 +141,6 @@ def sources(smk: Any, settings: Any) -> Sources:
     """The running job's :class:`Sources`; the figure job reads the evaluations (gated, with seed means) once."""
     if smk.rule != FIGURE_RULE:
         return Sources(smk.input, settings)
-    from choicelab.studies.bets.competence import note as gate_note
-    from choicelab.studies.bets.seeds import seeds_caption
 
     evaluations, _, gates = tables.gated_evaluations(smk.input.evaluations, smk.input.checkpoints)
     competence = gate_note(gates)

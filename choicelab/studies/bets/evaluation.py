@@ -15,7 +15,7 @@ import pandas as pd
 import pyarrow as pa
 
 from choicelab.mc.items import MCItem
-from choicelab.stats import accuracy_intervals, binomial_se, ztest_pvalue
+from choicelab.stats import accuracy_intervals, binomial_se, paired_difference, ztest_pvalue
 from choicelab.studies.bets import ground_truths as gt
 from choicelab.studies.bets import items as items_mod
 from choicelab.studies.bets import metrics as m
@@ -369,7 +369,6 @@ def fine_tuning_paired(evaluations: pd.DataFrame, questions: pd.DataFrame) -> pd
     truth, the fine-tuned stage's accuracy minus the default stage's, paired question by question, with its 95 %
     interval clustered by item pair (:func:`choicelab.stats.paired_difference`; the pair's variants are answered by
     both stages). ``covers_zero``: the interval includes 0, fine-tuning's effect is not told apart at this n."""
-    from choicelab.stats import paired_difference
 
     cell = ["rq", "eval_set", "split", "ground_truth"]
     stages = evaluations[["rq", "checkpoint", "model", "stage"]].drop_duplicates()

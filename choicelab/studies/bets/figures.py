@@ -18,7 +18,9 @@ import numpy as np
 import pandas as pd
 
 from choicelab.plotting import plt
+from choicelab.studies.bets.competence import NOT_ABOVE_CHANCE, failing
 from choicelab.studies.bets.ground_truths import BET_GROUND_TRUTHS, GROUND_TRUTH_NAMES, VALUE_GROUND_TRUTHS
+from choicelab.studies.bets.seeds import drawn_interval
 
 COLORS = {
     "train": "tab:blue",
@@ -44,7 +46,6 @@ INTERVAL = "bars: 95% intervals, clustered by item pair for a checkpoint, t over
 
 
 def _grouped_bars(ax: plt.Axes, frame: pd.DataFrame, models: Sequence[str], series: Sequence[str], key: str) -> None:
-    from choicelab.studies.bets.seeds import drawn_interval
 
     width = 0.8 / max(1, len(series))
     x = np.arange(len(models))
@@ -191,7 +192,6 @@ FIGURES = {"fig1": fig1_value_threshold, "fig2": fig2_rq3_standard, "fig3": fig3
 def mark_gate(fig: plt.Figure, gates: pd.DataFrame) -> plt.Figure:
     """``fig`` with the competence gate's mark written on it (below the axes) when a checkpoint is not above chance:
     which checkpoints, so the bars built on them are not read as findings (the caption says the same)."""
-    from choicelab.studies.bets.competence import NOT_ABOVE_CHANCE, failing
 
     bad = failing(gates)
     if not bad:

@@ -3,28 +3,29 @@ them; the .smk file holds rules only). No torch: the rules import this module to
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from choicelab.config import DOWNLOADS, data_root
+from choicelab.mc.commonsense import SOURCES
 from choicelab.studies import StudyJobs, study_models, study_settings
 from choicelab.studies.bets import RESULTS, stages
 from choicelab.studies.bets.artifacts import STUDY
 from choicelab.studies.bets.settings import Settings
+from choicelab.studies.bets.swag import SWAG_FILES
 
 
 def hellaswag_files() -> list[str]:
     """The HellaSwag validation files the default stage's stand-in splits, relative to the data root."""
-    from choicelab.mc.commonsense import SOURCES
 
     return [f.mirror_path for (benchmark, split), files in SOURCES.items()
             if benchmark == "hellaswag" and split == "dev" for f in files]
 
 
 def swag_files() -> list[str]:
-    from choicelab.studies.bets.swag import SWAG_FILES
 
     return [f.mirror_path for f in SWAG_FILES.values()]
 
@@ -40,7 +41,6 @@ class Jobs(StudyJobs):
     def from_config(cls, config: Mapping[str, Any], basedir: Path) -> Jobs:
         jobs = cls(STUDY, study_settings(config, STUDY), tuple(study_models(config, STUDY)), data_root(config))
         if jobs.models and jobs.stage_root() != jobs.data_root:
-            import sys
 
             print(f"choicelab: the data mirror {jobs.data_root} lacks {', '.join(jobs.stage_files())}: bets' default "
                   f"stage reads them from {DOWNLOADS}, where rule download_swag fetches them (needs the internet; "

@@ -14,6 +14,8 @@ from choicelab.plotting import PAPER_COLOUR, PAPER_MARKER, plt
 from choicelab.stats import Z95
 from choicelab.studies.bets import metrics as m
 from choicelab.studies.bets.competence import NOT_ABOVE_CHANCE
+from choicelab.studies.bets.seeds import MEAN_MARK, drawn_interval, gap_over_seeds, is_seed_mean
+from choicelab.studies.bets.stages import split_seed
 
 PAPER_SHAPES = ("s", "^", "v", "P", "X", "*")  # the paper's encoders in the comparison figure, one shape each
 
@@ -33,7 +35,6 @@ PAPER_BASELINES = {
 def _our_key(ev: pd.DataFrame) -> pd.DataFrame:
     """Our evaluations keyed like paper_numbers.csv (table, stage, condition, metric), each accuracy (%) with the 95 %
     interval its figures draw (:func:`.seeds.drawn_interval`)."""
-    from choicelab.studies.bets.seeds import drawn_interval
 
     rows = []
     lows, highs = drawn_interval(ev) if len(ev) else (pd.Series(dtype=float), pd.Series(dtype=float))
@@ -114,8 +115,6 @@ def compare_paper(
 
 def _encoder(label: str) -> str:
     """The config's encoder name of a seeded model or a mean over seeds."""
-    from choicelab.studies.bets.seeds import MEAN_MARK
-    from choicelab.studies.bets.stages import split_seed
 
     return split_seed(label.split(MEAN_MARK)[0])[0]
 
@@ -142,7 +141,6 @@ def _headline(acc: pd.DataFrame, ours: pd.DataFrame, paper_labels: Mapping[str, 
     gap with its SD and t 95 % interval over seeds. ``gap_appears`` is judged on the spread over seeds where there are
     two or more seeds (the interval lies above zero); with one seed, on the SE (> 1.96 SE), and the note says that
     the seed spread is unknown."""
-    from choicelab.studies.bets.seeds import gap_over_seeds, is_seed_mean
 
     paper20 = acc[(acc["table"] == "table20") & acc["condition"].str.endswith(":test")]
     ours20 = ours[(ours["table"] == "table20") & ours["condition"].str.endswith(":test")] if not ours.empty else ours
@@ -230,7 +228,6 @@ def _note(row: Any, notes: pd.DataFrame) -> str:
             f"different model ({row.our_model} vs the paper's {row.paper_model}): a comparison, not a reproduction"
         )
     if row.our_model and not notes.empty:
-        from choicelab.studies.bets.stages import split_seed
 
         encoder, seed = split_seed(str(row.our_model).split(" over ")[0].split(" mean of ")[0])
         mine = notes[notes["model"] == encoder]

@@ -9,7 +9,9 @@ from typing import Any
 
 import numpy as np
 
+from choicelab.mc.finetune import require_input_format
 from choicelab.mc.items import MCItem
+from choicelab.mc.scoring import score_encoder
 from choicelab.stats import seeded_subsample
 from choicelab.studies.bets.metrics import sigmoid
 
@@ -40,8 +42,6 @@ def score_checkpoint(
     ``configured_format`` is refused (see :func:`choicelab.mc.finetune.require_input_format`).
     """
     from choicelab.lm.loading import load_encoder_mc
-    from choicelab.mc.finetune import require_input_format
-    from choicelab.mc.scoring import score_encoder
 
     fmt = require_input_format(checkpoint_dir, configured_format, purpose="bets scoring")
     model, tokenizer, _ = load_encoder_mc(checkpoint_dir, seed=None, device=device)

@@ -16,9 +16,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from choicelab.mc.commonsense import load_benchmark, train_dev_split
 from choicelab.mc.finetune import FineTuneParams
 from choicelab.mc.items import MCItem
 from choicelab.stats import seeded_subsample
+from choicelab.studies.bets import swag
+from choicelab.studies.bets.items import benchmark_name
 from choicelab.studies.bets.settings import DefaultStage, Settings, TaskStage
 
 STAGE_DEFAULT = "default"
@@ -57,7 +60,6 @@ def scoring_plan(stage: str, settings: Settings) -> list[tuple[str, str]]:
 def own_eval_set(stage: str) -> str:
     """The question set (evaluation ``eval_set``) a task stage is fine-tuned on: ``value_BE`` -> ``bets_value_be``,
     ``bet_coin`` -> ``bets_bet_coin``."""
-    from choicelab.studies.bets.items import benchmark_name
 
     kind, _, name = stage.partition("_")
     return benchmark_name(kind, name)
@@ -98,13 +100,11 @@ def default_stage_items(
     ``swag``: the public SWAG train / val files. ``hellaswag``: the documented stand-in, a seeded half/half split of
     the HellaSwag validation set (it has no public train file in the mirror), so train and dev never share items.
     """
-    from choicelab.studies.bets import swag
 
     if data == "swag":
         train, dev = swag.load_swag(root, "train"), swag.load_swag(root, "val")
         source = "SWAG (rowanz/swagaf train.csv / val.csv)"
     elif data == "hellaswag":
-        from choicelab.mc.commonsense import load_benchmark, train_dev_split
 
         train, dev = train_dev_split(load_benchmark("hellaswag", "dev", root), 0.5, seed)
         source = "HellaSwag validation, seeded half/half split (stand-in for SWAG)"

@@ -20,6 +20,7 @@ from typing import Any
 import pandas as pd
 
 from choicelab.studies.bets import competence, paper, result_tables, seeds, static_tables, training
+from choicelab.studies.bets.evaluation import fine_tuning_paired as paired
 from choicelab.studies.bets.settings import Settings
 from choicelab.studies.bets.static_tables import StaticSources
 
@@ -132,7 +133,6 @@ def compare_paper(inputs: Any, settings: Settings) -> Rendered:
 def fine_tuning_paired(inputs: Any, settings: Settings) -> Rendered:
     """Fine-tuned minus default on the same questions (:func:`.evaluation.fine_tuning_paired`), per seed
     checkpoint."""
-    from choicelab.studies.bets.evaluation import fine_tuning_paired as paired
 
     frame = paired(pd.read_parquet(inputs.evaluations), pd.read_parquet(inputs.questions))
     return frame, frame.to_markdown(index=False, floatfmt=".3f") + "\n"

@@ -10,6 +10,7 @@ Figs 4-6), so a job that writes several artifacts shares them.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
@@ -17,13 +18,21 @@ from typing import Any
 
 from choicelab.artifacts import Artifact, Built, by_name, caption_naming
 from choicelab.studies.probes import figures, paper, tables
+from choicelab.studies.probes.competence import (
+    SEED_SUMMARY,
+    caption_note,
+    competence,
+    mark,
+    seeds_in,
+    with_seed_summary,
+)
+from choicelab.studies.probes.metrics import confidence_frame, read_confidences, read_frames
 
 STUDY = "probes"
 
 def finish(name: str, value: Any, gate: Any = None) -> Any:
     """A built table with its seed summary rows (:data:`.competence.SEED_SUMMARY`) and, given the competence
     ``gate``, every row marked with the verdict of the checkpoint it is built on."""
-    from choicelab.studies.probes.competence import SEED_SUMMARY, mark, with_seed_summary
 
     if ARTIFACT_BY_NAME[name].kind != "table":
         return value
@@ -57,7 +66,6 @@ class Sources:
 
 def footnote_lines(footnote: str, width_inches: float) -> str:
     """``footnote`` wrapped to a figure ``width_inches`` wide at 8 pt (about 14 characters per inch)."""
-    import textwrap
 
     return textwrap.fill(footnote, max(40, int(14 * width_inches)))
 
@@ -228,8 +236,6 @@ def _models(conf: Any) -> str:
 def _tables(i: Any, p: Any) -> Sources:
     import pandas as pd
 
-    from choicelab.studies.probes.competence import caption_note, competence
-    from choicelab.studies.probes.metrics import confidence_frame, read_confidences, read_frames
 
     conf = read_confidences(i.confidences)
     control = confidence_frame(read_frames(i.controls), read_frames(i.probed)) if i.controls else None
@@ -242,8 +248,6 @@ def _tables(i: Any, p: Any) -> Sources:
 
 
 def _figures(i: Any, p: Any) -> Sources:
-    from choicelab.studies.probes.competence import caption_note, competence, seeds_in
-    from choicelab.studies.probes.metrics import read_confidences
 
     conf = read_confidences(i.confidences)
     gate = competence(conf, training=tables.training_records(list(i.checkpoints)))  # failing: named on it
@@ -251,8 +255,6 @@ def _figures(i: Any, p: Any) -> Sources:
 
 
 def _robustness(i: Any, p: Any) -> Sources:
-    from choicelab.studies.probes.competence import caption_note, competence, seeds_in
-    from choicelab.studies.probes.metrics import confidence_frame, read_frames
 
     conf = confidence_frame(read_frames([*i.encoder, *i.causal]), read_frames(i.probed))
     gate = competence(conf, training=tables.training_records(list(i.checkpoints)))  # causal LMs: no verdict
@@ -262,8 +264,6 @@ def _robustness(i: Any, p: Any) -> Sources:
 def _controls(i: Any, p: Any) -> Sources:
     import pandas as pd
 
-    from choicelab.studies.probes.competence import caption_note, competence, seeds_in
-    from choicelab.studies.probes.metrics import confidence_frame, read_confidences, read_frames
 
     control, fine_tuned = confidence_frame(read_frames(i.dumps), read_frames(i.probed)), read_confidences(i.confidences)
     gate = competence(fine_tuned, control, training=tables.training_records(list(i.checkpoints)))

@@ -10,6 +10,7 @@ from typing import Any
 
 from choicelab.artifacts import study_files
 from choicelab.config import DOWNLOADS, ConfigError, chosen_benchmarks, data_root, model_dir
+from choicelab.mc.commonsense import SOURCES, train_files
 from choicelab.studies import StudyJobs, mc_benchmarks, study_models, study_settings
 from choicelab.studies.probes import RESULTS
 from choicelab.studies.probes.artifacts import STUDY
@@ -76,7 +77,6 @@ class Jobs(StudyJobs):
     def source_files(self, wildcards: Any) -> list[str]:
         """Public files a benchmark is read from (the data mirror's, else the download rules'), and the official full
         train release (always downloaded, checksummed) when studies.probes.train_data is full."""
-        from choicelab.mc.commonsense import SOURCES, train_files
 
         files = [f"{self.data_root}/{f.mirror_path}" for (benchmark, _), remotes in SOURCES.items()
                  if benchmark == wildcards.benchmark for f in remotes]

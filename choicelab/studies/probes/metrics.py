@@ -20,6 +20,7 @@ import pandas as pd
 from scipy import stats
 
 from choicelab.stats import accuracy_intervals, exact_interval, t_interval
+from choicelab.studies.probes.scoring import ensemble_label, split_label
 
 ALPHA = 0.01
 
@@ -53,7 +54,6 @@ def ensemble_confidences(conf: pd.DataFrame) -> pd.DataFrame:
     confidence vectors and takes the argmax): per item, the members' softmax confidences summed and divided by their
     number (a distribution again; its argmax is the summed vote), named :func:`.scoring.ensemble_label`. Only
     encoders with two or more seed checkpoints, and only items every member scored, are ensembled."""
-    from choicelab.studies.probes.scoring import ensemble_label, split_label
 
     labels = conf["model"].map(split_label)
     frame = conf.assign(_base=[b for b, _ in labels], _seed=[s for _, s in labels])

@@ -4,9 +4,13 @@ input format) and the wall time of Choice Paralysis. Models load lazily: importi
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 
-from choicelab.mc.items import MCItem
+from choicelab.lm.scorer import load_scorer
+from choicelab.mc.items import MCItem, read_items
+from choicelab.mc.scoring import score_encoder, score_letters, score_sequences
+from choicelab.studies.probes.items import causal_subset, choice_paralysis_groups
 
 CONTROL_SUFFIX = " (control)"
 SEED_INFIX = " seed "
@@ -59,9 +63,6 @@ def score_causal(model_dir: str, probed: Sequence[MCItem], *, model: str, items:
                  max_batch_tokens: int | str, device: str) -> list:
     """A causal LM's letter (``letter_prob``) and sequence (``sum_logprob``) scores on the probes of a seeded subset
     of ``items`` original items (:func:`.items.causal_subset`)."""
-    from choicelab.lm.scorer import load_scorer
-    from choicelab.mc.scoring import score_letters, score_sequences
-    from choicelab.studies.probes.items import causal_subset
 
     chosen = causal_subset(probed, items, seed)
     scorer, _ = load_scorer(model_dir, device=device, max_batch_tokens=max_batch_tokens)
@@ -79,20 +80,15 @@ def score_control(base: str, probed_files: Sequence[str], *, model: str, control
     per benchmark, or a seq2seq QA model (UnifiedQA) scoring each choice by its decoder log-likelihood of
     :func:`unifiedqa_items` on ``seq2seq_control_items`` originals."""
     from choicelab.lm.loading import read_model_json
-    from choicelab.mc.items import read_items
-    from choicelab.studies.probes.items import causal_subset
 
     kind = read_model_json(base)["kind"]
     name = control_name(model)
     if kind == "seq2seq":
-        from choicelab.lm.scorer import load_scorer
-        from choicelab.mc.scoring import score_sequences
 
         scorer, _ = load_scorer(base, device=device, max_batch_tokens=max_batch_tokens, seq2seq_mode="decoder")
         count = seq2seq_control_items
     else:
         from choicelab.lm.loading import load_encoder_mc
-        from choicelab.mc.scoring import score_encoder
 
         model_obj, tokenizer, _ = load_encoder_mc(base, seed=seed, device=device)  # seeded head
         count = control_items
@@ -114,11 +110,8 @@ def time_choice_paralysis(checkpoint: str, probed: Sequence[MCItem], *, benchmar
                           max_length: int, device: str) -> list[dict]:
     """Wall seconds of scoring the first trial's random-sampling Choice Paralysis instances, per n (after a warm-up
     call that pays the first-call overheads); not byte-reproducible."""
-    import time
 
     from choicelab.lm.loading import load_encoder_mc
-    from choicelab.mc.scoring import score_encoder
-    from choicelab.studies.probes.items import choice_paralysis_groups
 
     model_obj, tokenizer, _ = load_encoder_mc(checkpoint, seed=None, device=device)
     rows = []

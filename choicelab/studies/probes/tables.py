@@ -18,8 +18,9 @@ from choicelab.stats import (
     t_interval,
 )
 from choicelab.studies.probes import metrics as pm
+from choicelab.studies.probes.competence import COLUMN
 from choicelab.studies.probes.paper import paper_control, paper_name
-from choicelab.studies.probes.scoring import CONTROL_SUFFIX
+from choicelab.studies.probes.scoring import CONTROL_SUFFIX, checkpoint_label, split_label
 
 
 def train_info(train: pd.DataFrame) -> dict[str, dict]:
@@ -40,7 +41,6 @@ def _orig_of(conf: pd.DataFrame) -> pd.DataFrame:
 def training_records(checkpoints: list[str]) -> dict[str, dict]:
     """checkpoint label (``<encoder> seed <s>``) and benchmark -> its training record (``model.json``)."""
     from choicelab.lm.loading import read_model_json
-    from choicelab.studies.probes.scoring import checkpoint_label
 
     out: dict[str, dict] = {}
     for path in checkpoints:
@@ -66,8 +66,6 @@ def accuracy_table(conf: pd.DataFrame, train_info: dict[str, dict], gate: pd.Dat
     the untrained-head control's accuracy, the verdict: :mod:`.competence`), the training seed and recipe (from the
     checkpoint's ``model.json``), the best held-out accuracy that selected it, and what it was fine-tuned and selected
     on (``train_info``: benchmark -> {train_source, train_items, selection})."""
-    from choicelab.studies.probes.competence import COLUMN
-    from choicelab.studies.probes.scoring import split_label
 
     by_paper = {paper_name(b): b for b in conf["benchmark"].unique()}
     records = []

@@ -10,6 +10,7 @@ import pandas as pd
 from choicelab.card_entry import OK, CardEntry, Headline, Panel, mean_headline, read_table, table_path
 from choicelab.stats import clustered_mean
 from choicelab.studies.revealed_belief.artifacts import ARTIFACTS
+from choicelab.studies.revealed_belief.tables import appendix_table_ids
 
 TITLE = "Revealed belief vs stated answer"
 
@@ -43,7 +44,6 @@ def revealed_belief_panel(root: str | Path, model: str) -> Panel:
         if len(rows):
             headlines.append(_scenario_headline(label + ", all settings", rows, "chebyshev", str(dpath)))
     if model in compare.columns and paper_cols:
-        from choicelab.studies.revealed_belief.tables import appendix_table_ids
 
         block = compare["table"].map(lambda t: appendix_table_ids().get(str(t), ("", 0))[1])
         who = paper_cols[0][len("paper_"):]

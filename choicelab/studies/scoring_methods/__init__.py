@@ -6,12 +6,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from choicelab.studies import study_models
+
 RESULTS = "results/scoring_methods"
 
 
 def mc_benchmarks(config: Mapping[str, Any]) -> dict[str, str]:
     """The pragmatics items join the probes grid."""
-    from choicelab.studies import study_models
 
     if not study_models(config, "scoring_methods"):
         return {}

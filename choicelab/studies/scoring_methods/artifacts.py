@@ -11,6 +11,8 @@ from typing import Any
 
 from choicelab.artifacts import Artifact, caption_naming
 from choicelab.studies.scoring_methods import figures, paper, reanalysis, tables
+from choicelab.studies.scoring_methods.human import human_condition_accuracy
+from choicelab.studies.scoring_methods.sources import LLM_LINK_DIR, authors_outputs_root, source_root
 
 STUDY = "scoring_methods"
 
@@ -230,7 +232,6 @@ def sources(smk: Any, settings: Any) -> tables.StudyFrames | reanalysis.Reanalys
     length cap (figures), and each model's source (params.model_sources)."""
     import pandas as pd
 
-    from choicelab.studies.scoring_methods.sources import source_root
 
     i = smk.input
     if smk.rule == "sm_reanalysis":
@@ -251,8 +252,6 @@ def sources(smk: Any, settings: Any) -> tables.StudyFrames | reanalysis.Reanalys
 
 def _reanalysis_sources(i: Any) -> reanalysis.ReanalysisFrames:
     """Rule sm_reanalysis: the authors' outputs (the mirror's or the download rules') and the human data."""
-    from choicelab.studies.scoring_methods.human import human_condition_accuracy
-    from choicelab.studies.scoring_methods.sources import LLM_LINK_DIR, authors_outputs_root, source_root
 
     human = human_condition_accuracy(source_root(i.sources), items="all")
     return reanalysis.reanalysis_frames(authors_outputs_root(i.authors) / LLM_LINK_DIR, human)

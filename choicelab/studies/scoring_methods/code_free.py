@@ -12,6 +12,8 @@ import numpy as np
 import pandas as pd
 
 from choicelab.studies.scoring_methods import coder as fc
+from choicelab.studies.scoring_methods.coder import read_generations_csv
+from choicelab.studies.scoring_methods.items import load_items
 from choicelab.studies.scoring_methods.trained_coder import CODER_FILE, CoderRecipe, load_classifier, train_coder
 
 GENERATION_COLUMNS = ("model_name", "phenomenon", "item_id", "response")
@@ -84,7 +86,6 @@ def load_judge(model_dir: str | Path, *, device: str = "cpu", max_batch_tokens: 
 
 @functools.lru_cache(maxsize=4)
 def _item_options(root: str) -> dict[tuple[str, int], tuple[tuple[str, ...], tuple[str, ...], str]]:
-    from choicelab.studies.scoring_methods.items import load_items
 
     return {
         (item.condition, int(item.meta["llm_link_number"])): (
@@ -189,7 +190,6 @@ def code_free_file(
     """``choicelab code-free``: read IN (CSV with model_name, phenomenon, item_id, response), code it with ``coder``
     (``kind`` trained: a trained coder's folder; embedding: a sentence encoder's), write IN plus ``coded_option`` to
     ``out`` (CSV, written whole to a temporary file and renamed)."""
-    from choicelab.studies.scoring_methods.coder import read_generations_csv
 
     frame = read_generations_csv(generations)
     frame.attrs["source"] = str(generations)

@@ -26,6 +26,7 @@ from choicelab.plotting import LINE_SPACING, MIN_FONT_SIZE, plt
 from choicelab.studies.scoring_methods import metrics as sm
 from choicelab.studies.scoring_methods import prompts as ps
 from choicelab.studies.scoring_methods import tables
+from choicelab.studies.scoring_methods.items import load_condition
 from choicelab.studies.scoring_methods.tables import (
     FREE_FROM_HAND,
     FREE_FROM_MIXED,
@@ -373,7 +374,6 @@ def fig3_accuracy_loglik(fig3: pd.DataFrame, title: str | None = None, loglik_la
 
 def fig1_figure(data: StudyFrames) -> plt.Figure:
     """Fig. 1 on the first irony item (the paper shows an irony item)."""
-    from choicelab.studies.scoring_methods.items import load_condition
 
     return fig1_example(load_condition(data.sources_root, "irony")[0], max_new_tokens=data.max_new_tokens)
 

@@ -43,6 +43,7 @@ import numpy as np
 import pandas as pd
 
 from choicelab.artifacts import Built
+from choicelab.plotting import PAPER_COLOUR, PAPER_MARKER, plt
 from choicelab.studies.scoring_methods import metrics as sm
 
 METHOD_FOLDERS = ("log_probs", "rating", "embedding_similarity", "free")
@@ -544,7 +545,6 @@ FIG3_LABELS = {  # testing-stats.R's axis labels of FIG3_VARIANTS
 def fig2_figure(data: ReanalysisFrames) -> Any:
     """Fig. 2 from the authors' outputs: per model, our accuracy per condition and method (bars) with the authors'
     processed number on each bar (black diamond) and human accuracy (grey line); a differing cell is marked x."""
-    from choicelab.plotting import PAPER_COLOUR, PAPER_MARKER, plt
 
     fig2 = data.fig2
     models = sorted(fig2["model_name"].unique())
@@ -581,7 +581,6 @@ def fig3_figure(data: ReanalysisFrames) -> Any:
     """Fig. 3 from the authors' outputs: per model, our log-likelihood of the human data as testing-stats.R draws it
     (``llh_shown``) and our accuracy per score (bars), the R script's numbers on llmlink_long_final.csv as black
     diamonds; a differing variant is marked x."""
-    from choicelab.plotting import PAPER_COLOUR, PAPER_MARKER, plt
 
     fig3 = data.fig3
     models = sorted(fig3["model"].unique())

@@ -31,6 +31,7 @@ import numpy as np
 
 from choicelab.studies.scoring_methods import coder as fc
 from choicelab.studies.scoring_methods import metrics as sm
+from choicelab.studies.scoring_methods.code_free import load_judge
 from choicelab.studies.scoring_methods.prompts import (
     SCALES,
     ScoringItem,
@@ -41,6 +42,7 @@ from choicelab.studies.scoring_methods.prompts import (
     string_prompt,
 )
 from choicelab.studies.scoring_methods.score_table import ScoreRow, option_rows
+from choicelab.studies.scoring_methods.trained_coder import load_classifier
 
 METHODS = ("free", "string", "label", "rating", "embedding")
 RATING_SCORES = ("rating_number", "rating_phrase")
@@ -434,13 +436,11 @@ def score_model(
     model_obj, tokenizer, _ = loader(model_dir, device=device)
     classify_embed = judge = classifier = None
     if coder_kind == "trained":
-        from choicelab.studies.scoring_methods.trained_coder import load_classifier
 
         if not coder_dir:
             raise ValueError("coder kind 'trained' needs the trained coder's folder (rule sm_train_coder)")
         classifier = load_classifier(coder_dir, device=device, seed=seed)
     elif coder_kind == "judge":
-        from choicelab.studies.scoring_methods.code_free import load_judge
 
         if not coder_dir:
             raise ValueError("coder kind 'judge' needs the judge's model folder (studies.scoring_methods.coder.model)")

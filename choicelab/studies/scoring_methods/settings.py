@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from choicelab.config import ConfigError
 from choicelab.settings import read
 from choicelab.studies.scoring_methods.trained_coder import CoderRecipe
 
@@ -53,7 +54,6 @@ class Settings:
 def _coder(s: Mapping[str, Any], models: Mapping[str, Any]) -> Coder:
     """``studies.scoring_methods.coder``, checked against ``models:``: a judge needs a causal model, an embedding
     coder an encoder (``coder.model``, else ``embedder``)."""
-    from choicelab.config import ConfigError
 
     kind, model = s["coder"]["kind"], s["coder"]["model"]
     if kind == "judge" and model is None:

@@ -18,12 +18,13 @@ detectable difference at that n; the figures draw the clustered one.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from itertools import combinations
+from itertools import combinations, product
 
 import pandas as pd
 
-from choicelab.stats import accuracy_intervals, paired_difference
+from choicelab.stats import accuracy_intervals, exact_interval, paired_difference
 from choicelab.studies.scoring_methods import metrics as sm
+from choicelab.studies.scoring_methods.human import PAPER_HUMAN_ACCURACY
 
 METHOD_ORDER = ("free", "string", "label", "rating", "embedding")
 SCORE_ORDER = ("free", *sm.STRING_SCORES, *sm.LABEL_SCORES, "rating_number", "rating_phrase", "cosine")
@@ -429,9 +430,7 @@ def misclassification_interval(
     range over their exact ``level`` interval, and the rate is (q + Sp - 1) / (Se + Sp - 1) (Rogan-Gladen) at the
     least and most favourable corner, clipped to [0, 1]. Where Se + Sp - 1 can come near 0 (a coder no better than
     chance, or no hand-coded targets to measure Se on) the interval is [0, 1]."""
-    from itertools import product
 
-    from choicelab.stats import exact_interval
 
     boxes = [exact_interval(k, n, level), exact_interval(true_target, n_hand_target, level),
              exact_interval(true_other, n_hand_other, level)]
@@ -457,7 +456,6 @@ def free_accuracy_table(
     models; ``coder_target_kappa`` etc. beside). Where the authors hand-coded the model (``sources``: our model name
     -> its source, ``hf:<model_name>`` of ``hand_free``), their hand-coded accuracy on their generations is beside
     (``hand_*``) and is what ``reported`` takes, as the paper did; elsewhere ``reported`` is the coder's."""
-    from choicelab.stats import exact_interval
 
     free = choices[choices["method"] == "free"]
     held = agreement[agreement["role"] == "held out"]
@@ -569,7 +567,6 @@ def hand_codes_table(data: StudyFrames) -> tuple[pd.DataFrame, str]:
 
 def human_accuracy_table(data: StudyFrames) -> tuple[pd.DataFrame, str]:
     """Human accuracy per condition from the raw human data, beside the paper's."""
-    from choicelab.studies.scoring_methods.human import PAPER_HUMAN_ACCURACY
 
     frame = data.human.assign(paper=data.human["condition"].map(PAPER_HUMAN_ACCURACY))
     return frame, frame.to_markdown(index=False, floatfmt=".3f")

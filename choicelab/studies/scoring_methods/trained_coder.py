@@ -30,8 +30,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from choicelab.io import canonical_json, sha256_bytes, sha256_file, write_json
+from choicelab.mc.finetune import FineTuneParams, fine_tune_checkpoint
 from choicelab.mc.items import MCItem
 from choicelab.studies.scoring_methods import coder as fc
+from choicelab.studies.scoring_methods.coder import HAND_CODED_DIR
 
 ERROR_CHOICE = "None of these: the answer gives no interpretation of the story."
 CODER_FILE = "coder.json"
@@ -165,8 +168,6 @@ def item_probabilities(model: Any, tokenizer: Any, items: Sequence[MCItem], max_
 
 def training_data_record(hand: pd.DataFrame, root: str | Path, items: Sequence[MCItem]) -> dict[str, Any]:
     """What the coder learned from: the hand-code files (sha256 each, under ``root``), the models, the items' hash."""
-    from choicelab.io import canonical_json, sha256_bytes, sha256_file
-    from choicelab.studies.scoring_methods.coder import HAND_CODED_DIR
 
     folder = Path(root) / HAND_CODED_DIR
     files = sorted(set(hand["file"]))
@@ -188,7 +189,6 @@ def train_coder(base_dir: str | Path, hand: pd.DataFrame, options: Options, out_
     checkpoint ``out_dir`` and calibrate its ``error`` threshold on the held-out items (:func:`split_by_item`);
     returns the ``coder.json`` record. ``record``: the training job's provenance record (saved in the folder)."""
     from choicelab.lm.loading import load_encoder_mc
-    from choicelab.mc.finetune import FineTuneParams, fine_tune_checkpoint
 
     items = open_items(hand, options, recipe.context_words)
     train, dev = split_by_item(items, recipe.dev_share, recipe.seed)
@@ -211,7 +211,6 @@ def train_coder(base_dir: str | Path, hand: pd.DataFrame, options: Options, out_
         f"argmax {calibration['dev_argmax_agreement']:.3f})")
     meta = {"error_choice": ERROR_CHOICE, "input_format": INPUT_FORMAT, "max_length": max_length,
             "answer_sentences": fc.ANSWER_SENTENCES, "recipe": asdict(recipe), "training_data": data, **calibration}
-    from choicelab.io import write_json
 
     write_json(Path(out_dir) / CODER_FILE, meta)
     return meta
@@ -316,7 +315,6 @@ ALL_HAND_CODES = "all"
 
 def hand_code_models(paths: Sequence[str]) -> list[str]:
     """The hand-coded models (the folders under ``results/free/`` of LLM_link) of the hand-code files ``paths``."""
-    from choicelab.studies.scoring_methods.coder import HAND_CODED_DIR
 
     marker = HAND_CODED_DIR + "/"
     return sorted({str(p).split(marker, 1)[1].split("/", 1)[0] for p in paths if marker in str(p)})

@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from choicelab.studies import study_models
+
 RESULTS = "results/steer"
 FIGURES = "figures/steer"
 # The study's shipped files (taxonomy, dependencies, rubrics, the paper's numbers): defaults for library use; the
@@ -16,7 +18,6 @@ DATA = Path(__file__).resolve().parents[3] / "data" / "steer"
 
 def mc_benchmarks(config: Mapping[str, Any]) -> dict[str, str]:
     """The generated questions join the probes and scoring-methods grids."""
-    from choicelab.studies import study_models
 
     if not study_models(config, "steer"):
         return {}

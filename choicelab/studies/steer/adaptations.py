@@ -15,10 +15,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from choicelab.config import ConfigError, load_schema
+
 
 def _entry_schema() -> dict[str, Any]:
     """The schema of one ``studies.steer.adaptations`` entry: the only place the allowed values are written."""
-    from choicelab.config import load_schema
 
     steer = load_schema()["properties"]["studies"]["properties"]["steer"]
     return steer["properties"]["adaptations"]["items"]["properties"]
@@ -73,7 +74,6 @@ class Adaptation:
     def from_setting(cls, value: Any, key: str) -> Adaptation:
         """One entry of ``studies.steer.adaptations`` (config key ``key``): ``{shots: n}`` or ``{explain: mode}``.
         The old string form ("3shot") is refused, naming the key and the entry to write instead."""
-        from choicelab.config import ConfigError
 
         if isinstance(value, str):
             try:

@@ -15,9 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from choicelab.artifacts import Artifact, Drawing, by_name, caption_naming
+from choicelab.dumps import read_dump
+from choicelab.mc.items import read_items
 from choicelab.studies.steer import figures as fg
 from choicelab.studies.steer import paper
 from choicelab.studies.steer import tables as tb
+from choicelab.studies.steer.items.taxonomy import load_taxonomy
+from choicelab.studies.steer.report import card_model, load_rubric, write_report_card
 
 STUDY = "steer"
 RUNTIME_RULES = ("steer_report_cards",)  # its artifacts, one per rubric file, come with the job's sources
@@ -156,13 +160,11 @@ class CardSources:
         return report_cards(self.rubric_files)
 
     def model(self, rubric: str) -> str:
-        from choicelab.studies.steer.report import card_model, load_rubric
 
         return card_model(load_rubric(self.rubric_files[rubric]), list(self.models))
 
 
 def _report_card(sources: CardSources, rubric: str) -> Drawing:
-    from choicelab.studies.steer.report import load_rubric, write_report_card
 
     def draw(files: Sequence[str]) -> None:
         png, html = files
@@ -178,7 +180,6 @@ def sources(smk: Any, settings: Any) -> Any:
     (steer_report_cards), read from the job's inputs and params."""
     import pandas as pd
 
-    from choicelab.studies.steer.items.taxonomy import load_taxonomy
 
     i = smk.input
     questions = pd.read_parquet(i.questions)
@@ -187,8 +188,6 @@ def sources(smk: Any, settings: Any) -> Any:
                                 paper_quotes=i.paper_quotes, paper_models=i.paper_models,
                                 models=dict(smk.params.models), paper_bias_src=i.paper_bias_src)
     if smk.rule == "steer_figures":
-        from choicelab.dumps import read_dump
-        from choicelab.mc.items import read_items
 
         dumps = pd.concat([read_dump(path).select(["model", "variant", "item_id", "context"]).to_pandas()
                            for path in i.dumps], ignore_index=True)

@@ -10,8 +10,11 @@ from typing import Any
 import pandas as pd
 
 from choicelab.card_entry import OK, CardEntry, Headline, Panel, chance_flags, finite, read_table, table_path
+from choicelab.studies.steer import report
 from choicelab.studies.steer.adaptations import UNADAPTED, of_label
 from choicelab.studies.steer.artifacts import ARTIFACTS
+from choicelab.studies.steer.items import taxonomy as tx
+from choicelab.studies.steer.metrics import metric_interval, summarize
 
 TITLE = "STEER: economic rationality"
 
@@ -29,7 +32,6 @@ def normalized_headline(label: str, questions: pd.DataFrame, source: str, paper=
     """STEER's normalized accuracy (acc - r) / r of ``questions`` with the accuracy's interval clustered by template
     (the unit the questions were sampled in: :func:`choicelab.studies.steer.metrics.summarize`) carried through;
     n counts templates."""
-    from choicelab.studies.steer.metrics import metric_interval, summarize
 
     row = summarize(questions, [])
     low, high = metric_interval(row, "normalized_accuracy")
@@ -95,8 +97,6 @@ def steer_panel(root: str | Path, model: str, rubrics: Mapping[str, Any] | None 
 
 def panel_options(cards: Mapping[str, Any]) -> dict[str, Any]:
     """The shipped rubrics and a grader applying one to the per-question frame (:mod:`.report`, used as it is)."""
-    from choicelab.studies.steer import report
-    from choicelab.studies.steer.items import taxonomy as tx
 
     taxonomy = tx.load_taxonomy(tx.DEFAULT_TAXONOMY_PATH, tx.DEFAULT_DEPENDENCIES_PATH)
     rubrics = {name: report.load_rubric(path) for name, path in report.shipped_rubrics().items()}

@@ -31,6 +31,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from choicelab.studies.steer.items.base import BenchmarkScale, generate, is_catch_all, plan_tests
+
 MAX_EXCESS = 0.15  # a heuristic may beat its chance rate by at most this much ...
 MAX_Z = 5.0  # ... unless the excess is within noise (z <= MAX_Z)
 MIN_N = 100  # and only counts on at least this many questions of an element it applies to
@@ -264,7 +266,6 @@ HEURISTICS: dict[str, Picker] = {
 
 
 def _catch_all(stem: str, options: Sequence[str]) -> list[int]:
-    from choicelab.studies.steer.items.base import is_catch_all
 
     return [i for i, o in enumerate(options) if is_catch_all(o)]
 
@@ -349,7 +350,6 @@ def battery_questions(seed: int = BATTERY_SEED, per_element: int = TARGET_PER_EL
                       elements: Sequence[str] | None = None) -> list[CueQuestion]:
     """At least ``per_element`` questions of every registered element (or of ``elements``), the same number from
     each of its (domain, grade) tests."""
-    from choicelab.studies.steer.items.base import BenchmarkScale, generate, plan_tests
 
     tests = plan_tests(BenchmarkScale(elements=tuple(elements) if elements is not None else None, strict=True))
     per_test: dict[str, int] = {}

@@ -29,10 +29,18 @@ import numpy as np
 import pandas as pd
 
 from choicelab import plotting
+from choicelab.io import write_text
 from choicelab.plotting import plt
 from choicelab.stats import t_interval
 from choicelab.studies.steer import metrics as sm
 from choicelab.studies.steer.adaptations import UNADAPTED, Adaptation, of_label
+from choicelab.studies.steer.illustrations import (
+    plot_adaptation_examples,
+    plot_domain_span,
+    plot_game_forms,
+    plot_taxonomy,
+)
+from choicelab.studies.steer.report import Rubric, compute_report_card, render_html, render_png
 from choicelab.studies.steer.tables import (
     EXPLANATION_COLUMNS,
     METRIC_AXIS_LABELS,
@@ -121,7 +129,6 @@ def example_rubric(adaptation: str | None = None, model: str | None = None) -> A
 
     Scores without letters: (acc - r)/r has no fixed top (k - 1 for k options), so no cut-offs fit it
     (:data:`choicelab.studies.steer.report.METRIC_SCALES`)."""
-    from choicelab.studies.steer.report import Rubric
 
     return Rubric(name="Fig. 4 example report card", metric="normalized_accuracy",
                   description="All domains, grades 2-8, one in-context example, as in the paper's Fig. 4.",
@@ -135,8 +142,6 @@ def plot_example_report_card(results: pd.DataFrame, taxonomy: Any, path: str | P
 
     The paper's card is GPT-3.5 Turbo, 1-shot; without a 1-shot run we fall back to the unadapted run.
     """
-    from choicelab.io import write_text
-    from choicelab.studies.steer.report import compute_report_card, render_html, render_png
 
     sm.check_question_frame(results)
     chosen = model or sorted(results["model"].astype(str).unique())[0]
@@ -346,25 +351,21 @@ class FigureSources:
 
 
 def taxonomy_figure(sources: FigureSources, path: str | Path) -> Path:
-    from choicelab.studies.steer.illustrations import plot_taxonomy
 
     return plot_taxonomy(sources.taxonomy, path)
 
 
 def domain_span_figure(sources: FigureSources, path: str | Path) -> Path:
-    from choicelab.studies.steer.illustrations import plot_domain_span
 
     return plot_domain_span(sources.benchmark(), sources.taxonomy, path)
 
 
 def adaptation_figure(sources: FigureSources, path: str | Path) -> Path:
-    from choicelab.studies.steer.illustrations import plot_adaptation_examples
 
     return plot_adaptation_examples(sources.dump_rows(), path)
 
 
 def game_forms_figure(sources: FigureSources, path: str | Path) -> Path:
-    from choicelab.studies.steer.illustrations import plot_game_forms
 
     return plot_game_forms(sources.benchmark(), path)
 

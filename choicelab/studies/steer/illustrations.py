@@ -21,6 +21,9 @@ import pandas as pd
 from choicelab import plotting
 from choicelab.mc.items import MCItem
 from choicelab.plotting import plt
+from choicelab.studies.steer.adaptations import Adaptation
+from choicelab.studies.steer.items.multi_agent import Game, render_game
+from choicelab.studies.steer.scoring import options_block
 
 # The four elements whose domain span the paper's Fig. 3 shows are not named in its text; ours: the element of the
 # figure's bottom half and one element of each other setting.
@@ -129,7 +132,6 @@ def example_questions(questions: Sequence[MCItem], element: str = EXAMPLE_ELEMEN
 
 
 def _question_text(item: MCItem) -> str:
-    from choicelab.studies.steer.scoring import options_block
 
     return f"{item.prompt.strip()}\n{options_block(item)}"
 
@@ -179,7 +181,6 @@ def adaptation_examples(contexts: pd.DataFrame, prefer_element: str = EXAMPLE_EL
     paper's left panel) and a few-shot one (fewest examples >= 1), on one question scored under both when there is
     one (an ``prefer_element`` question first). Keys "explain" and "few_shot"; a key is missing when the run has no
     such adaptation."""
-    from choicelab.studies.steer.adaptations import Adaptation
 
     def kind(adaptation: str) -> tuple[int, str]:
         parsed = Adaptation.from_name(adaptation)
@@ -245,7 +246,6 @@ def game_question(questions: Sequence[MCItem]) -> MCItem:
 
 def game_of(params: dict[str, Any]) -> Any:
     """The generators' Game from a question's recorded ``params['game']``."""
-    from choicelab.studies.steer.items.multi_agent import Game
 
     pay = {tuple(profile): tuple(values) for profile, values in params["payoffs"]}
     return Game(list(params["players"]), [list(a) for a in params["actions"]], pay, int(params["dec"]))
@@ -253,7 +253,6 @@ def game_of(params: dict[str, Any]) -> Any:
 
 def plot_game_forms(questions: Sequence[MCItem], path: str | Path) -> Path:
     """Fig. 16: one generated game in word form, normal form and bimatrix form, by the renderers the questions use."""
-    from choicelab.studies.steer.items.multi_agent import render_game
 
     item = game_question(questions)
     game = game_of(item.meta["params"]["game"])

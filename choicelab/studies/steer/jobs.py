@@ -13,7 +13,9 @@ from choicelab.studies import StudyJobs, study_models, study_settings
 from choicelab.studies.steer import RESULTS
 from choicelab.studies.steer.adaptations import names as adaptation_names
 from choicelab.studies.steer.artifacts import ARTIFACTS, STUDY, report_cards
-from choicelab.studies.steer.settings import Settings
+from choicelab.studies.steer.items.taxonomy import load_taxonomy
+from choicelab.studies.steer.report import check_rubric_ids, load_rubric
+from choicelab.studies.steer.settings import Settings, check_scale_ids
 
 DATA = "data/steer"  # the taxonomy, its dependencies and the shipped rubrics, in the workflow's folder
 
@@ -42,9 +44,6 @@ class Jobs(StudyJobs):
     def check(self, data_dir: Path) -> None:
         """Fail at config load, naming the key or file, when the scale or a shipped rubric names an element, module,
         setting or domain the taxonomy lacks, or a rubric's cut-offs do not fit its metric's scale."""
-        from choicelab.studies.steer.items.taxonomy import load_taxonomy
-        from choicelab.studies.steer.report import check_rubric_ids, load_rubric
-        from choicelab.studies.steer.settings import check_scale_ids
 
         taxonomy = load_taxonomy(data_dir / "taxonomy.yaml", data_dir / "dependencies.yaml")
         check_scale_ids(self.settings.scale, taxonomy)

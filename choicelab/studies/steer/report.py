@@ -53,9 +53,12 @@ from typing import Any
 import pandas as pd
 import yaml
 
+from choicelab.io import write_text
+from choicelab.plotting import save_png
 from choicelab.studies.steer import DATA
 from choicelab.studies.steer import metrics as sm
 from choicelab.studies.steer.adaptations import UNADAPTED, of_label
+from choicelab.studies.steer.items import taxonomy as tx
 
 MIN_GRADE, MAX_GRADE = 1, 13
 TOP_LEVEL_KEYS = ("name", "description", "metric", "model", "adaptation", "filters", "weights", "grade_cutoffs",
@@ -759,7 +762,6 @@ def render_png(card: ReportCard, path: str | Path, dpi: int = 150) -> Path:
                                                   (bbox.x1, (bbox.y0 + bbox.y1) / 2)])
             right.plot([x0, x1], [y_mid, y_mid], color="#777777", linewidth=1)
 
-    from choicelab.plotting import save_png
 
     return save_png(fig, path, dpi=dpi)
 
@@ -795,7 +797,6 @@ def build_parser() -> argparse.ArgumentParser:
 def write_report_card(frame: pd.DataFrame, taxonomy: Any, rubric: Rubric, html_path: str | Path,
                       png_path: str | Path, model: str | None = None, adaptation: str | None = None) -> ReportCard:
     """Compute the report card of ``rubric`` on the question frame and write its HTML page and PNG card."""
-    from choicelab.io import write_text
 
     card = compute_report_card(frame, taxonomy, rubric, model=model, adaptation=adaptation)
     write_text(html_path, render_html(card))
@@ -805,7 +806,6 @@ def write_report_card(frame: pd.DataFrame, taxonomy: Any, rubric: Rubric, html_p
 
 def report_card_main(argv: Sequence[str] | None = None) -> int:
     """``choicelab report-card --rubric R.yaml --metrics M.parquet --out-html X --out-png Y``; returns 0."""
-    from choicelab.studies.steer.items import taxonomy as tx
 
     args = build_parser().parse_args(argv)
     rubric = load_rubric(args.rubric)

@@ -49,6 +49,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from choicelab.dumps import DumpRow
+from choicelab.lm.scorer import load_scorer
 from choicelab.mc.items import MCItem
 from choicelab.mc.scoring import LETTERS, candidate_rows
 from choicelab.stats import seeded_subsample
@@ -423,7 +424,6 @@ def score_model(model_dir: str, items: Sequence[MCItem], pool: Sequence[MCItem],
     its entry's ``chat_template`` asks, :func:`chat_format`) and score its letters.
 
     Returns the dump rows and the prompt record of every scored question."""
-    from choicelab.lm.scorer import load_scorer
 
     scored = scored_questions(items, adaptation, adaptation_questions, seed)
     firsts, seconds = split_follow_ups(scored)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from choicelab.studies.steer.adaptations import Adaptation
+from choicelab.studies.steer.items.base import BenchmarkScale
 
 if TYPE_CHECKING:
     from choicelab.studies.steer.items.base import BenchmarkScale
@@ -30,7 +31,6 @@ class Scale:
 
     def benchmark_scale(self, seed: int) -> BenchmarkScale:
         """The generator's scale, seeded with the config's ``seed``."""
-        from choicelab.studies.steer.items.base import BenchmarkScale
 
         return BenchmarkScale(n_per_test=self.n_per_test, seed=seed, elements=self.elements, domains=self.domains,
                               grades=self.grades, max_domains=self.max_domains, strict=self.strict)

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, fields, replace
 from fractions import Fraction
 from typing import Any
 
+import choicelab.studies.steer.items as package
 from choicelab.mc.items import MCItem
 from choicelab.stats import derived_seed
 from choicelab.studies.steer.items.domains import PEOPLE, DomainVocab, vocab
@@ -189,7 +190,6 @@ def generator(element_id: str) -> Callable[[GeneratorFn], GeneratorFn]:
 
 def load_generators() -> dict[str, GeneratorFn]:
     """Import every module of this package (pkgutil) so their ``@generator`` decorators run; return the registry."""
-    import choicelab.studies.steer.items as package
 
     for info in pkgutil.iter_modules(package.__path__):
         if info.name.startswith("_") or info.name in _FRAMEWORK_MODULES:

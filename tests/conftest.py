@@ -74,7 +74,10 @@ def run_snakemake(workdir: Path, mirror: Path, *extra: str) -> subprocess.Comple
 
 @pytest.fixture(scope="session")
 def smoke_run(tmp_path_factory, data_mirror):
-    workdir = tmp_path_factory.mktemp("smoke")
+    """The smoke workflow's folder, built from scratch; $CHOICELAB_SMOKE_DIR names a folder of an earlier smoke run of
+    this checkout to bring up to date instead (Snakemake reruns what changed), for a developer's second run."""
+    earlier = os.environ.get("CHOICELAB_SMOKE_DIR")
+    workdir = Path(earlier) if earlier else tmp_path_factory.mktemp("smoke")
     proc = run_snakemake(workdir, data_mirror)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-5000:]
     return workdir

@@ -32,10 +32,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from free_coding import markdown  # noqa: E402
 
 from choicelab.config import load_config_file, validate_config  # noqa: E402
+from choicelab.studies import study_settings  # noqa: E402
 from choicelab.studies.scoring_methods import coder as fc  # noqa: E402
 from choicelab.studies.scoring_methods.code_free import leave_one_model_out  # noqa: E402
 from choicelab.studies.scoring_methods.human import read_hand_coded  # noqa: E402
-from choicelab.studies.scoring_methods.settings import from_config  # noqa: E402
 from choicelab.studies.scoring_methods.trained_coder import (  # noqa: E402
     CoderRecipe,
     agreement_intervals,
@@ -66,7 +66,7 @@ def main() -> None:
     args = parser.parse_args()
     config = load_config_file(args.config)
     validate_config(config)
-    recipe = dataclasses.replace(from_config(config).coder.train, **{
+    recipe = dataclasses.replace(study_settings(config, "scoring_methods").coder.train, **{
         f.name: getattr(args, f.name) for f in dataclasses.fields(CoderRecipe) if getattr(args, f.name) is not None})
     if args.coded:
         coded = pd.read_csv(args.coded, dtype={"hand_code": str, "coded_option": str}, keep_default_na=False)

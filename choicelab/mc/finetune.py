@@ -10,35 +10,14 @@ steps, dev accuracy history, whether the target was reached) and the hyper-param
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
 from choicelab.io import atomic_directory, write_json
+from choicelab.lm.recipe import INPUT_FORMATS, Recipe
 from choicelab.mc.items import MCItem
 from choicelab.provenance import write_model_record
-
-
-@dataclass(frozen=True)
-class FineTuneParams:
-    learning_rate: float
-    batch_size: int
-    max_epochs: float
-    seed: int
-    input_format: str = "pair"
-    max_length: int = 128
-    target_dev_accuracy: float | None = None
-    eval_every_steps: int | None = None
-    patience: int | None = None
-    warmup_steps: int = 0
-    weight_decay: float = 0.0
-    grad_accumulation: int = 1
-    dropout: float | None = None  # the multiple-choice head's dropout (isi-nlp/ai2: 0.3); None keeps the model's
-    freeze_word_embeddings: bool = False
-    frozen_layers: int = 0  # embeddings and the bottom layers kept fixed, their output computed once (encoder.py)
-
-
-INPUT_FORMATS = ("pair", "concat")
 
 
 def trained_input_format(checkpoint_dir: str | Path) -> str | None:
@@ -78,7 +57,7 @@ def fine_tune_checkpoint(
     base_dir: str | Path,
     train: Sequence[MCItem],
     dev: Sequence[MCItem],
-    params: FineTuneParams,
+    params: Recipe,
     out_dir: str | Path,
     *,
     name: str,
@@ -108,7 +87,7 @@ def fine_tune_checkpoints(
     base_dir: str | Path,
     train: Sequence[MCItem],
     dev: Sequence[MCItem],
-    params: FineTuneParams,
+    params: Recipe,
     out_dirs: Mapping[int, str | Path],
     *,
     names: Mapping[int, str],
@@ -126,7 +105,7 @@ def fine_tune_checkpoints(
     layers above on those encodings. Each seed's checkpoint is the one its seed alone gives: its model is loaded
     afresh with its seed (the head's initialisation) and trained from its seed.
     """
-    from choicelab.lm.encoder import check_trainable_dtype, encode_frozen
+    from choicelab.lm.encoder import FrozenSplits, check_trainable_dtype, encode_frozen
     from choicelab.lm.loading import load_encoder_mc, read_model_json
 
     seeds = list(out_dirs)
@@ -140,12 +119,12 @@ def fine_tune_checkpoints(
     check_trainable_dtype(model, base_meta["name"])  # before any training time is spent
     shared: dict[str, Any] = {}
     if params.frozen_layers:  # seed-independent: the base weights below the trained layers, the items, the recipe
-        recipe = {"frozen_layers": params.frozen_layers, "input_format": params.input_format,
-                  "max_length": params.max_length}
-        shared = {"frozen_train": encode_frozen(model, tokenizer, train, **recipe),
-                  "frozen_dev": encode_frozen(model, tokenizer, dev, **recipe)}
+        shape = {"frozen_layers": params.frozen_layers, "input_format": params.input_format,
+                 "max_length": params.max_length}
+        shared = {"frozen": FrozenSplits(encode_frozen(model, tokenizer, train, **shape),
+                                         encode_frozen(model, tokenizer, dev, **shape))}
         if evaluation:
-            shared["frozen_evaluation"] = encode_frozen(model, tokenizer, evaluation, **recipe)
+            shared["frozen_evaluation"] = encode_frozen(model, tokenizer, evaluation, **shape)
     metas = []
     for index, seed in enumerate(seeds):
         if index:  # a fresh model per seed: its head initialised from its seed
@@ -159,20 +138,13 @@ def fine_tune_checkpoints(
 
 
 def _train_and_save(model: Any, tokenizer: Any, base_meta: Mapping[str, Any], train: Sequence[MCItem],
-                    dev: Sequence[MCItem], params: FineTuneParams, out_dir: str | Path, *, name: str,
+                    dev: Sequence[MCItem], params: Recipe, out_dir: str | Path, *, name: str,
                     training_notes: dict[str, Any] | None, evaluation: Sequence[MCItem] | None,
-                    record: Mapping[str, Any] | None, log: Callable[[str], None], frozen_train: Any = None,
-                    frozen_dev: Any = None, frozen_evaluation: Any = None) -> dict[str, Any]:
+                    record: Mapping[str, Any] | None, log: Callable[[str], None], frozen: Any = None,
+                    frozen_evaluation: Any = None) -> dict[str, Any]:
     from choicelab.lm.encoder import accuracy_of, fine_tune_mc, frozen_mc_logits, mc_logits
     from choicelab.lm.registry import weights_digest
 
-    if params.dropout is not None:  # the head's dropout modules: those outside the pre-trained encoder
-        encoder = {id(m) for m in model.base_model.modules()}
-        head = [m for m in model.modules() if type(m).__name__ == "Dropout" and id(m) not in encoder]
-        if not head:
-            raise ValueError(f"finetune.dropout: {type(model).__name__} has no dropout module in its head to set")
-        for module in head:
-            module.p = params.dropout
     gate: dict[str, Any] = {}
     if evaluation:
 
@@ -186,8 +158,7 @@ def _train_and_save(model: Any, tokenizer: Any, base_meta: Mapping[str, Any], tr
 
         gate = {"evaluation_items": len(evaluation), "initial_evaluation_accuracy": score(),
                 "evaluation_chance": sum(1 / len(item.choices) for item in evaluation) / len(evaluation)}
-    result = fine_tune_mc(model, tokenizer, train, dev, frozen_train=frozen_train, frozen_dev=frozen_dev, log=log,
-                          **{k: v for k, v in asdict(params).items() if k != "dropout"})
+    result = fine_tune_mc(model, tokenizer, train, dev, params, frozen=frozen, log=log)
     if evaluation:
         gate["evaluation_accuracy"] = score()
     with atomic_directory(out_dir) as tmp:

@@ -355,15 +355,15 @@ def test_finetune_dropout_sets_the_multiple_choice_heads_dropout_and_leaves_the_
     from conftest import toy_items
 
     seen = {}
-    real = encoder.fine_tune_mc
+    real = encoder._FineTune._train
 
-    def spy(model, *args, **kwargs):
-        inside = {id(m) for m in model.base_model.modules()}
-        seen["head"] = [m.p for m in model.modules() if type(m).__name__ == "Dropout" and id(m) not in inside]
-        seen["encoder"] = {m.p for m in model.base_model.modules() if type(m).__name__ == "Dropout"}
-        return real(model, *args, **kwargs)
+    def spy(self, *args, **kwargs):  # the model as the training steps find it
+        inside = {id(m) for m in self.model.base_model.modules()}
+        seen["head"] = [m.p for m in self.model.modules() if type(m).__name__ == "Dropout" and id(m) not in inside]
+        seen["encoder"] = {m.p for m in self.model.base_model.modules() if type(m).__name__ == "Dropout"}
+        return real(self, *args, **kwargs)
 
-    monkeypatch.setattr(encoder, "fine_tune_mc", spy)
+    monkeypatch.setattr(encoder._FineTune, "_train", spy)
     base = tmp_path / "tiny-bert"
     prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert"}, base, seed=0)
     params = Recipe(learning_rate=1e-3, batch_size=8, max_epochs=1, seed=0, dropout=0.3, input_format="pair",

@@ -63,7 +63,8 @@ def test_frozen_layers_replayed_from_a_cache_are_not_counted():
     assert counted["flops"] == 3 * 2.0 * (body - layer_params) * train + 2.0 * (body - layer_params) * evaluated
 
 
-def test_the_job_log_ends_with_its_usage(tmp_path):
+def test_the_job_log_ends_with_its_usage(tmp_path, monkeypatch):
+    monkeypatch.setenv("CHOICELAB_PEAK_CACHE", str(tmp_path / "peak.json"))  # the machine's cache is left alone
     model, tokenizer = tiny_model("llama", seed=0)
     track(model, "usage-job")
     with log_to(str(tmp_path / "job.log"), threads=torch.get_num_threads()):

@@ -398,6 +398,28 @@ def _accumulation_window(batches: Sequence[Sequence[int]], position: int, steps:
     return window if len(counts) == 1 else [batches[position]]
 
 
+def epoch_batches(groups: dict[int, list[int]], widths: Sequence[int], batch_size: int, order: str,
+                  rng: random.Random) -> list[list[int]]:
+    """One epoch's batches of item indices: ``groups`` holds the items of each choice count (a batch keeps one),
+    ``widths`` each item's longest input in tokens; ``order`` is the recipe's ``batch_order`` (``shuffled``: each
+    group in a seeded random order, cut into batches; ``by_length``: each group sorted by width, ties in a seeded
+    random order, cut into batches, so a batch pads only to its own items' width); the batches then in a seeded
+    random order. The rng advances: the next epoch draws another order."""
+    if order == "shuffled":
+        batches = [ix[s : s + batch_size] for _, ix in sorted(groups.items()) for ix in [rng.sample(ix, len(ix))]
+                   for s in range(0, len(ix), batch_size)]
+    elif order == "by_length":
+        batches = []
+        for _, ix in sorted(groups.items()):
+            ties = {index: rng.random() for index in ix}
+            ordered = sorted(ix, key=lambda index: (widths[index], ties[index]))
+            batches += [ordered[s : s + batch_size] for s in range(0, len(ordered), batch_size)]
+    else:
+        raise ValueError(f"batch_order must be 'shuffled' or 'by_length', not {order!r}")
+    rng.shuffle(batches)
+    return batches
+
+
 class FrozenSplits(NamedTuple):
     """The frozen encodings (:func:`encode_frozen`) of the train and dev items of a fine-tune, made once and shared,
     e.g. by the checkpoints of several seeds."""
@@ -529,20 +551,7 @@ class _FineTune:
             self.layers[index] = module
 
     def _epoch_batches(self) -> list[list[int]]:
-        """One epoch's batches, by choice count, in the recipe's seeded order (:class:`~choicelab.lm.recipe.Recipe`
-        ``batch_order``)."""
-        size, rng = self.recipe.batch_size, self.rng
-        if self.recipe.batch_order == "shuffled":
-            batches = [ix[s : s + size] for _, ix in sorted(self.groups.items()) for ix in [rng.sample(ix, len(ix))]
-                       for s in range(0, len(ix), size)]
-        else:  # by_length: neighbours in length share a batch; ties and the batches' order seeded
-            batches = []
-            for _, ix in sorted(self.groups.items()):
-                ties = {index: rng.random() for index in ix}
-                ordered = sorted(ix, key=lambda index: (self.widths[index], ties[index]))
-                batches += [ordered[s : s + size] for s in range(0, len(ordered), size)]
-        rng.shuffle(batches)
-        return batches
+        return epoch_batches(self.groups, self.widths, self.recipe.batch_size, self.recipe.batch_order, self.rng)
 
     def _train(self, dev: Sequence[MCQuestion]) -> None:
         """Epochs of steps until the step limit or a stop; dev evaluated every ``eval_every_steps`` and at each

@@ -140,40 +140,44 @@ def gate_of(meta: dict, subject: str):
 
 
 def seeds_main(args: argparse.Namespace) -> int:
-    """Every seed of one job kind under both orders: dev accuracy, gate, CPU seconds, useful FLOPs' peak share."""
+    """Every seed of one job kind under both orders, trained as its rule trains them (probes: every seed in one job
+    sharing the frozen encodings; bets: one job per seed): dev accuracy, gate, CPU seconds, useful FLOPs' share."""
     from choicelab.lm import usage
-    from choicelab.mc.finetune import fine_tune_checkpoint
+    from choicelab.mc.finetune import fine_tune_checkpoints
 
     config = default_config()
     kind, _, name = args.job.partition(":")
     seeds = config["studies"][kind]["seeds"]
     base = encoder_dir(config, config["studies"][kind]["models"][0], Path(args.out))
+    groups = [seeds] if kind == "probes" else [[seed] for seed in seeds]
     print(f"{args.job}: seeds {seeds}; orders {ORDERS}; CPU seconds indicative only (shared machine)")
     print(f"{'order':<10} {'seed':>5} {'steps':>6} {'dev acc':>8} {'gate acc':>9} {'chance':>7} {'control':>8} "
-          f"{'verdict':<34} {'CPU s':>7} {'peak share':>10}")
+          f"{'verdict':<34} {'job CPU s':>9} {'peak share':>10}")
     for order in ORDERS:
-        for seed in seeds:
-            train, dev, recipe = jobs(config, Path(args.benchmarks_dir), seed)[args.job]
-            recipe = replace(recipe, batch_order=order)
-            evaluation, start_dir = gate_items(kind, name, config, args, seed, base)
-            before = dict(usage.usage())
-            start, wall = time.process_time(), time.perf_counter()
-            meta = fine_tune_checkpoint(start_dir, train, dev, recipe, Path(args.out) / order / f"{name}{seed}",
-                                        name=f"{name}{seed}", device="cpu", evaluation=evaluation)
-            cpu, wall = time.process_time() - start, time.perf_counter() - wall
-            useful = sum(e["useful_flops"] for e in usage.usage().values()) - sum(
-                e["useful_flops"] for e in before.values())
-            gate = gate_of(meta, kind)
-            training = meta["training"]
-            print(f"{order:<10} {seed:>5} {training['steps']:>6} {training['best_dev_accuracy']:8.3f} "
-                  f"{gate.accuracy:9.3f} {gate.chance:7.3f} {gate.control_accuracy:8.3f} {gate.verdict[:34]:<34} "
-                  f"{cpu:7.1f} {usage.peak_share(useful, wall, 1, usage.one_thread_peak()):10.1%}", flush=True)
+        for group in groups:
+            train, dev, recipe = jobs(config, Path(args.benchmarks_dir), group[0])[args.job]
+            evaluation, start_dir = gate_items(kind, name, config, args, group[0], base)
+            before = sum(e["useful_flops"] for e in usage.usage().values())
+            cpu, wall = time.process_time(), time.perf_counter()
+            metas = fine_tune_checkpoints(start_dir, train, dev, replace(recipe, batch_order=order),
+                                          {seed: Path(args.out) / order / f"{name}{seed}" for seed in group},
+                                          names={seed: f"{name}{seed}" for seed in group}, device="cpu",
+                                          evaluation=evaluation, log=lambda _: None)
+            cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+            useful = sum(e["useful_flops"] for e in usage.usage().values()) - before
+            share = usage.peak_share(useful, wall, 1, usage.one_thread_peak())
+            for seed, meta in zip(group, metas, strict=True):
+                gate, training = gate_of(meta, kind), meta["training"]
+                print(f"{order:<10} {seed:>5} {training['steps']:>6} {training['best_dev_accuracy']:8.3f} "
+                      f"{gate.accuracy:9.3f} {gate.chance:7.3f} {gate.control_accuracy:8.3f} "
+                      f"{gate.verdict[:34]:<34} {cpu:9.1f} {share:10.1%}", flush=True)
     return 0
 
 
 def gate_items(kind: str, name: str, config: dict, args: argparse.Namespace, seed: int, base: Path):
     """(gate items, the folder training starts from): probes, the benchmark's gate items and the base encoder; a bets
-    task stage, its test questions and the seed's default checkpoint (trained here once per seed)."""
+    task stage, its test questions and the seed's default checkpoint (trained here once per seed; the control, scored
+    before training, is that default checkpoint, as in the bets gate)."""
     from choicelab.mc.items import read_items
 
     if kind == "probes":

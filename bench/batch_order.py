@@ -142,6 +142,8 @@ def gate_of(meta: dict, subject: str):
 def seeds_main(args: argparse.Namespace) -> int:
     """Every seed of one job kind under both orders, trained as its rule trains them (probes: every seed in one job
     sharing the frozen encodings; bets: one job per seed): dev accuracy, gate, CPU seconds, useful FLOPs' share."""
+    import torch
+
     from choicelab.lm import usage
     from choicelab.mc.finetune import fine_tune_checkpoints
 
@@ -165,7 +167,7 @@ def seeds_main(args: argparse.Namespace) -> int:
                                           evaluation=evaluation, log=lambda _: None)
             cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
             useful = sum(e["useful_flops"] for e in usage.usage().values()) - before
-            share = usage.peak_share(useful, wall, 1, usage.one_thread_peak())
+            share = usage.peak_share(useful, wall, torch.get_num_threads(), usage.one_thread_peak())
             for seed, meta in zip(group, metas, strict=True):
                 gate, training = gate_of(meta, kind), meta["training"]
                 print(f"{order:<10} {seed:>5} {training['steps']:>6} {training['best_dev_accuracy']:8.3f} "

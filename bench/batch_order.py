@@ -8,9 +8,9 @@ and the ratio of trained positions (the training FLOPs ratio: the body's FLOPs g
 
 ``seeds`` (trains; slow): one job kind, every seed, under both orders, printing per seed the kept dev accuracy, the
 competence gate (``choicelab.mc.competence.judge``: probes on the gate items against chance and the untrained head;
-a bets task stage on its test questions against chance and its default checkpoint), the CPU seconds and the job's
-useful FLOPs' share of the one-thread matmul peak (choicelab.lm.usage); CPU seconds are indicative on a shared
-machine, the rest is not.
+a bets task stage on its test questions against chance and its default checkpoint), the job's CPU seconds, its
+useful FLOPs (non-padding) and their share of the one-thread matmul peak (choicelab.lm.usage) per wall second at
+torch's threads and per CPU second; seconds and shares are indicative on a shared machine, the rest is not.
 
 Usage: python bench/batch_order.py padding [--benchmarks-dir DIR]
        python bench/batch_order.py seeds --job probes:piqa|bets:bet_coin [--benchmarks-dir DIR] [--out DIR]
@@ -154,7 +154,7 @@ def seeds_main(args: argparse.Namespace) -> int:
     groups = [seeds] if kind == "probes" else [[seed] for seed in seeds]
     print(f"{args.job}: seeds {seeds}; orders {ORDERS}; CPU seconds indicative only (shared machine)")
     print(f"{'order':<10} {'seed':>5} {'steps':>6} {'dev acc':>8} {'gate acc':>9} {'chance':>7} {'control':>8} "
-          f"{'verdict':<34} {'job CPU s':>9} {'peak share':>10}")
+          f"{'verdict':<34} {'job CPU s':>9} {'useful GFLOP':>12} {'share wall':>10} {'share CPU':>9}")
     for order in ORDERS:
         for group in groups:
             train, dev, recipe = jobs(config, Path(args.benchmarks_dir), group[0])[args.job]
@@ -167,12 +167,15 @@ def seeds_main(args: argparse.Namespace) -> int:
                                           evaluation=evaluation, log=lambda _: None)
             cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
             useful = sum(e["useful_flops"] for e in usage.usage().values()) - before
-            share = usage.peak_share(useful, wall, torch.get_num_threads(), usage.one_thread_peak())
+            peak = usage.one_thread_peak()
+            share = usage.peak_share(useful, wall, torch.get_num_threads(), peak)  # of the threads' peak
+            share_cpu = usage.peak_share(useful, cpu, 1, peak)  # per CPU second: less sensitive to other load
             for seed, meta in zip(group, metas, strict=True):
                 gate, training = gate_of(meta, kind), meta["training"]
                 print(f"{order:<10} {seed:>5} {training['steps']:>6} {training['best_dev_accuracy']:8.3f} "
                       f"{gate.accuracy:9.3f} {gate.chance:7.3f} {gate.control_accuracy:8.3f} "
-                      f"{gate.verdict[:34]:<34} {cpu:9.1f} {share:10.1%}", flush=True)
+                      f"{gate.verdict[:34]:<34} {cpu:9.1f} {useful / 1e9:12.0f} {share:10.1%} {share_cpu:9.1%}",
+                      flush=True)
     return 0
 
 

@@ -2,7 +2,7 @@
 
 Fine-tunes the materialized embedded encoder (default ``results/models/minilm-l6``) on the same SocialIQA train
 questions of the data mirror, once per ``--frozen`` setting (0 = every layer trained, as the paper; k = embeddings and
-the bottom k layers fixed and encoded once, ``choicelab.lm.encoder.fine_tune_mc(frozen_layers=k)``), and prints the
+the bottom k layers fixed and encoded once, ``choicelab.lm.recipe.Recipe.frozen_layers``), and prints the
 process CPU seconds (not wall time: the shared machine's load changes wall time, not the work) of the whole call and
 per step, beside the steps/s. Dev evaluations every ``--eval-every`` steps (default: once, at the end of the epoch)
 on ``--dev`` held-out questions. ``--qset bet_dice`` (or ``value_CV`` ...) trains on a bets question set instead of

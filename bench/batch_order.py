@@ -14,6 +14,7 @@ torch's threads and per CPU second; seconds and shares are indicative on a share
 
 Usage: python bench/batch_order.py padding [--benchmarks-dir DIR]
        python bench/batch_order.py seeds --job probes:piqa|bets:bet_coin [--benchmarks-dir DIR] [--out DIR]
+                                        [--seeds 1234 ...] [--orders shuffled by_length]
 """
 
 from __future__ import annotations
@@ -149,13 +150,13 @@ def seeds_main(args: argparse.Namespace) -> int:
 
     config = default_config()
     kind, _, name = args.job.partition(":")
-    seeds = config["studies"][kind]["seeds"]
+    seeds = args.seeds or config["studies"][kind]["seeds"]
     base = encoder_dir(config, config["studies"][kind]["models"][0], Path(args.out))
     groups = [seeds] if kind == "probes" else [[seed] for seed in seeds]
     print(f"{args.job}: seeds {seeds}; orders {ORDERS}; CPU seconds indicative only (shared machine)")
     print(f"{'order':<10} {'seed':>5} {'steps':>6} {'dev acc':>8} {'gate acc':>9} {'chance':>7} {'control':>8} "
           f"{'verdict':<34} {'job CPU s':>9} {'useful GFLOP':>12} {'share wall':>10} {'share CPU':>9}")
-    for order in ORDERS:
+    for order in args.orders:
         for group in groups:
             train, dev, recipe = jobs(config, Path(args.benchmarks_dir), group[0])[args.job]
             evaluation, start_dir = gate_items(kind, name, config, args, group[0], base)
@@ -205,6 +206,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--benchmarks-dir", default=str(REPO / "results" / "probes" / "benchmarks"),
                         help="the probes benchmark files of a config.yaml run (rule probes_benchmark)")
     parser.add_argument("--out", default="/tmp/bench-batch-order")
+    parser.add_argument("--seeds", type=int, nargs="*", help="seeds: these instead of the config's")
+    parser.add_argument("--orders", nargs="+", choices=ORDERS, default=list(ORDERS), help="seeds: these orders")
     args = parser.parse_args(argv)
     return padding_main(args) if args.mode == "padding" else seeds_main(args)
 

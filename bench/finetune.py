@@ -2,7 +2,7 @@
 
 Fine-tunes the materialized embedded encoder (default ``results/models/minilm-l6``) on the same SocialIQA train
 questions of the data mirror, once per ``--frozen`` setting (0 = every layer trained, as the paper; k = embeddings and
-the bottom k layers fixed and encoded once, ``choicelab.lm.encoder.fine_tune_mc(frozen_layers=k)``), and prints the
+the bottom k layers fixed and encoded once, ``choicelab.lm.recipe.Recipe.frozen_layers``), and prints the
 process CPU seconds (not wall time: the shared machine's load changes wall time, not the work) of the whole call and
 per step, beside the steps/s. Dev evaluations every ``--eval-every`` steps (default: once, at the end of the epoch)
 on ``--dev`` held-out questions. ``--qset bet_dice`` (or ``value_CV`` ...) trains on a bets question set instead of
@@ -67,6 +67,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from choicelab.lm.encoder import fine_tune_mc
     from choicelab.lm.loading import load_encoder_mc
+    from choicelab.lm.recipe import Recipe
     from choicelab.mc.commonsense import load_benchmark
 
     torch.set_num_threads(args.threads)
@@ -85,10 +86,10 @@ def main(argv: list[str] | None = None) -> int:
     for frozen in args.frozen:
         model, tokenizer, _ = load_encoder_mc(args.model, seed=0, device="cpu")
         start = time.process_time()
-        result = fine_tune_mc(model, tokenizer, train, dev, learning_rate=3e-4, batch_size=args.batch_size,
-                              max_epochs=1, seed=0, max_length=args.max_length, frozen_layers=frozen,
-                              eval_every_steps=args.eval_every, freeze_word_embeddings=args.freeze_word_embeddings,
-                              log=lambda _: None)
+        recipe = Recipe(learning_rate=3e-4, batch_size=args.batch_size, max_epochs=1, seed=0, input_format="pair",
+                        max_length=args.max_length, frozen_layers=frozen, eval_every_steps=args.eval_every,
+                        freeze_word_embeddings=args.freeze_word_embeddings)
+        result = fine_tune_mc(model, tokenizer, train, dev, recipe, log=lambda _: None)
         cpu = time.process_time() - start
         per_step = cpu / result.steps
         base = base or per_step
@@ -104,19 +105,19 @@ def seeds_main(args: argparse.Namespace) -> int:
     from choicelab.config import load_config_file, validate_config
     from choicelab.mc import finetune
     from choicelab.mc.items import read_items
-    from choicelab.studies import study_settings
     from choicelab.studies.probes.items import train_roles
+    from choicelab.studies.probes.jobs import finetune_recipe
 
     torch.set_num_threads(args.threads)
     config = load_config_file(REPO / "config.yaml")  # the embedded default's recipe
     validate_config(config)
-    recipe = dict(vars(study_settings(config, "probes").finetune))
+    recipe = config["studies"]["probes"]["finetune"]
     folder = Path(args.benchmarks_dir)
     fit, heldout = train_roles(read_items(folder / f"{args.benchmark}.train.parquet"))
     gate = read_items(folder / f"{args.benchmark}.gate.parquet")
     fit, heldout, gate = (items[: max(1, round(len(items) * args.scale))] for items in (fit, heldout, gate))
     seeds = [1234 + i for i in range(args.seeds)]
-    params = finetune.FineTuneParams(seed=seeds[0], **recipe)
+    params = finetune_recipe(recipe, seeds[0])
     print(f"{args.benchmark}: {len(fit)} fit, {len(heldout)} held-out, {len(gate)} gate questions; recipe {recipe}; "
           f"seeds {seeds}; mode {args.mode}; {args.threads} thread(s); choicelab from {finetune.__file__}")
     out = Path(args.out) / args.mode

@@ -568,6 +568,7 @@ def item_tokens(tokenizer, items, max_length: int) -> int:
 def finetune_section(args, device: torch.device, peak: float, report: dict[str, Any],
                      save: Callable[[], None]) -> None:
     from choicelab.lm.encoder import _autocast, fine_tune_mc, mc_logits, training_precision
+    from choicelab.lm.recipe import Recipe
 
     tokenizer = load_tokenizer("minilm", args.tiny)
     shape = TINY_ROBERTA if args.tiny else ROBERTA_LARGE
@@ -598,9 +599,10 @@ def finetune_section(args, device: torch.device, peak: float, report: dict[str, 
                 # fp32: the loop as shipped before issue 28 (micro-batch by micro-batch); project: as the project
                 # runs on the device (bf16 autocast + TF32, accumulation merged into one batch on a GPU)
                 def run(items, b=batch, a=accumulation, merge=False if mode == "fp32" else None):
-                    return fine_tune_mc(model, tokenizer, items, dev, learning_rate=1e-5, batch_size=b,
-                                        grad_accumulation=a, max_epochs=1, seed=0, max_length=max_length,
-                                        merge_accumulation=merge, log=lambda _: None)
+                    recipe = Recipe(learning_rate=1e-5, batch_size=b, grad_accumulation=a, max_epochs=1, seed=0,
+                                    input_format="pair", max_length=max_length)
+                    return fine_tune_mc(model, tokenizer, items, dev, recipe, merge_accumulation=merge,
+                                        log=lambda _: None)
 
                 run(warm)
                 reset_peak_memory(device)

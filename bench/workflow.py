@@ -7,10 +7,11 @@ Runs ``snakemake --cores N`` from scratch in a fresh working directory (or only 
 * per study, the summed wall time of its benchmarked jobs (``benchmark:`` files under results/benchmarks/<study>/;
   model preparation is its own group), and each study's share of the benchmarked total;
 * the slowest jobs;
-* per model job (from the ``choicelab usage:`` line its log ends with, see choicelab.lm.usage): its threads, the
-  tokens its models ran (and the share that was padding), the estimated FLOPs, and the achieved FLOP/s next to this
-  machine's measured fp32 matmul peak at the same thread count, so waste shows (a job far below the peak is bound
-  by something other than arithmetic: loading, Python, small batches). Seconds there are the job body's (the
+* per model job (from the ``choicelab usage:`` line its log ends with, see choicelab.lm.usage), ranked by the share
+  of the machine's measured one-thread fp32 matmul peak (times the job's threads) its useful FLOPs (non-padding
+  tokens) reached, lowest first: its threads, the tokens its models ran (and the share that was padding), the
+  estimated FLOPs, the useful FLOPs, so waste shows (a job far below the peak is bound by something other than
+  arithmetic: padding, loading, Python, small batches). Seconds there are the job body's (the
   script's ``log_to`` block: imports, model loading and the work), not Snakemake's start-up.
 
 Jobs run in parallel on N cores, so the per-study sums add up to more than the wall time; light rules (tables,
@@ -132,46 +133,33 @@ def model_jobs(workdir: Path) -> dict[str, dict]:
     return out
 
 
-def matmul_peak(threads: int, n: int = 1024, repeats: int = 7) -> float:
-    """This machine's fp32 matmul rate (FLOP/s) with ``threads`` threads: best of ``repeats`` n x n products."""
-    import torch
-
-    previous = torch.get_num_threads()
-    torch.set_num_threads(threads)
-    try:
-        a, b = torch.randn(n, n), torch.randn(n, n)
-        a @ b
-        best = float("inf")
-        for _ in range(repeats):
-            start = time.perf_counter()
-            a @ b
-            best = min(best, time.perf_counter() - start)
-    finally:
-        torch.set_num_threads(previous)
-    return 2.0 * n**3 / best
+def job_usage(record: dict, peak: float) -> dict[str, float]:
+    """A job's tokens, padding share, FLOPs, useful (non-padding) FLOPs and their share of threads x the one-thread
+    ``peak``. Logs written before useful FLOPs were counted estimate them as FLOPs x the real tokens' share."""
+    models = record["models"].values()
+    tokens = sum(m["tokens"] for m in models)
+    real = sum(m["real_tokens"] for m in models)
+    flops = sum(m["flops"] for m in models)
+    useful = sum(m.get("useful_flops", m["flops"] * (m["real_tokens"] / m["tokens"] if m["tokens"] else 1.0))
+                 for m in models)
+    seconds, threads = record["seconds"], record.get("threads") or 1
+    return {"threads": threads, "tokens": tokens, "padding": 1 - real / tokens if tokens else 0.0, "flops": flops,
+            "useful_flops": useful, "seconds": seconds,
+            "share": useful / seconds / (threads * peak) if seconds and peak else 0.0}
 
 
-def model_report(jobs: dict[str, dict], peaks: dict[int, float]) -> str:
-    lines = ["model jobs (tokens and FLOPs from choicelab.lm.usage; peak = fp32 matmul at the job's threads):"]
-    for threads, peak in sorted(peaks.items()):
-        lines.append(f"  matmul peak with {threads} thread(s): {peak / 1e9:7.1f} GFLOP/s")
-    lines.append(
-        f"  {'job':<46} {'thr':>3} {'tokens':>9} {'pad':>5} {'GFLOP':>9} {'s':>7} {'GFLOP/s':>8} {'of peak':>7}"
-    )
-    for name, record in sorted(jobs.items(), key=lambda kv: -kv[1]["seconds"]):
-        models = record["models"].values()
-        tokens = sum(m["tokens"] for m in models)
-        real = sum(m["real_tokens"] for m in models)
-        flops = sum(m["flops"] for m in models)
-        seconds = record["seconds"]
-        rate = flops / seconds if seconds else 0.0
-        peak = peaks.get(record.get("threads") or 1)
-        share = f"{rate / peak:7.1%}" if peak else f"{'-':>7}"
-        lines.append(
-            f"  {name[:46]:<46} {record.get('threads') or '-':>3} {tokens:9d} "
-            f"{1 - real / tokens if tokens else 0:5.0%} "
-            f"{flops / 1e9:9.1f} {seconds:7.1f} {rate / 1e9:8.2f} {share}"
-        )
+def model_report(jobs: dict[str, dict], peak: float) -> str:
+    """The model jobs ranked by the share of the machine's one-thread matmul peak (times their threads) that their
+    useful FLOPs reached, lowest first: the jobs furthest from the machine's pace lead."""
+    rows = {name: job_usage(record, record.get("one_thread_peak_flops") or peak) for name, record in jobs.items()}
+    lines = ["model jobs, furthest from the machine's pace first (tokens and FLOPs from choicelab.lm.usage; useful ="
+             " non-padding; share = useful FLOP/s over threads x the one-thread fp32 matmul peak):",
+             f"  one-thread matmul peak: {peak / 1e9:7.1f} GFLOP/s (choicelab.lm.usage.one_thread_peak, cached)",
+             f"  {'job':<46} {'thr':>3} {'tokens':>9} {'pad':>5} {'GFLOP':>9} {'useful':>9} {'s':>7} {'share':>6}"]
+    for name, row in sorted(rows.items(), key=lambda kv: kv[1]["share"]):
+        lines.append(f"  {name[:46]:<46} {row['threads']:>3} {row['tokens']:9d} {row['padding']:5.0%} "
+                     f"{row['flops'] / 1e9:9.1f} {row['useful_flops'] / 1e9:9.1f} {row['seconds']:7.1f} "
+                     f"{row['share']:6.1%}")
     return "\n".join(lines)
 
 
@@ -193,8 +181,9 @@ def usage_report(workdir: Path) -> str:
     jobs = model_jobs(workdir)
     if not jobs:
         return "model jobs: none reported usage (logs without a 'choicelab usage:' line)"
-    peaks = {threads: matmul_peak(threads) for threads in sorted({r.get("threads") or 1 for r in jobs.values()})}
-    return model_report(jobs, peaks)
+    from choicelab.lm.usage import one_thread_peak
+
+    return model_report(jobs, one_thread_peak())
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -4,7 +4,7 @@ seed)."""
 from choicelab.mc.finetune import fine_tune_checkpoint
 from choicelab.settings import read
 from choicelab.studies.bets.settings import DefaultStage
-from choicelab.studies.bets.stages import checkpoint_name, default_stage_items, default_stage_params, seeded_model
+from choicelab.studies.bets.stages import checkpoint_name, default_stage_items, default_stage_recipe, seeded_model
 from choicelab.workflow import job_record, log_to
 
 with log_to(snakemake.log[0]):
@@ -15,7 +15,7 @@ with log_to(snakemake.log[0]):
     print(described)
     name = checkpoint_name(seeded_model(snakemake.wildcards.model, seed), "default")
     meta = fine_tune_checkpoint(snakemake.input.base, train, dev,
-                                default_stage_params(stage, snakemake.params.input_format, seed), snakemake.output[0],
+                                default_stage_recipe(stage, snakemake.params.input_format, seed), snakemake.output[0],
                                 name=name, device=snakemake.params.device,
                                 training_notes={"data": described, "stage": "default"},
                                 record=job_record(snakemake, seed=seed))

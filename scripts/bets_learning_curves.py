@@ -16,7 +16,8 @@ import json
 import time
 from pathlib import Path
 
-from choicelab.mc.finetune import FineTuneParams, fine_tune_checkpoint
+from choicelab.lm.recipe import Recipe
+from choicelab.mc.finetune import fine_tune_checkpoint
 from choicelab.stats import seeded_subsample
 from choicelab.studies.bets.items import question_set
 from choicelab.studies.bets.stages import default_stage_items
@@ -41,6 +42,7 @@ def main() -> None:
     ap.add_argument("--default-epochs", type=float, default=1)
     ap.add_argument("--seed", type=int, default=1234)
     ap.add_argument("--freeze-embeddings", action="store_true")
+    ap.add_argument("--batch-order", default="shuffled", choices=["shuffled", "by_length"])
     ap.add_argument("--frozen-layers", type=int, default=0,
                     help="embeddings and the bottom k layers fixed and encoded once (task_stage.frozen_layers)")
     args = ap.parse_args()
@@ -57,7 +59,7 @@ def main() -> None:
         train, dev, described = default_stage_items(
             "hellaswag", "/work/shared/data", train_size=args.default_train, dev_size=80, seed=args.seed
         )
-        params = FineTuneParams(
+        params = Recipe(
             learning_rate=5e-5, batch_size=8, max_epochs=args.default_epochs, seed=args.seed,
             input_format=args.format, max_length=96,
         )
@@ -78,12 +80,12 @@ def main() -> None:
         print(json.dumps({"log": line, "wall_s": round(time.time() - t0, 1),
                           "cpu_s": round(time.process_time() - c0, 1)}), flush=True)
 
-    result = fine_tune_mc(
-        model, tokenizer, train, dev, learning_rate=args.lr, batch_size=args.batch_size, max_epochs=args.epochs,
-        seed=args.seed, input_format=args.format, max_length=args.max_length, target_dev_accuracy=args.target,
-        eval_every_steps=args.eval_every, warmup_steps=args.warmup, log=log,
-        freeze_word_embeddings=args.freeze_embeddings, frozen_layers=args.frozen_layers,
-    )
+    recipe = Recipe(learning_rate=args.lr, batch_size=args.batch_size, max_epochs=args.epochs, seed=args.seed,
+                    input_format=args.format, max_length=args.max_length, target_dev_accuracy=args.target,
+                    eval_every_steps=args.eval_every, warmup_steps=args.warmup,
+                    freeze_word_embeddings=args.freeze_embeddings, frozen_layers=args.frozen_layers,
+                    batch_order=args.batch_order)
+    result = fine_tune_mc(model, tokenizer, train, dev, recipe, log=log)
     from choicelab.lm.encoder import accuracy_of, mc_logits
 
     seen = train[: min(len(train), 200)]

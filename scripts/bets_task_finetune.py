@@ -5,7 +5,7 @@ from choicelab.mc.finetune import fine_tune_checkpoint
 from choicelab.mc.items import read_items
 from choicelab.settings import read
 from choicelab.studies.bets.settings import TaskStage
-from choicelab.studies.bets.stages import checkpoint_name, seeded_model, task_stage_items, task_stage_params
+from choicelab.studies.bets.stages import checkpoint_name, seeded_model, task_stage_items, task_stage_recipe
 from choicelab.workflow import job_record, log_to
 
 with log_to(snakemake.log[0]):
@@ -13,7 +13,7 @@ with log_to(snakemake.log[0]):
     seed, qset = int(snakemake.wildcards.seed), snakemake.wildcards.qset
     train, described = task_stage_items(qset, read_items(snakemake.input.train), stage.train_size, seed)
     meta = fine_tune_checkpoint(snakemake.input.base, train, read_items(snakemake.input.dev),
-                                task_stage_params(stage, snakemake.params.input_format, seed), snakemake.output[0],
+                                task_stage_recipe(stage, snakemake.params.input_format, seed), snakemake.output[0],
                                 name=checkpoint_name(seeded_model(snakemake.wildcards.model, seed), qset),
                                 device=snakemake.params.device, training_notes={"data": described, "stage": qset},
                                 record=job_record(snakemake, seed=seed))

@@ -1,19 +1,19 @@
 """Adapter: rule probes_finetune (the multiple-choice encoders of one benchmark, one per seed -- every seed in one job
 where the recipe freezes bottom layers, else the job's ``seed`` -- selected on held-out train items)."""
 
-from choicelab.mc.finetune import FineTuneParams, fine_tune_checkpoints
+from choicelab.mc.finetune import fine_tune_checkpoints
 from choicelab.mc.items import read_items
 from choicelab.studies.probes.items import train_roles
-from choicelab.studies.probes.jobs import job_seeds
+from choicelab.studies.probes.jobs import finetune_recipe, job_seeds
 from choicelab.workflow import job_record, log_to
 
 with log_to(snakemake.log[0]):
     w = snakemake.wildcards
     seeds = job_seeds(w, snakemake.params)
-    params = FineTuneParams(seed=seeds[0], **snakemake.params.finetune)
     fit, heldout = train_roles(read_items(snakemake.input.train))
     metas = fine_tune_checkpoints(
-        snakemake.input.base, fit, heldout, params, dict(zip(seeds, snakemake.output, strict=True)),
+        snakemake.input.base, fit, heldout, finetune_recipe(snakemake.params.finetune, seeds[0]),
+        dict(zip(seeds, snakemake.output, strict=True)),
         names={seed: f"{w.model}__{w.benchmark}__seed{seed}" for seed in seeds}, device=snakemake.params.device,
         training_notes={"selection_items": "held-out slice of train (the evaluation set is never seen)",
                         "train_source": fit[0].meta.get("train_source", "")},

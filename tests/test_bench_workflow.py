@@ -37,3 +37,18 @@ def test_cpu_seconds_are_summed_per_study_and_bound_the_wall_time_on_free_cores(
     probes_line = next(line for line in text.splitlines() if line.startswith("probes "))
     assert "350.0" in probes_line and "87.5%" in probes_line
     assert bench.job_seconds(tmp_path)["steer/benchmark.tsv"] == 3.0
+
+
+def test_model_jobs_are_ranked_by_their_useful_flops_share_of_the_peak_lowest_first():
+    """share = useful (non-padding) FLOPs / seconds / (threads x one-thread peak); a log written before useful FLOPs
+    were counted estimates them from its real tokens' share."""
+    bench = _workflow_bench()
+    model = {"tokens": 100, "real_tokens": 50, "flops": 4.0e9, "useful_flops": 2.0e9}
+    jobs = {"probes/finetune_slow.log": {"seconds": 10.0, "threads": 2, "models": {"m": model}},
+            "bets/finetune_fast.log": {"seconds": 1.0, "threads": 1, "models": {"m": model}},
+            "old/finetune_old.log": {"seconds": 4.0, "threads": 1,
+                                     "models": {"m": {"tokens": 100, "real_tokens": 25, "flops": 4.0e9}}}}
+    assert bench.job_usage(jobs["probes/finetune_slow.log"], peak=1.0e9)["share"] == 2.0e9 / 10.0 / (2 * 1.0e9)
+    assert bench.job_usage(jobs["old/finetune_old.log"], peak=1.0e9)["useful_flops"] == 1.0e9
+    rows = [line.split()[0] for line in bench.model_report(jobs, peak=1.0e9).splitlines()[3:]]
+    assert rows == ["probes/finetune_slow.log", "old/finetune_old.log", "bets/finetune_fast.log"]

@@ -9,6 +9,7 @@ from choicelab.lm.deberta_mc import DebertaForMultipleChoice
 from choicelab.lm.encoder import fine_tune_mc, mc_logits
 from choicelab.lm.loading import load_encoder_mc
 from choicelab.lm.prepare import prepare_model
+from choicelab.lm.recipe import Recipe
 from choicelab.lm.tiny import tiny_tokenizer
 from choicelab.mc.items import MCItem
 
@@ -53,8 +54,10 @@ def test_a_fine_tuned_deberta_checkpoint_reloads_with_the_same_scores(tmp_path):
     _pretrained_v1_checkpoint(source)
     prepare_model("deberta-base", {"kind": "encoder", "source": f"path:{source}"}, tmp_path / "m", seed=0)
     model, tokenizer, _ = load_encoder_mc(tmp_path / "m", seed=0, device="cpu")
-    result = fine_tune_mc(model, tokenizer, ITEMS, ITEMS[:2], learning_rate=1e-3, batch_size=3, max_epochs=1, seed=0,
-                          max_length=32, log=lambda _: None)
+    result = fine_tune_mc(model, tokenizer, ITEMS, ITEMS[:2],
+                          Recipe(learning_rate=1e-3, batch_size=3, max_epochs=1, seed=0, max_length=32,
+                                 input_format="pair"),
+                          log=lambda _: None)
     assert result.steps == 2 and all(torch.isfinite(p).all() for p in model.parameters())
     model.save_pretrained(tmp_path / "ckpt")
     reloaded = AutoModelForMultipleChoice.from_pretrained(tmp_path / "ckpt").eval()

@@ -8,6 +8,7 @@ import pytest
 from choicelab.lm.embed import embed_texts
 from choicelab.lm.encoder import fine_tune_mc, mc_logits
 from choicelab.lm.generate import sample
+from choicelab.lm.recipe import Recipe
 from choicelab.lm.tiny import tiny_model
 from choicelab.mc.items import MCItem
 from conftest import toy_items
@@ -33,8 +34,22 @@ def test_mc_logits_come_back_in_item_order_whatever_the_length_batching(tiny_ber
 def test_fine_tuning_learns_stops_at_the_target_and_records_it():
     model, tokenizer = tiny_model("bert", seed=1)
     train, dev = toy_items(96, 0, "train"), toy_items(24, 1, "dev")
-    result = fine_tune_mc(model, tokenizer, train, dev, learning_rate=5e-3, batch_size=16, max_epochs=5, seed=0,
-                          target_dev_accuracy=0.9, log=lambda _: None)
+    result = fine_tune_mc(
+        model,
+        tokenizer,
+        train,
+        dev,
+        Recipe(
+            learning_rate=5e-3,
+            batch_size=16,
+            max_epochs=5,
+            seed=0,
+            target_dev_accuracy=0.9,
+            input_format="pair",
+            max_length=128,
+        ),
+        log=lambda _: None,
+    )
     assert result.reached_target
     assert result.best_dev_accuracy >= 0.9
     assert result.epochs_run < 5
@@ -44,16 +59,36 @@ def test_fine_tuning_is_reproducible_under_a_seed():
     runs = []
     for _ in range(2):
         model, tokenizer = tiny_model("bert", seed=3)
-        fine_tune_mc(model, tokenizer, toy_items(32, 0, "train"), toy_items(8, 1, "dev"), learning_rate=1e-3,
-                     batch_size=8, max_epochs=1, seed=7, log=lambda _: None)
+        fine_tune_mc(
+            model,
+            tokenizer,
+            toy_items(32, 0, "train"),
+            toy_items(8, 1, "dev"),
+            Recipe(learning_rate=1e-3, batch_size=8, max_epochs=1, seed=7, input_format="pair", max_length=128),
+            log=lambda _: None,
+        )
         runs.append(np.concatenate(mc_logits(model, tokenizer, toy_items(8, 2, "test"))))
     np.testing.assert_array_equal(runs[0], runs[1])
 
 
 def test_unreachable_target_is_recorded_as_not_reached():
     model, tokenizer = tiny_model("bert", seed=1)
-    result = fine_tune_mc(model, tokenizer, toy_items(16, 0, "train"), toy_items(8, 1, "dev"), learning_rate=1e-6,
-                          batch_size=8, max_epochs=1, seed=0, target_dev_accuracy=1.01, log=lambda _: None)
+    result = fine_tune_mc(
+        model,
+        tokenizer,
+        toy_items(16, 0, "train"),
+        toy_items(8, 1, "dev"),
+        Recipe(
+            learning_rate=1e-6,
+            batch_size=8,
+            max_epochs=1,
+            seed=0,
+            target_dev_accuracy=1.01,
+            input_format="pair",
+            max_length=128,
+        ),
+        log=lambda _: None,
+    )
     assert not result.reached_target
     assert len(result.history) == 1
 

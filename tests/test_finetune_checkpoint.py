@@ -9,8 +9,8 @@ import pytest
 from choicelab.lm.encoder import accuracy_of, mc_logits
 from choicelab.lm.loading import load_encoder_mc
 from choicelab.lm.prepare import prepare_model
+from choicelab.lm.recipe import Recipe
 from choicelab.mc.finetune import (
-    FineTuneParams,
     fine_tune_checkpoint,
     require_input_format,
     trained_input_format,
@@ -21,7 +21,15 @@ from conftest import toy_items
 def test_checkpoint_records_training_and_loads_like_any_model(tmp_path):
     base = tmp_path / "tiny-bert"
     base_meta = prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert"}, base, seed=0)
-    params = FineTuneParams(learning_rate=5e-3, batch_size=8, max_epochs=3, seed=0, target_dev_accuracy=0.9)
+    params = Recipe(
+        learning_rate=5e-3,
+        batch_size=8,
+        max_epochs=3,
+        seed=0,
+        target_dev_accuracy=0.9,
+        input_format="pair",
+        max_length=128,
+    )
     dev = toy_items(16, 1, "dev", 2)
     meta = fine_tune_checkpoint(base, toy_items(48, 0, "train", 2), dev, params, tmp_path / "ckpt",
                                 name="tiny-bert__toy", device="cpu")
@@ -47,7 +55,15 @@ def test_checkpoint_records_training_and_loads_like_any_model(tmp_path):
 def test_training_stops_at_the_target_and_records_whether_it_was_reached(tmp_path, target, reached):
     base = tmp_path / "tiny-bert"
     prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert"}, base, seed=0)
-    params = FineTuneParams(learning_rate=5e-3, batch_size=8, max_epochs=2, seed=0, target_dev_accuracy=target)
+    params = Recipe(
+        learning_rate=5e-3,
+        batch_size=8,
+        max_epochs=2,
+        seed=0,
+        target_dev_accuracy=target,
+        input_format="pair",
+        max_length=128,
+    )
     meta = fine_tune_checkpoint(base, toy_items(16, 0, "train", 2), toy_items(8, 1, "dev", 2), params,
                                 tmp_path / "ckpt", name="tiny-bert__target", device="cpu")
     training = meta["training"]
@@ -61,7 +77,7 @@ def _tiny_checkpoint(tmp_path, input_format):
     base = tmp_path / "tiny-bert"
     if not base.exists():
         prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert"}, base, seed=0)
-    params = FineTuneParams(learning_rate=5e-3, batch_size=8, max_epochs=1, seed=0, input_format=input_format)
+    params = Recipe(learning_rate=5e-3, batch_size=8, max_epochs=1, seed=0, input_format=input_format, max_length=128)
     out = tmp_path / f"ckpt_{input_format}"
     fine_tune_checkpoint(base, toy_items(16, 0, "train", 3), toy_items(8, 1, "dev", 3), params, out,
                          name=f"tiny-bert__{input_format}", device="cpu")
@@ -79,7 +95,7 @@ def test_a_checkpoint_records_its_input_format_and_refuses_another(tmp_path):
 
 def test_task_fine_tuning_refuses_a_base_checkpoint_trained_in_another_format(tmp_path):
     _, ckpt = _tiny_checkpoint(tmp_path, "pair")
-    params = FineTuneParams(learning_rate=5e-3, batch_size=8, max_epochs=1, seed=0, input_format="concat")
+    params = Recipe(learning_rate=5e-3, batch_size=8, max_epochs=1, seed=0, input_format="concat", max_length=128)
     with pytest.raises(ValueError, match="fine-tuning from it"):
         fine_tune_checkpoint(ckpt, toy_items(8, 0, "train", 3), toy_items(8, 1, "dev", 3), params,
                              tmp_path / "task", name="tiny-bert__task", device="cpu")
@@ -108,7 +124,15 @@ def test_frozen_word_embeddings_stay_the_pretrained_ones_while_the_rest_learns(t
 
     base = tmp_path / "tiny-bert"
     prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert"}, base, seed=0)
-    params = FineTuneParams(learning_rate=5e-3, batch_size=8, max_epochs=1, seed=0, freeze_word_embeddings=True)
+    params = Recipe(
+        learning_rate=5e-3,
+        batch_size=8,
+        max_epochs=1,
+        seed=0,
+        freeze_word_embeddings=True,
+        input_format="pair",
+        max_length=128,
+    )
     meta = fine_tune_checkpoint(base, toy_items(16, 0, "train", 3), toy_items(8, 1, "dev", 3), params,
                                 tmp_path / "ckpt", name="tiny-bert__frozen", device="cpu")
     assert meta["training"]["params"]["freeze_word_embeddings"] is True
@@ -122,7 +146,9 @@ def test_frozen_word_embeddings_stay_the_pretrained_ones_while_the_rest_learns(t
 def test_a_nan_loss_stops_training_with_a_clear_error_and_saves_nothing(tmp_path):
     base = tmp_path / "tiny-bert"
     prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert"}, base, seed=0)
-    params = FineTuneParams(learning_rate=float("inf"), batch_size=4, max_epochs=1, seed=0)  # weights blow up
+    params = Recipe(
+        learning_rate=float("inf"), batch_size=4, max_epochs=1, seed=0, input_format="pair", max_length=128
+    )  # weights blow up
     with pytest.raises(FloatingPointError, match="nothing is saved"):
         fine_tune_checkpoint(base, toy_items(16, 0, "train", 2), toy_items(4, 1, "dev", 2), params,
                              tmp_path / "ckpt", name="tiny-bert__nan", device="cpu")
@@ -133,7 +159,7 @@ def test_a_nan_loss_stops_training_with_a_clear_error_and_saves_nothing(tmp_path
 def test_half_precision_encoder_weights_are_refused_naming_the_model_and_the_fix(tmp_path, dtype, why):
     base = tmp_path / "tiny-bert"
     prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert", "dtype": dtype}, base, seed=0)
-    params = FineTuneParams(learning_rate=1e-3, batch_size=4, max_epochs=1, seed=0)
+    params = Recipe(learning_rate=1e-3, batch_size=4, max_epochs=1, seed=0, input_format="pair", max_length=128)
     with pytest.raises(ValueError, match=f"'tiny-bert'.*{why}.*models.tiny-bert.dtype: float32"):
         fine_tune_checkpoint(base, toy_items(8, 0, "train", 2), toy_items(4, 1, "dev", 2), params,
                              tmp_path / "ckpt", name="tiny-bert__half", device="cpu")
@@ -149,7 +175,7 @@ def test_training_is_recorded_with_its_precision_and_tokenizes_once(tmp_path, mo
     monkeypatch.setattr(encoder, "_tokenize_once", lambda *a, **k: calls.append(1) or real(*a, **k))
     base = tmp_path / "tiny-bert"
     prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert"}, base, seed=0)
-    params = FineTuneParams(learning_rate=1e-3, batch_size=4, max_epochs=2, seed=0)
+    params = Recipe(learning_rate=1e-3, batch_size=4, max_epochs=2, seed=0, input_format="pair", max_length=128)
     meta = fine_tune_checkpoint(base, toy_items(16, 0, "train", 2), toy_items(4, 1, "dev", 2), params,
                                 tmp_path / "ckpt", name="tiny-bert__fp32", device="cpu")
     assert meta["training"]["precision"] == "fp32" and meta["training"]["steps"] == 8
@@ -179,13 +205,27 @@ def test_frozen_layers_train_only_the_top_on_cached_encodings_with_the_same_loss
 
     train, dev = toy_items(16, 0, "train", 2), toy_items(8, 1, "dev", 2)
     cached, tokenizer = encoder_without_dropout(base)
-    with_cache = fine_tune_mc(cached, tokenizer, train, dev, learning_rate=1e-2, batch_size=4, max_epochs=2, seed=0,
-                              frozen_layers=1, log=lambda _: None)
+    with_cache = fine_tune_mc(
+        cached,
+        tokenizer,
+        train,
+        dev,
+        Recipe(
+            learning_rate=1e-2, batch_size=4, max_epochs=2, seed=0, frozen_layers=1, input_format="pair", max_length=128
+        ),
+        log=lambda _: None,
+    )
     frozen, _ = encoder_without_dropout(base)
     frozen.base_model.embeddings.requires_grad_(False)
     encoder_layers(frozen)[0].requires_grad_(False)
-    every_step = fine_tune_mc(frozen, tokenizer, train, dev, learning_rate=1e-2, batch_size=4, max_epochs=2, seed=0,
-                              log=lambda _: None)
+    every_step = fine_tune_mc(
+        frozen,
+        tokenizer,
+        train,
+        dev,
+        Recipe(learning_rate=1e-2, batch_size=4, max_epochs=2, seed=0, input_format="pair", max_length=128),
+        log=lambda _: None,
+    )
     assert [h["train_loss"] for h in with_cache.history] == pytest.approx(
         [h["train_loss"] for h in every_step.history], rel=1e-5)
     start, _ = encoder_without_dropout(base)
@@ -194,8 +234,22 @@ def test_frozen_layers_train_only_the_top_on_cached_encodings_with_the_same_loss
     assert any(not torch.equal(before[k], after[k]) for k in after if ".layer.1." in k)
     assert all(p.requires_grad for p in cached.parameters())  # the model is handed back trainable, as it came
     with pytest.raises(ValueError, match="frozen_layers must be between 0 and the model's 2 layers"):
-        fine_tune_mc(start, tokenizer, train, dev, learning_rate=1e-3, batch_size=4, max_epochs=1, seed=0,
-                     frozen_layers=3, log=lambda _: None)
+        fine_tune_mc(
+            start,
+            tokenizer,
+            train,
+            dev,
+            Recipe(
+                learning_rate=1e-3,
+                batch_size=4,
+                max_epochs=1,
+                seed=0,
+                frozen_layers=3,
+                input_format="pair",
+                max_length=128,
+            ),
+            log=lambda _: None,
+        )
 
 
 def test_frozen_layers_evaluate_dev_on_cached_encodings_running_the_frozen_layers_once_per_item(tmp_path):
@@ -212,12 +266,41 @@ def test_frozen_layers_evaluate_dev_on_cached_encodings_running_the_frozen_layer
     cached, tokenizer = encoder_without_dropout(base)
     calls = []
     encoder_layers(cached)[0].register_forward_hook(lambda *_: calls.append(1))
-    with_cache = fine_tune_mc(cached, tokenizer, train, dev, learning_rate=1e-2, batch_size=4, max_epochs=2, seed=0,
-                              eval_every_steps=1, frozen_layers=1, log=lambda _: None)
+    with_cache = fine_tune_mc(
+        cached,
+        tokenizer,
+        train,
+        dev,
+        Recipe(
+            learning_rate=1e-2,
+            batch_size=4,
+            max_epochs=2,
+            seed=0,
+            eval_every_steps=1,
+            frozen_layers=1,
+            input_format="pair",
+            max_length=128,
+        ),
+        log=lambda _: None,
+    )
     assert len(with_cache.history) == 8 and len(calls) == 2  # one batch of train items, one of dev items
     frozen, _ = encoder_without_dropout(base)
     frozen.base_model.embeddings.requires_grad_(False)
     encoder_layers(frozen)[0].requires_grad_(False)
-    every_step = fine_tune_mc(frozen, tokenizer, train, dev, learning_rate=1e-2, batch_size=4, max_epochs=2, seed=0,
-                              eval_every_steps=1, log=lambda _: None)
+    every_step = fine_tune_mc(
+        frozen,
+        tokenizer,
+        train,
+        dev,
+        Recipe(
+            learning_rate=1e-2,
+            batch_size=4,
+            max_epochs=2,
+            seed=0,
+            eval_every_steps=1,
+            input_format="pair",
+            max_length=128,
+        ),
+        log=lambda _: None,
+    )
     assert [h["dev_accuracy"] for h in with_cache.history] == [h["dev_accuracy"] for h in every_step.history]

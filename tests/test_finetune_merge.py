@@ -9,6 +9,7 @@ from test_finetune_checkpoint import encoder_without_dropout
 
 from choicelab.lm.encoder import fine_tune_mc
 from choicelab.lm.prepare import prepare_model
+from choicelab.lm.recipe import Recipe
 from conftest import toy_items
 
 
@@ -22,8 +23,10 @@ def test_merged_accumulation_trains_as_micro_batches_do(tmp_path, frozen_layers)
     runs = {}
     for merge in (False, True):
         model, tokenizer = encoder_without_dropout(base)
-        record = fine_tune_mc(model, tokenizer, train, dev, learning_rate=1e-2, batch_size=3, grad_accumulation=4,
-                              max_epochs=3, seed=0, eval_every_steps=4, frozen_layers=frozen_layers,
+        record = fine_tune_mc(model, tokenizer, train, dev,
+                              Recipe(learning_rate=1e-2, batch_size=3, grad_accumulation=4, max_epochs=3, seed=0,
+                                     eval_every_steps=4, frozen_layers=frozen_layers, input_format="pair",
+                                     max_length=128),
                               merge_accumulation=merge, log=lambda _: None)
         runs[merge] = (record, model.state_dict())
     (micro, micro_state), (merged, merged_state) = runs[False], runs[True]
@@ -48,8 +51,9 @@ def test_merging_is_off_on_a_cpu_and_where_an_evaluation_falls_inside_a_step(tmp
     windows = []
     real = encoder._accumulation_window
     monkeypatch.setattr(encoder, "_accumulation_window", lambda *a: windows.append(1) or real(*a))
-    for kwargs in ({}, {"merge_accumulation": True, "eval_every_steps": 3}):
+    for merge, every in ((None, None), (True, 3)):  # the device's choice on a CPU; an evaluation inside a step
         model, tokenizer = encoder_without_dropout(base)
-        fine_tune_mc(model, tokenizer, train, dev, learning_rate=1e-3, batch_size=2, grad_accumulation=2,
-                     max_epochs=1, seed=0, log=lambda _: None, **kwargs)
+        recipe = Recipe(learning_rate=1e-3, batch_size=2, grad_accumulation=2, max_epochs=1, seed=0,
+                        input_format="pair", max_length=128, eval_every_steps=every)
+        fine_tune_mc(model, tokenizer, train, dev, recipe, merge_accumulation=merge, log=lambda _: None)
     assert windows == []

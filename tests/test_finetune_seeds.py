@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -10,10 +11,12 @@ from choicelab.io import sha256_file
 from choicelab.lm.encoder import accuracy_of, mc_logits
 from choicelab.lm.loading import load_encoder_mc
 from choicelab.lm.prepare import prepare_model
-from choicelab.mc.finetune import FineTuneParams, fine_tune_checkpoint, fine_tune_checkpoints
+from choicelab.lm.recipe import Recipe
+from choicelab.mc.finetune import fine_tune_checkpoint, fine_tune_checkpoints
 from conftest import toy_items
 
-PARAMS = FineTuneParams(learning_rate=1e-2, batch_size=4, max_epochs=2, seed=0, frozen_layers=1, max_length=32)
+PARAMS = Recipe(learning_rate=1e-2, batch_size=4, max_epochs=2, seed=0, frozen_layers=1, max_length=32,
+                input_format="pair")
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +38,7 @@ def test_seeds_trained_in_one_job_equal_one_job_per_seed_byte_for_byte(tiny_bert
     together = fine_tune_checkpoints(tiny_bert, train, dev, PARAMS, {s: tmp_path / f"together{s}" for s in seeds},
                                      names={s: f"tiny__seed{s}" for s in seeds}, device="cpu", evaluation=gate,
                                      log=lambda _: None)
-    alone = [fine_tune_checkpoint(tiny_bert, train, dev, FineTuneParams(**{**PARAMS.__dict__, "seed": s}),
+    alone = [fine_tune_checkpoint(tiny_bert, train, dev, Recipe(**{**PARAMS.__dict__, "seed": s}),
                                   tmp_path / f"alone{s}", name=f"tiny__seed{s}", device="cpu", evaluation=gate)
              for s in seeds]
     for shared, single, seed in zip(together, alone, seeds, strict=True):
@@ -75,17 +78,18 @@ def test_the_frozen_bottom_runs_once_for_all_seeds(tiny_bert, tmp_path, monkeypa
 
 
 def test_encodings_of_other_items_or_another_recipe_are_refused(tiny_bert):
-    from choicelab.lm.encoder import encode_frozen, fine_tune_mc
+    from choicelab.lm.encoder import FrozenSplits, encode_frozen, fine_tune_mc
 
     train, dev, _ = _data()
     model, tokenizer, _ = load_encoder_mc(tiny_bert, seed=0, device="cpu")
     frozen_dev = encode_frozen(model, tokenizer, dev, frozen_layers=1, max_length=32)
+    frozen_train_64 = encode_frozen(model, tokenizer, train, frozen_layers=1, max_length=64)
     with pytest.raises(ValueError, match="frozen encodings of the train items"):
-        fine_tune_mc(model, tokenizer, train, dev, learning_rate=1e-3, batch_size=4, max_epochs=1, seed=0,
-                     frozen_layers=1, max_length=32, frozen_train=frozen_dev, log=lambda _: None)
+        fine_tune_mc(model, tokenizer, train, dev, PARAMS, frozen=FrozenSplits(frozen_dev, frozen_dev),
+                     log=lambda _: None)
     with pytest.raises(ValueError, match="frozen encodings of the dev items"):
-        fine_tune_mc(model, tokenizer, train, dev, learning_rate=1e-3, batch_size=4, max_epochs=1, seed=0,
-                     frozen_layers=1, max_length=64, frozen_dev=frozen_dev, log=lambda _: None)
+        fine_tune_mc(model, tokenizer, train, dev, replace(PARAMS, max_length=64),
+                     frozen=FrozenSplits(frozen_train_64, frozen_dev), log=lambda _: None)
     with pytest.raises(ValueError, match="fine_tune_checkpoints needs at least one seed"):
         fine_tune_checkpoints(tiny_bert, train, dev, PARAMS, {}, names={}, device="cpu")
 

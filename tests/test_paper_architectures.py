@@ -19,6 +19,7 @@ from choicelab.lm.encoder import fine_tune_mc
 from choicelab.lm.generate import sample
 from choicelab.lm.loading import load_causal, load_encoder_mc
 from choicelab.lm.prepare import prepare_model
+from choicelab.lm.recipe import Recipe
 from choicelab.lm.tiny import TINY_FAMILIES, materialize_random
 from choicelab.mc.items import MCItem
 
@@ -125,8 +126,10 @@ def test_encoder_architecture_takes_a_multiple_choice_fine_tuning_step(tmp_path,
     model_dir = _prepared(tmp_path, monkeypatch, family)
     model, tokenizer, meta = load_encoder_mc(model_dir, seed=0, device="cpu")
     before = {name: p.detach().clone() for name, p in model.named_parameters()}
-    result = fine_tune_mc(model, tokenizer, _items(4, "train"), _items(3, "dev"), learning_rate=1e-3, batch_size=4,
-                          max_epochs=1, seed=0, max_length=32, log=lambda _: None)
+    result = fine_tune_mc(model, tokenizer, _items(4, "train"), _items(3, "dev"),
+                          Recipe(learning_rate=1e-3, batch_size=4, max_epochs=1, seed=0, max_length=32,
+                                 input_format="pair"),
+                          log=lambda _: None)
     assert result.steps == 1
     changed = [name for name, p in model.named_parameters() if not torch.equal(before[name], p)]
     # the new multiple-choice head learns (XLNet names it logits_proj)

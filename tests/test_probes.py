@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from choicelab.lm.recipe import Recipe
 from choicelab.mc.items import MCItem
 from choicelab.studies.probes.metrics import (
     hits_at_k,
@@ -352,22 +353,23 @@ def test_finetune_dropout_sets_the_multiple_choice_heads_dropout_and_leaves_the_
     """``finetune.dropout`` (isi-nlp/ai2: 0.3) applies to the dropout before the MC head, as in the ai2 model."""
     from choicelab.lm import encoder
     from choicelab.lm.prepare import prepare_model
-    from choicelab.mc.finetune import FineTuneParams, fine_tune_checkpoint
+    from choicelab.mc.finetune import fine_tune_checkpoint
     from conftest import toy_items
 
     seen = {}
-    real = encoder.fine_tune_mc
+    real = encoder._FineTune._train
 
-    def spy(model, *args, **kwargs):
-        inside = {id(m) for m in model.base_model.modules()}
-        seen["head"] = [m.p for m in model.modules() if type(m).__name__ == "Dropout" and id(m) not in inside]
-        seen["encoder"] = {m.p for m in model.base_model.modules() if type(m).__name__ == "Dropout"}
-        return real(model, *args, **kwargs)
+    def spy(self, *args, **kwargs):  # the model as the training steps find it
+        inside = {id(m) for m in self.model.base_model.modules()}
+        seen["head"] = [m.p for m in self.model.modules() if type(m).__name__ == "Dropout" and id(m) not in inside]
+        seen["encoder"] = {m.p for m in self.model.base_model.modules() if type(m).__name__ == "Dropout"}
+        return real(self, *args, **kwargs)
 
-    monkeypatch.setattr(encoder, "fine_tune_mc", spy)
+    monkeypatch.setattr(encoder._FineTune, "_train", spy)
     base = tmp_path / "tiny-bert"
     prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert"}, base, seed=0)
-    params = FineTuneParams(learning_rate=1e-3, batch_size=8, max_epochs=1, seed=0, dropout=0.3)
+    params = Recipe(learning_rate=1e-3, batch_size=8, max_epochs=1, seed=0, dropout=0.3, input_format="pair",
+                    max_length=128)
     meta = fine_tune_checkpoint(base, toy_items(16, 0, "train", 2), toy_items(8, 1, "dev", 2), params,
                                 tmp_path / "ckpt", name="tiny-bert__toy", device="cpu")
     assert seen["head"] == [0.3] and 0.3 not in seen["encoder"]

@@ -14,11 +14,13 @@ import random
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 import numpy as np
 import torch
 from transformers import PreTrainedModel, PreTrainedTokenizerBase, get_linear_schedule_with_warmup
+
+from choicelab.lm.recipe import Recipe
 
 
 class MCQuestion(Protocol):
@@ -396,204 +398,263 @@ def _accumulation_window(batches: Sequence[Sequence[int]], position: int, steps:
     return window if len(counts) == 1 else [batches[position]]
 
 
+def epoch_batches(groups: dict[int, list[int]], widths: Sequence[int], batch_size: int, order: str,
+                  rng: random.Random) -> list[list[int]]:
+    """One epoch's batches of item indices: ``groups`` holds the items of each choice count (a batch keeps one),
+    ``widths`` each item's longest input in tokens; ``order`` is the recipe's ``batch_order`` (``shuffled``: each
+    group in a seeded random order, cut into batches; ``by_length``: each group sorted by width, ties in a seeded
+    random order, cut into batches, so a batch pads only to its own items' width); the batches then in a seeded
+    random order. The rng advances: the next epoch draws another order."""
+    if order == "shuffled":
+        batches = [ix[s : s + batch_size] for _, ix in sorted(groups.items()) for ix in [rng.sample(ix, len(ix))]
+                   for s in range(0, len(ix), batch_size)]
+    elif order == "by_length":
+        batches = []
+        for _, ix in sorted(groups.items()):
+            ties = {index: rng.random() for index in ix}
+            ordered = sorted(ix, key=lambda index: (widths[index], ties[index]))
+            batches += [ordered[s : s + batch_size] for s in range(0, len(ordered), batch_size)]
+    else:
+        raise ValueError(f"batch_order must be 'shuffled' or 'by_length', not {order!r}")
+    rng.shuffle(batches)
+    return batches
+
+
+class FrozenSplits(NamedTuple):
+    """The frozen encodings (:func:`encode_frozen`) of the train and dev items of a fine-tune, made once and shared,
+    e.g. by the checkpoints of several seeds."""
+
+    train: FrozenEncodings
+    dev: FrozenEncodings
+
+
 def fine_tune_mc(
     model: PreTrainedModel,
     tokenizer: PreTrainedTokenizerBase,
     train: Sequence[MCQuestion],
     dev: Sequence[MCQuestion],
+    recipe: Recipe,
     *,
-    learning_rate: float,
-    batch_size: int,
-    max_epochs: float,
-    seed: int,
-    input_format: str = "pair",
-    max_length: int = 128,
-    target_dev_accuracy: float | None = None,
-    eval_every_steps: int | None = None,
-    patience: int | None = None,
-    warmup_steps: int = 0,
-    weight_decay: float = 0.0,
-    grad_accumulation: int = 1,
-    freeze_word_embeddings: bool = False,
-    frozen_layers: int = 0,
-    frozen_train: FrozenEncodings | None = None,
-    frozen_dev: FrozenEncodings | None = None,
+    frozen: FrozenSplits | None = None,
     merge_accumulation: bool | None = None,
     log: Callable[[str], None] = print,
 ) -> TrainResult:
-    """Fine-tune ``model`` in place on ``train``; returns the training record. See the module docstring.
+    """Fine-tune ``model`` in place on ``train`` by ``recipe`` (every field of it, the head's ``dropout`` included);
+    returns the training record. See the module docstring and :class:`_FineTune` for the phases.
 
-    Train items are tokenized once (each batch is padded to its longest input, as before); the training losses stay
-    on the device until an evaluation reads them (no host sync per step); on CUDA the forward runs in bf16 autocast
-    over fp32 weights (:func:`training_precision`). A NaN or infinite training loss raises FloatingPointError at the
-    next evaluation, before anything is kept.
+    Train items are tokenized once (each batch is padded to its longest input); the training losses stay on the
+    device until an evaluation reads them (no host sync per step); on CUDA the forward runs in bf16 autocast over fp32
+    weights (:func:`training_precision`). A NaN or infinite training loss raises FloatingPointError at the next
+    evaluation, before anything is kept.
 
-    ``frozen_layers`` > 0 keeps the embeddings and the bottom layers fixed and computes their output once per train
-    item (eval mode), so each step runs only the layers above: far fewer FLOPs when the top is small. The dev items'
-    frozen encodings are computed once too, so every dev evaluation also runs only the layers above.
-    ``frozen_train`` / ``frozen_dev`` (:func:`encode_frozen` of the same items under the same recipe) hand those
-    encodings in, e.g. shared by the checkpoints of several seeds: the result is the same as computing them here.
+    ``recipe.frozen_layers`` > 0 keeps the embeddings and the bottom layers fixed and computes their output once per
+    train and dev item (eval mode), so each step and each dev evaluation runs only the layers above. ``frozen`` hands
+    those encodings in (:class:`FrozenSplits` of the same items under the same recipe): the result is the same as
+    computing them here.
 
-    ``merge_accumulation`` (default: on a GPU) runs the ``grad_accumulation`` micro-batches of one optimizer step as
-    one batch, each item's loss weighted as the accumulation weights it (1 / (accumulation x its micro-batch's
-    size)): the same items and the same gradient per optimizer step, one forward and backward instead of several
-    small ones (a GPU is idle at micro-batch 3). Windows that mix choice counts, cross an epoch's end or the step
-    limit, and recipes that evaluate inside a window, run micro-batch by micro-batch as before.
+    ``merge_accumulation`` (None: on a GPU) runs the ``grad_accumulation`` micro-batches of one optimizer step as one
+    batch, each item's loss weighted as the accumulation weights it (1 / (accumulation x its micro-batch's size)):
+    the same items and the same gradient per optimizer step, one forward and backward instead of several small ones
+    (a GPU is idle at micro-batch 3). Windows that mix choice counts, cross an epoch's end or the step limit, and
+    recipes that evaluate inside a window, run micro-batch by micro-batch.
     """
-    if not train:
-        raise ValueError("fine-tuning needs at least one training item")
-    if not dev:
-        raise ValueError("fine-tuning needs dev items for evaluation and early stopping")
-    check_trainable_dtype(model, getattr(model, "name_or_path", "") or type(model).__name__)
-    torch.manual_seed(seed)
-    rng = random.Random(seed)
-    groups = _groups_by_choice_count(len(item.choices) for item in train)
-    steps_per_epoch = sum(math.ceil(len(ix) / batch_size) for ix in groups.values())
-    total_steps = max(1, int(math.ceil(steps_per_epoch * max_epochs / grad_accumulation)))
-    if freeze_word_embeddings:  # keep the pretrained word vectors: items unseen in training keep their meaning
-        model.get_input_embeddings().weight.requires_grad_(False)
-    device = next(model.parameters()).device
-    precision = training_precision(model, device)
-    if merge_accumulation is None:
-        merge_accumulation = device.type == "cuda"
-    merge_accumulation = (merge_accumulation and grad_accumulation > 1
-                          and (not eval_every_steps or eval_every_steps % grad_accumulation == 0))
-    pad_id = _pad_id(tokenizer)
-    layers = encoder_layers(model) if frozen_layers else None
-    originals: list[torch.nn.Module] = []
-    replacements: list[torch.nn.Module] = []
-    if layers is None:
-        if frozen_train is not None or frozen_dev is not None:
-            raise ValueError("frozen encodings were handed in but frozen_layers is 0: set frozen_layers to theirs")
-        encoded = _tokenize_once(tokenizer, train, input_format, max_length)
-    else:
-        recipe = (frozen_layers, input_format, max_length)
-        if frozen_train is None:
-            frozen_train = encode_frozen(model, tokenizer, train, frozen_layers=frozen_layers,
-                                         input_format=input_format, max_length=max_length)
-        frozen_train.check(train, *recipe, "train")
-        if frozen_dev is None:
-            frozen_dev = encode_frozen(model, tokenizer, dev, frozen_layers=frozen_layers, input_format=input_format,
-                                       max_length=max_length)
-        frozen_dev.check(dev, *recipe, "dev")
-        frozen_modules = [model.base_model.embeddings, *layers[:frozen_layers]]
-        frozen_flags = [[p.requires_grad for p in m.parameters()] for m in frozen_modules]
-        for module in frozen_modules:
+    return _FineTune(model, tokenizer, recipe, merge_accumulation=merge_accumulation, log=log).run(train, dev, frozen)
+
+
+class _FineTune:
+    """One fine-tune, in phases: :meth:`_prepare` (freeze what the recipe freezes; tokenize, or encode the frozen
+    bottom, once), :meth:`_epoch_batches` (an epoch's seeded data order, ``recipe.batch_order``), :meth:`_step` (one
+    forward and backward; the optimizer steps at each accumulation boundary), :meth:`_evaluate` (dev accuracy, the
+    best state kept, whether to stop) and :meth:`_finish` (the best state back, the parameters' flags as they were).
+    :meth:`run` is the one entry."""
+
+    def __init__(self, model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, recipe: Recipe, *,
+                 merge_accumulation: bool | None, log: Callable[[str], None]) -> None:
+        self.model, self.tokenizer, self.recipe, self.log = model, tokenizer, recipe, log
+        self.device = next(model.parameters()).device
+        self.precision = training_precision(model, self.device)
+        every, accumulation = recipe.eval_every_steps, recipe.grad_accumulation
+        if merge_accumulation is None:
+            merge_accumulation = self.device.type == "cuda"
+        self.merge = merge_accumulation and accumulation > 1 and (not every or every % accumulation == 0)
+        self.pad_id = _pad_id(tokenizer)
+        self.layers = encoder_layers(model) if recipe.frozen_layers else None
+        self.originals: list[torch.nn.Module] = []
+        self.replacements: list[torch.nn.Module] = []
+        self.replay: _Replay | None = None
+        self.frozen_dev: FrozenEncodings | None = None
+        self.cached: list[torch.Tensor] = []
+        self.frozen_flags: list[tuple[torch.nn.Module, list[bool]]] = []
+        self.best_state: dict[str, torch.Tensor] | None = None
+        self.evals_without_gain = 0
+        self.loss_sum = torch.zeros((), device=self.device)  # training losses since the last evaluation
+        self.loss_count = 0
+
+    def run(self, train: Sequence[MCQuestion], dev: Sequence[MCQuestion], frozen: FrozenSplits | None) -> TrainResult:
+        recipe, model = self.recipe, self.model
+        if not train:
+            raise ValueError("fine-tuning needs at least one training item")
+        if not dev:
+            raise ValueError("fine-tuning needs dev items for evaluation and early stopping")
+        check_trainable_dtype(model, getattr(model, "name_or_path", "") or type(model).__name__)
+        torch.manual_seed(recipe.seed)
+        self.rng = random.Random(recipe.seed)
+        self.groups = _groups_by_choice_count(len(item.choices) for item in train)
+        self.steps_per_epoch = sum(math.ceil(len(ix) / recipe.batch_size) for ix in self.groups.values())
+        self.max_steps = int(math.ceil(self.steps_per_epoch * recipe.max_epochs))
+        total_steps = max(1, int(math.ceil(self.steps_per_epoch * recipe.max_epochs / recipe.grad_accumulation)))
+        self.encoded = self._prepare(train, dev, frozen)
+        self.widths = [max(len(choice["input_ids"]) for choice in row) for row in self.encoded.rows]
+        self.labels = torch.tensor(self.encoded.labels)
+        trainable = [p for p in model.parameters() if p.requires_grad]
+        self.optimizer = torch.optim.AdamW(trainable, lr=recipe.learning_rate, weight_decay=recipe.weight_decay)
+        self.scheduler = get_linear_schedule_with_warmup(self.optimizer, recipe.warmup_steps, total_steps)
+        self.result = TrainResult(0.0, 0, -1.0, False, recipe.target_dev_accuracy, precision=self.precision)
+        self._train(dev)
+        self._finish()
+        return self.result
+
+    def _prepare(self, train: Sequence[MCQuestion], dev: Sequence[MCQuestion], frozen: FrozenSplits | None) -> _Encoded:
+        """The head's dropout set; what the recipe freezes frozen; the train items tokenized once, or (frozen layers)
+        their frozen encodings and the dev items' (made here unless handed in), the bottom layers' stand-ins ready."""
+        recipe, model = self.recipe, self.model
+        if recipe.dropout is not None:  # the head's dropout modules: those outside the pre-trained encoder
+            encoder = {id(m) for m in model.base_model.modules()}
+            head = [m for m in model.modules() if type(m).__name__ == "Dropout" and id(m) not in encoder]
+            if not head:
+                raise ValueError(f"finetune.dropout: {type(model).__name__} has no dropout module in its head to set")
+            for module in head:
+                module.p = recipe.dropout
+        if recipe.freeze_word_embeddings:  # the pretrained word vectors kept: unseen items keep their meaning
+            model.get_input_embeddings().weight.requires_grad_(False)
+        if self.layers is None:
+            if frozen is not None:
+                raise ValueError("frozen encodings were handed in but frozen_layers is 0: set frozen_layers to theirs")
+            return _tokenize_once(self.tokenizer, train, recipe.input_format, recipe.max_length)
+        shape = (recipe.frozen_layers, recipe.input_format, recipe.max_length)
+        if frozen is None:
+            frozen = FrozenSplits(*(encode_frozen(model, self.tokenizer, items, frozen_layers=recipe.frozen_layers,
+                                                  input_format=recipe.input_format, max_length=recipe.max_length)
+                                    for items in (train, dev)))
+        frozen.train.check(train, *shape, "train")
+        frozen.dev.check(dev, *shape, "dev")
+        for module in [model.base_model.embeddings, *self.layers[: recipe.frozen_layers]]:
+            self.frozen_flags.append((module, [p.requires_grad for p in module.parameters()]))
             module.requires_grad_(False)
-        encoded, cached = frozen_train.encoded, frozen_train.cached
-        originals = list(layers[:frozen_layers])
-        replacements, replay = _stand_ins(frozen_layers, frozen_train.as_tuple)
-    trainable = [p for p in model.parameters() if p.requires_grad]
-    optimizer = torch.optim.AdamW(trainable, lr=learning_rate, weight_decay=weight_decay)
-    scheduler = get_linear_schedule_with_warmup(optimizer, warmup_steps, total_steps)
+        self.frozen_dev, self.cached = frozen.dev, frozen.train.cached
+        self.originals = list(self.layers[: recipe.frozen_layers])
+        self.replacements, self.replay = _stand_ins(recipe.frozen_layers, frozen.train.as_tuple)
+        return frozen.train.encoded
 
-    def swap(modules: list[torch.nn.Module]) -> None:
+    def _swap(self, modules: list[torch.nn.Module]) -> None:
         for index, module in enumerate(modules):
-            layers[index] = module
-    labels_all = torch.tensor(encoded.labels)
-    result = TrainResult(0.0, 0, -1.0, False, target_dev_accuracy, precision=precision)
-    best_state: dict[str, torch.Tensor] | None = None
-    evals_without_gain = 0
-    loss_sum = torch.zeros((), device=device)  # training losses since the last evaluation, summed on the device
-    loss_count = 0
+            self.layers[index] = module
 
-    def evaluate(epoch_position: float) -> bool:
-        nonlocal best_state, evals_without_gain, loss_sum, loss_count
-        train_loss = float(loss_sum) / loss_count if loss_count else float("nan")  # the one host sync
-        if loss_count and not math.isfinite(train_loss):
+    def _epoch_batches(self) -> list[list[int]]:
+        return epoch_batches(self.groups, self.widths, self.recipe.batch_size, self.recipe.batch_order, self.rng)
+
+    def _train(self, dev: Sequence[MCQuestion]) -> None:
+        """Epochs of steps until the step limit or a stop; dev evaluated every ``eval_every_steps`` and at each
+        epoch's end (unless it was just evaluated)."""
+        result, every = self.result, self.recipe.eval_every_steps
+        stop = False
+        while not stop and result.steps < self.max_steps:
+            batches = self._epoch_batches()
+            self.model.train()
+            self._swap(self.replacements)
+            position = 0
+            while position < len(batches) and result.steps < self.max_steps:
+                window = (_accumulation_window(batches, position, result.steps, self.recipe.grad_accumulation,
+                                               self.max_steps, self.encoded) if self.merge else [batches[position]])
+                position += len(window)
+                self._step(window)
+                if every and result.steps % every == 0:
+                    self.model.eval()
+                    self._swap(self.originals)
+                    if self._evaluate(dev, result.steps / self.steps_per_epoch):
+                        stop = True
+                        break
+                    self._swap(self.replacements)
+                    self.model.train()
+            self._swap(self.originals)
+            result.epochs_run = result.steps / self.steps_per_epoch
+            if not stop and not (every and result.steps % every == 0):
+                self.model.eval()
+                stop = self._evaluate(dev, result.epochs_run)
+
+    def _step(self, window: list[Sequence[int]]) -> None:
+        """One forward and backward of the micro-batches in ``window`` (several only when merged); the optimizer
+        steps when an accumulation ends."""
+        model, device, accumulation = self.model, self.device, self.recipe.grad_accumulation
+        batch = [index for micro in window for index in micro]
+        enc = _collate(self.encoded, batch, self.pad_id, self.tokenizer.padding_side)
+        if self.replacements:
+            self.replay.current = _pad_cached(self.cached, batch, enc["input_ids"].shape[-1]).to(device)
+        labels = self.labels[batch].to(device, non_blocking=True)
+        inputs = {k: v.to(device, non_blocking=True) for k, v in enc.items()}
+        with _autocast(self.precision, device):
+            if len(window) == 1:
+                loss = model(**inputs, labels=labels).loss
+            else:
+                logits = model(**inputs).logits
+        if len(window) == 1:
+            (loss / accumulation).backward()
+            self.loss_sum += loss.detach().float()
+        else:  # each item weighted as its micro-batch's accumulation would weigh it
+            item_losses = torch.nn.functional.cross_entropy(logits.float(), labels, reduction="none")
+            sizes = [len(micro) for micro in window]
+            weights = torch.cat([torch.full((n,), 1.0 / (accumulation * n)) for n in sizes]).to(device)
+            (item_losses * weights).sum().backward()
+            self.loss_sum += sum(part.mean() for part in item_losses.detach().split(sizes))
+        self.loss_count += len(window)
+        self.result.steps += len(window)
+        if self.result.steps % accumulation == 0:
+            self.optimizer.step()
+            self.scheduler.step()
+            self.optimizer.zero_grad()
+
+    def _evaluate(self, dev: Sequence[MCQuestion], epoch_position: float) -> bool:
+        """Dev accuracy now (the layers above on the dev items' frozen encodings where the recipe freezes some); the
+        best state so far kept; True when the target is reached or patience has run out."""
+        result, recipe = self.result, self.recipe
+        train_loss = float(self.loss_sum) / self.loss_count if self.loss_count else float("nan")  # the one host sync
+        if self.loss_count and not math.isfinite(train_loss):
             raise FloatingPointError(
-                f"training loss became {train_loss} by step {result.steps} (learning rate {learning_rate}, precision "
-                f"{precision}): nothing is saved; lower the learning rate or train in float32"
+                f"training loss became {train_loss} by step {result.steps} (learning rate {recipe.learning_rate}, "
+                f"precision {self.precision}): nothing is saved; lower the learning rate or train in float32"
             )
-        loss_sum, loss_count = torch.zeros((), device=device), 0
-        with _autocast(precision, device):
-            if layers is None:
-                logits = mc_logits(model, tokenizer, dev, input_format=input_format, max_length=max_length)
-            else:  # the top layers on the dev items' cached frozen encodings; the real layers back for state_dict
-                logits = frozen_mc_logits(model, dev, frozen_dev)
+        self.loss_sum, self.loss_count = torch.zeros((), device=self.device), 0
+        with _autocast(self.precision, self.device):
+            if self.frozen_dev is None:
+                logits = mc_logits(self.model, self.tokenizer, dev, input_format=recipe.input_format,
+                                   max_length=recipe.max_length)
+            else:
+                logits = frozen_mc_logits(self.model, dev, self.frozen_dev)
         accuracy = accuracy_of(logits, dev)
         result.history.append(
             {"epoch": epoch_position, "step": result.steps, "train_loss": train_loss, "dev_accuracy": accuracy}
         )
-        log(f"epoch {epoch_position:.2f} step {result.steps}: train loss {train_loss:.4f}, dev accuracy {accuracy:.4f}")
+        self.log(f"epoch {epoch_position:.2f} step {result.steps}: train loss {train_loss:.4f}, dev accuracy "
+                 f"{accuracy:.4f}")
         if accuracy > result.best_dev_accuracy:
             result.best_dev_accuracy = accuracy
-            best_state = {k: v.detach().clone() for k, v in model.state_dict().items()}
-            evals_without_gain = 0
+            self.best_state = {k: v.detach().clone() for k, v in self.model.state_dict().items()}
+            self.evals_without_gain = 0
         else:
-            evals_without_gain += 1
-        if target_dev_accuracy is not None and accuracy >= target_dev_accuracy:
+            self.evals_without_gain += 1
+        if recipe.target_dev_accuracy is not None and accuracy >= recipe.target_dev_accuracy:
             result.reached_target = True
             return True
-        return patience is not None and evals_without_gain >= patience
+        return recipe.patience is not None and self.evals_without_gain >= recipe.patience
 
-    max_steps_total = int(math.ceil(steps_per_epoch * max_epochs))
-    stop = False
-    epoch = 0
-    while not stop and result.steps < max_steps_total:
-        batches = [
-            ix[s : s + batch_size]
-            for _, ix in sorted(groups.items())
-            for ix in [rng.sample(ix, len(ix))]
-            for s in range(0, len(ix), batch_size)
-        ]
-        rng.shuffle(batches)
-        model.train()
-        if replacements:
-            swap(replacements)
-        position = 0
-        while position < len(batches):
-            if result.steps >= max_steps_total:
-                break
-            window = _accumulation_window(batches, position, result.steps, grad_accumulation, max_steps_total,
-                                          encoded) if merge_accumulation else [batches[position]]
-            position += len(window)
-            batch = [index for micro in window for index in micro]
-            enc = _collate(encoded, batch, pad_id, tokenizer.padding_side)
-            if replacements:
-                replay.current = _pad_cached(cached, batch, enc["input_ids"].shape[-1]).to(device)
-            labels = labels_all[batch].to(device, non_blocking=True)
-            with _autocast(precision, device):
-                if len(window) == 1:
-                    loss = model(**{k: v.to(device, non_blocking=True) for k, v in enc.items()}, labels=labels).loss
-                else:
-                    logits = model(**{k: v.to(device, non_blocking=True) for k, v in enc.items()}).logits
-            if len(window) == 1:
-                (loss / grad_accumulation).backward()
-                loss_sum += loss.detach().float()
-            else:  # each item weighted as its micro-batch's accumulation would weigh it
-                item_losses = torch.nn.functional.cross_entropy(logits.float(), labels, reduction="none")
-                sizes = [len(micro) for micro in window]
-                weights = torch.cat([torch.full((n,), 1.0 / (grad_accumulation * n)) for n in sizes]).to(device)
-                (item_losses * weights).sum().backward()
-                loss_sum += sum(part.mean() for part in item_losses.detach().split(sizes))
-            loss_count += len(window)
-            result.steps += len(window)
-            if result.steps % grad_accumulation == 0:
-                optimizer.step()
-                scheduler.step()
-                optimizer.zero_grad()
-            if eval_every_steps and result.steps % eval_every_steps == 0:
-                model.eval()
-                swap(originals)
-                if evaluate(result.steps / steps_per_epoch):
-                    stop = True
-                    break
-                swap(replacements)
-                model.train()
-        swap(originals)
-        epoch += 1
-        result.epochs_run = result.steps / steps_per_epoch
-        if not stop and not (eval_every_steps and result.steps % eval_every_steps == 0):
-            model.eval()
-            stop = evaluate(result.epochs_run)
-    model.eval()
-    if best_state is not None:
-        model.load_state_dict(best_state)
-    if layers is not None:  # the flags as they were after freeze_word_embeddings, which is undone next
-        for module, flags in zip(frozen_modules, frozen_flags, strict=True):
+    def _finish(self) -> None:
+        """The best state back in the model (eval mode); the frozen parameters' flags as they were after
+        ``freeze_word_embeddings``, which is undone next."""
+        self.model.eval()
+        if self.best_state is not None:
+            self.model.load_state_dict(self.best_state)
+        for module, flags in self.frozen_flags:
             for parameter, flag in zip(module.parameters(), flags, strict=True):
                 parameter.requires_grad_(flag)
-    if freeze_word_embeddings:
-        model.get_input_embeddings().weight.requires_grad_(True)
-    return result
+        if self.recipe.freeze_word_embeddings:
+            self.model.get_input_embeddings().weight.requires_grad_(True)

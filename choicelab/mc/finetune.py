@@ -15,30 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from choicelab.io import atomic_directory, write_json
+from choicelab.lm.recipe import INPUT_FORMATS, Recipe
 from choicelab.mc.items import MCItem
 from choicelab.provenance import write_model_record
-
-
-@dataclass(frozen=True)
-class FineTuneParams:
-    learning_rate: float
-    batch_size: int
-    max_epochs: float
-    seed: int
-    input_format: str = "pair"
-    max_length: int = 128
-    target_dev_accuracy: float | None = None
-    eval_every_steps: int | None = None
-    patience: int | None = None
-    warmup_steps: int = 0
-    weight_decay: float = 0.0
-    grad_accumulation: int = 1
-    dropout: float | None = None  # the multiple-choice head's dropout (isi-nlp/ai2: 0.3); None keeps the model's
-    freeze_word_embeddings: bool = False
-    frozen_layers: int = 0  # embeddings and the bottom layers kept fixed, their output computed once (encoder.py)
-
-
-INPUT_FORMATS = ("pair", "concat")
 
 
 def trained_input_format(checkpoint_dir: str | Path) -> str | None:
@@ -78,7 +57,7 @@ def fine_tune_checkpoint(
     base_dir: str | Path,
     train: Sequence[MCItem],
     dev: Sequence[MCItem],
-    params: FineTuneParams,
+    params: Recipe,
     out_dir: str | Path,
     *,
     name: str,
@@ -108,7 +87,7 @@ def fine_tune_checkpoints(
     base_dir: str | Path,
     train: Sequence[MCItem],
     dev: Sequence[MCItem],
-    params: FineTuneParams,
+    params: Recipe,
     out_dirs: Mapping[int, str | Path],
     *,
     names: Mapping[int, str],
@@ -126,7 +105,7 @@ def fine_tune_checkpoints(
     layers above on those encodings. Each seed's checkpoint is the one its seed alone gives: its model is loaded
     afresh with its seed (the head's initialisation) and trained from its seed.
     """
-    from choicelab.lm.encoder import check_trainable_dtype, encode_frozen
+    from choicelab.lm.encoder import FrozenSplits, check_trainable_dtype, encode_frozen
     from choicelab.lm.loading import load_encoder_mc, read_model_json
 
     seeds = list(out_dirs)
@@ -140,56 +119,94 @@ def fine_tune_checkpoints(
     check_trainable_dtype(model, base_meta["name"])  # before any training time is spent
     shared: dict[str, Any] = {}
     if params.frozen_layers:  # seed-independent: the base weights below the trained layers, the items, the recipe
-        recipe = {"frozen_layers": params.frozen_layers, "input_format": params.input_format,
-                  "max_length": params.max_length}
-        shared = {"frozen_train": encode_frozen(model, tokenizer, train, **recipe),
-                  "frozen_dev": encode_frozen(model, tokenizer, dev, **recipe)}
+        shape = {"frozen_layers": params.frozen_layers, "input_format": params.input_format,
+                 "max_length": params.max_length}
+        shared = {"frozen": FrozenSplits(encode_frozen(model, tokenizer, train, **shape),
+                                         encode_frozen(model, tokenizer, dev, **shape))}
         if evaluation:
-            shared["frozen_evaluation"] = encode_frozen(model, tokenizer, evaluation, **recipe)
+            shared["frozen_evaluation"] = encode_frozen(model, tokenizer, evaluation, **shape)
+    job = _Job(base_meta, train, dev, evaluation, training_notes, log, **shared)
     metas = []
     for index, seed in enumerate(seeds):
         if index:  # a fresh model per seed: its head initialised from its seed
             model, tokenizer, _ = load_encoder_mc(base_dir, seed=seed, device=device)
         log(f"seed {seed}: fine-tuning {names[seed]}")
-        metas.append(_train_and_save(model, tokenizer, base_meta, train, dev, replace(params, seed=seed),
-                                     out_dirs[seed], name=names[seed], training_notes=training_notes,
-                                     evaluation=evaluation, record=None if records is None else records[seed],
-                                     log=log, **shared))
+        metas.append(_train_and_save(model, tokenizer, job, replace(params, seed=seed), out_dirs[seed], names[seed],
+                                     None if records is None else records[seed]))
     return metas
 
 
-def _train_and_save(model: Any, tokenizer: Any, base_meta: Mapping[str, Any], train: Sequence[MCItem],
-                    dev: Sequence[MCItem], params: FineTuneParams, out_dir: str | Path, *, name: str,
-                    training_notes: dict[str, Any] | None, evaluation: Sequence[MCItem] | None,
-                    record: Mapping[str, Any] | None, log: Callable[[str], None], frozen_train: Any = None,
-                    frozen_dev: Any = None, frozen_evaluation: Any = None) -> dict[str, Any]:
-    from choicelab.lm.encoder import accuracy_of, fine_tune_mc, frozen_mc_logits, mc_logits
+@dataclass(frozen=True)
+class _Job:
+    """What the seeds of one fine-tuning job share: the base model's record, the items, the notes for the record, the
+    log, and (frozen layers) the items' frozen encodings."""
+
+    base_meta: Mapping[str, Any]
+    train: Sequence[MCItem]
+    dev: Sequence[MCItem]
+    evaluation: Sequence[MCItem] | None
+    training_notes: dict[str, Any] | None
+    log: Callable[[str], None]
+    frozen: Any = None  # choicelab.lm.encoder.FrozenSplits of train and dev
+    frozen_evaluation: Any = None  # choicelab.lm.encoder.FrozenEncodings of the evaluation items
+
+
+def _evaluation_accuracy(model: Any, tokenizer: Any, job: _Job, recipe: Recipe) -> float:
+    """The model's accuracy on the job's evaluation items (the layers above the frozen bottom on its encodings, where
+    there are some: the bottom keeps its weights)."""
+    from choicelab.lm.encoder import accuracy_of, frozen_mc_logits, mc_logits
+
+    if job.frozen_evaluation is not None:
+        logits = frozen_mc_logits(model, job.evaluation, job.frozen_evaluation)
+    else:
+        logits = mc_logits(model, tokenizer, job.evaluation, input_format=recipe.input_format,
+                           max_length=recipe.max_length)
+    return accuracy_of(logits, job.evaluation)
+
+
+def _train_and_save(model: Any, tokenizer: Any, job: _Job, recipe: Recipe, out_dir: str | Path, name: str,
+                    record: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Fine-tune one seed's model, scoring the evaluation items before and after; save the checkpoint folder."""
+    from choicelab.lm.encoder import fine_tune_mc
+
+    gate: dict[str, Any] = {}
+    if job.evaluation:
+        gate = {"evaluation_items": len(job.evaluation),
+                "initial_evaluation_accuracy": _evaluation_accuracy(model, tokenizer, job, recipe),
+                "evaluation_chance": sum(1 / len(item.choices) for item in job.evaluation) / len(job.evaluation)}
+    result = fine_tune_mc(model, tokenizer, job.train, job.dev, recipe, frozen=job.frozen, log=job.log)
+    if job.evaluation:
+        gate["evaluation_accuracy"] = _evaluation_accuracy(model, tokenizer, job, recipe)
+    training = {
+        "params": asdict(recipe),
+        "train_items": len(job.train),
+        "dev_items": len(job.dev),
+        "dev_chance": sum(1 / len(item.choices) for item in job.dev) / len(job.dev),  # the competence gate's floor
+        "epochs_run": result.epochs_run,
+        "steps": result.steps,
+        "best_dev_accuracy": result.best_dev_accuracy,
+        "target_dev_accuracy": result.target_dev_accuracy,
+        "reached_target": result.reached_target,
+        "history": result.history,
+        "precision": result.precision,
+        **gate,
+        **(job.training_notes or {}),
+    }
+    training["accuracy_intervals"] = {
+        key: accuracy_interval(training[key], training[n_key])
+        for key, n_key in (("best_dev_accuracy", "dev_items"), ("initial_evaluation_accuracy", "evaluation_items"),
+                           ("evaluation_accuracy", "evaluation_items"))
+        if training.get(key) is not None and training.get(n_key)
+    }
+    return _save(model, tokenizer, job.base_meta, training, out_dir, name, record)
+
+
+def _save(model: Any, tokenizer: Any, base_meta: Mapping[str, Any], training: dict[str, Any], out_dir: str | Path,
+          name: str, record: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The checkpoint folder, written atomically: weights, tokenizer, ``model.json`` (with ``training``) and the
+    training job's provenance record."""
     from choicelab.lm.registry import weights_digest
 
-    if params.dropout is not None:  # the head's dropout modules: those outside the pre-trained encoder
-        encoder = {id(m) for m in model.base_model.modules()}
-        head = [m for m in model.modules() if type(m).__name__ == "Dropout" and id(m) not in encoder]
-        if not head:
-            raise ValueError(f"finetune.dropout: {type(model).__name__} has no dropout module in its head to set")
-        for module in head:
-            module.p = params.dropout
-    gate: dict[str, Any] = {}
-    if evaluation:
-
-        def score() -> float:
-            if frozen_evaluation is not None:  # the frozen bottom keeps its weights: only the layers above run
-                logits = frozen_mc_logits(model, evaluation, frozen_evaluation)
-            else:
-                logits = mc_logits(model, tokenizer, evaluation, input_format=params.input_format,
-                                   max_length=params.max_length)
-            return accuracy_of(logits, evaluation)
-
-        gate = {"evaluation_items": len(evaluation), "initial_evaluation_accuracy": score(),
-                "evaluation_chance": sum(1 / len(item.choices) for item in evaluation) / len(evaluation)}
-    result = fine_tune_mc(model, tokenizer, train, dev, frozen_train=frozen_train, frozen_dev=frozen_dev, log=log,
-                          **{k: v for k, v in asdict(params).items() if k != "dropout"})
-    if evaluation:
-        gate["evaluation_accuracy"] = score()
     with atomic_directory(out_dir) as tmp:
         model.save_pretrained(str(tmp), safe_serialization=True)
         tokenizer.save_pretrained(str(tmp))
@@ -202,28 +219,8 @@ def _train_and_save(model: Any, tokenizer: Any, base_meta: Mapping[str, Any], tr
             "weights_sha256": combined,
             "weights_files": per_file,
             "base_model": {"name": base_meta["name"], "weights_sha256": base_meta["weights_sha256"]},
-            "training": {
-                "params": asdict(params),
-                "train_items": len(train),
-                "dev_items": len(dev),
-                "dev_chance": sum(1 / len(item.choices) for item in dev) / len(dev),  # the competence gate's floor
-                "epochs_run": result.epochs_run,
-                "steps": result.steps,
-                "best_dev_accuracy": result.best_dev_accuracy,
-                "target_dev_accuracy": result.target_dev_accuracy,
-                "reached_target": result.reached_target,
-                "history": result.history,
-                "precision": result.precision,
-                **gate,
-                **(training_notes or {}),
-            },
+            "training": training,
             "library_versions": base_meta.get("library_versions", {}),
-        }
-        meta["training"]["accuracy_intervals"] = {
-            key: accuracy_interval(meta["training"][key], meta["training"][n_key])
-            for key, n_key in (("best_dev_accuracy", "dev_items"), ("initial_evaluation_accuracy", "evaluation_items"),
-                               ("evaluation_accuracy", "evaluation_items"))
-            if meta["training"].get(key) is not None and meta["training"].get(n_key)
         }
         write_json(tmp / "model.json", meta)
         if record is not None:
@@ -268,7 +265,7 @@ def checkpoints_mc_logits(checkpoint_dirs: Sequence[str | Path], items: Sequence
     out = []
     for folder in checkpoint_dirs:
         require_input_format(folder, input_format, purpose="scoring")
-        model, tokenizer, _ = load_encoder_mc(folder, seed=0, device=device)
+        model, tokenizer, _ = load_encoder_mc(folder, seed=None, device=device)
         if not frozen:
             out.append(mc_logits(model, tokenizer, items, input_format=input_format, max_length=max_length))
             continue

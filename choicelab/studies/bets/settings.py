@@ -23,6 +23,7 @@ class DefaultStage:
     max_epochs: float
     max_length: int
     warmup_steps: int
+    batch_order: str  # shuffled | by_length (choicelab.lm.recipe.Recipe)
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,7 @@ class TaskStage:
     warmup_steps: int
     freeze_word_embeddings: bool
     frozen_layers: int  # embeddings + this many bottom layers fixed, their output cached (0 = the paper's)
+    batch_order: str  # shuffled | by_length (choicelab.lm.recipe.Recipe)
 
 
 @dataclass(frozen=True)

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from choicelab.lm.recipe import Recipe
 from choicelab.mc.commonsense import load_benchmark, train_dev_split
-from choicelab.mc.finetune import FineTuneParams
 from choicelab.mc.items import MCItem
 from choicelab.stats import seeded_subsample
 from choicelab.studies.bets import swag
@@ -115,17 +115,11 @@ def default_stage_items(
     return train, dev, f"{source}: {len(train)} train / {len(dev)} dev items"
 
 
-def default_stage_params(stage: DefaultStage, input_format: str, seed: int) -> FineTuneParams:
+def default_stage_recipe(stage: DefaultStage, input_format: str, seed: int) -> Recipe:
     """The default stage's recipe (run_swag's: no target accuracy, every epoch run)."""
-    return FineTuneParams(
-        learning_rate=stage.learning_rate,
-        batch_size=stage.batch_size,
-        max_epochs=stage.max_epochs,
-        seed=seed,
-        input_format=input_format,
-        max_length=stage.max_length,
-        warmup_steps=stage.warmup_steps,
-    )
+    return Recipe(learning_rate=stage.learning_rate, batch_size=stage.batch_size, max_epochs=stage.max_epochs,
+                  seed=seed, input_format=input_format, max_length=stage.max_length, warmup_steps=stage.warmup_steps,
+                  batch_order=stage.batch_order)
 
 
 # -- task stages -------------------------------------------------------------------------------------------------------
@@ -141,18 +135,10 @@ def task_stage_items(qset: str, train: Sequence[MCItem], train_size: int | None,
     return subset, described
 
 
-def task_stage_params(stage: TaskStage, input_format: str, seed: int) -> FineTuneParams:
+def task_stage_recipe(stage: TaskStage, input_format: str, seed: int) -> Recipe:
     """A task stage's recipe: stops at the target dev accuracy or after ``max_epochs``."""
-    return FineTuneParams(
-        learning_rate=stage.learning_rate,
-        batch_size=stage.batch_size,
-        max_epochs=stage.max_epochs,
-        seed=seed,
-        input_format=input_format,
-        max_length=stage.max_length,
-        target_dev_accuracy=stage.target_dev_accuracy,
-        eval_every_steps=stage.eval_every_steps,
-        warmup_steps=stage.warmup_steps,
-        freeze_word_embeddings=stage.freeze_word_embeddings,
-        frozen_layers=stage.frozen_layers,
-    )
+    return Recipe(learning_rate=stage.learning_rate, batch_size=stage.batch_size, max_epochs=stage.max_epochs,
+                  seed=seed, input_format=input_format, max_length=stage.max_length,
+                  target_dev_accuracy=stage.target_dev_accuracy, eval_every_steps=stage.eval_every_steps,
+                  warmup_steps=stage.warmup_steps, freeze_word_embeddings=stage.freeze_word_embeddings,
+                  frozen_layers=stage.frozen_layers, batch_order=stage.batch_order)

@@ -4,19 +4,30 @@ names them; the .smk file holds rules and constants only). No torch: the rules i
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from choicelab.artifacts import study_files
 from choicelab.config import DOWNLOADS, ConfigError, chosen_benchmarks, data_root, model_dir
+from choicelab.lm.recipe import Recipe
 from choicelab.mc.commonsense import SOURCES, train_files
+from choicelab.settings import read
 from choicelab.studies import StudyJobs, mc_benchmarks, study_models, study_settings
 from choicelab.studies.probes import RESULTS
 from choicelab.studies.probes.artifacts import STUDY
-from choicelab.studies.probes.settings import Settings
+from choicelab.studies.probes.settings import Finetune, Settings
 
 CONTROL_KINDS = ("encoder", "seq2seq")
+
+
+INPUT_FORMAT = "pair"  # every probes encoder reads (prompt, choice) text pairs, fine-tuned and scored alike
+
+
+def finetune_recipe(finetune: Mapping[str, Any], seed: int) -> Recipe:
+    """The recipe of a probes fine-tune: ``studies.probes.finetune`` of the validated config (a rule's
+    ``params.finetune``), read as :class:`~choicelab.studies.probes.settings.Finetune`, with the job's seed."""
+    return Recipe(seed=seed, input_format=INPUT_FORMAT, **asdict(read(Finetune, finetune, "studies.probes.finetune")))
 
 
 def job_seeds(wildcards: Any, params: Any) -> list[int]:

@@ -22,6 +22,7 @@ class Finetune:
     eval_every_steps: int | None
     target_dev_accuracy: float | None
     frozen_layers: int
+    batch_order: str  # shuffled | by_length (choicelab.lm.recipe.Recipe)
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,8 @@ import numpy as np
 import pandas as pd
 
 from choicelab.io import canonical_json, sha256_bytes, sha256_file, write_json
-from choicelab.mc.finetune import FineTuneParams, fine_tune_checkpoint
+from choicelab.lm.recipe import Recipe
+from choicelab.mc.finetune import fine_tune_checkpoint
 from choicelab.mc.items import MCItem
 from choicelab.studies.scoring_methods import coder as fc
 from choicelab.studies.scoring_methods.coder import HAND_CODED_DIR
@@ -198,9 +199,9 @@ def train_coder(base_dir: str | Path, hand: pd.DataFrame, options: Options, out_
     max_length = pair_length(tokenizer, items, recipe.max_length_cap)
     log(f"coder: {len(train)} train and {len(dev)} dev answers of {sorted(set(hand['model']))}, max_length "
         f"{max_length}")
-    params = FineTuneParams(learning_rate=recipe.learning_rate, batch_size=recipe.batch_size,
-                            max_epochs=recipe.max_epochs, seed=recipe.seed, input_format=INPUT_FORMAT,
-                            max_length=max_length, frozen_layers=recipe.frozen_layers, patience=2)
+    params = Recipe(learning_rate=recipe.learning_rate, batch_size=recipe.batch_size,
+                    max_epochs=recipe.max_epochs, seed=recipe.seed, input_format=INPUT_FORMAT,
+                    max_length=max_length, frozen_layers=recipe.frozen_layers, patience=2)
     data = training_data_record(hand, hand_root, items)
     fine_tune_checkpoint(base_dir, train, dev, params, out_dir, name=name, device=device,
                          training_notes={"coder": {"recipe": asdict(recipe), **data}}, record=record)

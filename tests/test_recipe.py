@@ -11,7 +11,7 @@ import pytest
 from choicelab.config import load_config_file, validate_config
 from choicelab.lm.recipe import Recipe
 from choicelab.settings import SettingsError
-from choicelab.studies.bets.settings import from_config as bets_settings
+from choicelab.studies import study_settings
 from choicelab.studies.bets.stages import default_stage_recipe, task_stage_recipe
 from choicelab.studies.probes.jobs import INPUT_FORMAT, finetune_recipe
 
@@ -37,7 +37,7 @@ def test_the_probes_recipe_carries_every_key_of_studies_probes_finetune_and_the_
 
 
 def test_the_bets_recipes_carry_their_stage_settings():
-    settings = bets_settings(_config())
+    settings = study_settings(_config(), "bets")
     task = task_stage_recipe(settings.task_stage, settings.input_format, seed=3)
     default = default_stage_recipe(settings.default_stage, settings.input_format, seed=3)
     assert task.batch_order == "by_length" and default.batch_order == settings.default_stage.batch_order

@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import Any
 
 from choicelab.io import write_csv, write_text
-from choicelab.plotting import save_figure, save_png
 from choicelab.provenance import SIDECAR_SUFFIX, write_artifact
 
 # File kinds: what one artifact writes, by suffix.
@@ -179,10 +178,15 @@ def _write_files(artifact: Artifact, made: Built, files: Sequence[str]) -> None:
         write_text(files[1], markdown)
     elif callable(value) and not hasattr(value, "savefig"):
         value(files)
-    elif artifact.kind == "figure" and hasattr(value, "savefig"):
-        save_figure(value, *files)
-    elif artifact.kind == "figure_png" and hasattr(value, "savefig"):
-        save_png(value, files[0], dpi=150)
+    elif artifact.kind in ("figure", "figure_png") and hasattr(value, "savefig"):
+        # matplotlib only where a figure is saved: model jobs import this module (through the study registry) in an
+        # environment without it (envs/models.yaml)
+        from choicelab.plotting import save_figure, save_png
+
+        if artifact.kind == "figure":
+            save_figure(value, *files)
+        else:
+            save_png(value, files[0], dpi=150)
     else:
         raise TypeError(f"artifact {artifact.name!r} ({artifact.kind}): its builder returned a "
                         f"{type(value).__name__}, which the writer cannot write as a {artifact.kind}")

@@ -15,9 +15,11 @@ from choicelab.mc.commonsense import SOURCES, train_files
 from choicelab.settings import read
 from choicelab.studies import StudyJobs, mc_benchmarks, study_models, study_settings
 from choicelab.studies.probes import RESULTS
-from choicelab.studies.probes.artifacts import STUDY
 from choicelab.studies.probes.settings import Finetune, Settings
 
+# the registry's name of this study (probes.artifacts has it too; importing that module here would load matplotlib
+# into the model jobs that plan with this one, probes_finetune, whose environment has none: envs/models.yaml)
+STUDY = "probes"
 CONTROL_KINDS = ("encoder", "seq2seq")
 
 

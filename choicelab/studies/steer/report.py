@@ -53,8 +53,8 @@ from typing import Any
 import pandas as pd
 import yaml
 
+from choicelab import plotting
 from choicelab.io import write_text
-from choicelab.plotting import save_png
 from choicelab.studies.steer import DATA
 from choicelab.studies.steer import metrics as sm
 from choicelab.studies.steer.adaptations import UNADAPTED, of_label
@@ -763,7 +763,7 @@ def render_png(card: ReportCard, path: str | Path, dpi: int = 150) -> Path:
             right.plot([x0, x1], [y_mid, y_mid], color="#777777", linewidth=1)
 
 
-    return save_png(fig, path, dpi=dpi)
+    return plotting.save_png(fig, path, dpi=dpi)
 
 
 ROW_STEP = 0.7  # rows of the card a wrapped line of 9-11 pt text takes (a row: 0.32 inch)

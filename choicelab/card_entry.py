@@ -66,6 +66,22 @@ class Panel:
     axis: str = ""  # the figure's x-axis: the quantity, its unit and which way is better (the entry's)
 
 
+VALUE_COLUMNS = ["item", "cluster", "value"]  # a model's values per item, with the unit each item is sampled in
+
+
+@dataclass(frozen=True)
+class PerItem:
+    """Quantities a study's card compares between models item by item (the index's paired differences and ranks):
+    whether higher is better, the unit its items are clustered in, the files of the card run it reads for a model
+    (``files(root, model)``, for the index's provenance) and a reader of that model's values per item
+    (``read(root, model)``: label -> a frame of :data:`VALUE_COLUMNS`; none where the run holds none)."""
+
+    higher_is_better: bool
+    cluster_unit: str
+    files: Callable[[Path, str], list[Path]]
+    read: Callable[[Path, str], Mapping[str, pd.DataFrame]]
+
+
 @dataclass(frozen=True)
 class CardEntry:
     """A study's card panel, declared.
@@ -79,7 +95,8 @@ class CardEntry:
     not apply to, why; ``scale_keys`` are the config keys that size the study (shown on the card); ``needs`` names
     tables the card run asks for only where a config key lists a card model (table -> key); ``priority`` a rule the
     card run starts first (its longest job chain); ``benchmark_lists`` config keys listing other studies'
-    benchmarks (the card run drops those it does not build)."""
+    benchmarks (the card run drops those it does not build); ``per_item`` the quantities the index compares item by
+    item between models (:class:`PerItem`)."""
 
     title: str
     axis: str
@@ -92,6 +109,7 @@ class CardEntry:
     needs: Mapping[str, str] = field(default_factory=dict)
     priority: str = ""
     benchmark_lists: tuple[str, ...] = ()
+    per_item: tuple[PerItem, ...] = ()
 
 
 def table_path(root: str | Path, study: str, artifacts: Sequence[Artifact], name: str, suffix: str = ".csv") -> Path:

@@ -38,10 +38,13 @@ model hash, config hash, input hashes, code version, library versions and seed.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pyarrow as pa
 
 from choicelab.io import PathLike, read_versioned_table, write_provenanced_table
@@ -124,3 +127,53 @@ def write_dump(path: PathLike, rows: Iterable[DumpRow], provenance_json: str) ->
 
 def read_dump(path: PathLike) -> pa.Table:
     return read_versioned_table(path, DUMP_SCHEMA_VERSION, "choicelab logit dump")
+
+
+# -- a model's items, read back from its dumps (the card's items pages and its item-by-item comparisons) ----------
+
+ITEM_COLUMNS = ["study", "benchmark", "element", "variant", "method", "item_id", "context", "options", "key",
+                "choice", "correct"]
+
+
+def dump_files(run_root: str | Path, study: str, model: str) -> list[Path]:
+    """The model's logit dumps of a study in the card run (``<study>/dumps/<model>__*.parquet`` or
+    ``<model>.*.parquet``), sorted."""
+    folder = Path(run_root) / study / "dumps"
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.glob("*.parquet") if p.name.startswith((f"{model}__", f"{model}.")))
+
+
+def element_of(item_id: str) -> str:
+    """The element (STEER) or group an item id names first ("add_subtract/finance/g1/0" -> "add_subtract"); ""
+    where the id has no parts."""
+    return item_id.split("/", 1)[0] if "/" in item_id else ""
+
+
+def item_rows(dump: pd.DataFrame, model: str) -> pd.DataFrame:
+    """One row per (benchmark, variant, method, item) of ``model``'s dump rows: the context, every option with its
+    score and probability, the key (the options marked ``is_label``; none for a probe without a right answer), the
+    option the model chose (highest score) and whether it is the key (None where there is no key)."""
+    rows = []
+    names = dump["model"].astype(str)
+    # the model's own rows and those of its fine-tuned checkpoints (bets: ``<model>__<seed>__<stage>``, probes:
+    # ``<model> seed <seed>``), whose name goes before the variant so that each checkpoint's items stay apart
+    checkpoint = names.str.match(rf"^{re.escape(model)}(__| )")
+    variants = [f"{n[len(model):].strip(' _')} {v}" if c else v
+                for n, v, c in zip(names, dump["variant"].astype(str), checkpoint, strict=True)]
+    mine = dump.assign(variant=variants)[((names == model) | checkpoint).to_numpy()]
+    keys = ["study", "benchmark", "variant", "method", "item_id"]
+    for key, group in mine.groupby(keys, sort=True, observed=True):
+        group = group.sort_values("option_id")
+        chosen = group.loc[group["score"].idxmax()] if group["score"].notna().any() else None
+        labels = group[group["is_label"].astype(bool)]
+        rows.append({
+            **dict(zip(keys, key, strict=True)), "element": element_of(str(key[4])),
+            "context": str(group["context"].iloc[0]),
+            "options": [{"text": str(r.option_text), "score": float(r.score), "prob": float(r.prob),
+                         "key": bool(r.is_label)} for r in group.itertuples()],
+            "key": "; ".join(labels["option_text"].astype(str)),
+            "choice": "" if chosen is None else str(chosen["option_text"]),
+            "correct": None if labels.empty or chosen is None else bool(chosen["is_label"]),
+        })
+    return pd.DataFrame(rows, columns=ITEM_COLUMNS)

@@ -16,7 +16,7 @@ import pyarrow as pa
 import yaml
 
 from choicelab.cards import compare
-from choicelab.cards.items import dump_files, items_html, read_items
+from choicelab.cards.items import items_html, read_items
 from choicelab.cards.overlay import CardPlan
 from choicelab.cards.panels import Panel, build_panels, card_entries, table_path
 from choicelab.cards.render import card_html, card_png, index_html, pdf_note, print_pdf
@@ -199,8 +199,7 @@ def write_index(cards: Mapping[str, Sequence[Panel]], kinds: Mapping[str, str], 
                                "ranks": json.loads(ranked.to_json(orient="records"))})
     write_parquet(files["parquet"], pa.Table.from_pandas(numbers, preserve_index=False))
     write_parquet(files["paired"], pa.Table.from_pandas(paired, preserve_index=False))
-    read = sorted({str(Path(run_root) / q.path) for q in compare.PER_ITEM if (Path(run_root) / q.path).is_file()}
-                  | {str(f) for m in cards for f in dump_files(run_root, "probes", m)})
+    read = compare.per_item_files(run_root, list(cards))
     record = make_record(rule="cards_index", inputs=[*inputs, *read], params={"models": list(cards)})
     for path in files.values():
         write_sidecar(path, record)

@@ -1,7 +1,8 @@
 """Card models side by side: every pair of models compared on the items both answered, and every card number as data.
 
-A headline is compared item by item where the card run's per-item files hold it (STEER's questions, revealed
-belief's settings, the scoring methods' items, the probes' original items in the logit dumps): the paired
+A headline is compared item by item where a study's card entry reads it per item from the card run (its
+``per_item``: STEER's questions, revealed belief's settings, the scoring methods' items, the probes' original items in
+the logit dumps; the module names no study): the paired
 difference and its interval clustered by the study's sampled unit (:func:`choicelab.stats.paired_difference`), and
 each model's rank with the range of ranks its paired intervals allow. Every card number (estimate, interval, n,
 unit, reference, source) is written as a table (``cards.parquet``) and with the comparisons as JSON
@@ -11,74 +12,14 @@ unit, reference, source) is written as a table (``cards.parquet``) and with the 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import pandas as pd
 
-from choicelab.cards.items import dump_files, item_rows
-from choicelab.cards.panels import OK, Panel
+from choicelab.cards.panels import OK, Panel, card_entries
 from choicelab.stats import paired_difference
-from choicelab.studies.scoring_methods.tables import reported_choices
-from choicelab.studies.steer.card import plain_adaptation
-
-ITEM_COLUMNS = ["item", "cluster", "value"]
-
-
-@dataclass(frozen=True)
-class PerItem:
-    """One comparable quantity: its label, the study and file it is read from, whether higher is better, the unit
-    its items are clustered in, and a reader giving a model's values per item (:data:`ITEM_COLUMNS`)."""
-
-    label: str
-    study: str
-    path: str  # relative to the card run's results folder
-    higher_is_better: bool
-    cluster_unit: str
-    read: Callable[[pd.DataFrame, str], pd.DataFrame]
-
-
-def _steer(frame: pd.DataFrame, model: str) -> pd.DataFrame:
-    q = frame[frame["model"].astype(str) == model]
-    if q.empty:
-        return pd.DataFrame(columns=ITEM_COLUMNS)
-    q = q[q["adaptation"].astype(str) == plain_adaptation(list(q["adaptation"].astype(str).unique()))]
-    return pd.DataFrame({"item": q["item_id"].astype(str), "cluster": q["template_id"].astype(str),
-                         "value": q["correct"].astype(float)})
-
-
-def _revealed_belief(method: str) -> Callable[[pd.DataFrame, str], pd.DataFrame]:
-    def read(frame: pd.DataFrame, model: str) -> pd.DataFrame:
-        d = frame[(frame["model"].astype(str) == model) & (frame["method"] == method)]
-        per = d.groupby(["setting_id", "family", "variant"], as_index=False)["chebyshev"].mean()  # StaA: templates
-        return pd.DataFrame({"item": per["setting_id"].astype(str),
-                             "cluster": per["family"].astype(str) + "/" + per["variant"].astype(str),
-                             "value": per["chebyshev"].astype(float)})
-    return read
-
-
-def _scoring_method(method: str) -> Callable[[pd.DataFrame, str], pd.DataFrame]:
-    def read(frame: pd.DataFrame, model: str) -> pd.DataFrame:
-        rows = frame[(frame["model"].astype(str) == model) & (frame["method"] == method)]
-        if rows.empty:
-            return pd.DataFrame(columns=ITEM_COLUMNS)
-        per = reported_choices(rows).groupby("item_id", as_index=False)["is_target"].mean()  # versions -> item
-        return pd.DataFrame({"item": per["item_id"].astype(str), "cluster": per["item_id"].astype(str),
-                             "value": per["is_target"].astype(float)})
-    return read
-
-
-PER_ITEM: tuple[PerItem, ...] = (
-    PerItem("STEER accuracy, whole benchmark (0-shot)", "steer", "steer/metrics/questions.parquet", True,
-            "templates", _steer),
-    PerItem("RevB error (Chebyshev)", "revealed_belief", "revealed_belief/metrics/distances.parquet", False,
-            "scenarios", _revealed_belief("revealed")),
-    PerItem("StaA error (Chebyshev)", "revealed_belief", "revealed_belief/metrics/distances.parquet", False,
-            "scenarios", _revealed_belief("stated")),
-    *(PerItem(f"scoring methods: {m} accuracy", "scoring_methods", "scoring_methods/metrics/choices.parquet", True,
-              "items", _scoring_method(m)) for m in ("free", "string", "label", "rating")),
-)
 
 
 @dataclass(frozen=True)
@@ -89,42 +30,28 @@ class Comparable:
     study: str
     higher_is_better: bool
     cluster_unit: str
-    values: dict[str, pd.DataFrame]  # model -> its values per item (:data:`ITEM_COLUMNS`)
-
-
-def probe_originals(run_root: str | Path, model: str) -> dict[str, pd.DataFrame]:
-    """The model's hits on the probes' original (unprobed) items per benchmark and scorer, from its logit dumps
-    (variant ``orig``): label -> values per item (each original its own unit)."""
-    out = {}
-    for path in dump_files(run_root, "probes", model):
-        rows = item_rows(pd.read_parquet(path), model)
-        rows = rows[(rows["variant"] == "orig") & rows["correct"].notna()]
-        for (benchmark, method), group in rows.groupby(["benchmark", "method"], sort=True):
-            out[f"probes: original accuracy, {benchmark} ({method})"] = pd.DataFrame(
-                {"item": group["item_id"].astype(str), "cluster": group["item_id"].astype(str),
-                 "value": group["correct"].astype(float)})
-    return out
+    values: dict[str, pd.DataFrame]  # model -> its values per item (:data:`~choicelab.card_entry.VALUE_COLUMNS`)
 
 
 def per_item_values(run_root: str | Path, models: Sequence[str]) -> list[Comparable]:
-    """Every quantity with per-item values for at least one model: the :data:`PER_ITEM` quantities whose file the
-    card run wrote (a study it did not run has none) and the probes' original accuracies from the dumps."""
-    out = []
-    frames: dict[str, pd.DataFrame] = {}
-    for q in PER_ITEM:
-        path = Path(run_root) / q.path
-        if not path.is_file():
-            continue
-        frame = frames.setdefault(q.path, pd.read_parquet(path))
-        values = {m: v for m in models if len(v := q.read(frame, m))}
-        if values:
-            out.append(Comparable(q.label, q.study, q.higher_is_better, q.cluster_unit, values))
-    originals: dict[str, dict[str, pd.DataFrame]] = {}
-    for model in models:
-        for label, values in probe_originals(run_root, model).items():
-            originals.setdefault(label, {})[model] = values
-    out += [Comparable(label, "probes", True, "original items", values) for label, values in originals.items()]
-    return out
+    """Every quantity with per-item values for at least one model: what each study's card entry compares item by item
+    (its ``per_item``, :class:`~choicelab.card_entry.PerItem`), for the studies the card run ran."""
+    out: dict[tuple[str, str], Comparable] = {}
+    for study, entry in card_entries().items():
+        for quantity in entry.per_item:
+            for model in models:
+                for label, values in quantity.read(Path(run_root), model).items():
+                    if len(values):
+                        found = out.setdefault((study, label), Comparable(
+                            label, study, quantity.higher_is_better, quantity.cluster_unit, {}))
+                        found.values[model] = values
+    return list(out.values())
+
+
+def per_item_files(run_root: str | Path, models: Sequence[str]) -> list[str]:
+    """The card run's files :func:`per_item_values` reads (the index's provenance names them)."""
+    return sorted({str(path) for entry in card_entries().values() for quantity in entry.per_item for model in models
+                   for path in quantity.files(Path(run_root), model) if path.is_file()})
 
 
 def paired_table(comparables: Sequence[Comparable]) -> pd.DataFrame:

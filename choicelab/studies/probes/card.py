@@ -12,12 +12,14 @@ from choicelab.card_entry import (
     CardEntry,
     Headline,
     Panel,
+    PerItem,
     chance_flags,
     finite,
     mean_headline,
     read_table,
     table_path,
 )
+from choicelab.dumps import dump_files, item_rows
 from choicelab.studies.probes.artifacts import ARTIFACTS
 
 TITLE = "Probes: prior bias and choice paralysis"
@@ -113,6 +115,25 @@ def probes_panel(root: str | Path, model: str) -> Panel:
                  flags=tuple(flags), sources=tuple(sources), extra={"detail_caption": caption})
 
 
+
+def _dumps_of(root: Path, model: str) -> list[Path]:
+    return dump_files(root, "probes", model)
+
+
+def _originals_per_item(root: Path, model: str) -> dict[str, pd.DataFrame]:
+    """The model's hits on the original (unprobed) items per benchmark and scorer, from its logit dumps (variant
+    ``orig``; each original its own unit): the index compares models on them."""
+    out = {}
+    for path in _dumps_of(root, model):
+        rows = item_rows(pd.read_parquet(path), model)
+        rows = rows[(rows["variant"] == "orig") & rows["correct"].notna()]
+        for (benchmark, method), group in rows.groupby(["benchmark", "method"], sort=True):
+            out[f"probes: original accuracy, {benchmark} ({method})"] = pd.DataFrame(
+                {"item": group["item_id"].astype(str), "cluster": group["item_id"].astype(str),
+                 "value": group["correct"].astype(float)})
+    return out
+
+
 CARD = CardEntry(
     title=TITLE,
     axis="pseudo-accuracy minus chance (0: no prior bias shown; the original items' accuracy: higher is better)",
@@ -124,4 +145,5 @@ CARD = CardEntry(
     # it (the panel then reads the robustness matrix only, without the paper's RoBERTa)
     needs={"compare_paper": "models"},
     benchmark_lists=("causal_benchmarks",),
+    per_item=(PerItem(True, "original items", _dumps_of, _originals_per_item),),
 )

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from choicelab.card_entry import OK, CardEntry, Headline, Panel, mean_headline, read_table, table_path
+from choicelab.card_entry import OK, CardEntry, Headline, Panel, PerItem, mean_headline, read_table, table_path
 from choicelab.stats import clustered_mean
 from choicelab.studies.revealed_belief.artifacts import ARTIFACTS
 from choicelab.studies.revealed_belief.tables import appendix_table_ids
@@ -79,6 +79,30 @@ def revealed_belief_panel(root: str | Path, model: str) -> Panel:
                  sources=(str(dpath), str(compare_path)))
 
 
+
+def _distances_file(root: Path, model: str) -> list[Path]:
+    return [Path(root) / "revealed_belief" / "metrics" / "distances.parquet"]
+
+
+def _distances_per_item(root: Path, model: str) -> dict[str, pd.DataFrame]:
+    """The model's Chebyshev error per setting, RevB and StaA apart (StaA's templates averaged), clustered by scenario
+    (family and variant): the index compares models on them."""
+    path = _distances_file(root, model)[0]
+    if not path.is_file():
+        return {}
+    frame = pd.read_parquet(path)
+    out = {}
+    for method, label in (("revealed", "RevB error (Chebyshev)"), ("stated", "StaA error (Chebyshev)")):
+        d = frame[(frame["model"].astype(str) == model) & (frame["method"] == method)]
+        if d.empty:
+            continue
+        per = d.groupby(["setting_id", "family", "variant"], as_index=False)["chebyshev"].mean()
+        out[label] = pd.DataFrame({"item": per["setting_id"].astype(str),
+                                   "cluster": per["family"].astype(str) + "/" + per["variant"].astype(str),
+                                   "value": per["chebyshev"].astype(float)})
+    return out
+
+
 CARD = CardEntry(
     title=TITLE,
     axis="Chebyshev error of the belief, 0 to 1 (lower is better); StaA minus RevB above 0: stated answers err more",
@@ -87,4 +111,5 @@ CARD = CardEntry(
     models={"causal": ("models",)},
     skips={"encoder": "revealed belief reads a causal model's next-token distribution over outcomes"},
     scale_keys=("n_dice", "faces"),
+    per_item=(PerItem(False, "scenarios", _distances_file, _distances_per_item),),
 )

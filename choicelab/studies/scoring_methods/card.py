@@ -8,8 +8,19 @@ from typing import Any
 
 import pandas as pd
 
-from choicelab.card_entry import OK, CardEntry, Headline, Panel, chance_flags, mean_headline, read_table, table_path
+from choicelab.card_entry import (
+    OK,
+    CardEntry,
+    Headline,
+    Panel,
+    PerItem,
+    chance_flags,
+    mean_headline,
+    read_table,
+    table_path,
+)
 from choicelab.studies.scoring_methods.artifacts import ARTIFACTS
+from choicelab.studies.scoring_methods.tables import reported_choices
 
 TITLE = "Scoring methods"
 
@@ -78,6 +89,30 @@ def scoring_methods_panel(root: str | Path, model: str, coder_min_kappa: float) 
                  extra={"detail_caption": caption, "tables": ((humans_caption, humans),)})
 
 
+
+def _choices_file(root: Path, model: str) -> list[Path]:
+    return [Path(root) / "scoring_methods" / "metrics" / "choices.parquet"]
+
+
+def _choices_per_item(root: Path, model: str) -> dict[str, pd.DataFrame]:
+    """The model's hit rate per item and method (its reported choices, versions averaged within an item): the index
+    compares models on them."""
+    path = _choices_file(root, model)[0]
+    if not path.is_file():
+        return {}
+    frame = pd.read_parquet(path)
+    out = {}
+    for method in ("free", "string", "label", "rating"):
+        rows = frame[(frame["model"].astype(str) == model) & (frame["method"] == method)]
+        if rows.empty:
+            continue
+        per = reported_choices(rows).groupby("item_id", as_index=False)["is_target"].mean()
+        out[f"scoring methods: {method} accuracy"] = pd.DataFrame(
+            {"item": per["item_id"].astype(str), "cluster": per["item_id"].astype(str),
+             "value": per["is_target"].astype(float)})
+    return out
+
+
 CARD = CardEntry(
     title=TITLE,
     axis="accuracy over the pragmatics items, 0 to 1 (higher is better)",
@@ -89,4 +124,5 @@ CARD = CardEntry(
     scale_keys=("items_per_condition", "grid_benchmarks", "grid_items"),
     options=lambda cards: {"coder_min_kappa": cards["coder_min_kappa"]},
     benchmark_lists=("grid_benchmarks",),
+    per_item=(PerItem(True, "items", _choices_file, _choices_per_item),),
 )

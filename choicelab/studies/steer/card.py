@@ -9,7 +9,7 @@ from typing import Any
 
 import pandas as pd
 
-from choicelab.card_entry import OK, CardEntry, Headline, Panel, chance_flags, finite, read_table, table_path
+from choicelab.card_entry import OK, CardEntry, Headline, Panel, PerItem, chance_flags, finite, read_table, table_path
 from choicelab.studies.steer import report
 from choicelab.studies.steer.adaptations import UNADAPTED, of_label
 from choicelab.studies.steer.artifacts import ARTIFACTS
@@ -107,6 +107,26 @@ def panel_options(cards: Mapping[str, Any]) -> dict[str, Any]:
     return {"rubrics": rubrics, "grade": grade}
 
 
+
+def _questions_file(root: Path, model: str) -> list[Path]:
+    return [Path(root) / "steer" / "metrics" / "questions.parquet"]
+
+
+def _questions_per_item(root: Path, model: str) -> dict[str, pd.DataFrame]:
+    """The model's 0-shot answers, one per question, clustered by template (the index compares models on them)."""
+    path = _questions_file(root, model)[0]
+    if not path.is_file():
+        return {}
+    q = pd.read_parquet(path)
+    q = q[q["model"].astype(str) == model]
+    if q.empty:
+        return {}
+    q = q[q["adaptation"].astype(str) == plain_adaptation(list(q["adaptation"].astype(str).unique()))]
+    values = pd.DataFrame({"item": q["item_id"].astype(str), "cluster": q["template_id"].astype(str),
+                           "value": q["correct"].astype(float)})
+    return {"STEER accuracy, whole benchmark (0-shot)": values}
+
+
 CARD = CardEntry(
     title=TITLE,
     axis="normalized accuracy (acc - r) / r: 0 = random guessing, 1 = every answer right (higher is better)",
@@ -119,4 +139,5 @@ CARD = CardEntry(
     # the card run's longest job (118 s of CPU for SmolLM2 at the card scale, docs/cards.md) starts first, so the
     # other studies' jobs fill the second core beside it
     priority="steer_score",
+    per_item=(PerItem(True, "templates", _questions_file, _questions_per_item),),
 )

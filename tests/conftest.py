@@ -75,7 +75,9 @@ def run_snakemake(workdir: Path, mirror: Path, *extra: str) -> subprocess.Comple
 @pytest.fixture(scope="session")
 def smoke_run(tmp_path_factory, data_mirror):
     """The smoke workflow's folder, built from scratch; $CHOICELAB_SMOKE_DIR names a folder of an earlier smoke run of
-    this checkout to bring up to date instead (Snakemake reruns what changed), for a developer's second run."""
+    this checkout at this same commit to bring up to date instead (Snakemake reruns what changed), for a developer's
+    second run. A folder made at another commit records another code version in every provenance record, so the
+    byte comparisons against it (tests/test_resume_determinism.py) fail on that alone."""
     earlier = os.environ.get("CHOICELAB_SMOKE_DIR")
     workdir = Path(earlier) if earlier else tmp_path_factory.mktemp("smoke")
     proc = run_snakemake(workdir, data_mirror)

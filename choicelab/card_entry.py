@@ -69,6 +69,14 @@ class Panel:
 VALUE_COLUMNS = ["item", "cluster", "value"]  # a model's values per item, with the unit each item is sampled in
 
 
+def item_values(item: pd.Series, value: pd.Series, cluster: pd.Series | None = None) -> pd.DataFrame:
+    """A model's values per item (:data:`VALUE_COLUMNS`): each item its own cluster unless ``cluster`` names the
+    unit it was sampled in."""
+    item = item.astype(str)
+    return pd.DataFrame({"item": item, "cluster": item if cluster is None else cluster.astype(str),
+                         "value": value.astype(float)})
+
+
 @dataclass(frozen=True)
 class PerItem:
     """Quantities a study's card compares between models item by item (the index's paired differences and ranks):

@@ -15,6 +15,7 @@ from choicelab.card_entry import (
     PerItem,
     chance_flags,
     finite,
+    item_values,
     mean_headline,
     read_table,
     table_path,
@@ -128,9 +129,7 @@ def _originals_per_item(root: Path, model: str) -> dict[str, pd.DataFrame]:
         rows = item_rows(pd.read_parquet(path), model)
         rows = rows[(rows["variant"] == "orig") & rows["correct"].notna()]
         for (benchmark, method), group in rows.groupby(["benchmark", "method"], sort=True):
-            out[f"probes: original accuracy, {benchmark} ({method})"] = pd.DataFrame(
-                {"item": group["item_id"].astype(str), "cluster": group["item_id"].astype(str),
-                 "value": group["correct"].astype(float)})
+            out[f"probes: original accuracy, {benchmark} ({method})"] = item_values(group["item_id"], group["correct"])
     return out
 
 

@@ -7,7 +7,17 @@ from pathlib import Path
 
 import pandas as pd
 
-from choicelab.card_entry import OK, CardEntry, Headline, Panel, PerItem, mean_headline, read_table, table_path
+from choicelab.card_entry import (
+    OK,
+    CardEntry,
+    Headline,
+    Panel,
+    PerItem,
+    item_values,
+    mean_headline,
+    read_table,
+    table_path,
+)
 from choicelab.stats import clustered_mean
 from choicelab.studies.revealed_belief.artifacts import ARTIFACTS
 from choicelab.studies.revealed_belief.tables import appendix_table_ids
@@ -97,9 +107,8 @@ def _distances_per_item(root: Path, model: str) -> dict[str, pd.DataFrame]:
         if d.empty:
             continue
         per = d.groupby(["setting_id", "family", "variant"], as_index=False)["chebyshev"].mean()
-        out[label] = pd.DataFrame({"item": per["setting_id"].astype(str),
-                                   "cluster": per["family"].astype(str) + "/" + per["variant"].astype(str),
-                                   "value": per["chebyshev"].astype(float)})
+        out[label] = item_values(per["setting_id"], per["chebyshev"],
+                                 per["family"].astype(str) + "/" + per["variant"].astype(str))
     return out
 
 

@@ -15,6 +15,7 @@ from choicelab.card_entry import (
     Panel,
     PerItem,
     chance_flags,
+    item_values,
     mean_headline,
     read_table,
     table_path,
@@ -107,9 +108,7 @@ def _choices_per_item(root: Path, model: str) -> dict[str, pd.DataFrame]:
         if rows.empty:
             continue
         per = reported_choices(rows).groupby("item_id", as_index=False)["is_target"].mean()
-        out[f"scoring methods: {method} accuracy"] = pd.DataFrame(
-            {"item": per["item_id"].astype(str), "cluster": per["item_id"].astype(str),
-             "value": per["is_target"].astype(float)})
+        out[f"scoring methods: {method} accuracy"] = item_values(per["item_id"], per["is_target"])
     return out
 
 

@@ -9,7 +9,18 @@ from typing import Any
 
 import pandas as pd
 
-from choicelab.card_entry import OK, CardEntry, Headline, Panel, PerItem, chance_flags, finite, read_table, table_path
+from choicelab.card_entry import (
+    OK,
+    CardEntry,
+    Headline,
+    Panel,
+    PerItem,
+    chance_flags,
+    finite,
+    item_values,
+    read_table,
+    table_path,
+)
 from choicelab.studies.steer import report
 from choicelab.studies.steer.adaptations import UNADAPTED, of_label
 from choicelab.studies.steer.artifacts import ARTIFACTS
@@ -122,9 +133,7 @@ def _questions_per_item(root: Path, model: str) -> dict[str, pd.DataFrame]:
     if q.empty:
         return {}
     q = q[q["adaptation"].astype(str) == plain_adaptation(list(q["adaptation"].astype(str).unique()))]
-    values = pd.DataFrame({"item": q["item_id"].astype(str), "cluster": q["template_id"].astype(str),
-                           "value": q["correct"].astype(float)})
-    return {"STEER accuracy, whole benchmark (0-shot)": values}
+    return {"STEER accuracy, whole benchmark (0-shot)": item_values(q["item_id"], q["correct"], q["template_id"])}
 
 
 CARD = CardEntry(

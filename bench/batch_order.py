@@ -53,8 +53,8 @@ def jobs(config: dict, benchmarks_dir: Path, seed: int) -> dict[str, tuple]:
     builds them (the bets task stages start from the default checkpoint: only their items and recipe matter here)."""
     from choicelab.config import command_data_root
     from choicelab.mc.items import read_items
+    from choicelab.studies import study_settings
     from choicelab.studies.bets.items import question_set
-    from choicelab.studies.bets.settings import from_config as bets_settings
     from choicelab.studies.bets.stages import (
         default_stage_items,
         default_stage_recipe,
@@ -65,7 +65,7 @@ def jobs(config: dict, benchmarks_dir: Path, seed: int) -> dict[str, tuple]:
     from choicelab.studies.probes.items import train_roles
     from choicelab.studies.probes.jobs import finetune_recipe
 
-    bets = bets_settings(config)
+    bets = study_settings(config, "bets")
     stage = bets.default_stage
     train, dev, _ = default_stage_items(stage.data, command_data_root(config["data_mirror"], "the bets default stage"),
                                         train_size=stage.train_size,
@@ -146,7 +146,7 @@ def seeds_main(args: argparse.Namespace) -> int:
     import torch
 
     from choicelab.lm import usage
-    from choicelab.mc.finetune import fine_tune_checkpoints
+    from choicelab.mc.finetune import CheckpointOut, TrainingData, fine_tune_checkpoints
 
     config = default_config()
     kind, _, name = args.job.partition(":")
@@ -162,10 +162,11 @@ def seeds_main(args: argparse.Namespace) -> int:
             evaluation, start_dir = gate_items(kind, name, config, args, group[0], base)
             before = sum(e["useful_flops"] for e in usage.usage().values())
             cpu, wall = time.process_time(), time.perf_counter()
-            metas = fine_tune_checkpoints(start_dir, train, dev, replace(recipe, batch_order=order),
-                                          {seed: Path(args.out) / order / f"{name}{seed}" for seed in group},
-                                          names={seed: f"{name}{seed}" for seed in group}, device="cpu",
-                                          evaluation=evaluation, log=lambda _: None)
+            metas = fine_tune_checkpoints(start_dir, TrainingData(train, dev, evaluation=evaluation),
+                                          replace(recipe, batch_order=order),
+                                          {seed: CheckpointOut(Path(args.out) / order / f"{name}{seed}",
+                                                               f"{name}{seed}") for seed in group},
+                                          device="cpu", log=lambda _: None)
             cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
             useful = sum(e["useful_flops"] for e in usage.usage().values()) - before
             peak = usage.one_thread_peak()
@@ -188,14 +189,14 @@ def gate_items(kind: str, name: str, config: dict, args: argparse.Namespace, see
 
     if kind == "probes":
         return read_items(Path(args.benchmarks_dir) / f"{name}.gate.parquet"), base
-    from choicelab.mc.finetune import fine_tune_checkpoint
+    from choicelab.mc.finetune import CheckpointOut, TrainingData, fine_tune_checkpoint
     from choicelab.studies.bets.items import question_set
 
     default = Path(args.out) / f"default{seed}"
     if not (default / "model.json").exists():
         train, dev, recipe = jobs(config, Path(args.benchmarks_dir), seed)["bets:default"]
-        fine_tune_checkpoint(base, train, dev, recipe, default, name=f"default{seed}", device="cpu",
-                             log=lambda _: None)
+        fine_tune_checkpoint(base, TrainingData(train, dev), recipe, CheckpointOut(default, f"default{seed}"),
+                             device="cpu")
     return question_set(name, "test"), default
 
 

@@ -123,9 +123,9 @@ def seeds_main(args: argparse.Namespace) -> int:
     out = Path(args.out) / args.mode
     start = time.process_time()
     if args.mode == "shared" and hasattr(finetune, "fine_tune_checkpoints"):
-        metas = finetune.fine_tune_checkpoints(args.model, fit, heldout, params, {s: out / f"seed{s}" for s in seeds},
-                                               names={s: f"seed{s}" for s in seeds}, device="cpu", evaluation=gate,
-                                               log=lambda _: None)
+        metas = finetune.fine_tune_checkpoints(args.model, finetune.TrainingData(fit, heldout, evaluation=gate), params,
+                                               {s: finetune.CheckpointOut(out / f"seed{s}", f"seed{s}") for s in seeds},
+                                               device="cpu", log=lambda _: None)
         seconds = [float("nan")] * len(seeds)
     elif args.mode == "shared":
         raise SystemExit(f"{finetune.__file__} has no fine_tune_checkpoints: run --mode per-seed with that checkout")
@@ -135,9 +135,10 @@ def seeds_main(args: argparse.Namespace) -> int:
         metas, seconds = [], []
         for seed in seeds:
             began = time.process_time()
-            metas.append(finetune.fine_tune_checkpoint(args.model, fit, heldout, replace(params, seed=seed),
-                                                       out / f"seed{seed}", name=f"seed{seed}", device="cpu",
-                                                       evaluation=gate))
+            metas.append(finetune.fine_tune_checkpoint(args.model, finetune.TrainingData(fit, heldout, evaluation=gate),
+                                                       replace(params, seed=seed),
+                                                       finetune.CheckpointOut(out / f"seed{seed}", f"seed{seed}"),
+                                                       device="cpu"))
             seconds.append(time.process_time() - began)
     cpu = time.process_time() - start
     for seed, meta, sec in zip(seeds, metas, seconds, strict=True):

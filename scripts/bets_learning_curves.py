@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from choicelab.lm.recipe import Recipe
-from choicelab.mc.finetune import fine_tune_checkpoint
+from choicelab.mc.finetune import CheckpointOut, TrainingData, fine_tune_checkpoint
 from choicelab.stats import seeded_subsample
 from choicelab.studies.bets.items import question_set
 from choicelab.studies.bets.stages import default_stage_items
@@ -63,8 +63,8 @@ def main() -> None:
             learning_rate=5e-5, batch_size=8, max_epochs=args.default_epochs, seed=args.seed,
             input_format=args.format, max_length=96,
         )
-        meta = fine_tune_checkpoint(base, train, dev, params, default, name="default", device="cpu",
-                                    training_notes={"data": described, "stage": "default"})
+        meta = fine_tune_checkpoint(base, TrainingData(train, dev, notes={"data": described, "stage": "default"}),
+                                    params, CheckpointOut(default, "default"), device="cpu")
         print(json.dumps({"default_stage": str(default), "best_dev": meta["training"]["best_dev_accuracy"],
                           "wall_s": round(time.time() - t0, 1), "cpu_s": round(time.process_time() - c0, 1)}))
 

@@ -11,6 +11,8 @@ from choicelab.lm.loading import load_encoder_mc
 from choicelab.lm.prepare import prepare_model
 from choicelab.lm.recipe import Recipe
 from choicelab.mc.finetune import (
+    CheckpointOut,
+    TrainingData,
     fine_tune_checkpoint,
     require_input_format,
     trained_input_format,
@@ -31,8 +33,9 @@ def test_checkpoint_records_training_and_loads_like_any_model(tmp_path):
         max_length=128,
     )
     dev = toy_items(16, 1, "dev", 2)
-    meta = fine_tune_checkpoint(base, toy_items(48, 0, "train", 2), dev, params, tmp_path / "ckpt",
-                                name="tiny-bert__toy", device="cpu")
+    meta = fine_tune_checkpoint(base, TrainingData(toy_items(48, 0, "train", 2), dev), params,
+                                CheckpointOut(tmp_path / "ckpt", "tiny-bert__toy"),
+                                device="cpu")
     on_disk = json.loads((tmp_path / "ckpt" / "model.json").read_text())
     assert on_disk == meta
     assert meta["base_model"]["weights_sha256"] == base_meta["weights_sha256"]
@@ -64,8 +67,9 @@ def test_training_stops_at_the_target_and_records_whether_it_was_reached(tmp_pat
         input_format="pair",
         max_length=128,
     )
-    meta = fine_tune_checkpoint(base, toy_items(16, 0, "train", 2), toy_items(8, 1, "dev", 2), params,
-                                tmp_path / "ckpt", name="tiny-bert__target", device="cpu")
+    meta = fine_tune_checkpoint(base, TrainingData(toy_items(16, 0, "train", 2), toy_items(8, 1, "dev", 2)), params,
+                                CheckpointOut(tmp_path / "ckpt", "tiny-bert__target"),
+                                device="cpu")
     training = meta["training"]
     assert training["reached_target"] is reached
     # a reachable target stops after the first evaluation (end of epoch 1); an unreachable one trains every epoch
@@ -79,8 +83,9 @@ def _tiny_checkpoint(tmp_path, input_format):
         prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert"}, base, seed=0)
     params = Recipe(learning_rate=5e-3, batch_size=8, max_epochs=1, seed=0, input_format=input_format, max_length=128)
     out = tmp_path / f"ckpt_{input_format}"
-    fine_tune_checkpoint(base, toy_items(16, 0, "train", 3), toy_items(8, 1, "dev", 3), params, out,
-                         name=f"tiny-bert__{input_format}", device="cpu")
+    fine_tune_checkpoint(base, TrainingData(toy_items(16, 0, "train", 3), toy_items(8, 1, "dev", 3)), params,
+                         CheckpointOut(out, f"tiny-bert__{input_format}"),
+                                device="cpu")
     return base, out
 
 
@@ -97,8 +102,9 @@ def test_task_fine_tuning_refuses_a_base_checkpoint_trained_in_another_format(tm
     _, ckpt = _tiny_checkpoint(tmp_path, "pair")
     params = Recipe(learning_rate=5e-3, batch_size=8, max_epochs=1, seed=0, input_format="concat", max_length=128)
     with pytest.raises(ValueError, match="fine-tuning from it"):
-        fine_tune_checkpoint(ckpt, toy_items(8, 0, "train", 3), toy_items(8, 1, "dev", 3), params,
-                             tmp_path / "task", name="tiny-bert__task", device="cpu")
+        fine_tune_checkpoint(ckpt, TrainingData(toy_items(8, 0, "train", 3), toy_items(8, 1, "dev", 3)), params,
+                             CheckpointOut(tmp_path / "task", "tiny-bert__task"),
+                                device="cpu")
 
 
 def test_bets_scoring_uses_the_format_the_checkpoint_was_trained_in(tmp_path):
@@ -133,8 +139,9 @@ def test_frozen_word_embeddings_stay_the_pretrained_ones_while_the_rest_learns(t
         input_format="pair",
         max_length=128,
     )
-    meta = fine_tune_checkpoint(base, toy_items(16, 0, "train", 3), toy_items(8, 1, "dev", 3), params,
-                                tmp_path / "ckpt", name="tiny-bert__frozen", device="cpu")
+    meta = fine_tune_checkpoint(base, TrainingData(toy_items(16, 0, "train", 3), toy_items(8, 1, "dev", 3)), params,
+                                CheckpointOut(tmp_path / "ckpt", "tiny-bert__frozen"),
+                                device="cpu")
     assert meta["training"]["params"]["freeze_word_embeddings"] is True
     before, _, _ = load_encoder_mc(base, seed=0, device="cpu")
     after, _, _ = load_encoder_mc(tmp_path / "ckpt", seed=0, device="cpu")
@@ -150,8 +157,9 @@ def test_a_nan_loss_stops_training_with_a_clear_error_and_saves_nothing(tmp_path
         learning_rate=float("inf"), batch_size=4, max_epochs=1, seed=0, input_format="pair", max_length=128
     )  # weights blow up
     with pytest.raises(FloatingPointError, match="nothing is saved"):
-        fine_tune_checkpoint(base, toy_items(16, 0, "train", 2), toy_items(4, 1, "dev", 2), params,
-                             tmp_path / "ckpt", name="tiny-bert__nan", device="cpu")
+        fine_tune_checkpoint(base, TrainingData(toy_items(16, 0, "train", 2), toy_items(4, 1, "dev", 2)), params,
+                             CheckpointOut(tmp_path / "ckpt", "tiny-bert__nan"),
+                                device="cpu")
     assert not (tmp_path / "ckpt").exists()
 
 
@@ -161,8 +169,9 @@ def test_half_precision_encoder_weights_are_refused_naming_the_model_and_the_fix
     prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert", "dtype": dtype}, base, seed=0)
     params = Recipe(learning_rate=1e-3, batch_size=4, max_epochs=1, seed=0, input_format="pair", max_length=128)
     with pytest.raises(ValueError, match=f"'tiny-bert'.*{why}.*models.tiny-bert.dtype: float32"):
-        fine_tune_checkpoint(base, toy_items(8, 0, "train", 2), toy_items(4, 1, "dev", 2), params,
-                             tmp_path / "ckpt", name="tiny-bert__half", device="cpu")
+        fine_tune_checkpoint(base, TrainingData(toy_items(8, 0, "train", 2), toy_items(4, 1, "dev", 2)), params,
+                             CheckpointOut(tmp_path / "ckpt", "tiny-bert__half"),
+                                device="cpu")
     assert not (tmp_path / "ckpt").exists()
 
 
@@ -176,8 +185,9 @@ def test_training_is_recorded_with_its_precision_and_tokenizes_once(tmp_path, mo
     base = tmp_path / "tiny-bert"
     prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert"}, base, seed=0)
     params = Recipe(learning_rate=1e-3, batch_size=4, max_epochs=2, seed=0, input_format="pair", max_length=128)
-    meta = fine_tune_checkpoint(base, toy_items(16, 0, "train", 2), toy_items(4, 1, "dev", 2), params,
-                                tmp_path / "ckpt", name="tiny-bert__fp32", device="cpu")
+    meta = fine_tune_checkpoint(base, TrainingData(toy_items(16, 0, "train", 2), toy_items(4, 1, "dev", 2)), params,
+                                CheckpointOut(tmp_path / "ckpt", "tiny-bert__fp32"),
+                                device="cpu")
     assert meta["training"]["precision"] == "fp32" and meta["training"]["steps"] == 8
     assert len(calls) == 1
 

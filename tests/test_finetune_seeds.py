@@ -12,7 +12,7 @@ from choicelab.lm.encoder import accuracy_of, mc_logits
 from choicelab.lm.loading import load_encoder_mc
 from choicelab.lm.prepare import prepare_model
 from choicelab.lm.recipe import Recipe
-from choicelab.mc.finetune import fine_tune_checkpoint, fine_tune_checkpoints
+from choicelab.mc.finetune import CheckpointOut, TrainingData, fine_tune_checkpoint, fine_tune_checkpoints
 from conftest import toy_items
 
 PARAMS = Recipe(learning_rate=1e-2, batch_size=4, max_epochs=2, seed=0, frozen_layers=1, max_length=32,
@@ -35,11 +35,12 @@ def test_seeds_trained_in_one_job_equal_one_job_per_seed_byte_for_byte(tiny_bert
     the same training record -- losses, dev history, gate accuracies -- as each seed trained alone."""
     train, dev, gate = _data()
     seeds = (7, 8)
-    together = fine_tune_checkpoints(tiny_bert, train, dev, PARAMS, {s: tmp_path / f"together{s}" for s in seeds},
-                                     names={s: f"tiny__seed{s}" for s in seeds}, device="cpu", evaluation=gate,
-                                     log=lambda _: None)
-    alone = [fine_tune_checkpoint(tiny_bert, train, dev, Recipe(**{**PARAMS.__dict__, "seed": s}),
-                                  tmp_path / f"alone{s}", name=f"tiny__seed{s}", device="cpu", evaluation=gate)
+    data = TrainingData(train, dev, evaluation=gate)
+    together = fine_tune_checkpoints(tiny_bert, data, PARAMS,
+                                     {s: CheckpointOut(tmp_path / f"together{s}", f"tiny__seed{s}") for s in seeds},
+                                     device="cpu", log=lambda _: None)
+    alone = [fine_tune_checkpoint(tiny_bert, data, Recipe(**{**PARAMS.__dict__, "seed": s}),
+                                  CheckpointOut(tmp_path / f"alone{s}", f"tiny__seed{s}"), device="cpu")
              for s in seeds]
     for shared, single, seed in zip(together, alone, seeds, strict=True):
         assert shared["training"]["params"]["seed"] == seed
@@ -53,8 +54,8 @@ def test_the_gate_on_cached_encodings_equals_the_whole_encoder_before_and_after_
     recorded before training (base + the seed's fresh head) and after (the saved checkpoint) are those of the whole
     encoder run on the same items."""
     train, dev, gate = _data()
-    (meta,) = fine_tune_checkpoints(tiny_bert, train, dev, PARAMS, {3: tmp_path / "ckpt"}, names={3: "tiny"},
-                                    device="cpu", evaluation=gate, log=lambda _: None)
+    (meta,) = fine_tune_checkpoints(tiny_bert, TrainingData(train, dev, evaluation=gate), PARAMS,
+                                    {3: CheckpointOut(tmp_path / "ckpt", "tiny")}, device="cpu", log=lambda _: None)
 
     def whole(folder):
         model, tokenizer, _ = load_encoder_mc(folder, seed=3, device="cpu")
@@ -72,8 +73,9 @@ def test_the_frozen_bottom_runs_once_for_all_seeds(tiny_bert, tmp_path, monkeypa
     real = encoder.encode_frozen
     monkeypatch.setattr(encoder, "encode_frozen", lambda *a, **k: calls.append(len(a[2])) or real(*a, **k))
     train, dev, gate = _data()
-    fine_tune_checkpoints(tiny_bert, train, dev, PARAMS, {s: tmp_path / f"s{s}" for s in (1, 2, 3)},
-                          names={s: f"s{s}" for s in (1, 2, 3)}, device="cpu", evaluation=gate, log=lambda _: None)
+    fine_tune_checkpoints(tiny_bert, TrainingData(train, dev, evaluation=gate), PARAMS,
+                          {s: CheckpointOut(tmp_path / f"s{s}", f"s{s}") for s in (1, 2, 3)}, device="cpu",
+                          log=lambda _: None)
     assert sorted(calls) == sorted([len(train), len(dev), len(gate)])
 
 
@@ -91,7 +93,7 @@ def test_encodings_of_other_items_or_another_recipe_are_refused(tiny_bert):
         fine_tune_mc(model, tokenizer, train, dev, replace(PARAMS, max_length=64),
                      frozen=FrozenSplits(frozen_train_64, frozen_dev), log=lambda _: None)
     with pytest.raises(ValueError, match="fine_tune_checkpoints needs at least one seed"):
-        fine_tune_checkpoints(tiny_bert, train, dev, PARAMS, {}, names={}, device="cpu")
+        fine_tune_checkpoints(tiny_bert, TrainingData(train, dev), PARAMS, {}, device="cpu")
 
 
 def test_seed_checkpoints_score_items_on_one_shared_bottom_with_the_whole_encoders_logits(tiny_bert, tmp_path):
@@ -106,8 +108,10 @@ def test_seed_checkpoints_score_items_on_one_shared_bottom_with_the_whole_encode
 
     train, dev, gate = _data()
     folders = [tmp_path / f"s{s}" for s in (1, 2)]
-    fine_tune_checkpoints(tiny_bert, train, dev, PARAMS, dict(zip((1, 2), folders, strict=True)),
-                          names={1: "s1", 2: "s2"}, device="cpu", log=lambda _: None)
+    fine_tune_checkpoints(tiny_bert, TrainingData(train, dev), PARAMS,
+                          {seed: CheckpointOut(folder, f"s{seed}")
+                           for seed, folder in zip((1, 2), folders, strict=True)},
+                          device="cpu", log=lambda _: None)
     gate = gate + toy_items(5, 3, "two", 2) + toy_items(4, 4, "four", 4)  # probed items: any number of choices
     shared = checkpoints_mc_logits(folders, gate, input_format="pair", max_length=32, device="cpu")
     for folder, logits in zip(folders, shared, strict=True):

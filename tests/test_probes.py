@@ -353,7 +353,7 @@ def test_finetune_dropout_sets_the_multiple_choice_heads_dropout_and_leaves_the_
     """``finetune.dropout`` (isi-nlp/ai2: 0.3) applies to the dropout before the MC head, as in the ai2 model."""
     from choicelab.lm import encoder
     from choicelab.lm.prepare import prepare_model
-    from choicelab.mc.finetune import fine_tune_checkpoint
+    from choicelab.mc.finetune import CheckpointOut, TrainingData, fine_tune_checkpoint
     from conftest import toy_items
 
     seen = {}
@@ -370,8 +370,8 @@ def test_finetune_dropout_sets_the_multiple_choice_heads_dropout_and_leaves_the_
     prepare_model("tiny-bert", {"kind": "encoder", "source": "random:bert"}, base, seed=0)
     params = Recipe(learning_rate=1e-3, batch_size=8, max_epochs=1, seed=0, dropout=0.3, input_format="pair",
                     max_length=128)
-    meta = fine_tune_checkpoint(base, toy_items(16, 0, "train", 2), toy_items(8, 1, "dev", 2), params,
-                                tmp_path / "ckpt", name="tiny-bert__toy", device="cpu")
+    meta = fine_tune_checkpoint(base, TrainingData(toy_items(16, 0, "train", 2), toy_items(8, 1, "dev", 2)), params,
+                                CheckpointOut(tmp_path / "ckpt", "tiny-bert__toy"), device="cpu")
     assert seen["head"] == [0.3] and 0.3 not in seen["encoder"]
     assert meta["training"]["params"]["dropout"] == 0.3
 

@@ -253,7 +253,7 @@ def test_a_fine_tuned_checkpoint_carries_its_rule_and_its_accuracies_n_and_inter
     """model.json's dev accuracy measured on a few items says how few and how uncertain; provenance.json credits the
     training rule, whose inputs are the base model and the training data."""
     from choicelab.lm.prepare import prepare_model
-    from choicelab.mc.finetune import fine_tune_checkpoint
+    from choicelab.mc.finetune import CheckpointOut, TrainingData, fine_tune_checkpoint
     from choicelab.mc.items import write_items
     from choicelab.stats import exact_interval
     from conftest import toy_items
@@ -265,10 +265,9 @@ def test_a_fine_tuned_checkpoint_carries_its_rule_and_its_accuracies_n_and_inter
     write_items("train.parquet", train, record_json(make_record(rule="benchmark", inputs=[])))
     record = make_record(rule="probes_finetune", inputs=["results/models/tiny-bert", "train.parquet"],
                          params={"finetune": {"learning_rate": 5e-3}})
-    meta = fine_tune_checkpoint("results/models/tiny-bert", train, dev,
+    meta = fine_tune_checkpoint("results/models/tiny-bert", TrainingData(train, dev, evaluation=dev),
                                 Recipe(learning_rate=5e-3, batch_size=8, max_epochs=1, seed=0, input_format="pair",
-                                       max_length=128), "ckpt",
-                                name="ck", device="cpu", evaluation=dev, record=record)
+                                       max_length=128), CheckpointOut("ckpt", "ck", record), device="cpu")
     dev_interval = meta["training"]["accuracy_intervals"]["best_dev_accuracy"]
     assert dev_interval["n"] == 8 and dev_interval["accuracy"] == meta["training"]["best_dev_accuracy"]
     assert dev_interval["ci95"] == list(exact_interval(dev_interval["correct"], 8))

@@ -53,51 +53,46 @@ def require_input_format(checkpoint_dir: str | Path, configured: str, *, purpose
     return configured
 
 
-def fine_tune_checkpoint(
-    base_dir: str | Path,
-    train: Sequence[MCItem],
-    dev: Sequence[MCItem],
-    params: Recipe,
-    out_dir: str | Path,
-    *,
-    name: str,
-    device: str = "auto",
-    training_notes: dict[str, Any] | None = None,
-    evaluation: Sequence[MCItem] | None = None,
-    record: Mapping[str, Any] | None = None,
-) -> dict[str, Any]:
-    """Fine-tune the encoder in ``base_dir`` and save the checkpoint atomically to ``out_dir``.
+@dataclass(frozen=True)
+class TrainingData:
+    """The items of one fine-tuning job: ``train`` and ``dev`` (model selection), optional ``evaluation`` items (the
+    competence gate: never trained on nor used for selection) and ``notes`` added to the training record (e.g. which
+    data a stage was trained on)."""
 
-    ``training_notes`` are added to the training record (e.g. which data a stage was trained on). ``evaluation``
-    items (never trained on nor used for selection) are scored before training (the base model with its freshly
-    initialised head: the untrained-head control of the same seed) and after (the kept state); the record gets both
-    accuracies, their count and the items' chance level (the competence gate's inputs). Every accuracy of the record
-    comes with its n and exact 95% interval (``accuracy_intervals``, :func:`accuracy_interval`): a dev accuracy of 0.8
-    on 20 items is [0.56, 0.94]. ``record`` (the training job's provenance record: rule, recipe, base model and
-    training data) is saved in the folder as ``provenance.json``, so the checkpoint is credited to its rule.
-    The one-seed case of :func:`fine_tune_checkpoints`.
+    train: Sequence[MCItem]
+    dev: Sequence[MCItem]
+    evaluation: Sequence[MCItem] | None = None
+    notes: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class CheckpointOut:
+    """Where one seed's checkpoint goes: its folder, the name in its ``model.json`` and the training job's provenance
+    record (rule, recipe, base model and training data), saved in the folder as ``provenance.json`` so the checkpoint
+    is credited to its rule."""
+
+    path: str | Path
+    name: str
+    record: Mapping[str, Any] | None = None
+
+
+def fine_tune_checkpoint(base_dir: str | Path, data: TrainingData, params: Recipe, out: CheckpointOut, *,
+                         device: str = "auto") -> dict[str, Any]:
+    """Fine-tune the encoder in ``base_dir`` and save the checkpoint atomically to ``out.path``.
+
+    ``data.evaluation`` items are scored before training (the base model with its freshly initialised head: the
+    untrained-head control of the same seed) and after (the kept state); the record gets both accuracies, their count
+    and the items' chance level (the competence gate's inputs). Every accuracy of the record comes with its n and
+    exact 95% interval (``accuracy_intervals``, :func:`accuracy_interval`): a dev accuracy of 0.8 on 20 items is
+    [0.56, 0.94]. The one-seed case of :func:`fine_tune_checkpoints`.
     """
-    (meta,) = fine_tune_checkpoints(base_dir, train, dev, params, {params.seed: out_dir}, names={params.seed: name},
-                                    device=device, training_notes=training_notes, evaluation=evaluation,
-                                    records=None if record is None else {params.seed: record})
+    (meta,) = fine_tune_checkpoints(base_dir, data, params, {params.seed: out}, device=device)
     return meta
 
 
-def fine_tune_checkpoints(
-    base_dir: str | Path,
-    train: Sequence[MCItem],
-    dev: Sequence[MCItem],
-    params: Recipe,
-    out_dirs: Mapping[int, str | Path],
-    *,
-    names: Mapping[int, str],
-    device: str = "auto",
-    training_notes: dict[str, Any] | None = None,
-    evaluation: Sequence[MCItem] | None = None,
-    records: Mapping[int, Mapping[str, Any]] | None = None,
-    log: Callable[[str], None] = print,
-) -> list[dict[str, Any]]:
-    """One checkpoint per seed (the keys of ``out_dirs``; ``params.seed`` is replaced by each) from the same base,
+def fine_tune_checkpoints(base_dir: str | Path, data: TrainingData, params: Recipe, outs: Mapping[int, CheckpointOut],
+                          *, device: str = "auto", log: Callable[[str], None] = print) -> list[dict[str, Any]]:
+    """One checkpoint per seed (the keys of ``outs``; ``params.seed`` is replaced by each) from the same base,
     data and recipe, saved as :func:`fine_tune_checkpoint` saves one; returns their ``model.json`` records in seed
     order. What does not depend on the seed is computed once for all of them: with ``params.frozen_layers`` > 0 the
     tokenization and the frozen bottom's encodings of the train, dev and evaluation items
@@ -108,11 +103,9 @@ def fine_tune_checkpoints(
     from choicelab.lm.encoder import FrozenSplits, check_trainable_dtype, encode_frozen
     from choicelab.lm.loading import load_encoder_mc, read_model_json
 
-    seeds = list(out_dirs)
+    seeds = list(outs)
     if not seeds:
-        raise ValueError("fine_tune_checkpoints needs at least one seed (out_dirs is empty)")
-    if set(names) != set(seeds) or (records is not None and set(records) != set(seeds)):
-        raise ValueError(f"names and records must name the seeds of out_dirs ({seeds})")
+        raise ValueError("fine_tune_checkpoints needs at least one seed (outs is empty)")
     require_input_format(base_dir, params.input_format, purpose="fine-tuning from it")
     base_meta = read_model_json(base_dir)
     model, tokenizer, _ = load_encoder_mc(base_dir, seed=seeds[0], device=device)
@@ -121,31 +114,27 @@ def fine_tune_checkpoints(
     if params.frozen_layers:  # seed-independent: the base weights below the trained layers, the items, the recipe
         shape = {"frozen_layers": params.frozen_layers, "input_format": params.input_format,
                  "max_length": params.max_length}
-        shared = {"frozen": FrozenSplits(encode_frozen(model, tokenizer, train, **shape),
-                                         encode_frozen(model, tokenizer, dev, **shape))}
-        if evaluation:
-            shared["frozen_evaluation"] = encode_frozen(model, tokenizer, evaluation, **shape)
-    job = _Job(base_meta, train, dev, evaluation, training_notes, log, **shared)
+        shared = {"frozen": FrozenSplits(encode_frozen(model, tokenizer, data.train, **shape),
+                                         encode_frozen(model, tokenizer, data.dev, **shape))}
+        if data.evaluation:
+            shared["frozen_evaluation"] = encode_frozen(model, tokenizer, data.evaluation, **shape)
+    job = _Job(base_meta, data, log, **shared)
     metas = []
     for index, seed in enumerate(seeds):
         if index:  # a fresh model per seed: its head initialised from its seed
             model, tokenizer, _ = load_encoder_mc(base_dir, seed=seed, device=device)
-        log(f"seed {seed}: fine-tuning {names[seed]}")
-        metas.append(_train_and_save(model, tokenizer, job, replace(params, seed=seed), out_dirs[seed], names[seed],
-                                     None if records is None else records[seed]))
+        log(f"seed {seed}: fine-tuning {outs[seed].name}")
+        metas.append(_train_and_save(model, tokenizer, job, replace(params, seed=seed), outs[seed]))
     return metas
 
 
 @dataclass(frozen=True)
 class _Job:
-    """What the seeds of one fine-tuning job share: the base model's record, the items, the notes for the record, the
-    log, and (frozen layers) the items' frozen encodings."""
+    """What the seeds of one fine-tuning job share: the base model's record, the items and notes, the log, and
+    (frozen layers) the items' frozen encodings."""
 
     base_meta: Mapping[str, Any]
-    train: Sequence[MCItem]
-    dev: Sequence[MCItem]
-    evaluation: Sequence[MCItem] | None
-    training_notes: dict[str, Any] | None
+    data: TrainingData
     log: Callable[[str], None]
     frozen: Any = None  # choicelab.lm.encoder.FrozenSplits of train and dev
     frozen_evaluation: Any = None  # choicelab.lm.encoder.FrozenEncodings of the evaluation items
@@ -157,31 +146,31 @@ def _evaluation_accuracy(model: Any, tokenizer: Any, job: _Job, recipe: Recipe) 
     from choicelab.lm.encoder import accuracy_of, frozen_mc_logits, mc_logits
 
     if job.frozen_evaluation is not None:
-        logits = frozen_mc_logits(model, job.evaluation, job.frozen_evaluation)
+        logits = frozen_mc_logits(model, job.data.evaluation, job.frozen_evaluation)
     else:
-        logits = mc_logits(model, tokenizer, job.evaluation, input_format=recipe.input_format,
+        logits = mc_logits(model, tokenizer, job.data.evaluation, input_format=recipe.input_format,
                            max_length=recipe.max_length)
-    return accuracy_of(logits, job.evaluation)
+    return accuracy_of(logits, job.data.evaluation)
 
 
-def _train_and_save(model: Any, tokenizer: Any, job: _Job, recipe: Recipe, out_dir: str | Path, name: str,
-                    record: Mapping[str, Any] | None) -> dict[str, Any]:
+def _train_and_save(model: Any, tokenizer: Any, job: _Job, recipe: Recipe, out: CheckpointOut) -> dict[str, Any]:
     """Fine-tune one seed's model, scoring the evaluation items before and after; save the checkpoint folder."""
     from choicelab.lm.encoder import fine_tune_mc
 
+    data = job.data
     gate: dict[str, Any] = {}
-    if job.evaluation:
-        gate = {"evaluation_items": len(job.evaluation),
+    if data.evaluation:
+        gate = {"evaluation_items": len(data.evaluation),
                 "initial_evaluation_accuracy": _evaluation_accuracy(model, tokenizer, job, recipe),
-                "evaluation_chance": sum(1 / len(item.choices) for item in job.evaluation) / len(job.evaluation)}
-    result = fine_tune_mc(model, tokenizer, job.train, job.dev, recipe, frozen=job.frozen, log=job.log)
-    if job.evaluation:
+                "evaluation_chance": sum(1 / len(item.choices) for item in data.evaluation) / len(data.evaluation)}
+    result = fine_tune_mc(model, tokenizer, data.train, data.dev, recipe, frozen=job.frozen, log=job.log)
+    if data.evaluation:
         gate["evaluation_accuracy"] = _evaluation_accuracy(model, tokenizer, job, recipe)
     training = {
         "params": asdict(recipe),
-        "train_items": len(job.train),
-        "dev_items": len(job.dev),
-        "dev_chance": sum(1 / len(item.choices) for item in job.dev) / len(job.dev),  # the competence gate's floor
+        "train_items": len(data.train),
+        "dev_items": len(data.dev),
+        "dev_chance": sum(1 / len(item.choices) for item in data.dev) / len(data.dev),  # the competence gate's floor
         "epochs_run": result.epochs_run,
         "steps": result.steps,
         "best_dev_accuracy": result.best_dev_accuracy,
@@ -190,7 +179,7 @@ def _train_and_save(model: Any, tokenizer: Any, job: _Job, recipe: Recipe, out_d
         "history": result.history,
         "precision": result.precision,
         **gate,
-        **(job.training_notes or {}),
+        **(data.notes or {}),
     }
     training["accuracy_intervals"] = {
         key: accuracy_interval(training[key], training[n_key])
@@ -198,22 +187,22 @@ def _train_and_save(model: Any, tokenizer: Any, job: _Job, recipe: Recipe, out_d
                            ("evaluation_accuracy", "evaluation_items"))
         if training.get(key) is not None and training.get(n_key)
     }
-    return _save(model, tokenizer, job.base_meta, training, out_dir, name, record)
+    return _save(model, tokenizer, job.base_meta, training, out)
 
 
-def _save(model: Any, tokenizer: Any, base_meta: Mapping[str, Any], training: dict[str, Any], out_dir: str | Path,
-          name: str, record: Mapping[str, Any] | None) -> dict[str, Any]:
+def _save(model: Any, tokenizer: Any, base_meta: Mapping[str, Any], training: dict[str, Any],
+          out: CheckpointOut) -> dict[str, Any]:
     """The checkpoint folder, written atomically: weights, tokenizer, ``model.json`` (with ``training``) and the
     training job's provenance record."""
     from choicelab.lm.registry import weights_digest
 
-    with atomic_directory(out_dir) as tmp:
+    with atomic_directory(out.path) as tmp:
         model.save_pretrained(str(tmp), safe_serialization=True)
         tokenizer.save_pretrained(str(tmp))
         combined, per_file = weights_digest(tmp)
         meta = {
             **{k: base_meta.get(k) for k in ("kind", "dtype", "max_context_length", "has_chat_template")},
-            "name": name,
+            "name": out.name,
             "source": f"finetune:{base_meta['name']}",
             "architecture": type(model).__name__,
             "weights_sha256": combined,
@@ -223,8 +212,8 @@ def _save(model: Any, tokenizer: Any, base_meta: Mapping[str, Any], training: di
             "library_versions": base_meta.get("library_versions", {}),
         }
         write_json(tmp / "model.json", meta)
-        if record is not None:
-            write_model_record(tmp, record)
+        if out.record is not None:
+            write_model_record(tmp, out.record)
     return meta
 
 

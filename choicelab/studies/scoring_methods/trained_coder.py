@@ -32,7 +32,7 @@ import pandas as pd
 
 from choicelab.io import canonical_json, sha256_bytes, sha256_file, write_json
 from choicelab.lm.recipe import Recipe
-from choicelab.mc.finetune import fine_tune_checkpoint
+from choicelab.mc.finetune import CheckpointOut, TrainingData, fine_tune_checkpoint
 from choicelab.mc.items import MCItem
 from choicelab.studies.scoring_methods import coder as fc
 from choicelab.studies.scoring_methods.coder import HAND_CODED_DIR
@@ -203,8 +203,8 @@ def train_coder(base_dir: str | Path, hand: pd.DataFrame, options: Options, out_
                     max_epochs=recipe.max_epochs, seed=recipe.seed, input_format=INPUT_FORMAT,
                     max_length=max_length, frozen_layers=recipe.frozen_layers, patience=2)
     data = training_data_record(hand, hand_root, items)
-    fine_tune_checkpoint(base_dir, train, dev, params, out_dir, name=name, device=device,
-                         training_notes={"coder": {"recipe": asdict(recipe), **data}}, record=record)
+    fine_tune_checkpoint(base_dir, TrainingData(train, dev, notes={"coder": {"recipe": asdict(recipe), **data}}),
+                         params, CheckpointOut(out_dir, name, record), device=device)
     model, tokenizer, _ = load_encoder_mc(out_dir, seed=recipe.seed, device=device)
     calibration = calibrate_error_threshold(item_probabilities(model, tokenizer, dev, max_length),
                                             [it.label for it in dev])

@@ -8,6 +8,7 @@ win/lose variants, a value question in up to two orders, and the pair is what wa
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -207,88 +208,66 @@ def _beliefs(scores: pd.DataFrame, checkpoint: str, belief_set: str, split: str)
     }
 
 
-def _record(
-    rq: str,
-    checkpoint: str,
-    stage_label: str,
-    eval_set: str,
-    split: str,
-    ground_truth: str,
-    correct: np.ndarray,
-    p0: float,
-    units: Sequence[str],
-    tuned: Mapping[str, Any] | None = None,
-    tuned_on: str = "",
-) -> dict[str, Any]:
-    model, _ = split_checkpoint(checkpoint)
-    tuned = tuned or {}
-    return {
-        "rq": rq,
-        "model": model,
-        "stage": stage_label,
-        "checkpoint": checkpoint,
-        "eval_set": eval_set,
-        "split": split,
-        "ground_truth": ground_truth,
-        "tuned_on": tuned_on,
-        "threshold": tuned.get("threshold", float("nan")),
-        "dev_accuracy": tuned.get("dev_accuracy", float("nan")),
-        **_summary(correct, p0, units),
-    }
+@dataclass(frozen=True)
+class _Cell:
+    """One evaluation: the research question, the checkpoint and its stage label, the question set and split."""
+
+    rq: str
+    checkpoint: str
+    stage: str
+    eval_set: str
+    split: str
+
+    def frame(self, scores: pd.DataFrame) -> pd.DataFrame:
+        return _select(scores, self.checkpoint, self.eval_set, self.split)
+
+    def record(self, ground_truth: str, correct: np.ndarray, p0: float, units: Sequence[str], *,
+               tuned: Mapping[str, Any] | None = None, tuned_on: str = "") -> dict[str, Any]:
+        """The evaluation's row: its cell, ground truth, tuned threshold (if any) and :func:`_summary`."""
+        tuned = tuned or {}
+        return {"rq": self.rq, "model": split_checkpoint(self.checkpoint)[0], "stage": self.stage,
+                "checkpoint": self.checkpoint, "eval_set": self.eval_set, "split": self.split,
+                "ground_truth": ground_truth, "tuned_on": tuned_on,
+                "threshold": tuned.get("threshold", float("nan")),
+                "dev_accuracy": tuned.get("dev_accuracy", float("nan")), **_summary(correct, p0, units)}
+
+    def questions(self, ground_truth: str, ids: Sequence[str], units: Sequence[str], predicted: Sequence[Any],
+                  correct: np.ndarray) -> list[dict[str, Any]]:
+        """One row per question of the evaluation: its sampled unit, the prediction and whether it is correct."""
+        return [{"rq": self.rq, "checkpoint": self.checkpoint, "eval_set": self.eval_set, "split": self.split,
+                 "ground_truth": ground_truth, "item_id": i, "unit": u, "prediction": p, "correct": int(c)}
+                for i, u, p, c in zip(ids, units, predicted, correct, strict=True)]
 
 
-def _threshold_records(rq, scores, ckpt, stage_label, eval_set, split, tune_set, ground_truths, per_question):
+def _threshold_records(cell: _Cell, scores: pd.DataFrame, tune_set: str, ground_truths: Sequence[str],
+                       per_question: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The threshold method's evaluations of ``cell`` under each ground truth, tuned on ``tune_set``'s dev split."""
     records = []
-    frame = _select(scores, ckpt, eval_set, split)
-    tune = _select(scores, ckpt, tune_set, "dev")
+    frame = cell.frame(scores)
+    tune = _select(scores, cell.checkpoint, tune_set, "dev")
     for truth in ground_truths:
         if frame.empty or tune.empty:
             continue
         tuned, correct, predicted = evaluate_threshold(frame, tune, truth)
-        p0 = m.random_set_baseline(_label_sets(_eligible(frame, truth), truth))
         eligible = _eligible(frame, truth)
+        p0 = m.random_set_baseline(_label_sets(eligible, truth))
         units = _units(eligible)
-        records.append(_record(rq, ckpt, stage_label, eval_set, split, truth, correct, p0, units, tuned,
-                               f"{tune_set}:dev"))
-        ids = eligible["item_id"].to_list()
-        per_question += [
-            {
-                "rq": rq,
-                "checkpoint": ckpt,
-                "eval_set": eval_set,
-                "split": split,
-                "ground_truth": truth,
-                "item_id": i,
-                "unit": u,
-                "prediction": p,
-                "correct": int(c),
-            }
-            for i, u, p, c in zip(ids, units, predicted, correct, strict=True)
-        ]
+        records.append(cell.record(truth, correct, p0, units, tuned=tuned, tuned_on=f"{tune_set}:dev"))
+        per_question += cell.questions(truth, eligible["item_id"].to_list(), units, predicted, correct)
     return records
 
 
-def _standard_record(rq, scores, ckpt, stage_label, eval_set, split, per_question):
-    frame = _select(scores, ckpt, eval_set, split)
+def _standard_record(cell: _Cell, scores: pd.DataFrame, per_question: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The standard method's evaluation of ``cell`` (none where the checkpoint was not scored on it)."""
+    frame = cell.frame(scores)
     if frame.empty:
         return []
     predictions, correct = evaluate_standard(frame)
-    per_question += [
-        {
-            "rq": rq,
-            "checkpoint": ckpt,
-            "eval_set": eval_set,
-            "split": split,
-            "ground_truth": "standard",
-            "item_id": i,
-            "unit": u,
-            "prediction": gt.LETTERS[int(p)],
-            "correct": int(c),
-        }
-        for i, u, p, c in zip(frame["item_id"], _units(frame), predictions, correct, strict=True)
-    ]
+    units = _units(frame)
+    per_question += cell.questions("standard", frame["item_id"].to_list(), units,
+                                   [gt.LETTERS[int(p)] for p in predictions], correct)
     p0 = float(np.mean([1 / len(lg) for lg in frame["logits"]]))
-    return [_record(rq, ckpt, stage_label, eval_set, split, "standard", correct, p0, _units(frame))]
+    return [cell.record("standard", correct, p0, units)]
 
 
 def evaluate_all(
@@ -305,17 +284,17 @@ def evaluate_all(
         for template in templates:  # RQ1
             eval_set = items_mod.benchmark_name("value", template)
             for ckpt, label in ((default, "default"), (checkpoint_name(model, f"value_{template}"), "fine-tuned")):
-                records += _standard_record("rq1", scores, ckpt, label, eval_set, "test", per_question)
-                records += _threshold_records(
-                    "rq1", scores, ckpt, label, eval_set, "test", eval_set, gt.VALUE_GROUND_TRUTHS, per_question
-                )
+                cell = _Cell("rq1", ckpt, label, eval_set, "test")
+                records += _standard_record(cell, scores, per_question)
+                records += _threshold_records(cell, scores, eval_set, gt.VALUE_GROUND_TRUTHS, per_question)
         for modality in modalities:  # RQ2
             eval_set = items_mod.benchmark_name("bet", modality)
             for ckpt, label in ((default, "default"), (checkpoint_name(model, rq2_stage), "fine-tuned")):
-                frame = _select(scores, ckpt, eval_set, "test")
+                cell = _Cell("rq2", ckpt, label, eval_set, "test")
+                frame = cell.frame(scores)
                 if frame.empty:
                     continue
-                records += _standard_record("rq2", scores, ckpt, label, eval_set, "test", per_question)
+                records += _standard_record(cell, scores, per_question)
                 beliefs = _beliefs(scores, ckpt, belief_set, "test")
                 predictions, _ = evaluate_standard(frame)
                 metas = frame["meta"].to_list()
@@ -323,43 +302,18 @@ def evaluate_all(
                 correct = m.belief_conditioned_correct(
                     predictions, [meta["standard_by_belief"] for meta in metas], question_beliefs
                 )
-                records.append(
-                    _record(
-                        "rq2",
-                        ckpt,
-                        label,
-                        eval_set,
-                        "test",
-                        "bca",
-                        correct,
-                        1 / 3,
-                        _units(frame),
-                        tuned_on=f"beliefs:{belief_set}:test",
-                    )
-                )
-                records += _threshold_records(
-                    "rq2", scores, ckpt, label, eval_set, "test", eval_set, gt.BET_GROUND_TRUTHS, per_question
-                )
+                records.append(cell.record("bca", correct, 1 / 3, _units(frame), tuned_on=f"beliefs:{belief_set}:test"))
+                records += _threshold_records(cell, scores, eval_set, gt.BET_GROUND_TRUTHS, per_question)
         for source in modalities:  # RQ3
             ckpt = checkpoint_name(model, f"bet_{source}")
             tune_set = items_mod.benchmark_name("bet", source)
             for target in modalities:
                 eval_set = items_mod.benchmark_name("bet", target)
                 for split in ("train", "test"):
-                    records += _standard_record(
-                        "rq3", scores, ckpt, f"fine-tuned:{source}", eval_set, split, per_question
-                    )
-                records += _threshold_records(
-                    "rq3",
-                    scores,
-                    ckpt,
-                    f"fine-tuned:{source}",
-                    eval_set,
-                    "test",
-                    tune_set,
-                    gt.BET_GROUND_TRUTHS,
-                    per_question,
-                )
+                    records += _standard_record(_Cell("rq3", ckpt, f"fine-tuned:{source}", eval_set, split), scores,
+                                                per_question)
+                records += _threshold_records(_Cell("rq3", ckpt, f"fine-tuned:{source}", eval_set, "test"), scores,
+                                              tune_set, gt.BET_GROUND_TRUTHS, per_question)
     evaluations = pd.DataFrame.from_records(records, columns=EVALUATION_COLUMNS)
     return evaluations, pd.DataFrame.from_records(per_question)
 

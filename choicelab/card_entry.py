@@ -39,6 +39,12 @@ class Headline:
     paper: tuple[tuple[str, float], ...] = ()
     note: str = ""
     quantity: str = ""  # what the number measures where a panel mixes quantities ("kappa"): drawn on its own axis
+    interval: str = ""  # how its 95 % interval is computed: "clustered by item pair", "t over seeds"
+
+    def __post_init__(self) -> None:
+        if not self.interval:
+            raise ValueError(f"headline {self.label!r}: say how its 95 % interval is computed (interval=, e.g. "
+                             "'clustered by item', 't over seeds'): the card's caption states it")
 
     @property
     def covers_reference(self) -> bool:
@@ -150,7 +156,8 @@ def mean_headline(label: str, values: Sequence[float], unit: str, source: str, r
     if not values:
         raise ValueError(f"{source}: no values for {label!r}")
     mean, low, high = t_interval(values)
-    return Headline(label, mean, low, high, len(values), unit, source, reference, tuple(paper), note)
+    return Headline(label, mean, low, high, len(values), unit, source, reference, tuple(paper), note,
+                    interval=f"t over {unit}")
 
 
 def chance_flags(study: str, headlines: Sequence[Headline], reference: str = "chance ({:.2f})",

@@ -108,7 +108,8 @@ TOY_PACKAGE = {
             path = table_path(root, "toy", ARTIFACTS, "heads")
             row = read_table(path).iloc[0]
             low, high = exact_interval(round(row["heads"] * row["n"]), int(row["n"]))
-            h = Headline("share of heads", float(row["heads"]), low, high, int(row["n"]), "flips", str(path), FAIR)
+            h = Headline("share of heads", float(row["heads"]), low, high, int(row["n"]), "flips", str(path), FAIR,
+                         interval="exact (Clopper-Pearson)")
             return Panel("toy", CARD.title, OK, headlines=(h,), flags=chance_flags("toy", [h], "a fair coin ({:.2f})"),
                          sources=(str(path),))
 

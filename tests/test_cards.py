@@ -873,3 +873,13 @@ def test_the_scoring_methods_panel_links_its_items_from_the_score_table_each_met
     assert by_method.loc["free: free", "choice"] == "Ironic (generated: She is joking.)"
     assert (items["key"] == "Ironic").all() and (items["element"] == "irony").all()
     assert items["context"].str.contains("Great weather").all()
+
+
+def test_a_headline_must_say_how_its_interval_is_computed():
+    """The card's caption states each number's interval kind (issue 41): a study whose headline leaves it out is told
+    which headline and what to write."""
+    from choicelab.card_entry import Headline
+
+    with pytest.raises(ValueError, match="'share of heads'.*interval="):
+        Headline("share of heads", 0.5, 0.4, 0.6, 100, "flips", "toy.parquet", 0.5)
+    assert Headline("x", 0.5, 0.4, 0.6, 10, "seeds", "t.parquet", interval="t over seeds").interval == "t over seeds"

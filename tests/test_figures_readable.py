@@ -360,10 +360,13 @@ def test_every_card_is_one_readable_page_and_every_panel_figure_is_readable(tmp_
         card_png(CAUSAL, "causal", panels_of(root, CAUSAL), "test scale", tmp_path / "again.png")
     finally:
         render.save_png = original
-    words = " ".join(fig_texts)
+    words = " ".join(" ".join(fig_texts).split())  # wrapped lines read as one text
     assert "Summary:" in words and "Competence flags:" in words and "Thinking in bets: skipped" in words
     assert "1 GPT-4 Turbo; 2 Llama 13b" in words  # the papers' models by number, in the key
     assert "(higher is better)" in words  # the axis says which way is better
+    # each interval kind said once, with the rows it covers (STEER: the module mean's t beside the clustered one)
+    assert ("95 % intervals of the accuracy clustered by template, carried through (row 1); t over elements (row 2)"
+            in words)
 
 
 def test_the_scoring_methods_figures_keep_n_off_the_titles_and_say_which_way_is_better(strict):

@@ -92,8 +92,9 @@ def ranks(comparables: Sequence[Comparable], paired: pd.DataFrame) -> pd.DataFra
 
 
 def card_numbers(cards: Mapping[str, Sequence[Panel]]) -> pd.DataFrame:
-    """Every headline of every card: model, study, label, estimate, its 95 % interval, n and unit, the reference
-    (chance or zero) and whether the interval covers or lies below it, the table read, the papers' numbers."""
+    """Every headline of every card: model, study, label, estimate, its 95 % interval and how it is computed, n and
+    unit, the reference (chance or zero) and whether the interval covers or lies below it, the table read, the papers'
+    numbers."""
     rows = []
     for model, panels in cards.items():
         for p in panels:
@@ -106,6 +107,6 @@ def card_numbers(cards: Mapping[str, Sequence[Panel]]) -> pd.DataFrame:
                 rows.append({"model": model, "study": p.study, "status": p.status, **record,
                              "covers_reference": h.covers_reference, "below_reference": h.below_reference,
                              "reason": ""})
-    return pd.DataFrame(rows, columns=["model", "study", "status", "label", "estimate", "low", "high", "n", "unit",
-                                       "reference", "covers_reference", "below_reference", "source", "paper", "note",
-                                       "reason"])
+    return pd.DataFrame(rows, columns=["model", "study", "status", "label", "estimate", "low", "high", "interval",
+                                       "n", "unit", "reference", "covers_reference", "below_reference", "source",
+                                       "paper", "note", "reason"])

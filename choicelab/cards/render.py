@@ -74,8 +74,14 @@ def summary(panels: Sequence[Panel]) -> list[Sentence]:
 FIGURE_IN, PAGE_IN = 10.0, 13.0  # inches wide: a panel's figure in the page, the whole card's PNG
 LABEL_WIDTH = 44  # characters of a row label per line (wrapped, never cut)
 KEY_WIDTH = 110  # characters per line of the papers' models' key under a panel's axis
-INTERVALS = ("95 % intervals, each clustered by the unit its n counts (a mean over seeds, benchmarks, elements or "
-             "conditions: a t interval over them)")
+def intervals_text(hs: Sequence[Headline]) -> str:
+    """How the drawn numbers' 95 % intervals are computed: one kind, or each kind with the rows it covers."""
+    kinds = list(dict.fromkeys(h.interval for h in hs))
+    if len(kinds) == 1:
+        return f"95 % interval {kinds[0]}"
+    rows = {kind: [str(i + 1) for i, h in enumerate(hs) if h.interval == kind] for kind in kinds}
+    return "95 % intervals " + "; ".join(f"{kind} (row{'s' if len(rows[kind]) > 1 else ''} {', '.join(rows[kind])})"
+                                         for kind in kinds)
 
 
 def drawn_headlines(panel: Panel) -> list[Headline]:
@@ -140,10 +146,11 @@ def draw_headlines(ax: plt.Axes, panel: Panel, hs: Sequence[Headline]) -> str:
     return "; ".join(f"{k} {name}" for name, k in keys.items())
 
 
-def figure_caption(panel: Panel, key: str) -> str:
-    """What a panel's figure shows, its one interval kind and its greys, and the key of the papers' models."""
-    text = (f"{panel.title}. Dot: ours, {INTERVALS}; grey dot: the interval covers the reference; red tick: the "
-            f"reference (chance, or zero for a difference).")
+def figure_caption(panel: Panel, hs: Sequence[Headline], key: str) -> str:
+    """What a panel's figure shows (the headlines ``hs``, top row first), how their intervals are computed, its greys
+    and the key of the papers' models."""
+    text = (f"{panel.title}. Dot: ours, {intervals_text(hs)}; grey dot: the interval covers the reference; red tick: "
+            f"the reference (chance, or zero for a difference).")
     if key:
         text += f" Hollow diamonds: the papers' models, their numbers: {key}."
     return textwrap.fill(text, KEY_WIDTH)
@@ -154,7 +161,7 @@ LABELS_IN = 3.3  # inches left of the axis for the wrapped row labels
 
 
 def _caption_lines(panel: Panel, hs: Sequence[Headline]) -> int:
-    return figure_caption(panel, "; ".join(f"{k} {n}" for n, k in paper_keys(hs).items())).count("\n") + 1
+    return figure_caption(panel, hs, "; ".join(f"{k} {n}" for n, k in paper_keys(hs).items())).count("\n") + 1
 
 
 def _axes_height(hs: Sequence[Headline]) -> float:
@@ -178,7 +185,7 @@ def _headline_axes(fig: plt.Figure | Any, panel: Panel, hs: Sequence[Headline], 
     key = draw_headlines(ax, panel, hs)
     ax.set_title(textwrap.fill(panel.title, KEY_WIDTH), fontsize=10, loc="left")
     # the caption under the axis label: placed from the label's drawn box, so it never runs into it
-    ax.annotate(figure_caption(panel, key), (0, 0), xycoords=("axes fraction", ax.xaxis.label), xytext=(0, -6),
+    ax.annotate(figure_caption(panel, hs, key), (0, 0), xycoords=("axes fraction", ax.xaxis.label), xytext=(0, -6),
                 textcoords="offset points", va="top", ha="left", fontsize=MIN_FONT_SIZE)
 
 

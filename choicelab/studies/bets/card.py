@@ -43,13 +43,14 @@ def bets_panel(root: str | Path, model: str) -> Panel:
         if finite(r.get("ci95_low_seeds")):  # a mean over seeds: its t interval over the seeds
             headlines.append(Headline(label_, float(r["accuracy_percent"]) / 100, float(r["ci95_low_seeds"]),
                                       float(r["ci95_high_seeds"]), int(r["seeds"]), "seeds", str(path), chance,
-                                      paper, note=f"chance {chance:.2f}; {label}; t interval over seeds"))
+                                      paper, note=f"chance {chance:.2f}; {label}; t interval over seeds",
+                                      interval="t over seeds"))
         else:  # one checkpoint: the interval clustered by item pair
             headlines.append(Headline(label_, float(r["accuracy_percent"]) / 100,
                                       float(r["clustered_low_percent"]) / 100, float(r["clustered_high_percent"]) / 100,
                                       int(r["n_clusters"]), "item pairs", str(path), chance, paper,
                                       note=f"chance {chance:.2f}; {label}; {int(r['n'])} questions, clustered by "
-                                           f"item pair"))
+                                           f"item pair", interval="clustered by item pair"))
     flags = chance_flags("bets", headlines)
     sources = (str(path), str(compare_path)) if len(compare) else (str(path),)
     return Panel("bets", TITLE, OK, headlines=tuple(headlines), flags=flags, sources=sources)

@@ -42,6 +42,7 @@ def _model_rows(frame: pd.DataFrame, model: str) -> pd.DataFrame:
 
 
 ORIGINAL = "original (accuracy)"  # the robustness matrix's row of the unprobed items
+BY_ITEM = "clustered by original item"  # a probed item repeats its original: one unit
 
 
 def probes_panel(root: str | Path, model: str) -> Panel:
@@ -61,13 +62,15 @@ def probes_panel(root: str | Path, model: str) -> Panel:
     m = m.assign(probe_group=probe.where(~probe.str.startswith("cp "), "Choice Paralysis (" + probe.str[3:] + ")"),
                  low=m["clustered_low"].astype(float), high=m["clustered_high"].astype(float))
     cells = [Headline(f"{r.probe_group}, {r.benchmark}", float(r.minus_chance), float(r.low), float(r.high),
-                      int(r.n_clusters), "original items", str(path), 0.0) for r in m.itertuples()]
+                      int(r.n_clusters), "original items", str(path), 0.0, interval=BY_ITEM)
+             for r in m.itertuples()]
     detail = pd.DataFrame({"benchmark": m["benchmark"].astype(str), "probe": m["probe_group"],
                            "minus_chance": m["minus_chance"].astype(float), "low": m["low"], "high": m["high"],
                            "original_items": m["n_clusters"].astype(int),
                            "grey": [h.covers_reference for h in cells]}).reset_index(drop=True)
     originals = [Headline(f"original accuracy minus chance, {h.label.split(', ', 1)[1]}", h.estimate, h.low, h.high,
-                          h.n, h.unit, h.source, 0.0) for h, g in zip(cells, m["probe_group"], strict=True)
+                          h.n, h.unit, h.source, 0.0, interval=BY_ITEM)
+                 for h, g in zip(cells, m["probe_group"], strict=True)
                  if g == ORIGINAL]
     flags = list(chance_flags("probes", originals, "chance (0 on this scale)",
                               ": probe statistics of this benchmark are not interpretable"))
@@ -81,7 +84,7 @@ def probes_panel(root: str | Path, model: str) -> Panel:
             r = rows.iloc[0]
             headlines.append(Headline(f"{group}: pseudo-accuracy minus chance, {r['benchmark']}",
                                       float(r["minus_chance"]), float(r["low"]), float(r["high"]),
-                                      int(r["n_clusters"]), "original items", str(path), 0.0))
+                                      int(r["n_clusters"]), "original items", str(path), 0.0, interval=BY_ITEM))
         elif len(rows):
             headlines.append(mean_headline(f"{group}: pseudo-accuracy minus chance, mean over benchmarks",
                                             rows["minus_chance"], "benchmarks", str(path), 0.0,

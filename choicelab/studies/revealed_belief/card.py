@@ -32,7 +32,7 @@ def _scenario_headline(label: str, rows: pd.DataFrame, column: str, source: str,
     scenario = rows["family"].astype(str) + "/" + rows["variant"].astype(str)
     m = clustered_mean(rows[column].astype(float), scenario.tolist())
     return Headline(label, m.mean, m.low, m.high, m.n_clusters, "scenarios", source, reference,
-                    note=f"{m.n} settings, clustered by scenario")
+                    note=f"{m.n} settings, clustered by scenario", interval="clustered by scenario")
 
 
 def revealed_belief_panel(root: str | Path, model: str) -> Panel:

@@ -31,7 +31,8 @@ def _clustered(label: str, row: Any, source: str, reference: float | None, unit:
     """A table row's accuracy with the interval clustered by its sampled unit (``clustered_low``/``_high``); n counts
     those units (``n_clusters``), each once."""
     return Headline(label, float(row["accuracy"]), float(row["clustered_low"]), float(row["clustered_high"]),
-                    int(row["n_clusters"]), unit, source, reference, tuple(paper), note)
+                    int(row["n_clusters"]), unit, source, reference, tuple(paper), note,
+                    interval=f"clustered by {unit.removesuffix('s')}")
 
 
 def scoring_methods_panel(root: str | Path, model: str, coder_min_kappa: float) -> Panel:

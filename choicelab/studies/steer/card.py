@@ -50,7 +50,7 @@ def normalized_headline(label: str, questions: pd.DataFrame, source: str, paper=
     return Headline(label, float(row["normalized_accuracy"].iloc[0]), float(low.iloc[0]), float(high.iloc[0]),
                     int(row["n_clusters"].iloc[0]), "templates", source, 0.0, tuple(paper),
                     note=f"{int(row['n_questions'].iloc[0])} questions; (acc - r) / r with r = {r:.3f} the random "
-                         f"accuracy{note}")
+                         f"accuracy{note}", interval="of the accuracy clustered by template, carried through")
 
 
 def steer_panel(root: str | Path, model: str, rubrics: Mapping[str, Any] | None = None,
@@ -92,7 +92,8 @@ def steer_panel(root: str | Path, model: str, rubrics: Mapping[str, Any] | None 
         est = float(row["our_normalized_accuracy"])
         headlines.append(Headline(title, est, float(row["our_low"]), float(row["our_high"]), int(row["our_n_elements"]),
                                   "elements", str(compare_path), 0.0, src_paper,
-                                  note=f"module mean over elements, {int(row['our_n_questions'])} questions"))
+                                  note=f"module mean over elements, {int(row['our_n_questions'])} questions",
+                                  interval="t over elements"))
     grades = []
     for name, rubric in (rubrics or {}).items():
         card = grade(questions, rubric, model, adaptation) if grade else None

@@ -883,3 +883,39 @@ def test_a_headline_must_say_how_its_interval_is_computed():
     with pytest.raises(ValueError, match="'share of heads'.*interval="):
         Headline("share of heads", 0.5, 0.4, 0.6, 100, "flips", "toy.parquet", 0.5)
     assert Headline("x", 0.5, 0.4, 0.6, 10, "seeds", "t.parquet", interval="t over seeds").interval == "t over seeds"
+
+
+def bets_questions(encoder: str, right: int, pairs: int = 4, seeds: tuple[int, ...] = (1, 2)) -> pd.DataFrame:
+    """The per-question evaluation rows of one encoder: Table 5's value questions (rq1, standard, test) of template
+    BE, two orders per item pair, answered by the default and the fine-tuned checkpoint of each seed; the fine-tuned
+    checkpoints get the first ``right`` pairs right (both orders), the default ones none; a bet question beside."""
+    rows = []
+    for seed in seeds:
+        for stage in ("default", "value_BE"):
+            for p in range(pairs):
+                for order in ("hl", "lh"):
+                    rows.append({"rq": "rq1", "checkpoint": f"{encoder}__seed{seed}__{stage}",
+                                 "eval_set": "bets_value_be", "split": "test", "ground_truth": "standard",
+                                 "item_id": f"BE-test-{p}-{order}", "unit": f"high{p}|low{p}", "prediction": "a",
+                                 "correct": int(stage != "default" and p < right)})
+        rows.append({"rq": "rq2", "checkpoint": f"{encoder}__seed{seed}__default", "eval_set": "bets_bet_coin",
+                     "split": "test", "ground_truth": "standard", "item_id": "coin-0", "unit": "x|y",
+                     "prediction": "a", "correct": 1})
+    return pd.DataFrame(rows)
+
+
+def test_the_bets_value_accuracies_are_compared_item_by_item_over_seeds_clustered_by_item_pair(tmp_path):
+    """Issue 41: bets takes part in the index's paired comparisons. Each value question counts once (its hit averaged
+    over the encoder's seeds), its cluster the item pair its two orders repeat; bet questions are not Table 5's."""
+    from choicelab.cards.compare import paired_table, per_item_values
+
+    root = tmp_path / "results"
+    (root / "bets" / "metrics").mkdir(parents=True)
+    pd.concat([bets_questions(ENCODER, right=4), bets_questions(OTHER, right=1)]).to_parquet(
+        root / "bets" / "metrics" / "questions.parquet")
+    pairs = {p["quantity"]: p for p in paired_table(per_item_values(root, [ENCODER, OTHER])).to_dict("records")}
+    tuned = pairs["bets: fine-tuned, BE: accuracy on value questions (standard)"]
+    assert (tuned["n_items"], tuned["n_clusters"]) == (8, 4)
+    assert tuned["difference"] == pytest.approx(1.0 - 0.25)  # 8 of 8 questions right against 2 of 8
+    default = pairs["bets: default, BE: accuracy on value questions (standard)"]
+    assert default["difference"] == 0.0 and len(pairs) == 2

@@ -7,8 +7,20 @@ from pathlib import Path
 
 import pandas as pd
 
-from choicelab.card_entry import OK, CardEntry, Headline, Panel, chance_flags, finite, read_table, table_path
+from choicelab.card_entry import (
+    OK,
+    CardEntry,
+    Headline,
+    Panel,
+    PerItem,
+    chance_flags,
+    finite,
+    item_values,
+    read_table,
+    table_path,
+)
 from choicelab.studies.bets.artifacts import ARTIFACTS
+from choicelab.studies.bets.stages import STAGE_DEFAULT, split_checkpoint, split_seed
 
 TITLE = "Thinking in bets"
 
@@ -56,13 +68,40 @@ def bets_panel(root: str | Path, model: str) -> Panel:
     return Panel("bets", TITLE, OK, headlines=tuple(headlines), flags=flags, sources=sources)
 
 
+def _questions_of(root: Path, model: str) -> list[Path]:
+    """The per-question evaluation table of the card run (every checkpoint's answers; the model's rows are read)."""
+    path = Path(root) / "bets" / "metrics" / "questions.parquet"
+    return [path] if path.is_file() else []
+
+
+def _value_questions_per_item(root: Path, model: str) -> dict[str, pd.DataFrame]:
+    """The model's hits on Table 5's value questions (standard method, test split) per stage and template: each
+    question's value is its hit averaged over the model's seeds, clustered by the item pair it was sampled as. The
+    index compares models on the questions both answered."""
+    out = {}
+    for path in _questions_of(root, model):
+        q = pd.read_parquet(path)
+        q = q[(q["rq"] == "rq1") & (q["ground_truth"] == "standard") & (q["split"] == "test")]
+        owner, stage = zip(*map(split_checkpoint, q["checkpoint"].astype(str)), strict=True) if len(q) else ((), ())
+        q = q.assign(encoder=[split_seed(o)[0] for o in owner],
+                     stage=["default" if s == STAGE_DEFAULT else "fine-tuned" for s in stage])
+        q = q[q["encoder"] == model]
+        for (stage_label, eval_set), group in q.groupby(["stage", "eval_set"], sort=True):
+            per_item = group.groupby(["item_id", "unit"], sort=True)["correct"].mean().reset_index()
+            condition = str(eval_set).removeprefix("bets_value_").upper()  # items.benchmark_name("value", template)
+            out[f"bets: {stage_label}, {condition}: accuracy on value questions (standard)"] = item_values(
+                per_item["item_id"], per_item["correct"], per_item["unit"])
+    return out
+
+
 CARD = CardEntry(
     title=TITLE,
-    axis="accuracy on the bet questions, 0 to 1 (higher is better)",
+    axis="accuracy on the value questions, 0 to 1 (higher is better)",
     tables=("table5", "compare_paper"),
     panel=bets_panel,
     models={"encoder": ("models",)},
     skips={"causal": "bets fine-tunes an encoder with a multiple-choice head on the bet tasks (the paper's "
                      "BERT-family models); a causal model has no such head, so the study does not apply"},
     scale_keys=("seeds", "train_eval_size"),
+    per_item=(PerItem(True, "item pairs", _questions_of, _value_questions_per_item),),
 )

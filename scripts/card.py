@@ -23,9 +23,8 @@ with log_to(snakemake.log[0]):
             if model not in models:
                 raise ValueError(f"card {model!r}: not a card model of this run ({sorted(models)}); "
                                  f"pass --config card_models='[{model}, ...]'")
-            build.write_card(run_root, model, snakemake.config["models"][model]["kind"], status,
-                             snakemake.output.html, snakemake.output.png, status["scale"],
-                             build.panel_options(snakemake.config["cards"]), snakemake.input[0],
+            build.write_card(run_root, model, snakemake.config["models"][model]["kind"], snakemake.input[0],
+                             snakemake.output.html, build.panel_options(snakemake.config["cards"]),
                              snakemake.params.browser)
         else:
             cards, kinds = build.cards_for(status, run_root, snakemake.config["models"],

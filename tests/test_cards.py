@@ -280,7 +280,7 @@ def test_a_model_that_failed_to_load_gives_a_card_with_the_first_error_of_its_lo
     log.write_text("Traceback (most recent call last):\n  File \"x.py\"\nValueError: model broken: no weights\n"
                    "RuntimeError: a later error\n")
     status = {"returncode": 1, "log": "run.log", "studies": {"broken": list(CAUSAL_STUDIES)},
-              "skipped": {"broken": SKIPS[CAUSAL]}}
+              "skipped": {"broken": SKIPS[CAUSAL]}, "scale": "s"}
     why = failures(root, "broken", CAUSAL_STUDIES, status)
     assert set(why) == set(CAUSAL_STUDIES)
     assert all(str(log) in w and "ValueError: model broken: no weights" in w and "later" not in w
@@ -289,8 +289,7 @@ def test_a_model_that_failed_to_load_gives_a_card_with_the_first_error_of_its_lo
     status_path.write_text(json.dumps(status))
     out = tmp_path / "cards"
     out.mkdir()
-    panels = write_card(root, "broken", "causal", status, out / "broken.html", out / "broken.png", "s", KWARGS,
-                        status_path)
+    panels = write_card(root, "broken", "causal", status_path, out / "broken.html", KWARGS)
     assert {p.study: p.status for p in panels} == {**dict.fromkeys(CAUSAL_STUDIES, FAILED), "bets": SKIPPED}
     page = (out / "broken.html").read_text()
     assert "no weights" in page and "None raised" not in page and "could not be checked" in page
@@ -363,15 +362,14 @@ def test_the_card_run_of_every_shipped_config_names_only_benchmarks_it_builds(co
 def test_the_page_is_self_contained_and_each_summary_sentence_names_its_table(tmp_path):
     root = write_tables(tmp_path / "results")
     status = {"returncode": 0, "log": "run.log", "studies": {CAUSAL: list(CAUSAL_STUDIES)},
-              "skipped": {CAUSAL: SKIPS[CAUSAL]}}
+              "skipped": {CAUSAL: SKIPS[CAUSAL]}, "scale": "card scale from test"}
     (root / "models" / CAUSAL).mkdir(parents=True)
     (root / "models" / CAUSAL / "model.json").write_text("{}")
     status_path = tmp_path / "status.json"
     status_path.write_text(json.dumps(status))
     out = tmp_path / "cards"
     out.mkdir()
-    panels = write_card(root, CAUSAL, "causal", status, out / f"{CAUSAL}.html", out / f"{CAUSAL}.png",
-                        "card scale from test", KWARGS, status_path)
+    panels = write_card(root, CAUSAL, "causal", status_path, out / f"{CAUSAL}.html", KWARGS)
     page = (out / f"{CAUSAL}.html").read_text()
     assert "http://" not in page and "https://" not in page and "<script" not in page
     assert page.count("data:image/png;base64,") == 4  # one figure per built panel
@@ -422,12 +420,11 @@ def test_where_a_card_number_comes_from_is_traced_from_the_repository_root_into_
                   make_record(rule="steer_tables", inputs=["results/steer/metrics/questions.parquet"],
                               models=[f"results/models/{CAUSAL}"]))
     status = {"returncode": 0, "log": "run.log", "studies": {CAUSAL: list(CAUSAL_STUDIES)},
-              "skipped": {CAUSAL: SKIPS[CAUSAL]}}
+              "skipped": {CAUSAL: SKIPS[CAUSAL]}, "scale": "s"}
     (run / "status.json").write_text(json.dumps(status))
     monkeypatch.chdir(repo)  # the outer run's job writes the card
     card = Path("results/cards") / f"{CAUSAL}.html"
-    write_card(Path("results/cards/_run/results"), CAUSAL, "causal", status, card, card.with_suffix(".png"), "s",
-               KWARGS, "results/cards/_run/status.json")
+    write_card(Path("results/cards/_run/results"), CAUSAL, "causal", "results/cards/_run/status.json", card, KWARGS)
     table = "results/cards/_run/results/steer/tables/compare_paper.csv"
     assert f"choicelab provenance {table}" in card.read_text()
     sidecar = json.loads(Path(f"{card}.prov.json").read_text())
@@ -762,13 +759,12 @@ def test_each_panel_links_a_self_contained_page_of_its_items_with_prompt_scores_
     (root / "models" / CAUSAL).mkdir(parents=True)
     (root / "models" / CAUSAL / "model.json").write_text("{}")
     status = {"returncode": 0, "log": "run.log", "studies": {CAUSAL: list(CAUSAL_STUDIES)},
-              "skipped": {CAUSAL: SKIPS[CAUSAL]}}
+              "skipped": {CAUSAL: SKIPS[CAUSAL]}, "scale": "s"}
     status_path = tmp_path / "status.json"
     status_path.write_text(json.dumps(status))
     out = tmp_path / "cards"
     out.mkdir()
-    write_card(root, CAUSAL, "causal", status, out / f"{CAUSAL}.html", out / f"{CAUSAL}.png", "s", KWARGS,
-               status_path)
+    write_card(root, CAUSAL, "causal", status_path, out / f"{CAUSAL}.html", KWARGS)
     card = (out / f"{CAUSAL}.html").read_text()
     assert card.count(f"href='items/{CAUSAL}.html#study=steer'") == 1  # only the panel whose items were dumped
     page = (out / "items" / f"{CAUSAL}.html").read_text()

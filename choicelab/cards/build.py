@@ -120,15 +120,18 @@ def failures(run_root: str | Path, model: str, studies: Sequence[str], status: M
             for study in studies if not table_path(root, study, entries[study].tables[0]).is_file()}
 
 
-def write_card(run_root: str | Path, model: str, kind: str, status: Mapping[str, Any], out_html: str | Path,
-               out_png: str | Path, scale: str, options: Mapping[str, Mapping[str, Any]],
-               status_path: str | Path, browser: str | None = None) -> list[Panel]:
-    """One card: panels from the card run's tables, the HTML and PNG, its PDF (``<card>.pdf`` printed by headless
+def write_card(run_root: str | Path, model: str, kind: str, status_path: str | Path, out_html: str | Path,
+               options: Mapping[str, Mapping[str, Any]], browser: str | None = None) -> list[Panel]:
+    """One card: panels from the card run's tables (what it built and skipped, and its scale, from its status file
+    ``status_path``), the HTML, the PNG beside it (``<card>.png``), its PDF (``<card>.pdf`` printed by headless
     Chromium ``browser``; None: none, and the card says why) and a sidecar listing every input's hash."""
+    status = read_status(status_path)
+    scale = status["scale"]
     studies = status["studies"][model]
     skipped = status["skipped"][model]
     panels = build_panels(run_root, model, studies, skipped, failures(run_root, model, studies, status), options)
     out = Path(out_html)
+    out_png = out.with_suffix(".png")
     sidecar = f"{out.name}.prov.json"
     pdf = out.with_suffix(".pdf")
     items, dumps = read_items(run_root, studies, model)

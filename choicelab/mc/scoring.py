@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import string
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from choicelab.dumps import DumpRow, softmax
@@ -35,25 +36,26 @@ def letter_prompt(item: MCItem, letters: Sequence[str] = LETTERS, suffix: str = 
     return "\n".join(lines)
 
 
-def _rows_for_item(
-    item: MCItem,
-    *,
-    study: str,
-    model: str,
-    method: str,
-    variant: str,
-    context: str,
-    scores: Sequence[float],
-    token_ids: Sequence[Sequence[int]],
-    token_logprobs: Sequence[Sequence[float]],
-    option_texts: Sequence[str] | None = None,
-    boundary_merged: Sequence[bool] | None = None,
-    terminal_logprobs: Sequence[float | None] | None = None,
-) -> list[DumpRow]:
+@dataclass(frozen=True)
+class _Scored:
+    """One item's options as a method scored them after ``context``: a score per option, the tokens it scored and
+    their log-probabilities (empty for an encoder's logits), whether a token straddled the option's boundary, and the
+    log-probability of what ends the option (None where not scored)."""
+
+    context: str
+    scores: Sequence[float]
+    token_ids: Sequence[Sequence[int]]
+    token_logprobs: Sequence[Sequence[float]]
+    boundary_merged: Sequence[bool] | None = None
+    terminal_logprobs: Sequence[float | None] | None = None
+
+
+def _rows_for_item(item: MCItem, scored: _Scored, *, study: str, model: str, method: str,
+                   variant: str) -> list[DumpRow]:
+    scores, token_logprobs = scored.scores, scored.token_logprobs
     probs = softmax(list(scores))
-    texts = option_texts if option_texts is not None else item.choices
-    merged = boundary_merged if boundary_merged is not None else [False] * len(item.choices)
-    terminal = terminal_logprobs if terminal_logprobs is not None else [None] * len(item.choices)
+    merged = scored.boundary_merged if scored.boundary_merged is not None else [False] * len(item.choices)
+    terminal = scored.terminal_logprobs if scored.terminal_logprobs is not None else [None] * len(item.choices)
     return [
         DumpRow(
             study=study,
@@ -61,12 +63,12 @@ def _rows_for_item(
             split=item.split,
             item_id=item.item_id,
             option_id=k,
-            option_text=texts[k],
+            option_text=item.choices[k],
             variant=variant or str(item.meta.get("variant", "")),
-            context=context,
+            context=scored.context,
             model=model,
             method=method,
-            token_ids=tuple(token_ids[k]),
+            token_ids=tuple(scored.token_ids[k]),
             token_logprobs=tuple(token_logprobs[k]),
             sum_logprob=float(sum(token_logprobs[k])) + (terminal[k] or 0.0) if token_logprobs[k] else float(scores[k]),
             score=float(scores[k]),
@@ -81,11 +83,9 @@ def _rows_for_item(
 
 def candidate_rows(item: MCItem, dist: Any, *, study: str, model: str, method: str, variant: str) -> list[DumpRow]:
     """Rows for one item from a :class:`choicelab.lm.candidates.CandidateDistribution` over its option labels."""
-    return _rows_for_item(
-        item, study=study, model=model, method=method, variant=variant, context=dist.context,
-        scores=list(dist.logprobs), token_ids=list(dist.token_ids), token_logprobs=list(dist.token_logprobs),
-        boundary_merged=list(dist.boundary_merged), terminal_logprobs=list(dist.terminal_logprobs),
-    )
+    scored = _Scored(dist.context, list(dist.logprobs), list(dist.token_ids), list(dist.token_logprobs),
+                     list(dist.boundary_merged), list(dist.terminal_logprobs))
+    return _rows_for_item(item, scored, study=study, model=model, method=method, variant=variant)
 
 
 def score_sequences(
@@ -103,12 +103,9 @@ def score_sequences(
     rows: list[DumpRow] = []
     for item in items:
         per_choice = [next(scores) for _ in item.choices]
-        rows += _rows_for_item(
-            item, study=study, model=model, method="sum_logprob", variant=variant, context=item.prompt,
-            scores=[s.sum_logprob for s in per_choice], token_ids=[s.token_ids for s in per_choice],
-            token_logprobs=[s.token_logprobs for s in per_choice],
-            boundary_merged=[s.boundary_merged for s in per_choice],
-        )
+        scored = _Scored(item.prompt, [s.sum_logprob for s in per_choice], [s.token_ids for s in per_choice],
+                         [s.token_logprobs for s in per_choice], [s.boundary_merged for s in per_choice])
+        rows += _rows_for_item(item, scored, study=study, model=model, method="sum_logprob", variant=variant)
     return rows
 
 
@@ -157,9 +154,7 @@ def encoder_rows(items: Sequence[MCItem], logits: Sequence[Sequence[float]], *, 
     """Method ``mc_logit`` rows of an encoder's multiple-choice logits (one array per item, in item order)."""
     rows: list[DumpRow] = []
     for item, values in zip(items, logits, strict=True):
-        rows += _rows_for_item(
-            item, study=study, model=model, method="mc_logit", variant=variant, context=item.prompt,
-            scores=[float(v) for v in values], token_ids=[() for _ in item.choices],
-            token_logprobs=[() for _ in item.choices],
-        )
+        none = [() for _ in item.choices]
+        scored = _Scored(item.prompt, [float(v) for v in values], none, none)
+        rows += _rows_for_item(item, scored, study=study, model=model, method="mc_logit", variant=variant)
     return rows

@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from choicelab.cards.overlay import card_models
 from choicelab.config import (
@@ -262,11 +263,17 @@ def cmd_card(args: argparse.Namespace) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-
+    """The command line: the user's commands (card, score), the audit (provenance, verify, show), the workflow's
+    own (prepare-model, config) and the studies' (code-free, reanalyze, report-card)."""
     parser = argparse.ArgumentParser(prog="choicelab", description=DESCRIPTION,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for add in (_add_run_commands, _add_audit_commands, _add_workflow_commands, _add_study_commands):
+        add(sub)
+    return parser
 
+
+def _add_run_commands(sub: Any) -> None:
     card = sub.add_parser("card", help="build the choice-behaviour card of one or more configured models "
                           "(runs `snakemake cards`)")
     card.add_argument("models", nargs="+", metavar="MODEL", help="a model entry of the config (its 'models:')")
@@ -291,6 +298,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="tokens per scoring batch, or auto (sized from the free GPU memory)")
     score.set_defaults(func=cmd_score)
 
+
+def _add_audit_commands(sub: Any) -> None:
     prov = sub.add_parser("provenance", help="print what an output (a figure, a table, a dump) rests on -- prompts, "
                           "data files, checkpoints, weights with their hashes, the config file, the code version -- "
                           "then its lineage back to item lists and model weights")
@@ -315,6 +324,8 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--method", help="only this scoring method (e.g. letter_prob, sum_logprob)")
     show.set_defaults(func=cmd_show)
 
+
+def _add_workflow_commands(sub: Any) -> None:
     prep = sub.add_parser("prepare-model", help="materialize a configured model (used by rule prepare_model)")
     prep.add_argument("--name", required=True)
     prep.add_argument("--spec-json", required=True)
@@ -331,6 +342,7 @@ def build_parser() -> argparse.ArgumentParser:
     conf.set_defaults(func=cmd_config)
 
 
+def _add_study_commands(sub: Any) -> None:
     code = sub.add_parser("code-free", help="code free generations of the pragmatics items into the option they "
                           "express (target, competitor, ...) or error")
     code.add_argument("--generations", required=True, help="CSV with model_name, phenomenon, item_id, response "
@@ -356,7 +368,6 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("report-card", help="render a STEER report card: choicelab report-card --rubric RUBRIC.yaml "
                    "--metrics questions.parquet --out-html X.html --out-png X.png (see --help)", add_help=False)
-    return parser
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -21,7 +21,7 @@ from choicelab.cards.overlay import CardPlan
 from choicelab.cards.panels import Panel, build_panels, card_entries, table_path
 from choicelab.cards.render import card_html, card_png, index_html, pdf_note, print_pdf
 from choicelab.io import write_json, write_parquet
-from choicelab.provenance import describe_inputs, make_record, write_sidecar
+from choicelab.provenance import describe_inputs, make_record, sidecar_path, write_sidecar
 
 
 def load_scale(path: str | Path) -> dict[str, Any]:
@@ -132,7 +132,7 @@ def write_card(run_root: str | Path, model: str, kind: str, status_path: str | P
     panels = build_panels(run_root, model, studies, skipped, failures(run_root, model, studies, status), options)
     out = Path(out_html)
     out_png = out.with_suffix(".png")
-    sidecar = f"{out.name}.prov.json"
+    sidecar = sidecar_path(out).name
     pdf = out.with_suffix(".pdf")
     items, dumps = read_items(run_root, studies, model)
     items_page = out.parent / "items" / f"{model}.html"  # a folder of its own: no card name can match it
@@ -145,7 +145,7 @@ def write_card(run_root: str | Path, model: str, kind: str, status_path: str | P
     if browser:
         print_pdf(browser, out, pdf)
     inputs = [str(status_path), *sorted({s for p in panels for s in p.sources})]
-    inputs += [f"{s}.prov.json" for p in panels for s in p.sources if Path(f"{s}.prov.json").is_file()]
+    inputs += [str(sidecar_path(s)) for p in panels for s in p.sources if sidecar_path(s).is_file()]
     record = make_record(rule="card", inputs=inputs, params={"model": model, "kind": kind, "scale": scale},
                          artifact={"id": f"cards/{model}", "reproduces": "extra: choice-behaviour card (issue 31)"})
     record = from_run_folder(record, Path(run_root).parent)

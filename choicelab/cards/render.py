@@ -25,6 +25,7 @@ import pandas as pd  # noqa: E402
 from choicelab.cards.overlay import BROWSERS  # noqa: E402
 from choicelab.cards.panels import FAILED, OK, SKIPPED, Headline, Panel  # noqa: E402
 from choicelab.plotting import LINE_SPACING, MIN_FONT_SIZE, png_bytes, save_png  # noqa: E402
+from choicelab.provenance import sidecar_path  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -235,7 +236,7 @@ def _source_links(panel: Panel, base: Path) -> str:
     for source in panel.sources:
         rel = _relative(source, base)
         links.append(f"<a href='{html.escape(rel)}' title='{html.escape(source)}'>{html.escape(Path(source).name)}"
-                     f"</a> (<a href='{html.escape(rel)}.prov.json'>sidecar</a>; "
+                     f"</a> (<a href='{html.escape(str(sidecar_path(rel)))}'>sidecar</a>; "
                      f"<code>choicelab provenance {html.escape(source)}</code>)")
     return "Source: " + ", ".join(links) if links else ""
 

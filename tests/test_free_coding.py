@@ -26,6 +26,21 @@ def test_an_echoed_prompt_is_dropped_and_the_answer_after_it_is_read():
     )
 
 
+def test_a_letter_or_roman_list_marker_opening_the_answer_is_read_past():
+    """Llama-2 lists candidate answers ("A. ...", "I. ...", "#### 1.a." then the text): the answer is the first
+    item's text, as the authors coded it, not the marker read as a one-word sentence ("A.")."""
+    listed = "Your answer:\n\nA. I'm not happy you were so late\n\nB. I'm happy you came\n\nC. I like you"
+    assert fc.extract_answer(listed) == "I'm not happy you were so late."
+    assert fc.extract_answer("Your answer:\n\n---\n\nI. I think that Alice has a sweet tooth. She craved donuts.") == (
+        "I think that Alice has a sweet tooth."
+    )
+    assert fc.extract_answer("Your answer:\n\n### 1.\n\n#### 1.a.\n\nMike has said something to upset Melissa.") == (
+        "Mike has said something to upset Melissa."
+    )
+    assert fc.extract_answer('Your answer:\n  A. "I will be right there."\n  B. "No."').startswith('"I will be right')
+    assert fc.extract_answer("Your answer: I. V.") == ""  # markers without text: no answer
+
+
 def test_an_echo_of_the_instructions_or_empty_headers_is_no_answer():
     assert fc.extract_answer(ECHO + "\n\n") == ""
     assert fc.extract_answer(ECHO + "\n### 1.\n\n### 2.\n\n### 3.") == ""

@@ -7,7 +7,8 @@ expresses none. :func:`code_generation` does the same automatically, in three st
 1. **The answer** (:func:`extract_answer`): a causal model often echoes the prompt before answering, so the text after
    the first "Your answer:" is kept; a new prompt ("You will read ...", another "Your answer:") ends it; markup
    lines (``### Solution``, code fences, ``\\section{...}``, "My answer:"), questions and bare list numbers are
-   dropped; the first :data:`ANSWER_SENTENCES` sentence(s) are the answer (one sentence: the
+   dropped; a letter or roman list marker opening a line ("A. ...", "I. ...") is read past, the listed item a
+   sentence of its own; the first :data:`ANSWER_SENTENCES` sentence(s) are the answer (one sentence: the
    hand coders went by the first statement; reading more lowered agreement on both models).
 2. **No answer** -> ``error`` (:func:`non_answer`): nothing left (an echo of the instructions, a list of empty
    headers), a template placeholder, a hedge ("I don't know", "it depends", "cannot be determined") or an
@@ -149,6 +150,8 @@ _LABEL_ONLY = re.compile(
     r"|example|output|\d+)?\W*$",
     re.I,
 )
+# a letter or roman list marker opening a line ("A. ...", "I. ...", "a." alone): Llama-2 lists its candidate answers
+_LIST_MARKER = re.compile(r"^(?:(?:[a-e]|i{1,3}|iv|v)\.(?:\s+|$))+", re.I)
 _SENTENCE_END = re.compile(r"(?<!\bMr\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bMrs\.)(?<!\bSt\.)(?<=[.!?])[\"'”’)]*\s+")
 
 
@@ -165,6 +168,11 @@ def extract_answer(response: str, sentences: int = ANSWER_SENTENCES) -> str:
             continue
         header = bool(_HEADER.match(line))
         line = _LINE_PREFIX.sub("", _HEADER.sub("", line)).strip()
+        marker = _LIST_MARKER.match(line)
+        if marker:  # the listed item's text, one sentence of its own (the next item starts another)
+            line = line[marker.end() :].strip()
+            if line and line[-1] not in ".!?\"'”’)":
+                line += "."
         if _LABEL_ONLY.match(line) or line.endswith("?") or (header and len(line.split()) <= 3 and "." not in line):
             continue
         kept.append(line)

@@ -120,6 +120,13 @@ def main() -> None:
     }
     if args.with_examples:
         settings["example_weight"] = 2.0
+
+    def code(frame, examples, chosen, **extra):
+        """``frame`` coded with the settings ``chosen`` (and ``extra``), its judge or the cached embeddings."""
+        given = {**chosen, **extra}
+        coder = fc.FreeCoder(embed=cached, judge=given.pop("judge"))
+        return code_free_frame(frame, args.data_mirror, coder, examples=examples, settings=fc.CoderSettings(**given))
+
     if args.fit:
         dev = hand[hand["model"] == args.fit]
         dev_examples = hand_coded_examples(dev)
@@ -130,8 +137,7 @@ def main() -> None:
             trial = {**settings, "min_similarity": threshold, "sentences": 1, "prototype_weight": prototype_weight,
                      "example_weight": example_weight, "target_bias": bias}
             # the dev model's own examples, less the generation's own (item, answer): leave-one-out
-            coded = code_free_frame(dev, args.data_mirror, cached, examples=dev_examples, exclude_identical=True,
-                                    **trial)
+            coded = code(dev, dev_examples, trial, exclude_identical=True)
             summary = fc.agreement_table(coded).iloc[-1]
             criterion = float(summary["target_kappa" if args.criterion == "target" else "agreement"])
             print(f"fit on {args.fit}: {trial} -> target kappa {summary['target_kappa']:.3f}, "
@@ -141,16 +147,15 @@ def main() -> None:
         settings = best[1]
         print(f"chosen on {args.fit} by {args.criterion}: {settings} ({best[0]:.3f} there, leave-one-out)")
         examples = dev_examples
-        coded = code_free_frame(hand, args.data_mirror, cached, examples=examples, **settings)
+        coded = code(hand, examples, settings)
         # the dev model's own rows again leave-one-out (its row in the printout is development, not held out)
-        own = code_free_frame(dev, args.data_mirror, cached, examples=examples, exclude_identical=True, **settings)
+        own = code(dev, examples, settings, exclude_identical=True)
         coded.loc[coded["model"] == args.fit, own.columns] = own.values
     else:
         # the shipped settings; examples (only used with --with-examples) are the other model's hand codes
         coded = pd.concat(
             [
-                code_free_frame(group, args.data_mirror, cached,
-                                examples=hand_coded_examples(hand[hand["model"] != model]), **settings)
+                code(group, hand_coded_examples(hand[hand["model"] != model]), settings)
                 for model, group in hand.groupby("model")
             ]
         )
@@ -160,8 +165,7 @@ def main() -> None:
         from pathlib import Path
 
         double = fc.read_double_coded(sorted(Path(args.annotators).glob("*.csv")))
-        held_out = code_free_frame(double, args.data_mirror, cached,
-                                   examples=hand_coded_examples(hand[hand["model"] == "llama2"]), **settings)
+        held_out = code(double, hand_coded_examples(hand[hand["model"] == "llama2"]), settings)
         for name, a, b in (("tsvilodub vs wang", double["tsvilodub"], double["wang"]),
                            ("coder vs tsvilodub", held_out["coded_option"], double["tsvilodub"]),
                            ("coder vs wang", held_out["coded_option"], double["wang"])):

@@ -34,7 +34,7 @@ from free_coding import markdown  # noqa: E402
 from choicelab.config import load_config_file, validate_config  # noqa: E402
 from choicelab.studies import study_settings  # noqa: E402
 from choicelab.studies.scoring_methods import coder as fc  # noqa: E402
-from choicelab.studies.scoring_methods.code_free import leave_one_model_out  # noqa: E402
+from choicelab.studies.scoring_methods.code_free import Folds, leave_one_model_out  # noqa: E402
 from choicelab.studies.scoring_methods.human import read_hand_coded  # noqa: E402
 from choicelab.studies.scoring_methods.trained_coder import (  # noqa: E402
     CoderRecipe,
@@ -74,8 +74,8 @@ def main() -> None:
         parser.error("training the fold coders needs --base and --work (or read a former run's --coded FILE)")
     else:
         hand = read_hand_coded(args.data_mirror)
-        coded = leave_one_model_out(hand, args.data_mirror, args.base, recipe, args.work, reuse=args.reuse,
-                                    held_out=args.held_out)
+        coded = leave_one_model_out(hand, args.data_mirror, args.base, recipe,
+                                    Folds(args.work, reuse=args.reuse, held_out=args.held_out))
     if args.out:
         coded.to_csv(args.out, index=False)
     pd.set_option("display.width", 200)

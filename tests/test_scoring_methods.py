@@ -249,7 +249,8 @@ def test_the_workflows_free_method_codes_with_the_validated_coder_into_item_opti
     def embed(texts):
         return np.array([vectors.get(t, [0.0, 0.0, 0.0, 0.0]) for t in texts], dtype=float)
 
-    coded = scoring.code_free([item, item], ["She should get it shortened", "I don't know."], embed)
+    coded = scoring.code_free([item, item], ["She should get it shortened", "I don't know."],
+                              fc.FreeCoder(embed=embed))
     assert [c.rule for c in coded] == ["embedding", "non_answer"]
     rows = scoring.free_rows(item, "She should get it shortened", coded[0], model="m", variant="tau=0.1", seed=0)
     assert [r.chosen for r in rows] == [False, True, False, False]
@@ -286,7 +287,7 @@ def _choice_frame() -> pd.DataFrame:
 
 def test_choices_and_accuracy_from_the_option_table():
     item = _irony_item()
-    rows = score_table.option_rows(item, [0.1, 0.9, 0.9, 0.0], model="m", method="string", score="option_logprob")
+    rows = score_table.option_rows(item, [0.1, 0.9, 0.9, 0.0], score_table.Version("m", "string", "option_logprob"))
     rows += scoring.free_rows(item, "?", fc.Coded(fc.ERROR, "empty", ""), model="m", variant="tau=0.1", seed=0)
     choices = sm.choices_from_scores(score_table.rows_to_table(rows).to_pandas())
     string = choices[choices["method"] == "string"].iloc[0]
@@ -431,7 +432,7 @@ def test_every_method_end_to_end_on_three_items(tiny_llama, data_mirror, tmp_pat
         methods=scoring.METHODS, label_seeds=(0, 1), label_sets=("alpha", "numeric"), scales=tuple(prompts.SCALES),
         temperatures=(0.1, 0.9), generation_seeds=(0, 1), max_new_tokens=12,
     )
-    rows = scoring.score_all(model, tokenizer, items, model="tiny", kind="causal", plan=plan, max_batch_tokens=4096)
+    rows = scoring.score_all(CausalScorer(model, tokenizer, max_batch_tokens=4096), items, model="tiny", plan=plan)
     path = tmp_path / "scores.parquet"
     score_table.write_scores(path, rows, '{"rule": "test"}')
     scores = score_table.read_scores(path).to_pandas()

@@ -6,6 +6,8 @@ A tiny random T5 checks the mechanics; the real FLAN-T5-XL is not available offl
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 import torch
 
@@ -171,7 +173,8 @@ def test_every_scoring_method_runs_on_a_seq2seq_model(t5, data_mirror, tmp_path)
     )
     plan = scoring.MethodPlan(methods=scoring.METHODS, label_seeds=(0,), label_sets=("alpha", "numeric"),
                               scales=("likely",), temperatures=(0.9,), generation_seeds=(0,), max_new_tokens=6)
-    rows = scoring.score_all(model, tokenizer, items, model="t5", kind="seq2seq", plan=plan, max_batch_tokens=4096)
+    scorer = Seq2SeqScorer(model, tokenizer, mode=plan.seq2seq_scoring, max_batch_tokens=4096)
+    rows = scoring.score_all(scorer, items, model="t5", plan=plan)
     score_table.write_scores(tmp_path / "scores.parquet", rows, '{"rule": "test"}')
     scores = score_table.read_scores(tmp_path / "scores.parquet").to_pandas()
     assert set(scores["method"]) == set(scoring.METHODS)
@@ -239,13 +242,17 @@ def test_the_token_wise_variant_is_chosen_by_the_plan(t5, data_mirror):
     for mode in ("pll", "pll_token"):
         plan = scoring.MethodPlan(methods=("string",), label_seeds=(0,), label_sets=("alpha",), scales=("likely",),
                                   temperatures=(0.1,), generation_seeds=(0,), max_new_tokens=1, seq2seq_scoring=mode)
-        rows = scoring.score_all(model, tokenizer, items, model="t5", kind="seq2seq", plan=plan, max_batch_tokens=4096)
+        scorer = Seq2SeqScorer(model, tokenizer, mode=mode, max_batch_tokens=4096)
+        rows = scoring.score_all(scorer, items, model="t5", plan=plan)
         values[mode] = [r.value for r in rows if r.score == "option_logprob"]
         (expected,) = Seq2SeqScorer(model, tokenizer, mode=mode).score(
             [ContinuationRequest("o", prompts.string_prompt(items[0]), " " + items[0].options[0])]
         )
         assert values[mode][0] == pytest.approx(expected.sum_logprob, abs=1e-4)
     assert values["pll"] != pytest.approx(values["pll_token"], abs=1e-3)
+    with pytest.raises(ValueError, match=r"scores in mode 'pll_token', the plan in 'pll'"):
+        scoring.score_all(Seq2SeqScorer(model, tokenizer, mode="pll_token"), items, model="t5",
+                          plan=dataclasses.replace(plan, seq2seq_scoring="pll"))
     with pytest.raises(ValueError, match="seq2seq_scoring"):
         scoring.MethodPlan(methods=("string",), label_seeds=(0,), label_sets=("alpha",), scales=("likely",),
                            temperatures=(0.1,), generation_seeds=(0,), max_new_tokens=1, seq2seq_scoring="words")

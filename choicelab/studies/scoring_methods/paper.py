@@ -35,12 +35,24 @@ def _best_methods(per_method: pd.DataFrame) -> dict[str, str]:
 
 
 def _findings(fig2: pd.DataFrame, fig3: pd.DataFrame, flips: pd.DataFrame) -> list[dict[str, Any]]:
-    out = []
+    """The paper's nine qualitative findings (Sec. 5), each checked on our Fig. 2 / Fig. 3 tables."""
     per_method = _method_accuracy(fig3)
     models = sorted(per_method["model"].unique())
     best = _best_methods(per_method)
-    # 1. Variation across methods.
     spread = fig3.groupby("model")["accuracy"].agg(lambda s: float(s.max() - s.min()))
+    out = _method_choice_findings(spread, flips, models, best)
+    out.append(_likelihood_finding(fig3))
+    out.append(_humans_finding(fig2))
+    out += _method_cost_findings(per_method)
+    out += _model_quality_findings(fig3, spread, models, best)
+    return out
+
+
+def _method_choice_findings(spread: pd.Series, flips: pd.DataFrame, models: list[str],
+                            best: dict[str, str]) -> list[dict[str, Any]]:
+    """Findings 1-3: predictions vary with the method; label scoring is best; no single method is best for all."""
+    out = []
+    # 1. Variation across methods.
     flip_text = ", ".join(f"{r.model}: {r.flip_share:.2f}" for r in flips.itertuples()) if len(flips) else "n/a"
     out.append(
         _finding(
@@ -73,28 +85,30 @@ def _findings(fig2: pd.DataFrame, fig3: pd.DataFrame, flips: pd.DataFrame) -> li
             "needs at least two models",
         )
     )
-    # 4. Accuracy and likelihood correlated.
+    return out
+
+
+def _likelihood_finding(fig3: pd.DataFrame) -> dict[str, Any]:
+    """Finding 4: accuracy and likelihood correlated."""
     if len(fig3) >= 3 and fig3["accuracy"].std() > 0 and fig3["loglik"].std() > 0:
         r = float(np.corrcoef(fig3["accuracy"], fig3["loglik"])[0, 1])
-        out.append(
-            _finding(
-                "accuracy_loglik_correlated",
-                "accuracy and log-likelihood of the human data are fairly correlated",
-                f"Pearson r over (model, method, score) = {r:.2f}",
-                r >= 0.5,
-                "criterion: r >= 0.5",
-            )
+        return _finding(
+            "accuracy_loglik_correlated",
+            "accuracy and log-likelihood of the human data are fairly correlated",
+            f"Pearson r over (model, method, score) = {r:.2f}",
+            r >= 0.5,
+            "criterion: r >= 0.5",
         )
-    else:
-        out.append(
-            _finding(
-                "accuracy_loglik_correlated",
-                "accuracy and likelihood are fairly correlated",
-                "too few distinct rows",
-                None,
-            )
-        )
-    # 5. No model-method pair beats humans in all conditions.
+    return _finding(
+        "accuracy_loglik_correlated",
+        "accuracy and likelihood are fairly correlated",
+        "too few distinct rows",
+        None,
+    )
+
+
+def _humans_finding(fig2: pd.DataFrame) -> dict[str, Any]:
+    """Finding 5: no model-method pair beats humans in all conditions."""
     humans = fig2[fig2["model"] == "human"].set_index("condition")["accuracy"]
     machine = fig2[fig2["model"] != "human"]
     beats = (
@@ -102,14 +116,17 @@ def _findings(fig2: pd.DataFrame, fig3: pd.DataFrame, flips: pd.DataFrame) -> li
         .groupby(["model", "method"])["above"]
         .all()
     )
-    out.append(
-        _finding(
-            "humans_not_beaten",
-            "no model-method pair outperforms human accuracy in all conditions",
-            f"pairs above humans in every condition: {int(beats.sum())} of {len(beats)}",
-            bool(not beats.any()) if len(beats) else None,
-        )
+    return _finding(
+        "humans_not_beaten",
+        "no model-method pair outperforms human accuracy in all conditions",
+        f"pairs above humans in every condition: {int(beats.sum())} of {len(beats)}",
+        bool(not beats.any()) if len(beats) else None,
     )
+
+
+def _method_cost_findings(per_method: pd.DataFrame) -> list[dict[str, Any]]:
+    """Findings 6-7: rating does not pay back its cost; embedding is worse (each where the methods were run)."""
+    out = []
     # 6. Rating no payback.
     pivot = per_method.pivot_table(index="model", columns="method", values="accuracy")
     if {"rating"} <= set(pivot.columns) and set(pivot.columns) & {"string", "label"}:
@@ -139,6 +156,13 @@ def _findings(fig2: pd.DataFrame, fig3: pd.DataFrame, flips: pd.DataFrame) -> li
                 bool((pivot["embedding"] < rest).all()),
             )
         )
+    return out
+
+
+def _model_quality_findings(fig3: pd.DataFrame, spread: pd.Series, models: list[str],
+                            best: dict[str, str]) -> list[dict[str, Any]]:
+    """Findings 8-9: the method matters more for worse models; the best model does best with free generation."""
+    out = []
     # 8. Method choice matters more for worse models.
     best_acc = fig3.groupby("model")["accuracy"].max()
     if len(models) >= 3:

@@ -76,43 +76,49 @@ class ScoreRow:
     study: str = STUDY
 
 
-def _version_key(
-    item: ScoringItem, model: str, method: str, score: str, label_set: str, variant: str, seed: int
-) -> str:
-    return "|".join([item.benchmark, item.item_id, model, method, score, label_set, variant, str(seed)])
+@dataclass(frozen=True)
+class Version:
+    """Which version of an item a set of option rows scores: the model, method and score, and the label set, variant
+    and seed of that method (``""``/0 where it has none); with the item it keys the argmax's tie breaking."""
+
+    model: str
+    method: str
+    score: str
+    label_set: str = ""
+    variant: str = ""
+    seed: int = 0
+
+    def key(self, item: ScoringItem) -> str:
+        return "|".join([item.benchmark, item.item_id, self.model, self.method, self.score, self.label_set,
+                         self.variant, str(self.seed)])
 
 
 def option_rows(
     item: ScoringItem,
     values: Sequence[float],
+    version: Version,
     *,
-    model: str,
-    method: str,
-    score: str,
-    label_set: str = "",
-    variant: str = "",
-    seed: int = 0,
     positions: Sequence[int] | None = None,
     tie_seed: int = 0,
     context: str | Sequence[str] = "",
 ) -> list[ScoreRow]:
-    """One row per option (``values`` in canonical order), with the argmax choice and its tie count; ``context``:
-    the prompt the model saw (one for all options, or one per option)."""
+    """One row per option (``values`` in canonical order) of one :class:`Version` of ``item``, with the argmax
+    choice and its tie count; ``context``: the prompt the model saw (one for all options, or one per option)."""
     if len(values) != len(item.options):
         raise ValueError(f"{item.item_id}: {len(values)} values for {len(item.options)} options")
-    key = _version_key(item, model, method, score, label_set, variant, seed)
-    chosen, n_tied = sm.choose(values, tie_seed, key)
+    chosen, n_tied = sm.choose(values, tie_seed, version.key(item))
+    v = version
     return [
         ScoreRow(
             item.benchmark,
             item.condition,
             item.item_id,
-            model,
-            method,
-            score,
-            label_set,
-            variant,
-            seed,
+            v.model,
+            v.method,
+            v.score,
+            v.label_set,
+            v.variant,
+            v.seed,
             k,
             positions[k] if positions is not None else k,
             len(item.options),

@@ -24,14 +24,15 @@ study's settings).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
+from choicelab.lm.scorer import Scorer, load_scorer
 from choicelab.studies.scoring_methods import coder as fc
 from choicelab.studies.scoring_methods import metrics as sm
-from choicelab.studies.scoring_methods.code_free import load_judge
+from choicelab.studies.scoring_methods.code_free import CoderModel, load_free_coder
 from choicelab.studies.scoring_methods.prompts import (
     SCALES,
     ScoringItem,
@@ -41,8 +42,7 @@ from choicelab.studies.scoring_methods.prompts import (
     string_prior_prompt,
     string_prompt,
 )
-from choicelab.studies.scoring_methods.score_table import ScoreRow, option_rows
-from choicelab.studies.scoring_methods.trained_coder import load_classifier
+from choicelab.studies.scoring_methods.score_table import ScoreRow, Version, option_rows
 
 METHODS = ("free", "string", "label", "rating", "embedding")
 RATING_SCORES = ("rating_number", "rating_phrase")
@@ -99,7 +99,7 @@ def score_strings(scorer: Any, items: Sequence[ScoringItem], *, model: str, tie_
         per_option = [sm.string_scores(next(logprobs), next(logprobs)) for _ in item.options]
         for score in sm.STRING_SCORES:
             rows += option_rows(
-                item, [s[score] for s in per_option], model=model, method="string", score=score, tie_seed=tie_seed,
+                item, [s[score] for s in per_option], Version(model, "string", score), tie_seed=tie_seed,
                 context=string_prompt(item),
             )
     return rows
@@ -134,11 +134,7 @@ def score_labels(
             rows += option_rows(
                 item,
                 values,
-                model=model,
-                method="label",
-                score=score,
-                label_set=label_set,
-                seed=seed,
+                Version(model, "label", score, label_set=label_set, seed=seed),
                 positions=positions,
                 tie_seed=tie_seed,
                 context=label_prompt(item, order, labels),
@@ -168,7 +164,7 @@ def score_ratings(
                 expected["rating_phrase"].append(sm.rating_expectation(sums[n_points:]))
             for score in RATING_SCORES:
                 rows += option_rows(
-                    item, expected[score], model=model, method="rating", score=score, variant=scale, tie_seed=tie_seed,
+                    item, expected[score], Version(model, "rating", score, variant=scale), tie_seed=tie_seed,
                     context=[rating_prompt(item, option, scale) for option in item.options],
                 )
     return rows
@@ -193,20 +189,18 @@ def separately(embed: Callable[[Sequence[str]], np.ndarray]) -> OptionEmbed:
     return embed_pairs
 
 
-def option_embedder(model_obj: Any, tokenizer: Any, kind: str, max_length: int = 4096) -> OptionEmbed:
+def option_embedder(scorer: Scorer, max_length: int = 4096) -> OptionEmbed:
     """The embedding method's E(I) and E(o): seq2seq models the authors' way (encoder last token for I, decoder last
     state for o, :func:`choicelab.lm.seq2seq.embed_prompt_options`); causal and encoder models embed I and each o
-    as separate texts (:func:`choicelab.lm.embed.text_embedder`)."""
-    if kind == "seq2seq":
+    as separate texts (:func:`own_embedder`)."""
+    if scorer.kind == "seq2seq":
         from choicelab.lm.seq2seq import embed_prompt_options
 
         def embed_pairs(pairs: Sequence[tuple[str, Sequence[str]]]) -> list[tuple[np.ndarray, np.ndarray]]:
-            return embed_prompt_options(model_obj, tokenizer, pairs, max_length=max_length)
+            return embed_prompt_options(scorer.model, scorer.tokenizer, pairs, max_length=max_length)
 
         return embed_pairs
-    from choicelab.lm.embed import text_embedder
-
-    return separately(text_embedder(model_obj, tokenizer, kind, max_length))
+    return separately(own_embedder(scorer, max_length))
 
 
 def score_embeddings(
@@ -224,8 +218,7 @@ def score_embeddings(
     for item, (prompt_vector, option_vectors) in zip(items, embedded, strict=True):
         values = [sm.cosine(prompt_vector, vector) for vector in option_vectors]
         rows += option_rows(
-            item, values, model=model, method="embedding", score="cosine", tie_seed=tie_seed,
-            context=string_prompt(item),
+            item, values, Version(model, "embedding", "cosine"), tie_seed=tie_seed, context=string_prompt(item),
         )
     return rows
 
@@ -273,10 +266,10 @@ def free_rows(
 def code_free(
     items: Sequence[ScoringItem],
     generations: Sequence[str],
-    embed: Callable[[Sequence[str]], np.ndarray] | None,
-    judge: fc.Judge | None = None,
-    classifier: fc.Classifier | None = None,
-    **settings: Any,
+    coder: fc.FreeCoder,
+    *,
+    examples: Sequence[fc.Example] | None = None,
+    settings: fc.CoderSettings = fc.SHIPPED_SETTINGS,
 ) -> list[fc.Coded]:
     """Code one generation per item with the study's one coder
     (:func:`choicelab.studies.scoring_methods.coder.code_generations`, validated against the authors' hand codes;
@@ -284,117 +277,78 @@ def code_free(
     (:func:`choicelab.studies.scoring_methods.coder.prototypes_of`; option indices of other benchmarks name no
     category); hand-coded ``examples`` only where passed."""
     named = [item for item in items if item.categories]
-    settings.setdefault(
-        "prototypes", fc.prototypes_of([item.condition for item in named], [item.options for item in named],
-                                       [item.categories for item in named])
-    )
-    return fc.code_generations(
+    prototypes = fc.prototypes_of([item.condition for item in named], [item.options for item in named],
+                                  [item.categories for item in named])
+    generations = fc.Generations(
         list(generations),
         [item.condition for item in items],
         [item.options for item in items],
         [free_categories(item) for item in items],
-        embed=embed,
-        judge=judge,
-        classifier=classifier,
         contexts=[f"{item.context} {item.question}" for item in items],
-        **settings,
     )
+    return fc.code_generations(generations, coder, prototypes=prototypes, examples=examples, settings=settings)
 
 
 def free_generation(
-    model_obj: Any,
-    tokenizer: Any,
-    items: Sequence[ScoringItem],
-    *,
-    model: str,
-    embed: Callable[[Sequence[str]], np.ndarray] | None,
-    temperatures: Sequence[float],
-    seeds: Sequence[int],
-    max_new_tokens: int,
-    max_batch_tokens: int | str,
-    generate: Callable[..., Any] | None = None,
-    judge: fc.Judge | None = None,
-    classifier: fc.Classifier | None = None,
+    scorer: Scorer, items: Sequence[ScoringItem], *, model: str, plan: MethodPlan, coder: fc.FreeCoder
 ) -> list[ScoreRow]:
-    """Method ``free``: sample from I per (temperature, seed) and code each answer (:func:`code_free`).
-
-    ``generate`` (default :func:`choicelab.lm.generate.sample`) samples ``[(id, prompt)]`` -> objects with ``.text``;
-    it samples from encoder-decoder models too."""
-    if generate is None:
-        from choicelab.lm.generate import sample as generate
-
+    """Method ``free``: sample from I with ``scorer`` per (temperature, seed) of the ``plan`` (its
+    :meth:`~choicelab.lm.scorer.Scorer.sample`, encoder-decoder models too) and code each answer with ``coder``
+    (:func:`code_free`; a coder without a model embeds with ``scorer``'s own embeddings)."""
+    if coder.embed is None and coder.judge is None and coder.classifier is None:
+        coder = replace(coder, embed=own_embedder(scorer))
     rows: list[ScoreRow] = []
-    for temperature in temperatures:
-        for seed in seeds:
+    for temperature in plan.temperatures:
+        for seed in plan.generation_seeds:
             prompts = [(item.item_id, string_prompt(item)) for item in items]
-            generations = generate(
-                model_obj, tokenizer, prompts, max_new_tokens=max_new_tokens, temperature=temperature, seed=seed,
-                max_batch_tokens=max_batch_tokens,
-            )
+            generations = scorer.sample(prompts, max_new_tokens=plan.max_new_tokens, temperature=temperature,
+                                        seed=seed)
             texts = [gen.text for gen in generations]
-            for item, text, coded in zip(items, texts, code_free(items, texts, embed, judge, classifier), strict=True):
+            for item, text, coded in zip(items, texts, code_free(items, texts, coder), strict=True):
                 rows += free_rows(item, text, coded, model=model, variant=f"tau={temperature:g}", seed=seed)
     return rows
 
 
+def own_embedder(scorer: Scorer, max_length: int = 4096) -> fc.Embed:
+    """texts -> unit-norm embeddings with the scored model itself (batches of 8, as
+    :func:`choicelab.lm.embed.text_embedder`)."""
+
+    def embed(texts: Sequence[str]) -> np.ndarray:
+        return scorer.embed_texts(list(texts), batch_size=8, max_length=max_length)
+
+    return embed
+
+
 def score_all(
-    model_obj: Any,
-    tokenizer: Any,
+    scorer: Scorer,
     items: Sequence[ScoringItem],
     *,
     model: str,
-    kind: str,
     plan: MethodPlan,
-    max_batch_tokens: int | str,
-    scorer: Any = None,
-    classify_embed: Callable[[Sequence[str]], np.ndarray] | None = None,
-    judge: fc.Judge | None = None,
-    classifier: fc.Classifier | None = None,
+    coder: fc.FreeCoder = fc.OWN_EMBEDDINGS,
     tie_seed: int = 0,
 ) -> list[ScoreRow]:
-    """Every requested method for one loaded model. Encoders support only ``embedding``. Seq2seq models
-    (:mod:`choicelab.lm.seq2seq`) score strings, labels and ratings in the plan's ``seq2seq_scoring`` mode (the
-    authors' word-wise masked pseudo-likelihood unless the config names another), sample with
-    :func:`choicelab.lm.generate.sample` and embed the authors' way (:func:`option_embedder`).
+    """Every requested method for one model's scorer (:func:`choicelab.lm.scorer.load_scorer`). Encoders support only
+    ``embedding``. Seq2seq models (:mod:`choicelab.lm.seq2seq`) score strings, labels and ratings in the plan's
+    ``seq2seq_scoring`` mode (the scorer's ``mode``: the authors' word-wise masked pseudo-likelihood unless the
+    config names another), sample with :func:`choicelab.lm.generate.sample` and embed the authors' way
+    (:func:`option_embedder`).
 
-    ``classify_embed`` codes free generations (e.g. a sentence encoder's
-    :func:`choicelab.lm.embed.text_embedder`); default: this model's own embeddings. ``judge`` (an LLM judge,
-    :data:`choicelab.studies.scoring_methods.coder.Judge`) or ``classifier`` (the
-    trained coder, :class:`choicelab.studies.scoring_methods.coder.Classifier`) codes them instead."""
-    from choicelab.lm.embed import text_embedder
-
+    ``coder`` codes free generations: its ``embed`` (e.g. a sentence encoder's,
+    :func:`choicelab.studies.scoring_methods.code_free.encoder_embedder`), ``judge`` (an LLM judge,
+    :data:`choicelab.studies.scoring_methods.coder.Judge`) or ``classifier`` (the trained coder,
+    :class:`choicelab.studies.scoring_methods.coder.Classifier`); without any, this model's own embeddings."""
     methods = set(plan.methods)
-    if kind not in ("causal", "seq2seq") and methods - {"embedding"}:
-        raise ValueError(f"a {kind} model supports only the embedding method, not {sorted(methods - {'embedding'})}")
-    embed = text_embedder(model_obj, tokenizer, kind)
-    generate = None
-    if kind == "seq2seq":
-        from choicelab.lm import seq2seq
-
-        if scorer is None:  # the authors scored strings, labels and ratings through the same masked path
-            scorer = seq2seq.Seq2SeqScorer(
-                model_obj, tokenizer, mode=plan.seq2seq_scoring, max_batch_tokens=max_batch_tokens
-            )
-    elif scorer is None and methods & {"string", "label", "rating"}:
-        from choicelab.lm.causal import CausalScorer
-
-        scorer = CausalScorer(model_obj, tokenizer, max_batch_tokens=max_batch_tokens)
+    if scorer.kind not in ("causal", "seq2seq") and methods - {"embedding"}:
+        raise ValueError(
+            f"a {scorer.kind} model supports only the embedding method, not {sorted(methods - {'embedding'})}"
+        )
+    if scorer.kind == "seq2seq" and scorer.mode != plan.seq2seq_scoring:
+        raise ValueError(f"the seq2seq scorer scores in mode {scorer.mode!r}, the plan in {plan.seq2seq_scoring!r}: "
+                         "load it with load_scorer(..., seq2seq_mode=plan.seq2seq_scoring)")
     rows: list[ScoreRow] = []
     if "free" in methods:
-        rows += free_generation(
-            model_obj,
-            tokenizer,
-            items,
-            model=model,
-            embed=classify_embed or embed,
-            temperatures=plan.temperatures,
-            seeds=plan.generation_seeds,
-            max_new_tokens=plan.max_new_tokens,
-            max_batch_tokens=max_batch_tokens,
-            generate=generate,
-            judge=judge,
-            classifier=classifier,
-        )
+        rows += free_generation(scorer, items, model=model, plan=plan, coder=coder)
     if "string" in methods:
         rows += score_strings(scorer, items, model=model, tie_seed=tie_seed)
     if "label" in methods:
@@ -405,7 +359,8 @@ def score_all(
         rows += score_ratings(scorer, items, model=model, scales=plan.scales, tie_seed=tie_seed)
     if "embedding" in methods:
         rows += score_embeddings(
-            None, items, model=model, tie_seed=tie_seed, embed_pairs=option_embedder(model_obj, tokenizer, kind)
+            None, items, model=model, tie_seed=tie_seed,
+            embed_pairs=option_embedder(scorer),
         )
     return rows
 
@@ -416,39 +371,17 @@ def score_model(
     *,
     model: str,
     plan: MethodPlan,
-    coder_dir: str | None,
+    coder: CoderModel,
     seed: int,
     device: str,
     max_batch_tokens: int | str,
-    coder_kind: str = "embedding",
 ) -> list[ScoreRow]:
-    """A scoring job: load the materialized model (causal or seq2seq, by its model.json) and the model that codes
-    free generations (``coder_dir``: the trained coder's checkpoint for ``coder_kind`` "trained",
-    :func:`choicelab.studies.scoring_methods.trained_coder.load_classifier`; an encoder for "embedding", None: the
-    model's own embeddings; a causal model for "judge", :func:`choicelab.studies.scoring_methods.code_free.load_judge`),
-    and run
+    """A scoring job: the materialized model's scorer (:func:`choicelab.lm.scorer.load_scorer`, seq2seq models in
+    the plan's ``seq2seq_scoring`` mode) and the model that codes free generations
+    (:func:`choicelab.studies.scoring_methods.code_free.load_free_coder`: the trained coder's checkpoint, an
+    encoder, or a causal model as judge; ``coder.folder`` None: the model's own embeddings), and
     :func:`score_all`."""
-    from choicelab.lm.embed import text_embedder
-    from choicelab.lm.loading import load_causal, load_encoder_mc, load_seq2seq, read_model_json
-
-    kind = read_model_json(model_dir)["kind"]
-    loader = load_seq2seq if kind == "seq2seq" else load_causal
-    model_obj, tokenizer, _ = loader(model_dir, device=device)
-    classify_embed = judge = classifier = None
-    if coder_kind == "trained":
-
-        if not coder_dir:
-            raise ValueError("coder kind 'trained' needs the trained coder's folder (rule sm_train_coder)")
-        classifier = load_classifier(coder_dir, device=device, seed=seed)
-    elif coder_kind == "judge":
-
-        if not coder_dir:
-            raise ValueError("coder kind 'judge' needs the judge's model folder (studies.scoring_methods.coder.model)")
-        judge = load_judge(coder_dir, device=device, max_batch_tokens=max_batch_tokens)
-    elif coder_dir:
-        encoder, encoder_tokenizer, _ = load_encoder_mc(coder_dir, seed=seed, device=device)
-        classify_embed = text_embedder(encoder, encoder_tokenizer, "encoder")
-    return score_all(
-        model_obj, tokenizer, items, model=model, kind=kind, plan=plan, classify_embed=classify_embed,
-        judge=judge, classifier=classifier, max_batch_tokens=max_batch_tokens, tie_seed=seed,
-    )
+    scorer, _ = load_scorer(model_dir, device=device, max_batch_tokens=max_batch_tokens,
+                            seq2seq_mode=plan.seq2seq_scoring, seed=seed)
+    free_coder = load_free_coder(coder, device=device, seed=seed, max_batch_tokens=max_batch_tokens)
+    return score_all(scorer, items, model=model, plan=plan, coder=free_coder, tie_seed=seed)

@@ -182,15 +182,25 @@ def training_data_record(hand: pd.DataFrame, root: str | Path, items: Sequence[M
     }
 
 
-def train_coder(base_dir: str | Path, hand: pd.DataFrame, options: Options, out_dir: str | Path,
-                recipe: CoderRecipe, *, name: str, hand_root: str | Path, device: str = "cpu",
-                record: Mapping[str, Any] | None = None, log: Callable[[str], None] = print) -> dict[str, Any]:
-    """Fine-tune the encoder in ``base_dir`` on the hand codes of ``hand`` (any models' rows, read from the data
-    root ``hand_root``; ``options``: :func:`~choicelab.studies.scoring_methods.code_free.item_options`) into the
+@dataclass(frozen=True)
+class CoderData:
+    """What a coder learns from: the hand-coded rows ``hand`` (any models'), read from the data root ``hand_root``,
+    and the items' ``options`` (:func:`~choicelab.studies.scoring_methods.code_free.item_options`)."""
+
+    hand: pd.DataFrame
+    options: Options
+    hand_root: str | Path
+
+
+def train_coder(base_dir: str | Path, data: CoderData, out_dir: str | Path, recipe: CoderRecipe, *, name: str,
+                device: str = "cpu", record: Mapping[str, Any] | None = None,
+                log: Callable[[str], None] = print) -> dict[str, Any]:
+    """Fine-tune the encoder in ``base_dir`` on the hand codes of ``data`` (:class:`CoderData`) into the
     checkpoint ``out_dir`` and calibrate its ``error`` threshold on the held-out items (:func:`split_by_item`);
     returns the ``coder.json`` record. ``record``: the training job's provenance record (saved in the folder)."""
     from choicelab.lm.loading import load_encoder_mc
 
+    hand, options = data.hand, data.options
     items = open_items(hand, options, recipe.context_words)
     train, dev = split_by_item(items, recipe.dev_share, recipe.seed)
     if recipe.option_answers:
@@ -202,8 +212,8 @@ def train_coder(base_dir: str | Path, hand: pd.DataFrame, options: Options, out_
     params = Recipe(learning_rate=recipe.learning_rate, batch_size=recipe.batch_size,
                     max_epochs=recipe.max_epochs, seed=recipe.seed, input_format=INPUT_FORMAT,
                     max_length=max_length, frozen_layers=recipe.frozen_layers, patience=2)
-    data = training_data_record(hand, hand_root, items)
-    fine_tune_checkpoint(base_dir, TrainingData(train, dev, notes={"coder": {"recipe": asdict(recipe), **data}}),
+    trained_on = training_data_record(hand, data.hand_root, items)
+    fine_tune_checkpoint(base_dir, TrainingData(train, dev, notes={"coder": {"recipe": asdict(recipe), **trained_on}}),
                          params, CheckpointOut(out_dir, name, record), device=device)
     model, tokenizer, _ = load_encoder_mc(out_dir, seed=recipe.seed, device=device)
     calibration = calibrate_error_threshold(item_probabilities(model, tokenizer, dev, max_length),
@@ -211,7 +221,8 @@ def train_coder(base_dir: str | Path, hand: pd.DataFrame, options: Options, out_
     log(f"coder: error threshold {calibration['error_threshold']} (dev agreement {calibration['dev_agreement']:.3f}, "
         f"argmax {calibration['dev_argmax_agreement']:.3f})")
     meta = {"error_choice": ERROR_CHOICE, "input_format": INPUT_FORMAT, "max_length": max_length,
-            "answer_sentences": fc.ANSWER_SENTENCES, "recipe": asdict(recipe), "training_data": data, **calibration}
+            "answer_sentences": fc.ANSWER_SENTENCES, "recipe": asdict(recipe), "training_data": trained_on,
+            **calibration}
 
     write_json(Path(out_dir) / CODER_FILE, meta)
     return meta

@@ -10,7 +10,8 @@ config before and after that edit.)
 Files are compared byte for byte, except where a difference is meant to come with a new checkout:
 
 * the ``code_version`` field (package version, git commit, dirty flag) of every provenance record, in ``.prov.json``
-  sidecars and in the ``choicelab.provenance`` metadata of Parquet files, is left out;
+  sidecars, in model folders' ``provenance.json`` and in the ``choicelab.provenance`` metadata of Parquet files, is
+  left out;
 * the checkout's path in absolute input paths (files of data/) becomes ``<repo>``;
 * a Parquet file is compared as its Arrow schema, its rows and its metadata (the record without ``code_version``),
   not as bytes, and a record's ``sha256`` of a Parquet file (its own or an input's) is left out, since the bytes
@@ -31,6 +32,7 @@ from typing import Any
 import pyarrow.parquet as pq
 
 from choicelab import io
+from choicelab.provenance import MODEL_RECORD, SIDECAR_SUFFIX
 
 PROVENANCE_KEY = io.PROVENANCE_KEY.encode()
 
@@ -96,7 +98,7 @@ def same(a: Path, b: Path, repo_a: str, repo_b: str) -> bool:
         return _manifest_view(a) == _manifest_view(b)
     if a.suffix == ".parquet":
         return _parquet_view(a, repo_a) == _parquet_view(b, repo_b)
-    if a.name.endswith(".prov.json"):
+    if a.name.endswith(SIDECAR_SUFFIX) or a.name == MODEL_RECORD:  # a model folder's record is a record too
         return _sidecar_view(a, repo_a) == _sidecar_view(b, repo_b)
     return a.read_bytes() == b.read_bytes()
 

@@ -27,6 +27,8 @@ def _run(root, commit, csv_text="a\n1\n"):
               "inputs": [{"path": f"{root}/data/items.yaml", "sha256": "s"},
                          {"path": "results/t/d.parquet", "sha256": commit}]}
     (results / "t" / "x.csv.prov.json").write_text(json.dumps(record))
+    (results / "models" / "m").mkdir(parents=True)  # a model folder's own record: the rule that made it
+    (results / "models" / "m" / "provenance.json").write_text(json.dumps({**record, "rule": "prepare_model"}))
     write_parquet(results / "t" / "d.parquet", pa.table({"v": [1.0, float("nan")]}),
                   {"choicelab.provenance": json.dumps({"code_version": {"git_commit": commit}, "rule": "r"})})
     (results / "logs").mkdir()
@@ -38,7 +40,8 @@ def test_runs_that_differ_only_in_commit_and_checkout_path_are_identical(tmp_pat
     compare = _compare_module().compare
     before, after = _run(tmp_path / "a", "1111"), _run(tmp_path / "b", "2222")
     result = compare(before, after, str(tmp_path / "a"), str(tmp_path / "b"))
-    assert result["identical"] == ["t/d.parquet", "t/x.csv", "t/x.csv.prov.json"]  # NaN in d.parquet equals NaN
+    assert result["identical"] == ["models/m/provenance.json", "t/d.parquet", "t/x.csv",
+                                   "t/x.csv.prov.json"]  # NaN in d.parquet equals NaN
     assert result["different"] == [] and result["not_compared"] == ["logs/job.log"]
 
 

@@ -67,7 +67,6 @@ class Panel:
     detail: pd.DataFrame | None = None  # the panel's table (probes: a grid; greyed cells in column ``grey``)
     flags: tuple[str, ...] = ()  # competence flags
     sources: tuple[str, ...] = ()  # tables (and their sidecars) the panel read
-    scale_note: str = ""
     extra: Mapping[str, Any] = field(default_factory=dict)
     axis: str = ""  # the figure's x-axis: the quantity, its unit and which way is better (the entry's)
 

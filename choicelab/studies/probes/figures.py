@@ -11,10 +11,6 @@ from choicelab.plotting import plt
 from choicelab.studies.probes.paper import paper_name
 
 
-def _benchmarks(conf: pd.DataFrame) -> list[str]:
-    return sorted(conf["benchmark"].unique())
-
-
 def bias_free_choices(originals: pd.DataFrame, benchmark: str) -> int:
     """The option count of a benchmark's original items, whose 1/n is the bias-free confidence of Fig. 3 (not of the
     frame's first row: the confidences also hold Choice Paralysis items with up to 15 options)."""

@@ -47,7 +47,6 @@ from choicelab.plotting import PAPER_COLOUR, PAPER_MARKER, plt
 from choicelab.studies.scoring_methods import metrics as sm
 
 METHOD_FOLDERS = ("log_probs", "rating", "embedding_similarity", "free")
-METRICS = ("string_score", "label_score", "rating", "free", "embedding")
 AUTHORS_RATING_SCALES = {  # analysis/analysis_rating_wang.ipynb, the cell subsetting df_no_scale
     "google/flan-t5-xl": "likely",
     "gpt-3.5-turbo-instruct": "possible",

@@ -87,7 +87,6 @@ HUMAN_PROPORTIONS_FILE = "pragmatics/LLM_link/data/human_results/human_response_
 # at the pinned commit, byte copies and interleaved files included: human.hand_code_report says which are used; URLs
 # and checksums: data/sources/pragmatics.yaml, group hand_codes).
 HAND_CODE_SOURCES: dict[str, RemoteFile] = {f.mirror_path: f for f in source_files("pragmatics", "hand_codes")}
-HAND_CODE_DIR = "pragmatics/LLM_link/results/free"
 
 
 def hand_code_root(paths: Iterable[str | Path]) -> Path:

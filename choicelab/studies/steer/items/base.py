@@ -403,25 +403,31 @@ def numeric_distractors(
     return out
 
 
+@dataclass(frozen=True)
+class Placement:
+    """Where :func:`spread_distractors` may put distractors: within ``[lo, hi]`` (exclusive of a bound that formats
+    like it, e.g. 0% or 100%), uneven gaps of 1-3 ``gap`` apart, rounded to multiples of ``step`` when given."""
+
+    lo: float | None = None
+    hi: float | None = None
+    step: float | Fraction | None = None
+    gap: float | None = None
+
+
 def spread_distractors(
     rng: random.Random,
     correct: float | Fraction,
     fmt: Callable[[Any], str],
     candidates: Iterable[float | Fraction] = (),
     k: int = 4,
-    *,
-    lo: float | None = None,
-    hi: float | None = None,
-    step: float | Fraction | None = None,
-    gap: float | None = None,
+    place: Placement = Placement(),
 ) -> list[str]:
     """``k`` formatted distractors placed so that the correct value's rank among all ``k + 1`` options is uniform:
     ``r`` (drawn from 0..k) of them lie below it and ``k - r`` above, so "the median / largest / smallest number" finds
     the key only at chance. Plausible-mistake ``candidates`` on the needed side come first; the rest are steps away
-    from the correct value (uneven gaps of 1-3 ``gap``, rounded to multiples of ``step`` when given, so their form
-    matches the key's), kept
-    within ``[lo, hi]`` (exclusive of a bound that formats like it, e.g. 0% or 100%).
+    from the correct value as ``place`` allows (rounded to its ``step`` so that their form matches the key's).
     """
+    lo, hi, step, gap = place.lo, place.hi, place.step, place.gap
     value = Fraction(correct) if not isinstance(correct, float) else correct
     right = fmt(correct)
     base = abs(float(correct)) or 1.0

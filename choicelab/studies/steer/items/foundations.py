@@ -9,6 +9,7 @@ import functools
 import itertools
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -58,13 +59,29 @@ def decimals(text: str) -> int:
     return len(m.group(1)) if m and m.group(1) else 0
 
 
-def numeric_options(rng, key: float | Fraction, fmt: Callable[[Any], str], candidates: Sequence[Any], n: int, *,
-                    lo: float | None = 0, hi: float | None = None, unit: float = 1, integer: bool = False,
-                    same_form: bool = True, spread: float = 0.5) -> list[str]:
+@dataclass(frozen=True)
+class NumberForm:
+    """The values :func:`numeric_options` may offer and how: within ``[lo, hi]`` (open bounds for probabilities are
+    the caller's), ``unit`` scaling a value to what is shown (100 for percentages), whole numbers when ``integer``,
+    as many decimals as the key when ``same_form``, perturbations up to about ``spread`` times the key."""
+
+    lo: float | None = 0
+    hi: float | None = None
+    unit: float = 1
+    integer: bool = False
+    same_form: bool = True
+    spread: float = 0.5
+
+
+WHOLE = NumberForm(integer=True)
+PERCENT = NumberForm(lo=Fraction(1, 100), hi=Fraction(99, 100), unit=100, spread=0.4)
+
+
+def numeric_options(rng, key: float | Fraction, fmt: Callable[[Any], str], candidates: Sequence[Any], n: int,
+                    form: NumberForm = NumberForm()) -> list[str]:
     """``n - 1`` numeric distractors for ``key``: the plausible-mistake ``candidates`` first, then perturbations on
-    both sides, within ``[lo, hi]`` (open bounds for probabilities are the caller's ``lo``/``hi``), written with
-    as many decimals as the key when ``same_form``, the key's rank among the options uniform (:func:`rank_balanced`).
-    ``unit`` scales a value to what is shown (100 for percentages)."""
+    both sides, as ``form`` allows, the key's rank among the options uniform (:func:`rank_balanced`)."""
+    lo, hi, unit, integer, same_form, spread = form.lo, form.hi, form.unit, form.integer, form.same_form, form.spread
     key_text = fmt(key)
     places = decimals(key_text)
     seen = {key_text}
@@ -138,7 +155,7 @@ def add_subtract(ctx: GenContext) -> Draft:
     no_sign = sum(abs(t) for t in terms)
     cands = [total + 1, total - 1, total + 10, total - 10, no_sign]
     n = ctx.n_options(3, 5)
-    dis = numeric_options(rng, total, fmt, cands, n, integer=True)
+    dis = numeric_options(rng, total, fmt, cands, n, WHOLE)
     return Draft(tid, q, fmt(total), tuple(dis), {"terms": terms, "style": style}, n)
 
 
@@ -168,7 +185,7 @@ def multiply_divide(ctx: GenContext) -> Draft:
         cands = [a * b - b, a + 1, a - 1, a * b // max(b - 1, 1)]
     fmt = fmt_num if style == "expr" else fmt_money
     n = ctx.n_options(3, 5)
-    dis = numeric_options(rng, answer, fmt, cands, n, integer=True)
+    dis = numeric_options(rng, answer, fmt, cands, n, WHOLE)
     return Draft(tid, q, fmt(answer), tuple(dis), {"op": op, "a": a, "b": b, "style": style}, n)
 
 
@@ -265,7 +282,7 @@ def continuous_optimization(ctx: GenContext) -> Draft:
         params = {"family": family, "a": a, "b": b, "c": c}
     fmt = fmt_num
     n = ctx.n_options(3, 5)
-    dis = numeric_options(rng, answer, fmt, cands, n, lo=Fraction(1, 100))
+    dis = numeric_options(rng, answer, fmt, cands, n, NumberForm(lo=Fraction(1, 100)))
     return Draft(f"cont.{family}", q, fmt(answer), tuple(dis), params, n)
 
 
@@ -445,8 +462,7 @@ def complement_rule(ctx: GenContext) -> Draft:
         cands = [n * p, p**n, (1 - p) ** n, 1 - p**n]
         params = {"kind": kind, "p": [p.numerator, p.denominator], "n": n}
     n = ctx.n_options(3, 5)
-    dis = numeric_options(rng, answer, fmt_pct, cands, n, lo=Fraction(1, 100), hi=Fraction(99, 100), unit=100,
-                          spread=0.4)
+    dis = numeric_options(rng, answer, fmt_pct, cands, n, PERCENT)
     return Draft(tid, q, fmt_pct(answer), tuple(dis), params, n)
 
 
@@ -476,8 +492,7 @@ def bayes_rule(ctx: GenContext) -> Draft:
     cands = ([lik] if rng.random() < 0.5 else []) + [lik * prior, 1 - answer,
                                                       lik * prior / (lik * prior + false_pos), lik * (1 - prior)]
     n = ctx.n_options(3, 5)
-    dis = numeric_options(rng, answer, fmt_pct, cands, n, lo=Fraction(1, 100), hi=Fraction(99, 100), unit=100,
-                          spread=0.4)
+    dis = numeric_options(rng, answer, fmt_pct, cands, n, PERCENT)
     params = {"prior_pct": int(prior * 100), "lik_pct": int(lik * 100), "false_pos_pct": int(false_pos * 100),
               "given_pb": given_pb}
     return Draft(tid, q, fmt_pct(answer), tuple(dis), params, n)

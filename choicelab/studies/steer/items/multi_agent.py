@@ -1013,30 +1013,37 @@ def tree_decision_nodes(tree: Tree) -> list[Tree]:
     return out
 
 
-def random_tree(
-    rng,
-    depth: int,
-    root_branch: int,
-    branch: int,
-    p_leaf: float,
-    n_players: int,
-    lo: int,
-    hi: int,
-    min_nodes: int,
-    max_nodes: int,
-) -> Tree | None:
-    """Random perfect-information game tree; players move in turn by depth; every player's leaf payoffs differ
-    (so no decision node has a tie). Node ids and move names (:data:`MOVE_NAMES`) are assigned breadth-first."""
+@dataclass(frozen=True)
+class TreeShape:
+    """A random game tree's shape: at most ``depth`` moves deep, ``root_branch`` moves at the root and ``branch``
+    elsewhere, a move ending the game early with probability ``p_leaf``, ``n_players`` moving in turn, payoffs in
+    ``[lo, hi]``, between ``min_nodes`` and ``max_nodes`` decision nodes."""
+
+    depth: int
+    root_branch: int
+    branch: int
+    p_leaf: float
+    n_players: int
+    lo: int
+    hi: int
+    min_nodes: int
+    max_nodes: int
+
+
+def random_tree(rng, shape: TreeShape) -> Tree | None:
+    """Random perfect-information game tree of ``shape`` (``None`` when its size is out of bounds); players move in
+    turn by depth; every player's leaf payoffs differ (so no decision node has a tie). Node ids and move names
+    (:data:`MOVE_NAMES`) are assigned breadth-first."""
 
     def build(d: int) -> Tree:
-        if d == depth or (d >= 1 and rng.random() < p_leaf):
+        if d == shape.depth or (d >= 1 and rng.random() < shape.p_leaf):
             return {"pay": None}
-        b = root_branch if d == 0 else branch
-        return {"player": d % n_players, "moves": [[None, build(d + 1)] for _ in range(b)]}
+        b = shape.root_branch if d == 0 else shape.branch
+        return {"player": d % shape.n_players, "moves": [[None, build(d + 1)] for _ in range(b)]}
 
     tree = build(0)
     nodes = tree_decision_nodes(tree)
-    if not min_nodes <= len(nodes) <= max_nodes:
+    if not shape.min_nodes <= len(nodes) <= shape.max_nodes:
         return None
     letter = iter(MOVE_NAMES)
     leaves = []
@@ -1046,9 +1053,9 @@ def random_tree(
             mv[0] = next(letter)
             if "pay" in mv[1]:
                 leaves.append(mv[1])
-    columns = [rng.sample(range(lo, hi + 1), len(leaves)) for _ in range(n_players)]
+    columns = [rng.sample(range(shape.lo, shape.hi + 1), len(leaves)) for _ in range(shape.n_players)]
     for li, leaf in enumerate(leaves):
-        leaf["pay"] = [columns[p][li] for p in range(n_players)]
+        leaf["pay"] = [columns[p][li] for p in range(shape.n_players)]
     return tree
 
 
@@ -1150,11 +1157,7 @@ def _tree_for_grade(ctx: GenContext, offset: int = 0) -> Tree:
     depth, rb, b, p_leaf, lo_n, hi_n = spec[shape]
     lo, hi = (0, 12) if shape < 2 else (-10, 30)
 
-    def draw():
-        tree = random_tree(ctx.rng, depth, rb, b, p_leaf, 2, lo, hi, lo_n, hi_n)
-        return tree
-
-    return _retry(draw)
+    return _retry(lambda: random_tree(ctx.rng, TreeShape(depth, rb, b, p_leaf, 2, lo, hi, lo_n, hi_n)))
 
 
 def _tree_text(ctx: GenContext, tree: Tree, players: Sequence[str]) -> tuple[str, str]:

@@ -13,6 +13,7 @@ from choicelab.studies.steer.items.base import (
     Draft,
     FollowUp,
     GenContext,
+    Placement,
     count_of,
     entity_numbers,
     fmt_money,
@@ -254,7 +255,8 @@ def endowment_effect(ctx: GenContext) -> Draft:
          "lowest price at which you should be willing to sell it?")
     k = ctx.n_options(3, 5) - 1
     stated = [shop, resale] + ([price] if fee else [])
-    dis = spread_distractors(rng, wtp, fmt_money, stated + ([price + 2 * fee] if fee else []), k, lo=0, step=5)
+    dis = spread_distractors(rng, wtp, fmt_money, stated + ([price + 2 * fee] if fee else []), k,
+                             Placement(lo=0, step=5))
     return Draft(tid, q, fmt_money(wtp), tuple(dis),
                  {"wtp": wtp, "kind": "wta", "fee": fee, "shop": shop, "resale": resale}, k + 1)
 
@@ -455,8 +457,8 @@ def compute_eu(ctx: GenContext) -> Draft:
     snap = lambda x: round(Fraction(x) / grid) * grid  # noqa: E731
     cands = [snap(Fraction(sum(utils), k)), expected_value(list(zip(probs[::-1], utils, strict=False))),
              eu - Fraction(probs[-1] * utils[-1], 100)]
-    dis = spread_distractors(rng, eu, fmt_num, cands, ctx.n_options(3, 5) - 1, step=grid,
-                             gap=max(0.5, abs(float(eu)) * 0.06), lo=min(utils), hi=max(utils))
+    dis = spread_distractors(rng, eu, fmt_num, cands, ctx.n_options(3, 5) - 1,
+                             Placement(min(utils), max(utils), grid, max(0.5, abs(float(eu)) * 0.06)))
     return Draft(tid, q, fmt_num(eu), tuple(dis), {"probs_pct": probs, "utils": utils}, ctx.n_options(3, 5))
 
 
@@ -655,8 +657,8 @@ def gamblers_fallacy(ctx: GenContext) -> Draft:
         q = f"{context} It has come up {same} {streak} times in a row. What is the probability of {same} next time?"
         cands = [1 - p, p / 2, (1 + p) / 2, p * 2]
         params = {"kind": "independent", "device": device, "p": [p.numerator, p.denominator], "streak": streak}
-    dis = spread_distractors(rng, answer, fmt_pct, cands, ctx.n_options(3, 5) - 1, lo=0, hi=1,
-                             gap=0.06)
+    dis = spread_distractors(rng, answer, fmt_pct, cands, ctx.n_options(3, 5) - 1,
+                             Placement(lo=0, hi=1, gap=0.06))
     return Draft(tid, q, fmt_pct(answer), tuple(dis), params, ctx.n_options(3, 5))
 
 

@@ -16,7 +16,7 @@ import json
 import pkgutil
 import random
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from fractions import Fraction
 from typing import Any
@@ -158,6 +158,12 @@ class GenContext:
     def phrasing(self, element_short: str, phrasings: Sequence[str]) -> tuple[str, str]:
         """Pick one phrasing; return ``(template_id, phrasing)``."""
         return choose_phrasing(self.rng, element_short, phrasings)
+
+    def phrase(self, texts: Mapping[str, Any], key: str, **values: Any) -> tuple[str, str]:
+        """Pick one of the phrasings ``texts[key]`` (a list in data/steer/templates.yaml) and fill in ``values``;
+        return ``(template_id, text)``."""
+        tid, text = self.phrasing(key, texts[key])
+        return tid, text.format(**values)
 
     def people(self, k: int) -> list[str]:
         return self.rng.sample(PEOPLE, k)

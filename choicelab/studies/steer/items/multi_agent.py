@@ -40,7 +40,9 @@ from choicelab.studies.steer.items.base import (
     generator,
     join_list,
 )
-from choicelab.studies.steer.items.domains import VOCABULARY
+from choicelab.studies.steer.items.domains import TEMPLATES, VOCABULARY
+
+T = TEMPLATES["multi_agent"]  # the questions' fixed sentences (data/steer/templates.yaml)
 
 Profile = tuple[int, ...]
 
@@ -887,81 +889,77 @@ def level_k(ctx: GenContext) -> Draft:
     n_opts = ctx.n_options(3, 5)
     rank = rng.randrange(n_opts)  # guessing and request games: the key's rank among the options, drawn first
     if kind == "beauty":
-
-        def draw_beauty():
-            p = rng.choice((Fraction(2, 3), Fraction(1, 2), Fraction(3, 4), Fraction(4, 5), Fraction(3, 5)))
-            top = rng.choice((100, 100, 60, 80, 120, 200))
-            ans = beauty_contest_guess(top, p, k)
-            n = rng.choice([x for x in range(5, 41) if x != ans])  # the number of players is not the key
-            setup = (
-                f"At a {ctx.domain} event, {n} players play a guessing game: each writes a number from 0 "
-                f"to {top}, and whoever is closest to {fmt_frac(p)} of the average of the other players' guesses "
-                f"wins a prize. Level-0 players pick a number uniformly at random from 0 to {top}; a level-k player "
-                f"best responds to players one level below."
-            )
-            tid, ask = ctx.phrasing(
-                "lk_beauty",
-                (
-                    f"You are a level-{k} player. What number should you guess?",
-                    f"You believe everyone else reasons at level {k - 1}. What is your best guess?",
-                    f"What does a level-{k} player guess?",
-                ),
-            )
-            half = Fraction(top, 2)
-            # plausible mistakes: one level too few / too many, p applied to the top instead of the mean, 1 - p
-            mistakes = [half * p ** (k - 1), half * p ** (k + 1), top * p**k, half * (1 - p) ** k]
-            # other guesses of the same kind: the mean or the top scaled by powers of p, 1 - p and the other ratios
-            ratios = (Fraction(2, 3), Fraction(1, 2), Fraction(3, 4), Fraction(4, 5), Fraction(3, 5), 1 - p, p)
-            fill = [base * r**j for base in (half, Fraction(top)) for r in ratios for j in range(1, 5)]
-            stem = f"{setup} {ask}"
-            try:
-                dis = ranked_distractors(rng, ans, fmt_num, [v for v in mistakes if 0 < v < top],
-                                         [v for v in fill if 0 < v < top], n_opts, stem, rank)
-            except ValueError:
-                return None
-            return tid, stem, ans, dis, {"kind": kind, "p": p, "top": top, "n": n, "k": k}
-
-        tid, stem, ans, dis, params = _retry(draw_beauty)
-        return Draft(tid, stem, fmt_num(ans), tuple(dis), params, n_opts)
+        return _level_k_guess(ctx, k, n_opts, rank)
     if kind == "request":
-        a, b = ctx.people(2)
-        tid, ask = ctx.phrasing(
-            "lk_request",
-            (
-                f"{a} reasons at level {k}. How much should {a} request?",
-                f"{a} believes {b} is a level-{k - 1} player. What request maximizes {a}'s payment?",
-            ),
-        )
+        return _level_k_request(ctx, k, n_opts, rank)
+    return _level_k_matrix(ctx, k)
 
-        def draw():
-            lo = rng.choice((11, 1, 21, 5))
-            hi = lo + rng.choice((9, 9, 7, 11))
-            bonus = rng.randint(2, 25)
-            # level 0 requests a stated amount (the maximum in the original 11-20 game, any amount here), so the
-            # level-k request lies anywhere in the range and is not itself a number of the question
-            start = rng.randint(lo + 2, hi)
-            ans = level_k_request(lo, hi, bonus, k, start)
-            if ans is None:
-                return None
-            stem = (
-                f"{a} and {b} each privately request an amount of money between {fmt_money(lo)} and "
-                f"{fmt_money(hi)} (whole dollars). Each receives the amount requested, and a player whose request is "
-                f"exactly {fmt_money(1)} less than the other's receives an extra {fmt_money(bonus)}. A level-0 "
-                f"player requests {fmt_money(start)}; a level-k player best responds to a level-(k-1) opponent. {ask}"
-            )
-            if _is_stated(fmt_money(ans), _numbers(stem)):
-                return None
-            mistakes = [start - k + 1, start - k - 1, hi - k, start - 1, hi - 1]
-            try:
-                dis = ranked_distractors(rng, ans, fmt_money, [c for c in mistakes if lo <= c <= hi],
-                                         range(lo, hi + 1), n_opts, stem, rank)
-            except ValueError:  # too few unstated amounts in the range: draw again
-                return None
-            return lo, hi, bonus, start, ans, stem, dis
 
-        lo, hi, bonus, start, ans, stem, dis = _retry(draw)
-        params = {"kind": kind, "lo": lo, "hi": hi, "bonus": bonus, "k": k, "start": start}
-        return Draft(tid, stem, fmt_money(ans), tuple(dis), params, n_opts)
+def _level_k_guess(ctx: GenContext, k: int, n_opts: int, rank: int) -> Draft:
+    """The guessing (beauty-contest) game: a level-k player guesses (top/2) * p^k."""
+    rng = ctx.rng
+
+    def draw_beauty():
+        p = rng.choice((Fraction(2, 3), Fraction(1, 2), Fraction(3, 4), Fraction(4, 5), Fraction(3, 5)))
+        top = rng.choice((100, 100, 60, 80, 120, 200))
+        ans = beauty_contest_guess(top, p, k)
+        n = rng.choice([x for x in range(5, 41) if x != ans])  # the number of players is not the key
+        setup = T["lk_beauty_setup"].format(domain=ctx.domain, n=n, top=top, p=fmt_frac(p))
+        tid, ask = ctx.phrase(T, "lk_beauty", k=k, below=k - 1)
+        half = Fraction(top, 2)
+        # plausible mistakes: one level too few / too many, p applied to the top instead of the mean, 1 - p
+        mistakes = [half * p ** (k - 1), half * p ** (k + 1), top * p**k, half * (1 - p) ** k]
+        # other guesses of the same kind: the mean or the top scaled by powers of p, 1 - p and the other ratios
+        ratios = (Fraction(2, 3), Fraction(1, 2), Fraction(3, 4), Fraction(4, 5), Fraction(3, 5), 1 - p, p)
+        fill = [base * r**j for base in (half, Fraction(top)) for r in ratios for j in range(1, 5)]
+        stem = f"{setup} {ask}"
+        try:
+            dis = ranked_distractors(rng, ans, fmt_num, [v for v in mistakes if 0 < v < top],
+                                     [v for v in fill if 0 < v < top], n_opts, stem, rank)
+        except ValueError:
+            return None
+        return tid, stem, ans, dis, {"kind": "beauty", "p": p, "top": top, "n": n, "k": k}
+
+    tid, stem, ans, dis, params = _retry(draw_beauty)
+    return Draft(tid, stem, fmt_num(ans), tuple(dis), params, n_opts)
+
+
+def _level_k_request(ctx: GenContext, k: int, n_opts: int, rank: int) -> Draft:
+    """The 11-20 money request game: level 0 requests a stated amount, each level best responds by enumeration."""
+    rng = ctx.rng
+    a, b = ctx.people(2)
+    tid, ask = ctx.phrase(T, "lk_request", a=a, b=b, k=k, below=k - 1)
+
+    def draw():
+        lo = rng.choice((11, 1, 21, 5))
+        hi = lo + rng.choice((9, 9, 7, 11))
+        bonus = rng.randint(2, 25)
+        # level 0 requests a stated amount (the maximum in the original 11-20 game, any amount here), so the
+        # level-k request lies anywhere in the range and is not itself a number of the question
+        start = rng.randint(lo + 2, hi)
+        ans = level_k_request(lo, hi, bonus, k, start)
+        if ans is None:
+            return None
+        stem = T["lk_request_setup"].format(a=a, b=b, lo=fmt_money(lo), hi=fmt_money(hi), bonus=fmt_money(bonus),
+                                            start=fmt_money(start), ask=ask)
+        if _is_stated(fmt_money(ans), _numbers(stem)):
+            return None
+        mistakes = [start - k + 1, start - k - 1, hi - k, start - 1, hi - 1]
+        try:
+            dis = ranked_distractors(rng, ans, fmt_money, [c for c in mistakes if lo <= c <= hi],
+                                     range(lo, hi + 1), n_opts, stem, rank)
+        except ValueError:  # too few unstated amounts in the range: draw again
+            return None
+        return lo, hi, bonus, start, ans, stem, dis
+
+    lo, hi, bonus, start, ans, stem, dis = _retry(draw)
+    params = {"kind": "request", "lo": lo, "hi": hi, "bonus": bonus, "k": k, "start": start}
+    return Draft(tid, stem, fmt_money(ans), tuple(dis), params, n_opts)
+
+
+def _level_k_matrix(ctx: GenContext, k: int) -> Draft:
+    """A matrix game: level 0 mixes uniformly, level k best responds to the opponent's level-(k-1) action."""
+    rng = ctx.rng
     m = ctx.scale(2, 3)
     players = _two_players(ctx)
     names = _action_names(ctx, m)
@@ -975,22 +973,12 @@ def level_k(ctx: GenContext) -> Draft:
 
     g, a = _retry(draw_game)
     form = choose_form(rng, g)
-    rule = (
-        "A level-0 player picks each action with equal probability; a level-k player best responds to an "
-        "opponent at level k-1."
-    )
-    tid, ask = ctx.phrasing(
-        "lk_matrix",
-        (
-            f"{rule} {players[i]} reasons at level {kk}. Which action does {players[i]} choose?",
-            f"{rule} You are {players[i]} and you think {players[1 - i]} is a level-{kk - 1} player. What do you play?",
-        ),
-    )
+    tid, ask = ctx.phrase(T, "lk_matrix", player=players[i], other=players[1 - i], k=kk, below=kk - 1)
     correct = names[a]
     # no "each action with equal probability" (level-0 play): a level-k >= 1 player never does that, so it would
     # never be right -- an answer cue
     dis = [x for x in names if x != correct]
-    params = {"kind": kind, "game": g.params(), "form": form, "player": i, "k": kk}
+    params = {"kind": "matrix", "game": g.params(), "form": form, "player": i, "k": kk}
     return Draft(
         f"{tid}.{form}", _game_question(ctx, g, form, ask), correct, tuple(dis), params, min(m, ctx.n_options(3, 4))
     )

@@ -1173,25 +1173,12 @@ def backward_induction_element(ctx: GenContext) -> Draft:
     n_out = ctx.n_options(3, 5)
     rank = rng.randrange(n_out)
 
-    def leaves_of(tree: Tree) -> list[tuple[list[str], list[int]]]:
-        leaves: list[tuple[list[str], list[int]]] = []
-
-        def collect(node, route):
-            for letter, child in node["moves"]:
-                if "pay" in child:
-                    leaves.append((route + [letter], child["pay"]))
-                else:
-                    collect(child, route + [letter])
-
-        collect(tree, [])
-        return leaves
-
     def draw():
         tree = _tree_for_grade(ctx)
         if kind != "outcome":
             return tree
         pay, _ = backward_induction(tree)
-        vals = [lp[who] for _, lp in leaves_of(tree)]
+        vals = [lp[who] for _, lp in tree_leaves(tree)]
         below = sum(v < pay[who] for v in vals)
         above = sum(v > pay[who] for v in vals)
         return tree if below >= rank and above >= n_out - 1 - rank else None
@@ -1200,58 +1187,58 @@ def backward_induction_element(ctx: GenContext) -> Draft:
     pay, plan = backward_induction(tree)
     _, path = play_tree(tree, plan)
     form, text = _tree_text(ctx, tree, players)
-    nodes = tree_decision_nodes(tree)
-    leaves = leaves_of(tree)
+    params = {"tree": tree, "kind": kind, "players": players}
     if kind == "node":
-        node = rng.choice(nodes)
-        mover = players[node["player"]]
-        tid, ask = ctx.phrasing(
-            "bi_node",
-            (
-                f"Suppose the game has reached decision point {node['id']}. Which strategy should {mover} choose to "
-                f"get the highest payoff, given that both players choose optimally at every later point?",
-                f"Using backward induction, what does {mover} choose at decision point {node['id']}?",
-            ),
-        )
-        correct = f"Strategy {plan[node['id']]}"
-        # no "either strategy; same payoff": the tree has no ties, so it would never be right
-        dis = [f"Strategy {m[0]}" for m in node["moves"] if m[0] != plan[node["id"]]]
-        params = {"tree": tree, "kind": kind, "node": node["id"], "players": players}
-        n_opts = min(len(dis) + 1, ctx.n_options(3, 4))
+        node, tid, ask, correct, dis, n_opts = _bi_node(ctx, tree, plan, players)
+        params = {"tree": tree, "kind": kind, "node": node, "players": players}
     elif kind == "outcome":
-        tid, ask = ctx.phrasing(
-            "bi_out",
-            (
-                f"If both players reason by backward induction, what payoff does {players[who]} get?",
-                f"What is {players[who]}'s payoff when each player always chooses optimally, anticipating later "
-                f"choices?",
-            ),
-        )
-        vals = [lp[who] for _, lp in leaves]
+        tid, ask = ctx.phrase(T, "bi_out", player=players[who])
+        vals = [lp[who] for _, lp in tree_leaves(tree)]
         below = sorted({v for v in vals if v < pay[who]})
         above = sorted({v for v in vals if v > pay[who]})
         rng.shuffle(below)
         rng.shuffle(above)
         correct = str(pay[who])
         dis = [str(v) for v in below[:rank] + above[: n_out - 1 - rank]]
-        params = {"tree": tree, "kind": kind, "players": players, "asked": who}
+        params["asked"] = who
         n_opts = n_out
     else:
-        tid, ask = ctx.phrasing(
-            "bi_path",
-            (
-                "Which sequence of strategies is played under backward induction?",
-                "When both players act optimally at every point, which path through the game is followed?",
-            ),
-        )
-        fmt_path = lambda route: ", then ".join(f"Strategy {x}" for x in route)  # noqa: E731
-        correct = fmt_path(path)
-        routes = [r for r, _ in leaves if r != path]
+        tid, ask = ctx.phrase(T, "bi_path")
+        correct = _fmt_path(path)
+        routes = [r for r, _ in tree_leaves(tree) if r != path]
         rng.shuffle(routes)  # not the first leaves in tree order: those share their first move, the key stood out
-        dis = [fmt_path(r) for r in routes]
-        params = {"tree": tree, "kind": kind, "players": players}
+        dis = [_fmt_path(r) for r in routes]
         n_opts = ctx.n_options(3, 5)
     return Draft(f"{tid}.{form}", f"{text}\n{ask}", correct, tuple(dis), params, min(n_opts, len(dis) + 1))
+
+
+def tree_leaves(tree: Tree) -> list[tuple[list[str], list[int]]]:
+    """Every end of ``tree`` in depth-first order: the moves leading there and its payoffs."""
+    leaves: list[tuple[list[str], list[int]]] = []
+
+    def collect(node, route):
+        for letter, child in node["moves"]:
+            if "pay" in child:
+                leaves.append((route + [letter], child["pay"]))
+            else:
+                collect(child, route + [letter])
+
+    collect(tree, [])
+    return leaves
+
+
+def _fmt_path(route: Sequence[str]) -> str:
+    return ", then ".join(f"Strategy {x}" for x in route)
+
+
+def _bi_node(ctx: GenContext, tree: Tree, plan: dict, players: Sequence[str]):
+    """Backward induction asked at a random decision point (possibly off the path): the strategy chosen there."""
+    node = ctx.rng.choice(tree_decision_nodes(tree))
+    tid, ask = ctx.phrase(T, "bi_node", node=node["id"], mover=players[node["player"]])
+    correct = f"Strategy {plan[node['id']]}"
+    # no "either strategy; same payoff": the tree has no ties, so it would never be right
+    dis = [f"Strategy {m[0]}" for m in node["moves"] if m[0] != plan[node["id"]]]
+    return node["id"], tid, ask, correct, dis, min(len(dis) + 1, ctx.n_options(3, 4))
 
 
 def bargaining_offers(pies: Sequence[int]) -> list[int]:

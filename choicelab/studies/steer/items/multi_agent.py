@@ -1303,61 +1303,48 @@ def subgame_perfect_ne(ctx: GenContext) -> Draft:
     rng = ctx.rng
     players = _two_players(ctx)
     if rng.random() < 0.55:
-        tree = _tree_for_grade(ctx)
-        _, plan = backward_induction(tree)
-        plans = all_plans(tree)
-        nash_not_spe = [p for p in plans if p != plan and tree_is_nash(tree, p, 2)]
-        others = [p for p in plans if p != plan]
-        form, text = _tree_text(ctx, tree, players)
-        tid, ask = ctx.phrasing(
-            "spe_tree",
-            (
-                "Which strategy profile is a subgame-perfect Nash equilibrium? (A strategy lists a choice at every "
-                "decision point of the player, including points that are not reached.)",
-                "Which of the following complete strategy profiles forms a Nash equilibrium in every subgame?",
-            ),
-        )
-        n_opts = ctx.n_options(3, 5)
-        must = [rng.choice(nash_not_spe)] if nash_not_spe else []
-        chosen = _plans_around(rng, plan, others, must, n_opts - 1)
-        dis = [_plan_text(tree, p, players) for p in chosen]
-        params = {"kind": "tree", "tree": tree, "n_nash_not_spe": len(nash_not_spe), "players": players}
-        return Draft(f"{tid}.{form}", f"{text}\n{ask}", _plan_text(tree, plan, players), tuple(dis), params, n_opts)
+        return _spe_tree(ctx, players)
+    return _spe_bargaining(ctx, players)
+
+
+def _spe_tree(ctx: GenContext, players: Sequence[str]) -> Draft:
+    """The subgame-perfect plan of a tree among Nash equilibria that are not and plans close to a pivot plan."""
+    rng = ctx.rng
+    tree = _tree_for_grade(ctx)
+    _, plan = backward_induction(tree)
+    plans = all_plans(tree)
+    nash_not_spe = [p for p in plans if p != plan and tree_is_nash(tree, p, 2)]
+    others = [p for p in plans if p != plan]
+    form, text = _tree_text(ctx, tree, players)
+    tid, ask = ctx.phrase(T, "spe_tree")
+    n_opts = ctx.n_options(3, 5)
+    must = [rng.choice(nash_not_spe)] if nash_not_spe else []
+    chosen = _plans_around(rng, plan, others, must, n_opts - 1)
+    dis = [_plan_text(tree, p, players) for p in chosen]
+    params = {"kind": "tree", "tree": tree, "n_nash_not_spe": len(nash_not_spe), "players": players}
+    return Draft(f"{tid}.{form}", f"{text}\n{ask}", _plan_text(tree, plan, players), tuple(dis), params, n_opts)
+
+
+def _bargaining_rules(ctx: GenContext, a: str, b: str, pies: Sequence[int]) -> str:
+    """The rules of alternating offers over the shrinking ``pies``, ``a`` proposing first."""
+    rounds = len(pies)
+    desc = [T["bargaining_intro"].format(a=a, b=b, domain=ctx.domain),
+            T["bargaining_first_round"].format(a=a, b=b, pie=fmt_money(pies[0]))]
+    desc += [T["bargaining_next_round"].format(round=t, pie=fmt_money(pies[t]), next=t + 1,
+                                               proposer=a if t % 2 == 0 else b) for t in range(1, rounds)]
+    desc.append(T["bargaining_end"].format(round=rounds))
+    return " ".join(desc)
+
+
+def _spe_bargaining(ctx: GenContext, players: Sequence[str]) -> Draft:
+    """Alternating offers: the SPE round-1 offer, what the first proposer keeps, or the response to an offer."""
+    rng = ctx.rng
     rounds = ctx.scale(2, 3)
     a, b = players
     asked = rng.choice(("respond", "keep") + (("offer",) if rounds == 3 else ()))
     accept = _coin(rng)
     n_opts = ctx.n_options(3, 5)
     rank = rng.randrange(n_opts)  # offer / keep: the key's rank among the options, drawn before the amounts
-
-    def describe(pies: list[int]) -> str:
-        proposers = [a if t % 2 == 0 else b for t in range(rounds)]
-        desc = [f"In round 1, {a} proposes how to split {fmt_money(pies[0])} and {b} accepts or rejects."]
-        for t in range(1, rounds):
-            desc.append(
-                f"If the round-{t} offer is rejected, the amount shrinks to {fmt_money(pies[t])} and in round "
-                f"{t + 1} {proposers[t]} proposes a split, which the other accepts or rejects."
-            )
-        desc.append(f"If the round-{rounds} offer is rejected, both get nothing. A responder who is indifferent "
-                    f"accepts.")
-        return f"{a} and {b} must share a {ctx.domain} budget. " + " ".join(desc)
-
-    def ask_amount(pies: list[int]) -> tuple[str, str]:
-        if asked == "offer":
-            return ctx.phrasing(
-                "spe_offer",
-                (
-                    f"In the subgame-perfect equilibrium, how much does {a} offer {b} in round 1?",
-                    f"What is the smallest round-1 offer to {b} that {b} accepts in a subgame-perfect equilibrium?",
-                ),
-            )
-        return ctx.phrasing(
-            "spe_keep",
-            (
-                f"In the subgame-perfect equilibrium, how much of the {fmt_money(pies[0])} does {a} keep?",
-                f"How much does {a} end up with if both bargain as in the subgame-perfect equilibrium?",
-            ),
-        )
 
     def draw():
         unit = rng.choice((1, 10, 100))
@@ -1371,8 +1358,8 @@ def subgame_perfect_ne(ctx: GenContext) -> Draft:
         # the asked amount is no amount of the question (an unstated key among unstated distractors)
         if key <= 0 or key in pies:
             return None
-        tid, ask = ask_amount(pies)
-        stem = f"{describe(pies)} {ask}"
+        tid, ask = ctx.phrase(T, f"spe_{asked}", a=a, b=b, pie=fmt_money(pies[0]))
+        stem = f"{_bargaining_rules(ctx, a, b, pies)} {ask}"
         half, short = pies[0] // 2, bargaining_offers(pies[:-1])[0]
         mistakes = [half, pies[0] - pies[1], pies[1] - pies[-1], short, pies[0] - short, pies[0] - key]
         try:
@@ -1383,30 +1370,31 @@ def subgame_perfect_ne(ctx: GenContext) -> Draft:
         return unit, pies, offers, key, (tid, stem, dis)
 
     unit, pies, offers, key, amount = _retry(draw)
-    setup = describe(pies)
     if asked == "respond":
-        # offers near the SPE offer, as many steps above (accepted; the SPE offer itself included) as below
-        step = rng.choice((unit, 5 * unit))
-        if accept:
-            x = offers[0] + step * rng.randint(0, max(0, min(5, (pies[0] - offers[0]) // step - 1)))
-        else:
-            x = offers[0] - step * rng.randint(1, max(1, min(5, (offers[0] - unit) // step)))
-        x = max(unit, x)
-        tid, ask = ctx.phrasing(
-            "spe_resp",
-            (
-                f"{a} offers {b} {fmt_money(x)} in round 1. In a subgame-perfect equilibrium, what should {b} do?",
-                f"Suppose {a} proposes to give {b} {fmt_money(x)} in round 1. What is {b}'s subgame-perfect response?",
-            ),
-        )
-        accept = x >= offers[0]
-        correct = f"Accept the offer of {fmt_money(x)}" if accept else f"Reject the offer of {fmt_money(x)}"
-        other = f"Reject the offer of {fmt_money(x)}" if accept else f"Accept the offer of {fmt_money(x)}"
-        params = {"kind": "respond", "pies": pies, "offer": x}
-        return Draft(tid, f"{setup} {ask}", correct, (other,), params, 2)
+        return _spe_respond(ctx, players, pies, offers[0], unit, accept)
     tid, stem, dis = amount
     params = {"kind": asked, "pies": pies}
     return Draft(tid, stem, fmt_money(key), tuple(dis), params, n_opts)
+
+
+def _spe_respond(ctx: GenContext, players: Sequence[str], pies: list[int], spe_offer: int, unit: int,
+                 accept: bool) -> Draft:
+    """Whether the responder accepts a stated round-1 offer near the SPE offer: ``accept``-ing ones lie as many steps
+    above it (the SPE offer itself included) as rejected ones below."""
+    rng = ctx.rng
+    a, b = players
+    step = rng.choice((unit, 5 * unit))
+    if accept:
+        x = spe_offer + step * rng.randint(0, max(0, min(5, (pies[0] - spe_offer) // step - 1)))
+    else:
+        x = spe_offer - step * rng.randint(1, max(1, min(5, (spe_offer - unit) // step)))
+    x = max(unit, x)
+    tid, ask = ctx.phrase(T, "spe_resp", a=a, b=b, offer=fmt_money(x))
+    accept = x >= spe_offer
+    yes, no = T["accept_offer"].format(offer=fmt_money(x)), T["reject_offer"].format(offer=fmt_money(x))
+    correct, other = (yes, no) if accept else (no, yes)
+    params = {"kind": "respond", "pies": pies, "offer": x}
+    return Draft(tid, f"{_bargaining_rules(ctx, a, b, pies)} {ask}", correct, (other,), params, 2)
 
 
 # ================================================================================================================

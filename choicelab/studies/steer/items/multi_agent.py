@@ -1499,19 +1499,11 @@ def sequential_equilibrium(ctx: GenContext) -> Draft:
         return out, pay, eqs, mu
 
     out, pay, eqs, mu = _retry(draw)
-    desc = (
-        f"{gv.setting.format(a=a, b=b)}; payoffs are {gv.unit}. {a} moves first: {acts1[0]}, {acts1[1]} or "
-        f"{acts1[2]}. If {a} chooses {acts1[0]}, the game ends and {a} gets {out[0]} while {b} gets {out[1]}. "
-        f"Otherwise {b} must choose {acts2[0]} or {acts2[1]} without knowing which of {acts1[1]} and "
-        f"{acts1[2]} {a} chose. "
-    )
-    desc += " ".join(
-        f"If {a} chose {acts1[s1]} and {b} chooses {acts2[s2]}, {a} gets {pay[(s1, s2)][0]} and {b} "
-        f"gets {pay[(s1, s2)][1]}."
-        for s1 in (1, 2)
-        for s2 in (0, 1)
-    )
-    label = lambda p: f"{a} chooses {acts1[p[0]]}; {b} would choose {acts2[p[1]]}"  # noqa: E731
+    intro = T["entry_game"].format(setting=gv.setting.format(a=a, b=b), unit=gv.unit, a=a, b=b, stay=acts1[0],
+                                   x=acts1[1], y=acts1[2], out_a=out[0], out_b=out[1], r=acts2[0], s=acts2[1])
+    desc = " ".join([intro] + [T["entry_outcome"].format(a=a, b=b, x=acts1[s1], r=acts2[s2], pay_a=pay[(s1, s2)][0],
+                                                         pay_b=pay[(s1, s2)][1]) for s1 in (1, 2) for s2 in (0, 1)])
+    label = lambda p: T["entry_profile"].format(a=a, b=b, x=acts1[p[0]], r=acts2[p[1]])  # noqa: E731
     params = {
         "kind": kind,
         "out": out,
@@ -1525,28 +1517,12 @@ def sequential_equilibrium(ctx: GenContext) -> Draft:
         nash_only = [p for p in selten_nash(out, pay) if p not in eqs]
         rest = [(s1, s2) for s1 in (0, 1, 2) for s2 in (0, 1) if (s1, s2) not in eqs and (s1, s2) not in nash_only]
         rng.shuffle(rest)
-        tid, ask = ctx.phrasing(
-            "seq_prof",
-            (
-                "Which of the following strategy profiles is part of a sequential equilibrium (with suitable beliefs "
-                f"for {b})?",
-                f"Which profile can be supported as a sequential equilibrium, where {b} acts optimally given a belief "
-                "consistent with the strategies?",
-            ),
-        )
+        tid, ask = ctx.phrase(T, "seq_prof", b=b)
         params["shown"] = list(eq)
         return Draft(tid, f"{desc} {ask}", label(eq), tuple(label(p) for p in nash_only + rest), params, n_opts)
     ev = [mu * pay[(1, s2)][1] + (1 - mu) * pay[(2, s2)][1] for s2 in (0, 1)]
     best = 0 if ev[0] > ev[1] else 1
-    tid, ask = ctx.phrasing(
-        "seq_belief",
-        (
-            f"When it is {b}'s turn, {b} believes {a} chose {acts1[1]} with probability {fmt_num(mu * 100)}% and "
-            f"{acts1[2]} otherwise. Which choice is sequentially rational for {b}?",
-            f"Suppose {b}'s belief at this information set puts probability {fmt_num(mu * 100)}% on {acts1[1]}. What "
-            f"should {b} choose?",
-        ),
-    )
+    tid, ask = ctx.phrase(T, "seq_belief", a=a, b=b, x=acts1[1], y=acts1[2], pct=fmt_num(mu * 100))
     params["mu"] = mu
     correct = acts2[best]
     # no "either; indifferent": the expected payoffs never tie here, so it would never be right

@@ -1818,23 +1818,6 @@ def repeated_enforceability(ctx: GenContext) -> Draft:
     n_value = ctx.n_options(3, 5)
     value_rank = rng.randrange(n_value)  # 'value' template: the key's rank, drawn before the game
 
-    def point(hull: Sequence[Point], v: list[Fraction], want: str) -> Point | None:
-        """A half-integer profile of kind ``want``: 'enforceable' (inside the hull, above both minmax values),
-        'infeasible' (outside the hull but near it, above both) or 'below' (inside, below exactly one minmax value)."""
-        xs, ys = [x for x, _ in hull], [y for _, y in hull]
-        for _ in range(400):
-            pt = (Fraction(rng.randint(int(2 * min(xs)) - 3, int(2 * max(xs)) + 3), 2),
-                  Fraction(rng.randint(int(2 * min(ys)) - 3, int(2 * max(ys)) + 3), 2))
-            where = hull_position(hull, pt)
-            if where == "boundary" or pt[0] == v[0] or pt[1] == v[1]:
-                continue
-            above = (pt[0] > v[0]) + (pt[1] > v[1])
-            got = ("enforceable" if above == 2 else "below" if above == 1 else None) if where == "inside" else (
-                "infeasible" if above == 2 and _hull_distance(hull, pt) <= 1.5 else None)
-            if got == want:
-                return pt
-        return None
-
     def draw():
         g = _stage_game(ctx, 2, lo, hi)
         v = [minmax_value(g, 0), minmax_value(g, 1)]
@@ -1842,11 +1825,11 @@ def repeated_enforceability(ctx: GenContext) -> Draft:
         if not (max(v) <= hi - 2 and min(v) >= lo + 1) or len(hull) < 3:
             return None
         if kind == "value":
-            found_value = value_question(g, v)
+            found_value = _minmax_value_question(ctx, g, v, (lo, hi), n_value, value_rank)
             return None if found_value is None else (g, v, found_value)
-        failing = lambda: point(hull, v, rng.choice(("infeasible", "below")))  # noqa: E731
+        failing = lambda: _enforcement_point(rng, hull, v, rng.choice(("infeasible", "below")))  # noqa: E731
         if kind == "yn":
-            pt = point(hull, v, "enforceable") if yes else failing()
+            pt = _enforcement_point(rng, hull, v, "enforceable") if yes else failing()
             return None if pt is None else (g, v, [pt])
         table = " ".join(g.players + [str(x) for p in g.profiles() for x in g.pay[p]])
         stated = set(_TOKEN.findall(table.casefold()))
@@ -1855,35 +1838,9 @@ def repeated_enforceability(ctx: GenContext) -> Draft:
             texts = [_pt_text(g, p) for p in [good, *bad]]
             return _similarity_role(texts) == role and _stem_role(texts, stated) == stem_role
 
-        found = _points_ranked(rng, lambda: point(hull, v, "enforceable"), failing, n - 1, ranks, accept)
+        found = _points_ranked(rng, lambda: _enforcement_point(rng, hull, v, "enforceable"), failing, n - 1, ranks,
+                               accept)
         return None if found is None else (g, v, [found[0]] + found[1])
-
-    def value_question(g: Game, v: list[Fraction]):
-        """(form, player, template id, stem, distractors) of the minmax-value template, or None when the game
-        does not allow the drawn rank of the key."""
-        form = choose_form(rng, g)
-        i = rng.randrange(2)
-        tid, ask = ctx.phrasing(
-            "enf_value",
-            (
-                f"What is {g.players[i]}'s minmax value (the lowest payoff {g.players[1 - i]} can hold "
-                f"{g.players[i]} to, possibly by mixing)?",
-                f"Below which average payoff can {g.players[i]} never be pushed, whatever {g.players[1 - i]} does?",
-            ),
-        )
-        stem = f"{_repeated_intro(ctx, g, form)}\n{ask}"
-        own = [g.u(i, p) for p in g.profiles()]
-        pure = min(max(g.u(i, (a, b) if i == 0 else (b, a)) for a in range(2)) for b in range(2))
-        maxmin = max(min(g.u(i, (a, b) if i == 0 else (b, a)) for b in range(2)) for a in range(2))
-        # stated candidates (payoffs of the table) serve a stated key, fractions between them an unstated one
-        fill = [Fraction(x, d) for d in range(2, 8) for x in range(lo * d, hi * d + 1)]
-        fill += [Fraction(x) for x in range(lo, hi + 1)]
-        mistakes = [pure, maxmin, v[1 - i], *own, *[u for p in g.profiles() for u in g.pay[p]]]
-        try:
-            dis = ranked_distractors(rng, v[i], fmt_num, mistakes, fill, n_value, stem, value_rank)
-        except ValueError:
-            return None
-        return form, i, tid, stem, dis
 
     g, v, points = _retry(draw)
     if kind == "value":
@@ -1894,29 +1851,54 @@ def repeated_enforceability(ctx: GenContext) -> Draft:
     intro = _repeated_intro(ctx, g, form)
     params = {"game": g.params(), "form": form, "kind": kind, "points": points}
     if kind == "yn":
-        pt = points[0]
-        tid, ask = ctx.phrasing(
-            "enf_yn",
-            (
-                f"Is the average payoff profile ({_pt_text(g, pt)}) enforceable, that is, the long-run average "
-                "payoffs of some Nash equilibrium of the repeated game?",
-                f"Can ({_pt_text(g, pt)}) be the players' long-run average payoffs in a Nash equilibrium of the "
-                "repeated game?",
-            ),
-        )
+        tid, ask = ctx.phrase(T, "enf_yn", profile=_pt_text(g, points[0]))
         correct, dis = _yes_no(yes)
         return Draft(f"{tid}.{form}", f"{intro}\n{ask}", correct, dis, params, 2)
-    tid, ask = ctx.phrasing(
-        "enf_which",
-        (
-            "Which of the following average payoff profiles is enforceable in a Nash equilibrium of the repeated "
-            "game?",
-            "Exactly one of these profiles can be the players' long-run average payoffs in a Nash equilibrium of the "
-            "repeated game. Which?",
-        ),
-    )
+    tid, ask = ctx.phrase(T, "enf_which")
     return Draft(f"{tid}.{form}", f"{intro}\n{ask}", _pt_text(g, points[0]), tuple(_pt_text(g, p) for p in points[1:]),
                  params, n)
+
+
+def _enforcement_point(rng, hull: Sequence[Point], v: list[Fraction], want: str) -> Point | None:
+    """A half-integer profile of kind ``want``: 'enforceable' (inside the hull, above both minmax values ``v``),
+    'infeasible' (outside the hull but near it, above both) or 'below' (inside, below exactly one minmax value)."""
+    xs, ys = [x for x, _ in hull], [y for _, y in hull]
+    for _ in range(400):
+        pt = (Fraction(rng.randint(int(2 * min(xs)) - 3, int(2 * max(xs)) + 3), 2),
+              Fraction(rng.randint(int(2 * min(ys)) - 3, int(2 * max(ys)) + 3), 2))
+        where = hull_position(hull, pt)
+        if where == "boundary" or pt[0] == v[0] or pt[1] == v[1]:
+            continue
+        above = (pt[0] > v[0]) + (pt[1] > v[1])
+        got = ("enforceable" if above == 2 else "below" if above == 1 else None) if where == "inside" else (
+            "infeasible" if above == 2 and _hull_distance(hull, pt) <= 1.5 else None)
+        if got == want:
+            return pt
+    return None
+
+
+def _minmax_value_question(ctx: GenContext, g: Game, v: list[Fraction], payoff_range: tuple[int, int], n_value: int,
+                           value_rank: int):
+    """(form, player, template id, stem, distractors) of the minmax-value template (payoffs of the game within
+    ``payoff_range``), or None when the game does not allow the drawn rank of the key."""
+    rng = ctx.rng
+    lo, hi = payoff_range
+    form = choose_form(rng, g)
+    i = rng.randrange(2)
+    tid, ask = ctx.phrase(T, "enf_value", player=g.players[i], other=g.players[1 - i])
+    stem = f"{_repeated_intro(ctx, g, form)}\n{ask}"
+    own = [g.u(i, p) for p in g.profiles()]
+    pure = min(max(g.u(i, (a, b) if i == 0 else (b, a)) for a in range(2)) for b in range(2))
+    maxmin = max(min(g.u(i, (a, b) if i == 0 else (b, a)) for b in range(2)) for a in range(2))
+    # stated candidates (payoffs of the table) serve a stated key, fractions between them an unstated one
+    fill = [Fraction(x, d) for d in range(2, 8) for x in range(lo * d, hi * d + 1)]
+    fill += [Fraction(x) for x in range(lo, hi + 1)]
+    mistakes = [pure, maxmin, v[1 - i], *own, *[u for p in g.profiles() for u in g.pay[p]]]
+    try:
+        dis = ranked_distractors(rng, v[i], fmt_num, mistakes, fill, n_value, stem, value_rank)
+    except ValueError:
+        return None
+    return form, i, tid, stem, dis
 
 
 def grim_trigger_threshold(t: int, r: int, p: int) -> Fraction:

@@ -1949,49 +1949,17 @@ def trigger_strategies(ctx: GenContext) -> Draft:
     kind = rng.choice(kinds)
     yes = _coin(rng)
     target = rng.choice(PUNISHMENTS + ("none",))
-
-    def draw():
-        s_, p_ = sorted(rng.sample(range(-4, 10), 2))
-        r_ = rng.randint(p_ + 1, p_ + 8)
-        t_ = rng.randint(r_ + 1, r_ + 8)
-        grim = grim_trigger_threshold(t_, r_, p_)
-        tft = tit_for_tat_threshold(t_, r_, p_, s_)
-        th = tft if kind == "tft" else grim
-        if kind in ("yn", "tft"):
-            # a delta on the drawn side of the threshold, two decimals, never equal to it
-            grid = [Fraction(x, 100) for x in range(5, 99)]
-            side = [d for d in grid if (d > th if yes else d < th)]
-            return (t_, r_, p_, s_, rng.choice(side)) if side else None
-        if kind == "punish":
-            d = Fraction(rng.randint(5, 98), 100)
-            works = [L for L in PUNISHMENTS if punishment_sustains(t_, r_, p_, d, L)]
-            key = works[0] if works else "none"
-            return (t_, r_, p_, s_, d) if key == target else None
-        return (t_, r_, p_, s_, None) if Fraction(5, 100) < grim < Fraction(95, 100) else None
-
-    t_, r_, p_, s_, d = _retry(draw, 5000)
+    t_, r_, p_, s_, d = _retry(lambda: _dilemma_payoffs(rng, kind, yes, target), 5000)
     a = [[r_, s_], [t_, p_]]
     g = matrix_game(players, [coop, defect], [coop, defect], a, [[a[j][i] for j in range(2)] for i in range(2)])
     form = choose_form(rng, g)
     grim = grim_trigger_threshold(t_, r_, p_)
     tft = tit_for_tat_threshold(t_, r_, p_, s_)
-    intro = (
-        f"{game_vocab(ctx.domain).setting.format(a=players[0], b=players[1])}, and they play this stage game "
-        f"every period forever, discounting future payoffs by a common factor delta per period.\n"
-        f"{render_game(g, form)}"
-    )
+    intro = T["trig_intro"].format(setting=game_vocab(ctx.domain).setting.format(a=players[0], b=players[1]),
+                                   game=render_game(g, form))
     params: dict[str, Any] = {"T": t_, "R": r_, "P": p_, "S": s_, "form": form, "kind": kind}
     if kind == "threshold":
-        tid, ask = ctx.phrasing(
-            "trig_th",
-            (
-                f"Both players use grim trigger: play {coop} until someone plays {defect}, then play {defect} forever. "
-                f"What is the smallest discount factor for which this sustains ({coop}, {coop}) in every period as a "
-                f"subgame-perfect equilibrium? (Rounded to two decimals.)",
-                f"For which minimum delta can the grim-trigger strategy support cooperation on {coop}? (Rounded to two "
-                f"decimals.)",
-            ),
-        )
+        tid, ask = ctx.phrase(T, "trig_th", coop=coop, defect=defect)
         stem = f"{intro}\n{ask}"
         fmt2 = lambda x: f"{float(x):.2f}"  # noqa: E731
         mistakes = [Fraction(t_ - r_, r_ - s_), Fraction(r_ - p_, t_ - p_), 1 - grim, Fraction(t_ - r_, t_),
@@ -2000,45 +1968,37 @@ def trigger_strategies(ctx: GenContext) -> Draft:
         dis = ranked_distractors(rng, grim, fmt2, [m for m in mistakes if 0 < m < 1], fill, ctx.n_options(3, 5), stem)
         return Draft(f"{tid}.{form}", stem, fmt2(grim), tuple(dis), params, ctx.n_options(3, 5))
     params["delta"] = d
-    if kind == "yn":
-        tid, ask = ctx.phrasing(
-            "trig_yn",
-            (
-                f"With delta = {fmt_num(d)}, can grim trigger (play {coop} until the other plays {defect}, then "
-                f"{defect} forever) sustain ({coop}, {coop}) as a subgame-perfect equilibrium?",
-                f"The discount factor is {fmt_num(d)}. Is mutual grim trigger a subgame-perfect equilibrium that keeps "
-                f"both players on {coop}?",
-            ),
-        )
-        correct, dis = _yes_no(d >= grim)
+    tid, ask = ctx.phrase(T, {"yn": "trig_yn", "tft": "trig_tft", "punish": "trig_punish"}[kind], coop=coop,
+                          defect=defect, delta=fmt_num(d))
+    if kind in ("yn", "tft"):
+        correct, dis = _yes_no(d >= (grim if kind == "yn" else tft))
         return Draft(f"{tid}.{form}", f"{intro}\n{ask}", correct, dis, params, 2)
-    if kind == "tft":
-        tid, ask = ctx.phrasing(
-            "trig_tft",
-            (
-                f"With delta = {fmt_num(d)}, is it a Nash equilibrium for both players to use tit-for-tat (play {coop} "
-                f"first, then copy the other player's previous action)?",
-                f"The discount factor is {fmt_num(d)}. Is tit-for-tat a best response to tit-for-tat?",
-            ),
-        )
-        correct, dis = _yes_no(d >= tft)
-        return Draft(f"{tid}.{form}", f"{intro}\n{ask}", correct, dis, params, 2)
-    tid, ask = ctx.phrasing(
-        "trig_punish",
-        (
-            f"The discount factor is {fmt_num(d)}. Both players follow the same rule: play {coop}; after any play of "
-            f"{defect}, play {defect} for a fixed number of periods (the punishment), then return to {coop}. Which "
-            f"is the shortest of the punishments below that makes ({coop}, {coop}) in every period a subgame-perfect "
-            f"equilibrium?",
-            f"With delta = {fmt_num(d)}, the players want to sustain ({coop}, {coop}) with a rule that answers any "
-            f"{defect} by playing {defect} for some periods before returning to {coop}. Of the punishment lengths "
-            f"below, which is the shortest that makes this rule a subgame-perfect equilibrium?",
-        ),
-    )
     options = [_punishment_text(L) for L in PUNISHMENTS] + [NO_PUNISHMENT]
     correct = NO_PUNISHMENT if target == "none" else _punishment_text(target)
     return Draft(f"{tid}.{form}", f"{intro}\n{ask}", correct, tuple(o for o in options if o != correct), params)
 
+
+def _dilemma_payoffs(rng, kind: str, yes: bool, target: Any):
+    """Prisoner's-dilemma payoffs (T, R, P, S) and a discount factor that fit the template ``kind``: a delta on the
+    drawn side (``yes``) of the threshold, one whose shortest sustaining punishment is ``target``, or none with a
+    grim-trigger threshold strictly between 0.05 and 0.95; None when the draw does not fit."""
+    s_, p_ = sorted(rng.sample(range(-4, 10), 2))
+    r_ = rng.randint(p_ + 1, p_ + 8)
+    t_ = rng.randint(r_ + 1, r_ + 8)
+    grim = grim_trigger_threshold(t_, r_, p_)
+    tft = tit_for_tat_threshold(t_, r_, p_, s_)
+    th = tft if kind == "tft" else grim
+    if kind in ("yn", "tft"):
+        # a delta on the drawn side of the threshold, two decimals, never equal to it
+        grid = [Fraction(x, 100) for x in range(5, 99)]
+        side = [d for d in grid if (d > th if yes else d < th)]
+        return (t_, r_, p_, s_, rng.choice(side)) if side else None
+    if kind == "punish":
+        d = Fraction(rng.randint(5, 98), 100)
+        works = [L for L in PUNISHMENTS if punishment_sustains(t_, r_, p_, d, L)]
+        key = works[0] if works else "none"
+        return (t_, r_, p_, s_, d) if key == target else None
+    return (t_, r_, p_, s_, None) if Fraction(5, 100) < grim < Fraction(95, 100) else None
 
 # ================================================================================================================
 # 3.5 Bayesian games

@@ -2041,47 +2041,47 @@ def bayes_nash(ctx: GenContext) -> Draft:
     rng = ctx.rng
     a_name, b_name = _two_players(ctx)
     if rng.random() < 0.5:
-        n_q = ctx.scale(2, 3)
-        qualities = ["good", "bad"] if n_q == 2 else ["excellent", "average", "poor"]
-        item = ctx.vocab.owned_item if ctx.vocab.owned_item else "an item"
-        rank = rng.randrange(n_q + 1)
+        return _bne_offer(ctx, a_name, b_name)
+    return _bne_matrix(ctx, a_name, b_name)
 
-        def draw():
-            probs = [p * 5 for p in _split5(rng, n_q)]
-            seller = sorted(rng.sample(range(10, 50), n_q), reverse=True)  # two-digit amounts: no length cue
-            buyer = [s + rng.randint(1, 20) for s in seller]
-            # the candidate offers: every seller value and one buyer value, all amounts the question states (an
-            # unstated extra amount was never the best offer, which left the key among the stated ones)
-            offers = sorted(set(seller + [rng.choice(buyer)]))
-            if len(offers) != n_q + 1:
-                return None
-            vals = lemons_payoffs(probs, seller, buyer, offers)
-            if vals.count(max(vals)) != 1 or vals.index(max(vals)) != rank:  # the key's rank is drawn first
-                return None
-            return probs, seller, buyer, offers, vals
 
-        probs, seller, buyer, offers, vals = _retry(draw)
-        desc = (
-            f"{a_name} is selling {item} whose quality only {a_name} knows. "
-            + " ".join(
-                f"With probability {p}% it is {q}: then it is worth {fmt_money(s)} to {a_name} and {fmt_money(b)} to "
-                f"{b_name}."
-                for p, q, s, b in zip(probs, qualities, seller, buyer, strict=False)
-            )
-            + f" {b_name} makes one take-it-or-leave-it offer; {a_name} accepts any offer at least equal to the item's "
-            f"worth to {a_name}."
-        )
-        tid, ask = ctx.phrasing(
-            "bne_offer",
-            (
-                f"Which offer maximizes {b_name}'s expected payoff?",
-                f"What price should {b_name} offer?",
-                f"{b_name} can offer any of the amounts below. Which is best?",
-            ),
-        )
-        best = offers[vals.index(max(vals))]
-        params = {"kind": "offer", "probs": probs, "seller": seller, "buyer": buyer, "offers": offers}
-        return Draft(tid, f"{desc} {ask}", fmt_money(best), tuple(fmt_money(x) for x in offers if x != best), params)
+def _bne_offer(ctx: GenContext, a_name: str, b_name: str) -> Draft:
+    """Market for lemons: the buyer's best take-it-or-leave-it offer (its rank among the candidates drawn first)."""
+    rng = ctx.rng
+    n_q = ctx.scale(2, 3)
+    qualities = ["good", "bad"] if n_q == 2 else ["excellent", "average", "poor"]
+    item = ctx.vocab.owned_item if ctx.vocab.owned_item else "an item"
+    rank = rng.randrange(n_q + 1)
+
+    def draw():
+        probs = [p * 5 for p in _split5(rng, n_q)]
+        seller = sorted(rng.sample(range(10, 50), n_q), reverse=True)  # two-digit amounts: no length cue
+        buyer = [s + rng.randint(1, 20) for s in seller]
+        # the candidate offers: every seller value and one buyer value, all amounts the question states (an
+        # unstated extra amount was never the best offer, which left the key among the stated ones)
+        offers = sorted(set(seller + [rng.choice(buyer)]))
+        if len(offers) != n_q + 1:
+            return None
+        vals = lemons_payoffs(probs, seller, buyer, offers)
+        if vals.count(max(vals)) != 1 or vals.index(max(vals)) != rank:  # the key's rank is drawn first
+            return None
+        return probs, seller, buyer, offers, vals
+
+    probs, seller, buyer, offers, vals = _retry(draw)
+    names = {"a": a_name, "b": b_name}
+    desc = " ".join([T["lemons_intro"].format(item=item, **names)]
+                    + [T["lemons_quality"].format(p=p, quality=q, seller=fmt_money(s), buyer=fmt_money(b), **names)
+                       for p, q, s, b in zip(probs, qualities, seller, buyer, strict=False)]
+                    + [T["lemons_rule"].format(**names)])
+    tid, ask = ctx.phrase(T, "bne_offer", b=b_name)
+    best = offers[vals.index(max(vals))]
+    params = {"kind": "offer", "probs": probs, "seller": seller, "buyer": buyer, "offers": offers}
+    return Draft(tid, f"{desc} {ask}", fmt_money(best), tuple(fmt_money(x) for x in offers if x != best), params)
+
+
+def _bne_matrix(ctx: GenContext, a_name: str, b_name: str) -> Draft:
+    """Two types of the first player: the one pure Bayes-Nash equilibrium among the options (or that there is none)."""
+    rng = ctx.rng
     n = ctx.scale(2, 3)
     gv = game_vocab(ctx.domain)
     acts1 = rng.sample(gv.actions, 2)
@@ -2099,38 +2099,22 @@ def bayes_nash(ctx: GenContext) -> Draft:
         return (u1, u2, eqs) if (not eqs) == want_none else None
 
     u1, u2, eqs = _retry(draw)
-    desc = (
-        f"{gv.setting.format(a=a_name, b=b_name)}. {a_name} is of type {types[0]} with probability {prior}% and "
-        f"of type {types[1]} otherwise; {a_name} knows the type, {b_name} does not. They choose at the same "
-        f"time; payoffs are {gv.unit}. In each pair below, the first action is {a_name}'s and the second "
-        f"{b_name}'s. "
-    )
+    names = {"a": a_name, "b": b_name}
+    parts = [T["bne_game"].format(setting=gv.setting.format(**names), t0=types[0], t1=types[1], prior=prior,
+                                  unit=gv.unit, **names)]
     for t in (0, 1):
-        desc += (
-            f"If {a_name} is type {types[t]}: "
-            + " ".join(
-                f"({acts1[x]}, {acts2[y]}) gives {a_name} {u1[t][x][y]} and {b_name} {u2[t][x][y]}."
-                for x in range(2)
-                for y in range(n)
-            )
-            + " "
-        )
+        parts.append(T["bne_type"].format(type=types[t], **names))
+        parts += [T["bne_outcome"].format(x=acts1[x], y=acts2[y], pay_a=u1[t][x][y], pay_b=u2[t][x][y], **names)
+                  for x in range(2) for y in range(n)]
 
     def label(s: Sequence[int], b: int) -> str:
-        return f"{a_name} plays {acts1[s[0]]} if {types[0]} and {acts1[s[1]]} if {types[1]}; {b_name} plays {acts2[b]}"
+        return T["bne_profile"].format(x=acts1[s[0]], t0=types[0], y=acts1[s[1]], t1=types[1], r=acts2[b], **names)
 
     profiles = [(s, b) for s in itertools.product(range(2), repeat=2) for b in range(n)]
     non = [p for p in profiles if p not in eqs]
     rng.shuffle(non)
-    tid, ask = ctx.phrasing(
-        "bne_matrix",
-        (
-            "Which of the following is a pure-strategy Bayes-Nash equilibrium?",
-            f"Each type of {a_name} and {b_name} maximize expected payoffs given the others' strategies. Which profile "
-            f"is an equilibrium?",
-        ),
-    )
-    none = "There is no pure-strategy Bayes-Nash equilibrium"
+    tid, ask = ctx.phrase(T, "bne_matrix", **names)
+    none = T["bne_none"]
     if eqs:
         eq = rng.choice(eqs)
         correct = label(*eq)
@@ -2149,7 +2133,7 @@ def bayes_nash(ctx: GenContext) -> Draft:
         "shown": None if eq is None else [list(eq[0]), eq[1]],
     }
     dis = ([none] if eqs else []) + [label(*p) for p in non]
-    return Draft(tid, f"{desc}{ask}", correct, tuple(dis), params, n_opts)
+    return Draft(tid, " ".join([*parts, ask]), correct, tuple(dis), params, n_opts)
 
 
 def _split5(rng, k: int) -> list[int]:

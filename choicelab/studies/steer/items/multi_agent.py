@@ -2198,67 +2198,45 @@ def subgame_perfect_bayes_nash(ctx: GenContext) -> Draft:
     ent, inc, resp, e, vals = _retry(draw, 20000)
     stay = [rng.randint(5, 15), rng.randint(5, 15)]  # incumbent's payoff by type if the entrant stays out
     gv = game_vocab(ctx.domain)
-    desc = (
-        f"{e_name} is deciding whether to enter a market held by {i_name} ({gv.setting.format(a=e_name, b=i_name)}"
-        f"). {i_name} is {types[0]} with probability {prior}% and {types[1]} otherwise; only {i_name} knows. "
-        f"{e_name} can stay out (then {e_name} gets 0 and {i_name} gets {stay[0]} if {types[0]}, {stay[1]} if "
-        f"{types[1]}) or {join_list([m.lower() for m in mode_names], 'or')}. After seeing {e_name}'s choice, "
-        f"{i_name} fights or accommodates. "
-    )
-    for m in range(modes):
-        for t in (0, 1):
-            desc += (
-                f"If {e_name} chooses {mode_names[m].lower()} and {i_name} is {types[t]}: fighting gives "
-                f"({e_name} {ent[m][t][0]}, {i_name} {inc[m][t][0]}); accommodating gives ({e_name} "
-                f"{ent[m][t][1]}, {i_name} {inc[m][t][1]}). "
-            )
+    names = {"e": e_name, "i": i_name, "t0": types[0], "t1": types[1]}
+    desc = [T["spbne_intro"].format(setting=gv.setting.format(a=e_name, b=i_name), prior=prior, stay0=stay[0],
+                                    stay1=stay[1], modes=join_list([m.lower() for m in mode_names], "or"), **names)]
+    desc += [T["spbne_case"].format(mode=mode_names[m].lower(), type=types[t], fight_e=ent[m][t][0],
+                                    fight_i=inc[m][t][0], accommodate_e=ent[m][t][1], accommodate_i=inc[m][t][1],
+                                    **names) for m in range(modes) for t in (0, 1)]
     params = {"prior_pct": prior, "modes": modes, "ent": ent, "inc": inc, "stay": stay, "players": [e_name, i_name]}
     actions = ["Stay out"] + mode_names
     if profile_template:
         r_word = ("fights", "accommodates")
 
         def label(ea: int, rs: Sequence[Sequence[int]]) -> str:
-            return (
-                f"{e_name}: {actions[ea]}; {i_name} {r_word[rs[0][0]]} if {types[0]} and "
-                f"{r_word[rs[0][1]]} if {types[1]}"
-            )
+            return T["spbne_profile"].format(action=actions[ea], response0=r_word[rs[0][0]],
+                                             response1=r_word[rs[0][1]], **names)
 
-        profs = [(ea, [[r0, r1]]) for ea in (0, 1) for r0 in (0, 1) for r1 in (0, 1)]
         correct_prof = (e, resp)
-        bne_only = [p for p in profs if p != correct_prof and entry_bne(pr0, 1, ent, inc, *p)]
-        # the non-credible Bayes-Nash equilibrium (typically staying out against a threatened fight) is offered in
-        # half of the questions only: always offering it made it the option right less often than chance
-        if rng.random() < 0.5:
-            bne_only = []
-        rest = [p for p in profs if p != correct_prof and p not in bne_only[:1]]
-        rng.shuffle(rest)
-        tid, ask = ctx.phrasing(
-            "spbne_prof",
-            (
-                "Which strategy profile is a subgame-perfect Bayes-Nash equilibrium?",
-                f"Which profile is a Bayes-Nash equilibrium in which {i_name}'s responses are optimal even after moves "
-                f"that are not expected?",
-            ),
-        )
+        dis_profiles, (tid, ask) = _spbne_profile_options(ctx, pr0, ent, inc, correct_prof, names)
         params["kind"] = "profile"
-        return Draft(
-            tid,
-            f"{desc}{ask}",
-            label(*correct_prof),
-            tuple(label(*p) for p in bne_only[:1] + rest),
-            params,
-            ctx.n_options(3, 5),
-        )
-    tid, ask = ctx.phrasing(
-        "spbne_entrant",
-        (
-            f"In a subgame-perfect Bayes-Nash equilibrium, what should {e_name} do?",
-            f"{e_name} expects {i_name} to respond optimally given its type. What maximizes {e_name}'s expected "
-            "payoff?",
-        ),
-    )
+        return Draft(tid, " ".join([*desc, ask]), label(*correct_prof), tuple(label(*p) for p in dis_profiles),
+                     params, ctx.n_options(3, 5))
+    tid, ask = ctx.phrase(T, "spbne_entrant", **names)
     params["kind"] = "entrant"
     correct = actions[e]
     # no "choose by a fair coin flip": with a unique best action it is never right (offered 146 times, right 0)
     dis = [x for x in actions if x != correct]
-    return Draft(tid, f"{desc}{ask}", correct, tuple(dis), params)
+    return Draft(tid, " ".join([*desc, ask]), correct, tuple(dis), params)
+
+
+def _spbne_profile_options(ctx: GenContext, pr0: Fraction, ent: list, inc: list, correct_prof: tuple,
+                            names: dict[str, str]):
+    """The distractor profiles of the profile template (a non-credible Bayes-Nash equilibrium first in half of the
+    questions, then the other profiles shuffled) and its (template id, question)."""
+    rng = ctx.rng
+    profs = [(ea, [[r0, r1]]) for ea in (0, 1) for r0 in (0, 1) for r1 in (0, 1)]
+    bne_only = [p for p in profs if p != correct_prof and entry_bne(pr0, 1, ent, inc, *p)]
+    # the non-credible Bayes-Nash equilibrium (typically staying out against a threatened fight) is offered in
+    # half of the questions only: always offering it made it the option right less often than chance
+    if rng.random() < 0.5:
+        bne_only = []
+    rest = [p for p in profs if p != correct_prof and p not in bne_only[:1]]
+    rng.shuffle(rest)
+    return bne_only[:1] + rest, ctx.phrase(T, "spbne_prof", **names)

@@ -34,7 +34,9 @@ from choicelab.studies.steer.items.base import (
     join_list,
     numeric_distractors,
 )
-from choicelab.studies.steer.items.domains import TEXTS, VOCABULARY
+from choicelab.studies.steer.items.domains import TEMPLATES, TEXTS, VOCABULARY
+
+T = TEMPLATES["social_choice"]  # the questions' fixed sentences (data/steer/templates.yaml)
 
 Ranking = tuple[int, ...]
 Profile = list[tuple[int, Ranking]]
@@ -305,66 +307,23 @@ def pareto_efficiency(ctx: GenContext) -> Draft:
     profile, x, y = _plant_unanimity(rng, random_profile(rng, m, n_types, 1, 10 * ctx.scale(1, 5)))
     dom = pareto_dominated(profile, m)
     kind = rng.choice(("chosen", "which", "ranking") if ctx.level >= 0.5 else ("chosen", "which"))
-    setup = f"A committee must choose among {join_list(names)} on behalf of its {voters}. " + _profile_text(
-        names, profile, voters
-    )
+    setup = _committee_text(names, profile, voters)
     params: dict[str, Any] = {"m": m, "profile": profile, "kind": kind, "names": names}
     if kind == "chosen":
         chosen = y if rng.random() < 0.5 else rng.choice([a for a in range(m) if not dom[a]])
-        tid, ask = ctx.phrasing(
-            "pareto_chosen",
-            (
-                f"The committee chose {names[chosen]}. Does this decision satisfy Pareto efficiency?",
-                f"Is choosing {names[chosen]} Pareto efficient?",
-                f"After the votes were tallied, {names[chosen]} was selected. Is this outcome consistent with the "
-                f"Pareto principle?",
-            ),
-        )
+        tid, ask = ctx.phrase(T, "pareto_chosen", chosen=names[chosen])
         params["chosen"] = chosen
         correct = "No" if dom[chosen] else "Yes"
         return Draft(tid, f"{setup} {ask}", correct, ("Yes" if correct == "No" else "No",), params, 2)
     if kind == "which":
-        none = "None of them; every alternative is Pareto efficient"
-        n_opts = ctx.n_options(3, 5)
-        if rng.random() < 1 / n_opts:  # "none of them" right in about 1 of n_opts questions: no answer cue
-            for _ in range(2000):
-                profile = random_profile(rng, m, n_types, 1, 10 * ctx.scale(1, 5))
-                dom = pareto_dominated(profile, m)
-                if not any(dom.values()):
-                    break
-            else:
-                raise RuntimeError("pareto_efficiency: no profile without a Pareto-dominated alternative")
-            setup = f"A committee must choose among {join_list(names)} on behalf of its {voters}. " + _profile_text(
-                names, profile, voters
-            )
-            params["profile"] = profile
-        dominated = [a for a in range(m) if dom[a]]
-        pick = rng.choice(dominated) if dominated else None
-        others = [names[a] for a in range(m) if not dom[a]]
-        tid, ask = ctx.phrasing(
-            "pareto_which",
-            (
-                "Which alternative is Pareto-dominated (some other alternative is preferred to it by everyone)?",
-                "Which of these alternatives can never be chosen by a Pareto-efficient rule?",
-            ),
-        )
-        params["shown"] = pick
-        correct = none if pick is None else names[pick]
-        dis = ([] if pick is None else [none]) + [o for o in others if o != correct]
-        return Draft(tid, f"{setup} {ask}", correct, tuple(dis), params, min(len(dis) + 1, n_opts))
+        return _pareto_which(ctx, names, voters, (profile, dom, n_types), params)
     unanimous = {(a, b) for b, above in dom.items() for a in above}
     perms = list(itertools.permutations(range(m)))
     rng.shuffle(perms)
     ok = [p for p in perms if all(p.index(a) < p.index(b) for a, b in unanimous)]
     bad = [p for p in perms if p not in ok]
     good = ok[0]
-    tid, ask = ctx.phrasing(
-        "pareto_rank",
-        (
-            "Which social ranking respects the Pareto principle?",
-            "Which of the following social rankings never puts an alternative below one that every voter ranks lower?",
-        ),
-    )
+    tid, ask = ctx.phrase(T, "pareto_rank")
     params["shown"] = list(good)
     return Draft(
         tid,
@@ -374,6 +333,39 @@ def pareto_efficiency(ctx: GenContext) -> Draft:
         params,
         ctx.n_options(3, 4),
     )
+
+
+def _committee_text(names: Sequence[str], profile: Profile, voters: str) -> str:
+    return T["committee"].format(alternatives=join_list(names), voters=voters) + " " + _profile_text(
+        names, profile, voters)
+
+
+def _pareto_which(ctx: GenContext, names: Sequence[str], voters: str, drawn: tuple, params: dict) -> Draft:
+    """Which alternative is Pareto-dominated: exactly one is, or (in about 1 of n_opts questions, on a profile
+    drawn afresh) none."""
+    rng = ctx.rng
+    profile, dom, n_types = drawn
+    m = len(names)
+    none = T["pareto_none"]
+    n_opts = ctx.n_options(3, 5)
+    if rng.random() < 1 / n_opts:  # "none of them" right in about 1 of n_opts questions: no answer cue
+        for _ in range(2000):
+            profile = random_profile(rng, m, n_types, 1, 10 * ctx.scale(1, 5))
+            dom = pareto_dominated(profile, m)
+            if not any(dom.values()):
+                break
+        else:
+            raise RuntimeError("pareto_efficiency: no profile without a Pareto-dominated alternative")
+        params["profile"] = profile
+    setup = _committee_text(names, profile, voters)
+    dominated = [a for a in range(m) if dom[a]]
+    pick = rng.choice(dominated) if dominated else None
+    others = [names[a] for a in range(m) if not dom[a]]
+    tid, ask = ctx.phrase(T, "pareto_which")
+    params["shown"] = pick
+    correct = none if pick is None else names[pick]
+    dis = ([] if pick is None else [none]) + [o for o in others if o != correct]
+    return Draft(tid, f"{setup} {ask}", correct, tuple(dis), params, min(len(dis) + 1, n_opts))
 
 
 def _raise(ranking: Ranking, w: int, steps: int) -> Ranking:

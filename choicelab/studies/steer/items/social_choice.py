@@ -623,32 +623,33 @@ def non_dictatorship(ctx: GenContext) -> Draft:
     names = _alternatives(ctx, m)
     k = rng.randrange(n)
     if rng.random() < 0.5:
-        n_opts = ctx.n_options(3, 4)
-        rule = rng.choice(NON_DICTATORIAL_SWFS if rng.random() < 1 / n_opts else DICTATORIAL_SWFS)
-        voter_list = join_list([f"Voter {i + 1}" for i in range(n)])  # every voter number is stated
-        dictators = swf_dictators(rule, k, n, m)
-        tid, ask = ctx.phrasing(
-            "nd_rule",
-            (
-                f"{n} voters ({voter_list}) rank {join_list(names)}, and {_swf_text(rule, k, names, n)}. Is "
-                f"this social welfare function non-dictatorial?",
-                f"A committee of {n} voters ({voter_list}) ranks {join_list(names)}. Its social welfare "
-                f"function: {_swf_text(rule, k, names, n)}. Which statement is true?",
-            ),
-        )
-        yes = "Yes, it is non-dictatorial" if tid.endswith("p0") else "It is non-dictatorial"
-        no = [
-            f"No, Voter {d + 1} is a dictator"
-            if tid.endswith("p0")
-            else f"It is dictatorial: Voter {d + 1} is a dictator"
-            for d in range(n)
-        ]
-        correct = no[dictators[0]] if dictators else yes
-        others = [x for x in no if x != correct]
-        rng.shuffle(others)
-        dis = ([yes] if dictators else []) + others  # the verdict "non-dictatorial" is offered every time
-        params = {"kind": "rule", "rule": rule, "k": k, "n": n, "m": m, "names": names}
-        return Draft(tid, ask, correct, tuple(dis), params, n_opts)
+        return _nd_rule(ctx, n, names, k)
+    return _nd_observed(ctx, n, names, k)
+
+
+def _nd_rule(ctx: GenContext, n: int, names: Sequence[str], k: int) -> Draft:
+    """Is a stated rule non-dictatorial (checked by brute force), or which voter is its dictator."""
+    rng, m = ctx.rng, len(names)
+    n_opts = ctx.n_options(3, 4)
+    rule = rng.choice(NON_DICTATORIAL_SWFS if rng.random() < 1 / n_opts else DICTATORIAL_SWFS)
+    voter_list = join_list([T["voter"].format(voter=i + 1) for i in range(n)])  # every voter number is stated
+    dictators = swf_dictators(rule, k, n, m)
+    tid, ask = ctx.phrase(T, "nd_rule", n=n, voters=voter_list, alternatives=join_list(names),
+                          rule=_swf_text(rule, k, names, n))
+    verdicts = T["nd_rule_verdicts"][int(tid.rsplit(".p", 1)[1])]
+    yes = verdicts["non_dictatorial"]
+    no = [verdicts["dictator"].format(voter=d + 1) for d in range(n)]
+    correct = no[dictators[0]] if dictators else yes
+    others = [x for x in no if x != correct]
+    rng.shuffle(others)
+    dis = ([yes] if dictators else []) + others  # the verdict "non-dictatorial" is offered every time
+    params = {"kind": "rule", "rule": rule, "k": k, "n": n, "m": m, "names": names}
+    return Draft(tid, ask, correct, tuple(dis), params, n_opts)
+
+
+def _nd_observed(ctx: GenContext, n: int, names: Sequence[str], k: int) -> Draft:
+    """Outcomes of an unnamed rule on several profiles: the only voter who always matched, or no voter."""
+    rng, m = ctx.rng, len(names)
     n_obs = ctx.scale(2, 4)
     perms = list(itertools.permutations(range(m)))
     # "no voter" right in 1 of n_options questions (and offered in every one): no answer cue
@@ -671,21 +672,12 @@ def non_dictatorship(ctx: GenContext) -> Draft:
     else:
         raise RuntimeError(f"non_dictatorship: no observation set with {'no' if want_none else 'one'} matching voter")
     obs, match = got
-    lines = " ".join(
-        f"Case {i + 1}: "
-        + "; ".join(f"Voter {d + 1} ranks {_rank_text(names, p[d])}" for d in range(n))
-        + f"; the social ranking is {_rank_text(names, out)}."
-        for i, (p, out) in enumerate(obs)
-    )
-    tid, ask = ctx.phrasing(
-        "nd_obs",
-        (
-            "Which voter's ranking coincided with the social ranking in every case, and so could be a dictator?",
-            "Based on these cases, which voter, if any, might be a dictator of this social welfare function?",
-        ),
-    )
-    none = "No voter; these cases already show the function is non-dictatorial"
-    opts = [f"Voter {d + 1}" for d in range(n)]
+    cases = [T["nd_case"].format(case=i + 1, social=_rank_text(names, out), rankings="; ".join(
+        T["nd_voter_ranks"].format(voter=d + 1, ranking=_rank_text(names, p[d])) for d in range(n)))
+        for i, (p, out) in enumerate(obs)]
+    tid, ask = ctx.phrase(T, "nd_obs")
+    none = T["nd_none"]
+    opts = [T["voter"].format(voter=d + 1) for d in range(n)]
     correct = opts[match[0]] if match else none
     voters_left = [o for o in opts if o != correct]
     rng.shuffle(voters_left)  # which voters are offered does not depend on their number
@@ -697,10 +689,8 @@ def non_dictatorship(ctx: GenContext) -> Draft:
         "obs": [[list(map(list, p)), list(out)] for p, out in obs],
         "names": names,
     }
-    q = (f"A social welfare function turns the rankings of {n} voters over {join_list(names)} into a social ranking. "
-         f"{lines} {ask}")
+    q = " ".join([T["nd_intro"].format(n=n, alternatives=join_list(names)), *cases, ask])
     return Draft(tid, q, correct, tuple(dis), params, n_opts)
-
 
 # ================================================================================================================
 # 4.2 Social choice: voting rules and fair division

@@ -887,17 +887,12 @@ def fair_division(ctx: GenContext) -> Draft:
             break
         if kind == "rr":
             break
-    desc = " ".join(
-        f"{p} values " + join_list([f"{items[x]} at {vals[i][x]}" for x in range(m)]) + "."
-        for i, p in enumerate(people)
-    )
-    setup = (
-        f"{join_list(people)} must divide {m} indivisible items ({join_list(items)}) among themselves; each item "
-        f"goes to exactly one person and values add up. {desc}"
-    )
+    desc = " ".join(T["fd_values"].format(person=p, values=join_list(
+        [T["fd_value"].format(item=items[x], value=vals[i][x]) for x in range(m)])) for i, p in enumerate(people))
+    setup = T["fd_setup"].format(people=join_list(people), m=m, items=join_list(items), values=desc)
     alloc_text = lambda al: "; ".join(  # noqa: E731
-        f"{p} gets {join_list([items[x] for x in range(m) if al[x] == i]) or 'nothing'}" for i, p in enumerate(people)
-    )
+        T["fd_share"].format(person=p, items=join_list([items[x] for x in range(m) if al[x] == i]) or T["fd_nothing"])
+        for i, p in enumerate(people))
     params: dict[str, Any] = {"vals": vals, "kind": kind, "people": people, "items": items}
     if kind == "ef":
         ef = [al for al in allocs if is_envy_free(vals, al)]
@@ -912,47 +907,30 @@ def fair_division(ctx: GenContext) -> Draft:
             # text's length and shape do not single the key out
             sizes = sorted(good.count(i) for i in range(n))
             bad.sort(key=lambda al: sorted(al.count(i) for i in range(n)) != sizes)
-            tid, ask = ctx.phrasing(
-                "fd_ef",
-                ("Which allocation is envy-free?", "Which division leaves nobody preferring someone else's share?"),
-            )
+            tid, ask = ctx.phrase(T, "fd_ef")
             params["shown"] = list(good)
-            return Draft(
-                tid,
-                f"{setup} {ask}",
-                alloc_text(good),
-                tuple(alloc_text(al) for al in bad),
-                params,
-                ctx.n_options(3, 4),
-            )
+            return Draft(tid, f"{setup} {ask}", alloc_text(good), tuple(alloc_text(al) for al in bad), params,
+                         ctx.n_options(3, 4))
     if kind == "prop":
         same = [a for a in everyone if is_proportional(vals, a) == want_prop]
         al = rng.choice(same or everyone)
-        tid, ask = ctx.phrasing(
-            "fd_prop",
-            (
-                f"Consider the division: {alloc_text(al)}. Is it proportional (everyone gets at least 1/{n} of their "
-                f"own total value)?",
-                f"They propose: {alloc_text(al)}. Does every person receive a fair share (at least 1/{n} of the total "
-                f"value by their own valuation)?",
-            ),
-        )
+        tid, ask = ctx.phrase(T, "fd_prop", division=alloc_text(al), n=n)
         params["alloc"] = list(al)
         correct, other = ("Yes", "No") if is_proportional(vals, al) else ("No", "Yes")
         return Draft(tid, f"{setup} {ask}", correct, (other,), params, 2)
+    return _fd_round_robin(ctx, setup, vals, items, people, params)
+
+
+def _fd_round_robin(ctx: GenContext, setup: str, vals: list[list[int]], items: Sequence[str],
+                    people: Sequence[str], params: dict[str, Any]) -> Draft:
+    """Round-robin picking in a drawn order: one person's final bundle (the greedy top items a tempting mistake)."""
+    rng = ctx.rng
+    n, m = len(people), len(items)
     order = list(range(n))
     rng.shuffle(order)
     alloc = round_robin(vals, order)
     who = rng.randrange(n)
-    tid, ask = ctx.phrasing(
-        "fd_rr",
-        (
-            f"They use round-robin picking in the order {', '.join(people[i] for i in order)} (repeating): at each "
-            f"turn the picker takes their most valued remaining item. Which items does {people[who]} end up with?",
-            f"Taking turns in the order {', '.join(people[i] for i in order)}, each person picks their favourite "
-            f"remaining item until none are left. What is {people[who]}'s final bundle?",
-        ),
-    )
+    tid, ask = ctx.phrase(T, "fd_rr", order=", ".join(people[i] for i in order), person=people[who])
     params["order"] = order
     params["asked"] = who
     mine = [items[x] for x in range(m) if alloc[x] == who]
@@ -963,7 +941,6 @@ def fair_division(ctx: GenContext) -> Draft:
     greedy = sorted(range(m), key=lambda x: -vals[who][x])[:size]
     first = join_list([items[x] for x in sorted(greedy)])
     return Draft(tid, f"{setup} {ask}", correct, tuple([first] + cands), params, ctx.n_options(3, 4))
-
 
 # ================================================================================================================
 # 4.3 Mechanism properties: stated mechanisms checked by brute force on their stated finite value grid

@@ -1511,36 +1511,35 @@ def optimal_auction_risk(ctx: GenContext) -> Draft:
     (H + s) / 2. No answer cue: the format options are a grid of {a best format, a worse one} x {the price each
     charges}, so the key's price is the higher one as often as the lower one; reserve distractors (plausible
     slips, none of them a stated number) lie on both sides of the key."""
+    if ctx.rng.random() < 0.35:
+        return _oar_reserve(ctx)
+    return _oar_format(ctx)
+
+
+def _oar_reserve(ctx: GenContext) -> Draft:
+    """The optimal reserve (H + s) / 2 for risk-neutral bidders with values uniform on [0, H], seller value s."""
     rng = ctx.rng
-    if rng.random() < 0.35:
-        hi = rng.randint(2, 40) * 50
-        s = 0 if ctx.level < 0.5 else rng.randint(0, hi // 100) * 50
-        n = rng.randint(2, 6)
-        r = optimal_reserve(hi, s)
-        tid, ask = ctx.phrasing(
-            "oar_reserve",
-            (
-                f"{n} risk-neutral bidders have private values drawn independently and uniformly between $0 and "
-                f"{fmt_money(hi)} for {ctx.vocab.owned_item}, which is worth {fmt_money(s)} to the seller. What "
-                f"reserve price in a second-price auction maximizes the seller's expected revenue?",
-                f"A seller who values {ctx.vocab.owned_item} at {fmt_money(s)} runs a second-price auction for {n} "
-                f"risk-neutral bidders whose values are independent and uniform on [$0, {fmt_money(hi)}]. Which "
-                f"reserve price is optimal?",
-            ),
-        )
-        # slips: hi/2 ignoring the seller's value, hi/n, the expected highest and second-highest values, thirds
-        # and quarters of the range
-        cands = [Fraction(hi, 2), Fraction(hi, 3), Fraction(hi, 4), Fraction(2 * hi, 3), Fraction(3 * hi, 4),
-                 Fraction(hi, n), Fraction(hi + s, 3), Fraction(hi * n, n + 1), Fraction(hi * (n - 1), n + 1),
-                 s + Fraction(hi - s, 3), s + Fraction(2 * (hi - s), 3), Fraction(hi + s, 4), Fraction(3 * (hi + s), 4)]
-        n_opts = ctx.n_options(3, 5)
-        step = 25 if hi >= 400 else 5
-        cands = [round(c / step) * step for c in cands]  # whole dollars like the key's: no length cue
-        cands += [r + step * j for j in range(-6, 7) if 0 < r + step * j < hi]  # near misses where slips coincide
-        dis = spread_distractors(rng, r, cands, cands, n_opts - 1, fmt_money, [hi, s, n, 0])
-        return Draft(
-            tid, ask, fmt_money(r), tuple(dis), {"kind": "reserve", "hi": hi, "s": s, "n": n}, n_opts
-        )
+    hi = rng.randint(2, 40) * 50
+    s = 0 if ctx.level < 0.5 else rng.randint(0, hi // 100) * 50
+    n = rng.randint(2, 6)
+    r = optimal_reserve(hi, s)
+    tid, ask = ctx.phrase(T, "oar_reserve", n=n, hi=fmt_money(hi), s=fmt_money(s), item=ctx.vocab.owned_item)
+    # slips: hi/2 ignoring the seller's value, hi/n, the expected highest and second-highest values, thirds
+    # and quarters of the range
+    cands = [Fraction(hi, 2), Fraction(hi, 3), Fraction(hi, 4), Fraction(2 * hi, 3), Fraction(3 * hi, 4),
+             Fraction(hi, n), Fraction(hi + s, 3), Fraction(hi * n, n + 1), Fraction(hi * (n - 1), n + 1),
+             s + Fraction(hi - s, 3), s + Fraction(2 * (hi - s), 3), Fraction(hi + s, 4), Fraction(3 * (hi + s), 4)]
+    n_opts = ctx.n_options(3, 5)
+    step = 25 if hi >= 400 else 5
+    cands = [round(c / step) * step for c in cands]  # whole dollars like the key's: no length cue
+    cands += [r + step * j for j in range(-6, 7) if 0 < r + step * j < hi]  # near misses where slips coincide
+    dis = spread_distractors(rng, r, cands, cands, n_opts - 1, fmt_money, [hi, s, n, 0])
+    return Draft(tid, ask, fmt_money(r), tuple(dis), {"kind": "reserve", "hi": hi, "s": s, "n": n}, n_opts)
+
+
+def _oar_format(ctx: GenContext) -> Draft:
+    """The revenue-maximizing format for bidders of one stated risk attitude and what the winner pays in it."""
+    rng = ctx.rng
     n = ctx.scale(3, 5)
     people = ctx.people(n)
     bids = rng.sample(range(10, 100), n)
@@ -1548,7 +1547,7 @@ def optimal_auction_risk(ctx: GenContext) -> Draft:
     # risk-neutral bidders (answer: revenue equivalence) in 1 of n_opts questions, and that answer offered in the
     # other templates too, so it is right about as often as any option
     n_opts = ctx.n_options(3, 4)
-    equal = "All standard formats give the same expected revenue"
+    equal = T["oar_equal"]
     attitude = "risk-neutral" if rng.random() < 1 / n_opts else rng.choice(("risk-averse", "risk-seeking"))
     reserve = 0
     if attitude == "risk-seeking" and ctx.level >= 0.5 and rng.random() < 0.5:
@@ -1557,14 +1556,10 @@ def optimal_auction_risk(ctx: GenContext) -> Draft:
             reserve = rng.randint(srt[-2] // 5 + 1, srt[-1] // 5 - 1) * 5
         else:
             reserve = srt[-2] - 5 * rng.randint(1, 5)
-    bid_text = join_list([f"{p} bids {fmt_money(b)}" for p, b in zip(people, bids, strict=False)])
-    res_text = (
-        f" Any second-price or English auction must use a reserve price of {fmt_money(reserve)}." if reserve else ""
-    )
-    setup = (
-        f"{ctx.vocab.owned_item[0].upper() + ctx.vocab.owned_item[1:]} is for sale to {n} bidders, all of "
-        f"whom are {attitude}. {bid_text}.{res_text}"
-    )
+    bid_text = join_list([T["oar_bid"].format(person=p, bid=fmt_money(b)) for p, b in zip(people, bids, strict=False)])
+    res_text = T["oar_reserve_rule"].format(reserve=fmt_money(reserve)) if reserve else ""
+    setup = T["oar_setup"].format(item=_cap(ctx.vocab.owned_item), n=n, attitude=attitude, bids=bid_text,
+                                  reserve=res_text)
 
     def price(fmt_: str) -> int:
         w, p = _auction_price(fmt_, bids, reserve if fmt_ in RISK_BEST["risk-seeking"] else 0)
@@ -1574,17 +1569,12 @@ def optimal_auction_risk(ctx: GenContext) -> Draft:
     w = max(range(n), key=lambda i: bids[i])
 
     def text(fmt_: str, p: int) -> str:
-        return f"{_cap(fmt_)}; {people[w]} wins and pays {fmt_money(p)}"
+        return T["oar_outcome"].format(format=_cap(fmt_), winner=people[w], price=fmt_money(p))
 
     params = {"kind": "format", "attitude": attitude, "bids": bids, "reserve": reserve, "people": people}
-    # one wording for every attitude: the question does not tell which kind of answer is expected
-    tid, ask = ctx.phrasing(
-        "oar_format",  # one template whatever the answer: its id does not tell it either
-        (
-            "To maximize the seller's revenue, which auction format should be used, and what does the winner pay?",
-            "Which format maximizes expected revenue given these bidders, and what is the outcome with these bids?",
-        ),
-    )
+    # one wording for every attitude (one template whatever the answer): neither the question nor its id tells
+    # which kind of answer is expected
+    tid, ask = ctx.phrase(T, "oar_format")
     if attitude == "risk-neutral":
         best, worse = rng.choice(RISK_BEST["risk-averse"]), rng.choice(RISK_BEST["risk-seeking"])
         dis = [text(f, price(g)) for f in (best, worse) for g in (best, worse)]
@@ -1664,72 +1654,50 @@ def optimal_auction_affiliated(ctx: GenContext) -> Draft:
         env = rng.choice(sorted(AFFILIATED_ENVS))
     n = 2 if env == "affiliated_two" else rng.randint(3, 5) if env == "affiliated" else rng.randint(2, 5)
     people = ctx.people(n)
-    if env.startswith("affiliated"):
-        setup = (
-            f"{_cap(item)} is being auctioned to {join_list(people)}. Its value to each bidder has a common "
-            f"component (its resale value), and each bidder has a private, noisy signal of that value, so the "
-            f"bidders' values are affiliated. Bidders are risk-neutral and symmetric."
-        )
-    else:
-        attitude = "risk-averse" if env == "independent_averse" else "risk-neutral"
-        setup = (
-            f"{_cap(item)} is being auctioned to {join_list(people)}. Each bidder knows their own value, and the "
-            f"values are independent and private (no common component). Bidders are {attitude} and symmetric."
-        )
+    attitude = "risk-averse" if env == "independent_averse" else "risk-neutral"
+    setup = T["oaa_affiliated" if env.startswith("affiliated") else "oaa_independent"].format(
+        item=_cap(item), people=join_list(people), attitude=attitude)
     ranks = AFFILIATED_ENVS[env]
     params: dict[str, Any] = {"kind": kind, "env": env, "people": people}
     if kind == "best":
-        equal = "They all give the same expected revenue"
-        n_opts = ctx.n_options(3, 4)
-        fmts = list(ranks)
-        for _ in range(200):
-            offered = rng.sample(fmts, rng.randint(2, n_opts - 1))
-            top = [f for f in offered if ranks[f] == max(ranks[f] for f in offered)]
-            if len(top) == 1 or env == "independent":
-                break
-        correct = _cap(top[0]) if len(top) == 1 else equal
-        tid, ask = ctx.phrasing(
-            "oaa_best",
-            (
-                "Which of the following auction formats maximizes the seller's expected revenue?",
-                "The seller can choose among these formats. Which should it use to maximize expected revenue?",
-            ),
-        )
-        dis = [_cap(f) for f in offered if _cap(f) != correct] + ([equal] if correct != equal else [])
-        params["offered"] = offered
-        return Draft(tid, f"{setup} {ask}", correct, tuple(dis), params, len(dis) + 1)
+        return _oaa_best(ctx, setup, ranks, env == "independent", params)
     if kind == "ranking":
         orderings = sorted({revenue_ordering_text(r) for r in AFFILIATED_ENVS.values()})
         correct = revenue_ordering_text(ranks)
         others = [o for o in orderings if o != correct]
         rng.shuffle(others)
-        tid, ask = ctx.phrasing(
-            "oaa_rank",
-            (
-                "How do these formats rank by the seller's expected revenue (highest first)?",
-                "Which ordering of expected revenue (highest first, '=' for equal) is correct?",
-            ),
-        )
+        tid, ask = ctx.phrase(T, "oaa_rank")
         return Draft(tid, f"{setup} {ask}", correct, tuple(others), params, ctx.n_options(3, 4))
     drops = [d * 5 for d in rng.sample(range(20, 200), n)]
     order = sorted(range(n), key=lambda i: -drops[i])
-    desc = " ".join(f"{p} would stay in until the price reaches {fmt_money(d)}." for p, d in zip(people, drops,
-                                                                                               strict=True))
-    tid, ask = ctx.phrasing(
-        "oaa_english",
-        (
-            "The seller runs the revenue-maximizing format, an English (ascending) auction. Who wins, and at what "
-            "price does the auction end?",
-            "In the English auction, who gets the item and what do they pay?",
-        ),
-    )
+    desc = " ".join(T["oaa_drop"].format(person=p, price=fmt_money(d)) for p, d in zip(people, drops, strict=True))
+    tid, ask = ctx.phrase(T, "oaa_english")
     w, second = order[0], order[1]
     other_person = rng.choice([i for i in range(n) if i != w])
     # the wrong price is the winner's own drop-out price (above the key's) or a lower one (below it)
     other_price = rng.choice([drops[w]] + [drops[i] for i in order[2:]])
     grid = [(w, drops[second]), (w, other_price), (other_person, drops[second]), (other_person, other_price)]
-    text = lambda wp: f"{people[wp[0]]} wins and pays {fmt_money(wp[1])}"  # noqa: E731
+    text = lambda wp: T["oaa_outcome"].format(winner=people[wp[0]], price=fmt_money(wp[1]))  # noqa: E731
     dis = [text(x) for x in grid[1:]]
     rng.shuffle(dis)
     params["drops"] = drops
     return Draft(tid, f"{setup} {desc} {ask}", text(grid[0]), tuple(dis), params, ctx.n_options(3, 4))
+
+
+def _oaa_best(ctx: GenContext, setup: str, ranks: dict[str, int], all_equal: bool, params: dict[str, Any]) -> Draft:
+    """The offered format with the highest expected revenue (offered sets have a unique top), or that they tie
+    (``all_equal``: independent private values, risk-neutral bidders)."""
+    rng = ctx.rng
+    equal = T["oaa_equal"]
+    n_opts = ctx.n_options(3, 4)
+    fmts = list(ranks)
+    for _ in range(200):
+        offered = rng.sample(fmts, rng.randint(2, n_opts - 1))
+        top = [f for f in offered if ranks[f] == max(ranks[f] for f in offered)]
+        if len(top) == 1 or all_equal:
+            break
+    correct = _cap(top[0]) if len(top) == 1 else equal
+    tid, ask = ctx.phrase(T, "oaa_best")
+    dis = [_cap(f) for f in offered if _cap(f) != correct] + ([equal] if correct != equal else [])
+    params["offered"] = offered
+    return Draft(tid, f"{setup} {ask}", correct, tuple(dis), params, len(dis) + 1)

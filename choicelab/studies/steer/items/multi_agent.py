@@ -452,15 +452,8 @@ def interpret_games(ctx: GenContext) -> Draft:
     prof = (rng.randrange(k), rng.randrange(k))
     i = rng.randrange(2)
     who = players[i]
-    act = f"{players[0]} plays {names[prof[0]]} and {players[1]} plays {names[prof[1]]}"
-    tid, ask = ctx.phrasing(
-        "interp",
-        (
-            f"What is {who}'s payoff if {act}?",
-            f"Suppose {act}. How much does {who} receive?",
-            f"You are {who}. What is your payoff when {act}?",
-        ),
-    )
+    act = T["interp_action"].format(a=players[0], x=names[prof[0]], b=players[1], y=names[prof[1]])
+    tid, ask = ctx.phrase(T, "interp", who=who, act=act)
     correct = g.u(i, prof)
     cands = [g.u(1 - i, prof), g.u(i, prof[::-1])] + [g.u(i, p) for p in g.profiles() if p != prof]
     cands += [g.u(1 - i, p) for p in g.profiles()]
@@ -502,20 +495,11 @@ def best_response(ctx: GenContext) -> Draft:
     form = choose_form(rng, g)
     if mixed:
         (b1, p1), (b2, p2) = sorted(mix.items(), key=lambda kv: -kv[1])
-        opp = (
-            f"{players[j]} will play {names[b1]} with probability {fmt_num(p1 * 100)}% and {names[b2]} with "
-            f"probability {fmt_num(p2 * 100)}%"
-        )
+        opp = T["br_mixed"].format(other=players[j], x=names[b1], px=fmt_num(p1 * 100), y=names[b2],
+                                   py=fmt_num(p2 * 100))
     else:
-        opp = f"{players[j]} has decided to play {names[next(iter(mix))]}"
-    tid, ask = ctx.phrasing(
-        "br",
-        (
-            f"You are {players[i]}, and you know that {opp}. Which action maximizes your expected payoff?",
-            f"It is known that {opp}. What is {players[i]}'s best response?",
-            f"{players[i]} learns that {opp}. What should {players[i]} do?",
-        ),
-    )
+        opp = T["br_pure"].format(other=players[j], x=names[next(iter(mix))])
+    tid, ask = ctx.phrase(T, "br", player=players[i], opp=opp)
     correct = names[best]
     # no "any action; they all give the same payoff": the best response is unique, so it would never be right
     dis = [a for a in names if a != correct]
@@ -571,26 +555,13 @@ def dominant_strategies(ctx: GenContext) -> Draft:
     g = _retry(draw)
     dom = dominant_action(g, i)
     form = choose_form(rng, g)
-    none = "No action is dominant; the best choice depends on what the other player does"
+    none = T["dom_none"]
     if may_be_none:
-        tid, ask = ctx.phrasing(
-            "dom_exists",
-            (
-                f"Does {players[i]} have a strictly dominant action? If so, which one?",
-                f"Is there an action that is best for {players[i]} whatever {players[1 - i]} does?",
-            ),
-        )
+        tid, ask = ctx.phrase(T, "dom_exists", player=players[i], other=players[1 - i])
         correct = none if dom is None else names[dom]
         dis = [a for a in names if a != correct] + ([none] if dom is not None else [])
     else:
-        tid, ask = ctx.phrasing(
-            "dom",
-            (
-                f"You are {players[i]}. Which action should you play?",
-                f"Which action is best for {players[i]} no matter what {players[1 - i]} chooses?",
-                f"What should {players[i]} play, given that {players[i]} does not know {players[1 - i]}'s choice?",
-            ),
-        )
+        tid, ask = ctx.phrase(T, "dom", player=players[i], other=players[1 - i])
         correct = names[dom]  # a dominant action was planted: "none" would never be right here, so not offered
         dis = [a for a in names if a != correct]
     params = {"game": g.params(), "form": form, "player": i, "template": "exists" if may_be_none else "play"}
@@ -647,15 +618,8 @@ def dominated_strategies(ctx: GenContext) -> Draft:
 
     g, d = _retry(draw)
     form = choose_form(rng, g)
-    tid, ask = ctx.phrasing(
-        "dominated",
-        (
-            f"You are {players[i]}. Which action should you never play?",
-            f"Which of {players[i]}'s actions is strictly dominated by another of {players[i]}'s actions?",
-            f"A rational {players[i]} avoids which action, whatever {players[1 - i]} does?",
-        ),
-    )
-    none = "None; every action can be a best response"
+    tid, ask = ctx.phrase(T, "dominated", player=players[i], other=players[1 - i])
+    none = T["dominated_none"]
     correct = none if d is None else own[d]
     dis = [a for a in own if a != correct] + ([] if d is None else [none])
     params = {"game": g.params(), "form": form, "player": i}
@@ -710,18 +674,8 @@ def irds_element(ctx: GenContext) -> Draft:
 
     g, alive, rounds = _retry(draw)
     form = choose_form(rng, g)
-    rule = (
-        "An action is removed when another single action of the same player gives strictly more against every "
-        "remaining action of the opponent; repeat until nothing more can be removed."
-    )
     if len(alive[0]) == 1 and len(alive[1]) == 1 and rng.random() < 0.6:
-        tid, ask = ctx.phrasing(
-            "irds_prof",
-            (
-                f"Apply iterated removal of strictly dominated strategies. {rule} Which strategy profile remains?",
-                f"Both players are rational, and this is common knowledge. {rule} What is the outcome?",
-            ),
-        )
+        tid, ask = ctx.phrase(T, "irds_prof", rule=T["irds_rule"])
         surv = (alive[0][0], alive[1][0])
         correct = g.label(surv)
         dis = [g.label(p) for p in g.profiles() if p != surv]
@@ -729,14 +683,7 @@ def irds_element(ctx: GenContext) -> Draft:
         asked = None
     else:
         asked = rng.randrange(2)
-        tid, ask = ctx.phrasing(
-            "irds_set",
-            (
-                f"Apply iterated removal of strictly dominated strategies. {rule} Which of {players[asked]}'s actions "
-                f"survive?",
-                f"{rule} After iterated removal, which actions remain available to {players[asked]}?",
-            ),
-        )
+        tid, ask = ctx.phrase(T, "irds_set", rule=T["irds_rule"], player=players[asked])
         surv_names = [names[a] for a in alive[asked]]
         correct = _action_set_text(surv_names)
         subsets = [list(c) for r in range(1, k + 1) for c in itertools.combinations(names, r)]
@@ -799,16 +746,9 @@ def pure_nash(ctx: GenContext) -> Draft:
     form = choose_form(rng, g)
     non = [p for p in g.profiles() if p not in eqs]
     rng.shuffle(non)
-    none = "There is no pure-strategy Nash equilibrium"
+    none = T["pne_none"]
     if which:
-        tid, ask = ctx.phrasing(
-            "pne",
-            (
-                "Which of the following is a pure-strategy Nash equilibrium?",
-                "Suppose each player best responds to the others. Which strategy profile is a Nash equilibrium?",
-                "From which of these profiles would no player want to deviate on their own?",
-            ),
-        )
+        tid, ask = ctx.phrase(T, "pne")
         if eqs:
             eq = rng.choice(eqs)
             correct, dis = g.label(eq), [none] + [g.label(p) for p in non]
@@ -817,13 +757,7 @@ def pure_nash(ctx: GenContext) -> Draft:
             correct, dis = none, [g.label(p) for p in non]
         params = {"game": g.params(), "form": form, "template": "which", "shown_eq": list(eq) if eq else None}
     else:
-        tid, ask = ctx.phrasing(
-            "pne_count",
-            (
-                "How many pure-strategy Nash equilibria does this game have?",
-                "Count the strategy profiles in which every player is best responding. How many are there?",
-            ),
-        )
+        tid, ask = ctx.phrase(T, "pne_count")
         correct = str(len(eqs))
         dis = [str(c) for c in range(min(n_opts, k + 1)) if c != len(eqs)]
         params = {"game": g.params(), "form": form, "template": "count"}

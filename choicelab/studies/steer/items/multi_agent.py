@@ -1481,39 +1481,22 @@ def _pooling_question(ctx: GenContext) -> Draft:
         return (prior, base, cost, recv, pool) if pool[1] == costly_too else None
 
     prior, base, cost, recv, pool = _retry(draw)
-    cap = sender[0].upper() + sender[1:]
-    desc = (
-        f"{cap} is either {types[0]} (probability {prior}%) or {types[1]}; only it knows which. It chooses "
-        f"{msgs[0]} (free) or {msgs[1]}, which costs it {cost[0][1]} if it is {types[0]} and "
-        f"{cost[1][1]} if it is {types[1]}. {receiver[0].upper() + receiver[1:]} sees the choice, not the type, and "
-        f"decides to {racts[0]} or {racts[1]}. The sender gets {base[0]} if the receiver decides to {racts[0]} and "
-        f"{base[1]} if it decides to {racts[1]}, minus any cost. The receiver gets {recv[0][0]} from choosing to "
-        f"{racts[0]} and {recv[0][1]} from choosing to {racts[1]} when the sender is {types[0]}, and "
-        f"{recv[1][0]} and {recv[1][1]} when it is {types[1]}."
-    )
+    words = {"free": msgs[0], "costly": msgs[1]}
+    desc = T["pooling_game"].format(
+        sender=sender[0].upper() + sender[1:], receiver=receiver[0].upper() + receiver[1:], t0=types[0], t1=types[1],
+        prior=prior, cost0=cost[0][1], cost1=cost[1][1], r0=racts[0], r1=racts[1], base0=base[0], base1=base[1],
+        recv00=recv[0][0], recv01=recv[0][1], recv10=recv[1][0], recv11=recv[1][1], **words)
     # no "only pooling on the costly message" and no "neither": pooling on the free message is always supportable,
     # so they would never be right
-    only_free = f"Only pooling on {msgs[0]}"
-    either = f"Pooling on either {msgs[0]} or {msgs[1]}"
+    only_free = T["pooling_only_free"].format(**words)
+    either = T["pooling_either"].format(**words)
     params = {"kind": "pooling", "prior_pct": prior, "base": base, "cost": cost, "recv": recv, "msgs": list(msgs)}
     if rng.random() < 0.5:
-        tid, ask = ctx.phrasing(
-            "seq_pool_which",
-            (
-                "In which pooling outcomes (both types making the same choice) can a sequential equilibrium exist?",
-                "Which pooling outcomes can be supported by a sequential equilibrium with suitable off-path beliefs?",
-            ),
-        )
+        tid, ask = ctx.phrase(T, "seq_pool_which")
         correct, other = (either, only_free) if costly_too else (only_free, either)
         return Draft(tid, f"{desc} {ask}", correct, (other,), params, 2)
     params["asked"] = 1
-    tid, ask = ctx.phrasing(
-        "seq_pool_yn",
-        (
-            f"Can a sequential equilibrium exist in which both types choose {msgs[1]}?",
-            f"Is there a sequential equilibrium where the sender chooses {msgs[1]} whatever its type?",
-        ),
-    )
+    tid, ask = ctx.phrase(T, "seq_pool_yn", **words)
     correct, dis = _yes_no(costly_too)
     return Draft(tid, f"{desc} {ask}", correct, dis, params, 2)
 
@@ -1610,11 +1593,8 @@ def _stage_game(ctx: GenContext, k: int, lo: int, hi: int) -> Game:
 
 
 def _repeated_intro(ctx: GenContext, g: Game, form: str) -> str:
-    return (
-        f"{game_vocab(ctx.domain).setting.format(a=g.players[0], b=g.players[1])}, and they play the following "
-        f"stage game every period, forever. A player's payoff in the repeated game is the long-run average of "
-        f"their stage payoffs.\n{render_game(g, form)}"
-    )
+    return T["repeated_intro"].format(setting=game_vocab(ctx.domain).setting.format(a=g.players[0], b=g.players[1]),
+                                      game=render_game(g, form))
 
 
 def _pt_text(g: Game, pt: Point) -> str:
@@ -1700,24 +1680,12 @@ def repeated_feasibility(ctx: GenContext) -> Draft:
     form = choose_form(rng, g)
     if yn:
         pt = points[0]
-        tid, ask = ctx.phrasing(
-            "feas_yn",
-            (
-                f"Is the average payoff profile ({_pt_text(g, pt)}) feasible in the infinitely repeated game?",
-                f"Can the players achieve long-run average payoffs of {fmt_num(pt[0])} for {g.players[0]} and "
-                f"{fmt_num(pt[1])} for {g.players[1]} by some sequence of play?",
-            ),
-        )
+        tid, ask = ctx.phrase(T, "feas_yn", profile=_pt_text(g, pt), x=fmt_num(pt[0]), a=g.players[0],
+                              y=fmt_num(pt[1]), b=g.players[1])
         correct, dis = _yes_no(yes)
         params = {"game": g.params(), "form": form, "kind": "yn", "points": [pt]}
         return Draft(f"{tid}.{form}", f"{_repeated_intro(ctx, g, form)}\n{ask}", correct, dis, params, 2)
-    tid, ask = ctx.phrasing(
-        "feas_which",
-        (
-            "Which of the following average payoff profiles is feasible in the infinitely repeated game?",
-            "Exactly one of these long-run average payoff profiles can be achieved. Which one?",
-        ),
-    )
+    tid, ask = ctx.phrase(T, "feas_which")
     params = {"game": g.params(), "form": form, "kind": "which", "points": points}
     return Draft(
         f"{tid}.{form}",
@@ -1860,11 +1828,11 @@ PUNISHMENTS: tuple[int | None, ...] = (1, 2, 3, None)
 
 def _punishment_text(length: int | None) -> str:
     if length is None:
-        return "Punish forever (grim trigger)"
-    return f"Punish for {length} period" + ("s" if length > 1 else "")
+        return T["punish_forever"]
+    return T["punish_more" if length > 1 else "punish_one"].format(length=length)
 
 
-NO_PUNISHMENT = "None of these punishments sustains cooperation"
+NO_PUNISHMENT = T["no_punishment"]
 
 
 @generator("trigger_strategies")

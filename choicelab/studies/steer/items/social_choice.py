@@ -419,31 +419,20 @@ def monotonicity(ctx: GenContext) -> Draft:
             break
     profile, w, idx, k, new_r, new_profile, w2 = found
     c, r = profile[idx]
-    setup = (
-        f"The {voters} choose among {join_list(names)} using {RULE_TEXT[rule]}. Initially: "
-        f"{_profile_text(names, profile, voters)} Under this rule {names[w]} wins. Then {k} of the {c} "
-        f"{voters} who ranked {_rank_text(names, r)} {'changes' if k == 1 else 'change'} their ranking to "
-        f"{_rank_text(names, new_r)}, moving "
-        f"{names[w]} up; nobody else changes."
-    )
+    setup = T["mono_setup"].format(voters=voters, alternatives=join_list(names), rule=RULE_TEXT[rule],
+                                   profile=_profile_text(names, profile, voters), winner=names[w], k=k, c=c,
+                                   ranking=_rank_text(names, r), change="changes" if k == 1 else "change",
+                                   new_ranking=_rank_text(names, new_r))
     params = {"m": m, "rule": rule, "profile": profile, "new_profile": new_profile, "winner": w, "names": names}
     if ask_who:
-        tid, ask = ctx.phrasing(
-            "mono_who", ("Who wins now under the same rule?", "What is the new outcome of the vote?")
-        )
+        tid, ask = ctx.phrase(T, "mono_who")
         correct = names[w2]
         others = [x for x in names if x != correct]
         rng.shuffle(others)
         if names[w] != correct:  # the initial winner is always offered, so it is right about 1 in n_opts times
             others = [names[w]] + [x for x in others if x != names[w]]
         return Draft(tid, f"{setup} {ask}", correct, tuple(others), params, n_opts)
-    tid, ask = ctx.phrasing(
-        "mono_yn",
-        (
-            f"Does the rule respect monotonicity in this case, i.e. does {names[w]} still win?",
-            f"Is the outcome after the change consistent with monotonicity ({names[w]} still wins)?",
-        ),
-    )
+    tid, ask = ctx.phrase(T, "mono_yn", winner=names[w])
     correct, other = ("Yes", "No") if w2 == w else ("No", "Yes")
     return Draft(tid, f"{setup} {ask}", correct, (other,), params, 2)
 
@@ -490,31 +479,16 @@ def swf_transitivity(ctx: GenContext) -> Draft:
         trans = is_transitive(beats, m)
         if trans != want_cyclic:
             break
-    setup = (
-        f"A group of {voters} is ranking {join_list(names)}. {_profile_text(names, profile, voters)} The group "
-        f"forms its social preference by pairwise majority: it prefers one alternative to another when a "
-        f"majority of {voters} do."
-    )
+    setup = T["swft_setup"].format(voters=voters, alternatives=join_list(names),
+                                   profile=_profile_text(names, profile, voters))
     params = {"m": m, "profile": profile, "names": names}
-    cyc = "There is no such ranking: the majority preferences are cyclic"
+    cyc = T["swft_cyclic"]
     if ask_yn:
-        tid, ask = ctx.phrasing(
-            "swft_yn",
-            (
-                "Is the resulting social preference transitive?",
-                "Does pairwise majority give a transitive social ranking here?",
-            ),
-        )
+        tid, ask = ctx.phrase(T, "swft_yn")
         params["kind"] = "yn"
         correct, other = ("Yes", "No") if trans else ("No", "Yes")
         return Draft(tid, f"{setup} {ask}", correct, (other,), params, 2)
-    tid, ask = ctx.phrasing(
-        "swft_rank",
-        (
-            "Which social ranking does pairwise majority produce?",
-            "What is the group's social ranking under pairwise majority?",
-        ),
-    )
+    tid, ask = ctx.phrase(T, "swft_rank")
     params["kind"] = "rank"
     perms = list(itertools.permutations(range(m)))
     rng.shuffle(perms)
@@ -715,15 +689,8 @@ def plurality(ctx: GenContext) -> Draft:
     names = _alternatives(ctx, m)
     voters = _voters(ctx)
     profile, w = _voting_profile(ctx, lambda p: plurality_scores(p, m), m, ctx.scale(2, 5))
-    tid, ask = ctx.phrasing(
-        "plur",
-        (
-            "Who wins under plurality voting?",
-            "Using plurality voting (most first-place votes wins), which alternative is chosen?",
-            "Which alternative is ranked first by the largest number of voters?",
-        ),
-    )
-    q = f"An election among {join_list(names)} has these ballots: {_profile_text(names, profile, voters)} {ask}"
+    tid, ask = ctx.phrase(T, "plur")
+    q = T["election"].format(alternatives=join_list(names), profile=_profile_text(names, profile, voters)) + f" {ask}"
     bw = _unique_argmax(borda_scores(profile, m))
     order = ([bw] if bw is not None and bw != w else []) + [a for a in range(m) if a != w and a != bw]
     params = {"m": m, "profile": profile, "names": names}
@@ -742,26 +709,16 @@ def borda(ctx: GenContext) -> Draft:
     voters = _voters(ctx)
     profile, w = _voting_profile(ctx, lambda p: borda_scores(p, m), m, ctx.scale(2, 5))
     scores = borda_scores(profile, m)
-    setup = f"An election among {join_list(names)} has these ballots: {_profile_text(names, profile, voters)}"
+    setup = T["election"].format(alternatives=join_list(names), profile=_profile_text(names, profile, voters))
     params = {"m": m, "profile": profile, "names": names}
     if rng.random() < 0.7:
-        tid, ask = ctx.phrasing(
-            "borda_win",
-            (
-                "Using the Borda count, which alternative wins?",
-                f"With {m} alternatives, a first choice earns {m - 1} points, a second {m - 2}, and so on. Which "
-                f"alternative has the highest Borda score?",
-            ),
-        )
+        tid, ask = ctx.phrase(T, "borda_win", m=m, first=m - 1, second=m - 2)
         pw = _unique_argmax(plurality_scores(profile, m))
         order = ([pw] if pw is not None and pw != w else []) + [a for a in range(m) if a != w and a != pw]
         params["kind"] = "winner"
         return Draft(tid, f"{setup} {ask}", names[w], tuple(names[a] for a in order), params, ctx.n_options(3, 5))
     a = rng.randrange(m)
-    tid, ask = ctx.phrasing(
-        "borda_score",
-        (f"What is {names[a]}'s Borda score?", f"How many Borda points does {names[a]} receive in total?"),
-    )
+    tid, ask = ctx.phrase(T, "borda_score", alternative=names[a])
     total = sum(c for c, _ in profile)
     s = scores[a]
     # plausible slips on both sides: one ballot group miscounted by a position or left out or counted twice,
@@ -794,12 +751,11 @@ def copeland(ctx: GenContext) -> Draft:
             w = _unique_argmax(copeland_scores_from_beats(beats, m))
             if w is not None:
                 break
-        desc = " ".join(
-            f"{names[a]} wins against {join_list([names[b] for b in range(m) if (a, b) in beats]) or 'nobody'}"
-            f" and loses to {join_list([names[b] for b in range(m) if (b, a) in beats]) or 'nobody'}."
-            for a in range(m)
-        )
-        setup = f"In an election among {join_list(names)}, the head-to-head results are: {desc}"
+        listed = lambda pairs: join_list([names[b] for a, b in pairs]) or T["copeland_nobody"]  # noqa: E731
+        desc = " ".join(T["copeland_result"].format(
+            alternative=names[a], beaten=listed((a, b) for b in range(m) if (a, b) in beats),
+            beaten_by=listed((a, b) for b in range(m) if (b, a) in beats)) for a in range(m))
+        setup = T["copeland_tournament"].format(alternatives=join_list(names), results=desc)
         params.update({"kind": "tournament", "beats": sorted(beats)})
     else:
         for _ in range(500):
@@ -810,15 +766,9 @@ def copeland(ctx: GenContext) -> Draft:
             w = _unique_argmax(copeland_scores_from_beats(beats, m))
             if w is not None:
                 break
-        setup = f"An election among {join_list(names)} has these ballots: {_profile_text(names, profile, voters)}"
+        setup = T["election"].format(alternatives=join_list(names), profile=_profile_text(names, profile, voters))
         params.update({"kind": "profile", "profile": profile})
-    tid, ask = ctx.phrasing(
-        "copeland",
-        (
-            "Based on Copeland's method, which alternative wins?",
-            "Under the Copeland method (pairwise wins minus pairwise losses), who is the winner?",
-        ),
-    )
+    tid, ask = ctx.phrase(T, "copeland")
     order = [a for a in range(m) if a != w]
     rng.shuffle(order)
     return Draft(tid, f"{setup} {ask}", names[w], tuple(names[a] for a in order), params, ctx.n_options(3, 5))

@@ -1157,21 +1157,12 @@ def _grid_text(grid: Sequence[int]) -> str:
 
 
 def _mech_setup(ctx: GenContext, mech: Mechanism, prior: bool) -> str:
-    people = "bidders" if mech.setting == "auction" else "residents"
     if mech.setting == "auction":
-        head = (
-            f"{mech.n} bidders compete for {ctx.vocab.owned_item}. Each bidder's private value, and each bid, is "
-            f"one of {_grid_text(mech.grid)}."
-        )
+        head = T["mech_auction"].format(n=mech.n, item=ctx.vocab.owned_item, grid=_grid_text(mech.grid))
     else:
-        head = (
-            f"{mech.n} {people} decide whether to fund {PROJECTS[ctx.domain]}, which "
-            f"costs {fmt_money(mech.param)}. Each person's private value for it, and each reported value, is one of "
-            f"{_grid_text(mech.grid)}."
-        )
-    if prior:
-        head += " Values are independent, and each is equally likely to be any of these amounts."
-    return head
+        head = T["mech_project"].format(n=mech.n, project=PROJECTS[ctx.domain], cost=fmt_money(mech.param),
+                                        grid=_grid_text(mech.grid))
+    return head + (T["mech_prior"] if prior else "")
 
 
 def _mech_pool(ctx: GenContext, prop: str) -> list[Mechanism]:
@@ -1222,21 +1213,15 @@ def _property_question(ctx: GenContext, prop: str, short: str) -> Draft:
     pool = _mech_pool(ctx, prop)
     check = PROPERTY_CHECKS[prop]
     name, gloss = PROP_TEXT[prop]
-    defn = f" ({gloss})" if ctx.level < 0.5 else ""
+    defn = T["mech_defined"].format(gloss=gloss) if ctx.level < 0.5 else ""
+    words = {"name": name, "defn": defn}
     if prop == "bic" and ctx.level >= 0.5 and rng.random() < 0.3:  # BIC but not DSIC
         good = [m for m in pool if is_bic(m) and not is_dsic(m)]
         bad = [m for m in pool if not (is_bic(m) and not is_dsic(m))]
         mech = rng.choice(good)
         rng.shuffle(bad)
         bad.sort(key=lambda m: m.rule != "interim_first")  # the twin fee list is always offered
-        tid, ask = ctx.phrasing(
-            f"{short}_notdsic",
-            (
-                "Which of these mechanisms is Bayesian incentive compatible but not dominant-strategy incentive "
-                "compatible?",
-                "For which mechanism is truthful bidding a Bayes-Nash equilibrium but not a dominant strategy?",
-            ),
-        )
+        tid, ask = ctx.phrasing(f"{short}_notdsic", T["mech_notdsic"])
         q = f"{_mech_setup(ctx, mech, True)} {ask}"
         n_opts = ctx.n_options(3, 4)
         twin, rest = bad[:1], bad[1:]
@@ -1247,13 +1232,8 @@ def _property_question(ctx: GenContext, prop: str, short: str) -> Draft:
     if rng.random() < 0.5:
         want = rng.random() < 0.5
         mech = rng.choice([m for m in pool if check(m) == want])
-        tid, ask = ctx.phrasing(
-            f"{short}_yn",
-            (
-                f"Is the following mechanism {name}{defn}? {describe_mechanism(mech)}",
-                f"Consider this mechanism: {describe_mechanism(mech)} Is it {name}{defn}?",
-            ),
-        )
+        tid, ask = ctx.phrasing(f"{short}_yn", [t.format(mechanism=describe_mechanism(mech), **words)
+                                                for t in T["mech_yn"]])
         q = f"{_mech_setup(ctx, mech, prop == 'bic')} {ask}"
         correct, other = ("Yes", "No") if check(mech) else ("No", "Yes")
         return Draft(tid, q, correct, (other,), {"kind": "yn", "mech": mech.to_params()}, 2)
@@ -1271,22 +1251,8 @@ def _property_question(ctx: GenContext, prop: str, short: str) -> Draft:
     mech = rng.choice(good)
     bad = list(bad)
     rng.shuffle(bad)
-    if lacks:
-        tid, ask = ctx.phrasing(
-            f"{short}_whichnot",
-            (
-                f"Which of the following mechanisms is not {name}{defn}?",
-                f"All but one of these mechanisms are {name}. Which one is not?",
-            ),
-        )
-    else:
-        tid, ask = ctx.phrasing(
-            f"{short}_which",
-            (
-                f"Which of the following mechanisms is {name}{defn}?",
-                f"Exactly one of these mechanisms is {name}. Which one?",
-            ),
-        )
+    which = "whichnot" if lacks else "which"
+    tid, ask = ctx.phrasing(f"{short}_{which}", [t.format(**words) for t in T[f"mech_{which}"]])
     q = f"{_mech_setup(ctx, mech, prop == 'bic')} {ask}"
     picked = balanced_decoys(rng, q, describe_mechanism(mech), [describe_mechanism(m) for m in bad], n_opts - 1)
     bad = [bad[j] for j in picked]

@@ -1340,19 +1340,15 @@ def top_trading_cycles_element(ctx: GenContext) -> Draft:
     noun, plural = HOUSES[ctx.domain]
     prefs = [rng.sample(range(n), n) for _ in range(n)]
     house, rounds = top_trading_cycles(prefs)
-    item = lambda h: f"{people[h]}'s {noun}"  # noqa: E731
-    desc = " ".join(f"{p} ranks " + " > ".join(item(h) for h in prefs[i]) + "." for i, p in enumerate(people))
-    setup = (
-        f"{join_list(people)} each own one {noun} and may swap {plural}. Their preferences (best first): "
-        f"{desc} They run the top trading cycles algorithm."
-    )
+    item = lambda h: T["ttc_item"].format(owner=people[h], noun=noun)  # noqa: E731
+    desc = " ".join(T["ttc_ranks"].format(person=p, ranking=" > ".join(item(h) for h in prefs[i]))
+                    for i, p in enumerate(people))
+    setup = T["ttc_setup"].format(people=join_list(people), noun=noun, plural=plural, preferences=desc)
     kind = rng.choice(("gets", "owner", "first"))
     params = {"prefs": prefs, "kind": kind, "people": people, "noun": noun}
     if kind == "gets":
         who = rng.randrange(n)
-        tid, ask = ctx.phrasing(
-            "ttc_gets", (f"Which {noun} does {people[who]} end up with?", f"What is {people[who]}'s final {noun}?")
-        )
+        tid, ask = ctx.phrase(T, "ttc_gets", noun=noun, person=people[who])
         params["asked"] = who
         correct = item(house[who])
         return Draft(
@@ -1366,21 +1362,13 @@ def top_trading_cycles_element(ctx: GenContext) -> Draft:
     if kind == "owner":
         h = rng.randrange(n)
         owner = house.index(h)
-        tid, ask = ctx.phrasing(
-            "ttc_owner", (f"Who ends up with {item(h)}?", f"Using top trading cycles, which person gets {item(h)}?")
-        )
+        tid, ask = ctx.phrase(T, "ttc_owner", item=item(h))
         params["asked"] = h
         order = [i for i in range(n) if i != owner]
         rng.shuffle(order)
         return Draft(tid, f"{setup} {ask}", people[owner], tuple(people[i] for i in order), params, ctx.n_options(3, 5))
     first = sorted(i for cyc in rounds[0] for i in cyc)
-    tid, ask = ctx.phrasing(
-        "ttc_first",
-        (
-            "Who is assigned a final item in the first round of the algorithm?",
-            "Which people are part of a cycle in the first round?",
-        ),
-    )
+    tid, ask = ctx.phrase(T, "ttc_first")
     correct = join_list([people[i] for i in first])
     subsets = [list(c) for r in range(1, n + 1) for c in itertools.combinations(range(n), r) if list(c) != first]
     texts = [join_list([people[i] for i in s]) for s in subsets]

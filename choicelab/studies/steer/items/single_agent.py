@@ -23,6 +23,9 @@ from choicelab.studies.steer.items.base import (
     join_list,
     spread_distractors,
 )
+from choicelab.studies.steer.items.domains import TEMPLATES
+
+T = TEMPLATES["single_agent"]  # the questions' fixed sentences (data/steer/templates.yaml)
 
 Lottery = list[tuple[int, int]]  # [(probability in percent, payoff), ...], probabilities sum to 100
 
@@ -44,12 +47,15 @@ def _split(rng, k: int, step: int = 5) -> list[int]:
 def _describe(lottery: Lottery, money: bool = True) -> str:
     def fmt(x: int) -> str:
         if not money:
-            return f"a utility of {x}"
-        return f"a loss of {fmt_money(-x)}" if x < 0 else fmt_money(x)
+            return T["utility_of"].format(x=x)
+        return T["loss_of"].format(amount=fmt_money(-x)) if x < 0 else fmt_money(x)
 
     if len(lottery) == 1:
-        return f"{fmt(lottery[0][1])} for sure"
-    return join_list([f"a {p}% chance of {fmt(x)}" for p, x in lottery])
+        return T["for_sure"].format(outcome=fmt(lottery[0][1]))
+    return join_list([T["chance_of"].format(p=p, outcome=fmt(x)) for p, x in lottery])
+
+
+PREFERENCE_LABELS = {"A": T["prefer_1"], "B": T["prefer_2"], "=": T["indifferent"]}
 
 
 def _unique_argmax(values: list[Fraction]) -> int | None:
@@ -77,16 +83,11 @@ def completeness(ctx: GenContext) -> Draft:
             b_parts[0] = rng.randint(10, 120)
     ua, ub = sum(a_parts), sum(b_parts)
     x, y = rng.sample(v.alternatives, 2)
-    describe = lambda parts: ", ".join([f"a benefit with utility {parts[0]}"] +  # noqa: E731
-                                       [f"a drawback with utility {u}" for u in parts[1:]])
-    tid, lead = ctx.phrasing("compl_det", (
-        f"As {v.role}, you must choose between two {v.option_noun}s.",
-        f"You are comparing two {v.option_noun}s.",
-        f"A friend asks you to rank two {v.option_noun}s.",
-    ))
-    q = (f"{lead} Option 1, {x}, has {describe(a_parts)}. Option 2, {y}, has {describe(b_parts)}. Utilities add "
-         f"up. Which best describes your preference?")
-    labels = {"A": "I prefer Option 1", "B": "I prefer Option 2", "=": "I am indifferent between Options 1 and 2"}
+    describe = lambda parts: ", ".join([T["compl_benefit"].format(u=parts[0])] +  # noqa: E731
+                                       [T["compl_drawback"].format(u=u) for u in parts[1:]])
+    tid, lead = ctx.phrase(T, "compl_det", role=v.role, noun=v.option_noun)
+    q = T["compl_question"].format(lead=lead, x=x, a=describe(a_parts), y=y, b=describe(b_parts))
+    labels = PREFERENCE_LABELS
     key = "A" if ua > ub else "B" if ub > ua else "="
     dis = [labels[k] for k in "AB=" if k != key]
     return Draft(tid, q, labels[key], tuple(dis), {"a_parts": a_parts, "b_parts": b_parts}, 3)
@@ -112,13 +113,10 @@ def transitivity(ctx: GenContext) -> Draft:
     stmts = [(chain[m], chain[m + 1]) for m in links]
     rng.shuffle(stmts)  # in chain order the key would be the asked alternative the stem mentions first
     first, second = (chain[i], chain[j]) if rng.random() < 0.5 else (chain[j], chain[i])
-    tid, lead = ctx.phrasing("trans", ("You are choosing a {n}.", "As {r}, you compare {n}s.",
-                                       "You have clear tastes about {n}s."))
-    lead = lead.format(n=v.option_noun, r=v.role)
-    forms = ("You would rather have {a} than {b}.", "You like {b} less than {a}.")
-    prefs = " ".join(rng.choice(forms).format(a=a, b=b) for a, b in stmts)
-    q = f"{lead} {prefs} Would you rather have {first} or {second}?"
-    unknown = "It cannot be determined from these preferences"
+    tid, lead = ctx.phrase(T, "trans", n=v.option_noun, r=v.role)
+    prefs = " ".join(rng.choice(T["trans_forms"]).format(a=a, b=b) for a, b in stmts)
+    q = T["trans_question"].format(lead=lead, prefs=prefs, first=first, second=second)
+    unknown = T["trans_unknown"]
     correct = chain[i] if determined else unknown
     dis = [x for x in (chain[i], chain[j], unknown) if x != correct]
     return Draft(tid, q, correct, tuple(dis), {"chain": chain, "asked": [chain[i], chain[j]],
@@ -152,15 +150,14 @@ def independence(ctx: GenContext) -> Draft:
             decoys.append((ref_q - rng.randint(1, 10 * (d + 1)), ref_p + rng.randint(10, 150)))
     items = [(qa, pa), (qb, pb)] + decoys
     noun = v.option_noun.capitalize()
-    listing = " ".join(f"{noun} {names[i]} has quality {qq} and costs {fmt_money(pp)}."
+    listing = " ".join(T["indep_item"].format(noun=noun, name=names[i], quality=qq, price=fmt_money(pp))
                        for i, (qq, pp) in enumerate(items[:2]))
     chosen = names[0] if x_is_a else names[1]
-    extra = " ".join(f"{noun} {names[2 + d]} has quality {qq} and costs {fmt_money(pp)}."
+    extra = " ".join(T["indep_item"].format(noun=noun, name=names[2 + d], quality=qq, price=fmt_money(pp))
                      for d, (qq, pp) in enumerate(decoys))
-    tid, lead = ctx.phrasing("indep", ("You need a new {n}.", "As {r}, you pick a {n}.", "You are shopping for a {n}."))
-    q = (f"{lead.format(n=v.option_noun, r=v.role)} {listing} After thinking it over you choose "
-         f"{noun} {chosen}. Then you learn about more options: {extra} Which do you choose now?")
-    opts = [f"{noun} {n}" for n in names[: 2 + n_decoys]]
+    tid, lead = ctx.phrase(T, "indep", n=v.option_noun, r=v.role)
+    q = T["indep_question"].format(lead=lead, listing=listing, noun=noun, chosen=chosen, extra=extra)
+    opts = [T["indep_option"].format(noun=noun, name=n) for n in names[: 2 + n_decoys]]
     correct = opts[2 + dominating] if dominating >= 0 else opts[0] if x_is_a else opts[1]
     params = {"items": items, "chosen_first": chosen}
     return Draft(tid, q, correct, tuple(o for o in opts if o != correct), params)
@@ -190,22 +187,18 @@ def sunk_cost(ctx: GenContext) -> Draft:
             break
     if n_proj == 1:
         sunk, rem, rev = projects[0]
-        tid, lead = ctx.phrasing("sunk", (f"You are managing {v.project}.", f"As {v.role}, you lead {v.project}.",
-                                          f"Your organisation has invested in {v.project}."))
-        q = (f"{lead} It has already cost {fmt_money(sunk)}, and the money cannot be recovered. Finishing it would "
-             f"cost {fmt_money(rem)} more, and the revised revenue projection is {fmt_money(rev)}. What should "
-             f"you do?")
-        cont, stop = "Continue investing to finish it", "Abandon it now"
+        tid, lead = ctx.phrase(T, "sunk", project=v.project, role=v.role)
+        q = T["sunk_one"].format(lead=lead, sunk=fmt_money(sunk), remaining=fmt_money(rem), revenue=fmt_money(rev))
+        cont, stop = T["sunk_continue"], T["sunk_abandon"]
         correct = cont if rev > rem else stop
         return Draft(tid, q, correct, (stop if correct == cont else cont,), {"projects": projects}, 2)
-    names = [f"Project {n}" for n in entity_numbers(n_proj)]
-    desc = " ".join(f"{n} has already cost {fmt_money(s)}; finishing it costs {fmt_money(f)} more and would bring "
-                    f"{fmt_money(r)}." for n, (s, f, r) in zip(names, projects, strict=False))
+    names = [T["sunk_name"].format(n=n) for n in entity_numbers(n_proj)]
+    desc = " ".join(T["sunk_project"].format(name=n, sunk=fmt_money(s), remaining=fmt_money(f), revenue=fmt_money(r))
+                    for n, (s, f, r) in zip(names, projects, strict=False))
     tid = "sunk.multi"
-    q = (f"As {v.role}, you oversee several unfinished projects, and you can afford to finish at most one. {desc} "
-         f"Money already spent cannot be recovered. What should you do?")
+    q = T["sunk_multi"].format(role=v.role, projects=desc)
     best = max(range(n_proj), key=lambda i: nets[i])
-    opts = [f"Finish {n}" for n in names] + ["Abandon all projects"]
+    opts = [T["sunk_finish"].format(name=n) for n in names] + [T["sunk_abandon_all"]]
     correct = opts[best] if nets[best] > 0 else opts[-1]
     return Draft(tid, q, correct, tuple(o for o in opts if o != correct), {"projects": projects})
 
@@ -225,15 +218,10 @@ def endowment_effect(ctx: GenContext) -> Draft:
     if ctx.level < 0.5:
         sell = rng.random() < 0.5
         offer = wtp + (1 if sell else -1) * rng.randint(1, 10) * 5
-        tid, lead = ctx.phrasing("endow", (
-            f"The most you would pay to buy {item} is {fmt_money(wtp)}.",
-            f"You value {item} at exactly {fmt_money(wtp)}: you would pay up to that amount for one.",
-        ))
-        q = (f"{lead} Yesterday you were given one, and how much you value it has not changed. Someone offers you "
-             f"{fmt_money(offer)} for it. Should you sell it?")
-        correct = "Yes, sell it" if offer > wtp else "No, keep it"
-        return Draft(tid, q, correct, ("No, keep it" if offer > wtp else "Yes, sell it",),
-                     {"wtp": wtp, "offer": offer, "kind": "offer"}, 2)
+        tid, lead = ctx.phrase(T, "endow", item=item, wtp=fmt_money(wtp))
+        q = T["endow_offer"].format(lead=lead, offer=fmt_money(offer))
+        correct, other = (T["endow_sell"], T["endow_keep"]) if offer > wtp else (T["endow_keep"], T["endow_sell"])
+        return Draft(tid, q, correct, (other,), {"wtp": wtp, "offer": offer, "kind": "offer"}, 2)
     who = ctx.people(1)[0]
     fee = rng.randint(1, min(8, wtp // 5 - 1)) * 5 if rng.random() < 0.5 else 0
     price = wtp - fee  # the stated price; with a fee the value is price + fee, a number the stem does not state
@@ -241,18 +229,12 @@ def endowment_effect(ctx: GenContext) -> Draft:
     resale = wtp + rng.choice((-1, 1)) * rng.randint(2, 12) * 5
     while resale in (shop, price, wtp) or resale <= 0:
         resale += 5
-    value = (f"the most you were willing to pay for it was {fmt_money(price)} plus the {fmt_money(fee)} delivery fee"
-             if fee else f"the most you were willing to pay for it was {fmt_money(price)}, delivery included")
-    tid, lead = ctx.phrasing("endow.wta", (
-        f"You now own {item}.",
-        f"As {v.role}, you were given {item} by {who}.",
-        f"Today you won {item} in a raffle.",
-    ))
-    facts = [f"Before you owned it, {value}.", f"Shops sell it for {fmt_money(shop)}.",
-             f"A friend paid {fmt_money(resale)} for one last year."]
+    value = T["endow_value_fee" if fee else "endow_value"].format(price=fmt_money(price), fee=fmt_money(fee))
+    tid, lead = ctx.phrase(T, "endow.wta", item=item, role=v.role, who=who)
+    facts = [T["endow_before"].format(value=value), T["endow_shop"].format(price=fmt_money(shop)),
+             T["endow_friend"].format(price=fmt_money(resale))]
     rng.shuffle(facts)  # the order the prices are mentioned in is no cue
-    q = (f"{lead} {' '.join(facts)} How much you value it has not changed since before you owned it. What is the "
-         "lowest price at which you should be willing to sell it?")
+    q = T["endow_wta_question"].format(lead=lead, facts=" ".join(facts))
     k = ctx.n_options(3, 5) - 1
     stated = [shop, resale] + ([price] if fee else [])
     dis = spread_distractors(rng, wtp, fmt_money, stated + ([price + 2 * fee] if fee else []), k,

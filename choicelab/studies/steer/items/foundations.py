@@ -459,14 +459,10 @@ def bayes_rule(ctx: GenContext) -> Draft:
     given_pb = ctx.level < 0.5
     if given_pb:
         tid = "bayes.given"
-        q = (f"The probability that {ea} is {fmt_pct(prior)}. Overall, the probability that {eb} is "
-             f"{fmt_pct(pb)}. When {ea}, the probability that {eb} is {fmt_pct(lik)}. You learn that {eb}. "
-             f"What is the probability that {ea}?")
+        q = T["bayes_given"].format(a=ea, b=eb, prior=fmt_pct(prior), pb=fmt_pct(pb), lik=fmt_pct(lik))
     else:
         tid = "bayes.total"
-        q = (f"The probability that {ea} is {fmt_pct(prior)}. If {ea}, the probability that {eb} is "
-             f"{fmt_pct(lik)}; otherwise it is {fmt_pct(false_pos)}. You learn that {eb}. What is the "
-             f"probability that {ea}?")
+        q = T["bayes_total"].format(a=ea, b=eb, prior=fmt_pct(prior), lik=fmt_pct(lik), false_pos=fmt_pct(false_pos))
     # base-rate neglect (the stated P(B|A)) in half of the questions: the key is never a number of the stem
     cands = ([lik] if rng.random() < 0.5 else []) + [lik * prior, 1 - answer,
                                                       lik * prior / (lik * prior + false_pos), lik * (1 - prior)]
@@ -484,8 +480,7 @@ _FORMS = ("all", "no", "some", "some_not")
 
 
 def _cat_text(form: str, x: str, y: str) -> str:
-    return {"all": f"All {x} are {y}.", "no": f"No {x} are {y}.", "some": f"Some {x} are {y}.",
-            "some_not": f"Some {x} are not {y}."}[form]
+    return T["categorical"][form].format(x=x, y=y)
 
 
 def _cat_holds(form: str, x: int, y: int, regions: frozenset[int]) -> bool:
@@ -522,7 +517,7 @@ def existence_note(terms: Sequence[str]) -> str:
     """The sentence that states the existential-import assumption the answer keys rely on (every term non-empty):
     under modern (Boolean) logic, without it, some keys would flip (e.g. "All A are B. All B are C." does not give
     "Some A are C" when there may be no A)."""
-    return f"There are {join_list(terms)}: none of these groups is empty."
+    return T["existence_note"].format(terms=join_list(terms))
 
 
 @generator("categorical_syllogism")
@@ -554,11 +549,9 @@ def categorical_syllogism(ctx: GenContext) -> Draft:
     if not mc:
         concl = rng.choice(valid) if rng.random() < 0.5 or not invalid else rng.choice(invalid)
         follows = concl in valid
-        tid, q = ctx.phrasing("cat", (
-            f"{premises_text} Solely from the information provided, is the following also true: {render(concl)}",
-            f"Assume: {premises_text} Does it logically follow that {render(concl)[0].lower()}"
-            f"{render(concl)[1:].rstrip('.')}?",
-        ))
+        claim = render(concl)[0].lower() + render(concl)[1:].rstrip(".")
+        tid, q = ctx.phrasing("cat", [t.format(premises=premises_text, conclusion=render(concl), claim=claim)
+                                      for t in T["cat_yn"]])
         params["conclusion"] = list(concl)
         return Draft(tid, q, "Yes" if follows else "No", ("No" if follows else "Yes",), params, 2)
     correct = rng.choice([c for c in valid if c[0] == key_form])
@@ -576,10 +569,7 @@ def categorical_syllogism(ctx: GenContext) -> Draft:
     invalid.sort(key=lambda c: chosen.index(render(c)))
     params["conclusion"] = list(correct)
     params["option_statements"] = [list(c) for c in [correct] + invalid]  # draft order: correct first
-    tid, q = ctx.phrasing("cat", (
-        f"{premises_text} Solely from the information provided, which of the following must be true?",
-        f"Assume: {premises_text} Which conclusion follows logically?",
-    ))
+    tid, q = ctx.phrasing("cat", [t.format(premises=premises_text) for t in T["cat_which"]])
     return Draft(tid, q, render(correct), tuple(render(c) for c in invalid), params, n)
 
 
@@ -615,13 +605,12 @@ def render(formula, props) -> str:
     if op == "not":
         inner = formula[1]
         if inner[0] == "var":
-            return f"it is not the case that {props[inner[1]]}"
-        return f"it is not the case that ({render(inner, props)})"
+            return T["not_simple"].format(x=props[inner[1]])
+        return T["not_compound"].format(x=render(inner, props))
     if op == "imp":
-        return f"if {render(formula[1], props)}, then {render(formula[2], props)}"  # and/or render bare here
-    word = "and" if op == "and" else "or"
+        return T["implies"].format(p=render(formula[1], props), q=render(formula[2], props))  # and/or bare here
     left, right = (render(f, props) if f[0] in ("var", "not") else f"({render(f, props)})" for f in formula[1:])
-    return f"{left} {word} {right}"
+    return T["conjunction" if op == "and" else "disjunction"].format(p=left, q=right)
 
 
 def _sentence(text: str) -> str:
@@ -673,11 +662,8 @@ def conditional_syllogism(ctx: GenContext) -> Draft:
     if not mc:
         concl = rng.choice(valid if want_valid else invalid)
         params["conclusion"] = concl
-        tid, q = ctx.phrasing("cond", (
-            f"{text} Solely from the information provided, is the following also true: "
-            f"{_sentence(render(concl, props))}",
-            f"Suppose: {text} Does it logically follow that {render(concl, props)}?",
-        ))
+        tid, q = ctx.phrasing("cond", [t.format(premises=text, conclusion=_sentence(render(concl, props)),
+                                                claim=render(concl, props)) for t in T["cond_yn"]])
         return Draft(tid, q, "Yes" if want_valid else "No", ("No" if want_valid else "Yes",), params, 2)
     correct = rng.choice(valid)
     params["conclusion"] = correct
@@ -688,13 +674,12 @@ def conditional_syllogism(ctx: GenContext) -> Draft:
     # statements stay longer, so distractors are chosen for a uniform length rank of the key.
     def option(f) -> str:
         text = render(f, props)
-        return _sentence(f"it is the case that {text}" if f[0] == "var" else text)[:-1]
+        return _sentence(T["it_is_the_case"].format(x=text) if f[0] == "var" else text)[:-1]
 
     chosen = rank_balanced(rng, len(option(correct)), [(len(option(f)), option(f)) for f in invalid], n)
     invalid = sorted((f for f in invalid if option(f) in chosen), key=lambda f: chosen.index(option(f)))
     params["option_formulas"] = [correct] + invalid  # draft order: correct first
-    tid, q = ctx.phrasing("cond", (f"{text} Solely from the information provided, which of the following must be "
-                                   f"true?", f"Suppose: {text} Which statement follows logically?"))
+    tid, q = ctx.phrasing("cond", [t.format(premises=text) for t in T["cond_which"]])
     return Draft(tid, q, option(correct), tuple(option(c) for c in invalid), params, n)
 
 
@@ -733,12 +718,8 @@ def contrapositive(ctx: GenContext) -> Draft:
     distractors = sorted((f for f in pool if _sentence(render(f, props)) in chosen),
                          key=lambda f: chosen.index(_sentence(render(f, props))))
     name = ctx.people(1)[0]
-    tid, lead = ctx.phrasing("contra", (
-        f"{name} believes that {render(stmt, props)}.",
-        f"A report states: {render(stmt, props)}.",
-        f"Suppose that {render(stmt, props)}.",
-    ))
-    question = f"{lead} Which of the following statements is logically equivalent?"
+    tid, lead = ctx.phrase(T, "contra", name=name, statement=render(stmt, props))
+    question = T["contra_question"].format(lead=lead)
     dis = tuple(_sentence(render(f, props)) for f in distractors)
     params = {"props": props, "statement": stmt, "option_formulas": [correct] + distractors}
     return Draft(tid, question, _sentence(render(correct, props)), dis, params, n)

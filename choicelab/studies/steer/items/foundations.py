@@ -774,7 +774,7 @@ def _tom_story(ctx: GenContext, second_order: bool):
     start = places[0]
     owner = agents[0]
     owner_leaves = rng.randint(0, n_moves)  # before this move; n_moves: the owner stays
-    events, lines = [], [f"{owner} puts {v.tom_object} into the {start}."]
+    events, lines = [], [T["tom_put"].format(owner=owner, object=v.tom_object, place=start)]
     current = start
     mentioned = [start]
     absent: set[str] = set()
@@ -788,28 +788,28 @@ def _tom_story(ctx: GenContext, second_order: bool):
         if leaver is not None and leaver not in absent:
             events.append(("leave", leaver))
             absent.add(leaver)
-            lines.append(f"{leaver} leaves the room.")
+            lines.append(T["tom_leave"].format(person=leaver))
         if second_order and ctx.level >= 0.5 and rng.random() < 0.5 and absent:
             peeker = rng.choice(sorted(absent))
             events.append(("peek", peeker))
-            lines.append(f"Unnoticed by anyone, {peeker} watches through the window.")
+            lines.append(T["tom_peek"].format(person=peeker))
         movers = [a for a in agents if a not in absent]
         if not movers:
             back = rng.choice(sorted(absent - {owner}) or [owner])
             events.append(("enter", back))
             absent.discard(back)
-            lines.append(f"{back} comes back.")
+            lines.append(T["tom_back"].format(person=back))
             movers = [back]
         mover = rng.choice(movers)
         new = rng.choice([p for p in places if p != current])
         events.append(("move", mover, new))
-        lines.append(f"{mover} moves {v.tom_object} to the {new}.")
+        lines.append(T["tom_move"].format(person=mover, object=v.tom_object, place=new))
         current = new
         if new not in mentioned:
             mentioned.append(new)
     for a in sorted(absent):
         events.append(("enter", a))
-        lines.append(f"{a} comes back.")
+        lines.append(T["tom_back"].format(person=a))
     return agents, mentioned, start, events, " ".join(lines)
 
 
@@ -821,11 +821,10 @@ def first_order_false_belief(ctx: GenContext) -> Draft:
     loc, belief, _ = run_story(events, agents, start)
     target = agents[0] if ctx.rng.random() < 0.7 else ctx.rng.choice(agents)
     obj = ctx.vocab.tom_object
-    tid, q = ctx.phrasing("tom1", (f"Where will {target} look for {obj} first?",
-                                   f"Where does {target} expect to find {obj}?"))
-    dis = [f"In the {p}" for p in [loc] + places if p != belief[target]]
+    tid, q = ctx.phrase(T, "tom1", target=target, object=obj)
+    dis = [T["tom_place"].format(place=p) for p in [loc] + places if p != belief[target]]
     params = {"agents": agents, "start": start, "events": events, "target": target}
-    return Draft(tid, f"{story} {q}", f"In the {belief[target]}", tuple(dis), params,
+    return Draft(tid, f"{story} {q}", T["tom_place"].format(place=belief[target]), tuple(dis), params,
                  min(ctx.n_options(2, 4), len(places)))
 
 
@@ -839,10 +838,9 @@ def second_order_false_belief(ctx: GenContext) -> Draft:
     y = agents[0]
     x = ctx.rng.choice(agents[1:])
     obj = ctx.vocab.tom_object
-    tid, q = ctx.phrasing("tom2", (f"Where does {x} think {y} will look for {obj} first?",
-                                   f"According to {x}, where does {y} expect to find {obj}?"))
+    tid, q = ctx.phrase(T, "tom2", x=x, y=y, object=obj)
     answer = belief2[(x, y)]
-    dis = [f"In the {p}" for p in [loc, belief[y]] + places if p != answer]
+    dis = [T["tom_place"].format(place=p) for p in [loc, belief[y]] + places if p != answer]
     params = {"agents": agents, "start": start, "events": events, "x": x, "y": y}
-    return Draft(tid, f"{story} {q}", f"In the {answer}", tuple(dis), params,
+    return Draft(tid, f"{story} {q}", T["tom_place"].format(place=answer), tuple(dis), params,
                  min(ctx.n_options(2, 4), len(places)))

@@ -100,7 +100,8 @@ class Game:
         }
 
     def label(self, prof: Sequence[int]) -> str:
-        return ", ".join(f"{self.players[i]} plays {self.actions[i][a]}" for i, a in enumerate(prof))
+        return ", ".join(T["plays"].format(player=self.players[i], action=self.actions[i][a])
+                         for i, a in enumerate(prof))
 
     def fmt(self, v: int | Fraction) -> str:
         return fmt_payoff(v, self.dec)
@@ -157,9 +158,9 @@ def render_word(g: Game) -> str:
     """Word form: one sentence per profile ("If Alice plays X and Ben plays Y, Alice gets 3 and Ben gets 5.")."""
     out = []
     for prof in g.profiles():
-        acts = [f"{g.players[i]} plays {g.actions[i][a]}" for i, a in enumerate(prof)]
-        pays = [f"{g.players[i]} gets {g.fmt(v)}" for i, v in enumerate(g.pay[prof])]
-        out.append(f"If {join_list(acts)}, {join_list(pays)}.")
+        acts = [T["plays"].format(player=g.players[i], action=g.actions[i][a]) for i, a in enumerate(prof)]
+        pays = [T["gets"].format(player=g.players[i], payoff=g.fmt(v)) for i, v in enumerate(g.pay[prof])]
+        out.append(T["game_if"].format(actions=join_list(acts), payoffs=join_list(pays)))
     return " ".join(out)
 
 
@@ -173,7 +174,7 @@ def render_normal(g: Game) -> str:
         rows = [[""] + g.actions[1]]
         for r, ra in enumerate(g.actions[0]):
             rows.append([ra] + [g.fmt(g.u(i, (r, c))) for c in range(len(g.actions[1]))])
-        blocks.append(f"Payoffs to {g.players[i]} (rows: {p0}'s action; columns: {p1}'s action):\n{_grid(rows)}")
+        blocks.append(T["normal_header"].format(player=g.players[i], row=p0, column=p1) + f"\n{_grid(rows)}")
     return "\n\n".join(blocks)
 
 
@@ -185,11 +186,7 @@ def render_bimatrix(g: Game) -> str:
     rows = [[""] + g.actions[1]]
     for r, ra in enumerate(g.actions[0]):
         rows.append([ra] + [f"({g.fmt(g.u(0, (r, c)))}, {g.fmt(g.u(1, (r, c)))})" for c in range(len(g.actions[1]))])
-    note = (
-        f"{p0} is the row player and {p1} the column player; in each cell the first number is {p0}'s payoff "
-        f"and the second is {p1}'s."
-    )
-    return f"{note}\n{_grid(rows)}"
+    return T["bimatrix_note"].format(row=p0, column=p1) + f"\n{_grid(rows)}"
 
 
 RENDERERS = {"word": render_word, "normal": render_normal, "bimatrix": render_bimatrix}
@@ -306,7 +303,7 @@ def _two_players(ctx: GenContext) -> list[str]:
 def _game_intro(ctx: GenContext, g: Game) -> str:
     gv = game_vocab(ctx.domain)
     who = gv.setting.replace("{a} and {b}", join_list(g.players))
-    return f"{who}. Each chooses an action at the same time, without seeing the others' choices. Payoffs are {gv.unit}."
+    return T["game_intro"].format(who=who, unit=gv.unit)
 
 
 def _game_question(ctx: GenContext, g: Game, form: str, ask: str) -> str:
@@ -1039,17 +1036,17 @@ def render_tree_words(tree: Tree, players: Sequence[str]) -> str:
     out = []
     for node in tree_decision_nodes(tree):
         who = players[node["player"]]
-        moves = [f"Strategy {m[0]}" for m in node["moves"]]
+        moves = [T["strategy"].format(move=m[0]) for m in node["moves"]]
         parts = []
         for letter, child in node["moves"]:
             if "pay" in child:
-                pays = join_list([f"{v} for {players[p]}" for p, v in enumerate(child["pay"])])
-                parts.append(f"Strategy {letter} ends the game with payoffs of {pays}")
+                pays = join_list([T["tree_payoff"].format(payoff=v, player=players[p])
+                                  for p, v in enumerate(child["pay"])])
+                parts.append(T["tree_ends"].format(move=letter, payoffs=pays))
             else:
-                parts.append(f"Strategy {letter} leads to decision point {child['id']}")
-        out.append(
-            f"At decision point {node['id']}, {who} chooses between {join_list(moves, 'or')}: {'; '.join(parts)}."
-        )
+                parts.append(T["tree_leads"].format(move=letter, node=child["id"]))
+        out.append(T["tree_node"].format(node=node["id"], player=who, moves=join_list(moves, "or"),
+                                         parts="; ".join(parts)))
     return " ".join(out)
 
 
@@ -1061,14 +1058,13 @@ def render_tree_outline(tree: Tree, players: Sequence[str]) -> str:
             pad = "  " * indent
             if "pay" in child:
                 pays = ", ".join(f"{players[p]} {v}" for p, v in enumerate(child["pay"]))
-                lines.append(f"{pad}- Strategy {letter}: game ends; payoffs {pays}")
+                lines.append(pad + T["outline_end"].format(move=letter, payoffs=pays))
             else:
-                lines.append(
-                    f"{pad}- Strategy {letter}: decision point {child['id']}, {players[child['player']]} moves"
-                )
+                lines.append(pad + T["outline_node"].format(move=letter, node=child["id"],
+                                                            player=players[child["player"]]))
                 walk(child, indent + 1)
 
-    lines.append(f"Decision point 1, {players[tree['player']]} moves")
+    lines.append(T["outline_root"].format(player=players[tree["player"]]))
     walk(tree, 0)
     return "\n".join(lines)
 
@@ -1084,10 +1080,7 @@ def _tree_for_grade(ctx: GenContext, offset: int = 0) -> Tree:
 
 def _tree_text(ctx: GenContext, tree: Tree, players: Sequence[str]) -> tuple[str, str]:
     gv = game_vocab(ctx.domain)
-    intro = (
-        f"{gv.setting.format(a=players[0], b=players[1])}. They move in turn, each seeing all earlier moves; "
-        f"payoffs are {gv.unit}."
-    )
+    intro = T["tree_intro"].format(setting=gv.setting.format(a=players[0], b=players[1]), unit=gv.unit)
     if ctx.rng.random() < 0.5:
         return "words", f"{intro} {render_tree_words(tree, players)}"
     return "outline", f"{intro}\n{render_tree_outline(tree, players)}"
@@ -1162,16 +1155,16 @@ def tree_leaves(tree: Tree) -> list[tuple[list[str], list[int]]]:
 
 
 def _fmt_path(route: Sequence[str]) -> str:
-    return ", then ".join(f"Strategy {x}" for x in route)
+    return ", then ".join(T["strategy"].format(move=x) for x in route)
 
 
 def _bi_node(ctx: GenContext, tree: Tree, plan: dict, players: Sequence[str]):
     """Backward induction asked at a random decision point (possibly off the path): the strategy chosen there."""
     node = ctx.rng.choice(tree_decision_nodes(tree))
     tid, ask = ctx.phrase(T, "bi_node", node=node["id"], mover=players[node["player"]])
-    correct = f"Strategy {plan[node['id']]}"
+    correct = T["strategy"].format(move=plan[node["id"]])
     # no "either strategy; same payoff": the tree has no ties, so it would never be right
-    dis = [f"Strategy {m[0]}" for m in node["moves"] if m[0] != plan[node["id"]]]
+    dis = [T["strategy"].format(move=m[0]) for m in node["moves"] if m[0] != plan[node["id"]]]
     return node["id"], tid, ask, correct, dis, min(len(dis) + 1, ctx.n_options(3, 4))
 
 
@@ -1191,7 +1184,8 @@ def _plan_text(tree: Tree, plan: dict[int, str], players: Sequence[str]) -> str:
     parts = []
     for i, who in enumerate(players):
         mine = [n["id"] for n in tree_decision_nodes(tree) if n["player"] == i]
-        parts.append(f"{who} plays " + join_list([f"{plan[nid]} at point {nid}" for nid in mine]))
+        parts.append(T["plan"].format(player=who, moves=join_list([T["plan_move"].format(move=plan[nid], node=nid)
+                                                                   for nid in mine])))
     return "; ".join(parts)
 
 

@@ -75,10 +75,8 @@ def _ranking_option(names: Sequence[str], ranking: Sequence[int]) -> str:
 
 
 def _profile_text(names: Sequence[str], profile: Profile, voters: str) -> str:
-    return " ".join(
-        f"{c} {voters} rank {_rank_text(names, r)}." if c != 1 else f"1 {voters[:-1]} ranks {_rank_text(names, r)}."
-        for c, r in profile
-    )
+    return " ".join(T["ballots"].format(count=c, voters=voters, ranking=_rank_text(names, r)) if c != 1
+                    else T["ballot"].format(voter=voters[:-1], ranking=_rank_text(names, r)) for c, r in profile)
 
 
 def random_profile(rng, m: int, n_types: int, lo: int, hi: int) -> Profile:
@@ -554,29 +552,8 @@ def swf_dictators(rule: str, k: int, n: int, m: int) -> tuple[int, ...]:
 
 
 def _swf_text(rule: str, k: int, names: Sequence[str], n: int) -> str:
-    who = f"Voter {k + 1}"
-    nxt = f"Voter {(k + 1) % n + 1}"
-    return {
-        "copy": f"the social ranking is always {who}'s ranking",
-        "borda": f"alternatives are ranked by Borda score, ties broken in the order {', '.join(names)}",
-        "plurality_k": f"alternatives are ranked by their number of first places, ties broken by {who}'s ranking",
-        "unless_others": (
-            f"the social ranking is {who}'s ranking, except that when all the other voters submit the "
-            f"same ranking, theirs is used"
-        ),
-        "reverse": f"the social ranking is {who}'s ranking in reverse order",
-        "switch": f"the social ranking is {who}'s ranking, unless {who} ranks {names[0]} first, in which case it is "
-        f"{nxt}'s ranking",
-        "unless_all": (
-            f"the social ranking is {who}'s ranking, except that when all voters submit the same ranking, that "
-            f"common ranking is used"
-        ),
-        "unanimity_k": (
-            f"one alternative is ranked above another whenever every voter ranks it higher, and every other pair "
-            f"is ordered as {who} orders it"
-        ),
-        "defer": f"the social ranking is {nxt}'s ranking whenever it differs from {who}'s, and {who}'s otherwise",
-    }[rule]
+    who, nxt = T["voter"].format(voter=k + 1), T["voter"].format(voter=(k + 1) % n + 1)
+    return T["swf_rules"][rule].format(who=who, next=nxt, order=", ".join(names), first=names[0])
 
 
 DICTATORIAL_SWFS = ("copy", "unless_all", "unanimity_k", "defer")
@@ -1104,52 +1081,14 @@ PROPERTY_CHECKS = {"dsic": is_dsic, "bic": is_bic, "ir": is_ir, "bb": is_budget_
 
 
 def describe_mechanism(mech: Mechanism) -> str:
-    r, p = mech.rule, mech.param
-    if mech.setting == "project":
-        build = "The project is built if the reported values add up to at least the cost"
-        return {
-            "equal": f"{build}; then each person pays an equal share of the cost.",
-            "proportional": f"{build}; then each person pays a share of the cost proportional to their report.",
-            "pay_report": f"{build}; then each person pays the value they reported.",
-            "fee": f"{build}; then each person pays an equal share of the cost plus a {fmt_money(mech.frac)} fee.",
-            "capped": f"{build}; then each person pays an equal share of the cost or their report, whichever is "
-            f"smaller.",
-            "fixed": "The project is built whatever the reports are; then each person pays an equal share of the "
-            "cost.",
-            "dictator": "The project is built if the first resident reports a value of at least an equal share of "
-            "the cost; then each person pays an equal share of the cost.",
-            "clarke": (
-                f"{build}. Each person pays an equal share of the cost if it is built, plus a Clarke tax: if "
-                f"their report changes the decision, they pay the net loss this causes the others (reported "
-                f"values minus cost shares)."
-            ),
-        }[r]
-    tie = "ties broken at random"
-    if r in ("interim", "interim_first"):
-        return (
-            f"The highest bidder wins ({tie}), and each bidder, winner or not, pays a fee that depends only on "
-            "their own bid: "
-            + ", ".join(f"{fmt_money(t)} for a bid of {fmt_money(b)}" for b, t in interim_fees(mech).items())
-            + "."
-        )
-    return {
-        "first": f"The highest bidder wins ({tie}) and pays their own bid.",
-        "second": f"The highest bidder wins ({tie}) and pays the second-highest bid.",
-        "reserve": f"If the highest bid is at least the reserve price {fmt_money(p)}, the highest bidder wins "
-        f"({tie}) and pays the larger of the second-highest bid and {fmt_money(p)}; otherwise nobody wins.",
-        "second_plus": f"The highest bidder wins ({tie}) and pays the second-highest bid plus {fmt_money(p)}.",
-        "fraction": f"The highest bidder wins ({tie}) and pays {fmt_num(mech.frac * 100)}% of their own bid.",
-        "second_wins": f"The second-highest bidder wins ({tie}) and pays their own bid.",
-        "posted": f"Bidders are asked in order (bidder 1 first); the first one whose bid is at least {fmt_money(p)} "
-        f"gets the item for {fmt_money(p)}.",
-        "allpay": f"The highest bidder wins ({tie}), and each bidder pays their own bid.",
-        "reserve_first": f"If the highest bid is at least the reserve price {fmt_money(p)}, the highest bidder wins "
-        f"({tie}) and pays their own bid; otherwise nobody wins.",
-        "entry_fee": f"Each bidder pays an entry fee of {fmt_money(p)}; the highest bidder wins ({tie}) and also "
-        f"pays the second-highest bid.",
-        "posted_bid": f"Bidders are asked in order (bidder 1 first); the first one whose bid is at least "
-        f"{fmt_money(p)} gets the item and pays their own bid.",
-    }[r]
+    texts = T["mechanisms"][mech.setting]
+    if mech.rule in ("interim", "interim_first"):
+        fees = ", ".join(T["interim_fee"].format(fee=fmt_money(t), bid=fmt_money(b))
+                         for b, t in interim_fees(mech).items())
+        return texts["interim"].format(fees=fees)
+    percent = fmt_num(mech.frac * 100) if mech.rule == "fraction" else None
+    fee = fmt_money(mech.frac) if mech.rule == "fee" else None
+    return texts[mech.rule].format(price=fmt_money(mech.param), fee=fee, percent=percent)
 
 
 def _grid_text(grid: Sequence[int]) -> str:

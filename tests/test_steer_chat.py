@@ -37,7 +37,7 @@ def _explainer(text):
 def test_a_chat_model_sees_the_question_as_its_user_turn_and_the_letter_is_read_right_after_the_cue(items,
                                                                                                     chat_tokenizer):
     chat = ps.chat_format("llama-2-70b-chat", chat_tokenizer, True)
-    [prompt] = ps.build_prompts(items[:1], [], "0shot", seed=0, count_tokens=len, max_tokens=None, chat=chat)
+    [prompt] = ps.build_prompts(items[:1], [], "0shot", seed=0, chat=chat)
     raw = ps.mc_question(items[0])
     assert prompt.chat_template
     assert prompt.context.startswith(f"{chat_tokenizer.bos_token}[INST] {items[0].prompt.strip()}")
@@ -48,7 +48,7 @@ def test_a_chat_model_sees_the_question_as_its_user_turn_and_the_letter_is_read_
 def test_few_shot_examples_and_the_question_share_one_user_turn_like_the_reference_code(items, chat_tokenizer):
     pool = items[1:]
     chat = ps.chat_format("chat", chat_tokenizer, None)
-    [prompt] = ps.build_prompts(items[:1], pool, "1shot", seed=0, count_tokens=len, max_tokens=None, chat=chat)
+    [prompt] = ps.build_prompts(items[:1], pool, "1shot", seed=0, chat=chat)
     assert prompt.context.count("[INST]") == 1 and prompt.n_examples == 1
     assert ps.solved_example(pool[0]) in prompt.context
 
@@ -59,7 +59,7 @@ def test_the_letter_is_scored_on_the_templated_context_and_the_dump_row_carries_
 
     model, _ = tiny_llama
     chat = ps.chat_format("chat", chat_tokenizer, True)
-    prompts = ps.build_prompts(items, [], "0shot", seed=0, count_tokens=len, max_tokens=None, chat=chat)
+    prompts = ps.build_prompts(items, [], "0shot", seed=0, chat=chat)
     rows = ps.score_adaptation(CausalScorer(model, chat_tokenizer), items, [p.context for p in prompts],
                                model="chat", adaptation="0shot")
     assert {r.context for r in rows} == {p.context for p in prompts}
@@ -76,11 +76,11 @@ def test_explanations_are_generated_after_the_generation_prompt_and_kept_as_the_
         seen.update(prompts)
         return {item_id: "'''two plus two'''\nCorrect Answer: B" for item_id, _ in prompts}
 
-    [together] = ps.build_prompts(items[:1], [], "explain-together", seed=0, count_tokens=len, max_tokens=None,
+    [together] = ps.build_prompts(items[:1], [], "explain-together", seed=0,
                                   explain=explain, chat=chat)
     assert seen[items[0].item_id].endswith("<|im_end|>\n<|im_start|>assistant\n")
     assert together.context.endswith("<|im_start|>assistant\n'''two plus two'''\nCorrect Answer: ")
-    [separate] = ps.build_prompts(items[:1], [], "explain-separate", seed=0, count_tokens=len, max_tokens=None,
+    [separate] = ps.build_prompts(items[:1], [], "explain-separate", seed=0,
                                   explain=_explainer("'''because'''"), chat=chat)
     assert separate.context.count("<|im_start|>user") == 2
     assert separate.context.endswith(f"WRITE ONLY A SINGLE LETTER.<|im_end|>\n<|im_start|>assistant\n{ps.ANSWER_CUE}")
@@ -89,7 +89,7 @@ def test_explanations_are_generated_after_the_generation_prompt_and_kept_as_the_
 def test_raw_text_when_the_entry_says_false_or_the_tokenizer_ships_no_template(items, tiny_llama, chat_tokenizer):
     assert ps.chat_format("raw", chat_tokenizer, False) is None
     assert ps.chat_format("base", tiny_llama[1], None) is None
-    [prompt] = ps.build_prompts(items[:1], [], "0shot", seed=0, count_tokens=len, max_tokens=None, chat=None)
+    [prompt] = ps.build_prompts(items[:1], [], "0shot", seed=0, chat=None)
     assert prompt.context == ps.mc_question(items[0]) and not prompt.chat_template
 
 
@@ -106,7 +106,7 @@ def test_asking_for_a_chat_template_the_tokenizer_lacks_fails_naming_the_model(t
 
 def test_the_prompt_record_says_whether_the_template_was_applied(items, chat_tokenizer):
     chat = ps.chat_format("chat", chat_tokenizer, True)
-    table = ps.prompts_table(ps.build_prompts(items, [], "0shot", seed=0, count_tokens=len, max_tokens=None,
+    table = ps.prompts_table(ps.build_prompts(items, [], "0shot", seed=0,
                                               chat=chat), "chat")
     assert table.column("chat_template").to_pylist() == [True] * len(items)
 
@@ -137,10 +137,9 @@ def test_part_two_of_a_two_part_question_is_the_next_user_turn_after_part_ones_a
     chat = ps.chat_format("chatml", tokenizer, None)
     first, second = items
     assert ps.is_follow_up(second) and ps.part_one_id(second) == first.item_id
-    [p1] = ps.build_prompts([first], pool, "1shot", seed=0, count_tokens=len, max_tokens=None, chat=chat,
+    [p1] = ps.build_prompts([first], pool, "1shot", seed=0, chat=chat,
                             then={first.item_id: second})
-    [p2] = ps.build_follow_up_prompts([second], [p1], {first.item_id: "B"}, "1shot", count_tokens=len,
-                                      max_tokens=None, chat=chat)
+    [p2] = ps.build_follow_up_prompts([second], [p1], {first.item_id: "B"}, "1shot", chat=chat)
     part_one = p1.context.removesuffix(ps.ANSWER_CUE)
     part_two_question = ps.mc_question(second).removesuffix(ps.ANSWER_CUE).rstrip()
     # one conversation: part 1's user turn, the model's letter in the assistant's turn, part 2 as the next user turn
@@ -151,13 +150,13 @@ def test_part_two_of_a_two_part_question_is_the_next_user_turn_after_part_ones_a
     assert (p2.n_examples, p2.example_ids) == (p1.n_examples, p1.example_ids)  # the examples sit in part 1 only
     # the window keeps room for part 2's turns: part 1's example is dropped when part 2 would not fit
     window = len(p2.context) + 2 - 1
-    [short] = ps.build_prompts([first], pool, "1shot", seed=0, count_tokens=len, max_tokens=window, chat=chat,
+    [short] = ps.build_prompts([first], pool, "1shot", seed=0, window=ps.ContextWindow(len, window), chat=chat,
                                then={first.item_id: second})
     assert short.n_examples == 0
-    [alone] = ps.build_prompts([first], pool, "1shot", seed=0, count_tokens=len, max_tokens=window, chat=chat)
+    [alone] = ps.build_prompts([first], pool, "1shot", seed=0, window=ps.ContextWindow(len, window), chat=chat)
     assert alone.n_examples == 1  # part 1 alone would have kept it
     # self-explanation: part 2's explanation is asked after part 1's answered conversation
-    [e1] = ps.build_prompts([first], [], "explain-separate", seed=0, count_tokens=len, max_tokens=None,
+    [e1] = ps.build_prompts([first], [], "explain-separate", seed=0,
                             explain=_explainer("'''first'''"), chat=chat)
     seen = {}
 
@@ -165,8 +164,8 @@ def test_part_two_of_a_two_part_question_is_the_next_user_turn_after_part_ones_a
         seen.update(prompts)
         return {item_id: "'''second'''" for item_id, _ in prompts}
 
-    [e2] = ps.build_follow_up_prompts([second], [e1], {first.item_id: "A"}, "explain-separate", count_tokens=len,
-                                      max_tokens=None, explain=explain, chat=chat)
+    [e2] = ps.build_follow_up_prompts([second], [e1], {first.item_id: "A"}, "explain-separate",
+                                      explain=explain, chat=chat)
     assert seen[second.item_id].startswith(e1.context + "A<|im_end|>\n<|im_start|>user\n")
     assert seen[second.item_id].endswith("<|im_start|>assistant\n")
     assert e2.context.startswith(e1.context + "A<|im_end|>") and e2.context.count("<|im_start|>user") == 4
@@ -199,9 +198,9 @@ def test_a_falcon_instruct_entry_with_the_template_file_is_prompted_in_the_autho
     # a lone question (n-shot, explain-together) is the plain text the authors' code sends, ending with the cue
     for adaptation, pool, explain in (("1shot", items[1:], None),
                                       ("explain-together", [], _explainer("'''why'''\nCorrect Answer: B"))):
-        [templated] = ps.build_prompts(items[:1], pool, adaptation, seed=0, count_tokens=len, max_tokens=None,
+        [templated] = ps.build_prompts(items[:1], pool, adaptation, seed=0,
                                        explain=explain, chat=chat)
-        [raw] = ps.build_prompts(items[:1], pool, adaptation, seed=0, count_tokens=len, max_tokens=None,
+        [raw] = ps.build_prompts(items[:1], pool, adaptation, seed=0,
                                  explain=explain)
         assert templated.chat_template and templated.context == raw.context
         assert templated.context.endswith(ps.ANSWER_CUE)
@@ -212,18 +211,17 @@ def test_a_falcon_instruct_entry_with_the_template_file_is_prompted_in_the_autho
         seen.update(prompts)
         return {item_id: "'''why'''" for item_id, _ in prompts}
 
-    [separate] = ps.build_prompts(items[:1], [], "explain-separate", seed=0, count_tokens=len, max_tokens=None,
+    [separate] = ps.build_prompts(items[:1], [], "explain-separate", seed=0,
                                   explain=explain, chat=chat)
     assert seen[items[0].item_id] == ps.explanation_prompt(items[0], "separate")  # the call itself is plain text
     assert separate.context.startswith("User: ") and "\nFalcon: '''why'''\nUser: " in separate.context
     assert separate.context.endswith("WRITE ONLY A SINGLE LETTER. \n\nCorrect Answer: ")
     two_part, two_pool = pair_bench
     first, second = two_part
-    [p1] = ps.build_prompts([first], two_pool, "1shot", seed=0, count_tokens=len, max_tokens=None, chat=chat,
+    [p1] = ps.build_prompts([first], two_pool, "1shot", seed=0, chat=chat,
                             then={first.item_id: second})
-    [p2] = ps.build_follow_up_prompts([second], [p1], {first.item_id: "B"}, "1shot", count_tokens=len,
-                                      max_tokens=None, chat=chat)
-    [raw1] = ps.build_prompts([first], two_pool, "1shot", seed=0, count_tokens=len, max_tokens=None,
+    [p2] = ps.build_follow_up_prompts([second], [p1], {first.item_id: "B"}, "1shot", chat=chat)
+    [raw1] = ps.build_prompts([first], two_pool, "1shot", seed=0,
                               then={first.item_id: second})
     assert p1.context == raw1.context  # part 1 is a lone question too
     assert "\n\nCorrect Answer: \nFalcon: B\nUser: " in p2.context and p2.context.startswith("User: ")

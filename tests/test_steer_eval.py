@@ -70,7 +70,7 @@ def test_the_few_shot_pool_is_disjoint_from_the_scored_questions_and_matches_the
 
 def test_n_shot_prompts_hold_n_solved_examples_of_the_same_test(items, pool):
     for n in (1, 3, 5):
-        prompts = ps.build_prompts(items, pool, f"{n}shot", seed=1, count_tokens=len, max_tokens=None)
+        prompts = ps.build_prompts(items, pool, f"{n}shot", seed=1)
         for item, prompt in zip(items, prompts, strict=True):
             assert prompt.n_examples == prompt.n_examples_requested == n
             assert prompt.context.count("Correct Answer: ") == n + 1 and prompt.context.endswith("Correct Answer: ")
@@ -78,8 +78,8 @@ def test_n_shot_prompts_hold_n_solved_examples_of_the_same_test(items, pool):
             assert len(examples) == n and all(ps.test_key(e) == ps.test_key(item) for e in examples)
             for e in examples:  # each example is answered with its correct letter
                 assert ps.solved_example(e) + "\n\n" in prompt.context
-    first = ps.build_prompts(items, pool, "3shot", seed=1, count_tokens=len, max_tokens=None)
-    again = ps.build_prompts(items, pool, "3shot", seed=1, count_tokens=len, max_tokens=None)
+    first = ps.build_prompts(items, pool, "3shot", seed=1)
+    again = ps.build_prompts(items, pool, "3shot", seed=1)
     assert [p.example_ids for p in first] == [p.example_ids for p in again]
 
 
@@ -103,7 +103,7 @@ def test_examples_are_dropped_until_the_prompt_fits_the_context_window_and_the_r
     examples = ps.few_shot_examples(item, pool, 2, seed=1)
     assert ps.fit_to_window(item, examples, words, alone + 2) == []
     assert ps.fit_to_window(item, examples, words, None) == examples
-    [short] = ps.build_prompts([item], pool, "2shot", seed=1, count_tokens=words, max_tokens=alone + 2)
+    [short] = ps.build_prompts([item], pool, "2shot", seed=1, window=ps.ContextWindow(words, alone + 2))
     assert (short.n_examples_requested, short.n_examples) == (2, 0)
     with pytest.raises(ValueError, match="context window"):
         ps.fit_to_window(item, examples, words, alone - 5)
@@ -129,7 +129,7 @@ def _explainer(seen):
 
 def test_explain_separate_is_the_papers_question_with_options_then_options_with_the_explanation(items):
     seen = {}
-    [prompt] = ps.build_prompts(items[:1], [], "explain-separate", seed=0, count_tokens=len, max_tokens=None,
+    [prompt] = ps.build_prompts(items[:1], [], "explain-separate", seed=0,
                                 explain=_explainer(seen))
     item, options = items[0], ps.options_block(items[0])
     first = seen[item.item_id]
@@ -140,8 +140,7 @@ def test_explain_separate_is_the_papers_question_with_options_then_options_with_
 
 def test_explain_separate_hidden_explains_without_the_options(items):
     seen = {}
-    [prompt] = ps.build_prompts(items[:1], [], "explain-separate-hidden", seed=0, count_tokens=len,
-                                max_tokens=None, explain=_explainer(seen))
+    [prompt] = ps.build_prompts(items[:1], [], "explain-separate-hidden", seed=0, explain=_explainer(seen))
     first = seen[items[0].item_id]
     assert "A. " not in first and first == f"{items[0].prompt}\n{ps.EXPLAIN_SUFFIX}"
     assert prompt.context == f"{first}\n{GENERATION}\n{ps.options_block(items[0])}\n{ps.MC_SUFFIX}"
@@ -149,7 +148,7 @@ def test_explain_separate_hidden_explains_without_the_options(items):
 
 def test_explain_together_scores_the_letter_after_the_explanation_cut_before_the_models_answer(items):
     seen = {}
-    [prompt] = ps.build_prompts(items[:1], [], "explain-together", seed=0, count_tokens=len, max_tokens=None,
+    [prompt] = ps.build_prompts(items[:1], [], "explain-together", seed=0,
                                 explain=_explainer(seen))
     first = seen[items[0].item_id]
     assert first == f"{items[0].prompt}\n{ps.options_block(items[0])}\n{ps.EXPLAIN_ANSWER_SUFFIX}"
@@ -163,7 +162,7 @@ def test_letter_scores_are_renormalized_over_each_questions_letters(items, pool,
     model, tokenizer = tiny_llama
     scorer = CausalScorer(model, tokenizer)
     subset = items[:3]
-    contexts = ps.build_contexts(subset, pool, "1shot", seed=0, count_tokens=len, max_tokens=None)
+    contexts = ps.build_contexts(subset, pool, "1shot", seed=0)
     rows = pd.DataFrame([r.__dict__ for r in ps.score_adaptation(scorer, subset, contexts, model="tiny",
                                                                  adaptation="1shot")])
     assert set(rows["variant"]) == {"1shot"} and set(rows["method"]) == {"letter_prob"}

@@ -528,7 +528,7 @@ def test_spread_distractors_put_the_key_at_every_rank_and_stay_plausible():
     ranks = Counter()
     for _ in range(400):
         key = Fraction(rng.randint(1, 19), 20)
-        dis = base.spread_distractors(rng, key, fmt_pct, [key / 2, 1 - key], 3, lo=0, hi=1, gap=0.05)
+        dis = base.spread_distractors(rng, key, fmt_pct, [key / 2, 1 - key], 3, base.Placement(lo=0, hi=1, gap=0.05))
         values = [parse_number(d) for d in dis]
         assert len(set(dis)) == 3 and fmt_pct(key) not in dis
         assert all(0 < x < 100 for x in values)  # no 0% or 100%, nothing above 100%

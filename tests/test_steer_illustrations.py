@@ -33,7 +33,7 @@ def dumps(steer_items):
     subset = [it for it in items if it.meta["element"] in ("maximize_eu", "add_subtract")][:4]
     rows = []
     for adaptation in ("0shot", "1shot", "explain-together"):
-        prompts = ps.build_prompts(subset, pool, adaptation, seed=0, count_tokens=len, max_tokens=None,
+        prompts = ps.build_prompts(subset, pool, adaptation, seed=0,
                                    explain=lambda p: {i: "'''EV of 1 is higher'''\nCorrect Answer: A" for i, _ in p})
         rows += [{"model": "m", "variant": adaptation, "item_id": p.item_id, "context": p.context} for p in prompts]
     return pd.DataFrame(rows)

@@ -43,9 +43,8 @@ def test_part_two_is_lettered_after_part_one_and_asked_after_the_models_first_le
     assert ps.options_block(second).startswith("C. ") and "\nD. " in ps.options_block(second)
     firsts, seconds = ps.split_follow_ups(items)
     assert second in seconds and first in firsts and not any(ps.is_follow_up(it) for it in firsts)
-    [p1] = ps.build_prompts([first], [], "0shot", seed=0, count_tokens=len, max_tokens=None)
-    [p2] = ps.build_follow_up_prompts([second], [p1], {first.item_id: "B"}, "0shot", count_tokens=len,
-                                      max_tokens=None)
+    [p1] = ps.build_prompts([first], [], "0shot", seed=0)
+    [p2] = ps.build_follow_up_prompts([second], [p1], {first.item_id: "B"}, "0shot")
     assert p2.context == f"{p1.context}B\n{ps.mc_question(second)}"
     assert p2.context.endswith(ps.ANSWER_CUE)
 
@@ -53,7 +52,7 @@ def test_part_two_is_lettered_after_part_one_and_asked_after_the_models_first_le
 def test_few_shot_examples_of_a_two_part_question_are_whole_solved_pairs(bench):
     items, pool = bench
     first = next(it for it in items if it.meta.get("part") == 1)
-    [prompt] = ps.build_prompts([first], pool, "2shot", seed=0, count_tokens=len, max_tokens=None)
+    [prompt] = ps.build_prompts([first], pool, "2shot", seed=0)
     examples = prompt.context.split("\n\n" + ps.mc_question(first))[0]
     assert prompt.n_examples == 2 and all(i.endswith("/p1") for i in prompt.example_ids)
     follow_ups = ps.follow_ups_by_part_one(pool)
@@ -122,11 +121,11 @@ def test_examples_are_dropped_until_part_two_fits_the_window_too(bench):
     items, pool = bench
     first, second = ps.item_units(it for it in items if it.meta.get("part"))[0]
     then = {first.item_id: second}
-    [roomy] = ps.build_prompts([first], pool, "2shot", seed=0, count_tokens=len, max_tokens=None, then=then)
+    [roomy] = ps.build_prompts([first], pool, "2shot", seed=0, then=then)
     part2 = len(f"A\n{ps.mc_question(second)}")
     window = len(roomy.context) + part2 - 10  # part 1 with both examples fits, but part 2 would not
-    [fitted] = ps.build_prompts([first], pool, "2shot", seed=0, count_tokens=len, max_tokens=window, then=then)
+    [fitted] = ps.build_prompts([first], pool, "2shot", seed=0, window=ps.ContextWindow(len, window), then=then)
     assert fitted.n_examples < 2 and len(fitted.context) + part2 + 2 <= window
-    [p2] = ps.build_follow_up_prompts([second], [fitted], {first.item_id: "A"}, "2shot", count_tokens=len,
-                                      max_tokens=window)
+    [p2] = ps.build_follow_up_prompts([second], [fitted], {first.item_id: "A"}, "2shot",
+                                      window=ps.ContextWindow(len, window))
     assert p2.n_examples == fitted.n_examples and len(p2.context) + 2 <= window

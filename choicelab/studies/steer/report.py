@@ -188,8 +188,8 @@ def _check_keys(doc: Mapping, allowed: Sequence[str], where: str, source: str) -
         raise ValueError(f"rubric {source}: unknown key {where}{unknown[0]!r}; allowed keys: {list(allowed)}")
 
 
-def parse_rubric(doc: Any, source: str = "<rubric>") -> Rubric:
-    """Validate a parsed rubric document; errors name the file and the bad key."""
+def _header(doc: Any, source: str) -> tuple[str, str]:
+    """The rubric's ``name`` and ``metric``, after checking the top level's keys and its scalar values."""
     if not isinstance(doc, dict):
         raise ValueError(f"rubric {source}: top level must be a mapping of keys {list(TOP_LEVEL_KEYS)}, "
                          f"got {type(doc).__name__}")
@@ -206,11 +206,20 @@ def parse_rubric(doc: Any, source: str = "<rubric>") -> Rubric:
         value = doc.get(key)
         if value is not None and (isinstance(value, bool) or not isinstance(value, (str, int, float))):
             raise _err(source, key, f"must be a string, got {type(value).__name__} {value!r}")
+    return name, metric
 
-    filters = doc.get("filters") or {}
-    if not isinstance(filters, dict):
-        raise _err(source, "filters", f"must be a mapping with keys {list(FILTER_KEYS)}, got {filters!r}")
-    _check_keys(filters, FILTER_KEYS, "filters.", source)
+
+def _section(doc: Mapping, key: str, allowed: Sequence[str], source: str) -> Mapping:
+    """The mapping under ``key`` (``filters``, ``weights``; empty when absent), its keys checked."""
+    section = doc.get(key) or {}
+    if not isinstance(section, dict):
+        raise _err(source, key, f"must be a mapping with keys {list(allowed)}, got {section!r}")
+    _check_keys(section, allowed, f"{key}.", source)
+    return section
+
+
+def _grade_range(filters: Mapping, source: str) -> tuple[int, int]:
+    """``filters.grades``: [min, max] (or one grade), by default every grade."""
     grades = filters.get("grades", [MIN_GRADE, MAX_GRADE])
     if isinstance(grades, int) and not isinstance(grades, bool):
         grades = [grades, grades]
@@ -219,13 +228,12 @@ def parse_rubric(doc: Any, source: str = "<rubric>") -> Rubric:
             or not MIN_GRADE <= grades[0] <= grades[1] <= MAX_GRADE):
         raise _err(source, "filters.grades",
                    f"must be [min, max] integers with {MIN_GRADE} <= min <= max <= {MAX_GRADE}, got {grades!r}")
+    return grades[0], grades[1]
 
-    weights = doc.get("weights") or {}
-    if not isinstance(weights, dict):
-        raise _err(source, "weights", f"must be a mapping with keys {list(WEIGHT_KEYS)}, got {weights!r}")
-    _check_keys(weights, WEIGHT_KEYS, "weights.", source)
 
-    cutoffs_doc = doc.get("grade_cutoffs")
+def _grade_cutoffs(cutoffs_doc: Any, metric: str, source: str) -> tuple[tuple[str, float], ...]:
+    """``grade_cutoffs`` as (letter, minimum) pairs, highest minimum first, each within the metric's scale; the
+    default cut-offs when absent (none for a metric without a fixed scale, which cannot be graded)."""
     scale = METRIC_SCALES[metric]
     if scale is None and cutoffs_doc is not None:
         raise _err(source, "grade_cutoffs", f"cannot grade {metric}: it has no fixed scale ((acc - r)/r tops out at "
@@ -234,26 +242,30 @@ def parse_rubric(doc: Any, source: str = "<rubric>") -> Rubric:
                                             "((acc - r)/(1 - r), 1 = perfect) or leave grade_cutoffs out for scores "
                                             "without letters")
     if cutoffs_doc is None:
-        cutoffs = DEFAULT_CUTOFFS if scale is not None else ()
-    else:
-        if not isinstance(cutoffs_doc, dict) or not cutoffs_doc:
-            raise _err(source, "grade_cutoffs", f"must be a non-empty mapping letter -> minimum score, "
-                                                f"got {cutoffs_doc!r}")
-        pairs = []
-        for letter, minimum in cutoffs_doc.items():
-            if isinstance(minimum, bool) or not isinstance(minimum, (int, float)) or not math.isfinite(minimum):
-                raise _err(source, f"grade_cutoffs.{letter}", f"must be a finite number, got {minimum!r}")
-            pairs.append((str(letter), float(minimum)))
-        mins = [m for _, m in pairs]
-        if len(set(mins)) != len(mins):
-            raise _err(source, "grade_cutoffs", f"has two letters with the same minimum score: {cutoffs_doc}")
-        cutoffs = tuple(sorted(pairs, key=lambda p: -p[1]))
-        lo, hi = scale
-        outside = [(letter, m) for letter, m in cutoffs if not lo <= m <= hi]
-        if outside:
-            letter, m = outside[0]
-            raise _err(source, f"grade_cutoffs.{letter}", f"is {m:g}, outside the scale of {metric} ({lo:g} to "
-                                                          f"{hi:g}): the cut-offs must fit the metric they grade")
+        return DEFAULT_CUTOFFS if scale is not None else ()
+    if not isinstance(cutoffs_doc, dict) or not cutoffs_doc:
+        raise _err(source, "grade_cutoffs", f"must be a non-empty mapping letter -> minimum score, "
+                                            f"got {cutoffs_doc!r}")
+    pairs = []
+    for letter, minimum in cutoffs_doc.items():
+        if isinstance(minimum, bool) or not isinstance(minimum, (int, float)) or not math.isfinite(minimum):
+            raise _err(source, f"grade_cutoffs.{letter}", f"must be a finite number, got {minimum!r}")
+        pairs.append((str(letter), float(minimum)))
+    mins = [m for _, m in pairs]
+    if len(set(mins)) != len(mins):
+        raise _err(source, "grade_cutoffs", f"has two letters with the same minimum score: {cutoffs_doc}")
+    cutoffs = tuple(sorted(pairs, key=lambda p: -p[1]))
+    lo, hi = scale
+    outside = [(letter, m) for letter, m in cutoffs if not lo <= m <= hi]
+    if outside:
+        letter, m = outside[0]
+        raise _err(source, f"grade_cutoffs.{letter}", f"is {m:g}, outside the scale of {metric} ({lo:g} to "
+                                                      f"{hi:g}): the cut-offs must fit the metric they grade")
+    return cutoffs
+
+
+def _question_counts(doc: Mapping, source: str) -> tuple[int, int]:
+    """``min_questions`` and ``insufficient_below`` (from 1 to min_questions)."""
     min_questions = doc.get("min_questions", DEFAULT_MIN_QUESTIONS)
     if isinstance(min_questions, bool) or not isinstance(min_questions, int) or min_questions < 1:
         raise _err(source, "min_questions", f"must be an integer >= 1, got {min_questions!r}")
@@ -262,6 +274,17 @@ def parse_rubric(doc: Any, source: str = "<rubric>") -> Rubric:
             or not 1 <= insufficient_below <= min_questions):
         raise _err(source, "insufficient_below", f"must be an integer from 1 to min_questions ({min_questions}), "
                                                  f"got {insufficient_below!r}")
+    return min_questions, insufficient_below
+
+
+def parse_rubric(doc: Any, source: str = "<rubric>") -> Rubric:
+    """Validate a parsed rubric document; errors name the file and the bad key."""
+    name, metric = _header(doc, source)
+    filters = _section(doc, "filters", FILTER_KEYS, source)
+    grades = _grade_range(filters, source)
+    weights = _section(doc, "weights", WEIGHT_KEYS, source)
+    cutoffs = _grade_cutoffs(doc.get("grade_cutoffs"), metric, source)
+    min_questions, insufficient_below = _question_counts(doc, source)
     fail_grade = str(doc.get("fail_grade", "F"))
     if fail_grade in {letter for letter, _ in cutoffs}:
         raise _err(source, "fail_grade", f"{fail_grade!r} is also a letter in grade_cutoffs")
@@ -272,7 +295,7 @@ def parse_rubric(doc: Any, source: str = "<rubric>") -> Rubric:
 
     return Rubric(
         name=name.strip(), metric=metric, description=str(doc.get("description") or "").strip(),
-        model=opt_str("model"), adaptation=opt_str("adaptation"), grades=(grades[0], grades[1]),
+        model=opt_str("model"), adaptation=opt_str("adaptation"), grades=grades,
         domains=_id_list(filters.get("domains"), "filters.domains", source),
         settings=_id_list(filters.get("settings"), "filters.settings", source),
         modules=_id_list(filters.get("modules"), "filters.modules", source),
@@ -563,17 +586,19 @@ section{margin-bottom:24px}dl{display:grid;grid-template-columns:max-content aut
 """
 
 
-def render_html(card: ReportCard) -> str:
-    """A self-contained HTML page (inline CSS, no scripts or external assets) for ``card``."""
+def _html_badge(card: ReportCard, letter: str, n: int) -> str:
+    """A letter on its colour, marked &dagger; when graded from fewer questions than the rubric wants."""
     e = html.escape
+    mark = ""
+    if card.few(letter, n):
+        mark = (f'<sup class="few" title="graded from {n} questions, fewer than '
+                f'{card.rubric.min_questions}">&dagger;</sup>')
+    return f'<span class="badge" style="background:{letter_colour(card, letter)}">{e(letter)}</span>{mark}'
 
-    def badge(letter: str, n: int) -> str:
-        mark = ""
-        if card.few(letter, n):
-            mark = (f'<sup class="few" title="graded from {n} questions, fewer than '
-                    f'{card.rubric.min_questions}">&dagger;</sup>')
-        return f'<span class="badge" style="background:{letter_colour(card, letter)}">{e(letter)}</span>{mark}'
 
+def _html_inputs(card: ReportCard) -> list[str]:
+    """The title, the description and the inputs section: what was graded and how."""
+    e = html.escape
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
            f"<title>STEER report card: {e(card.rubric.name)} ({e(card.model)})</title>",
            f"<style>{_CSS}</style></head><body>",
@@ -593,10 +618,15 @@ def render_html(card: ReportCard) -> str:
                f"&ldquo;{INSUFFICIENT}&rdquo;, no letter); a letter from fewer than {card.rubric.min_questions} is "
                "marked &dagger;</dd>")
     out.append(f"<dt>Rubric file</dt><dd>{e(Path(card.rubric.source).name)}</dd></dl></section>")
+    return out
 
-    out.append('<section id="summary"><h2>Overall</h2>')
-    out.append(f"<p>Score {e(format_score(card.metric, card.score))} {badge(card.letter, card.n_questions)} over "
-               f"{card.n_questions} questions in domains {e(', '.join(card.domains) or 'none')}.</p>")
+
+def _html_summary(card: ReportCard) -> list[str]:
+    """The overall section: the card's score and letter, questions per grade level, one row per setting."""
+    e = html.escape
+    out = ['<section id="summary"><h2>Overall</h2>']
+    out.append(f"<p>Score {e(format_score(card.metric, card.score))} {_html_badge(card, card.letter, card.n_questions)}"
+               f" over {card.n_questions} questions in domains {e(', '.join(card.domains) or 'none')}.</p>")
     few = [el for s in card.settings for m in s.modules for el in m.elements
            if el.status == SCORED and card.few(el.letter, el.n_questions)]
     if few:
@@ -613,36 +643,51 @@ def render_html(card: ReportCard) -> str:
         out.append(f'<tr><td><a href="#setting-{e(s.id)}">{e(s.id)} {e(s.name)}</a></td>'
                    f'<td class="num">{s.weight:g}</td><td class="num">{s.n_questions}</td>'
                    f'<td class="num">{e(format_score(card.metric, s.score))}</td>'
-                   f"<td>{badge(s.letter, s.n_questions)}</td></tr>")
+                   f"<td>{_html_badge(card, s.letter, s.n_questions)}</td></tr>")
     out.append("</table></section>")
+    return out
 
-    out.append('<section id="settings"><h2>Settings, modules and elements</h2>')
+
+def _html_element_row(card: ReportCard, el: ElementScore) -> str:
+    """An element's row: its score and letter, or, omitted, greyed (crossed out when outside the filters) with why."""
+    e = html.escape
+    label = f"{e(el.code)} {e(el.name)}"
+    if el.status == SCORED:
+        return (f'<tr><td>&nbsp;&nbsp;{label}</td><td class="num">{el.weight:g}</td>'
+                f'<td class="num">{el.n_questions}</td>'
+                f'<td class="num">{e(format_score(card.metric, el.score))}</td>'
+                f"<td>{_html_badge(card, el.letter, el.n_questions)}</td><td></td></tr>")
+    shown = f"<del>{label}</del>" if el.status == OUTSIDE_FILTER else label
+    return (f'<tr class="omitted" data-status="{e(el.status)}"><td>&nbsp;&nbsp;{shown}</td>'
+            f'<td class="num">{el.weight:g}</td><td class="num">{el.n_questions}</td>'
+            f'<td class="num">n/a</td><td>-</td><td>{e(el.reason)}</td></tr>')
+
+
+def _html_settings(card: ReportCard) -> list[str]:
+    """One table per setting: its modules, each followed by its elements."""
+    e = html.escape
+    out = ['<section id="settings"><h2>Settings, modules and elements</h2>']
     for s in card.settings:
         out.append(f'<div id="setting-{e(s.id)}"><h3>{e(s.id)} {e(s.name)}: '
-                   f'{e(format_score(card.metric, s.score))} {badge(s.letter, s.n_questions)}</h3>')
+                   f'{e(format_score(card.metric, s.score))} {_html_badge(card, s.letter, s.n_questions)}</h3>')
         out.append('<table><tr><th>Module / element</th><th class="num">Weight</th><th class="num">Questions</th>'
                    '<th class="num">Score</th><th>Grade</th><th>Note</th></tr>')
         for m in s.modules:
             out.append(f'<tr class="module"><td>{e(m.id)} {e(m.name)}</td><td class="num">{m.weight:g}</td>'
                        f'<td class="num">{m.n_questions}</td>'
                        f'<td class="num">{e(format_score(card.metric, m.score))}</td>'
-                       f"<td>{badge(m.letter, m.n_questions)}</td>"
+                       f"<td>{_html_badge(card, m.letter, m.n_questions)}</td>"
                        "<td></td></tr>")
-            for el in m.elements:
-                label = f"{e(el.code)} {e(el.name)}"
-                if el.status == SCORED:
-                    out.append(f'<tr><td>&nbsp;&nbsp;{label}</td><td class="num">{el.weight:g}</td>'
-                               f'<td class="num">{el.n_questions}</td>'
-                               f'<td class="num">{e(format_score(card.metric, el.score))}</td>'
-                               f"<td>{badge(el.letter, el.n_questions)}</td><td></td></tr>")
-                else:
-                    shown = f"<del>{label}</del>" if el.status == OUTSIDE_FILTER else label
-                    out.append(f'<tr class="omitted" data-status="{e(el.status)}"><td>&nbsp;&nbsp;{shown}</td>'
-                               f'<td class="num">{el.weight:g}</td><td class="num">{el.n_questions}</td>'
-                               f'<td class="num">n/a</td><td>-</td><td>{e(el.reason)}</td></tr>')
+            out += [_html_element_row(card, el) for el in m.elements]
         out.append("</table></div>")
     out.append("</section>")
+    return out
 
+
+def render_html(card: ReportCard) -> str:
+    """A self-contained HTML page (inline CSS, no scripts or external assets) for ``card``."""
+    e = html.escape
+    out = _html_inputs(card) + _html_summary(card) + _html_settings(card)
     omitted = [el for s in card.settings for m in s.modules for el in m.elements if el.status != SCORED]
     out.append(f'<section id="omitted"><h2>Omitted elements ({len(omitted)})</h2>')
     if omitted:
@@ -654,13 +699,121 @@ def render_html(card: ReportCard) -> str:
     return "\n".join(out) + "\n"
 
 
+def _png_badge(card: ReportCard, ax: Any, x: float, y: float, letter: str, n: int, size: float = 11) -> None:
+    """A letter on its colour at (x, y) of ``ax`` ("?" when too few questions), starred when from few."""
+    ax.text(x, y, "?" if letter == INSUFFICIENT else letter, ha="center", va="center", fontsize=size,
+            fontweight="bold",
+            bbox={"boxstyle": "round,pad=0.25", "facecolor": letter_colour(card, letter), "edgecolor": "none"})
+    if card.few(letter, n):
+        ax.text(x + 0.04, y - 0.25, "*", ha="left", va="center", fontsize=size, color="#b00000")
+
+
+def _png_axes(fig: Any, n_lines: int) -> list[Any]:
+    """The card's three panels, ``n_lines`` rows tall, top row first, framed in grey."""
+    axes = [fig.add_axes(rect) for rect in ((0.01, 0.02, 0.2, 0.9), (0.23, 0.02, 0.38, 0.9),
+                                            (0.63, 0.02, 0.36, 0.9))]
+    for ax in axes:
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0, n_lines)
+        ax.invert_yaxis()
+        ax.set_xticks([])
+        ax.set_yticks([])
+        for spine in ax.spines.values():
+            spine.set_edgecolor("#999999")
+    return axes
+
+
+def _png_inputs(card: ReportCard, left: Any) -> None:
+    """Left panel: the inputs, then the overall score and letter with the legend of the marks."""
+    left.set_facecolor("#f6f6f6")
+    y = 0.8
+    for k, v in _inputs(card):
+        left.text(0.06, y, k, fontsize=10, fontweight="bold", va="center")
+        left.text(0.06, y + 0.4, _wrap(v, 34), fontsize=10, va="top")
+        y += 1.2 + _rows(v, 34) * ROW_STEP
+    left.text(0.06, y, "Overall", fontsize=10, fontweight="bold", va="center")
+    left.text(0.06, y + 0.7, format_score(card.metric, card.score), fontsize=14, va="center")
+    _png_badge(card, left, 0.8, y + 0.7, card.letter, card.n_questions, 16)
+    left.text(0.06, y + 1.5, f"{card.n_questions} questions", fontsize=9, color="#555555", va="center")
+    left.text(0.06, y + 2.3, f"* letter from fewer than {card.rubric.min_questions} questions", fontsize=8,
+              color="#b00000", va="center")
+    left.text(0.06, y + 2.9, f"? {INSUFFICIENT}: fewer than {card.rubric.insufficient_below}", fontsize=8,
+              color="#555555", va="center")
+
+
+def _png_settings(card: ReportCard, mid: Any) -> None:
+    """Middle panel: each setting on a shaded band, its modules below it."""
+    from matplotlib.patches import Rectangle
+
+    y = 0.8
+    for s in card.settings:
+        name = f"{s.id} {s.name}"
+        mid.add_patch(Rectangle((0.01, y - 0.45), 0.98, 0.9 + (_rows(name, 52) - 1), color="#e8eef7", zorder=0))
+        mid.text(0.03, y - 0.3, _wrap(name, 52), fontsize=11, fontweight="bold", va="top")
+        mid.text(0.83, y, f"{format_score(card.metric, s.score)} (n={s.n_questions})", fontsize=10, va="center",
+                 ha="right")
+        _png_badge(card, mid, 0.93, y, s.letter, s.n_questions)
+        y += _rows(name, 52)
+        for m in s.modules:
+            mid.text(0.07, y - 0.3, _wrap(f"{m.id} {m.name}", 50), fontsize=9.5, va="top")
+            mid.text(0.83, y, f"{format_score(card.metric, m.score)} (n={m.n_questions})", fontsize=9.5,
+                     va="center", ha="right")
+            _png_badge(card, mid, 0.93, y, m.letter, m.n_questions, 9.5)
+            y += _rows(f"{m.id} {m.name}", 50)
+        y += 0.3
+
+
+def _png_drilldown(card: ReportCard, right: Any) -> list[Any]:
+    """Right panel: the drill-down setting's modules and elements, omitted ones grey; returns the texts of the
+    elements outside the filters, to be crossed out once drawn."""
+    drill = card.drilldown_setting
+    strikes = []
+    if drill is None:
+        return strikes
+    y = 0.8
+    right.text(0.03, y - 0.3, _wrap(f"{drill.id} {drill.name}", 50), fontsize=11, fontweight="bold", va="top")
+    _png_badge(card, right, 0.93, y, drill.letter, drill.n_questions)
+    y += 0.2 + _rows(f"{drill.id} {drill.name}", 50)
+    for m in drill.modules:
+        right.text(0.03, y - 0.3, _wrap(f"{m.id} {m.name}", 54), fontsize=9.5, fontweight="bold", va="top")
+        _png_badge(card, right, 0.93, y, m.letter, m.n_questions, 9.5)
+        y += _rows(f"{m.id} {m.name}", 54)
+        for el in m.elements:
+            grey = el.status != SCORED
+            txt = right.text(0.07, y - 0.3, _wrap(f"{el.code} {el.name}", 52), fontsize=9, va="top",
+                             color="#999999" if grey else "#222222")
+            if el.status == OUTSIDE_FILTER:
+                strikes.append(txt)
+            if grey:
+                right.text(0.83, y, "—", fontsize=9, va="center", ha="right", color="#999999")
+            else:
+                right.text(0.83, y, f"{format_score(card.metric, el.score)} (n={el.n_questions})", fontsize=9,
+                           va="center", ha="right")
+                _png_badge(card, right, 0.93, y, el.letter, el.n_questions, 8.5)
+            y += _rows(f"{el.code} {el.name}", 52)
+    return strikes
+
+
+def _strike_through(fig: Any, ax: Any, texts: Sequence[Any]) -> None:
+    """A grey line through each of ``texts`` (drawn first, to know where they lie)."""
+    if not texts:
+        return
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    inv = ax.transData.inverted()
+    for txt in texts:
+        bbox = txt.get_window_extent(renderer=renderer)
+        (x0, y_mid), (x1, _) = inv.transform([(bbox.x0, (bbox.y0 + bbox.y1) / 2),
+                                              (bbox.x1, (bbox.y0 + bbox.y1) / 2)])
+        ax.plot([x0, x1], [y_mid, y_mid], color="#777777", linewidth=1)
+
+
 def render_png(card: ReportCard, path: str | Path, dpi: int = 150) -> Path:
     """Draw ``card`` like the paper's Fig. 4: inputs | settings and modules | drill-down of one setting."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-
 
     drill = card.drilldown_setting
     # a long name wraps onto more lines of its row (none is cut): the rows' heights count them
@@ -672,97 +825,10 @@ def render_png(card: ReportCard, path: str | Path, dpi: int = 150) -> Path:
     line_h = 0.32
     fig = plt.figure(figsize=(16, max(4.5, n_lines * line_h + 1.2)))
     fig.suptitle(f"STEER report card: {card.rubric.name}", fontsize=15, fontweight="bold", x=0.01, ha="left")
-    axes = [fig.add_axes(rect) for rect in ((0.01, 0.02, 0.2, 0.9), (0.23, 0.02, 0.38, 0.9),
-                                            (0.63, 0.02, 0.36, 0.9))]
-    for ax in axes:
-        ax.set_xlim(0, 1)
-        ax.set_ylim(0, n_lines)
-        ax.invert_yaxis()
-        ax.set_xticks([])
-        ax.set_yticks([])
-        for spine in ax.spines.values():
-            spine.set_edgecolor("#999999")
-
-    def badge(ax: Any, x: float, y: float, letter: str, n: int, size: float = 11) -> None:
-        ax.text(x, y, "?" if letter == INSUFFICIENT else letter, ha="center", va="center", fontsize=size,
-                fontweight="bold",
-                bbox={"boxstyle": "round,pad=0.25", "facecolor": letter_colour(card, letter), "edgecolor": "none"})
-        if card.few(letter, n):
-            ax.text(x + 0.04, y - 0.25, "*", ha="left", va="center", fontsize=size, color="#b00000")
-
-    # left: the inputs
-    left = axes[0]
-    left.set_facecolor("#f6f6f6")
-    y = 0.8
-    for k, v in _inputs(card):
-        left.text(0.06, y, k, fontsize=10, fontweight="bold", va="center")
-        left.text(0.06, y + 0.4, _wrap(v, 34), fontsize=10, va="top")
-        y += 1.2 + _rows(v, 34) * ROW_STEP
-    left.text(0.06, y, "Overall", fontsize=10, fontweight="bold", va="center")
-    left.text(0.06, y + 0.7, format_score(card.metric, card.score), fontsize=14, va="center")
-    badge(left, 0.8, y + 0.7, card.letter, card.n_questions, 16)
-    left.text(0.06, y + 1.5, f"{card.n_questions} questions", fontsize=9, color="#555555", va="center")
-    left.text(0.06, y + 2.3, f"* letter from fewer than {card.rubric.min_questions} questions", fontsize=8,
-              color="#b00000", va="center")
-    left.text(0.06, y + 2.9, f"? {INSUFFICIENT}: fewer than {card.rubric.insufficient_below}", fontsize=8,
-              color="#555555", va="center")
-
-    # middle: settings -> modules
-    mid = axes[1]
-    y = 0.8
-    for s in card.settings:
-        name = f"{s.id} {s.name}"
-        mid.add_patch(plt.Rectangle((0.01, y - 0.45), 0.98, 0.9 + (_rows(name, 52) - 1), color="#e8eef7",
-                                    zorder=0))
-        mid.text(0.03, y - 0.3, _wrap(name, 52), fontsize=11, fontweight="bold", va="top")
-        mid.text(0.83, y, f"{format_score(card.metric, s.score)} (n={s.n_questions})", fontsize=10, va="center",
-                 ha="right")
-        badge(mid, 0.93, y, s.letter, s.n_questions)
-        y += _rows(name, 52)
-        for m in s.modules:
-            mid.text(0.07, y - 0.3, _wrap(f"{m.id} {m.name}", 50), fontsize=9.5, va="top")
-            mid.text(0.83, y, f"{format_score(card.metric, m.score)} (n={m.n_questions})", fontsize=9.5,
-                     va="center", ha="right")
-            badge(mid, 0.93, y, m.letter, m.n_questions, 9.5)
-            y += _rows(f"{m.id} {m.name}", 50)
-        y += 0.3
-
-    # right: drill-down of one setting, omitted elements crossed out
-    right = axes[2]
-    strikes = []
-    if drill is not None:
-        y = 0.8
-        right.text(0.03, y - 0.3, _wrap(f"{drill.id} {drill.name}", 50), fontsize=11, fontweight="bold", va="top")
-        badge(right, 0.93, y, drill.letter, drill.n_questions)
-        y += 0.2 + _rows(f"{drill.id} {drill.name}", 50)
-        for m in drill.modules:
-            right.text(0.03, y - 0.3, _wrap(f"{m.id} {m.name}", 54), fontsize=9.5, fontweight="bold", va="top")
-            badge(right, 0.93, y, m.letter, m.n_questions, 9.5)
-            y += _rows(f"{m.id} {m.name}", 54)
-            for el in m.elements:
-                grey = el.status != SCORED
-                txt = right.text(0.07, y - 0.3, _wrap(f"{el.code} {el.name}", 52), fontsize=9, va="top",
-                                 color="#999999" if grey else "#222222")
-                if el.status == OUTSIDE_FILTER:
-                    strikes.append((txt, y))
-                if grey:
-                    right.text(0.83, y, "—", fontsize=9, va="center", ha="right", color="#999999")
-                else:
-                    right.text(0.83, y, f"{format_score(card.metric, el.score)} (n={el.n_questions})", fontsize=9,
-                               va="center", ha="right")
-                    badge(right, 0.93, y, el.letter, el.n_questions, 8.5)
-                y += _rows(f"{el.code} {el.name}", 52)
-    if strikes:
-        fig.canvas.draw()
-        renderer = fig.canvas.get_renderer()
-        inv = right.transData.inverted()
-        for txt, _y in strikes:
-            bbox = txt.get_window_extent(renderer=renderer)
-            (x0, y_mid), (x1, _) = inv.transform([(bbox.x0, (bbox.y0 + bbox.y1) / 2),
-                                                  (bbox.x1, (bbox.y0 + bbox.y1) / 2)])
-            right.plot([x0, x1], [y_mid, y_mid], color="#777777", linewidth=1)
-
-
+    left, mid, right = _png_axes(fig, n_lines)
+    _png_inputs(card, left)
+    _png_settings(card, mid)
+    _strike_through(fig, right, _png_drilldown(card, right))
     return plotting.save_png(fig, path, dpi=dpi)
 
 

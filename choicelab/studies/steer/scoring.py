@@ -310,13 +310,21 @@ class Prompt:
     turns: Turns = ()  # under a chat template, the conversation ``context`` renders (not written to the record)
 
 
+@dataclass(frozen=True)
+class ContextWindow:
+    """A model's context window: how to count a text's tokens and how many fit (``None``: no limit)."""
+
+    count_tokens: Callable[[str], int] = len
+    max_tokens: int | None = None
+
+
 def build_prompts(items: Sequence[MCItem], pool: Sequence[MCItem], adaptation: str, *, seed: int,
-                  count_tokens: Callable[[str], int], max_tokens: int | None,
+                  window: ContextWindow = ContextWindow(),
                   explain: Callable[[list[tuple[str, str]]], dict[str, str]] | None = None,
                   chat: ChatFormat | None = None, then: Mapping[str, MCItem] | None = None) -> list[Prompt]:
-    """The scoring prompt of each question under ``adaptation``; ``explain`` generates call-1 texts by id; ``chat``
-    (a chat model's template) renders every prompt as a conversation, else the prompts are raw text; ``then``: the
-    part 2 that will follow each scored part 1 (by part 1's id), for which the window keeps room."""
+    """The scoring prompt of each question under ``adaptation``, fitted to ``window``; ``explain`` generates call-1
+    texts by id; ``chat`` (a chat model's template) renders every prompt as a conversation, else the prompts are raw
+    text; ``then``: the part 2 that will follow each scored part 1 (by part 1's id), for which the window keeps room."""
     parsed = Adaptation.from_name(adaptation)
     shots, mode = parsed.shots, parsed.explain
     templated = chat is not None
@@ -345,8 +353,8 @@ def build_prompts(items: Sequence[MCItem], pool: Sequence[MCItem], adaptation: s
             else:
                 # a chat template renders the whole conversation, so the window is checked on part 2's
                 tail, fit_render = "", (pair_render(then[it.item_id]) if it.item_id in then else render)
-            kept = fit_to_window(it, few_shot_examples(it, pool, shots, seed), count_tokens, max_tokens, fit_render,
-                                 tail)
+            kept = fit_to_window(it, few_shot_examples(it, pool, shots, seed), window.count_tokens, window.max_tokens,
+                                 fit_render, tail)
             turns = answer_turns(it, kept, follow_ups) if chat is not None else ()
             out.append(Prompt(it.item_id, adaptation, render(it, kept), shots, len(kept),
                               tuple(e.item_id for e in kept), chat_template=templated, turns=turns))
@@ -416,15 +424,33 @@ def prompts_table(prompts: Sequence[Prompt], model: str) -> Any:
     return pa.Table.from_pylist(rows, schema=schema)
 
 
-def score_model(model_dir: str, items: Sequence[MCItem], pool: Sequence[MCItem], *, model: str, adaptation: str,
-                adaptation_questions: int | None, max_new_tokens: int, max_batch_tokens: int | str, seed: int,
-                device: str, chat_template: bool | str | None = None) -> tuple[list[DumpRow], list[Prompt]]:
-    """One scoring job: load the causal model in ``model_dir``, build each scored question's prompt under
-    ``adaptation`` (greedy explanations of at most ``max_new_tokens`` tokens; through the model's chat template as
-    its entry's ``chat_template`` asks, :func:`chat_format`) and score its letters.
+@dataclass(frozen=True)
+class ScoringJob:
+    """What one scoring job scores: ``model`` under ``adaptation`` (``adaptation_questions`` of them, drawn with
+    ``seed``), explanations of at most ``max_new_tokens`` tokens, on ``device``, through the model's chat template as
+    ``chat_template`` asks (:func:`chat_format`)."""
+
+    model: str
+    adaptation: str
+    adaptation_questions: int | None
+    max_new_tokens: int
+    max_batch_tokens: int | str
+    seed: int
+    device: str
+    chat_template: bool | str | None = None
+
+
+def score_model(model_dir: str, items: Sequence[MCItem], pool: Sequence[MCItem], job: ScoringJob | None = None,
+                **fields: Any) -> tuple[list[DumpRow], list[Prompt]]:
+    """One scoring job (``job``, or its :class:`ScoringJob` fields by keyword): load the causal model in
+    ``model_dir``, build each scored question's prompt under the job's adaptation (greedy explanations; through the
+    model's chat template as its entry asks) and score its letters.
 
     Returns the dump rows and the prompt record of every scored question."""
-
+    job = job or ScoringJob(**fields)
+    model, adaptation, seed, chat_template = job.model, job.adaptation, job.seed, job.chat_template
+    adaptation_questions, max_new_tokens = job.adaptation_questions, job.max_new_tokens
+    max_batch_tokens, device = job.max_batch_tokens, job.device
     scored = scored_questions(items, adaptation, adaptation_questions, seed)
     firsts, seconds = split_follow_ups(scored)
     scorer, meta = load_scorer(model_dir, device=device, max_batch_tokens=max_batch_tokens)
@@ -441,13 +467,12 @@ def score_model(model_dir: str, items: Sequence[MCItem], pool: Sequence[MCItem],
     def count_tokens(text: str) -> int:
         return len(tokenizer(text)["input_ids"])
 
-    prompts = build_prompts(firsts, pool, adaptation, seed=seed, count_tokens=count_tokens,
-                            max_tokens=meta.get("max_context_length"), explain=explain, chat=chat,
+    window = ContextWindow(count_tokens, meta.get("max_context_length"))
+    prompts = build_prompts(firsts, pool, adaptation, seed=seed, window=window, explain=explain, chat=chat,
                             then=follow_ups_by_part_one(seconds))
     rows = score_adaptation(scorer, firsts, [q.context for q in prompts], model=model, adaptation=adaptation)
     if seconds:  # part 2 of two-part questions: after part 1 and the letter the model chose there
-        more = build_follow_up_prompts(seconds, prompts, chosen_letters(rows, firsts), adaptation,
-                                       count_tokens=count_tokens, max_tokens=meta.get("max_context_length"),
+        more = build_follow_up_prompts(seconds, prompts, chosen_letters(rows, firsts), adaptation, window=window,
                                        explain=explain, chat=chat)
         rows += score_adaptation(scorer, seconds, [q.context for q in more], model=model, adaptation=adaptation)
         prompts += more
@@ -527,7 +552,7 @@ def chosen_letters(rows: Sequence[DumpRow], items: Sequence[MCItem]) -> dict[str
 
 
 def build_follow_up_prompts(items: Sequence[MCItem], first_prompts: Sequence[Prompt], letters: Mapping[str, str],
-                            adaptation: str, *, count_tokens: Callable[[str], int], max_tokens: int | None,
+                            adaptation: str, *, window: ContextWindow = ContextWindow(),
                             explain: Callable[[list[tuple[str, str]]], dict[str, str]] | None = None,
                             chat: ChatFormat | None = None) -> list[Prompt]:
     """Part 2's prompts: part 1's scoring context, the letter the model chose there and a newline (the reference
@@ -561,6 +586,7 @@ def build_follow_up_prompts(items: Sequence[MCItem], first_prompts: Sequence[Pro
             else:
                 turns = follow_up_turns(p1.turns, letters[part_one_id(it)], it)
                 context = chat.render(turns)
+            count_tokens, max_tokens = window.count_tokens, window.max_tokens
             if max_tokens is not None and count_tokens(context) + 2 > max_tokens:
                 raise ValueError(f"STEER question {it.item_id} after its part 1 needs {count_tokens(context)} tokens, "
                                  f"more than the model's context window of {max_tokens}: use fewer examples or a "

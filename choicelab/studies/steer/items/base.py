@@ -16,7 +16,7 @@ import json
 import pkgutil
 import random
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from fractions import Fraction
 from typing import Any
@@ -158,6 +158,12 @@ class GenContext:
     def phrasing(self, element_short: str, phrasings: Sequence[str]) -> tuple[str, str]:
         """Pick one phrasing; return ``(template_id, phrasing)``."""
         return choose_phrasing(self.rng, element_short, phrasings)
+
+    def phrase(self, texts: Mapping[str, Any], key: str, **values: Any) -> tuple[str, str]:
+        """Pick one of the phrasings ``texts[key]`` (a list in data/steer/templates.yaml) and fill in ``values``;
+        return ``(template_id, text)``."""
+        tid, text = self.phrasing(key, texts[key])
+        return tid, text.format(**values)
 
     def people(self, k: int) -> list[str]:
         return self.rng.sample(PEOPLE, k)
@@ -403,25 +409,31 @@ def numeric_distractors(
     return out
 
 
+@dataclass(frozen=True)
+class Placement:
+    """Where :func:`spread_distractors` may put distractors: within ``[lo, hi]`` (exclusive of a bound that formats
+    like it, e.g. 0% or 100%), uneven gaps of 1-3 ``gap`` apart, rounded to multiples of ``step`` when given."""
+
+    lo: float | None = None
+    hi: float | None = None
+    step: float | Fraction | None = None
+    gap: float | None = None
+
+
 def spread_distractors(
     rng: random.Random,
     correct: float | Fraction,
     fmt: Callable[[Any], str],
     candidates: Iterable[float | Fraction] = (),
     k: int = 4,
-    *,
-    lo: float | None = None,
-    hi: float | None = None,
-    step: float | Fraction | None = None,
-    gap: float | None = None,
+    place: Placement = Placement(),
 ) -> list[str]:
     """``k`` formatted distractors placed so that the correct value's rank among all ``k + 1`` options is uniform:
     ``r`` (drawn from 0..k) of them lie below it and ``k - r`` above, so "the median / largest / smallest number" finds
     the key only at chance. Plausible-mistake ``candidates`` on the needed side come first; the rest are steps away
-    from the correct value (uneven gaps of 1-3 ``gap``, rounded to multiples of ``step`` when given, so their form
-    matches the key's), kept
-    within ``[lo, hi]`` (exclusive of a bound that formats like it, e.g. 0% or 100%).
+    from the correct value as ``place`` allows (rounded to its ``step`` so that their form matches the key's).
     """
+    lo, hi, step, gap = place.lo, place.hi, place.step, place.gap
     value = Fraction(correct) if not isinstance(correct, float) else correct
     right = fmt(correct)
     base = abs(float(correct)) or 1.0

@@ -40,6 +40,8 @@ VOCABULARY_FILE = DATA / "domains.yaml"  # the words themselves: data a reviewer
 VOCABULARY: dict[str, Any] = yaml.safe_load(VOCABULARY_FILE.read_text(encoding="utf-8"))  # games' words too
 TEXTS_FILE = DATA / "texts.yaml"  # fixed texts a question states in full (voting rules, mechanism properties)
 TEXTS: dict[str, Any] = yaml.safe_load(TEXTS_FILE.read_text(encoding="utf-8"))
+TEMPLATES_FILE = DATA / "templates.yaml"  # questions' fixed sentences by generator module: str.format templates
+TEMPLATES: dict[str, dict[str, Any]] = yaml.safe_load(TEMPLATES_FILE.read_text(encoding="utf-8"))
 
 
 def _as_field(value: Any) -> Any:

@@ -9,6 +9,7 @@ import functools
 import itertools
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -24,7 +25,9 @@ from choicelab.studies.steer.items.base import (
     generator,
     join_list,
 )
-from choicelab.studies.steer.items.domains import VOCABULARY
+from choicelab.studies.steer.items.domains import TEMPLATES, VOCABULARY
+
+T = TEMPLATES["foundations"]  # the questions' fixed sentences (data/steer/templates.yaml)
 
 # ================================================================================================================
 # Distractors without surface cues (see choicelab/studies/steer/cues.py): the key's rank among the options is
@@ -58,13 +61,29 @@ def decimals(text: str) -> int:
     return len(m.group(1)) if m and m.group(1) else 0
 
 
-def numeric_options(rng, key: float | Fraction, fmt: Callable[[Any], str], candidates: Sequence[Any], n: int, *,
-                    lo: float | None = 0, hi: float | None = None, unit: float = 1, integer: bool = False,
-                    same_form: bool = True, spread: float = 0.5) -> list[str]:
+@dataclass(frozen=True)
+class NumberForm:
+    """The values :func:`numeric_options` may offer and how: within ``[lo, hi]`` (open bounds for probabilities are
+    the caller's), ``unit`` scaling a value to what is shown (100 for percentages), whole numbers when ``integer``,
+    as many decimals as the key when ``same_form``, perturbations up to about ``spread`` times the key."""
+
+    lo: float | None = 0
+    hi: float | None = None
+    unit: float = 1
+    integer: bool = False
+    same_form: bool = True
+    spread: float = 0.5
+
+
+WHOLE = NumberForm(integer=True)
+PERCENT = NumberForm(lo=Fraction(1, 100), hi=Fraction(99, 100), unit=100, spread=0.4)
+
+
+def numeric_options(rng, key: float | Fraction, fmt: Callable[[Any], str], candidates: Sequence[Any], n: int,
+                    form: NumberForm = NumberForm()) -> list[str]:
     """``n - 1`` numeric distractors for ``key``: the plausible-mistake ``candidates`` first, then perturbations on
-    both sides, within ``[lo, hi]`` (open bounds for probabilities are the caller's ``lo``/``hi``), written with
-    as many decimals as the key when ``same_form``, the key's rank among the options uniform (:func:`rank_balanced`).
-    ``unit`` scales a value to what is shown (100 for percentages)."""
+    both sides, as ``form`` allows, the key's rank among the options uniform (:func:`rank_balanced`)."""
+    lo, hi, unit, integer, same_form, spread = form.lo, form.hi, form.unit, form.integer, form.same_form, form.spread
     key_text = fmt(key)
     places = decimals(key_text)
     seen = {key_text}
@@ -125,20 +144,21 @@ def add_subtract(ctx: GenContext) -> Draft:
     tid, style = ctx.phrasing("add", ("expr", "story", "money"))
     if style == "expr":
         expr = str(terms[0]) + "".join(f" {'+' if t > 0 else '-'} {abs(t)}" for t in terms[1:])
-        q, fmt = f"What is {expr}?", fmt_num
+        q, fmt = T["add_expr"].format(expr=expr), fmt_num
     elif style == "story":
-        steps = " ".join(f"Then {name} {'gets' if t > 0 else 'gives away'} {count_of(abs(t), *v.counted)}."
-                         for t in terms[1:])
-        q = f"{name} has {count_of(terms[0], *v.counted)}. {steps} How many {v.counted[1]} does {name} have now?"
+        steps = " ".join(T["add_step"].format(name=name, verb=T["add_gets" if t > 0 else "add_gives"],
+                                              amount=count_of(abs(t), *v.counted)) for t in terms[1:])
+        q = T["add_story"].format(name=name, amount=count_of(terms[0], *v.counted), steps=steps, things=v.counted[1])
         fmt = fmt_num
     else:
-        steps = " ".join(f"Then you {'receive' if t > 0 else 'spend'} {fmt_money(abs(t))}." for t in terms[1:])
-        q = f"As {v.role}, you start the week with {fmt_money(terms[0])}. {steps} How much money do you have now?"
+        steps = " ".join(T["add_money_step"].format(verb=T["add_receive" if t > 0 else "add_spend"],
+                                                    amount=fmt_money(abs(t))) for t in terms[1:])
+        q = T["add_money"].format(role=v.role, amount=fmt_money(terms[0]), steps=steps)
         fmt = fmt_money
     no_sign = sum(abs(t) for t in terms)
     cands = [total + 1, total - 1, total + 10, total - 10, no_sign]
     n = ctx.n_options(3, 5)
-    dis = numeric_options(rng, total, fmt, cands, n, integer=True)
+    dis = numeric_options(rng, total, fmt, cands, n, WHOLE)
     return Draft(tid, q, fmt(total), tuple(dis), {"terms": terms, "style": style}, n)
 
 
@@ -153,22 +173,20 @@ def multiply_divide(ctx: GenContext) -> Draft:
     if op == "mul":
         answer = a * b
         if style == "expr":
-            q = f"What is {a} × {b}?"
+            q = T["mul_expr"].format(a=a, b=b)
         else:
-            q = (f"For the past {b} weeks a friend has paid for your {v.price_item}, which cost {fmt_money(a)} "
-                 f"each time. How much do you owe your friend in total?")
+            q = T["mul_story"].format(b=b, item=v.price_item, price=fmt_money(a))
         cands = [a + b, a * (b - 1), a * (b + 1), a * b + 10]
     else:
         answer = a
         if style == "expr":
-            q = f"What is {a * b} ÷ {b}?"
+            q = T["div_expr"].format(ab=a * b, b=b)
         else:
-            q = (f"A total of {fmt_money(a * b)} for {v.price_item}s is shared equally by {b} people. "
-                 f"How much does each person pay?")
+            q = T["div_story"].format(total=fmt_money(a * b), item=v.price_item, b=b)
         cands = [a * b - b, a + 1, a - 1, a * b // max(b - 1, 1)]
     fmt = fmt_num if style == "expr" else fmt_money
     n = ctx.n_options(3, 5)
-    dis = numeric_options(rng, answer, fmt, cands, n, integer=True)
+    dis = numeric_options(rng, answer, fmt, cands, n, WHOLE)
     return Draft(tid, q, fmt(answer), tuple(dis), {"op": op, "a": a, "b": b, "style": style}, n)
 
 
@@ -187,13 +205,9 @@ def compute_expectations(ctx: GenContext) -> Draft:
     probs = _percent_split(rng, k)
     values = rng.sample(range(0, 10 * ctx.scale(2, 20) + 1), k)
     ev = sum(Fraction(p, 100) * x for p, x in zip(probs, values, strict=False))
-    parts = [f"a {p}% chance of {count_of(x, *v.counted)}" for p, x in zip(probs, values, strict=False)]
-    tid, lead = ctx.phrasing("exp", (
-        f"A forecast for next week gives {join_list(parts)}.",
-        f"{ctx.people(1)[0]} estimates there is {join_list(parts)}.",
-        f"Based on past data, there is {join_list(parts)}.",
-    ))
-    q = f"{lead} What is the expected number of {v.counted[1]}?"
+    parts = [T["exp_chance"].format(p=p, amount=count_of(x, *v.counted)) for p, x in zip(probs, values, strict=False)]
+    tid, lead = ctx.phrase(T, "exp", parts=join_list(parts), person=ctx.people(1)[0])
+    q = T["exp_question"].format(lead=lead, things=v.counted[1])
     cands = [Fraction(sum(values), k), max(values), sum(values), sum(Fraction(p, 100) for p in probs) * min(values)]
     n = ctx.n_options(3, 5)
     dis = numeric_options(rng, ev, fmt_num, cands, n)
@@ -218,15 +232,14 @@ def discrete_optimization(ctx: GenContext) -> Draft:
     best = max(values) if want_max else min(values)
     noun = v.option_noun.capitalize()
     labels = [f"{noun} {i}" for i in entity_numbers(k)]
-    tid, q = ctx.phrasing("disc", (
-        f"{join_list([f'{lab} is worth {fmt_money(x)}' for lab, x in zip(labels, values, strict=True)])}. Which "
-        f"{v.option_noun} is worth {'more' if want_max else 'less'}{' than the others' if k > 2 else ''}?",
-        f"As {v.role}, you compare the cost of each {v.option_noun}: "
-        f"{join_list([f'{lab} costs {fmt_money(x)}' for lab, x in zip(labels, values, strict=True)])}. Which "
-        f"{v.option_noun} costs the {'most' if want_max else 'least'}?",
-        f"Which {v.option_noun} has the {'highest' if want_max else 'lowest'} value? "
-        f"{'; '.join(f'{lab}: {fmt_money(x)}' for lab, x in zip(labels, values, strict=True))}.",
-    ))
+
+    def listed(key: str) -> list[str]:
+        return [T[key].format(label=lab, value=fmt_money(x)) for lab, x in zip(labels, values, strict=True)]
+
+    tid, q = ctx.phrase(T, "disc", worth=join_list(listed("disc_worth")), costs=join_list(listed("disc_costs")),
+                        entries="; ".join(listed("disc_entry")), noun=v.option_noun, role=v.role,
+                        than_others=T["disc_than_others"] if k > 2 else "",
+                        **T["disc_words"]["max" if want_max else "min"])
     others = [lab for lab, x in zip(labels, values, strict=True) if x != best]
     return Draft(tid, q, labels[values.index(best)], tuple(others), {"values": values, "want_max": want_max}, k)
 
@@ -240,17 +253,13 @@ def continuous_optimization(ctx: GenContext) -> Draft:
     if family == "box":
         s = rng.choice(range(6, 61, 6)) if ctx.level < 0.75 else rng.randint(8, 60)
         answer = Fraction(s, 6)
-        q = (f"A box without a top is made from a square sheet of cardboard {s} inches on a side by cutting "
-             f"squares of side x from each corner and folding up the sides. Which value of x (in inches) "
-             f"maximizes the volume of the box?")
+        q = T["cont_box"].format(s=s)
         cands = [Fraction(s, 4), Fraction(s, 3), Fraction(s, 8), Fraction(s, 5), Fraction(s, 2)]
         params = {"family": family, "s": s}
     elif family == "fence":
         perimeter = rng.randint(10, 100) * 4 if ctx.level < 0.5 else rng.randint(40, 400)
         answer = Fraction(perimeter, 4)
-        q = (f"As {v.role}, you have {perimeter} meters of fencing to enclose a rectangular area along a straight "
-             f"wall (no fence is needed along the wall). If x is the length of each side perpendicular to the "
-             f"wall, which x (in meters) maximizes the enclosed area?")
+        q = T["cont_fence"].format(role=v.role, perimeter=perimeter)
         cands = [Fraction(perimeter, 2), Fraction(perimeter, 3), Fraction(perimeter, 6), Fraction(perimeter, 8)]
         params = {"family": family, "perimeter": perimeter}
     else:
@@ -258,14 +267,13 @@ def continuous_optimization(ctx: GenContext) -> Draft:
         c = rng.randint(0, 20) if ctx.level >= 0.5 else 0
         a = rng.randint(b * c + 20, b * c + 200)
         answer = Fraction(a + b * c, 2 * b)
-        cost = f" Each unit costs {fmt_money(c)} to provide." if c else ""
-        q = (f"As {v.role}, you set the price p (in dollars) of a {v.price_item}. You sell {a} - {b}p units.{cost} "
-             f"Which price maximizes your profit?")
+        cost = T["cont_unit_cost"].format(cost=fmt_money(c)) if c else ""
+        q = T["cont_profit"].format(role=v.role, item=v.price_item, a=a, b=b, cost=cost)
         cands = [Fraction(a, b), Fraction(a, 2 * b), Fraction(a + b * c, b), Fraction(a, 4 * b) + c]
         params = {"family": family, "a": a, "b": b, "c": c}
     fmt = fmt_num
     n = ctx.n_options(3, 5)
-    dis = numeric_options(rng, answer, fmt, cands, n, lo=Fraction(1, 100))
+    dis = numeric_options(rng, answer, fmt, cands, n, NumberForm(lo=Fraction(1, 100)))
     return Draft(f"cont.{family}", q, fmt(answer), tuple(dis), params, n)
 
 
@@ -304,15 +312,12 @@ def constrained_optimization(ctx: GenContext) -> Draft:
         raise ValueError("constrained_optimization: no unique optimum found")
     a, b = _PRODUCTS[ctx.domain]
     # every option names both products the same way ("audits: 1"), so no count-noun agreement sets one apart
-    mix = lambda m: f"{a[0].upper()}{a[1:]}: {m[0]}; {b}: {m[1]}"  # noqa: E731
-    extra = (f" Each of the {a} also needs {material[0]} kg of material and each of the {b} needs "
-             f"{material[1]} kg; {limit_m} kg of material are available.") if two else ""
-    tid, lead = ctx.phrasing("constr", ("You run a small business.", f"As {ctx.vocab.role}, you plan next week.",
-                                        "A team plans its schedule."))
-    q = (f"{lead} Each of the {a} earns {fmt_money(profit[0])} and takes {count_of(hours[0], 'hour', 'hours')}; "
-         f"each of the {b} earns {fmt_money(profit[1])} and takes {count_of(hours[1], 'hour', 'hours')}. At most "
-         f"{limit_h} hours are available.{extra} "
-         f"Only whole numbers can be produced. Which plan maximizes total earnings?")
+    mix = lambda m: T["constr_mix"].format(first=f"{a[0].upper()}{a[1:]}", x=m[0], second=b, y=m[1])  # noqa: E731
+    extra = " " + T["constr_material"].format(a=a, b=b, ma=material[0], mb=material[1], limit=limit_m) if two else ""
+    tid, lead = ctx.phrase(T, "constr", role=ctx.vocab.role)
+    q = T["constr_question"].format(lead=lead, a=a, pa=fmt_money(profit[0]), ha=count_of(hours[0], "hour", "hours"),
+                                    b=b, pb=fmt_money(profit[1]), hb=count_of(hours[1], "hour", "hours"),
+                                    limit=limit_h, extra=extra)
     best = feas[0][0]
     infeasible = []
     for x in range(0, limit_h + 2):
@@ -354,34 +359,32 @@ def outcome_probabilities(ctx: GenContext) -> Draft:
     counts = [rng.randint(1, ctx.scale(6, 15)) for _ in colours]
     total = sum(counts)
     container, things = _CONTAINERS[ctx.domain]
-    listing = join_list([f"{n} {c}" for n, c in zip(counts, colours, strict=False)])
+    listing = join_list([T["prob_count"].format(n=n, colour=c) for n, c in zip(counts, colours, strict=False)])
     kind = rng.choice(("one", "either", "two") if ctx.level >= 0.5 else ("one",))
     i = rng.randrange(k)
     if kind == "two" and counts[i] < 2:
         kind = "one"
     if kind == "one":
         answer = Fraction(counts[i], total)
-        ask = f"If one is drawn at random, what is the probability that it is {colours[i]}?"
+        ask = T["prob_one"].format(colour=colours[i])
         cands = [Fraction(counts[i], total - counts[i]) if total > counts[i] else Fraction(1, 2), 1 - answer,
                  Fraction(1, k), Fraction(counts[i], total + 1)]
         params = {"kind": kind, "counts": counts, "target": [i]}
     elif kind == "either":
         j = (i + 1) % k
         answer = Fraction(counts[i] + counts[j], total)
-        ask = f"If one is drawn at random, what is the probability that it is {colours[i]} or {colours[j]}?"
+        ask = T["prob_either"].format(colour=colours[i], other=colours[j])
         cands = [Fraction(counts[i] * counts[j], total * total), Fraction(counts[i], total), 1 - answer,
                  Fraction(2, k)]
         params = {"kind": kind, "counts": counts, "target": [i, j]}
     else:
         answer = Fraction(counts[i], total) * Fraction(counts[i] - 1, total - 1)
-        ask = (f"If two are drawn at random without putting the first back, what is the probability that both are "
-               f"{colours[i]}?")
+        ask = T["prob_two"].format(colour=colours[i])
         cands = [Fraction(counts[i], total) ** 2, Fraction(counts[i], total), Fraction(2 * counts[i], total),
                  Fraction(counts[i] - 1, total - 1)]
         params = {"kind": kind, "counts": counts, "target": [i]}
-    tid, lead = ctx.phrasing("prob", (f"{container.capitalize()} contains {listing} {things}.",
-                                      f"There are {listing} {things} in {container}.",
-                                      f"You have {container} holding {listing} {things}."))
+    tid, lead = ctx.phrase(T, "prob", Container=container.capitalize(), container=container, listing=listing,
+                           things=things)
     n = ctx.n_options(3, 5)
     dis = rank_balanced(rng, answer, _frac_distractors(rng, answer, cands, n), n)
     return Draft(tid, f"{lead} {ask}", fmt_frac(answer), tuple(dis), params, n)
@@ -417,11 +420,7 @@ def complement_rule(ctx: GenContext) -> Draft:
     if kind == "single":
         p = Fraction(rng.randint(1, 99), 100)
         answer = 1 - p
-        tid, q = ctx.phrasing("compl", (
-            f"The probability that {event} is {fmt_pct(p)}. What is the probability that this does not happen?",
-            f"Experts say {event} with probability {fmt_pct(p)}. How likely is it that it is not the case "
-            f"that {event}?",
-        ))
+        tid, q = ctx.phrase(T, "compl", event=event, p=fmt_pct(p))
         # the stated probability itself (a number of the stem) in half of the questions: the key never is one
         cands = ([p] if rng.random() < 0.5 else []) + [1 - p / 2, p / 2, p + (1 - p) / 2]
         params = {"kind": kind, "p": [p.numerator, p.denominator]}
@@ -430,9 +429,7 @@ def complement_rule(ctx: GenContext) -> Draft:
         a, b = rng.sample(v.alternatives, 2)
         answer = 1 - pa - pb
         tid = "compl.neither"
-        q = (f"Exactly one {v.option_noun} will be chosen at random from several. The chance it is {a} is "
-             f"{fmt_pct(pa)} and the chance it is {b} is {fmt_pct(pb)}. What is the probability that it is "
-             f"neither {a} nor {b}?")
+        q = T["compl_neither"].format(noun=v.option_noun, a=a, pa=fmt_pct(pa), b=b, pb=fmt_pct(pb))
         cands = [(1 - pa) * (1 - pb), 1 - pa, 1 - pb, pa + pb]
         params = {"kind": kind, "pa": [pa.numerator, pa.denominator], "pb": [pb.numerator, pb.denominator]}
     else:
@@ -440,13 +437,11 @@ def complement_rule(ctx: GenContext) -> Draft:
         n = rng.randint(2, 4)
         answer = 1 - (1 - p) ** n
         tid = "compl.atleast"
-        q = (f"Each time, independently, the probability that {event} is {fmt_pct(p)}. Over {n} independent "
-             f"occasions, what is the probability that it happens at least once?")
+        q = T["compl_atleast"].format(event=event, p=fmt_pct(p), n=n)
         cands = [n * p, p**n, (1 - p) ** n, 1 - p**n]
         params = {"kind": kind, "p": [p.numerator, p.denominator], "n": n}
     n = ctx.n_options(3, 5)
-    dis = numeric_options(rng, answer, fmt_pct, cands, n, lo=Fraction(1, 100), hi=Fraction(99, 100), unit=100,
-                          spread=0.4)
+    dis = numeric_options(rng, answer, fmt_pct, cands, n, PERCENT)
     return Draft(tid, q, fmt_pct(answer), tuple(dis), params, n)
 
 
@@ -464,20 +459,15 @@ def bayes_rule(ctx: GenContext) -> Draft:
     given_pb = ctx.level < 0.5
     if given_pb:
         tid = "bayes.given"
-        q = (f"The probability that {ea} is {fmt_pct(prior)}. Overall, the probability that {eb} is "
-             f"{fmt_pct(pb)}. When {ea}, the probability that {eb} is {fmt_pct(lik)}. You learn that {eb}. "
-             f"What is the probability that {ea}?")
+        q = T["bayes_given"].format(a=ea, b=eb, prior=fmt_pct(prior), pb=fmt_pct(pb), lik=fmt_pct(lik))
     else:
         tid = "bayes.total"
-        q = (f"The probability that {ea} is {fmt_pct(prior)}. If {ea}, the probability that {eb} is "
-             f"{fmt_pct(lik)}; otherwise it is {fmt_pct(false_pos)}. You learn that {eb}. What is the "
-             f"probability that {ea}?")
+        q = T["bayes_total"].format(a=ea, b=eb, prior=fmt_pct(prior), lik=fmt_pct(lik), false_pos=fmt_pct(false_pos))
     # base-rate neglect (the stated P(B|A)) in half of the questions: the key is never a number of the stem
     cands = ([lik] if rng.random() < 0.5 else []) + [lik * prior, 1 - answer,
                                                       lik * prior / (lik * prior + false_pos), lik * (1 - prior)]
     n = ctx.n_options(3, 5)
-    dis = numeric_options(rng, answer, fmt_pct, cands, n, lo=Fraction(1, 100), hi=Fraction(99, 100), unit=100,
-                          spread=0.4)
+    dis = numeric_options(rng, answer, fmt_pct, cands, n, PERCENT)
     params = {"prior_pct": int(prior * 100), "lik_pct": int(lik * 100), "false_pos_pct": int(false_pos * 100),
               "given_pb": given_pb}
     return Draft(tid, q, fmt_pct(answer), tuple(dis), params, n)
@@ -490,8 +480,7 @@ _FORMS = ("all", "no", "some", "some_not")
 
 
 def _cat_text(form: str, x: str, y: str) -> str:
-    return {"all": f"All {x} are {y}.", "no": f"No {x} are {y}.", "some": f"Some {x} are {y}.",
-            "some_not": f"Some {x} are not {y}."}[form]
+    return T["categorical"][form].format(x=x, y=y)
 
 
 def _cat_holds(form: str, x: int, y: int, regions: frozenset[int]) -> bool:
@@ -528,7 +517,7 @@ def existence_note(terms: Sequence[str]) -> str:
     """The sentence that states the existential-import assumption the answer keys rely on (every term non-empty):
     under modern (Boolean) logic, without it, some keys would flip (e.g. "All A are B. All B are C." does not give
     "Some A are C" when there may be no A)."""
-    return f"There are {join_list(terms)}: none of these groups is empty."
+    return T["existence_note"].format(terms=join_list(terms))
 
 
 @generator("categorical_syllogism")
@@ -560,11 +549,9 @@ def categorical_syllogism(ctx: GenContext) -> Draft:
     if not mc:
         concl = rng.choice(valid) if rng.random() < 0.5 or not invalid else rng.choice(invalid)
         follows = concl in valid
-        tid, q = ctx.phrasing("cat", (
-            f"{premises_text} Solely from the information provided, is the following also true: {render(concl)}",
-            f"Assume: {premises_text} Does it logically follow that {render(concl)[0].lower()}"
-            f"{render(concl)[1:].rstrip('.')}?",
-        ))
+        claim = render(concl)[0].lower() + render(concl)[1:].rstrip(".")
+        tid, q = ctx.phrasing("cat", [t.format(premises=premises_text, conclusion=render(concl), claim=claim)
+                                      for t in T["cat_yn"]])
         params["conclusion"] = list(concl)
         return Draft(tid, q, "Yes" if follows else "No", ("No" if follows else "Yes",), params, 2)
     correct = rng.choice([c for c in valid if c[0] == key_form])
@@ -582,10 +569,7 @@ def categorical_syllogism(ctx: GenContext) -> Draft:
     invalid.sort(key=lambda c: chosen.index(render(c)))
     params["conclusion"] = list(correct)
     params["option_statements"] = [list(c) for c in [correct] + invalid]  # draft order: correct first
-    tid, q = ctx.phrasing("cat", (
-        f"{premises_text} Solely from the information provided, which of the following must be true?",
-        f"Assume: {premises_text} Which conclusion follows logically?",
-    ))
+    tid, q = ctx.phrasing("cat", [t.format(premises=premises_text) for t in T["cat_which"]])
     return Draft(tid, q, render(correct), tuple(render(c) for c in invalid), params, n)
 
 
@@ -621,13 +605,12 @@ def render(formula, props) -> str:
     if op == "not":
         inner = formula[1]
         if inner[0] == "var":
-            return f"it is not the case that {props[inner[1]]}"
-        return f"it is not the case that ({render(inner, props)})"
+            return T["not_simple"].format(x=props[inner[1]])
+        return T["not_compound"].format(x=render(inner, props))
     if op == "imp":
-        return f"if {render(formula[1], props)}, then {render(formula[2], props)}"  # and/or render bare here
-    word = "and" if op == "and" else "or"
+        return T["implies"].format(p=render(formula[1], props), q=render(formula[2], props))  # and/or bare here
     left, right = (render(f, props) if f[0] in ("var", "not") else f"({render(f, props)})" for f in formula[1:])
-    return f"{left} {word} {right}"
+    return T["conjunction" if op == "and" else "disjunction"].format(p=left, q=right)
 
 
 def _sentence(text: str) -> str:
@@ -679,11 +662,8 @@ def conditional_syllogism(ctx: GenContext) -> Draft:
     if not mc:
         concl = rng.choice(valid if want_valid else invalid)
         params["conclusion"] = concl
-        tid, q = ctx.phrasing("cond", (
-            f"{text} Solely from the information provided, is the following also true: "
-            f"{_sentence(render(concl, props))}",
-            f"Suppose: {text} Does it logically follow that {render(concl, props)}?",
-        ))
+        tid, q = ctx.phrasing("cond", [t.format(premises=text, conclusion=_sentence(render(concl, props)),
+                                                claim=render(concl, props)) for t in T["cond_yn"]])
         return Draft(tid, q, "Yes" if want_valid else "No", ("No" if want_valid else "Yes",), params, 2)
     correct = rng.choice(valid)
     params["conclusion"] = correct
@@ -694,13 +674,12 @@ def conditional_syllogism(ctx: GenContext) -> Draft:
     # statements stay longer, so distractors are chosen for a uniform length rank of the key.
     def option(f) -> str:
         text = render(f, props)
-        return _sentence(f"it is the case that {text}" if f[0] == "var" else text)[:-1]
+        return _sentence(T["it_is_the_case"].format(x=text) if f[0] == "var" else text)[:-1]
 
     chosen = rank_balanced(rng, len(option(correct)), [(len(option(f)), option(f)) for f in invalid], n)
     invalid = sorted((f for f in invalid if option(f) in chosen), key=lambda f: chosen.index(option(f)))
     params["option_formulas"] = [correct] + invalid  # draft order: correct first
-    tid, q = ctx.phrasing("cond", (f"{text} Solely from the information provided, which of the following must be "
-                                   f"true?", f"Suppose: {text} Which statement follows logically?"))
+    tid, q = ctx.phrasing("cond", [t.format(premises=text) for t in T["cond_which"]])
     return Draft(tid, q, option(correct), tuple(option(c) for c in invalid), params, n)
 
 
@@ -739,12 +718,8 @@ def contrapositive(ctx: GenContext) -> Draft:
     distractors = sorted((f for f in pool if _sentence(render(f, props)) in chosen),
                          key=lambda f: chosen.index(_sentence(render(f, props))))
     name = ctx.people(1)[0]
-    tid, lead = ctx.phrasing("contra", (
-        f"{name} believes that {render(stmt, props)}.",
-        f"A report states: {render(stmt, props)}.",
-        f"Suppose that {render(stmt, props)}.",
-    ))
-    question = f"{lead} Which of the following statements is logically equivalent?"
+    tid, lead = ctx.phrase(T, "contra", name=name, statement=render(stmt, props))
+    question = T["contra_question"].format(lead=lead)
     dis = tuple(_sentence(render(f, props)) for f in distractors)
     params = {"props": props, "statement": stmt, "option_formulas": [correct] + distractors}
     return Draft(tid, question, _sentence(render(correct, props)), dis, params, n)
@@ -799,7 +774,7 @@ def _tom_story(ctx: GenContext, second_order: bool):
     start = places[0]
     owner = agents[0]
     owner_leaves = rng.randint(0, n_moves)  # before this move; n_moves: the owner stays
-    events, lines = [], [f"{owner} puts {v.tom_object} into the {start}."]
+    events, lines = [], [T["tom_put"].format(owner=owner, object=v.tom_object, place=start)]
     current = start
     mentioned = [start]
     absent: set[str] = set()
@@ -813,28 +788,28 @@ def _tom_story(ctx: GenContext, second_order: bool):
         if leaver is not None and leaver not in absent:
             events.append(("leave", leaver))
             absent.add(leaver)
-            lines.append(f"{leaver} leaves the room.")
+            lines.append(T["tom_leave"].format(person=leaver))
         if second_order and ctx.level >= 0.5 and rng.random() < 0.5 and absent:
             peeker = rng.choice(sorted(absent))
             events.append(("peek", peeker))
-            lines.append(f"Unnoticed by anyone, {peeker} watches through the window.")
+            lines.append(T["tom_peek"].format(person=peeker))
         movers = [a for a in agents if a not in absent]
         if not movers:
             back = rng.choice(sorted(absent - {owner}) or [owner])
             events.append(("enter", back))
             absent.discard(back)
-            lines.append(f"{back} comes back.")
+            lines.append(T["tom_back"].format(person=back))
             movers = [back]
         mover = rng.choice(movers)
         new = rng.choice([p for p in places if p != current])
         events.append(("move", mover, new))
-        lines.append(f"{mover} moves {v.tom_object} to the {new}.")
+        lines.append(T["tom_move"].format(person=mover, object=v.tom_object, place=new))
         current = new
         if new not in mentioned:
             mentioned.append(new)
     for a in sorted(absent):
         events.append(("enter", a))
-        lines.append(f"{a} comes back.")
+        lines.append(T["tom_back"].format(person=a))
     return agents, mentioned, start, events, " ".join(lines)
 
 
@@ -846,11 +821,10 @@ def first_order_false_belief(ctx: GenContext) -> Draft:
     loc, belief, _ = run_story(events, agents, start)
     target = agents[0] if ctx.rng.random() < 0.7 else ctx.rng.choice(agents)
     obj = ctx.vocab.tom_object
-    tid, q = ctx.phrasing("tom1", (f"Where will {target} look for {obj} first?",
-                                   f"Where does {target} expect to find {obj}?"))
-    dis = [f"In the {p}" for p in [loc] + places if p != belief[target]]
+    tid, q = ctx.phrase(T, "tom1", target=target, object=obj)
+    dis = [T["tom_place"].format(place=p) for p in [loc] + places if p != belief[target]]
     params = {"agents": agents, "start": start, "events": events, "target": target}
-    return Draft(tid, f"{story} {q}", f"In the {belief[target]}", tuple(dis), params,
+    return Draft(tid, f"{story} {q}", T["tom_place"].format(place=belief[target]), tuple(dis), params,
                  min(ctx.n_options(2, 4), len(places)))
 
 
@@ -864,10 +838,9 @@ def second_order_false_belief(ctx: GenContext) -> Draft:
     y = agents[0]
     x = ctx.rng.choice(agents[1:])
     obj = ctx.vocab.tom_object
-    tid, q = ctx.phrasing("tom2", (f"Where does {x} think {y} will look for {obj} first?",
-                                   f"According to {x}, where does {y} expect to find {obj}?"))
+    tid, q = ctx.phrase(T, "tom2", x=x, y=y, object=obj)
     answer = belief2[(x, y)]
-    dis = [f"In the {p}" for p in [loc, belief[y]] + places if p != answer]
+    dis = [T["tom_place"].format(place=p) for p in [loc, belief[y]] + places if p != answer]
     params = {"agents": agents, "start": start, "events": events, "x": x, "y": y}
-    return Draft(tid, f"{story} {q}", f"In the {answer}", tuple(dis), params,
+    return Draft(tid, f"{story} {q}", T["tom_place"].format(place=answer), tuple(dis), params,
                  min(ctx.n_options(2, 4), len(places)))

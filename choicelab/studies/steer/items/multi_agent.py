@@ -40,7 +40,9 @@ from choicelab.studies.steer.items.base import (
     generator,
     join_list,
 )
-from choicelab.studies.steer.items.domains import VOCABULARY
+from choicelab.studies.steer.items.domains import TEMPLATES, VOCABULARY
+
+T = TEMPLATES["multi_agent"]  # the questions' fixed sentences (data/steer/templates.yaml)
 
 Profile = tuple[int, ...]
 
@@ -98,7 +100,8 @@ class Game:
         }
 
     def label(self, prof: Sequence[int]) -> str:
-        return ", ".join(f"{self.players[i]} plays {self.actions[i][a]}" for i, a in enumerate(prof))
+        return ", ".join(T["plays"].format(player=self.players[i], action=self.actions[i][a])
+                         for i, a in enumerate(prof))
 
     def fmt(self, v: int | Fraction) -> str:
         return fmt_payoff(v, self.dec)
@@ -155,9 +158,9 @@ def render_word(g: Game) -> str:
     """Word form: one sentence per profile ("If Alice plays X and Ben plays Y, Alice gets 3 and Ben gets 5.")."""
     out = []
     for prof in g.profiles():
-        acts = [f"{g.players[i]} plays {g.actions[i][a]}" for i, a in enumerate(prof)]
-        pays = [f"{g.players[i]} gets {g.fmt(v)}" for i, v in enumerate(g.pay[prof])]
-        out.append(f"If {join_list(acts)}, {join_list(pays)}.")
+        acts = [T["plays"].format(player=g.players[i], action=g.actions[i][a]) for i, a in enumerate(prof)]
+        pays = [T["gets"].format(player=g.players[i], payoff=g.fmt(v)) for i, v in enumerate(g.pay[prof])]
+        out.append(T["game_if"].format(actions=join_list(acts), payoffs=join_list(pays)))
     return " ".join(out)
 
 
@@ -171,7 +174,7 @@ def render_normal(g: Game) -> str:
         rows = [[""] + g.actions[1]]
         for r, ra in enumerate(g.actions[0]):
             rows.append([ra] + [g.fmt(g.u(i, (r, c))) for c in range(len(g.actions[1]))])
-        blocks.append(f"Payoffs to {g.players[i]} (rows: {p0}'s action; columns: {p1}'s action):\n{_grid(rows)}")
+        blocks.append(T["normal_header"].format(player=g.players[i], row=p0, column=p1) + f"\n{_grid(rows)}")
     return "\n\n".join(blocks)
 
 
@@ -183,11 +186,7 @@ def render_bimatrix(g: Game) -> str:
     rows = [[""] + g.actions[1]]
     for r, ra in enumerate(g.actions[0]):
         rows.append([ra] + [f"({g.fmt(g.u(0, (r, c)))}, {g.fmt(g.u(1, (r, c)))})" for c in range(len(g.actions[1]))])
-    note = (
-        f"{p0} is the row player and {p1} the column player; in each cell the first number is {p0}'s payoff "
-        f"and the second is {p1}'s."
-    )
-    return f"{note}\n{_grid(rows)}"
+    return T["bimatrix_note"].format(row=p0, column=p1) + f"\n{_grid(rows)}"
 
 
 RENDERERS = {"word": render_word, "normal": render_normal, "bimatrix": render_bimatrix}
@@ -304,7 +303,7 @@ def _two_players(ctx: GenContext) -> list[str]:
 def _game_intro(ctx: GenContext, g: Game) -> str:
     gv = game_vocab(ctx.domain)
     who = gv.setting.replace("{a} and {b}", join_list(g.players))
-    return f"{who}. Each chooses an action at the same time, without seeing the others' choices. Payoffs are {gv.unit}."
+    return T["game_intro"].format(who=who, unit=gv.unit)
 
 
 def _game_question(ctx: GenContext, g: Game, form: str, ask: str) -> str:
@@ -450,15 +449,8 @@ def interpret_games(ctx: GenContext) -> Draft:
     prof = (rng.randrange(k), rng.randrange(k))
     i = rng.randrange(2)
     who = players[i]
-    act = f"{players[0]} plays {names[prof[0]]} and {players[1]} plays {names[prof[1]]}"
-    tid, ask = ctx.phrasing(
-        "interp",
-        (
-            f"What is {who}'s payoff if {act}?",
-            f"Suppose {act}. How much does {who} receive?",
-            f"You are {who}. What is your payoff when {act}?",
-        ),
-    )
+    act = T["interp_action"].format(a=players[0], x=names[prof[0]], b=players[1], y=names[prof[1]])
+    tid, ask = ctx.phrase(T, "interp", who=who, act=act)
     correct = g.u(i, prof)
     cands = [g.u(1 - i, prof), g.u(i, prof[::-1])] + [g.u(i, p) for p in g.profiles() if p != prof]
     cands += [g.u(1 - i, p) for p in g.profiles()]
@@ -500,20 +492,11 @@ def best_response(ctx: GenContext) -> Draft:
     form = choose_form(rng, g)
     if mixed:
         (b1, p1), (b2, p2) = sorted(mix.items(), key=lambda kv: -kv[1])
-        opp = (
-            f"{players[j]} will play {names[b1]} with probability {fmt_num(p1 * 100)}% and {names[b2]} with "
-            f"probability {fmt_num(p2 * 100)}%"
-        )
+        opp = T["br_mixed"].format(other=players[j], x=names[b1], px=fmt_num(p1 * 100), y=names[b2],
+                                   py=fmt_num(p2 * 100))
     else:
-        opp = f"{players[j]} has decided to play {names[next(iter(mix))]}"
-    tid, ask = ctx.phrasing(
-        "br",
-        (
-            f"You are {players[i]}, and you know that {opp}. Which action maximizes your expected payoff?",
-            f"It is known that {opp}. What is {players[i]}'s best response?",
-            f"{players[i]} learns that {opp}. What should {players[i]} do?",
-        ),
-    )
+        opp = T["br_pure"].format(other=players[j], x=names[next(iter(mix))])
+    tid, ask = ctx.phrase(T, "br", player=players[i], opp=opp)
     correct = names[best]
     # no "any action; they all give the same payoff": the best response is unique, so it would never be right
     dis = [a for a in names if a != correct]
@@ -569,26 +552,13 @@ def dominant_strategies(ctx: GenContext) -> Draft:
     g = _retry(draw)
     dom = dominant_action(g, i)
     form = choose_form(rng, g)
-    none = "No action is dominant; the best choice depends on what the other player does"
+    none = T["dom_none"]
     if may_be_none:
-        tid, ask = ctx.phrasing(
-            "dom_exists",
-            (
-                f"Does {players[i]} have a strictly dominant action? If so, which one?",
-                f"Is there an action that is best for {players[i]} whatever {players[1 - i]} does?",
-            ),
-        )
+        tid, ask = ctx.phrase(T, "dom_exists", player=players[i], other=players[1 - i])
         correct = none if dom is None else names[dom]
         dis = [a for a in names if a != correct] + ([none] if dom is not None else [])
     else:
-        tid, ask = ctx.phrasing(
-            "dom",
-            (
-                f"You are {players[i]}. Which action should you play?",
-                f"Which action is best for {players[i]} no matter what {players[1 - i]} chooses?",
-                f"What should {players[i]} play, given that {players[i]} does not know {players[1 - i]}'s choice?",
-            ),
-        )
+        tid, ask = ctx.phrase(T, "dom", player=players[i], other=players[1 - i])
         correct = names[dom]  # a dominant action was planted: "none" would never be right here, so not offered
         dis = [a for a in names if a != correct]
     params = {"game": g.params(), "form": form, "player": i, "template": "exists" if may_be_none else "play"}
@@ -645,15 +615,8 @@ def dominated_strategies(ctx: GenContext) -> Draft:
 
     g, d = _retry(draw)
     form = choose_form(rng, g)
-    tid, ask = ctx.phrasing(
-        "dominated",
-        (
-            f"You are {players[i]}. Which action should you never play?",
-            f"Which of {players[i]}'s actions is strictly dominated by another of {players[i]}'s actions?",
-            f"A rational {players[i]} avoids which action, whatever {players[1 - i]} does?",
-        ),
-    )
-    none = "None; every action can be a best response"
+    tid, ask = ctx.phrase(T, "dominated", player=players[i], other=players[1 - i])
+    none = T["dominated_none"]
     correct = none if d is None else own[d]
     dis = [a for a in own if a != correct] + ([] if d is None else [none])
     params = {"game": g.params(), "form": form, "player": i}
@@ -708,18 +671,8 @@ def irds_element(ctx: GenContext) -> Draft:
 
     g, alive, rounds = _retry(draw)
     form = choose_form(rng, g)
-    rule = (
-        "An action is removed when another single action of the same player gives strictly more against every "
-        "remaining action of the opponent; repeat until nothing more can be removed."
-    )
     if len(alive[0]) == 1 and len(alive[1]) == 1 and rng.random() < 0.6:
-        tid, ask = ctx.phrasing(
-            "irds_prof",
-            (
-                f"Apply iterated removal of strictly dominated strategies. {rule} Which strategy profile remains?",
-                f"Both players are rational, and this is common knowledge. {rule} What is the outcome?",
-            ),
-        )
+        tid, ask = ctx.phrase(T, "irds_prof", rule=T["irds_rule"])
         surv = (alive[0][0], alive[1][0])
         correct = g.label(surv)
         dis = [g.label(p) for p in g.profiles() if p != surv]
@@ -727,14 +680,7 @@ def irds_element(ctx: GenContext) -> Draft:
         asked = None
     else:
         asked = rng.randrange(2)
-        tid, ask = ctx.phrasing(
-            "irds_set",
-            (
-                f"Apply iterated removal of strictly dominated strategies. {rule} Which of {players[asked]}'s actions "
-                f"survive?",
-                f"{rule} After iterated removal, which actions remain available to {players[asked]}?",
-            ),
-        )
+        tid, ask = ctx.phrase(T, "irds_set", rule=T["irds_rule"], player=players[asked])
         surv_names = [names[a] for a in alive[asked]]
         correct = _action_set_text(surv_names)
         subsets = [list(c) for r in range(1, k + 1) for c in itertools.combinations(names, r)]
@@ -797,16 +743,9 @@ def pure_nash(ctx: GenContext) -> Draft:
     form = choose_form(rng, g)
     non = [p for p in g.profiles() if p not in eqs]
     rng.shuffle(non)
-    none = "There is no pure-strategy Nash equilibrium"
+    none = T["pne_none"]
     if which:
-        tid, ask = ctx.phrasing(
-            "pne",
-            (
-                "Which of the following is a pure-strategy Nash equilibrium?",
-                "Suppose each player best responds to the others. Which strategy profile is a Nash equilibrium?",
-                "From which of these profiles would no player want to deviate on their own?",
-            ),
-        )
+        tid, ask = ctx.phrase(T, "pne")
         if eqs:
             eq = rng.choice(eqs)
             correct, dis = g.label(eq), [none] + [g.label(p) for p in non]
@@ -815,13 +754,7 @@ def pure_nash(ctx: GenContext) -> Draft:
             correct, dis = none, [g.label(p) for p in non]
         params = {"game": g.params(), "form": form, "template": "which", "shown_eq": list(eq) if eq else None}
     else:
-        tid, ask = ctx.phrasing(
-            "pne_count",
-            (
-                "How many pure-strategy Nash equilibria does this game have?",
-                "Count the strategy profiles in which every player is best responding. How many are there?",
-            ),
-        )
+        tid, ask = ctx.phrase(T, "pne_count")
         correct = str(len(eqs))
         dis = [str(c) for c in range(min(n_opts, k + 1)) if c != len(eqs)]
         params = {"game": g.params(), "form": form, "template": "count"}
@@ -887,81 +820,77 @@ def level_k(ctx: GenContext) -> Draft:
     n_opts = ctx.n_options(3, 5)
     rank = rng.randrange(n_opts)  # guessing and request games: the key's rank among the options, drawn first
     if kind == "beauty":
-
-        def draw_beauty():
-            p = rng.choice((Fraction(2, 3), Fraction(1, 2), Fraction(3, 4), Fraction(4, 5), Fraction(3, 5)))
-            top = rng.choice((100, 100, 60, 80, 120, 200))
-            ans = beauty_contest_guess(top, p, k)
-            n = rng.choice([x for x in range(5, 41) if x != ans])  # the number of players is not the key
-            setup = (
-                f"At a {ctx.domain} event, {n} players play a guessing game: each writes a number from 0 "
-                f"to {top}, and whoever is closest to {fmt_frac(p)} of the average of the other players' guesses "
-                f"wins a prize. Level-0 players pick a number uniformly at random from 0 to {top}; a level-k player "
-                f"best responds to players one level below."
-            )
-            tid, ask = ctx.phrasing(
-                "lk_beauty",
-                (
-                    f"You are a level-{k} player. What number should you guess?",
-                    f"You believe everyone else reasons at level {k - 1}. What is your best guess?",
-                    f"What does a level-{k} player guess?",
-                ),
-            )
-            half = Fraction(top, 2)
-            # plausible mistakes: one level too few / too many, p applied to the top instead of the mean, 1 - p
-            mistakes = [half * p ** (k - 1), half * p ** (k + 1), top * p**k, half * (1 - p) ** k]
-            # other guesses of the same kind: the mean or the top scaled by powers of p, 1 - p and the other ratios
-            ratios = (Fraction(2, 3), Fraction(1, 2), Fraction(3, 4), Fraction(4, 5), Fraction(3, 5), 1 - p, p)
-            fill = [base * r**j for base in (half, Fraction(top)) for r in ratios for j in range(1, 5)]
-            stem = f"{setup} {ask}"
-            try:
-                dis = ranked_distractors(rng, ans, fmt_num, [v for v in mistakes if 0 < v < top],
-                                         [v for v in fill if 0 < v < top], n_opts, stem, rank)
-            except ValueError:
-                return None
-            return tid, stem, ans, dis, {"kind": kind, "p": p, "top": top, "n": n, "k": k}
-
-        tid, stem, ans, dis, params = _retry(draw_beauty)
-        return Draft(tid, stem, fmt_num(ans), tuple(dis), params, n_opts)
+        return _level_k_guess(ctx, k, n_opts, rank)
     if kind == "request":
-        a, b = ctx.people(2)
-        tid, ask = ctx.phrasing(
-            "lk_request",
-            (
-                f"{a} reasons at level {k}. How much should {a} request?",
-                f"{a} believes {b} is a level-{k - 1} player. What request maximizes {a}'s payment?",
-            ),
-        )
+        return _level_k_request(ctx, k, n_opts, rank)
+    return _level_k_matrix(ctx, k)
 
-        def draw():
-            lo = rng.choice((11, 1, 21, 5))
-            hi = lo + rng.choice((9, 9, 7, 11))
-            bonus = rng.randint(2, 25)
-            # level 0 requests a stated amount (the maximum in the original 11-20 game, any amount here), so the
-            # level-k request lies anywhere in the range and is not itself a number of the question
-            start = rng.randint(lo + 2, hi)
-            ans = level_k_request(lo, hi, bonus, k, start)
-            if ans is None:
-                return None
-            stem = (
-                f"{a} and {b} each privately request an amount of money between {fmt_money(lo)} and "
-                f"{fmt_money(hi)} (whole dollars). Each receives the amount requested, and a player whose request is "
-                f"exactly {fmt_money(1)} less than the other's receives an extra {fmt_money(bonus)}. A level-0 "
-                f"player requests {fmt_money(start)}; a level-k player best responds to a level-(k-1) opponent. {ask}"
-            )
-            if _is_stated(fmt_money(ans), _numbers(stem)):
-                return None
-            mistakes = [start - k + 1, start - k - 1, hi - k, start - 1, hi - 1]
-            try:
-                dis = ranked_distractors(rng, ans, fmt_money, [c for c in mistakes if lo <= c <= hi],
-                                         range(lo, hi + 1), n_opts, stem, rank)
-            except ValueError:  # too few unstated amounts in the range: draw again
-                return None
-            return lo, hi, bonus, start, ans, stem, dis
 
-        lo, hi, bonus, start, ans, stem, dis = _retry(draw)
-        params = {"kind": kind, "lo": lo, "hi": hi, "bonus": bonus, "k": k, "start": start}
-        return Draft(tid, stem, fmt_money(ans), tuple(dis), params, n_opts)
+def _level_k_guess(ctx: GenContext, k: int, n_opts: int, rank: int) -> Draft:
+    """The guessing (beauty-contest) game: a level-k player guesses (top/2) * p^k."""
+    rng = ctx.rng
+
+    def draw_beauty():
+        p = rng.choice((Fraction(2, 3), Fraction(1, 2), Fraction(3, 4), Fraction(4, 5), Fraction(3, 5)))
+        top = rng.choice((100, 100, 60, 80, 120, 200))
+        ans = beauty_contest_guess(top, p, k)
+        n = rng.choice([x for x in range(5, 41) if x != ans])  # the number of players is not the key
+        setup = T["lk_beauty_setup"].format(domain=ctx.domain, n=n, top=top, p=fmt_frac(p))
+        tid, ask = ctx.phrase(T, "lk_beauty", k=k, below=k - 1)
+        half = Fraction(top, 2)
+        # plausible mistakes: one level too few / too many, p applied to the top instead of the mean, 1 - p
+        mistakes = [half * p ** (k - 1), half * p ** (k + 1), top * p**k, half * (1 - p) ** k]
+        # other guesses of the same kind: the mean or the top scaled by powers of p, 1 - p and the other ratios
+        ratios = (Fraction(2, 3), Fraction(1, 2), Fraction(3, 4), Fraction(4, 5), Fraction(3, 5), 1 - p, p)
+        fill = [base * r**j for base in (half, Fraction(top)) for r in ratios for j in range(1, 5)]
+        stem = f"{setup} {ask}"
+        try:
+            dis = ranked_distractors(rng, ans, fmt_num, [v for v in mistakes if 0 < v < top],
+                                     [v for v in fill if 0 < v < top], n_opts, stem, rank)
+        except ValueError:
+            return None
+        return tid, stem, ans, dis, {"kind": "beauty", "p": p, "top": top, "n": n, "k": k}
+
+    tid, stem, ans, dis, params = _retry(draw_beauty)
+    return Draft(tid, stem, fmt_num(ans), tuple(dis), params, n_opts)
+
+
+def _level_k_request(ctx: GenContext, k: int, n_opts: int, rank: int) -> Draft:
+    """The 11-20 money request game: level 0 requests a stated amount, each level best responds by enumeration."""
+    rng = ctx.rng
+    a, b = ctx.people(2)
+    tid, ask = ctx.phrase(T, "lk_request", a=a, b=b, k=k, below=k - 1)
+
+    def draw():
+        lo = rng.choice((11, 1, 21, 5))
+        hi = lo + rng.choice((9, 9, 7, 11))
+        bonus = rng.randint(2, 25)
+        # level 0 requests a stated amount (the maximum in the original 11-20 game, any amount here), so the
+        # level-k request lies anywhere in the range and is not itself a number of the question
+        start = rng.randint(lo + 2, hi)
+        ans = level_k_request(lo, hi, bonus, k, start)
+        if ans is None:
+            return None
+        stem = T["lk_request_setup"].format(a=a, b=b, lo=fmt_money(lo), hi=fmt_money(hi), bonus=fmt_money(bonus),
+                                            start=fmt_money(start), ask=ask)
+        if _is_stated(fmt_money(ans), _numbers(stem)):
+            return None
+        mistakes = [start - k + 1, start - k - 1, hi - k, start - 1, hi - 1]
+        try:
+            dis = ranked_distractors(rng, ans, fmt_money, [c for c in mistakes if lo <= c <= hi],
+                                     range(lo, hi + 1), n_opts, stem, rank)
+        except ValueError:  # too few unstated amounts in the range: draw again
+            return None
+        return lo, hi, bonus, start, ans, stem, dis
+
+    lo, hi, bonus, start, ans, stem, dis = _retry(draw)
+    params = {"kind": "request", "lo": lo, "hi": hi, "bonus": bonus, "k": k, "start": start}
+    return Draft(tid, stem, fmt_money(ans), tuple(dis), params, n_opts)
+
+
+def _level_k_matrix(ctx: GenContext, k: int) -> Draft:
+    """A matrix game: level 0 mixes uniformly, level k best responds to the opponent's level-(k-1) action."""
+    rng = ctx.rng
     m = ctx.scale(2, 3)
     players = _two_players(ctx)
     names = _action_names(ctx, m)
@@ -975,22 +904,12 @@ def level_k(ctx: GenContext) -> Draft:
 
     g, a = _retry(draw_game)
     form = choose_form(rng, g)
-    rule = (
-        "A level-0 player picks each action with equal probability; a level-k player best responds to an "
-        "opponent at level k-1."
-    )
-    tid, ask = ctx.phrasing(
-        "lk_matrix",
-        (
-            f"{rule} {players[i]} reasons at level {kk}. Which action does {players[i]} choose?",
-            f"{rule} You are {players[i]} and you think {players[1 - i]} is a level-{kk - 1} player. What do you play?",
-        ),
-    )
+    tid, ask = ctx.phrase(T, "lk_matrix", player=players[i], other=players[1 - i], k=kk, below=kk - 1)
     correct = names[a]
     # no "each action with equal probability" (level-0 play): a level-k >= 1 player never does that, so it would
     # never be right -- an answer cue
     dis = [x for x in names if x != correct]
-    params = {"kind": kind, "game": g.params(), "form": form, "player": i, "k": kk}
+    params = {"kind": "matrix", "game": g.params(), "form": form, "player": i, "k": kk}
     return Draft(
         f"{tid}.{form}", _game_question(ctx, g, form, ask), correct, tuple(dis), params, min(m, ctx.n_options(3, 4))
     )
@@ -1013,30 +932,37 @@ def tree_decision_nodes(tree: Tree) -> list[Tree]:
     return out
 
 
-def random_tree(
-    rng,
-    depth: int,
-    root_branch: int,
-    branch: int,
-    p_leaf: float,
-    n_players: int,
-    lo: int,
-    hi: int,
-    min_nodes: int,
-    max_nodes: int,
-) -> Tree | None:
-    """Random perfect-information game tree; players move in turn by depth; every player's leaf payoffs differ
-    (so no decision node has a tie). Node ids and move names (:data:`MOVE_NAMES`) are assigned breadth-first."""
+@dataclass(frozen=True)
+class TreeShape:
+    """A random game tree's shape: at most ``depth`` moves deep, ``root_branch`` moves at the root and ``branch``
+    elsewhere, a move ending the game early with probability ``p_leaf``, ``n_players`` moving in turn, payoffs in
+    ``[lo, hi]``, between ``min_nodes`` and ``max_nodes`` decision nodes."""
+
+    depth: int
+    root_branch: int
+    branch: int
+    p_leaf: float
+    n_players: int
+    lo: int
+    hi: int
+    min_nodes: int
+    max_nodes: int
+
+
+def random_tree(rng, shape: TreeShape) -> Tree | None:
+    """Random perfect-information game tree of ``shape`` (``None`` when its size is out of bounds); players move in
+    turn by depth; every player's leaf payoffs differ (so no decision node has a tie). Node ids and move names
+    (:data:`MOVE_NAMES`) are assigned breadth-first."""
 
     def build(d: int) -> Tree:
-        if d == depth or (d >= 1 and rng.random() < p_leaf):
+        if d == shape.depth or (d >= 1 and rng.random() < shape.p_leaf):
             return {"pay": None}
-        b = root_branch if d == 0 else branch
-        return {"player": d % n_players, "moves": [[None, build(d + 1)] for _ in range(b)]}
+        b = shape.root_branch if d == 0 else shape.branch
+        return {"player": d % shape.n_players, "moves": [[None, build(d + 1)] for _ in range(b)]}
 
     tree = build(0)
     nodes = tree_decision_nodes(tree)
-    if not min_nodes <= len(nodes) <= max_nodes:
+    if not shape.min_nodes <= len(nodes) <= shape.max_nodes:
         return None
     letter = iter(MOVE_NAMES)
     leaves = []
@@ -1046,9 +972,9 @@ def random_tree(
             mv[0] = next(letter)
             if "pay" in mv[1]:
                 leaves.append(mv[1])
-    columns = [rng.sample(range(lo, hi + 1), len(leaves)) for _ in range(n_players)]
+    columns = [rng.sample(range(shape.lo, shape.hi + 1), len(leaves)) for _ in range(shape.n_players)]
     for li, leaf in enumerate(leaves):
-        leaf["pay"] = [columns[p][li] for p in range(n_players)]
+        leaf["pay"] = [columns[p][li] for p in range(shape.n_players)]
     return tree
 
 
@@ -1110,17 +1036,17 @@ def render_tree_words(tree: Tree, players: Sequence[str]) -> str:
     out = []
     for node in tree_decision_nodes(tree):
         who = players[node["player"]]
-        moves = [f"Strategy {m[0]}" for m in node["moves"]]
+        moves = [T["strategy"].format(move=m[0]) for m in node["moves"]]
         parts = []
         for letter, child in node["moves"]:
             if "pay" in child:
-                pays = join_list([f"{v} for {players[p]}" for p, v in enumerate(child["pay"])])
-                parts.append(f"Strategy {letter} ends the game with payoffs of {pays}")
+                pays = join_list([T["tree_payoff"].format(payoff=v, player=players[p])
+                                  for p, v in enumerate(child["pay"])])
+                parts.append(T["tree_ends"].format(move=letter, payoffs=pays))
             else:
-                parts.append(f"Strategy {letter} leads to decision point {child['id']}")
-        out.append(
-            f"At decision point {node['id']}, {who} chooses between {join_list(moves, 'or')}: {'; '.join(parts)}."
-        )
+                parts.append(T["tree_leads"].format(move=letter, node=child["id"]))
+        out.append(T["tree_node"].format(node=node["id"], player=who, moves=join_list(moves, "or"),
+                                         parts="; ".join(parts)))
     return " ".join(out)
 
 
@@ -1132,14 +1058,13 @@ def render_tree_outline(tree: Tree, players: Sequence[str]) -> str:
             pad = "  " * indent
             if "pay" in child:
                 pays = ", ".join(f"{players[p]} {v}" for p, v in enumerate(child["pay"]))
-                lines.append(f"{pad}- Strategy {letter}: game ends; payoffs {pays}")
+                lines.append(pad + T["outline_end"].format(move=letter, payoffs=pays))
             else:
-                lines.append(
-                    f"{pad}- Strategy {letter}: decision point {child['id']}, {players[child['player']]} moves"
-                )
+                lines.append(pad + T["outline_node"].format(move=letter, node=child["id"],
+                                                            player=players[child["player"]]))
                 walk(child, indent + 1)
 
-    lines.append(f"Decision point 1, {players[tree['player']]} moves")
+    lines.append(T["outline_root"].format(player=players[tree["player"]]))
     walk(tree, 0)
     return "\n".join(lines)
 
@@ -1150,19 +1075,12 @@ def _tree_for_grade(ctx: GenContext, offset: int = 0) -> Tree:
     depth, rb, b, p_leaf, lo_n, hi_n = spec[shape]
     lo, hi = (0, 12) if shape < 2 else (-10, 30)
 
-    def draw():
-        tree = random_tree(ctx.rng, depth, rb, b, p_leaf, 2, lo, hi, lo_n, hi_n)
-        return tree
-
-    return _retry(draw)
+    return _retry(lambda: random_tree(ctx.rng, TreeShape(depth, rb, b, p_leaf, 2, lo, hi, lo_n, hi_n)))
 
 
 def _tree_text(ctx: GenContext, tree: Tree, players: Sequence[str]) -> tuple[str, str]:
     gv = game_vocab(ctx.domain)
-    intro = (
-        f"{gv.setting.format(a=players[0], b=players[1])}. They move in turn, each seeing all earlier moves; "
-        f"payoffs are {gv.unit}."
-    )
+    intro = T["tree_intro"].format(setting=gv.setting.format(a=players[0], b=players[1]), unit=gv.unit)
     if ctx.rng.random() < 0.5:
         return "words", f"{intro} {render_tree_words(tree, players)}"
     return "outline", f"{intro}\n{render_tree_outline(tree, players)}"
@@ -1182,25 +1100,12 @@ def backward_induction_element(ctx: GenContext) -> Draft:
     n_out = ctx.n_options(3, 5)
     rank = rng.randrange(n_out)
 
-    def leaves_of(tree: Tree) -> list[tuple[list[str], list[int]]]:
-        leaves: list[tuple[list[str], list[int]]] = []
-
-        def collect(node, route):
-            for letter, child in node["moves"]:
-                if "pay" in child:
-                    leaves.append((route + [letter], child["pay"]))
-                else:
-                    collect(child, route + [letter])
-
-        collect(tree, [])
-        return leaves
-
     def draw():
         tree = _tree_for_grade(ctx)
         if kind != "outcome":
             return tree
         pay, _ = backward_induction(tree)
-        vals = [lp[who] for _, lp in leaves_of(tree)]
+        vals = [lp[who] for _, lp in tree_leaves(tree)]
         below = sum(v < pay[who] for v in vals)
         above = sum(v > pay[who] for v in vals)
         return tree if below >= rank and above >= n_out - 1 - rank else None
@@ -1209,58 +1114,58 @@ def backward_induction_element(ctx: GenContext) -> Draft:
     pay, plan = backward_induction(tree)
     _, path = play_tree(tree, plan)
     form, text = _tree_text(ctx, tree, players)
-    nodes = tree_decision_nodes(tree)
-    leaves = leaves_of(tree)
+    params = {"tree": tree, "kind": kind, "players": players}
     if kind == "node":
-        node = rng.choice(nodes)
-        mover = players[node["player"]]
-        tid, ask = ctx.phrasing(
-            "bi_node",
-            (
-                f"Suppose the game has reached decision point {node['id']}. Which strategy should {mover} choose to "
-                f"get the highest payoff, given that both players choose optimally at every later point?",
-                f"Using backward induction, what does {mover} choose at decision point {node['id']}?",
-            ),
-        )
-        correct = f"Strategy {plan[node['id']]}"
-        # no "either strategy; same payoff": the tree has no ties, so it would never be right
-        dis = [f"Strategy {m[0]}" for m in node["moves"] if m[0] != plan[node["id"]]]
-        params = {"tree": tree, "kind": kind, "node": node["id"], "players": players}
-        n_opts = min(len(dis) + 1, ctx.n_options(3, 4))
+        node, tid, ask, correct, dis, n_opts = _bi_node(ctx, tree, plan, players)
+        params = {"tree": tree, "kind": kind, "node": node, "players": players}
     elif kind == "outcome":
-        tid, ask = ctx.phrasing(
-            "bi_out",
-            (
-                f"If both players reason by backward induction, what payoff does {players[who]} get?",
-                f"What is {players[who]}'s payoff when each player always chooses optimally, anticipating later "
-                f"choices?",
-            ),
-        )
-        vals = [lp[who] for _, lp in leaves]
+        tid, ask = ctx.phrase(T, "bi_out", player=players[who])
+        vals = [lp[who] for _, lp in tree_leaves(tree)]
         below = sorted({v for v in vals if v < pay[who]})
         above = sorted({v for v in vals if v > pay[who]})
         rng.shuffle(below)
         rng.shuffle(above)
         correct = str(pay[who])
         dis = [str(v) for v in below[:rank] + above[: n_out - 1 - rank]]
-        params = {"tree": tree, "kind": kind, "players": players, "asked": who}
+        params["asked"] = who
         n_opts = n_out
     else:
-        tid, ask = ctx.phrasing(
-            "bi_path",
-            (
-                "Which sequence of strategies is played under backward induction?",
-                "When both players act optimally at every point, which path through the game is followed?",
-            ),
-        )
-        fmt_path = lambda route: ", then ".join(f"Strategy {x}" for x in route)  # noqa: E731
-        correct = fmt_path(path)
-        routes = [r for r, _ in leaves if r != path]
+        tid, ask = ctx.phrase(T, "bi_path")
+        correct = _fmt_path(path)
+        routes = [r for r, _ in tree_leaves(tree) if r != path]
         rng.shuffle(routes)  # not the first leaves in tree order: those share their first move, the key stood out
-        dis = [fmt_path(r) for r in routes]
-        params = {"tree": tree, "kind": kind, "players": players}
+        dis = [_fmt_path(r) for r in routes]
         n_opts = ctx.n_options(3, 5)
     return Draft(f"{tid}.{form}", f"{text}\n{ask}", correct, tuple(dis), params, min(n_opts, len(dis) + 1))
+
+
+def tree_leaves(tree: Tree) -> list[tuple[list[str], list[int]]]:
+    """Every end of ``tree`` in depth-first order: the moves leading there and its payoffs."""
+    leaves: list[tuple[list[str], list[int]]] = []
+
+    def collect(node, route):
+        for letter, child in node["moves"]:
+            if "pay" in child:
+                leaves.append((route + [letter], child["pay"]))
+            else:
+                collect(child, route + [letter])
+
+    collect(tree, [])
+    return leaves
+
+
+def _fmt_path(route: Sequence[str]) -> str:
+    return ", then ".join(T["strategy"].format(move=x) for x in route)
+
+
+def _bi_node(ctx: GenContext, tree: Tree, plan: dict, players: Sequence[str]):
+    """Backward induction asked at a random decision point (possibly off the path): the strategy chosen there."""
+    node = ctx.rng.choice(tree_decision_nodes(tree))
+    tid, ask = ctx.phrase(T, "bi_node", node=node["id"], mover=players[node["player"]])
+    correct = T["strategy"].format(move=plan[node["id"]])
+    # no "either strategy; same payoff": the tree has no ties, so it would never be right
+    dis = [T["strategy"].format(move=m[0]) for m in node["moves"] if m[0] != plan[node["id"]]]
+    return node["id"], tid, ask, correct, dis, min(len(dis) + 1, ctx.n_options(3, 4))
 
 
 def bargaining_offers(pies: Sequence[int]) -> list[int]:
@@ -1279,7 +1184,8 @@ def _plan_text(tree: Tree, plan: dict[int, str], players: Sequence[str]) -> str:
     parts = []
     for i, who in enumerate(players):
         mine = [n["id"] for n in tree_decision_nodes(tree) if n["player"] == i]
-        parts.append(f"{who} plays " + join_list([f"{plan[nid]} at point {nid}" for nid in mine]))
+        parts.append(T["plan"].format(player=who, moves=join_list([T["plan_move"].format(move=plan[nid], node=nid)
+                                                                   for nid in mine])))
     return "; ".join(parts)
 
 
@@ -1325,61 +1231,48 @@ def subgame_perfect_ne(ctx: GenContext) -> Draft:
     rng = ctx.rng
     players = _two_players(ctx)
     if rng.random() < 0.55:
-        tree = _tree_for_grade(ctx)
-        _, plan = backward_induction(tree)
-        plans = all_plans(tree)
-        nash_not_spe = [p for p in plans if p != plan and tree_is_nash(tree, p, 2)]
-        others = [p for p in plans if p != plan]
-        form, text = _tree_text(ctx, tree, players)
-        tid, ask = ctx.phrasing(
-            "spe_tree",
-            (
-                "Which strategy profile is a subgame-perfect Nash equilibrium? (A strategy lists a choice at every "
-                "decision point of the player, including points that are not reached.)",
-                "Which of the following complete strategy profiles forms a Nash equilibrium in every subgame?",
-            ),
-        )
-        n_opts = ctx.n_options(3, 5)
-        must = [rng.choice(nash_not_spe)] if nash_not_spe else []
-        chosen = _plans_around(rng, plan, others, must, n_opts - 1)
-        dis = [_plan_text(tree, p, players) for p in chosen]
-        params = {"kind": "tree", "tree": tree, "n_nash_not_spe": len(nash_not_spe), "players": players}
-        return Draft(f"{tid}.{form}", f"{text}\n{ask}", _plan_text(tree, plan, players), tuple(dis), params, n_opts)
+        return _spe_tree(ctx, players)
+    return _spe_bargaining(ctx, players)
+
+
+def _spe_tree(ctx: GenContext, players: Sequence[str]) -> Draft:
+    """The subgame-perfect plan of a tree among Nash equilibria that are not and plans close to a pivot plan."""
+    rng = ctx.rng
+    tree = _tree_for_grade(ctx)
+    _, plan = backward_induction(tree)
+    plans = all_plans(tree)
+    nash_not_spe = [p for p in plans if p != plan and tree_is_nash(tree, p, 2)]
+    others = [p for p in plans if p != plan]
+    form, text = _tree_text(ctx, tree, players)
+    tid, ask = ctx.phrase(T, "spe_tree")
+    n_opts = ctx.n_options(3, 5)
+    must = [rng.choice(nash_not_spe)] if nash_not_spe else []
+    chosen = _plans_around(rng, plan, others, must, n_opts - 1)
+    dis = [_plan_text(tree, p, players) for p in chosen]
+    params = {"kind": "tree", "tree": tree, "n_nash_not_spe": len(nash_not_spe), "players": players}
+    return Draft(f"{tid}.{form}", f"{text}\n{ask}", _plan_text(tree, plan, players), tuple(dis), params, n_opts)
+
+
+def _bargaining_rules(ctx: GenContext, a: str, b: str, pies: Sequence[int]) -> str:
+    """The rules of alternating offers over the shrinking ``pies``, ``a`` proposing first."""
+    rounds = len(pies)
+    desc = [T["bargaining_intro"].format(a=a, b=b, domain=ctx.domain),
+            T["bargaining_first_round"].format(a=a, b=b, pie=fmt_money(pies[0]))]
+    desc += [T["bargaining_next_round"].format(round=t, pie=fmt_money(pies[t]), next=t + 1,
+                                               proposer=a if t % 2 == 0 else b) for t in range(1, rounds)]
+    desc.append(T["bargaining_end"].format(round=rounds))
+    return " ".join(desc)
+
+
+def _spe_bargaining(ctx: GenContext, players: Sequence[str]) -> Draft:
+    """Alternating offers: the SPE round-1 offer, what the first proposer keeps, or the response to an offer."""
+    rng = ctx.rng
     rounds = ctx.scale(2, 3)
     a, b = players
     asked = rng.choice(("respond", "keep") + (("offer",) if rounds == 3 else ()))
     accept = _coin(rng)
     n_opts = ctx.n_options(3, 5)
     rank = rng.randrange(n_opts)  # offer / keep: the key's rank among the options, drawn before the amounts
-
-    def describe(pies: list[int]) -> str:
-        proposers = [a if t % 2 == 0 else b for t in range(rounds)]
-        desc = [f"In round 1, {a} proposes how to split {fmt_money(pies[0])} and {b} accepts or rejects."]
-        for t in range(1, rounds):
-            desc.append(
-                f"If the round-{t} offer is rejected, the amount shrinks to {fmt_money(pies[t])} and in round "
-                f"{t + 1} {proposers[t]} proposes a split, which the other accepts or rejects."
-            )
-        desc.append(f"If the round-{rounds} offer is rejected, both get nothing. A responder who is indifferent "
-                    f"accepts.")
-        return f"{a} and {b} must share a {ctx.domain} budget. " + " ".join(desc)
-
-    def ask_amount(pies: list[int]) -> tuple[str, str]:
-        if asked == "offer":
-            return ctx.phrasing(
-                "spe_offer",
-                (
-                    f"In the subgame-perfect equilibrium, how much does {a} offer {b} in round 1?",
-                    f"What is the smallest round-1 offer to {b} that {b} accepts in a subgame-perfect equilibrium?",
-                ),
-            )
-        return ctx.phrasing(
-            "spe_keep",
-            (
-                f"In the subgame-perfect equilibrium, how much of the {fmt_money(pies[0])} does {a} keep?",
-                f"How much does {a} end up with if both bargain as in the subgame-perfect equilibrium?",
-            ),
-        )
 
     def draw():
         unit = rng.choice((1, 10, 100))
@@ -1393,8 +1286,8 @@ def subgame_perfect_ne(ctx: GenContext) -> Draft:
         # the asked amount is no amount of the question (an unstated key among unstated distractors)
         if key <= 0 or key in pies:
             return None
-        tid, ask = ask_amount(pies)
-        stem = f"{describe(pies)} {ask}"
+        tid, ask = ctx.phrase(T, f"spe_{asked}", a=a, b=b, pie=fmt_money(pies[0]))
+        stem = f"{_bargaining_rules(ctx, a, b, pies)} {ask}"
         half, short = pies[0] // 2, bargaining_offers(pies[:-1])[0]
         mistakes = [half, pies[0] - pies[1], pies[1] - pies[-1], short, pies[0] - short, pies[0] - key]
         try:
@@ -1405,30 +1298,31 @@ def subgame_perfect_ne(ctx: GenContext) -> Draft:
         return unit, pies, offers, key, (tid, stem, dis)
 
     unit, pies, offers, key, amount = _retry(draw)
-    setup = describe(pies)
     if asked == "respond":
-        # offers near the SPE offer, as many steps above (accepted; the SPE offer itself included) as below
-        step = rng.choice((unit, 5 * unit))
-        if accept:
-            x = offers[0] + step * rng.randint(0, max(0, min(5, (pies[0] - offers[0]) // step - 1)))
-        else:
-            x = offers[0] - step * rng.randint(1, max(1, min(5, (offers[0] - unit) // step)))
-        x = max(unit, x)
-        tid, ask = ctx.phrasing(
-            "spe_resp",
-            (
-                f"{a} offers {b} {fmt_money(x)} in round 1. In a subgame-perfect equilibrium, what should {b} do?",
-                f"Suppose {a} proposes to give {b} {fmt_money(x)} in round 1. What is {b}'s subgame-perfect response?",
-            ),
-        )
-        accept = x >= offers[0]
-        correct = f"Accept the offer of {fmt_money(x)}" if accept else f"Reject the offer of {fmt_money(x)}"
-        other = f"Reject the offer of {fmt_money(x)}" if accept else f"Accept the offer of {fmt_money(x)}"
-        params = {"kind": "respond", "pies": pies, "offer": x}
-        return Draft(tid, f"{setup} {ask}", correct, (other,), params, 2)
+        return _spe_respond(ctx, players, pies, offers[0], unit, accept)
     tid, stem, dis = amount
     params = {"kind": asked, "pies": pies}
     return Draft(tid, stem, fmt_money(key), tuple(dis), params, n_opts)
+
+
+def _spe_respond(ctx: GenContext, players: Sequence[str], pies: list[int], spe_offer: int, unit: int,
+                 accept: bool) -> Draft:
+    """Whether the responder accepts a stated round-1 offer near the SPE offer: ``accept``-ing ones lie as many steps
+    above it (the SPE offer itself included) as rejected ones below."""
+    rng = ctx.rng
+    a, b = players
+    step = rng.choice((unit, 5 * unit))
+    if accept:
+        x = spe_offer + step * rng.randint(0, max(0, min(5, (pies[0] - spe_offer) // step - 1)))
+    else:
+        x = spe_offer - step * rng.randint(1, max(1, min(5, (spe_offer - unit) // step)))
+    x = max(unit, x)
+    tid, ask = ctx.phrase(T, "spe_resp", a=a, b=b, offer=fmt_money(x))
+    accept = x >= spe_offer
+    yes, no = T["accept_offer"].format(offer=fmt_money(x)), T["reject_offer"].format(offer=fmt_money(x))
+    correct, other = (yes, no) if accept else (no, yes)
+    params = {"kind": "respond", "pies": pies, "offer": x}
+    return Draft(tid, f"{_bargaining_rules(ctx, a, b, pies)} {ask}", correct, (other,), params, 2)
 
 
 # ================================================================================================================
@@ -1533,19 +1427,11 @@ def sequential_equilibrium(ctx: GenContext) -> Draft:
         return out, pay, eqs, mu
 
     out, pay, eqs, mu = _retry(draw)
-    desc = (
-        f"{gv.setting.format(a=a, b=b)}; payoffs are {gv.unit}. {a} moves first: {acts1[0]}, {acts1[1]} or "
-        f"{acts1[2]}. If {a} chooses {acts1[0]}, the game ends and {a} gets {out[0]} while {b} gets {out[1]}. "
-        f"Otherwise {b} must choose {acts2[0]} or {acts2[1]} without knowing which of {acts1[1]} and "
-        f"{acts1[2]} {a} chose. "
-    )
-    desc += " ".join(
-        f"If {a} chose {acts1[s1]} and {b} chooses {acts2[s2]}, {a} gets {pay[(s1, s2)][0]} and {b} "
-        f"gets {pay[(s1, s2)][1]}."
-        for s1 in (1, 2)
-        for s2 in (0, 1)
-    )
-    label = lambda p: f"{a} chooses {acts1[p[0]]}; {b} would choose {acts2[p[1]]}"  # noqa: E731
+    intro = T["entry_game"].format(setting=gv.setting.format(a=a, b=b), unit=gv.unit, a=a, b=b, stay=acts1[0],
+                                   x=acts1[1], y=acts1[2], out_a=out[0], out_b=out[1], r=acts2[0], s=acts2[1])
+    desc = " ".join([intro] + [T["entry_outcome"].format(a=a, b=b, x=acts1[s1], r=acts2[s2], pay_a=pay[(s1, s2)][0],
+                                                         pay_b=pay[(s1, s2)][1]) for s1 in (1, 2) for s2 in (0, 1)])
+    label = lambda p: T["entry_profile"].format(a=a, b=b, x=acts1[p[0]], r=acts2[p[1]])  # noqa: E731
     params = {
         "kind": kind,
         "out": out,
@@ -1559,28 +1445,12 @@ def sequential_equilibrium(ctx: GenContext) -> Draft:
         nash_only = [p for p in selten_nash(out, pay) if p not in eqs]
         rest = [(s1, s2) for s1 in (0, 1, 2) for s2 in (0, 1) if (s1, s2) not in eqs and (s1, s2) not in nash_only]
         rng.shuffle(rest)
-        tid, ask = ctx.phrasing(
-            "seq_prof",
-            (
-                "Which of the following strategy profiles is part of a sequential equilibrium (with suitable beliefs "
-                f"for {b})?",
-                f"Which profile can be supported as a sequential equilibrium, where {b} acts optimally given a belief "
-                "consistent with the strategies?",
-            ),
-        )
+        tid, ask = ctx.phrase(T, "seq_prof", b=b)
         params["shown"] = list(eq)
         return Draft(tid, f"{desc} {ask}", label(eq), tuple(label(p) for p in nash_only + rest), params, n_opts)
     ev = [mu * pay[(1, s2)][1] + (1 - mu) * pay[(2, s2)][1] for s2 in (0, 1)]
     best = 0 if ev[0] > ev[1] else 1
-    tid, ask = ctx.phrasing(
-        "seq_belief",
-        (
-            f"When it is {b}'s turn, {b} believes {a} chose {acts1[1]} with probability {fmt_num(mu * 100)}% and "
-            f"{acts1[2]} otherwise. Which choice is sequentially rational for {b}?",
-            f"Suppose {b}'s belief at this information set puts probability {fmt_num(mu * 100)}% on {acts1[1]}. What "
-            f"should {b} choose?",
-        ),
-    )
+    tid, ask = ctx.phrase(T, "seq_belief", a=a, b=b, x=acts1[1], y=acts1[2], pct=fmt_num(mu * 100))
     params["mu"] = mu
     correct = acts2[best]
     # no "either; indifferent": the expected payoffs never tie here, so it would never be right
@@ -1605,39 +1475,22 @@ def _pooling_question(ctx: GenContext) -> Draft:
         return (prior, base, cost, recv, pool) if pool[1] == costly_too else None
 
     prior, base, cost, recv, pool = _retry(draw)
-    cap = sender[0].upper() + sender[1:]
-    desc = (
-        f"{cap} is either {types[0]} (probability {prior}%) or {types[1]}; only it knows which. It chooses "
-        f"{msgs[0]} (free) or {msgs[1]}, which costs it {cost[0][1]} if it is {types[0]} and "
-        f"{cost[1][1]} if it is {types[1]}. {receiver[0].upper() + receiver[1:]} sees the choice, not the type, and "
-        f"decides to {racts[0]} or {racts[1]}. The sender gets {base[0]} if the receiver decides to {racts[0]} and "
-        f"{base[1]} if it decides to {racts[1]}, minus any cost. The receiver gets {recv[0][0]} from choosing to "
-        f"{racts[0]} and {recv[0][1]} from choosing to {racts[1]} when the sender is {types[0]}, and "
-        f"{recv[1][0]} and {recv[1][1]} when it is {types[1]}."
-    )
+    words = {"free": msgs[0], "costly": msgs[1]}
+    desc = T["pooling_game"].format(
+        sender=sender[0].upper() + sender[1:], receiver=receiver[0].upper() + receiver[1:], t0=types[0], t1=types[1],
+        prior=prior, cost0=cost[0][1], cost1=cost[1][1], r0=racts[0], r1=racts[1], base0=base[0], base1=base[1],
+        recv00=recv[0][0], recv01=recv[0][1], recv10=recv[1][0], recv11=recv[1][1], **words)
     # no "only pooling on the costly message" and no "neither": pooling on the free message is always supportable,
     # so they would never be right
-    only_free = f"Only pooling on {msgs[0]}"
-    either = f"Pooling on either {msgs[0]} or {msgs[1]}"
+    only_free = T["pooling_only_free"].format(**words)
+    either = T["pooling_either"].format(**words)
     params = {"kind": "pooling", "prior_pct": prior, "base": base, "cost": cost, "recv": recv, "msgs": list(msgs)}
     if rng.random() < 0.5:
-        tid, ask = ctx.phrasing(
-            "seq_pool_which",
-            (
-                "In which pooling outcomes (both types making the same choice) can a sequential equilibrium exist?",
-                "Which pooling outcomes can be supported by a sequential equilibrium with suitable off-path beliefs?",
-            ),
-        )
+        tid, ask = ctx.phrase(T, "seq_pool_which")
         correct, other = (either, only_free) if costly_too else (only_free, either)
         return Draft(tid, f"{desc} {ask}", correct, (other,), params, 2)
     params["asked"] = 1
-    tid, ask = ctx.phrasing(
-        "seq_pool_yn",
-        (
-            f"Can a sequential equilibrium exist in which both types choose {msgs[1]}?",
-            f"Is there a sequential equilibrium where the sender chooses {msgs[1]} whatever its type?",
-        ),
-    )
+    tid, ask = ctx.phrase(T, "seq_pool_yn", **words)
     correct, dis = _yes_no(costly_too)
     return Draft(tid, f"{desc} {ask}", correct, dis, params, 2)
 
@@ -1734,11 +1587,8 @@ def _stage_game(ctx: GenContext, k: int, lo: int, hi: int) -> Game:
 
 
 def _repeated_intro(ctx: GenContext, g: Game, form: str) -> str:
-    return (
-        f"{game_vocab(ctx.domain).setting.format(a=g.players[0], b=g.players[1])}, and they play the following "
-        f"stage game every period, forever. A player's payoff in the repeated game is the long-run average of "
-        f"their stage payoffs.\n{render_game(g, form)}"
-    )
+    return T["repeated_intro"].format(setting=game_vocab(ctx.domain).setting.format(a=g.players[0], b=g.players[1]),
+                                      game=render_game(g, form))
 
 
 def _pt_text(g: Game, pt: Point) -> str:
@@ -1824,24 +1674,12 @@ def repeated_feasibility(ctx: GenContext) -> Draft:
     form = choose_form(rng, g)
     if yn:
         pt = points[0]
-        tid, ask = ctx.phrasing(
-            "feas_yn",
-            (
-                f"Is the average payoff profile ({_pt_text(g, pt)}) feasible in the infinitely repeated game?",
-                f"Can the players achieve long-run average payoffs of {fmt_num(pt[0])} for {g.players[0]} and "
-                f"{fmt_num(pt[1])} for {g.players[1]} by some sequence of play?",
-            ),
-        )
+        tid, ask = ctx.phrase(T, "feas_yn", profile=_pt_text(g, pt), x=fmt_num(pt[0]), a=g.players[0],
+                              y=fmt_num(pt[1]), b=g.players[1])
         correct, dis = _yes_no(yes)
         params = {"game": g.params(), "form": form, "kind": "yn", "points": [pt]}
         return Draft(f"{tid}.{form}", f"{_repeated_intro(ctx, g, form)}\n{ask}", correct, dis, params, 2)
-    tid, ask = ctx.phrasing(
-        "feas_which",
-        (
-            "Which of the following average payoff profiles is feasible in the infinitely repeated game?",
-            "Exactly one of these long-run average payoff profiles can be achieved. Which one?",
-        ),
-    )
+    tid, ask = ctx.phrase(T, "feas_which")
     params = {"game": g.params(), "form": form, "kind": "which", "points": points}
     return Draft(
         f"{tid}.{form}",
@@ -1876,23 +1714,6 @@ def repeated_enforceability(ctx: GenContext) -> Draft:
     n_value = ctx.n_options(3, 5)
     value_rank = rng.randrange(n_value)  # 'value' template: the key's rank, drawn before the game
 
-    def point(hull: Sequence[Point], v: list[Fraction], want: str) -> Point | None:
-        """A half-integer profile of kind ``want``: 'enforceable' (inside the hull, above both minmax values),
-        'infeasible' (outside the hull but near it, above both) or 'below' (inside, below exactly one minmax value)."""
-        xs, ys = [x for x, _ in hull], [y for _, y in hull]
-        for _ in range(400):
-            pt = (Fraction(rng.randint(int(2 * min(xs)) - 3, int(2 * max(xs)) + 3), 2),
-                  Fraction(rng.randint(int(2 * min(ys)) - 3, int(2 * max(ys)) + 3), 2))
-            where = hull_position(hull, pt)
-            if where == "boundary" or pt[0] == v[0] or pt[1] == v[1]:
-                continue
-            above = (pt[0] > v[0]) + (pt[1] > v[1])
-            got = ("enforceable" if above == 2 else "below" if above == 1 else None) if where == "inside" else (
-                "infeasible" if above == 2 and _hull_distance(hull, pt) <= 1.5 else None)
-            if got == want:
-                return pt
-        return None
-
     def draw():
         g = _stage_game(ctx, 2, lo, hi)
         v = [minmax_value(g, 0), minmax_value(g, 1)]
@@ -1900,11 +1721,11 @@ def repeated_enforceability(ctx: GenContext) -> Draft:
         if not (max(v) <= hi - 2 and min(v) >= lo + 1) or len(hull) < 3:
             return None
         if kind == "value":
-            found_value = value_question(g, v)
+            found_value = _minmax_value_question(ctx, g, v, (lo, hi), n_value, value_rank)
             return None if found_value is None else (g, v, found_value)
-        failing = lambda: point(hull, v, rng.choice(("infeasible", "below")))  # noqa: E731
+        failing = lambda: _enforcement_point(rng, hull, v, rng.choice(("infeasible", "below")))  # noqa: E731
         if kind == "yn":
-            pt = point(hull, v, "enforceable") if yes else failing()
+            pt = _enforcement_point(rng, hull, v, "enforceable") if yes else failing()
             return None if pt is None else (g, v, [pt])
         table = " ".join(g.players + [str(x) for p in g.profiles() for x in g.pay[p]])
         stated = set(_TOKEN.findall(table.casefold()))
@@ -1913,35 +1734,9 @@ def repeated_enforceability(ctx: GenContext) -> Draft:
             texts = [_pt_text(g, p) for p in [good, *bad]]
             return _similarity_role(texts) == role and _stem_role(texts, stated) == stem_role
 
-        found = _points_ranked(rng, lambda: point(hull, v, "enforceable"), failing, n - 1, ranks, accept)
+        found = _points_ranked(rng, lambda: _enforcement_point(rng, hull, v, "enforceable"), failing, n - 1, ranks,
+                               accept)
         return None if found is None else (g, v, [found[0]] + found[1])
-
-    def value_question(g: Game, v: list[Fraction]):
-        """(form, player, template id, stem, distractors) of the minmax-value template, or None when the game
-        does not allow the drawn rank of the key."""
-        form = choose_form(rng, g)
-        i = rng.randrange(2)
-        tid, ask = ctx.phrasing(
-            "enf_value",
-            (
-                f"What is {g.players[i]}'s minmax value (the lowest payoff {g.players[1 - i]} can hold "
-                f"{g.players[i]} to, possibly by mixing)?",
-                f"Below which average payoff can {g.players[i]} never be pushed, whatever {g.players[1 - i]} does?",
-            ),
-        )
-        stem = f"{_repeated_intro(ctx, g, form)}\n{ask}"
-        own = [g.u(i, p) for p in g.profiles()]
-        pure = min(max(g.u(i, (a, b) if i == 0 else (b, a)) for a in range(2)) for b in range(2))
-        maxmin = max(min(g.u(i, (a, b) if i == 0 else (b, a)) for b in range(2)) for a in range(2))
-        # stated candidates (payoffs of the table) serve a stated key, fractions between them an unstated one
-        fill = [Fraction(x, d) for d in range(2, 8) for x in range(lo * d, hi * d + 1)]
-        fill += [Fraction(x) for x in range(lo, hi + 1)]
-        mistakes = [pure, maxmin, v[1 - i], *own, *[u for p in g.profiles() for u in g.pay[p]]]
-        try:
-            dis = ranked_distractors(rng, v[i], fmt_num, mistakes, fill, n_value, stem, value_rank)
-        except ValueError:
-            return None
-        return form, i, tid, stem, dis
 
     g, v, points = _retry(draw)
     if kind == "value":
@@ -1952,29 +1747,54 @@ def repeated_enforceability(ctx: GenContext) -> Draft:
     intro = _repeated_intro(ctx, g, form)
     params = {"game": g.params(), "form": form, "kind": kind, "points": points}
     if kind == "yn":
-        pt = points[0]
-        tid, ask = ctx.phrasing(
-            "enf_yn",
-            (
-                f"Is the average payoff profile ({_pt_text(g, pt)}) enforceable, that is, the long-run average "
-                "payoffs of some Nash equilibrium of the repeated game?",
-                f"Can ({_pt_text(g, pt)}) be the players' long-run average payoffs in a Nash equilibrium of the "
-                "repeated game?",
-            ),
-        )
+        tid, ask = ctx.phrase(T, "enf_yn", profile=_pt_text(g, points[0]))
         correct, dis = _yes_no(yes)
         return Draft(f"{tid}.{form}", f"{intro}\n{ask}", correct, dis, params, 2)
-    tid, ask = ctx.phrasing(
-        "enf_which",
-        (
-            "Which of the following average payoff profiles is enforceable in a Nash equilibrium of the repeated "
-            "game?",
-            "Exactly one of these profiles can be the players' long-run average payoffs in a Nash equilibrium of the "
-            "repeated game. Which?",
-        ),
-    )
+    tid, ask = ctx.phrase(T, "enf_which")
     return Draft(f"{tid}.{form}", f"{intro}\n{ask}", _pt_text(g, points[0]), tuple(_pt_text(g, p) for p in points[1:]),
                  params, n)
+
+
+def _enforcement_point(rng, hull: Sequence[Point], v: list[Fraction], want: str) -> Point | None:
+    """A half-integer profile of kind ``want``: 'enforceable' (inside the hull, above both minmax values ``v``),
+    'infeasible' (outside the hull but near it, above both) or 'below' (inside, below exactly one minmax value)."""
+    xs, ys = [x for x, _ in hull], [y for _, y in hull]
+    for _ in range(400):
+        pt = (Fraction(rng.randint(int(2 * min(xs)) - 3, int(2 * max(xs)) + 3), 2),
+              Fraction(rng.randint(int(2 * min(ys)) - 3, int(2 * max(ys)) + 3), 2))
+        where = hull_position(hull, pt)
+        if where == "boundary" or pt[0] == v[0] or pt[1] == v[1]:
+            continue
+        above = (pt[0] > v[0]) + (pt[1] > v[1])
+        got = ("enforceable" if above == 2 else "below" if above == 1 else None) if where == "inside" else (
+            "infeasible" if above == 2 and _hull_distance(hull, pt) <= 1.5 else None)
+        if got == want:
+            return pt
+    return None
+
+
+def _minmax_value_question(ctx: GenContext, g: Game, v: list[Fraction], payoff_range: tuple[int, int], n_value: int,
+                           value_rank: int):
+    """(form, player, template id, stem, distractors) of the minmax-value template (payoffs of the game within
+    ``payoff_range``), or None when the game does not allow the drawn rank of the key."""
+    rng = ctx.rng
+    lo, hi = payoff_range
+    form = choose_form(rng, g)
+    i = rng.randrange(2)
+    tid, ask = ctx.phrase(T, "enf_value", player=g.players[i], other=g.players[1 - i])
+    stem = f"{_repeated_intro(ctx, g, form)}\n{ask}"
+    own = [g.u(i, p) for p in g.profiles()]
+    pure = min(max(g.u(i, (a, b) if i == 0 else (b, a)) for a in range(2)) for b in range(2))
+    maxmin = max(min(g.u(i, (a, b) if i == 0 else (b, a)) for b in range(2)) for a in range(2))
+    # stated candidates (payoffs of the table) serve a stated key, fractions between them an unstated one
+    fill = [Fraction(x, d) for d in range(2, 8) for x in range(lo * d, hi * d + 1)]
+    fill += [Fraction(x) for x in range(lo, hi + 1)]
+    mistakes = [pure, maxmin, v[1 - i], *own, *[u for p in g.profiles() for u in g.pay[p]]]
+    try:
+        dis = ranked_distractors(rng, v[i], fmt_num, mistakes, fill, n_value, stem, value_rank)
+    except ValueError:
+        return None
+    return form, i, tid, stem, dis
 
 
 def grim_trigger_threshold(t: int, r: int, p: int) -> Fraction:
@@ -2002,11 +1822,11 @@ PUNISHMENTS: tuple[int | None, ...] = (1, 2, 3, None)
 
 def _punishment_text(length: int | None) -> str:
     if length is None:
-        return "Punish forever (grim trigger)"
-    return f"Punish for {length} period" + ("s" if length > 1 else "")
+        return T["punish_forever"]
+    return T["punish_more" if length > 1 else "punish_one"].format(length=length)
 
 
-NO_PUNISHMENT = "None of these punishments sustains cooperation"
+NO_PUNISHMENT = T["no_punishment"]
 
 
 @generator("trigger_strategies")
@@ -2025,49 +1845,17 @@ def trigger_strategies(ctx: GenContext) -> Draft:
     kind = rng.choice(kinds)
     yes = _coin(rng)
     target = rng.choice(PUNISHMENTS + ("none",))
-
-    def draw():
-        s_, p_ = sorted(rng.sample(range(-4, 10), 2))
-        r_ = rng.randint(p_ + 1, p_ + 8)
-        t_ = rng.randint(r_ + 1, r_ + 8)
-        grim = grim_trigger_threshold(t_, r_, p_)
-        tft = tit_for_tat_threshold(t_, r_, p_, s_)
-        th = tft if kind == "tft" else grim
-        if kind in ("yn", "tft"):
-            # a delta on the drawn side of the threshold, two decimals, never equal to it
-            grid = [Fraction(x, 100) for x in range(5, 99)]
-            side = [d for d in grid if (d > th if yes else d < th)]
-            return (t_, r_, p_, s_, rng.choice(side)) if side else None
-        if kind == "punish":
-            d = Fraction(rng.randint(5, 98), 100)
-            works = [L for L in PUNISHMENTS if punishment_sustains(t_, r_, p_, d, L)]
-            key = works[0] if works else "none"
-            return (t_, r_, p_, s_, d) if key == target else None
-        return (t_, r_, p_, s_, None) if Fraction(5, 100) < grim < Fraction(95, 100) else None
-
-    t_, r_, p_, s_, d = _retry(draw, 5000)
+    t_, r_, p_, s_, d = _retry(lambda: _dilemma_payoffs(rng, kind, yes, target), 5000)
     a = [[r_, s_], [t_, p_]]
     g = matrix_game(players, [coop, defect], [coop, defect], a, [[a[j][i] for j in range(2)] for i in range(2)])
     form = choose_form(rng, g)
     grim = grim_trigger_threshold(t_, r_, p_)
     tft = tit_for_tat_threshold(t_, r_, p_, s_)
-    intro = (
-        f"{game_vocab(ctx.domain).setting.format(a=players[0], b=players[1])}, and they play this stage game "
-        f"every period forever, discounting future payoffs by a common factor delta per period.\n"
-        f"{render_game(g, form)}"
-    )
+    intro = T["trig_intro"].format(setting=game_vocab(ctx.domain).setting.format(a=players[0], b=players[1]),
+                                   game=render_game(g, form))
     params: dict[str, Any] = {"T": t_, "R": r_, "P": p_, "S": s_, "form": form, "kind": kind}
     if kind == "threshold":
-        tid, ask = ctx.phrasing(
-            "trig_th",
-            (
-                f"Both players use grim trigger: play {coop} until someone plays {defect}, then play {defect} forever. "
-                f"What is the smallest discount factor for which this sustains ({coop}, {coop}) in every period as a "
-                f"subgame-perfect equilibrium? (Rounded to two decimals.)",
-                f"For which minimum delta can the grim-trigger strategy support cooperation on {coop}? (Rounded to two "
-                f"decimals.)",
-            ),
-        )
+        tid, ask = ctx.phrase(T, "trig_th", coop=coop, defect=defect)
         stem = f"{intro}\n{ask}"
         fmt2 = lambda x: f"{float(x):.2f}"  # noqa: E731
         mistakes = [Fraction(t_ - r_, r_ - s_), Fraction(r_ - p_, t_ - p_), 1 - grim, Fraction(t_ - r_, t_),
@@ -2076,45 +1864,37 @@ def trigger_strategies(ctx: GenContext) -> Draft:
         dis = ranked_distractors(rng, grim, fmt2, [m for m in mistakes if 0 < m < 1], fill, ctx.n_options(3, 5), stem)
         return Draft(f"{tid}.{form}", stem, fmt2(grim), tuple(dis), params, ctx.n_options(3, 5))
     params["delta"] = d
-    if kind == "yn":
-        tid, ask = ctx.phrasing(
-            "trig_yn",
-            (
-                f"With delta = {fmt_num(d)}, can grim trigger (play {coop} until the other plays {defect}, then "
-                f"{defect} forever) sustain ({coop}, {coop}) as a subgame-perfect equilibrium?",
-                f"The discount factor is {fmt_num(d)}. Is mutual grim trigger a subgame-perfect equilibrium that keeps "
-                f"both players on {coop}?",
-            ),
-        )
-        correct, dis = _yes_no(d >= grim)
+    tid, ask = ctx.phrase(T, {"yn": "trig_yn", "tft": "trig_tft", "punish": "trig_punish"}[kind], coop=coop,
+                          defect=defect, delta=fmt_num(d))
+    if kind in ("yn", "tft"):
+        correct, dis = _yes_no(d >= (grim if kind == "yn" else tft))
         return Draft(f"{tid}.{form}", f"{intro}\n{ask}", correct, dis, params, 2)
-    if kind == "tft":
-        tid, ask = ctx.phrasing(
-            "trig_tft",
-            (
-                f"With delta = {fmt_num(d)}, is it a Nash equilibrium for both players to use tit-for-tat (play {coop} "
-                f"first, then copy the other player's previous action)?",
-                f"The discount factor is {fmt_num(d)}. Is tit-for-tat a best response to tit-for-tat?",
-            ),
-        )
-        correct, dis = _yes_no(d >= tft)
-        return Draft(f"{tid}.{form}", f"{intro}\n{ask}", correct, dis, params, 2)
-    tid, ask = ctx.phrasing(
-        "trig_punish",
-        (
-            f"The discount factor is {fmt_num(d)}. Both players follow the same rule: play {coop}; after any play of "
-            f"{defect}, play {defect} for a fixed number of periods (the punishment), then return to {coop}. Which "
-            f"is the shortest of the punishments below that makes ({coop}, {coop}) in every period a subgame-perfect "
-            f"equilibrium?",
-            f"With delta = {fmt_num(d)}, the players want to sustain ({coop}, {coop}) with a rule that answers any "
-            f"{defect} by playing {defect} for some periods before returning to {coop}. Of the punishment lengths "
-            f"below, which is the shortest that makes this rule a subgame-perfect equilibrium?",
-        ),
-    )
     options = [_punishment_text(L) for L in PUNISHMENTS] + [NO_PUNISHMENT]
     correct = NO_PUNISHMENT if target == "none" else _punishment_text(target)
     return Draft(f"{tid}.{form}", f"{intro}\n{ask}", correct, tuple(o for o in options if o != correct), params)
 
+
+def _dilemma_payoffs(rng, kind: str, yes: bool, target: Any):
+    """Prisoner's-dilemma payoffs (T, R, P, S) and a discount factor that fit the template ``kind``: a delta on the
+    drawn side (``yes``) of the threshold, one whose shortest sustaining punishment is ``target``, or none with a
+    grim-trigger threshold strictly between 0.05 and 0.95; None when the draw does not fit."""
+    s_, p_ = sorted(rng.sample(range(-4, 10), 2))
+    r_ = rng.randint(p_ + 1, p_ + 8)
+    t_ = rng.randint(r_ + 1, r_ + 8)
+    grim = grim_trigger_threshold(t_, r_, p_)
+    tft = tit_for_tat_threshold(t_, r_, p_, s_)
+    th = tft if kind == "tft" else grim
+    if kind in ("yn", "tft"):
+        # a delta on the drawn side of the threshold, two decimals, never equal to it
+        grid = [Fraction(x, 100) for x in range(5, 99)]
+        side = [d for d in grid if (d > th if yes else d < th)]
+        return (t_, r_, p_, s_, rng.choice(side)) if side else None
+    if kind == "punish":
+        d = Fraction(rng.randint(5, 98), 100)
+        works = [L for L in PUNISHMENTS if punishment_sustains(t_, r_, p_, d, L)]
+        key = works[0] if works else "none"
+        return (t_, r_, p_, s_, d) if key == target else None
+    return (t_, r_, p_, s_, None) if Fraction(5, 100) < grim < Fraction(95, 100) else None
 
 # ================================================================================================================
 # 3.5 Bayesian games
@@ -2157,47 +1937,47 @@ def bayes_nash(ctx: GenContext) -> Draft:
     rng = ctx.rng
     a_name, b_name = _two_players(ctx)
     if rng.random() < 0.5:
-        n_q = ctx.scale(2, 3)
-        qualities = ["good", "bad"] if n_q == 2 else ["excellent", "average", "poor"]
-        item = ctx.vocab.owned_item if ctx.vocab.owned_item else "an item"
-        rank = rng.randrange(n_q + 1)
+        return _bne_offer(ctx, a_name, b_name)
+    return _bne_matrix(ctx, a_name, b_name)
 
-        def draw():
-            probs = [p * 5 for p in _split5(rng, n_q)]
-            seller = sorted(rng.sample(range(10, 50), n_q), reverse=True)  # two-digit amounts: no length cue
-            buyer = [s + rng.randint(1, 20) for s in seller]
-            # the candidate offers: every seller value and one buyer value, all amounts the question states (an
-            # unstated extra amount was never the best offer, which left the key among the stated ones)
-            offers = sorted(set(seller + [rng.choice(buyer)]))
-            if len(offers) != n_q + 1:
-                return None
-            vals = lemons_payoffs(probs, seller, buyer, offers)
-            if vals.count(max(vals)) != 1 or vals.index(max(vals)) != rank:  # the key's rank is drawn first
-                return None
-            return probs, seller, buyer, offers, vals
 
-        probs, seller, buyer, offers, vals = _retry(draw)
-        desc = (
-            f"{a_name} is selling {item} whose quality only {a_name} knows. "
-            + " ".join(
-                f"With probability {p}% it is {q}: then it is worth {fmt_money(s)} to {a_name} and {fmt_money(b)} to "
-                f"{b_name}."
-                for p, q, s, b in zip(probs, qualities, seller, buyer, strict=False)
-            )
-            + f" {b_name} makes one take-it-or-leave-it offer; {a_name} accepts any offer at least equal to the item's "
-            f"worth to {a_name}."
-        )
-        tid, ask = ctx.phrasing(
-            "bne_offer",
-            (
-                f"Which offer maximizes {b_name}'s expected payoff?",
-                f"What price should {b_name} offer?",
-                f"{b_name} can offer any of the amounts below. Which is best?",
-            ),
-        )
-        best = offers[vals.index(max(vals))]
-        params = {"kind": "offer", "probs": probs, "seller": seller, "buyer": buyer, "offers": offers}
-        return Draft(tid, f"{desc} {ask}", fmt_money(best), tuple(fmt_money(x) for x in offers if x != best), params)
+def _bne_offer(ctx: GenContext, a_name: str, b_name: str) -> Draft:
+    """Market for lemons: the buyer's best take-it-or-leave-it offer (its rank among the candidates drawn first)."""
+    rng = ctx.rng
+    n_q = ctx.scale(2, 3)
+    qualities = ["good", "bad"] if n_q == 2 else ["excellent", "average", "poor"]
+    item = ctx.vocab.owned_item if ctx.vocab.owned_item else "an item"
+    rank = rng.randrange(n_q + 1)
+
+    def draw():
+        probs = [p * 5 for p in _split5(rng, n_q)]
+        seller = sorted(rng.sample(range(10, 50), n_q), reverse=True)  # two-digit amounts: no length cue
+        buyer = [s + rng.randint(1, 20) for s in seller]
+        # the candidate offers: every seller value and one buyer value, all amounts the question states (an
+        # unstated extra amount was never the best offer, which left the key among the stated ones)
+        offers = sorted(set(seller + [rng.choice(buyer)]))
+        if len(offers) != n_q + 1:
+            return None
+        vals = lemons_payoffs(probs, seller, buyer, offers)
+        if vals.count(max(vals)) != 1 or vals.index(max(vals)) != rank:  # the key's rank is drawn first
+            return None
+        return probs, seller, buyer, offers, vals
+
+    probs, seller, buyer, offers, vals = _retry(draw)
+    names = {"a": a_name, "b": b_name}
+    desc = " ".join([T["lemons_intro"].format(item=item, **names)]
+                    + [T["lemons_quality"].format(p=p, quality=q, seller=fmt_money(s), buyer=fmt_money(b), **names)
+                       for p, q, s, b in zip(probs, qualities, seller, buyer, strict=False)]
+                    + [T["lemons_rule"].format(**names)])
+    tid, ask = ctx.phrase(T, "bne_offer", b=b_name)
+    best = offers[vals.index(max(vals))]
+    params = {"kind": "offer", "probs": probs, "seller": seller, "buyer": buyer, "offers": offers}
+    return Draft(tid, f"{desc} {ask}", fmt_money(best), tuple(fmt_money(x) for x in offers if x != best), params)
+
+
+def _bne_matrix(ctx: GenContext, a_name: str, b_name: str) -> Draft:
+    """Two types of the first player: the one pure Bayes-Nash equilibrium among the options (or that there is none)."""
+    rng = ctx.rng
     n = ctx.scale(2, 3)
     gv = game_vocab(ctx.domain)
     acts1 = rng.sample(gv.actions, 2)
@@ -2215,38 +1995,22 @@ def bayes_nash(ctx: GenContext) -> Draft:
         return (u1, u2, eqs) if (not eqs) == want_none else None
 
     u1, u2, eqs = _retry(draw)
-    desc = (
-        f"{gv.setting.format(a=a_name, b=b_name)}. {a_name} is of type {types[0]} with probability {prior}% and "
-        f"of type {types[1]} otherwise; {a_name} knows the type, {b_name} does not. They choose at the same "
-        f"time; payoffs are {gv.unit}. In each pair below, the first action is {a_name}'s and the second "
-        f"{b_name}'s. "
-    )
+    names = {"a": a_name, "b": b_name}
+    parts = [T["bne_game"].format(setting=gv.setting.format(**names), t0=types[0], t1=types[1], prior=prior,
+                                  unit=gv.unit, **names)]
     for t in (0, 1):
-        desc += (
-            f"If {a_name} is type {types[t]}: "
-            + " ".join(
-                f"({acts1[x]}, {acts2[y]}) gives {a_name} {u1[t][x][y]} and {b_name} {u2[t][x][y]}."
-                for x in range(2)
-                for y in range(n)
-            )
-            + " "
-        )
+        parts.append(T["bne_type"].format(type=types[t], **names))
+        parts += [T["bne_outcome"].format(x=acts1[x], y=acts2[y], pay_a=u1[t][x][y], pay_b=u2[t][x][y], **names)
+                  for x in range(2) for y in range(n)]
 
     def label(s: Sequence[int], b: int) -> str:
-        return f"{a_name} plays {acts1[s[0]]} if {types[0]} and {acts1[s[1]]} if {types[1]}; {b_name} plays {acts2[b]}"
+        return T["bne_profile"].format(x=acts1[s[0]], t0=types[0], y=acts1[s[1]], t1=types[1], r=acts2[b], **names)
 
     profiles = [(s, b) for s in itertools.product(range(2), repeat=2) for b in range(n)]
     non = [p for p in profiles if p not in eqs]
     rng.shuffle(non)
-    tid, ask = ctx.phrasing(
-        "bne_matrix",
-        (
-            "Which of the following is a pure-strategy Bayes-Nash equilibrium?",
-            f"Each type of {a_name} and {b_name} maximize expected payoffs given the others' strategies. Which profile "
-            f"is an equilibrium?",
-        ),
-    )
-    none = "There is no pure-strategy Bayes-Nash equilibrium"
+    tid, ask = ctx.phrase(T, "bne_matrix", **names)
+    none = T["bne_none"]
     if eqs:
         eq = rng.choice(eqs)
         correct = label(*eq)
@@ -2265,7 +2029,7 @@ def bayes_nash(ctx: GenContext) -> Draft:
         "shown": None if eq is None else [list(eq[0]), eq[1]],
     }
     dis = ([none] if eqs else []) + [label(*p) for p in non]
-    return Draft(tid, f"{desc}{ask}", correct, tuple(dis), params, n_opts)
+    return Draft(tid, " ".join([*parts, ask]), correct, tuple(dis), params, n_opts)
 
 
 def _split5(rng, k: int) -> list[int]:
@@ -2330,67 +2094,45 @@ def subgame_perfect_bayes_nash(ctx: GenContext) -> Draft:
     ent, inc, resp, e, vals = _retry(draw, 20000)
     stay = [rng.randint(5, 15), rng.randint(5, 15)]  # incumbent's payoff by type if the entrant stays out
     gv = game_vocab(ctx.domain)
-    desc = (
-        f"{e_name} is deciding whether to enter a market held by {i_name} ({gv.setting.format(a=e_name, b=i_name)}"
-        f"). {i_name} is {types[0]} with probability {prior}% and {types[1]} otherwise; only {i_name} knows. "
-        f"{e_name} can stay out (then {e_name} gets 0 and {i_name} gets {stay[0]} if {types[0]}, {stay[1]} if "
-        f"{types[1]}) or {join_list([m.lower() for m in mode_names], 'or')}. After seeing {e_name}'s choice, "
-        f"{i_name} fights or accommodates. "
-    )
-    for m in range(modes):
-        for t in (0, 1):
-            desc += (
-                f"If {e_name} chooses {mode_names[m].lower()} and {i_name} is {types[t]}: fighting gives "
-                f"({e_name} {ent[m][t][0]}, {i_name} {inc[m][t][0]}); accommodating gives ({e_name} "
-                f"{ent[m][t][1]}, {i_name} {inc[m][t][1]}). "
-            )
+    names = {"e": e_name, "i": i_name, "t0": types[0], "t1": types[1]}
+    desc = [T["spbne_intro"].format(setting=gv.setting.format(a=e_name, b=i_name), prior=prior, stay0=stay[0],
+                                    stay1=stay[1], modes=join_list([m.lower() for m in mode_names], "or"), **names)]
+    desc += [T["spbne_case"].format(mode=mode_names[m].lower(), type=types[t], fight_e=ent[m][t][0],
+                                    fight_i=inc[m][t][0], accommodate_e=ent[m][t][1], accommodate_i=inc[m][t][1],
+                                    **names) for m in range(modes) for t in (0, 1)]
     params = {"prior_pct": prior, "modes": modes, "ent": ent, "inc": inc, "stay": stay, "players": [e_name, i_name]}
     actions = ["Stay out"] + mode_names
     if profile_template:
         r_word = ("fights", "accommodates")
 
         def label(ea: int, rs: Sequence[Sequence[int]]) -> str:
-            return (
-                f"{e_name}: {actions[ea]}; {i_name} {r_word[rs[0][0]]} if {types[0]} and "
-                f"{r_word[rs[0][1]]} if {types[1]}"
-            )
+            return T["spbne_profile"].format(action=actions[ea], response0=r_word[rs[0][0]],
+                                             response1=r_word[rs[0][1]], **names)
 
-        profs = [(ea, [[r0, r1]]) for ea in (0, 1) for r0 in (0, 1) for r1 in (0, 1)]
         correct_prof = (e, resp)
-        bne_only = [p for p in profs if p != correct_prof and entry_bne(pr0, 1, ent, inc, *p)]
-        # the non-credible Bayes-Nash equilibrium (typically staying out against a threatened fight) is offered in
-        # half of the questions only: always offering it made it the option right less often than chance
-        if rng.random() < 0.5:
-            bne_only = []
-        rest = [p for p in profs if p != correct_prof and p not in bne_only[:1]]
-        rng.shuffle(rest)
-        tid, ask = ctx.phrasing(
-            "spbne_prof",
-            (
-                "Which strategy profile is a subgame-perfect Bayes-Nash equilibrium?",
-                f"Which profile is a Bayes-Nash equilibrium in which {i_name}'s responses are optimal even after moves "
-                f"that are not expected?",
-            ),
-        )
+        dis_profiles, (tid, ask) = _spbne_profile_options(ctx, pr0, ent, inc, correct_prof, names)
         params["kind"] = "profile"
-        return Draft(
-            tid,
-            f"{desc}{ask}",
-            label(*correct_prof),
-            tuple(label(*p) for p in bne_only[:1] + rest),
-            params,
-            ctx.n_options(3, 5),
-        )
-    tid, ask = ctx.phrasing(
-        "spbne_entrant",
-        (
-            f"In a subgame-perfect Bayes-Nash equilibrium, what should {e_name} do?",
-            f"{e_name} expects {i_name} to respond optimally given its type. What maximizes {e_name}'s expected "
-            "payoff?",
-        ),
-    )
+        return Draft(tid, " ".join([*desc, ask]), label(*correct_prof), tuple(label(*p) for p in dis_profiles),
+                     params, ctx.n_options(3, 5))
+    tid, ask = ctx.phrase(T, "spbne_entrant", **names)
     params["kind"] = "entrant"
     correct = actions[e]
     # no "choose by a fair coin flip": with a unique best action it is never right (offered 146 times, right 0)
     dis = [x for x in actions if x != correct]
-    return Draft(tid, f"{desc}{ask}", correct, tuple(dis), params)
+    return Draft(tid, " ".join([*desc, ask]), correct, tuple(dis), params)
+
+
+def _spbne_profile_options(ctx: GenContext, pr0: Fraction, ent: list, inc: list, correct_prof: tuple,
+                            names: dict[str, str]):
+    """The distractor profiles of the profile template (a non-credible Bayes-Nash equilibrium first in half of the
+    questions, then the other profiles shuffled) and its (template id, question)."""
+    rng = ctx.rng
+    profs = [(ea, [[r0, r1]]) for ea in (0, 1) for r0 in (0, 1) for r1 in (0, 1)]
+    bne_only = [p for p in profs if p != correct_prof and entry_bne(pr0, 1, ent, inc, *p)]
+    # the non-credible Bayes-Nash equilibrium (typically staying out against a threatened fight) is offered in
+    # half of the questions only: always offering it made it the option right less often than chance
+    if rng.random() < 0.5:
+        bne_only = []
+    rest = [p for p in profs if p != correct_prof and p not in bne_only[:1]]
+    rng.shuffle(rest)
+    return bne_only[:1] + rest, ctx.phrase(T, "spbne_prof", **names)

@@ -13,6 +13,7 @@ from choicelab.studies.steer.items.base import (
     Draft,
     FollowUp,
     GenContext,
+    Placement,
     count_of,
     entity_numbers,
     fmt_money,
@@ -22,6 +23,9 @@ from choicelab.studies.steer.items.base import (
     join_list,
     spread_distractors,
 )
+from choicelab.studies.steer.items.domains import TEMPLATES
+
+T = TEMPLATES["single_agent"]  # the questions' fixed sentences (data/steer/templates.yaml)
 
 Lottery = list[tuple[int, int]]  # [(probability in percent, payoff), ...], probabilities sum to 100
 
@@ -43,12 +47,15 @@ def _split(rng, k: int, step: int = 5) -> list[int]:
 def _describe(lottery: Lottery, money: bool = True) -> str:
     def fmt(x: int) -> str:
         if not money:
-            return f"a utility of {x}"
-        return f"a loss of {fmt_money(-x)}" if x < 0 else fmt_money(x)
+            return T["utility_of"].format(x=x)
+        return T["loss_of"].format(amount=fmt_money(-x)) if x < 0 else fmt_money(x)
 
     if len(lottery) == 1:
-        return f"{fmt(lottery[0][1])} for sure"
-    return join_list([f"a {p}% chance of {fmt(x)}" for p, x in lottery])
+        return T["for_sure"].format(outcome=fmt(lottery[0][1]))
+    return join_list([T["chance_of"].format(p=p, outcome=fmt(x)) for p, x in lottery])
+
+
+PREFERENCE_LABELS = {"A": T["prefer_1"], "B": T["prefer_2"], "=": T["indifferent"]}
 
 
 def _unique_argmax(values: list[Fraction]) -> int | None:
@@ -76,16 +83,11 @@ def completeness(ctx: GenContext) -> Draft:
             b_parts[0] = rng.randint(10, 120)
     ua, ub = sum(a_parts), sum(b_parts)
     x, y = rng.sample(v.alternatives, 2)
-    describe = lambda parts: ", ".join([f"a benefit with utility {parts[0]}"] +  # noqa: E731
-                                       [f"a drawback with utility {u}" for u in parts[1:]])
-    tid, lead = ctx.phrasing("compl_det", (
-        f"As {v.role}, you must choose between two {v.option_noun}s.",
-        f"You are comparing two {v.option_noun}s.",
-        f"A friend asks you to rank two {v.option_noun}s.",
-    ))
-    q = (f"{lead} Option 1, {x}, has {describe(a_parts)}. Option 2, {y}, has {describe(b_parts)}. Utilities add "
-         f"up. Which best describes your preference?")
-    labels = {"A": "I prefer Option 1", "B": "I prefer Option 2", "=": "I am indifferent between Options 1 and 2"}
+    describe = lambda parts: ", ".join([T["compl_benefit"].format(u=parts[0])] +  # noqa: E731
+                                       [T["compl_drawback"].format(u=u) for u in parts[1:]])
+    tid, lead = ctx.phrase(T, "compl_det", role=v.role, noun=v.option_noun)
+    q = T["compl_question"].format(lead=lead, x=x, a=describe(a_parts), y=y, b=describe(b_parts))
+    labels = PREFERENCE_LABELS
     key = "A" if ua > ub else "B" if ub > ua else "="
     dis = [labels[k] for k in "AB=" if k != key]
     return Draft(tid, q, labels[key], tuple(dis), {"a_parts": a_parts, "b_parts": b_parts}, 3)
@@ -111,13 +113,10 @@ def transitivity(ctx: GenContext) -> Draft:
     stmts = [(chain[m], chain[m + 1]) for m in links]
     rng.shuffle(stmts)  # in chain order the key would be the asked alternative the stem mentions first
     first, second = (chain[i], chain[j]) if rng.random() < 0.5 else (chain[j], chain[i])
-    tid, lead = ctx.phrasing("trans", ("You are choosing a {n}.", "As {r}, you compare {n}s.",
-                                       "You have clear tastes about {n}s."))
-    lead = lead.format(n=v.option_noun, r=v.role)
-    forms = ("You would rather have {a} than {b}.", "You like {b} less than {a}.")
-    prefs = " ".join(rng.choice(forms).format(a=a, b=b) for a, b in stmts)
-    q = f"{lead} {prefs} Would you rather have {first} or {second}?"
-    unknown = "It cannot be determined from these preferences"
+    tid, lead = ctx.phrase(T, "trans", n=v.option_noun, r=v.role)
+    prefs = " ".join(rng.choice(T["trans_forms"]).format(a=a, b=b) for a, b in stmts)
+    q = T["trans_question"].format(lead=lead, prefs=prefs, first=first, second=second)
+    unknown = T["trans_unknown"]
     correct = chain[i] if determined else unknown
     dis = [x for x in (chain[i], chain[j], unknown) if x != correct]
     return Draft(tid, q, correct, tuple(dis), {"chain": chain, "asked": [chain[i], chain[j]],
@@ -151,15 +150,14 @@ def independence(ctx: GenContext) -> Draft:
             decoys.append((ref_q - rng.randint(1, 10 * (d + 1)), ref_p + rng.randint(10, 150)))
     items = [(qa, pa), (qb, pb)] + decoys
     noun = v.option_noun.capitalize()
-    listing = " ".join(f"{noun} {names[i]} has quality {qq} and costs {fmt_money(pp)}."
+    listing = " ".join(T["indep_item"].format(noun=noun, name=names[i], quality=qq, price=fmt_money(pp))
                        for i, (qq, pp) in enumerate(items[:2]))
     chosen = names[0] if x_is_a else names[1]
-    extra = " ".join(f"{noun} {names[2 + d]} has quality {qq} and costs {fmt_money(pp)}."
+    extra = " ".join(T["indep_item"].format(noun=noun, name=names[2 + d], quality=qq, price=fmt_money(pp))
                      for d, (qq, pp) in enumerate(decoys))
-    tid, lead = ctx.phrasing("indep", ("You need a new {n}.", "As {r}, you pick a {n}.", "You are shopping for a {n}."))
-    q = (f"{lead.format(n=v.option_noun, r=v.role)} {listing} After thinking it over you choose "
-         f"{noun} {chosen}. Then you learn about more options: {extra} Which do you choose now?")
-    opts = [f"{noun} {n}" for n in names[: 2 + n_decoys]]
+    tid, lead = ctx.phrase(T, "indep", n=v.option_noun, r=v.role)
+    q = T["indep_question"].format(lead=lead, listing=listing, noun=noun, chosen=chosen, extra=extra)
+    opts = [T["indep_option"].format(noun=noun, name=n) for n in names[: 2 + n_decoys]]
     correct = opts[2 + dominating] if dominating >= 0 else opts[0] if x_is_a else opts[1]
     params = {"items": items, "chosen_first": chosen}
     return Draft(tid, q, correct, tuple(o for o in opts if o != correct), params)
@@ -189,22 +187,18 @@ def sunk_cost(ctx: GenContext) -> Draft:
             break
     if n_proj == 1:
         sunk, rem, rev = projects[0]
-        tid, lead = ctx.phrasing("sunk", (f"You are managing {v.project}.", f"As {v.role}, you lead {v.project}.",
-                                          f"Your organisation has invested in {v.project}."))
-        q = (f"{lead} It has already cost {fmt_money(sunk)}, and the money cannot be recovered. Finishing it would "
-             f"cost {fmt_money(rem)} more, and the revised revenue projection is {fmt_money(rev)}. What should "
-             f"you do?")
-        cont, stop = "Continue investing to finish it", "Abandon it now"
+        tid, lead = ctx.phrase(T, "sunk", project=v.project, role=v.role)
+        q = T["sunk_one"].format(lead=lead, sunk=fmt_money(sunk), remaining=fmt_money(rem), revenue=fmt_money(rev))
+        cont, stop = T["sunk_continue"], T["sunk_abandon"]
         correct = cont if rev > rem else stop
         return Draft(tid, q, correct, (stop if correct == cont else cont,), {"projects": projects}, 2)
-    names = [f"Project {n}" for n in entity_numbers(n_proj)]
-    desc = " ".join(f"{n} has already cost {fmt_money(s)}; finishing it costs {fmt_money(f)} more and would bring "
-                    f"{fmt_money(r)}." for n, (s, f, r) in zip(names, projects, strict=False))
+    names = [T["sunk_name"].format(n=n) for n in entity_numbers(n_proj)]
+    desc = " ".join(T["sunk_project"].format(name=n, sunk=fmt_money(s), remaining=fmt_money(f), revenue=fmt_money(r))
+                    for n, (s, f, r) in zip(names, projects, strict=False))
     tid = "sunk.multi"
-    q = (f"As {v.role}, you oversee several unfinished projects, and you can afford to finish at most one. {desc} "
-         f"Money already spent cannot be recovered. What should you do?")
+    q = T["sunk_multi"].format(role=v.role, projects=desc)
     best = max(range(n_proj), key=lambda i: nets[i])
-    opts = [f"Finish {n}" for n in names] + ["Abandon all projects"]
+    opts = [T["sunk_finish"].format(name=n) for n in names] + [T["sunk_abandon_all"]]
     correct = opts[best] if nets[best] > 0 else opts[-1]
     return Draft(tid, q, correct, tuple(o for o in opts if o != correct), {"projects": projects})
 
@@ -224,15 +218,10 @@ def endowment_effect(ctx: GenContext) -> Draft:
     if ctx.level < 0.5:
         sell = rng.random() < 0.5
         offer = wtp + (1 if sell else -1) * rng.randint(1, 10) * 5
-        tid, lead = ctx.phrasing("endow", (
-            f"The most you would pay to buy {item} is {fmt_money(wtp)}.",
-            f"You value {item} at exactly {fmt_money(wtp)}: you would pay up to that amount for one.",
-        ))
-        q = (f"{lead} Yesterday you were given one, and how much you value it has not changed. Someone offers you "
-             f"{fmt_money(offer)} for it. Should you sell it?")
-        correct = "Yes, sell it" if offer > wtp else "No, keep it"
-        return Draft(tid, q, correct, ("No, keep it" if offer > wtp else "Yes, sell it",),
-                     {"wtp": wtp, "offer": offer, "kind": "offer"}, 2)
+        tid, lead = ctx.phrase(T, "endow", item=item, wtp=fmt_money(wtp))
+        q = T["endow_offer"].format(lead=lead, offer=fmt_money(offer))
+        correct, other = (T["endow_sell"], T["endow_keep"]) if offer > wtp else (T["endow_keep"], T["endow_sell"])
+        return Draft(tid, q, correct, (other,), {"wtp": wtp, "offer": offer, "kind": "offer"}, 2)
     who = ctx.people(1)[0]
     fee = rng.randint(1, min(8, wtp // 5 - 1)) * 5 if rng.random() < 0.5 else 0
     price = wtp - fee  # the stated price; with a fee the value is price + fee, a number the stem does not state
@@ -240,21 +229,16 @@ def endowment_effect(ctx: GenContext) -> Draft:
     resale = wtp + rng.choice((-1, 1)) * rng.randint(2, 12) * 5
     while resale in (shop, price, wtp) or resale <= 0:
         resale += 5
-    value = (f"the most you were willing to pay for it was {fmt_money(price)} plus the {fmt_money(fee)} delivery fee"
-             if fee else f"the most you were willing to pay for it was {fmt_money(price)}, delivery included")
-    tid, lead = ctx.phrasing("endow.wta", (
-        f"You now own {item}.",
-        f"As {v.role}, you were given {item} by {who}.",
-        f"Today you won {item} in a raffle.",
-    ))
-    facts = [f"Before you owned it, {value}.", f"Shops sell it for {fmt_money(shop)}.",
-             f"A friend paid {fmt_money(resale)} for one last year."]
+    value = T["endow_value_fee" if fee else "endow_value"].format(price=fmt_money(price), fee=fmt_money(fee))
+    tid, lead = ctx.phrase(T, "endow.wta", item=item, role=v.role, who=who)
+    facts = [T["endow_before"].format(value=value), T["endow_shop"].format(price=fmt_money(shop)),
+             T["endow_friend"].format(price=fmt_money(resale))]
     rng.shuffle(facts)  # the order the prices are mentioned in is no cue
-    q = (f"{lead} {' '.join(facts)} How much you value it has not changed since before you owned it. What is the "
-         "lowest price at which you should be willing to sell it?")
+    q = T["endow_wta_question"].format(lead=lead, facts=" ".join(facts))
     k = ctx.n_options(3, 5) - 1
     stated = [shop, resale] + ([price] if fee else [])
-    dis = spread_distractors(rng, wtp, fmt_money, stated + ([price + 2 * fee] if fee else []), k, lo=0, step=5)
+    dis = spread_distractors(rng, wtp, fmt_money, stated + ([price + 2 * fee] if fee else []), k,
+                             Placement(lo=0, step=5))
     return Draft(tid, q, fmt_money(wtp), tuple(dis),
                  {"wtp": wtp, "kind": "wta", "fee": fee, "shop": shop, "resale": resale}, k + 1)
 
@@ -273,18 +257,17 @@ def time_inconsistency(ctx: GenContext) -> Draft:
     shift = rng.randint(gap + 1, 365)
     chose_small = rng.random() < 0.5
     days = lambda n: count_of(n, "day", "days")  # noqa: E731
-    sooner, later = f"{fmt_money(small)} today", f"{fmt_money(large)} in {days(gap)}"
+    sooner = T["time_today"].format(amount=fmt_money(small))
+    later = T["time_later"].format(amount=fmt_money(large), days=days(gap))
     first, other = (sooner, later) if chose_small else (later, sooner)
     pair = (sooner, later) if rng.random() < 0.5 else (later, sooner)
-    tid, lead = ctx.phrasing("time", (
-        f"You were offered a choice between {pair[0]} and {pair[1]}, and after careful thought you chose {first}.",
-        f"As {v.role}, you earlier preferred {first} to {other}." if rng.random() < 0.5 else
-        f"As {v.role}, you earlier turned down {other} and took {first} instead.",
-    ))
-    a = f"{fmt_money(small)} in {days(shift)}"
-    b = f"{fmt_money(large)} in {days(shift + gap)}"
+    phrasings = (T["time"][0], T["time"][1] if rng.random() < 0.5 else T["time_turned_down"])
+    tid, lead = ctx.phrasing("time", [t.format(x=pair[0], y=pair[1], first=first, other=other, role=v.role)
+                                      for t in phrasings])
+    a = T["time_later"].format(amount=fmt_money(small), days=days(shift))
+    b = T["time_later"].format(amount=fmt_money(large), days=days(shift + gap))
     new_pair = (a, b) if rng.random() < 0.5 else (b, a)
-    q = f"{lead} Now you can choose between {new_pair[0]} and {new_pair[1]}. Which do you choose?"
+    q = T["time_question"].format(lead=lead, x=new_pair[0], y=new_pair[1])
     correct, wrong = (a, b) if chose_small else (b, a)
     return Draft(tid, q, correct, (wrong,), {"small": small, "large": large, "gap": gap, "shift": shift,
                                              "chose_small": chose_small}, 2)
@@ -316,12 +299,9 @@ def completeness_lotteries(ctx: GenContext) -> Draft:
     else:
         lb = [(p, base_a + x + rng.randint(-20, 20) * 100) for p, x in _draw_lottery(rng, k, 0, 100)]
     ea, eb = expected_value(la), expected_value(lb)
-    tid, lead = ctx.phrasing("compl_lot", (f"You must choose between two {v.option_noun}s with uncertain payoffs.",
-                                           f"As {v.role}, you compare two risky {v.option_noun}s.",
-                                           "Consider two lotteries."))
-    q = (f"{lead} Option 1 pays {_describe(la)}. Option 2 pays {_describe(lb)}. You care only about the expected "
-         f"amount. Which best describes your preference?")
-    labels = {"A": "I prefer Option 1", "B": "I prefer Option 2", "=": "I am indifferent between Options 1 and 2"}
+    tid, lead = ctx.phrase(T, "compl_lot", noun=v.option_noun, role=v.role)
+    q = T["compl_lot_question"].format(lead=lead, a=_describe(la), b=_describe(lb))
+    labels = PREFERENCE_LABELS
     key = "A" if ea > eb else "B" if eb > ea else "="
     dis = [labels[x] for x in "AB=" if x != key]
     return Draft(tid, q, labels[key], tuple(dis), {"a": la, "b": lb}, 3)
@@ -338,21 +318,20 @@ def transitivity_lotteries(ctx: GenContext) -> Draft:
     k = ctx.scale(3, 5)
     outcomes = rng.sample(v.alternatives, k)
     probs = rng.sample(range(5, 96), k)
-    lots = [f"a {p}% chance of {o}" for p, o in zip(probs, outcomes, strict=False)]
+    lots = [T["chance_of"].format(p=p, outcome=o) for p, o in zip(probs, outcomes, strict=False)]
     stmts = [(i, i + 1) for i in range(k - 1)]
     if ctx.level >= 0.5:
         rng.shuffle(stmts)
-    prefs = " ".join(f"You prefer {lots[a]} over {lots[b]}." for a, b in stmts)
+    prefs = " ".join(T["trans_lot_pref"].format(a=lots[a], b=lots[b]) for a, b in stmts)
     n_opt = min(ctx.n_options(3, 4), k)
     cycle = sorted(rng.sample(range(k), n_opt))  # i < (m < n <) j
     i, j = cycle[0], cycle[-1]
     cap = lambda s: s[0].upper() + s[1:]  # noqa: E731
-    tid, lead = ctx.phrasing("trans_lot", ("You have the following preferences.", f"As {v.role}, you state:",
-                                           "Your preferences over chances are:"))
-    q = f"{lead} {prefs} Which of the following is a consistent preference?"
-    correct = f"{cap(lots[i])} is preferred over {lots[j]}"
+    tid, lead = ctx.phrase(T, "trans_lot", role=v.role)
+    q = T["trans_lot_question"].format(lead=lead, prefs=prefs)
+    correct = T["trans_lot_option"].format(a=cap(lots[i]), b=lots[j])
     # the other edges of the cycle i -> m -> (n ->) j, each stated the wrong way round (a later over an earlier)
-    dis = [f"{cap(lots[b])} is preferred over {lots[a]}" for a, b in zip(cycle, cycle[1:], strict=False)]
+    dis = [T["trans_lot_option"].format(a=cap(lots[b]), b=lots[a]) for a, b in zip(cycle, cycle[1:], strict=False)]
     return Draft(tid, q, correct, tuple(dis), {"lotteries": list(zip(probs, outcomes, strict=False)), "asked": [i, j],
                                                "cycle": cycle}, n_opt)
 
@@ -410,22 +389,20 @@ def independence_lotteries(ctx: GenContext) -> Draft:
     evs = [expected_value(lot) for lot in lots]
     new = lots[2:]
     names = entity_numbers(len(lots))
-    describe = lambda lot: f"a {lot[0][0]}% chance of {fmt_money(lot[0][1])} and nothing otherwise"  # noqa: E731
-    listing = " ".join(f"Option {names[i]}: {describe(lot)}." for i, lot in enumerate(lots[:2]))
-    extra = " ".join(f"Option {names[2 + i]}: {describe(lot)}." for i, lot in enumerate(new))
-    tid, lead = ctx.phrasing("indep_lot", (f"You have two {v.option_noun} options.",
-                                           f"As {v.role}, you choose among risky {v.option_noun}s.",
-                                           "Consider these lotteries."))
-    q1 = f"{lead} {listing} Which option would you choose?"
-    more = "another option" if len(new) == 1 else "more options"
-    q2 = f"You are now told about {more}. {extra} Now which option would you choose?"
+    describe = lambda lot: T["one_prize"].format(p=lot[0][0], prize=fmt_money(lot[0][1]))  # noqa: E731
+    listing = " ".join(T["option_entry"].format(name=names[i], lottery=describe(lot)) for i, lot in enumerate(lots[:2]))
+    extra = " ".join(T["option_entry"].format(name=names[2 + i], lottery=describe(lot)) for i, lot in enumerate(new))
+    tid, lead = ctx.phrase(T, "indep_lot", noun=v.option_noun, role=v.role)
+    q1 = T["indep_lot_first"].format(lead=lead, listing=listing)
+    more = T["another_option"] if len(new) == 1 else T["more_options"]
+    q2 = T["indep_lot_second"].format(more=more, extra=extra)
+    option = [T["option_name"].format(name=n) for n in names]
     first_key = _unique_argmax(evs[:2])
     overall = _unique_argmax(evs)
-    k1 = f"Option {names[first_key]}"
-    k2 = f"Option {names[overall]}"
+    k1, k2 = option[first_key], option[overall]
     params = {"lotteries": lots}
-    return Draft(tid, q1, k1, (f"Option {names[1 - first_key]}",), params, 2,
-                 follow_up=FollowUp(q2, k2, tuple(f"Option {n}" for n in names if f"Option {n}" != k2)))
+    return Draft(tid, q1, k1, (option[1 - first_key],), params, 2,
+                 follow_up=FollowUp(q2, k2, tuple(o for o in option if o != k2)))
 
 
 # ================================================================================================================
@@ -444,19 +421,20 @@ def compute_eu(ctx: GenContext) -> Draft:
     utils = rng.sample(range(lo, 101), k)
     eu = expected_value(list(zip(probs, utils, strict=False)))
     outcomes = enumerate(zip(probs, utils, strict=False))
-    events = [f"Outcome {i + 1} (utility {u}) has probability {p}%" for i, (p, u) in outcomes]
-    tid, lead = ctx.phrasing("ceu", (f"As {v.role}, you consider {rng.choice(v.alternatives)}.",
-                                     f"You evaluate a {v.option_noun} with uncertain results.",
-                                     f"{ctx.people(1)[0]} is considering {rng.choice(v.alternatives)}."))
-    q = f"{lead} {'; '.join(events)}. What is its expected utility?"
+    events = [T["ceu_event"].format(i=i + 1, u=u, p=p) for i, (p, u) in outcomes]
+    # drawn for every phrasing, in this order, whichever is used
+    alternative, person, other_alternative = rng.choice(v.alternatives), ctx.people(1)[0], rng.choice(v.alternatives)
+    tid, lead = ctx.phrase(T, "ceu", role=v.role, alternative=alternative, noun=v.option_noun, person=person,
+                           other_alternative=other_alternative)
+    q = T["ceu_question"].format(lead=lead, events="; ".join(events))
     # plausible mistakes (the plain mean, probabilities matched to the wrong outcomes, one outcome left out), on
     # the key's grid of 0.05, then steps of uneven size on both sides: the key's rank among the options is uniform
     grid = Fraction(1, 20)
     snap = lambda x: round(Fraction(x) / grid) * grid  # noqa: E731
     cands = [snap(Fraction(sum(utils), k)), expected_value(list(zip(probs[::-1], utils, strict=False))),
              eu - Fraction(probs[-1] * utils[-1], 100)]
-    dis = spread_distractors(rng, eu, fmt_num, cands, ctx.n_options(3, 5) - 1, step=grid,
-                             gap=max(0.5, abs(float(eu)) * 0.06), lo=min(utils), hi=max(utils))
+    dis = spread_distractors(rng, eu, fmt_num, cands, ctx.n_options(3, 5) - 1,
+                             Placement(min(utils), max(utils), grid, max(0.5, abs(float(eu)) * 0.06)))
     return Draft(tid, q, fmt_num(eu), tuple(dis), {"probs_pct": probs, "utils": utils}, ctx.n_options(3, 5))
 
 
@@ -480,11 +458,10 @@ def maximize_eu(ctx: GenContext) -> Draft:
         evs = [expected_value(p) for p in pros]
         if _unique_argmax(evs) is not None:
             break
-    names = [f"{v.option_noun.capitalize()} {n}" for n in entity_numbers(m)]
-    listing = " ".join(f"{n} pays {_describe(p)}." for n, p in zip(names, pros, strict=False))
-    tid, lead = ctx.phrasing("meu", (f"You are choosing a {v.option_noun}.", f"As {v.role}, you have {m} options.",
-                                     "Consider the following prospects."))
-    q = f"{lead} {listing} Which should you choose to maximize your expected payoff?"
+    names = [T["numbered"].format(noun=v.option_noun.capitalize(), name=n) for n in entity_numbers(m)]
+    listing = " ".join(T["meu_pays"].format(name=n, lottery=_describe(p)) for n, p in zip(names, pros, strict=False))
+    tid, lead = ctx.phrase(T, "meu", noun=v.option_noun, role=v.role, m=m)
+    q = T["meu_question"].format(lead=lead, listing=listing)
     best = _unique_argmax(evs)
     return Draft(tid, q, names[best], tuple(n for i, n in enumerate(names) if i != best), {"prospects": pros})
 
@@ -542,16 +519,15 @@ def _risk_question(ctx: GenContext, kind: str) -> Draft:
         pros = core()
         pros += extras(n_extra, max(expected_value(x) for x in pros))
         evs = [expected_value(x) for x in pros]
-    names = [f"{v.option_noun.capitalize()} {n}" for n in entity_numbers(len(pros))]
+    names = [T["numbered"].format(noun=v.option_noun.capitalize(), name=n) for n in entity_numbers(len(pros))]
     order = list(range(len(pros)))
     rng.shuffle(order)
     pros = [pros[i] for i in order]
     evs = [expected_value(x) for x in pros]
-    listing = " ".join(f"{n} gives {_describe(p)}." for n, p in zip(names, pros, strict=False))
-    tid, lead = ctx.phrasing(f"risk_{kind}", (f"As {v.role}, you must pick one {v.option_noun}.",
-                                              f"You are choosing a {v.option_noun}.",
-                                              f"You have {len(pros)} {v.option_noun}s to choose from."))
-    q = f"{lead} {listing} Which {v.option_noun} should you choose to maximize your expected utility?"
+    listing = " ".join(T["risk_gives"].format(name=n, lottery=_describe(p)) for n, p in zip(names, pros, strict=False))
+    tid, lead = ctx.phrasing(f"risk_{kind}", [t.format(role=v.role, noun=v.option_noun, count=len(pros))
+                                              for t in T["risk"]])
+    q = T["risk_question"].format(lead=lead, listing=listing, noun=v.option_noun)
     best = _unique_argmax(evs)
     return Draft(tid, q, names[best], tuple(n for i, n in enumerate(names) if i != best),
                  {"prospects": pros, "safe_first": order.index(0) < order.index(1)})
@@ -597,26 +573,24 @@ def gamblers_fallacy(ctx: GenContext) -> Draft:
     if device == "coin":
         same, other = rng.sample(("heads", "tails"), 2)
         p = Fraction(1, 2)
-        setup = "a fair coin"
+        setup = T["gf_coin"]
     elif device == "die":
         face = rng.randint(1, 6)
-        same, other, p = f"a {face}", f"not a {face}", Fraction(1, 6)
-        setup = "a fair six-sided die"
+        same, other, p = T["gf_face"].format(face=face), T["gf_not_face"].format(face=face), Fraction(1, 6)
+        setup = T["gf_die"]
     else:
         n_red = rng.randint(1, 9)
         same, other = rng.sample(("red", "black"), 2)
         p = Fraction(n_red if same == "red" else 10 - n_red, 10)
-        setup = f"a fair wheel with {n_red} red and {10 - n_red} black slots out of 10"
+        setup = T["gf_wheel"].format(red=n_red, black=10 - n_red)
     who = ctx.people(1)[0]
-    _, context = ctx.phrasing("gf", (f"To decide {v.urn_story}, {v.role} uses {setup}.",
-                                     f"{who} uses {setup} every week to decide {v.urn_story}.",
-                                     f"At a {v.name} event, {setup} decides {v.urn_story}."))
+    _, context = ctx.phrase(T, "gf", story=v.urn_story, role=v.role, setup=setup, who=who, domain=v.name)
     if ctx.level < 0.5:
         tid = "gf.verbal"
         case = rng.choice(("independent", "box_same", "box_other"))
         replaced = case == "independent" and rng.random() < 0.5  # a box drawn with replacement is independent too
         if case == "independent" and not replaced:
-            q = f"{context} It has come up {same} {streak} times in a row. On the next try, which is true?"
+            q = T["gf_streak"].format(context=context, outcome=same, streak=streak)
             subject, before = same, fmt_pct(p)
             params = {"kind": "verbal", "device": device, "p": [p.numerator, p.denominator], "streak": streak,
                       "outcome": same}
@@ -626,16 +600,14 @@ def gamblers_fallacy(ctx: GenContext) -> Draft:
             n_rest = rng.randint(streak + 1, streak + 8)
             total = n_color + n_rest
             drawn = color if case == "box_same" or (replaced and rng.random() < 0.5) else rest
-            back = "Each ball drawn is put back and the box is shaken" if replaced else "Balls drawn are not put back"
-            q = (f"To decide {v.urn_story}, {who} draws balls from a box of {total}: {n_color} {color} and {n_rest} "
-                 f"{rest}. {back}. The first {streak} balls drawn were all {drawn}. On the next draw, which is "
-                 "true?")
+            back = T["gf_replaced"] if replaced else T["gf_not_replaced"]
+            q = T["gf_box"].format(story=v.urn_story, who=who, total=total, n_color=n_color, color=color,
+                                   n_rest=n_rest, rest=rest, back=back, streak=streak, drawn=drawn)
             subject, before = color, fmt_pct(Fraction(n_color, total))
             params = {"kind": "verbal_box", "n_color": n_color, "n_rest": n_rest, "streak": streak,
                       "drawn_is_color": drawn == color, "replaced": replaced}
-        statements = {"independent": f"{subject.capitalize()} is exactly as likely as before ({before})",
-                      "box_same": f"{subject.capitalize()} is now less likely than before ({before})",
-                      "box_other": f"{subject.capitalize()} is now more likely than before ({before})"}
+        says = {"independent": "gf_as_likely", "box_same": "gf_less_likely", "box_other": "gf_more_likely"}
+        statements = {c: T[key].format(subject=subject.capitalize(), before=before) for c, key in says.items()}
         return Draft(tid, q, statements[case], tuple(t for c, t in statements.items() if c != case), params, 3)
     without = rng.random() < 0.3
     if without:
@@ -643,20 +615,18 @@ def gamblers_fallacy(ctx: GenContext) -> Draft:
         target = rng.randint(streak + 1, total - 1)
         answer = Fraction(target - streak, total - streak)
         tid = "gf.noreplace"
-        q = (f"{ctx.vocab.role.capitalize()} draws tickets from a box of {total} tickets, {target} of them marked "
-             f"'win', without putting them back. The first {streak} tickets drawn were all 'win'. What is the "
-             f"probability that the next ticket is 'win'?")
+        q = T["gf_noreplace"].format(role=ctx.vocab.role.capitalize(), total=total, target=target, streak=streak)
         cands = [Fraction(target, total), Fraction(target - streak, total), Fraction(target - streak - 1,
                                                                                      total - streak)]
         params = {"kind": "noreplace", "total": total, "target": target, "streak": streak}
     else:
         answer = p
         tid = "gf.numeric"
-        q = f"{context} It has come up {same} {streak} times in a row. What is the probability of {same} next time?"
+        q = T["gf_numeric"].format(context=context, outcome=same, streak=streak)
         cands = [1 - p, p / 2, (1 + p) / 2, p * 2]
         params = {"kind": "independent", "device": device, "p": [p.numerator, p.denominator], "streak": streak}
-    dis = spread_distractors(rng, answer, fmt_pct, cands, ctx.n_options(3, 5) - 1, lo=0, hi=1,
-                             gap=0.06)
+    dis = spread_distractors(rng, answer, fmt_pct, cands, ctx.n_options(3, 5) - 1,
+                             Placement(lo=0, hi=1, gap=0.06))
     return Draft(tid, q, fmt_pct(answer), tuple(dis), params, ctx.n_options(3, 5))
 
 
@@ -690,17 +660,15 @@ def certainty_effect(ctx: GenContext) -> Draft:
     sure_better = 100 * x > p * y
     r = rng.choice((10, 20, 25, 50)) if ctx.level < 0.5 else rng.choice((10, 15, 20, 25, 30, 40, 50))
     sure_first, scaled_first = rng.random() < 0.5, rng.random() < 0.5
-    sure = f"{fmt_money(x)} for sure"
-    risky = f"a {p}% chance of {fmt_money(y)} and nothing otherwise"
-    c_text = f"a {r}% chance of {fmt_money(x)} and nothing otherwise"
-    d_text = f"a {fmt_num(Fraction(r * p, 100))}% chance of {fmt_money(y)} and nothing otherwise"
+    sure = T["for_sure"].format(outcome=fmt_money(x))
+    risky = T["one_prize"].format(p=p, prize=fmt_money(y))
+    c_text = T["one_prize"].format(p=r, prize=fmt_money(x))
+    d_text = T["one_prize"].format(p=fmt_num(Fraction(r * p, 100)), prize=fmt_money(y))
     one, two = (sure, risky) if sure_first else (risky, sure)
     three, four = (c_text, d_text) if scaled_first else (d_text, c_text)
-    tid, lead = ctx.phrasing("cert", (f"As {v.role}, consider two options.", "Consider two options.",
-                                      f"You are offered two {v.option_noun}s."))
-    q1 = f"{lead} Option 1 gives {one}; Option 2 gives {two}. Which option would you choose?"
-    q2 = (f"Now consider two more options: Option 3 gives {three}; Option 4 gives {four}. In this scenario, which "
-          "option would you choose?")
+    tid, lead = ctx.phrase(T, "cert", role=v.role, noun=v.option_noun)
+    q1 = T["cert_first"].format(lead=lead, one=one, two=two)
+    q2 = T["cert_second"].format(three=three, four=four)
     k1, o1, k2, o2 = _two_choices(sure_better == sure_first, sure_better == scaled_first)
     params = {"x": x, "p": p, "y": y, "r": r, "sure_first": sure_first, "scaled_sure_first": scaled_first}
     return Draft(tid, q1, k1, (o1,), params, 2, follow_up=FollowUp(q2, k2, (o2,), 2))
@@ -724,14 +692,14 @@ def reflection_effect(ctx: GenContext) -> Draft:
             break
     sure_better = 100 * g > p * big_g
     gain_sure_first, loss_sure_first = rng.random() < 0.5, rng.random() < 0.5
-    gains = (f"a sure gain of {fmt_money(g)}", f"a {p}% chance to gain {fmt_money(big_g)} and nothing otherwise")
-    losses = (f"a sure loss of {fmt_money(g)}", f"a {p}% chance to lose {fmt_money(big_g)} and nothing otherwise")
+    sure, gamble = {"amount": fmt_money(g)}, {"p": p, "amount": fmt_money(big_g)}
+    gains = (T["refl_sure_gain"].format(**sure), T["refl_gamble_gain"].format(**gamble))
+    losses = (T["refl_sure_loss"].format(**sure), T["refl_gamble_loss"].format(**gamble))
     one, two = gains if gain_sure_first else gains[::-1]
     three, four = losses if loss_sure_first else losses[::-1]
-    tid, lead = ctx.phrasing("refl", (f"As {v.role}, imagine you are given the following opportunity.",
-                                      "Imagine the following choice.", "Consider the following choice."))
-    q1 = f"{lead} Option 1 is {one}; Option 2 is {two}. Which would you choose?"
-    q2 = f"Suppose you were given another choice: Option 3 is {three}; Option 4 is {four}. Which would you choose?"
+    tid, lead = ctx.phrase(T, "refl", role=v.role)
+    q1 = T["refl_first"].format(lead=lead, one=one, two=two)
+    q2 = T["refl_second"].format(three=three, four=four)
     k1, o1, k2, o2 = _two_choices(sure_better == gain_sure_first, sure_better != loss_sure_first)
     params = {"g": g, "p": p, "G": big_g, "gain_sure_first": gain_sure_first, "loss_sure_first": loss_sure_first}
     return Draft(tid, q1, k1, (o1,), params, 2, follow_up=FollowUp(q2, k2, (o2,), 2))
@@ -750,14 +718,9 @@ def ambiguity_aversion(ctx: GenContext) -> Draft:
     red_better = rng.random() < 0.5  # red beats the symmetric belief's black count (N-R)/2 iff 3R > N
     red = rng.randint(n // 3 + 1, n * 6 // 10) if red_better else rng.randint(n // 10, (n - 1) // 3)
     prize = rng.choice((50, 100, 200))
-    tid, lead = ctx.phrasing("ambig", (f"To decide {v.urn_story}, a ball is drawn from an urn.",
-                                       f"As {v.role}, you may bet on a ball drawn from an urn.",
-                                       "Consider an urn."))
-    q1 = (f"{lead} It holds {n} balls: {red} are red and the remaining {n - red} are black or yellow in an unknown "
-          f"proportion; you have no information about that split. Gamble 1 pays {fmt_money(prize)} if the ball is "
-          f"red; Gamble 2 pays {fmt_money(prize)} if it is black. Which gamble would you choose?")
-    q2 = (f"Now consider two more gambles on the same urn: Gamble 3 pays {fmt_money(prize)} if the ball is red or "
-          f"yellow; Gamble 4 pays {fmt_money(prize)} if it is black or yellow. Which gamble would you choose?")
+    tid, lead = ctx.phrase(T, "ambig", story=v.urn_story, role=v.role)
+    q1 = T["ambig_first"].format(lead=lead, n=n, red=red, rest=n - red, prize=fmt_money(prize))
+    q2 = T["ambig_second"].format(prize=fmt_money(prize))
     red_better = 2 * red > n - red
     k1, o1 = ("Gamble 1", "Gamble 2") if red_better else ("Gamble 2", "Gamble 1")
     k2, o2 = ("Gamble 3", "Gamble 4") if red_better else ("Gamble 4", "Gamble 3")

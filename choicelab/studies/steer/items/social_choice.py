@@ -34,7 +34,9 @@ from choicelab.studies.steer.items.base import (
     join_list,
     numeric_distractors,
 )
-from choicelab.studies.steer.items.domains import TEXTS, VOCABULARY
+from choicelab.studies.steer.items.domains import TEMPLATES, TEXTS, VOCABULARY
+
+T = TEMPLATES["social_choice"]  # the questions' fixed sentences (data/steer/templates.yaml)
 
 Ranking = tuple[int, ...]
 Profile = list[tuple[int, Ranking]]
@@ -73,10 +75,8 @@ def _ranking_option(names: Sequence[str], ranking: Sequence[int]) -> str:
 
 
 def _profile_text(names: Sequence[str], profile: Profile, voters: str) -> str:
-    return " ".join(
-        f"{c} {voters} rank {_rank_text(names, r)}." if c != 1 else f"1 {voters[:-1]} ranks {_rank_text(names, r)}."
-        for c, r in profile
-    )
+    return " ".join(T["ballots"].format(count=c, voters=voters, ranking=_rank_text(names, r)) if c != 1
+                    else T["ballot"].format(voter=voters[:-1], ranking=_rank_text(names, r)) for c, r in profile)
 
 
 def random_profile(rng, m: int, n_types: int, lo: int, hi: int) -> Profile:
@@ -305,66 +305,23 @@ def pareto_efficiency(ctx: GenContext) -> Draft:
     profile, x, y = _plant_unanimity(rng, random_profile(rng, m, n_types, 1, 10 * ctx.scale(1, 5)))
     dom = pareto_dominated(profile, m)
     kind = rng.choice(("chosen", "which", "ranking") if ctx.level >= 0.5 else ("chosen", "which"))
-    setup = f"A committee must choose among {join_list(names)} on behalf of its {voters}. " + _profile_text(
-        names, profile, voters
-    )
+    setup = _committee_text(names, profile, voters)
     params: dict[str, Any] = {"m": m, "profile": profile, "kind": kind, "names": names}
     if kind == "chosen":
         chosen = y if rng.random() < 0.5 else rng.choice([a for a in range(m) if not dom[a]])
-        tid, ask = ctx.phrasing(
-            "pareto_chosen",
-            (
-                f"The committee chose {names[chosen]}. Does this decision satisfy Pareto efficiency?",
-                f"Is choosing {names[chosen]} Pareto efficient?",
-                f"After the votes were tallied, {names[chosen]} was selected. Is this outcome consistent with the "
-                f"Pareto principle?",
-            ),
-        )
+        tid, ask = ctx.phrase(T, "pareto_chosen", chosen=names[chosen])
         params["chosen"] = chosen
         correct = "No" if dom[chosen] else "Yes"
         return Draft(tid, f"{setup} {ask}", correct, ("Yes" if correct == "No" else "No",), params, 2)
     if kind == "which":
-        none = "None of them; every alternative is Pareto efficient"
-        n_opts = ctx.n_options(3, 5)
-        if rng.random() < 1 / n_opts:  # "none of them" right in about 1 of n_opts questions: no answer cue
-            for _ in range(2000):
-                profile = random_profile(rng, m, n_types, 1, 10 * ctx.scale(1, 5))
-                dom = pareto_dominated(profile, m)
-                if not any(dom.values()):
-                    break
-            else:
-                raise RuntimeError("pareto_efficiency: no profile without a Pareto-dominated alternative")
-            setup = f"A committee must choose among {join_list(names)} on behalf of its {voters}. " + _profile_text(
-                names, profile, voters
-            )
-            params["profile"] = profile
-        dominated = [a for a in range(m) if dom[a]]
-        pick = rng.choice(dominated) if dominated else None
-        others = [names[a] for a in range(m) if not dom[a]]
-        tid, ask = ctx.phrasing(
-            "pareto_which",
-            (
-                "Which alternative is Pareto-dominated (some other alternative is preferred to it by everyone)?",
-                "Which of these alternatives can never be chosen by a Pareto-efficient rule?",
-            ),
-        )
-        params["shown"] = pick
-        correct = none if pick is None else names[pick]
-        dis = ([] if pick is None else [none]) + [o for o in others if o != correct]
-        return Draft(tid, f"{setup} {ask}", correct, tuple(dis), params, min(len(dis) + 1, n_opts))
+        return _pareto_which(ctx, names, voters, (profile, dom, n_types), params)
     unanimous = {(a, b) for b, above in dom.items() for a in above}
     perms = list(itertools.permutations(range(m)))
     rng.shuffle(perms)
     ok = [p for p in perms if all(p.index(a) < p.index(b) for a, b in unanimous)]
     bad = [p for p in perms if p not in ok]
     good = ok[0]
-    tid, ask = ctx.phrasing(
-        "pareto_rank",
-        (
-            "Which social ranking respects the Pareto principle?",
-            "Which of the following social rankings never puts an alternative below one that every voter ranks lower?",
-        ),
-    )
+    tid, ask = ctx.phrase(T, "pareto_rank")
     params["shown"] = list(good)
     return Draft(
         tid,
@@ -374,6 +331,39 @@ def pareto_efficiency(ctx: GenContext) -> Draft:
         params,
         ctx.n_options(3, 4),
     )
+
+
+def _committee_text(names: Sequence[str], profile: Profile, voters: str) -> str:
+    return T["committee"].format(alternatives=join_list(names), voters=voters) + " " + _profile_text(
+        names, profile, voters)
+
+
+def _pareto_which(ctx: GenContext, names: Sequence[str], voters: str, drawn: tuple, params: dict) -> Draft:
+    """Which alternative is Pareto-dominated: exactly one is, or (in about 1 of n_opts questions, on a profile
+    drawn afresh) none."""
+    rng = ctx.rng
+    profile, dom, n_types = drawn
+    m = len(names)
+    none = T["pareto_none"]
+    n_opts = ctx.n_options(3, 5)
+    if rng.random() < 1 / n_opts:  # "none of them" right in about 1 of n_opts questions: no answer cue
+        for _ in range(2000):
+            profile = random_profile(rng, m, n_types, 1, 10 * ctx.scale(1, 5))
+            dom = pareto_dominated(profile, m)
+            if not any(dom.values()):
+                break
+        else:
+            raise RuntimeError("pareto_efficiency: no profile without a Pareto-dominated alternative")
+        params["profile"] = profile
+    setup = _committee_text(names, profile, voters)
+    dominated = [a for a in range(m) if dom[a]]
+    pick = rng.choice(dominated) if dominated else None
+    others = [names[a] for a in range(m) if not dom[a]]
+    tid, ask = ctx.phrase(T, "pareto_which")
+    params["shown"] = pick
+    correct = none if pick is None else names[pick]
+    dis = ([] if pick is None else [none]) + [o for o in others if o != correct]
+    return Draft(tid, f"{setup} {ask}", correct, tuple(dis), params, min(len(dis) + 1, n_opts))
 
 
 def _raise(ranking: Ranking, w: int, steps: int) -> Ranking:
@@ -427,31 +417,20 @@ def monotonicity(ctx: GenContext) -> Draft:
             break
     profile, w, idx, k, new_r, new_profile, w2 = found
     c, r = profile[idx]
-    setup = (
-        f"The {voters} choose among {join_list(names)} using {RULE_TEXT[rule]}. Initially: "
-        f"{_profile_text(names, profile, voters)} Under this rule {names[w]} wins. Then {k} of the {c} "
-        f"{voters} who ranked {_rank_text(names, r)} {'changes' if k == 1 else 'change'} their ranking to "
-        f"{_rank_text(names, new_r)}, moving "
-        f"{names[w]} up; nobody else changes."
-    )
+    setup = T["mono_setup"].format(voters=voters, alternatives=join_list(names), rule=RULE_TEXT[rule],
+                                   profile=_profile_text(names, profile, voters), winner=names[w], k=k, c=c,
+                                   ranking=_rank_text(names, r), change="changes" if k == 1 else "change",
+                                   new_ranking=_rank_text(names, new_r))
     params = {"m": m, "rule": rule, "profile": profile, "new_profile": new_profile, "winner": w, "names": names}
     if ask_who:
-        tid, ask = ctx.phrasing(
-            "mono_who", ("Who wins now under the same rule?", "What is the new outcome of the vote?")
-        )
+        tid, ask = ctx.phrase(T, "mono_who")
         correct = names[w2]
         others = [x for x in names if x != correct]
         rng.shuffle(others)
         if names[w] != correct:  # the initial winner is always offered, so it is right about 1 in n_opts times
             others = [names[w]] + [x for x in others if x != names[w]]
         return Draft(tid, f"{setup} {ask}", correct, tuple(others), params, n_opts)
-    tid, ask = ctx.phrasing(
-        "mono_yn",
-        (
-            f"Does the rule respect monotonicity in this case, i.e. does {names[w]} still win?",
-            f"Is the outcome after the change consistent with monotonicity ({names[w]} still wins)?",
-        ),
-    )
+    tid, ask = ctx.phrase(T, "mono_yn", winner=names[w])
     correct, other = ("Yes", "No") if w2 == w else ("No", "Yes")
     return Draft(tid, f"{setup} {ask}", correct, (other,), params, 2)
 
@@ -498,31 +477,16 @@ def swf_transitivity(ctx: GenContext) -> Draft:
         trans = is_transitive(beats, m)
         if trans != want_cyclic:
             break
-    setup = (
-        f"A group of {voters} is ranking {join_list(names)}. {_profile_text(names, profile, voters)} The group "
-        f"forms its social preference by pairwise majority: it prefers one alternative to another when a "
-        f"majority of {voters} do."
-    )
+    setup = T["swft_setup"].format(voters=voters, alternatives=join_list(names),
+                                   profile=_profile_text(names, profile, voters))
     params = {"m": m, "profile": profile, "names": names}
-    cyc = "There is no such ranking: the majority preferences are cyclic"
+    cyc = T["swft_cyclic"]
     if ask_yn:
-        tid, ask = ctx.phrasing(
-            "swft_yn",
-            (
-                "Is the resulting social preference transitive?",
-                "Does pairwise majority give a transitive social ranking here?",
-            ),
-        )
+        tid, ask = ctx.phrase(T, "swft_yn")
         params["kind"] = "yn"
         correct, other = ("Yes", "No") if trans else ("No", "Yes")
         return Draft(tid, f"{setup} {ask}", correct, (other,), params, 2)
-    tid, ask = ctx.phrasing(
-        "swft_rank",
-        (
-            "Which social ranking does pairwise majority produce?",
-            "What is the group's social ranking under pairwise majority?",
-        ),
-    )
+    tid, ask = ctx.phrase(T, "swft_rank")
     params["kind"] = "rank"
     perms = list(itertools.permutations(range(m)))
     rng.shuffle(perms)
@@ -588,29 +552,8 @@ def swf_dictators(rule: str, k: int, n: int, m: int) -> tuple[int, ...]:
 
 
 def _swf_text(rule: str, k: int, names: Sequence[str], n: int) -> str:
-    who = f"Voter {k + 1}"
-    nxt = f"Voter {(k + 1) % n + 1}"
-    return {
-        "copy": f"the social ranking is always {who}'s ranking",
-        "borda": f"alternatives are ranked by Borda score, ties broken in the order {', '.join(names)}",
-        "plurality_k": f"alternatives are ranked by their number of first places, ties broken by {who}'s ranking",
-        "unless_others": (
-            f"the social ranking is {who}'s ranking, except that when all the other voters submit the "
-            f"same ranking, theirs is used"
-        ),
-        "reverse": f"the social ranking is {who}'s ranking in reverse order",
-        "switch": f"the social ranking is {who}'s ranking, unless {who} ranks {names[0]} first, in which case it is "
-        f"{nxt}'s ranking",
-        "unless_all": (
-            f"the social ranking is {who}'s ranking, except that when all voters submit the same ranking, that "
-            f"common ranking is used"
-        ),
-        "unanimity_k": (
-            f"one alternative is ranked above another whenever every voter ranks it higher, and every other pair "
-            f"is ordered as {who} orders it"
-        ),
-        "defer": f"the social ranking is {nxt}'s ranking whenever it differs from {who}'s, and {who}'s otherwise",
-    }[rule]
+    who, nxt = T["voter"].format(voter=k + 1), T["voter"].format(voter=(k + 1) % n + 1)
+    return T["swf_rules"][rule].format(who=who, next=nxt, order=", ".join(names), first=names[0])
 
 
 DICTATORIAL_SWFS = ("copy", "unless_all", "unanimity_k", "defer")
@@ -631,32 +574,33 @@ def non_dictatorship(ctx: GenContext) -> Draft:
     names = _alternatives(ctx, m)
     k = rng.randrange(n)
     if rng.random() < 0.5:
-        n_opts = ctx.n_options(3, 4)
-        rule = rng.choice(NON_DICTATORIAL_SWFS if rng.random() < 1 / n_opts else DICTATORIAL_SWFS)
-        voter_list = join_list([f"Voter {i + 1}" for i in range(n)])  # every voter number is stated
-        dictators = swf_dictators(rule, k, n, m)
-        tid, ask = ctx.phrasing(
-            "nd_rule",
-            (
-                f"{n} voters ({voter_list}) rank {join_list(names)}, and {_swf_text(rule, k, names, n)}. Is "
-                f"this social welfare function non-dictatorial?",
-                f"A committee of {n} voters ({voter_list}) ranks {join_list(names)}. Its social welfare "
-                f"function: {_swf_text(rule, k, names, n)}. Which statement is true?",
-            ),
-        )
-        yes = "Yes, it is non-dictatorial" if tid.endswith("p0") else "It is non-dictatorial"
-        no = [
-            f"No, Voter {d + 1} is a dictator"
-            if tid.endswith("p0")
-            else f"It is dictatorial: Voter {d + 1} is a dictator"
-            for d in range(n)
-        ]
-        correct = no[dictators[0]] if dictators else yes
-        others = [x for x in no if x != correct]
-        rng.shuffle(others)
-        dis = ([yes] if dictators else []) + others  # the verdict "non-dictatorial" is offered every time
-        params = {"kind": "rule", "rule": rule, "k": k, "n": n, "m": m, "names": names}
-        return Draft(tid, ask, correct, tuple(dis), params, n_opts)
+        return _nd_rule(ctx, n, names, k)
+    return _nd_observed(ctx, n, names, k)
+
+
+def _nd_rule(ctx: GenContext, n: int, names: Sequence[str], k: int) -> Draft:
+    """Is a stated rule non-dictatorial (checked by brute force), or which voter is its dictator."""
+    rng, m = ctx.rng, len(names)
+    n_opts = ctx.n_options(3, 4)
+    rule = rng.choice(NON_DICTATORIAL_SWFS if rng.random() < 1 / n_opts else DICTATORIAL_SWFS)
+    voter_list = join_list([T["voter"].format(voter=i + 1) for i in range(n)])  # every voter number is stated
+    dictators = swf_dictators(rule, k, n, m)
+    tid, ask = ctx.phrase(T, "nd_rule", n=n, voters=voter_list, alternatives=join_list(names),
+                          rule=_swf_text(rule, k, names, n))
+    verdicts = T["nd_rule_verdicts"][int(tid.rsplit(".p", 1)[1])]
+    yes = verdicts["non_dictatorial"]
+    no = [verdicts["dictator"].format(voter=d + 1) for d in range(n)]
+    correct = no[dictators[0]] if dictators else yes
+    others = [x for x in no if x != correct]
+    rng.shuffle(others)
+    dis = ([yes] if dictators else []) + others  # the verdict "non-dictatorial" is offered every time
+    params = {"kind": "rule", "rule": rule, "k": k, "n": n, "m": m, "names": names}
+    return Draft(tid, ask, correct, tuple(dis), params, n_opts)
+
+
+def _nd_observed(ctx: GenContext, n: int, names: Sequence[str], k: int) -> Draft:
+    """Outcomes of an unnamed rule on several profiles: the only voter who always matched, or no voter."""
+    rng, m = ctx.rng, len(names)
     n_obs = ctx.scale(2, 4)
     perms = list(itertools.permutations(range(m)))
     # "no voter" right in 1 of n_options questions (and offered in every one): no answer cue
@@ -679,21 +623,12 @@ def non_dictatorship(ctx: GenContext) -> Draft:
     else:
         raise RuntimeError(f"non_dictatorship: no observation set with {'no' if want_none else 'one'} matching voter")
     obs, match = got
-    lines = " ".join(
-        f"Case {i + 1}: "
-        + "; ".join(f"Voter {d + 1} ranks {_rank_text(names, p[d])}" for d in range(n))
-        + f"; the social ranking is {_rank_text(names, out)}."
-        for i, (p, out) in enumerate(obs)
-    )
-    tid, ask = ctx.phrasing(
-        "nd_obs",
-        (
-            "Which voter's ranking coincided with the social ranking in every case, and so could be a dictator?",
-            "Based on these cases, which voter, if any, might be a dictator of this social welfare function?",
-        ),
-    )
-    none = "No voter; these cases already show the function is non-dictatorial"
-    opts = [f"Voter {d + 1}" for d in range(n)]
+    cases = [T["nd_case"].format(case=i + 1, social=_rank_text(names, out), rankings="; ".join(
+        T["nd_voter_ranks"].format(voter=d + 1, ranking=_rank_text(names, p[d])) for d in range(n)))
+        for i, (p, out) in enumerate(obs)]
+    tid, ask = ctx.phrase(T, "nd_obs")
+    none = T["nd_none"]
+    opts = [T["voter"].format(voter=d + 1) for d in range(n)]
     correct = opts[match[0]] if match else none
     voters_left = [o for o in opts if o != correct]
     rng.shuffle(voters_left)  # which voters are offered does not depend on their number
@@ -705,10 +640,8 @@ def non_dictatorship(ctx: GenContext) -> Draft:
         "obs": [[list(map(list, p)), list(out)] for p, out in obs],
         "names": names,
     }
-    q = (f"A social welfare function turns the rankings of {n} voters over {join_list(names)} into a social ranking. "
-         f"{lines} {ask}")
+    q = " ".join([T["nd_intro"].format(n=n, alternatives=join_list(names)), *cases, ask])
     return Draft(tid, q, correct, tuple(dis), params, n_opts)
-
 
 # ================================================================================================================
 # 4.2 Social choice: voting rules and fair division
@@ -733,15 +666,8 @@ def plurality(ctx: GenContext) -> Draft:
     names = _alternatives(ctx, m)
     voters = _voters(ctx)
     profile, w = _voting_profile(ctx, lambda p: plurality_scores(p, m), m, ctx.scale(2, 5))
-    tid, ask = ctx.phrasing(
-        "plur",
-        (
-            "Who wins under plurality voting?",
-            "Using plurality voting (most first-place votes wins), which alternative is chosen?",
-            "Which alternative is ranked first by the largest number of voters?",
-        ),
-    )
-    q = f"An election among {join_list(names)} has these ballots: {_profile_text(names, profile, voters)} {ask}"
+    tid, ask = ctx.phrase(T, "plur")
+    q = T["election"].format(alternatives=join_list(names), profile=_profile_text(names, profile, voters)) + f" {ask}"
     bw = _unique_argmax(borda_scores(profile, m))
     order = ([bw] if bw is not None and bw != w else []) + [a for a in range(m) if a != w and a != bw]
     params = {"m": m, "profile": profile, "names": names}
@@ -760,26 +686,16 @@ def borda(ctx: GenContext) -> Draft:
     voters = _voters(ctx)
     profile, w = _voting_profile(ctx, lambda p: borda_scores(p, m), m, ctx.scale(2, 5))
     scores = borda_scores(profile, m)
-    setup = f"An election among {join_list(names)} has these ballots: {_profile_text(names, profile, voters)}"
+    setup = T["election"].format(alternatives=join_list(names), profile=_profile_text(names, profile, voters))
     params = {"m": m, "profile": profile, "names": names}
     if rng.random() < 0.7:
-        tid, ask = ctx.phrasing(
-            "borda_win",
-            (
-                "Using the Borda count, which alternative wins?",
-                f"With {m} alternatives, a first choice earns {m - 1} points, a second {m - 2}, and so on. Which "
-                f"alternative has the highest Borda score?",
-            ),
-        )
+        tid, ask = ctx.phrase(T, "borda_win", m=m, first=m - 1, second=m - 2)
         pw = _unique_argmax(plurality_scores(profile, m))
         order = ([pw] if pw is not None and pw != w else []) + [a for a in range(m) if a != w and a != pw]
         params["kind"] = "winner"
         return Draft(tid, f"{setup} {ask}", names[w], tuple(names[a] for a in order), params, ctx.n_options(3, 5))
     a = rng.randrange(m)
-    tid, ask = ctx.phrasing(
-        "borda_score",
-        (f"What is {names[a]}'s Borda score?", f"How many Borda points does {names[a]} receive in total?"),
-    )
+    tid, ask = ctx.phrase(T, "borda_score", alternative=names[a])
     total = sum(c for c, _ in profile)
     s = scores[a]
     # plausible slips on both sides: one ballot group miscounted by a position or left out or counted twice,
@@ -812,12 +728,11 @@ def copeland(ctx: GenContext) -> Draft:
             w = _unique_argmax(copeland_scores_from_beats(beats, m))
             if w is not None:
                 break
-        desc = " ".join(
-            f"{names[a]} wins against {join_list([names[b] for b in range(m) if (a, b) in beats]) or 'nobody'}"
-            f" and loses to {join_list([names[b] for b in range(m) if (b, a) in beats]) or 'nobody'}."
-            for a in range(m)
-        )
-        setup = f"In an election among {join_list(names)}, the head-to-head results are: {desc}"
+        listed = lambda pairs: join_list([names[b] for a, b in pairs]) or T["copeland_nobody"]  # noqa: E731
+        desc = " ".join(T["copeland_result"].format(
+            alternative=names[a], beaten=listed((a, b) for b in range(m) if (a, b) in beats),
+            beaten_by=listed((a, b) for b in range(m) if (b, a) in beats)) for a in range(m))
+        setup = T["copeland_tournament"].format(alternatives=join_list(names), results=desc)
         params.update({"kind": "tournament", "beats": sorted(beats)})
     else:
         for _ in range(500):
@@ -828,15 +743,9 @@ def copeland(ctx: GenContext) -> Draft:
             w = _unique_argmax(copeland_scores_from_beats(beats, m))
             if w is not None:
                 break
-        setup = f"An election among {join_list(names)} has these ballots: {_profile_text(names, profile, voters)}"
+        setup = T["election"].format(alternatives=join_list(names), profile=_profile_text(names, profile, voters))
         params.update({"kind": "profile", "profile": profile})
-    tid, ask = ctx.phrasing(
-        "copeland",
-        (
-            "Based on Copeland's method, which alternative wins?",
-            "Under the Copeland method (pairwise wins minus pairwise losses), who is the winner?",
-        ),
-    )
+    tid, ask = ctx.phrase(T, "copeland")
     order = [a for a in range(m) if a != w]
     rng.shuffle(order)
     return Draft(tid, f"{setup} {ask}", names[w], tuple(names[a] for a in order), params, ctx.n_options(3, 5))
@@ -905,17 +814,12 @@ def fair_division(ctx: GenContext) -> Draft:
             break
         if kind == "rr":
             break
-    desc = " ".join(
-        f"{p} values " + join_list([f"{items[x]} at {vals[i][x]}" for x in range(m)]) + "."
-        for i, p in enumerate(people)
-    )
-    setup = (
-        f"{join_list(people)} must divide {m} indivisible items ({join_list(items)}) among themselves; each item "
-        f"goes to exactly one person and values add up. {desc}"
-    )
+    desc = " ".join(T["fd_values"].format(person=p, values=join_list(
+        [T["fd_value"].format(item=items[x], value=vals[i][x]) for x in range(m)])) for i, p in enumerate(people))
+    setup = T["fd_setup"].format(people=join_list(people), m=m, items=join_list(items), values=desc)
     alloc_text = lambda al: "; ".join(  # noqa: E731
-        f"{p} gets {join_list([items[x] for x in range(m) if al[x] == i]) or 'nothing'}" for i, p in enumerate(people)
-    )
+        T["fd_share"].format(person=p, items=join_list([items[x] for x in range(m) if al[x] == i]) or T["fd_nothing"])
+        for i, p in enumerate(people))
     params: dict[str, Any] = {"vals": vals, "kind": kind, "people": people, "items": items}
     if kind == "ef":
         ef = [al for al in allocs if is_envy_free(vals, al)]
@@ -930,47 +834,30 @@ def fair_division(ctx: GenContext) -> Draft:
             # text's length and shape do not single the key out
             sizes = sorted(good.count(i) for i in range(n))
             bad.sort(key=lambda al: sorted(al.count(i) for i in range(n)) != sizes)
-            tid, ask = ctx.phrasing(
-                "fd_ef",
-                ("Which allocation is envy-free?", "Which division leaves nobody preferring someone else's share?"),
-            )
+            tid, ask = ctx.phrase(T, "fd_ef")
             params["shown"] = list(good)
-            return Draft(
-                tid,
-                f"{setup} {ask}",
-                alloc_text(good),
-                tuple(alloc_text(al) for al in bad),
-                params,
-                ctx.n_options(3, 4),
-            )
+            return Draft(tid, f"{setup} {ask}", alloc_text(good), tuple(alloc_text(al) for al in bad), params,
+                         ctx.n_options(3, 4))
     if kind == "prop":
         same = [a for a in everyone if is_proportional(vals, a) == want_prop]
         al = rng.choice(same or everyone)
-        tid, ask = ctx.phrasing(
-            "fd_prop",
-            (
-                f"Consider the division: {alloc_text(al)}. Is it proportional (everyone gets at least 1/{n} of their "
-                f"own total value)?",
-                f"They propose: {alloc_text(al)}. Does every person receive a fair share (at least 1/{n} of the total "
-                f"value by their own valuation)?",
-            ),
-        )
+        tid, ask = ctx.phrase(T, "fd_prop", division=alloc_text(al), n=n)
         params["alloc"] = list(al)
         correct, other = ("Yes", "No") if is_proportional(vals, al) else ("No", "Yes")
         return Draft(tid, f"{setup} {ask}", correct, (other,), params, 2)
+    return _fd_round_robin(ctx, setup, vals, items, people, params)
+
+
+def _fd_round_robin(ctx: GenContext, setup: str, vals: list[list[int]], items: Sequence[str],
+                    people: Sequence[str], params: dict[str, Any]) -> Draft:
+    """Round-robin picking in a drawn order: one person's final bundle (the greedy top items a tempting mistake)."""
+    rng = ctx.rng
+    n, m = len(people), len(items)
     order = list(range(n))
     rng.shuffle(order)
     alloc = round_robin(vals, order)
     who = rng.randrange(n)
-    tid, ask = ctx.phrasing(
-        "fd_rr",
-        (
-            f"They use round-robin picking in the order {', '.join(people[i] for i in order)} (repeating): at each "
-            f"turn the picker takes their most valued remaining item. Which items does {people[who]} end up with?",
-            f"Taking turns in the order {', '.join(people[i] for i in order)}, each person picks their favourite "
-            f"remaining item until none are left. What is {people[who]}'s final bundle?",
-        ),
-    )
+    tid, ask = ctx.phrase(T, "fd_rr", order=", ".join(people[i] for i in order), person=people[who])
     params["order"] = order
     params["asked"] = who
     mine = [items[x] for x in range(m) if alloc[x] == who]
@@ -981,7 +868,6 @@ def fair_division(ctx: GenContext) -> Draft:
     greedy = sorted(range(m), key=lambda x: -vals[who][x])[:size]
     first = join_list([items[x] for x in sorted(greedy)])
     return Draft(tid, f"{setup} {ask}", correct, tuple([first] + cands), params, ctx.n_options(3, 4))
-
 
 # ================================================================================================================
 # 4.3 Mechanism properties: stated mechanisms checked by brute force on their stated finite value grid
@@ -1195,52 +1081,14 @@ PROPERTY_CHECKS = {"dsic": is_dsic, "bic": is_bic, "ir": is_ir, "bb": is_budget_
 
 
 def describe_mechanism(mech: Mechanism) -> str:
-    r, p = mech.rule, mech.param
-    if mech.setting == "project":
-        build = "The project is built if the reported values add up to at least the cost"
-        return {
-            "equal": f"{build}; then each person pays an equal share of the cost.",
-            "proportional": f"{build}; then each person pays a share of the cost proportional to their report.",
-            "pay_report": f"{build}; then each person pays the value they reported.",
-            "fee": f"{build}; then each person pays an equal share of the cost plus a {fmt_money(mech.frac)} fee.",
-            "capped": f"{build}; then each person pays an equal share of the cost or their report, whichever is "
-            f"smaller.",
-            "fixed": "The project is built whatever the reports are; then each person pays an equal share of the "
-            "cost.",
-            "dictator": "The project is built if the first resident reports a value of at least an equal share of "
-            "the cost; then each person pays an equal share of the cost.",
-            "clarke": (
-                f"{build}. Each person pays an equal share of the cost if it is built, plus a Clarke tax: if "
-                f"their report changes the decision, they pay the net loss this causes the others (reported "
-                f"values minus cost shares)."
-            ),
-        }[r]
-    tie = "ties broken at random"
-    if r in ("interim", "interim_first"):
-        return (
-            f"The highest bidder wins ({tie}), and each bidder, winner or not, pays a fee that depends only on "
-            "their own bid: "
-            + ", ".join(f"{fmt_money(t)} for a bid of {fmt_money(b)}" for b, t in interim_fees(mech).items())
-            + "."
-        )
-    return {
-        "first": f"The highest bidder wins ({tie}) and pays their own bid.",
-        "second": f"The highest bidder wins ({tie}) and pays the second-highest bid.",
-        "reserve": f"If the highest bid is at least the reserve price {fmt_money(p)}, the highest bidder wins "
-        f"({tie}) and pays the larger of the second-highest bid and {fmt_money(p)}; otherwise nobody wins.",
-        "second_plus": f"The highest bidder wins ({tie}) and pays the second-highest bid plus {fmt_money(p)}.",
-        "fraction": f"The highest bidder wins ({tie}) and pays {fmt_num(mech.frac * 100)}% of their own bid.",
-        "second_wins": f"The second-highest bidder wins ({tie}) and pays their own bid.",
-        "posted": f"Bidders are asked in order (bidder 1 first); the first one whose bid is at least {fmt_money(p)} "
-        f"gets the item for {fmt_money(p)}.",
-        "allpay": f"The highest bidder wins ({tie}), and each bidder pays their own bid.",
-        "reserve_first": f"If the highest bid is at least the reserve price {fmt_money(p)}, the highest bidder wins "
-        f"({tie}) and pays their own bid; otherwise nobody wins.",
-        "entry_fee": f"Each bidder pays an entry fee of {fmt_money(p)}; the highest bidder wins ({tie}) and also "
-        f"pays the second-highest bid.",
-        "posted_bid": f"Bidders are asked in order (bidder 1 first); the first one whose bid is at least "
-        f"{fmt_money(p)} gets the item and pays their own bid.",
-    }[r]
+    texts = T["mechanisms"][mech.setting]
+    if mech.rule in ("interim", "interim_first"):
+        fees = ", ".join(T["interim_fee"].format(fee=fmt_money(t), bid=fmt_money(b))
+                         for b, t in interim_fees(mech).items())
+        return texts["interim"].format(fees=fees)
+    percent = fmt_num(mech.frac * 100) if mech.rule == "fraction" else None
+    fee = fmt_money(mech.frac) if mech.rule == "fee" else None
+    return texts[mech.rule].format(price=fmt_money(mech.param), fee=fee, percent=percent)
 
 
 def _grid_text(grid: Sequence[int]) -> str:
@@ -1248,21 +1096,12 @@ def _grid_text(grid: Sequence[int]) -> str:
 
 
 def _mech_setup(ctx: GenContext, mech: Mechanism, prior: bool) -> str:
-    people = "bidders" if mech.setting == "auction" else "residents"
     if mech.setting == "auction":
-        head = (
-            f"{mech.n} bidders compete for {ctx.vocab.owned_item}. Each bidder's private value, and each bid, is "
-            f"one of {_grid_text(mech.grid)}."
-        )
+        head = T["mech_auction"].format(n=mech.n, item=ctx.vocab.owned_item, grid=_grid_text(mech.grid))
     else:
-        head = (
-            f"{mech.n} {people} decide whether to fund {PROJECTS[ctx.domain]}, which "
-            f"costs {fmt_money(mech.param)}. Each person's private value for it, and each reported value, is one of "
-            f"{_grid_text(mech.grid)}."
-        )
-    if prior:
-        head += " Values are independent, and each is equally likely to be any of these amounts."
-    return head
+        head = T["mech_project"].format(n=mech.n, project=PROJECTS[ctx.domain], cost=fmt_money(mech.param),
+                                        grid=_grid_text(mech.grid))
+    return head + (T["mech_prior"] if prior else "")
 
 
 def _mech_pool(ctx: GenContext, prop: str) -> list[Mechanism]:
@@ -1313,21 +1152,15 @@ def _property_question(ctx: GenContext, prop: str, short: str) -> Draft:
     pool = _mech_pool(ctx, prop)
     check = PROPERTY_CHECKS[prop]
     name, gloss = PROP_TEXT[prop]
-    defn = f" ({gloss})" if ctx.level < 0.5 else ""
+    defn = T["mech_defined"].format(gloss=gloss) if ctx.level < 0.5 else ""
+    words = {"name": name, "defn": defn}
     if prop == "bic" and ctx.level >= 0.5 and rng.random() < 0.3:  # BIC but not DSIC
         good = [m for m in pool if is_bic(m) and not is_dsic(m)]
         bad = [m for m in pool if not (is_bic(m) and not is_dsic(m))]
         mech = rng.choice(good)
         rng.shuffle(bad)
         bad.sort(key=lambda m: m.rule != "interim_first")  # the twin fee list is always offered
-        tid, ask = ctx.phrasing(
-            f"{short}_notdsic",
-            (
-                "Which of these mechanisms is Bayesian incentive compatible but not dominant-strategy incentive "
-                "compatible?",
-                "For which mechanism is truthful bidding a Bayes-Nash equilibrium but not a dominant strategy?",
-            ),
-        )
+        tid, ask = ctx.phrasing(f"{short}_notdsic", T["mech_notdsic"])
         q = f"{_mech_setup(ctx, mech, True)} {ask}"
         n_opts = ctx.n_options(3, 4)
         twin, rest = bad[:1], bad[1:]
@@ -1338,13 +1171,8 @@ def _property_question(ctx: GenContext, prop: str, short: str) -> Draft:
     if rng.random() < 0.5:
         want = rng.random() < 0.5
         mech = rng.choice([m for m in pool if check(m) == want])
-        tid, ask = ctx.phrasing(
-            f"{short}_yn",
-            (
-                f"Is the following mechanism {name}{defn}? {describe_mechanism(mech)}",
-                f"Consider this mechanism: {describe_mechanism(mech)} Is it {name}{defn}?",
-            ),
-        )
+        tid, ask = ctx.phrasing(f"{short}_yn", [t.format(mechanism=describe_mechanism(mech), **words)
+                                                for t in T["mech_yn"]])
         q = f"{_mech_setup(ctx, mech, prop == 'bic')} {ask}"
         correct, other = ("Yes", "No") if check(mech) else ("No", "Yes")
         return Draft(tid, q, correct, (other,), {"kind": "yn", "mech": mech.to_params()}, 2)
@@ -1362,22 +1190,8 @@ def _property_question(ctx: GenContext, prop: str, short: str) -> Draft:
     mech = rng.choice(good)
     bad = list(bad)
     rng.shuffle(bad)
-    if lacks:
-        tid, ask = ctx.phrasing(
-            f"{short}_whichnot",
-            (
-                f"Which of the following mechanisms is not {name}{defn}?",
-                f"All but one of these mechanisms are {name}. Which one is not?",
-            ),
-        )
-    else:
-        tid, ask = ctx.phrasing(
-            f"{short}_which",
-            (
-                f"Which of the following mechanisms is {name}{defn}?",
-                f"Exactly one of these mechanisms is {name}. Which one?",
-            ),
-        )
+    which = "whichnot" if lacks else "which"
+    tid, ask = ctx.phrasing(f"{short}_{which}", [t.format(**words) for t in T[f"mech_{which}"]])
     q = f"{_mech_setup(ctx, mech, prop == 'bic')} {ask}"
     picked = balanced_decoys(rng, q, describe_mechanism(mech), [describe_mechanism(m) for m in bad], n_opts - 1)
     bad = [bad[j] for j in picked]
@@ -1465,19 +1279,15 @@ def top_trading_cycles_element(ctx: GenContext) -> Draft:
     noun, plural = HOUSES[ctx.domain]
     prefs = [rng.sample(range(n), n) for _ in range(n)]
     house, rounds = top_trading_cycles(prefs)
-    item = lambda h: f"{people[h]}'s {noun}"  # noqa: E731
-    desc = " ".join(f"{p} ranks " + " > ".join(item(h) for h in prefs[i]) + "." for i, p in enumerate(people))
-    setup = (
-        f"{join_list(people)} each own one {noun} and may swap {plural}. Their preferences (best first): "
-        f"{desc} They run the top trading cycles algorithm."
-    )
+    item = lambda h: T["ttc_item"].format(owner=people[h], noun=noun)  # noqa: E731
+    desc = " ".join(T["ttc_ranks"].format(person=p, ranking=" > ".join(item(h) for h in prefs[i]))
+                    for i, p in enumerate(people))
+    setup = T["ttc_setup"].format(people=join_list(people), noun=noun, plural=plural, preferences=desc)
     kind = rng.choice(("gets", "owner", "first"))
     params = {"prefs": prefs, "kind": kind, "people": people, "noun": noun}
     if kind == "gets":
         who = rng.randrange(n)
-        tid, ask = ctx.phrasing(
-            "ttc_gets", (f"Which {noun} does {people[who]} end up with?", f"What is {people[who]}'s final {noun}?")
-        )
+        tid, ask = ctx.phrase(T, "ttc_gets", noun=noun, person=people[who])
         params["asked"] = who
         correct = item(house[who])
         return Draft(
@@ -1491,21 +1301,13 @@ def top_trading_cycles_element(ctx: GenContext) -> Draft:
     if kind == "owner":
         h = rng.randrange(n)
         owner = house.index(h)
-        tid, ask = ctx.phrasing(
-            "ttc_owner", (f"Who ends up with {item(h)}?", f"Using top trading cycles, which person gets {item(h)}?")
-        )
+        tid, ask = ctx.phrase(T, "ttc_owner", item=item(h))
         params["asked"] = h
         order = [i for i in range(n) if i != owner]
         rng.shuffle(order)
         return Draft(tid, f"{setup} {ask}", people[owner], tuple(people[i] for i in order), params, ctx.n_options(3, 5))
     first = sorted(i for cyc in rounds[0] for i in cyc)
-    tid, ask = ctx.phrasing(
-        "ttc_first",
-        (
-            "Who is assigned a final item in the first round of the algorithm?",
-            "Which people are part of a cycle in the first round?",
-        ),
-    )
+    tid, ask = ctx.phrase(T, "ttc_first")
     correct = join_list([people[i] for i in first])
     subsets = [list(c) for r in range(1, n + 1) for c in itertools.combinations(range(n), r) if list(c) != first]
     texts = [join_list([people[i] for i in s]) for s in subsets]
@@ -1552,36 +1354,35 @@ def optimal_auction_risk(ctx: GenContext) -> Draft:
     (H + s) / 2. No answer cue: the format options are a grid of {a best format, a worse one} x {the price each
     charges}, so the key's price is the higher one as often as the lower one; reserve distractors (plausible
     slips, none of them a stated number) lie on both sides of the key."""
+    if ctx.rng.random() < 0.35:
+        return _oar_reserve(ctx)
+    return _oar_format(ctx)
+
+
+def _oar_reserve(ctx: GenContext) -> Draft:
+    """The optimal reserve (H + s) / 2 for risk-neutral bidders with values uniform on [0, H], seller value s."""
     rng = ctx.rng
-    if rng.random() < 0.35:
-        hi = rng.randint(2, 40) * 50
-        s = 0 if ctx.level < 0.5 else rng.randint(0, hi // 100) * 50
-        n = rng.randint(2, 6)
-        r = optimal_reserve(hi, s)
-        tid, ask = ctx.phrasing(
-            "oar_reserve",
-            (
-                f"{n} risk-neutral bidders have private values drawn independently and uniformly between $0 and "
-                f"{fmt_money(hi)} for {ctx.vocab.owned_item}, which is worth {fmt_money(s)} to the seller. What "
-                f"reserve price in a second-price auction maximizes the seller's expected revenue?",
-                f"A seller who values {ctx.vocab.owned_item} at {fmt_money(s)} runs a second-price auction for {n} "
-                f"risk-neutral bidders whose values are independent and uniform on [$0, {fmt_money(hi)}]. Which "
-                f"reserve price is optimal?",
-            ),
-        )
-        # slips: hi/2 ignoring the seller's value, hi/n, the expected highest and second-highest values, thirds
-        # and quarters of the range
-        cands = [Fraction(hi, 2), Fraction(hi, 3), Fraction(hi, 4), Fraction(2 * hi, 3), Fraction(3 * hi, 4),
-                 Fraction(hi, n), Fraction(hi + s, 3), Fraction(hi * n, n + 1), Fraction(hi * (n - 1), n + 1),
-                 s + Fraction(hi - s, 3), s + Fraction(2 * (hi - s), 3), Fraction(hi + s, 4), Fraction(3 * (hi + s), 4)]
-        n_opts = ctx.n_options(3, 5)
-        step = 25 if hi >= 400 else 5
-        cands = [round(c / step) * step for c in cands]  # whole dollars like the key's: no length cue
-        cands += [r + step * j for j in range(-6, 7) if 0 < r + step * j < hi]  # near misses where slips coincide
-        dis = spread_distractors(rng, r, cands, cands, n_opts - 1, fmt_money, [hi, s, n, 0])
-        return Draft(
-            tid, ask, fmt_money(r), tuple(dis), {"kind": "reserve", "hi": hi, "s": s, "n": n}, n_opts
-        )
+    hi = rng.randint(2, 40) * 50
+    s = 0 if ctx.level < 0.5 else rng.randint(0, hi // 100) * 50
+    n = rng.randint(2, 6)
+    r = optimal_reserve(hi, s)
+    tid, ask = ctx.phrase(T, "oar_reserve", n=n, hi=fmt_money(hi), s=fmt_money(s), item=ctx.vocab.owned_item)
+    # slips: hi/2 ignoring the seller's value, hi/n, the expected highest and second-highest values, thirds
+    # and quarters of the range
+    cands = [Fraction(hi, 2), Fraction(hi, 3), Fraction(hi, 4), Fraction(2 * hi, 3), Fraction(3 * hi, 4),
+             Fraction(hi, n), Fraction(hi + s, 3), Fraction(hi * n, n + 1), Fraction(hi * (n - 1), n + 1),
+             s + Fraction(hi - s, 3), s + Fraction(2 * (hi - s), 3), Fraction(hi + s, 4), Fraction(3 * (hi + s), 4)]
+    n_opts = ctx.n_options(3, 5)
+    step = 25 if hi >= 400 else 5
+    cands = [round(c / step) * step for c in cands]  # whole dollars like the key's: no length cue
+    cands += [r + step * j for j in range(-6, 7) if 0 < r + step * j < hi]  # near misses where slips coincide
+    dis = spread_distractors(rng, r, cands, cands, n_opts - 1, fmt_money, [hi, s, n, 0])
+    return Draft(tid, ask, fmt_money(r), tuple(dis), {"kind": "reserve", "hi": hi, "s": s, "n": n}, n_opts)
+
+
+def _oar_format(ctx: GenContext) -> Draft:
+    """The revenue-maximizing format for bidders of one stated risk attitude and what the winner pays in it."""
+    rng = ctx.rng
     n = ctx.scale(3, 5)
     people = ctx.people(n)
     bids = rng.sample(range(10, 100), n)
@@ -1589,7 +1390,7 @@ def optimal_auction_risk(ctx: GenContext) -> Draft:
     # risk-neutral bidders (answer: revenue equivalence) in 1 of n_opts questions, and that answer offered in the
     # other templates too, so it is right about as often as any option
     n_opts = ctx.n_options(3, 4)
-    equal = "All standard formats give the same expected revenue"
+    equal = T["oar_equal"]
     attitude = "risk-neutral" if rng.random() < 1 / n_opts else rng.choice(("risk-averse", "risk-seeking"))
     reserve = 0
     if attitude == "risk-seeking" and ctx.level >= 0.5 and rng.random() < 0.5:
@@ -1598,14 +1399,10 @@ def optimal_auction_risk(ctx: GenContext) -> Draft:
             reserve = rng.randint(srt[-2] // 5 + 1, srt[-1] // 5 - 1) * 5
         else:
             reserve = srt[-2] - 5 * rng.randint(1, 5)
-    bid_text = join_list([f"{p} bids {fmt_money(b)}" for p, b in zip(people, bids, strict=False)])
-    res_text = (
-        f" Any second-price or English auction must use a reserve price of {fmt_money(reserve)}." if reserve else ""
-    )
-    setup = (
-        f"{ctx.vocab.owned_item[0].upper() + ctx.vocab.owned_item[1:]} is for sale to {n} bidders, all of "
-        f"whom are {attitude}. {bid_text}.{res_text}"
-    )
+    bid_text = join_list([T["oar_bid"].format(person=p, bid=fmt_money(b)) for p, b in zip(people, bids, strict=False)])
+    res_text = T["oar_reserve_rule"].format(reserve=fmt_money(reserve)) if reserve else ""
+    setup = T["oar_setup"].format(item=_cap(ctx.vocab.owned_item), n=n, attitude=attitude, bids=bid_text,
+                                  reserve=res_text)
 
     def price(fmt_: str) -> int:
         w, p = _auction_price(fmt_, bids, reserve if fmt_ in RISK_BEST["risk-seeking"] else 0)
@@ -1615,17 +1412,12 @@ def optimal_auction_risk(ctx: GenContext) -> Draft:
     w = max(range(n), key=lambda i: bids[i])
 
     def text(fmt_: str, p: int) -> str:
-        return f"{_cap(fmt_)}; {people[w]} wins and pays {fmt_money(p)}"
+        return T["oar_outcome"].format(format=_cap(fmt_), winner=people[w], price=fmt_money(p))
 
     params = {"kind": "format", "attitude": attitude, "bids": bids, "reserve": reserve, "people": people}
-    # one wording for every attitude: the question does not tell which kind of answer is expected
-    tid, ask = ctx.phrasing(
-        "oar_format",  # one template whatever the answer: its id does not tell it either
-        (
-            "To maximize the seller's revenue, which auction format should be used, and what does the winner pay?",
-            "Which format maximizes expected revenue given these bidders, and what is the outcome with these bids?",
-        ),
-    )
+    # one wording for every attitude (one template whatever the answer): neither the question nor its id tells
+    # which kind of answer is expected
+    tid, ask = ctx.phrase(T, "oar_format")
     if attitude == "risk-neutral":
         best, worse = rng.choice(RISK_BEST["risk-averse"]), rng.choice(RISK_BEST["risk-seeking"])
         dis = [text(f, price(g)) for f in (best, worse) for g in (best, worse)]
@@ -1705,72 +1497,50 @@ def optimal_auction_affiliated(ctx: GenContext) -> Draft:
         env = rng.choice(sorted(AFFILIATED_ENVS))
     n = 2 if env == "affiliated_two" else rng.randint(3, 5) if env == "affiliated" else rng.randint(2, 5)
     people = ctx.people(n)
-    if env.startswith("affiliated"):
-        setup = (
-            f"{_cap(item)} is being auctioned to {join_list(people)}. Its value to each bidder has a common "
-            f"component (its resale value), and each bidder has a private, noisy signal of that value, so the "
-            f"bidders' values are affiliated. Bidders are risk-neutral and symmetric."
-        )
-    else:
-        attitude = "risk-averse" if env == "independent_averse" else "risk-neutral"
-        setup = (
-            f"{_cap(item)} is being auctioned to {join_list(people)}. Each bidder knows their own value, and the "
-            f"values are independent and private (no common component). Bidders are {attitude} and symmetric."
-        )
+    attitude = "risk-averse" if env == "independent_averse" else "risk-neutral"
+    setup = T["oaa_affiliated" if env.startswith("affiliated") else "oaa_independent"].format(
+        item=_cap(item), people=join_list(people), attitude=attitude)
     ranks = AFFILIATED_ENVS[env]
     params: dict[str, Any] = {"kind": kind, "env": env, "people": people}
     if kind == "best":
-        equal = "They all give the same expected revenue"
-        n_opts = ctx.n_options(3, 4)
-        fmts = list(ranks)
-        for _ in range(200):
-            offered = rng.sample(fmts, rng.randint(2, n_opts - 1))
-            top = [f for f in offered if ranks[f] == max(ranks[f] for f in offered)]
-            if len(top) == 1 or env == "independent":
-                break
-        correct = _cap(top[0]) if len(top) == 1 else equal
-        tid, ask = ctx.phrasing(
-            "oaa_best",
-            (
-                "Which of the following auction formats maximizes the seller's expected revenue?",
-                "The seller can choose among these formats. Which should it use to maximize expected revenue?",
-            ),
-        )
-        dis = [_cap(f) for f in offered if _cap(f) != correct] + ([equal] if correct != equal else [])
-        params["offered"] = offered
-        return Draft(tid, f"{setup} {ask}", correct, tuple(dis), params, len(dis) + 1)
+        return _oaa_best(ctx, setup, ranks, env == "independent", params)
     if kind == "ranking":
         orderings = sorted({revenue_ordering_text(r) for r in AFFILIATED_ENVS.values()})
         correct = revenue_ordering_text(ranks)
         others = [o for o in orderings if o != correct]
         rng.shuffle(others)
-        tid, ask = ctx.phrasing(
-            "oaa_rank",
-            (
-                "How do these formats rank by the seller's expected revenue (highest first)?",
-                "Which ordering of expected revenue (highest first, '=' for equal) is correct?",
-            ),
-        )
+        tid, ask = ctx.phrase(T, "oaa_rank")
         return Draft(tid, f"{setup} {ask}", correct, tuple(others), params, ctx.n_options(3, 4))
     drops = [d * 5 for d in rng.sample(range(20, 200), n)]
     order = sorted(range(n), key=lambda i: -drops[i])
-    desc = " ".join(f"{p} would stay in until the price reaches {fmt_money(d)}." for p, d in zip(people, drops,
-                                                                                               strict=True))
-    tid, ask = ctx.phrasing(
-        "oaa_english",
-        (
-            "The seller runs the revenue-maximizing format, an English (ascending) auction. Who wins, and at what "
-            "price does the auction end?",
-            "In the English auction, who gets the item and what do they pay?",
-        ),
-    )
+    desc = " ".join(T["oaa_drop"].format(person=p, price=fmt_money(d)) for p, d in zip(people, drops, strict=True))
+    tid, ask = ctx.phrase(T, "oaa_english")
     w, second = order[0], order[1]
     other_person = rng.choice([i for i in range(n) if i != w])
     # the wrong price is the winner's own drop-out price (above the key's) or a lower one (below it)
     other_price = rng.choice([drops[w]] + [drops[i] for i in order[2:]])
     grid = [(w, drops[second]), (w, other_price), (other_person, drops[second]), (other_person, other_price)]
-    text = lambda wp: f"{people[wp[0]]} wins and pays {fmt_money(wp[1])}"  # noqa: E731
+    text = lambda wp: T["oaa_outcome"].format(winner=people[wp[0]], price=fmt_money(wp[1]))  # noqa: E731
     dis = [text(x) for x in grid[1:]]
     rng.shuffle(dis)
     params["drops"] = drops
     return Draft(tid, f"{setup} {desc} {ask}", text(grid[0]), tuple(dis), params, ctx.n_options(3, 4))
+
+
+def _oaa_best(ctx: GenContext, setup: str, ranks: dict[str, int], all_equal: bool, params: dict[str, Any]) -> Draft:
+    """The offered format with the highest expected revenue (offered sets have a unique top), or that they tie
+    (``all_equal``: independent private values, risk-neutral bidders)."""
+    rng = ctx.rng
+    equal = T["oaa_equal"]
+    n_opts = ctx.n_options(3, 4)
+    fmts = list(ranks)
+    for _ in range(200):
+        offered = rng.sample(fmts, rng.randint(2, n_opts - 1))
+        top = [f for f in offered if ranks[f] == max(ranks[f] for f in offered)]
+        if len(top) == 1 or all_equal:
+            break
+    correct = _cap(top[0]) if len(top) == 1 else equal
+    tid, ask = ctx.phrase(T, "oaa_best")
+    dis = [_cap(f) for f in offered if _cap(f) != correct] + ([equal] if correct != equal else [])
+    params["offered"] = offered
+    return Draft(tid, f"{setup} {ask}", correct, tuple(dis), params, len(dis) + 1)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -119,7 +119,11 @@ def observation_rule(name: str, support: Sequence[int]) -> tuple[str, Callable[[
     raise ValueError(f"unknown observation {name!r}; use one of {OBSERVATIONS}")
 
 
-def _scenario(setting_id, family, variant, row, appendix, text, completion, question, dist, params) -> Scenario:
+def _scenario(where: tuple[str, str, str, str, str], text: str, completion: str, question: str,
+              dist: Mapping[Any, Fraction], params: dict[str, Any]) -> Scenario:
+    """A setting from ``where`` it sits (its id, family, variant, the appendix row's label and the appendix table),
+    its texts and its true distribution over outcomes."""
+    setting_id, family, variant, row, appendix = where
     return Scenario(
         setting_id=setting_id,
         family=family,
@@ -151,23 +155,23 @@ def dice_scenarios(faces: Iterable[int], n_dice: Iterable[int]) -> list[Scenario
             )
             key = f"{n}d{f}"
             params = {"dice": n, "faces": f}
-            out.append(_scenario(f"dice-single-{key}", "dice", "single",
-                                 "Regular – 1 die" if one else f"Regular – {n} dice", "b1",
+            out.append(_scenario((f"dice-single-{key}", "dice", "single",
+                                 "Regular – 1 die" if one else f"Regular – {n} dice", "b1"),
                                  f"{intro} {cast}", result_is, question_single, base, params))
             previous_values = sorted({support[0], math.floor((support[0] + support[-1]) / 2), support[-1]})
             for r in previous_values:
                 first = (f"The die lands on face number {r}. The die is cast again." if one
                          else f"The sum of the results is {r}. The dice are cast again.")
                 out.append(_scenario(
-                    f"dice-independent-{key}-prev{r}", "dice", "independent",
-                    "Independent 1 die" if one else f"Independent – {n} dice", "b1",
+                    (f"dice-independent-{key}-prev{r}", "dice", "independent",
+                    "Independent 1 die" if one else f"Independent – {n} dice", "b1"),
                     f"{intro} {cast} {first}", result_is, question_single, base, {**params, "previous": r}))
                 dependent_clause = (
                     "The sum of both results is equal to" if one else "The sum of the results of both casts is equal to"
                 )
                 out.append(_scenario(
-                    f"dice-dependent-{key}-prev{r}", "dice", "dependent",
-                    "Dependant 1 die" if one else f"Dependant – {n} dice", "b1",
+                    (f"dice-dependent-{key}-prev{r}", "dice", "dependent",
+                    "Dependant 1 die" if one else f"Dependant – {n} dice", "b1"),
                     f"{intro} {cast} {first}", dependent_clause,
                     "the sum of both results is equal to {outcome}", shift(base, r), {**params, "previous": r}))
             subject = "the result" if one else "the sum of the results"
@@ -175,7 +179,8 @@ def dice_scenarios(faces: Iterable[int], n_dice: Iterable[int]) -> list[Scenario
             for obs in OBSERVATIONS:
                 sentence, keep = observation_rule(obs, support)
                 out.append(_scenario(
-                    f"dice-obs-{key}-{obs.lower().replace(' ', '')}", "dice", "observation", _dice_label(obs, n), "b2",
+                    (f"dice-obs-{key}-{obs.lower().replace(' ', '')}", "dice", "observation", _dice_label(obs, n),
+                     "b2"),
                     f"{intro} {cast} We observe that {subject} is {sentence}.", indeed,
                     f"{subject} is equal to {{outcome}}", condition(base, keep), {**params, "observations": [obs]}))
             for a, b in OBSERVATION_PAIRS:
@@ -187,8 +192,8 @@ def dice_scenarios(faces: Iterable[int], n_dice: Iterable[int]) -> list[Scenario
                     continue  # the pair excludes every outcome for this die: no such setting
                 label = f"{a} – {b}" + (f" – {n} dice" if n > 1 else "")
                 out.append(_scenario(
-                    f"dice-obs2-{key}-{a.lower().replace(' ', '')}-{b.lower().replace(' ', '')}", "dice",
-                    "two observations", label, "b3" if one else "b4",
+                    (f"dice-obs2-{key}-{a.lower().replace(' ', '')}-{b.lower().replace(' ', '')}", "dice",
+                    "two observations", label, "b3" if one else "b4"),
                     f"{intro} {cast} We observe that {subject} is {sa} and that it is {sb}.", indeed,
                     f"{subject} is equal to {{outcome}}", dist, {**params, "observations": [a, b]}))
     return out
@@ -213,18 +218,19 @@ def coin_scenarios(n_coins: Iterable[int] = (2, 3), biases: Iterable[int] = (1, 
                 params = {"coins": n, "bias": bias, "face": face}
                 key = f"{n}c-b{bias}-{face.lower()}"
                 question = f"the resulting number of {face} is equal to {{outcome}} after flipping the coins"
-                out.append(_scenario(f"coins-single-{key}", "coins", "single", f"{n} coins Regular{bias_label}", "c",
+                out.append(_scenario((f"coins-single-{key}", "coins", "single", f"{n} coins Regular{bias_label}", "c"),
                                      intro, f"The coins are flipped and the resulting number of {face} is equal to",
                                      question, base, params))
                 for r in (0, n):
                     first = f"{intro} The coins are flipped a first time and the resulting number of {face} is {r}."
                     out.append(_scenario(
-                        f"coins-independent-{key}-prev{r}", "coins", "independent",
+                        (f"coins-independent-{key}-prev{r}", "coins", "independent",
                         f"{n} coins Independent{bias_label}",
-                        "c", first, f"The coins are flipped again and the resulting number of {face} is equal to",
+                        "c"), first, f"The coins are flipped again and the resulting number of {face} is equal to",
                         question, base, {**params, "previous": r}))
                     out.append(_scenario(
-                        f"coins-dependent-{key}-prev{r}", "coins", "dependent", f"{n} coins Dependant{bias_label}", "c",
+                        (f"coins-dependent-{key}-prev{r}", "coins", "dependent", f"{n} coins Dependant{bias_label}",
+                         "c"),
                         first,
                         f"The coins are flipped again and the total number of {face} showed in the two launches "
                         "is equal to",

@@ -1,11 +1,14 @@
 """List every output file that differs between two results folders (e.g. the smoke run before and after a refactor).
 
     python bench/compare_results.py BEFORE/results AFTER/results [REPO_BEFORE REPO_AFTER] [--config=OLD=NEW]
+        [--path=OLD=NEW]
 
 (REPO_*: the checkout each run ran from, by default the folder holding its results; a copy of the results kept
 elsewhere names it. ``--config=OLD=NEW``: the change edited the config on purpose (e.g. removed a dead key): a
-record's ``config_sha256`` OLD before counts as NEW after; check separately that OLD and NEW are the hashes of the
-config before and after that edit.)
+record's ``config_sha256`` OLD before counts as NEW after, and so does the saved config it names
+(``results/config/OLD.yaml`` and its sha256); check separately that OLD and NEW are the hashes of the config before
+and after that edit. ``--path=OLD=NEW``: the run before read its data from another place, e.g. another data mirror
+folder; a path starting with OLD in a record before counts as starting with NEW.)
 
 Files are compared byte for byte, except where a difference is meant to come with a new checkout:
 
@@ -43,6 +46,7 @@ def wall_clock(relative: Path) -> bool:
 
 
 CONFIG_RENAMES: dict[str, str] = {}  # config_sha256 before -> after (--config)
+PATH_RENAMES: dict[str, str] = {}  # a path prefix before -> after (--path)
 
 
 def _normalized_record(value: Any, repo: str) -> Any:
@@ -57,12 +61,21 @@ def _normalized_record(value: Any, repo: str) -> Any:
                 continue
             if key == "config_sha256" and item in CONFIG_RENAMES:
                 item = CONFIG_RENAMES[item]
+            if key == "config" and isinstance(item, dict):  # the saved config: its file is named by its hash
+                renamed = next((new for old, new in CONFIG_RENAMES.items()
+                                if old in str(item.get("path", "")) or new in str(item.get("path", ""))), None)
+                if renamed is not None:
+                    item = {"path": f"results/config/{renamed}.yaml"}  # its sha256 changes with it, by design
             out[key] = _normalized_record(item, repo)
         return out
     if isinstance(value, list):
         return [_normalized_record(v, repo) for v in value]
     if isinstance(value, str) and value.startswith(repo + "/"):
         return "<repo>" + value[len(repo):]
+    if isinstance(value, str):
+        for old, new in PATH_RENAMES.items():
+            if value == old or value.startswith(old + "/"):
+                return new + value[len(old):]
     return value
 
 
@@ -125,10 +138,11 @@ def compare(before: Path, after: Path, repo_before: str, repo_after: str) -> dic
 
 
 def main(argv: list[str]) -> int:
-    for arg in [a for a in argv if a.startswith("--config")]:
-        old, new = arg.split("=", 1)[1].split("=")
-        CONFIG_RENAMES[old] = new
-    argv = [a for a in argv if not a.startswith("--config")]
+    for arg in [a for a in argv if a.startswith(("--config=", "--path="))]:
+        option, rest = arg.split("=", 1)
+        old, new = rest.split("=")
+        (CONFIG_RENAMES if option == "--config" else PATH_RENAMES)[old] = new
+    argv = [a for a in argv if not a.startswith(("--config=", "--path="))]
     if len(argv) not in (2, 4):
         print(__doc__)
         return 2

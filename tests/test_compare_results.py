@@ -53,3 +53,21 @@ def test_a_changed_table_a_lost_and_a_new_file_are_listed(tmp_path):
     result = compare(before, after, str(tmp_path / "a"), str(tmp_path / "b"))
     assert result["different"] == ["t/x.csv"]
     assert (result["only_before"], result["only_after"]) == (["t/gone.md"], ["t/new.md"])
+
+
+def test_a_renamed_config_and_another_mirror_folder_count_as_the_same_run(tmp_path):
+    """--config=OLD=NEW: a deliberate config edit renames the saved config its records name; --path=OLD=NEW: the
+    run before read the data mirror from another folder."""
+    module = _compare_module()
+    for name, config, mirror in (("a", "old", "/elsewhere/shared"), ("b", "new", "/here/shared")):
+        results = tmp_path / name / "results"
+        (results / "t").mkdir(parents=True)
+        (results / "t" / "x.csv").write_text("a\n1\n")
+        record = {"config_sha256": config, "config": {"path": f"results/config/{config}.yaml", "sha256": config * 2},
+                  "inputs": [{"path": f"{mirror}/data/items.jsonl", "sha256": "s"}]}
+        (results / "t" / "x.csv.prov.json").write_text(json.dumps(record))
+    compare = module.compare
+    assert compare(tmp_path / "a" / "results", tmp_path / "b" / "results", "/r", "/r")["different"] == [
+        "t/x.csv.prov.json"]
+    module.CONFIG_RENAMES["old"], module.PATH_RENAMES["/elsewhere/shared"] = "new", "/here/shared"
+    assert compare(tmp_path / "a" / "results", tmp_path / "b" / "results", "/r", "/r")["different"] == []

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from choicelab.cards.overlay import card_models
 from choicelab.config import (
@@ -262,11 +263,37 @@ def cmd_card(args: argparse.Namespace) -> None:
     print("cards: " + ", ".join(f"results/cards/{m}.html" for m in args.models) + "; index: results/cards/index.html")
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser that adds "did you mean" to a misspelt command or option."""
+
+    def _words(self) -> tuple[list[str], list[str]]:
+        """(every option string, every command) of this parser and its subcommands."""
+        options, commands = [], []
+        for action in self._actions:
+            options += action.option_strings
+            for name, parser in (getattr(action, "choices", None) or {}).items():
+                if isinstance(parser, argparse.ArgumentParser):
+                    commands.append(name)
+                    options += [o for a in parser._actions for o in a.option_strings]
+        return options, commands
+
+    def error(self, message: str) -> NoReturn:
+        options, commands = self._words()
+        if message.startswith("unrecognized arguments:"):
+            words, known = [w for w in message.split(":", 1)[1].split() if w.startswith("-")], options
+        elif "invalid choice:" in message:
+            words, known = [message.split("invalid choice:", 1)[1].split("'")[1]], commands
+        else:
+            words, known = [], []
+        hints = [f"{w!r}: did you mean {close[0]!r}?" for w in words
+                 if (close := difflib.get_close_matches(w.split("=")[0], sorted(set(known)), n=1, cutoff=0.6))]
+        super().error(message + ("; " + "; ".join(hints) if hints else ""))
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The command line: the user's commands (card, score), the audit (provenance, verify, show), the workflow's
     own (prepare-model, config) and the studies' (code-free, reanalyze, report-card)."""
-    parser = argparse.ArgumentParser(prog="choicelab", description=DESCRIPTION,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = _Parser(prog="choicelab", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for add in (_add_run_commands, _add_audit_commands, _add_workflow_commands, _add_study_commands):
         add(sub)

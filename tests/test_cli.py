@@ -92,3 +92,14 @@ def test_provenance_prints_in_one_command_what_a_figure_rests_on(tmp_path, monke
     assert "rule probes_finetune" in out and "[matches]" in out
     brief = _run("provenance", str(tmp_path / figure), "--brief").stdout
     assert "weights:" in brief and "lineage" not in brief
+
+
+def test_a_misspelt_command_or_option_gets_a_did_you_mean(capsys):
+    """Issue 41, first steps: argparse names what it refused; the user also learns what was meant."""
+    from choicelab.cli import main
+
+    for argv, hint in ((["card", "smollm2-135m-instruct", "--dryrun"], "'--dryrun': did you mean '--dry-run'?"),
+                       (["shwo", "x"], "'shwo': did you mean 'show'?")):
+        with pytest.raises(SystemExit) as stop:
+            main(argv)
+        assert stop.value.code == 2 and hint in capsys.readouterr().err

@@ -20,6 +20,7 @@ from choicelab.card_entry import (
     table_path,
 )
 from choicelab.studies.bets.artifacts import ARTIFACTS
+from choicelab.studies.bets.items import benchmark_name
 from choicelab.studies.bets.stages import STAGE_DEFAULT, split_checkpoint, split_seed
 
 TITLE = "Thinking in bets"
@@ -88,7 +89,7 @@ def _value_questions_per_item(root: Path, model: str) -> dict[str, pd.DataFrame]
         q = q[q["encoder"] == model]
         for (stage_label, eval_set), group in q.groupby(["stage", "eval_set"], sort=True):
             per_item = group.groupby(["item_id", "unit"], sort=True)["correct"].mean().reset_index()
-            condition = str(eval_set).removeprefix("bets_value_").upper()  # items.benchmark_name("value", template)
+            condition = str(eval_set).removeprefix(benchmark_name("value", "")).upper()
             out[f"bets: {stage_label}, {condition}: accuracy on value questions (standard)"] = item_values(
                 per_item["item_id"], per_item["correct"], per_item["unit"])
     return out

@@ -15,6 +15,9 @@ torch's threads and per CPU second; seconds and shares are indicative on a share
 Usage: python bench/batch_order.py padding [--benchmarks-dir DIR]
        python bench/batch_order.py seeds --job probes:piqa|bets:bet_coin [--benchmarks-dir DIR] [--out DIR]
                                         [--seeds 1234 ...] [--orders shuffled by_length]
+                                        [--recipe frozen_layers=6 learning_rate=1e-3 ...]
+``--recipe`` changes fields of the configured recipe (``choicelab.lm.recipe.Recipe``) for every order: a candidate
+recipe checked over the seeds before it goes into config.yaml.
 """
 
 from __future__ import annotations
@@ -163,7 +166,7 @@ def seeds_main(args: argparse.Namespace) -> int:
             before = sum(e["useful_flops"] for e in usage.usage().values())
             cpu, wall = time.process_time(), time.perf_counter()
             metas = fine_tune_checkpoints(start_dir, TrainingData(train, dev, evaluation=evaluation),
-                                          replace(recipe, batch_order=order),
+                                          replace(recipe, batch_order=order, **args.recipe),
                                           {seed: CheckpointOut(Path(args.out) / order / f"{name}{seed}",
                                                                f"{name}{seed}") for seed in group},
                                           device="cpu", log=lambda _: None)
@@ -200,6 +203,26 @@ def gate_items(kind: str, name: str, config: dict, args: argparse.Namespace, see
     return question_set(name, "test"), default
 
 
+def recipe_overrides(pairs: list[str]) -> dict:
+    """``["frozen_layers=6", "learning_rate=1e-3"]`` -> ``{"frozen_layers": 6, "learning_rate": 0.001}``."""
+    import yaml
+
+    from choicelab.lm.recipe import Recipe
+
+    fields = set(Recipe.__dataclass_fields__)
+    overrides = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or name not in fields:
+            raise SystemExit(f"--recipe {pair!r}: expected FIELD=VALUE with FIELD one of {sorted(fields)}")
+        loaded = yaml.safe_load(value)
+        try:  # YAML 1.1 reads "1e-3" as a string
+            overrides[name] = float(loaded) if isinstance(loaded, str) else loaded
+        except ValueError:
+            overrides[name] = loaded
+    return overrides
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("mode", choices=["padding", "seeds"])
@@ -209,7 +232,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default="/tmp/bench-batch-order")
     parser.add_argument("--seeds", type=int, nargs="*", help="seeds: these instead of the config's")
     parser.add_argument("--orders", nargs="+", choices=ORDERS, default=list(ORDERS), help="seeds: these orders")
+    parser.add_argument("--recipe", nargs="*", default=[], metavar="FIELD=VALUE",
+                        help="seeds: recipe fields changed for every order (values read as YAML)")
     args = parser.parse_args(argv)
+    args.recipe = recipe_overrides(args.recipe)
     return padding_main(args) if args.mode == "padding" else seeds_main(args)
 
 

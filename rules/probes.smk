@@ -101,6 +101,8 @@ if PR_JOBS.seeds_share_a_job():
             "results/logs/probes/finetune_{model}__{benchmark}.log",
         benchmark:
             "results/benchmarks/probes/finetune_{model}__{benchmark}.tsv"
+        # the run's longest jobs: started as soon as they are ready, so no core idles at the end waiting on one
+        priority: 10
         retries: MODEL_RETRIES
         conda:
             "../envs/models.yaml"
@@ -129,6 +131,7 @@ else:
             "results/benchmarks/probes/finetune_{model}__{benchmark}__seed{seed}.tsv"
         wildcard_constraints:
             seed=r"\d+",
+        priority: 10
         retries: MODEL_RETRIES
         conda:
             "../envs/models.yaml"

@@ -264,10 +264,11 @@ def _cache_frozen(model: PreTrainedModel, encoded: _Encoded, frozen: int, device
     was_training = model.training
     model.eval()
     cached: list[torch.Tensor | None] = [None] * len(encoded.rows)
-    # a batch holds items of one choice count, in item order
+    # a batch holds items of one choice count and similar widths (longest first): little padding to encode
     by_count = _groups_by_choice_count(len(row) for row in encoded.rows)
-    batches = [group[start : start + batch_size] for _, group in sorted(by_count.items())
-               for start in range(0, len(group), batch_size)]
+    widths = [max(len(c["input_ids"]) for c in row) for row in encoded.rows]
+    ordered = [sorted(group, key=lambda index: (-widths[index], index)) for _, group in sorted(by_count.items())]
+    batches = [group[start : start + batch_size] for group in ordered for start in range(0, len(group), batch_size)]
     try:
         for batch in batches:
             enc = _collate(encoded, batch, pad_id, "right")
@@ -281,8 +282,7 @@ def _cache_frozen(model: PreTrainedModel, encoded: _Encoded, frozen: int, device
             hidden = (out[0] if isinstance(out, tuple) else out).float()
             hidden = hidden.view(len(batch), -1, *hidden.shape[1:])
             for row, index in enumerate(batch):
-                width = max(len(c["input_ids"]) for c in encoded.rows[index])
-                cached[index] = hidden[row, :, :width].clone()
+                cached[index] = hidden[row, :, : widths[index]].clone()
     finally:
         handle.remove()
         model.train(was_training)

@@ -88,15 +88,8 @@ class SteerQuestion:
             choices=self.options,
             label=self.correct,
             meta={
-                "element": self.element,
-                "module": self.module,
-                "setting": self.setting,
-                "domain": self.domain,
-                "grade": self.grade,
-                "template_id": self.template_id,
-                "seed": self.seed,
-                "base_seed": self.base_seed,
-                "index": self.index,
+                **{name: getattr(self, name) for name in ("element", "module", "setting", "domain", "grade",
+                                                          "template_id", "seed", "base_seed", "index")},
                 "params": self.params,
                 "option_order": list(self.option_order),
                 **({"pair_id": self.unit_id, "part": self.part, "n_parts": 2, "letter_offset": self.letter_offset}
@@ -236,9 +229,7 @@ def make_rng(base_seed: int, element_id: str, domain: str, grade: int, index: in
 
 def grade_level(element: Element, grade: int) -> float:
     if not element.min_grade <= grade <= element.max_grade:
-        raise ValueError(
-            f"grade {grade} outside {element.id!r}'s range {element.min_grade}..{element.max_grade}"
-        )
+        raise ValueError(f"grade {grade} outside {element.id!r}'s range {element.min_grade}..{element.max_grade}")
     span = element.max_grade - element.min_grade
     return 0.0 if span == 0 else (grade - element.min_grade) / span
 
@@ -264,8 +255,7 @@ def fmt_num(x: float | int | Fraction, decimals: int = 2) -> str:
     rounded = round(value, decimals)
     if abs(rounded - round(rounded)) < 10 ** (-decimals - 3):
         return f"{int(round(rounded)):,}"
-    text = f"{rounded:,.{decimals}f}".rstrip("0").rstrip(".")
-    return text
+    return f"{rounded:,.{decimals}f}".rstrip("0").rstrip(".")
 
 
 def fmt_money(x: float | int | Fraction) -> str:
@@ -305,6 +295,36 @@ def count_of(n: int, singular: str, plural: str) -> str:
     return f"{n} {singular if n == 1 else plural}"
 
 
+def percent_split(rng: random.Random, k: int, step: int = 5) -> list[int]:
+    """k positive percentages (multiples of ``step``) summing to 100."""
+    bounds = [0, *sorted(rng.sample(range(1, 100 // step), k - 1)), 100 // step]
+    return [(bounds[i + 1] - bounds[i]) * step for i in range(k)]
+
+
+def unique_argmax(values: Sequence) -> int | None:
+    """The index of the largest value, or None when it is not unique."""
+    top = max(values)
+    return list(values).index(top) if list(values).count(top) == 1 else None
+
+
+def retry(fn: Callable[[], Any], tries: int = 2000) -> Any:
+    """The first result of ``fn()`` that is not None, within ``tries`` calls."""
+    for _ in range(tries):
+        out = fn()
+        if out is not None:
+            return out
+    raise RuntimeError(f"{fn.__qualname__}: no valid draw in {tries} tries")
+
+
+def yes_no(answer: bool) -> tuple[str, tuple[str, ...]]:
+    """The key and the distractors of a Yes/No question."""
+    return ("Yes", ("No",)) if answer else ("No", ("Yes",))
+
+
+def capitalized(text: str) -> str:
+    return text[0].upper() + text[1:]
+
+
 def join_list(words: Sequence[str], conj: str = "and") -> str:
     words = list(words)
     if len(words) <= 2:
@@ -331,9 +351,8 @@ def _norm(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
-def build_options(
-    rng: random.Random, correct: str, distractors: Iterable[str], n_options: int | None = None
-) -> tuple[tuple[str, ...], int, tuple[int, ...]]:
+def build_options(rng: random.Random, correct: str, distractors: Iterable[str],
+                  n_options: int | None = None) -> tuple[tuple[str, ...], int, tuple[int, ...]]:
     """Unique options with exactly one copy of ``correct``, shuffled by ``rng``.
 
     Distractors equal to the correct option (or to each other, ignoring case/whitespace) are dropped; the first
@@ -362,20 +381,11 @@ def build_options(
     return options, order.index(0), tuple(order)
 
 
-def numeric_distractors(
-    rng: random.Random,
-    correct: float | Fraction,
-    fmt: Callable[[Any], str],
-    candidates: Iterable[float | Fraction] = (),
-    k: int = 4,
-    spread: float = 0.5,
-    integer: bool = False,
-    nonnegative: bool = True,
-) -> list[str]:
-    """Formatted distractors: given plausible-mistake ``candidates`` first, then random perturbations of ``correct``.
-
-    Never returns a value that formats like ``correct``; returns at least ``k`` strings.
-    """
+def numeric_distractors(rng: random.Random, correct: float | Fraction, fmt: Callable[[Any], str],
+                        candidates: Iterable[float | Fraction] = (), k: int = 4, spread: float = 0.5,
+                        integer: bool = False, nonnegative: bool = True) -> list[str]:
+    """At least ``k`` formatted distractors, none formatted like ``correct``: the plausible-mistake ``candidates``
+    first, then random perturbations of ``correct``."""
     right = fmt(correct)
     out: list[str] = []
     for c in candidates:
@@ -420,14 +430,9 @@ class Placement:
     gap: float | None = None
 
 
-def spread_distractors(
-    rng: random.Random,
-    correct: float | Fraction,
-    fmt: Callable[[Any], str],
-    candidates: Iterable[float | Fraction] = (),
-    k: int = 4,
-    place: Placement = Placement(),
-) -> list[str]:
+def spread_distractors(rng: random.Random, correct: float | Fraction, fmt: Callable[[Any], str],
+                       candidates: Iterable[float | Fraction] = (), k: int = 4,
+                       place: Placement = Placement()) -> list[str]:
     """``k`` formatted distractors placed so that the correct value's rank among all ``k + 1`` options is uniform:
     ``r`` (drawn from 0..k) of them lie below it and ``k - r`` above, so "the median / largest / smallest number" finds
     the key only at chance. Plausible-mistake ``candidates`` on the needed side come first; the rest are steps away
@@ -462,8 +467,7 @@ def spread_distractors(
     out = below[:r] + above[: k - r]
     seen = {right, *out}
     for side, need in ((-1, r - min(r, len(below))), (1, (k - r) - min(k - r, len(above)))):
-        offset = 0.0
-        tries = 0
+        offset, tries = 0.0, 0
         while need > 0:
             tries += 1
             if tries > 400:

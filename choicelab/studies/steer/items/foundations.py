@@ -16,6 +16,7 @@ from typing import Any
 from choicelab.studies.steer.items.base import (
     Draft,
     GenContext,
+    capitalized,
     count_of,
     entity_numbers,
     fmt_frac,
@@ -24,6 +25,8 @@ from choicelab.studies.steer.items.base import (
     fmt_pct,
     generator,
     join_list,
+    percent_split,
+    yes_no,
 )
 from choicelab.studies.steer.items.domains import TEMPLATES, VOCABULARY
 
@@ -190,19 +193,13 @@ def multiply_divide(ctx: GenContext) -> Draft:
     return Draft(tid, q, fmt(answer), tuple(dis), {"op": op, "a": a, "b": b, "style": style}, n)
 
 
-def _percent_split(rng, k: int, step: int = 5) -> list[int]:
-    """k positive percentages (multiples of ``step``) summing to 100."""
-    cuts = sorted(rng.sample(range(1, 100 // step), k - 1))
-    bounds = [0] + cuts + [100 // step]
-    return [(bounds[i + 1] - bounds[i]) * step for i in range(k)]
-
 
 @generator("compute_expectations")
 def compute_expectations(ctx: GenContext) -> Draft:
     """Answer = sum_i p_i * x_i over the stated outcomes (probabilities sum to 100%)."""
     rng, v = ctx.rng, ctx.vocab
     k = ctx.scale(2, 4)
-    probs = _percent_split(rng, k)
+    probs = percent_split(rng, k)
     values = rng.sample(range(0, 10 * ctx.scale(2, 20) + 1), k)
     ev = sum(Fraction(p, 100) * x for p, x in zip(probs, values, strict=False))
     parts = [T["exp_chance"].format(p=p, amount=count_of(x, *v.counted)) for p, x in zip(probs, values, strict=False)]
@@ -271,10 +268,9 @@ def continuous_optimization(ctx: GenContext) -> Draft:
         q = T["cont_profit"].format(role=v.role, item=v.price_item, a=a, b=b, cost=cost)
         cands = [Fraction(a, b), Fraction(a, 2 * b), Fraction(a + b * c, b), Fraction(a, 4 * b) + c]
         params = {"family": family, "a": a, "b": b, "c": c}
-    fmt = fmt_num
     n = ctx.n_options(3, 5)
-    dis = numeric_options(rng, answer, fmt, cands, n, NumberForm(lo=Fraction(1, 100)))
-    return Draft(f"cont.{family}", q, fmt(answer), tuple(dis), params, n)
+    dis = numeric_options(rng, answer, fmt_num, cands, n, NumberForm(lo=Fraction(1, 100)))
+    return Draft(f"cont.{family}", q, fmt_num(answer), tuple(dis), params, n)
 
 
 # two products made in batches per domain (data/steer/domains.yaml)
@@ -312,7 +308,7 @@ def constrained_optimization(ctx: GenContext) -> Draft:
         raise ValueError("constrained_optimization: no unique optimum found")
     a, b = _PRODUCTS[ctx.domain]
     # every option names both products the same way ("audits: 1"), so no count-noun agreement sets one apart
-    mix = lambda m: T["constr_mix"].format(first=f"{a[0].upper()}{a[1:]}", x=m[0], second=b, y=m[1])  # noqa: E731
+    mix = lambda m: T["constr_mix"].format(first=capitalized(a), x=m[0], second=b, y=m[1])  # noqa: E731
     extra = " " + T["constr_material"].format(a=a, b=b, ma=material[0], mb=material[1], limit=limit_m) if two else ""
     tid, lead = ctx.phrase(T, "constr", role=ctx.vocab.role)
     q = T["constr_question"].format(lead=lead, a=a, pa=fmt_money(profit[0]), ha=count_of(hours[0], "hour", "hours"),
@@ -414,7 +410,7 @@ def complement_rule(ctx: GenContext) -> Draft:
     """P(not E) = 1 - P(E); for mutually exclusive events P(neither A nor B) = 1 - P(A) - P(B); for n independent
     tries P(at least once) = 1 - (1 - p)^n."""
     rng, v = ctx.rng, ctx.vocab
-    event, non_event = rng.choice(v.chance_events)
+    event, _ = rng.choice(v.chance_events)
     kinds = ("single",) if ctx.level < 0.34 else ("single", "neither") if ctx.level < 0.67 else ("neither", "atleast")
     kind = rng.choice(kinds)
     if kind == "single":
@@ -553,7 +549,7 @@ def categorical_syllogism(ctx: GenContext) -> Draft:
         tid, q = ctx.phrasing("cat", [t.format(premises=premises_text, conclusion=render(concl), claim=claim)
                                       for t in T["cat_yn"]])
         params["conclusion"] = list(concl)
-        return Draft(tid, q, "Yes" if follows else "No", ("No" if follows else "Yes",), params, 2)
+        return Draft(tid, q, *yes_no(follows), params, 2)
     correct = rng.choice([c for c in valid if c[0] == key_form])
     rng.shuffle(invalid)
     invalid.sort(key=lambda c: c[0] != key_form)  # an invalid conclusion of the key's form first: no odd one out
@@ -664,7 +660,7 @@ def conditional_syllogism(ctx: GenContext) -> Draft:
         params["conclusion"] = concl
         tid, q = ctx.phrasing("cond", [t.format(premises=text, conclusion=_sentence(render(concl, props)),
                                                 claim=render(concl, props)) for t in T["cond_yn"]])
-        return Draft(tid, q, "Yes" if want_valid else "No", ("No" if want_valid else "Yes",), params, 2)
+        return Draft(tid, q, *yes_no(want_valid), params, 2)
     correct = rng.choice(valid)
     params["conclusion"] = correct
     rng.shuffle(invalid)

@@ -88,12 +88,8 @@ class Game:
         self.pay[prof] = tuple(pay)
 
     def params(self) -> dict[str, Any]:
-        return {
-            "players": self.players,
-            "actions": self.actions,
-            "dec": self.dec,
-            "payoffs": [[list(p), list(self.pay[p])] for p in self.profiles()],
-        }
+        return {"players": self.players, "actions": self.actions, "dec": self.dec,
+                "payoffs": [[list(p), list(self.pay[p])] for p in self.profiles()]}
 
     def label(self, prof: Sequence[int]) -> str:
         return ", ".join(T["plays"].format(player=self.players[i], action=self.actions[i][a])
@@ -287,9 +283,7 @@ def _game_question(ctx: GenContext, g: Game, form: str, ask: str) -> str:
 
 
 
-# Distractors that carry no surface cue (issue 25): the key's numeric rank among the options is drawn at random,
-# a distractor is a number stated in the question exactly when the key is, and Yes/No keys are drawn 50/50 before
-# the parameters are.
+# Distractors that carry no surface cue (see the module docstring)
 
 _NUMBER = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?")
 
@@ -490,15 +484,10 @@ def dominant_strategies(ctx: GenContext) -> Draft:
     g = retry(draw)
     dom = dominant_action(g, i)
     form = choose_form(rng, g)
-    none = T["dom_none"]
-    if may_be_none:
-        tid, ask = ctx.phrase(T, "dom_exists", player=players[i], other=players[1 - i])
-        correct = none if dom is None else names[dom]
-        dis = [a for a in names if a != correct] + ([none] if dom is not None else [])
-    else:
-        tid, ask = ctx.phrase(T, "dom", player=players[i], other=players[1 - i])
-        correct = names[dom]  # a dominant action was planted: "none" would never be right here, so not offered
-        dis = [a for a in names if a != correct]
+    tid, ask = ctx.phrase(T, "dom_exists" if may_be_none else "dom", player=players[i], other=players[1 - i])
+    correct = T["dom_none"] if dom is None else names[dom]
+    # "none" is offered by the 'exists' template only: elsewhere a dominant action was planted, so it is never right
+    dis = [a for a in names if a != correct] + ([T["dom_none"]] if may_be_none and dom is not None else [])
     params = {"game": g.params(), "form": form, "player": i, "template": "exists" if may_be_none else "play"}
     return Draft(f"{tid}.{form}", _game_question(ctx, g, form, ask), correct, tuple(dis), params,
                  min(len(dis) + 1, ctx.n_options(3, 5)))
@@ -669,12 +658,9 @@ def pure_nash(ctx: GenContext) -> Draft:
     none = T["pne_none"]
     if which:
         tid, ask = ctx.phrase(T, "pne")
-        if eqs:
-            eq = rng.choice(eqs)
-            correct, dis = g.label(eq), [none] + [g.label(p) for p in non]
-        else:
-            eq = None
-            correct, dis = none, [g.label(p) for p in non]
+        eq = rng.choice(eqs) if eqs else None
+        correct, dis = (none, []) if eq is None else (g.label(eq), [none])
+        dis += [g.label(p) for p in non]
         params = {"game": g.params(), "form": form, "template": "which", "shown_eq": list(eq) if eq else None}
     else:
         tid, ask = ctx.phrase(T, "pne_count")
@@ -1120,8 +1106,7 @@ def _plans_around(rng, key: dict[int, str], pool: list[dict[int, str]], must: li
     others (fewest changed choices) in about 1 of k + 1 questions and the one farthest from them in about 1 of k + 1,
     as any option would be: option sets are drawn around a pivot (the key, a ``must`` plan or a plan one change from
     either) until one gives the key the role drawn first."""
-    u = rng.random() * (k + 1)
-    want = "central" if u < 1 else "outlier" if u < 2 else "between"
+    want = _draw_role(rng, k + 1)
     anchors = [key] + must
     chosen: list[dict[int, str]] = []
     for _ in range(60):
@@ -1279,12 +1264,9 @@ def selten_sequential_equilibria(out: Sequence[int], pay: dict[tuple[int, int], 
 def selten_nash(out: Sequence[int], pay: dict[tuple[int, int], Sequence[int]]) -> list[Profile]:
     """Pure Nash equilibria of the same game (player 2's choice is unrestricted when Out is played)."""
     u = {(0, b): (out[0], out[1]) for b in (0, 1)} | {k: tuple(v) for k, v in pay.items()}
-    return [
-        (a, b)
-        for a in (0, 1, 2)
-        for b in (0, 1)
-        if all(u[(a, b)][0] >= u[(x, b)][0] for x in (0, 1, 2)) and all(u[(a, b)][1] >= u[(a, y)][1] for y in (0, 1))
-    ]
+    return [(a, b) for a in (0, 1, 2) for b in (0, 1)
+            if all(u[(a, b)][0] >= u[(x, b)][0] for x in (0, 1, 2))
+            and all(u[(a, b)][1] >= u[(a, y)][1] for y in (0, 1))]
 
 
 def pooling_sequential(
@@ -1427,17 +1409,16 @@ def convex_hull(points: Iterable[Point]) -> list[Point]:
     pts = sorted(set(points))
     if len(pts) <= 2:
         return pts
-    lower: list[Point] = []
-    for p in pts:
-        while len(lower) >= 2 and _cross(lower[-2], lower[-1], p) <= 0:
-            lower.pop()
-        lower.append(p)
-    upper: list[Point] = []
-    for p in reversed(pts):
-        while len(upper) >= 2 and _cross(upper[-2], upper[-1], p) <= 0:
-            upper.pop()
-        upper.append(p)
-    return lower[:-1] + upper[:-1]
+
+    def chain(seq: Iterable[Point]) -> list[Point]:
+        out: list[Point] = []
+        for p in seq:
+            while len(out) >= 2 and _cross(out[-2], out[-1], p) <= 0:
+                out.pop()
+            out.append(p)
+        return out
+
+    return chain(pts)[:-1] + chain(reversed(pts))[:-1]
 
 
 def hull_position(hull: Sequence[Point], pt: Point) -> str:
@@ -1909,12 +1890,8 @@ def _bne_matrix(ctx: GenContext, a_name: str, b_name: str) -> Draft:
     rng.shuffle(non)
     tid, ask = ctx.phrase(T, "bne_matrix", **names)
     none = T["bne_none"]
-    if eqs:
-        eq = rng.choice(eqs)
-        correct = label(*eq)
-    else:
-        eq = None
-        correct = none
+    eq = rng.choice(eqs) if eqs else None
+    correct = none if eq is None else label(*eq)
     params = {"kind": "matrix", "players": [a_name, b_name], "acts1": acts1, "acts2": acts2, "types": list(types),
               "prior_pct": prior, "u1": u1, "u2": u2, "shown": None if eq is None else [list(eq[0]), eq[1]]}
     dis = ([none] if eqs else []) + [label(*p) for p in non]
@@ -1929,14 +1906,19 @@ def entry_spbne(prior0: Fraction, modes: int, ent: Sequence, inc: Sequence) -> t
     construction); the entrant then maximizes expected payoff. Returns (responses[m-1][t], entrant action,
     expected payoffs [out, mode 1, ...])."""
     resp = [[max((0, 1), key=lambda r, m=m, t=t: inc[m][t][r]) for t in (0, 1)] for m in range(modes)]
-    vals = [Fraction(0)] + [prior0 * ent[m][0][resp[m][0]] + (1 - prior0) * ent[m][1][resp[m][1]] for m in range(modes)]
+    vals = _entrant_values(prior0, modes, ent, resp)
     return resp, vals.index(max(vals)), vals
+
+
+def _entrant_values(prior0: Fraction, modes: int, ent: Sequence, resp: Sequence) -> list[Fraction]:
+    """The entrant's expected payoff of staying out and of each entry mode, given the types' responses."""
+    return [Fraction(0)] + [prior0 * ent[m][0][resp[m][0]] + (1 - prior0) * ent[m][1][resp[m][1]] for m in range(modes)]
 
 
 def entry_bne(prior0: Fraction, modes: int, ent: Sequence, inc: Sequence, e: int, resp: Sequence) -> bool:
     """Bayes-Nash (not necessarily subgame-perfect) check of a full profile: the entrant best responds to the
     responses, and each incumbent type best responds only after the entry mode actually chosen."""
-    vals = [Fraction(0)] + [prior0 * ent[m][0][resp[m][0]] + (1 - prior0) * ent[m][1][resp[m][1]] for m in range(modes)]
+    vals = _entrant_values(prior0, modes, ent, resp)
     if vals[e] < max(vals):
         return False
     return e == 0 or all(inc[e - 1][t][resp[e - 1][t]] >= inc[e - 1][t][1 - resp[e - 1][t]] for t in (0, 1))

@@ -143,14 +143,17 @@ class GenContext:
         return grade_level(self.element, self.grade)
 
     def scale(self, easiest: int, hardest: int) -> int:
-        return scale_int(self.element, self.grade, easiest, hardest)
+        """Linear interpolation from ``easiest`` (lowest grade) to ``hardest`` (highest grade), rounded half up."""
+        value = easiest + (hardest - easiest) * self.level
+        return int(value + 0.5) if value >= 0 else -int(-value + 0.5)
 
     def n_options(self, easiest: int = 3, hardest: int = 5) -> int:
         return self.scale(easiest, hardest)
 
     def phrasing(self, element_short: str, phrasings: Sequence[str]) -> tuple[str, str]:
         """Pick one phrasing; return ``(template_id, phrasing)``."""
-        return choose_phrasing(self.rng, element_short, phrasings)
+        k = self.rng.randrange(len(phrasings))
+        return f"{element_short}.p{k}", phrasings[k]
 
     def phrase(self, texts: Mapping[str, Any], key: str, **values: Any) -> tuple[str, str]:
         """Pick one of the phrasings ``texts[key]`` (a list in data/steer/templates.yaml) and fill in ``values``;
@@ -234,19 +237,8 @@ def grade_level(element: Element, grade: int) -> float:
     return 0.0 if span == 0 else (grade - element.min_grade) / span
 
 
-def scale_int(element: Element, grade: int, easiest: int, hardest: int) -> int:
-    """Linear interpolation from ``easiest`` (lowest grade) to ``hardest`` (highest grade), rounded half up."""
-    value = easiest + (hardest - easiest) * grade_level(element, grade)
-    return int(value + 0.5) if value >= 0 else -int(-value + 0.5)
-
-
 # ----------------------------------------------------------------------------------------------------------------
-# Phrasing and formatting
-
-
-def choose_phrasing(rng: random.Random, element_short: str, phrasings: Sequence[str]) -> tuple[str, str]:
-    k = rng.randrange(len(phrasings))
-    return f"{element_short}.p{k}", phrasings[k]
+# Formatting
 
 
 def fmt_num(x: float | int | Fraction, decimals: int = 2) -> str:
@@ -566,8 +558,9 @@ def _take_units(units: Iterator[list[SteerQuestion]], n: int, label: str, skip: 
     return taken
 
 
-def _renumber(unit: list[SteerQuestion], index: int) -> list[SteerQuestion]:
-    return [replace(q, index=index) for q in unit]
+def _numbered(units: list[list[SteerQuestion]], start: int = 0) -> list[SteerQuestion]:
+    """The questions of ``units``, each unit's numbered by its position (from ``start``)."""
+    return [replace(q, index=start + i) for i, unit in enumerate(units) for q in unit]
 
 
 def generate(element_id: str, domain: str, grade: int, n: int, seed: int = 0) -> list[SteerQuestion]:
@@ -575,7 +568,7 @@ def generate(element_id: str, domain: str, grade: int, n: int, seed: int = 0) ->
 
     A two-part question counts once and gives two :class:`SteerQuestion` (parts 1 and 2, same ``index``)."""
     units = _take_units(_iter_units(element_id, domain, grade, seed), n, f"{element_id}/{domain}/g{grade}")
-    return [q for i, unit in enumerate(units) for q in _renumber(unit, i)]
+    return _numbered(units)
 
 
 def generate_with_pool(element_id: str, domain: str, grade: int, n: int, pool: int,
@@ -590,8 +583,7 @@ def generate_with_pool(element_id: str, domain: str, grade: int, n: int, pool: i
     scored_params = {unit[0].params_json for unit in scored}
     extra = _take_units(units, pool, f"{label} (few-shot pool with parameters unlike the scored questions')",
                         skip=lambda q: q.params_json in scored_params)
-    return ([q for i, unit in enumerate(scored) for q in _renumber(unit, i)],
-            [q for i, unit in enumerate(extra) for q in _renumber(unit, n + i)])
+    return _numbered(scored), _numbered(extra, n)
 
 
 @dataclass(frozen=True)

@@ -1056,24 +1056,15 @@ def _mech_pool(ctx: GenContext, prop: str) -> list[Mechanism]:
     k = ctx.scale(4, 5)  # >= 4 grid values: on 3 values equal cost sharing is trivially truthful
     step = rng.choice((10, 20, 5, 25, 50))  # many grids: few questions share all their parameters
     grid = tuple(step * i for i in range(k))
-    if prop == "bic":
-        n = 2
-    else:
-        n = rng.choice((2, 3)) if k <= 4 else 2
+    n = 2 if prop == "bic" or k > 4 else rng.choice((2, 3))
     res = step * rng.randint(1, k - 2)
-    auctions = [
-        Mechanism("auction", "first", n, grid),
-        Mechanism("auction", "second", n, grid),
-        Mechanism("auction", "reserve", n, grid, res),
-        Mechanism("auction", "second_plus", n, grid, step),
-        Mechanism("auction", "fraction", n, grid, 0, Fraction(rng.choice((50, 75, 80)), 100)),
-        Mechanism("auction", "second_wins", n, grid),
-        Mechanism("auction", "posted", n, grid, res),
-        Mechanism("auction", "allpay", n, grid),
-        Mechanism("auction", "reserve_first", n, grid, res),
-        Mechanism("auction", "posted_bid", n, grid, res),
-        Mechanism("auction", "entry_fee", n, grid, step),
-    ]
+    # each auction's parameter: a reserve or posted price, a bid increment or an entry fee (0: none)
+    param = {"reserve": res, "second_plus": step, "posted": res, "reserve_first": res, "posted_bid": res,
+             "entry_fee": step}
+    fraction = Fraction(rng.choice((50, 75, 80)), 100)
+    auctions = [Mechanism("auction", rule, n, grid, param.get(rule, 0), fraction if rule == "fraction" else 1)
+                for rule in ("first", "second", "reserve", "second_plus", "fraction", "second_wins", "posted", "allpay",
+                             "reserve_first", "posted_bid", "entry_fee")]
     if prop == "bic":
         return auctions + [Mechanism("auction", "interim", n, grid), Mechanism("auction", "interim_first", n, grid)]
     cost = n * step * rng.randint(1, k - 2)  # equal cost shares lie on the grid

@@ -365,20 +365,18 @@ def outcome_probabilities(ctx: GenContext) -> Draft:
         ask = T["prob_one"].format(colour=colours[i])
         cands = [Fraction(counts[i], total - counts[i]) if total > counts[i] else Fraction(1, 2), 1 - answer,
                  Fraction(1, k), Fraction(counts[i], total + 1)]
-        params = {"kind": kind, "counts": counts, "target": [i]}
     elif kind == "either":
         j = (i + 1) % k
         answer = Fraction(counts[i] + counts[j], total)
         ask = T["prob_either"].format(colour=colours[i], other=colours[j])
         cands = [Fraction(counts[i] * counts[j], total * total), Fraction(counts[i], total), 1 - answer,
                  Fraction(2, k)]
-        params = {"kind": kind, "counts": counts, "target": [i, j]}
     else:
         answer = Fraction(counts[i], total) * Fraction(counts[i] - 1, total - 1)
         ask = T["prob_two"].format(colour=colours[i])
         cands = [Fraction(counts[i], total) ** 2, Fraction(counts[i], total), Fraction(2 * counts[i], total),
                  Fraction(counts[i] - 1, total - 1)]
-        params = {"kind": kind, "counts": counts, "target": [i]}
+    params = {"kind": kind, "counts": counts, "target": [i, (i + 1) % k] if kind == "either" else [i]}
     tid, lead = ctx.phrase(T, "prob", Container=container.capitalize(), container=container, listing=listing,
                            things=things)
     n = ctx.n_options(3, 5)
@@ -480,14 +478,10 @@ def _cat_text(form: str, x: str, y: str) -> str:
 
 
 def _cat_holds(form: str, x: int, y: int, regions: frozenset[int]) -> bool:
-    has = lambda r, t: bool(r >> t & 1)  # noqa: E731
-    if form == "all":
-        return not any(has(r, x) and not has(r, y) for r in regions)
-    if form == "no":
-        return not any(has(r, x) and has(r, y) for r in regions)
-    if form == "some":
-        return any(has(r, x) and has(r, y) for r in regions)
-    return any(has(r, x) and not has(r, y) for r in regions)
+    # "all" denies and "some_not" asserts an inhabited region of x outside y; "no" denies and "some" asserts one of
+    # x inside y
+    inhabited = any(r >> x & 1 and bool(r >> y & 1) == (form in ("no", "some")) for r in regions)
+    return inhabited if form in ("some", "some_not") else not inhabited
 
 
 def categorical_valid(premises: list[tuple[str, int, int]], conclusion: tuple[str, int, int]) -> bool:

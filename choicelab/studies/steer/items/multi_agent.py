@@ -282,9 +282,6 @@ def _game_question(ctx: GenContext, g: Game, form: str, ask: str) -> str:
     return f"{_game_intro(ctx, g)}\n{render_game(g, form)}\n{ask}"
 
 
-
-# Distractors that carry no surface cue (see the module docstring)
-
 _NUMBER = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?")
 
 
@@ -423,9 +420,7 @@ def best_response(ctx: GenContext) -> Draft:
         else:
             mix = {rng.randrange(k): Fraction(1)}
         vals = expected_payoffs(g, i, mix)
-        if vals.count(max(vals)) != 1:
-            return None
-        return g, mix, vals.index(max(vals))
+        return (g, mix, vals.index(max(vals))) if vals.count(max(vals)) == 1 else None
 
     g, mix, best = retry(draw)
     form = choose_form(rng, g)
@@ -577,9 +572,7 @@ def irds_element(ctx: GenContext) -> Draft:
         g = random_game(rng, players, [names, names], lo, hi, dec)
         _plant_irds(rng, g, rng.randint(2 * k - 3, 2 * k - 2), 10**dec)
         alive, rounds = irds(g)
-        if len(rounds) < 2:
-            return None
-        return g, alive, rounds
+        return (g, alive, rounds) if len(rounds) >= 2 else None
 
     g, alive, rounds = retry(draw)
     form = choose_form(rng, g)
@@ -982,7 +975,6 @@ def _tree_for_grade(ctx: GenContext, offset: int = 0) -> Tree:
     spec = {0: (2, 2, 2, 0.0, 3, 3), 1: (3, 2, 2, 0.5, 4, 7), 2: (3, 2, 2, 0.2, 5, 7), 3: (3, 3, 2, 0.5, 5, 7)}
     depth, rb, b, p_leaf, lo_n, hi_n = spec[shape]
     lo, hi = (0, 12) if shape < 2 else (-10, 30)
-
     return retry(lambda: random_tree(ctx.rng, TreeShape(depth, rb, b, p_leaf, 2, lo, hi, lo_n, hi_n)))
 
 
@@ -1952,9 +1944,8 @@ def subgame_perfect_bayes_nash(ctx: GenContext) -> Draft:
         if any(inc[m][t][0] == inc[m][t][1] for m in range(modes) for t in (0, 1)):
             return None
         resp, e, vals = entry_spbne(pr0, modes, ent, inc)
-        if vals.count(max(vals)) != 1 or e != want_e or (profile_template and resp != want_resp):
-            return None
-        return ent, inc, resp, e, vals
+        ok = vals.count(max(vals)) == 1 and e == want_e and not (profile_template and resp != want_resp)
+        return (ent, inc, resp, e, vals) if ok else None
 
     ent, inc, resp, e, vals = retry(draw, 20000)
     stay = [rng.randint(5, 15), rng.randint(5, 15)]  # incumbent's payoff by type if the entrant stays out

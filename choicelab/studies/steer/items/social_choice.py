@@ -783,11 +783,8 @@ def fair_division(ctx: GenContext) -> Draft:
     want_prop = rng.random() < 0.5  # proportional in half the Yes/No questions: no answer cue
     for _ in range(200):
         vals = [rng.sample(range(1, 30), m) for _ in range(n)]
-        if kind == "ef" and any(is_envy_free(vals, al) for al in allocs):
-            break
-        if kind == "prop" and any(is_proportional(vals, a) == want_prop for a in everyone):
-            break
-        if kind == "rr":
+        if (kind == "rr" or (kind == "ef" and any(is_envy_free(vals, al) for al in allocs))
+                or (kind == "prop" and any(is_proportional(vals, a) == want_prop for a in everyone))):
             break
     desc = " ".join(T["fd_values"].format(person=p, values=join_list(
         [T["fd_value"].format(item=items[x], value=vals[i][x]) for x in range(m)])) for i, p in enumerate(people))

@@ -498,8 +498,7 @@ def _params_json(params: dict[str, Any]) -> str:
 def _iter_units(element_id: str, domain: str, grade: int, seed: int) -> Iterator[list[SteerQuestion]]:
     """Successive distinct units of one test: a question, or the two parts of a two-part question; the unit's index
     is its position in the sequence. Question texts (both parts together) never repeat."""
-    tax = load_taxonomy()
-    element = tax.element(element_id)
+    element = load_taxonomy().element(element_id)
     if domain not in element.domains:
         raise ValueError(f"domain {domain!r} not allowed for {element_id!r}; allowed: {element.domains}")
     grade_level(element, grade)
@@ -515,13 +514,8 @@ def _units(element: Element, domain: str, grade: int, seed: int, fn: GeneratorFn
         qseed, rng = make_rng(seed, element_id, domain, grade, attempt)
         attempt += 1
         draft = fn(GenContext(element, domain, grade, rng))
-        parts: list[tuple[str, str, tuple[str, ...], int | None]] = [
-            (polish(draft.question), polish(draft.correct), tuple(polish(d) for d in draft.distractors),
-             draft.n_options)]
-        if draft.follow_up is not None:
-            f = draft.follow_up
-            parts.append((polish(f.question), polish(f.correct), tuple(polish(d) for d in f.distractors),
-                          f.n_options))
+        parts = [(polish(d.question), polish(d.correct), tuple(polish(x) for x in d.distractors), d.n_options)
+                 for d in (draft, draft.follow_up) if d is not None]
         key = "\n".join(_norm(text) for text, *_ in parts)
         if key in seen:
             yield []  # a repeat: lets the caller count attempts
@@ -649,13 +643,8 @@ FEWSHOT_SPLIT = "fewshot"
 
 def generate_benchmark_with_pool(scale: BenchmarkScale | dict[str, Any],
                                  pool_per_test: int) -> tuple[list[SteerQuestion], list[SteerQuestion]]:
-    """The scored questions of :func:`generate_benchmark` and a few-shot pool of ``pool_per_test`` more per test.
-
-    Each test is generated once (:func:`generate_with_pool`): the first ``n_per_test`` distinct questions
-    (identical to :func:`generate_benchmark`'s) are scored, the next ``pool_per_test`` whose parameters differ from
-    every scored question's are the pool of solved examples, so the pool is disjoint from the scored questions
-    (different item ids, question texts and parameters) and of the same element, domain and grade.
-    """
+    """The scored questions of :func:`generate_benchmark` and a few-shot pool of ``pool_per_test`` more per test
+    (:func:`generate_with_pool`: same element, domain and grade, other item ids, texts and parameters)."""
     if isinstance(scale, dict):
         scale = BenchmarkScale.from_dict(scale)
     if pool_per_test < 0:

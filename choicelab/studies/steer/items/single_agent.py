@@ -146,11 +146,10 @@ def independence(ctx: GenContext) -> Draft:
             decoys.append((ref_q - rng.randint(1, 10 * (d + 1)), ref_p + rng.randint(10, 150)))
     items = [(qa, pa), (qb, pb)] + decoys
     noun = v.option_noun.capitalize()
-    listing = " ".join(T["indep_item"].format(noun=noun, name=names[i], quality=qq, price=fmt_money(pp))
-                       for i, (qq, pp) in enumerate(items[:2]))
+    entries = [T["indep_item"].format(noun=noun, name=names[i], quality=qq, price=fmt_money(pp))
+               for i, (qq, pp) in enumerate(items)]
+    listing, extra = " ".join(entries[:2]), " ".join(entries[2:])
     chosen = names[0] if x_is_a else names[1]
-    extra = " ".join(T["indep_item"].format(noun=noun, name=names[2 + d], quality=qq, price=fmt_money(pp))
-                     for d, (qq, pp) in enumerate(decoys))
     tid, lead = ctx.phrase(T, "indep", n=v.option_noun, r=v.role)
     q = T["indep_question"].format(lead=lead, listing=listing, noun=noun, chosen=chosen, extra=extra)
     opts = [T["indep_option"].format(noun=noun, name=n) for n in names[: 2 + n_decoys]]
@@ -380,14 +379,13 @@ def independence_lotteries(ctx: GenContext) -> Draft:
         raise ValueError("independence_lotteries: no lotteries in a risk trade-off found")
     lots: list[Lottery] = [[(c, x), (100 - c, 0)] for c, x in pairs]
     evs = [expected_value(lot) for lot in lots]
-    new = lots[2:]
     names = entity_numbers(len(lots))
     describe = lambda lot: T["one_prize"].format(p=lot[0][0], prize=fmt_money(lot[0][1]))  # noqa: E731
-    listing = " ".join(T["option_entry"].format(name=names[i], lottery=describe(lot)) for i, lot in enumerate(lots[:2]))
-    extra = " ".join(T["option_entry"].format(name=names[2 + i], lottery=describe(lot)) for i, lot in enumerate(new))
+    entries = [T["option_entry"].format(name=n, lottery=describe(lot)) for n, lot in zip(names, lots, strict=True)]
+    listing, extra = " ".join(entries[:2]), " ".join(entries[2:])
     tid, lead = ctx.phrase(T, "indep_lot", noun=v.option_noun, role=v.role)
     q1 = T["indep_lot_first"].format(lead=lead, listing=listing)
-    more = T["another_option"] if len(new) == 1 else T["more_options"]
+    more = T["another_option"] if len(lots) == 3 else T["more_options"]
     q2 = T["indep_lot_second"].format(more=more, extra=extra)
     option = [T["option_name"].format(name=n) for n in names]
     first_key = unique_argmax(evs[:2])

@@ -61,10 +61,6 @@ def _alternatives(ctx: GenContext, m: int) -> list[str]:
     return [_short(a) for a in ctx.rng.sample(ctx.vocab.alternatives, m)]
 
 
-def _voters(ctx: GenContext) -> str:
-    return VOTERS[ctx.domain]
-
-
 def _rank_text(names: Sequence[str], ranking: Sequence[int]) -> str:
     return " > ".join(names[a] for a in ranking)
 
@@ -298,7 +294,7 @@ def pareto_efficiency(ctx: GenContext) -> Draft:
     rng = ctx.rng
     m = ctx.scale(3, 5)
     names = _alternatives(ctx, m)
-    voters = _voters(ctx)
+    voters = VOTERS[ctx.domain]
     n_types = ctx.scale(2, 4)
     profile, x, y = _plant_unanimity(rng, random_profile(rng, m, n_types, 1, 10 * ctx.scale(1, 5)))
     dom = pareto_dominated(profile, m)
@@ -381,7 +377,7 @@ def monotonicity(ctx: GenContext) -> Draft:
     want_violation = rng.random() < ((1 - 1 / n_opts) if ask_who else 0.5)
     rule = rng.choice(runoffs) if want_violation else rng.choice(("plurality", "borda") + runoffs)
     names = _alternatives(ctx, m)
-    voters = _voters(ctx)
+    voters = VOTERS[ctx.domain]
     found = None
     for _ in range(4000):
         profile = random_profile(rng, m, rng.randint(3, 4 + m - 3), 2, 12)
@@ -440,7 +436,7 @@ def swf_transitivity(ctx: GenContext) -> Draft:
     rng = ctx.rng
     m = ctx.scale(3, 4)
     names = _alternatives(ctx, m)
-    voters = _voters(ctx)
+    voters = VOTERS[ctx.domain]
 
     def draw():
         if rng.random() < 0.5:
@@ -639,7 +635,7 @@ def plurality(ctx: GenContext) -> Draft:
     Borda winner."""
     m = ctx.scale(3, 5)
     names = _alternatives(ctx, m)
-    voters = _voters(ctx)
+    voters = VOTERS[ctx.domain]
     profile, w = _voting_profile(ctx, lambda p: plurality_scores(p, m), m, ctx.scale(2, 5))
     tid, ask = ctx.phrase(T, "plur")
     q = T["election"].format(alternatives=join_list(names), profile=_profile_text(names, profile, voters)) + f" {ask}"
@@ -658,7 +654,7 @@ def borda(ctx: GenContext) -> Draft:
     rng = ctx.rng
     m = ctx.scale(3, 5)
     names = _alternatives(ctx, m)
-    voters = _voters(ctx)
+    voters = VOTERS[ctx.domain]
     profile, w = _voting_profile(ctx, lambda p: borda_scores(p, m), m, ctx.scale(2, 5))
     scores = borda_scores(profile, m)
     setup = T["election"].format(alternatives=join_list(names), profile=_profile_text(names, profile, voters))
@@ -695,7 +691,7 @@ def copeland(ctx: GenContext) -> Draft:
     rng = ctx.rng
     m = ctx.scale(3, 5) if ctx.level < 1 else 5
     names = _alternatives(ctx, m)
-    voters = _voters(ctx)
+    voters = VOTERS[ctx.domain]
     params: dict[str, Any] = {"m": m, "names": names}
     if rng.random() < 0.5:
         for _ in range(500):

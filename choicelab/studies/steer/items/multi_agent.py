@@ -638,11 +638,8 @@ def pure_nash(ctx: GenContext) -> Draft:
         if not which:
             _plant_equilibria(rng, g, want_count)
         eqs = pure_nash_equilibria(g)
-        if which and (not eqs) != want_none:
-            return None
-        if not which and len(eqs) != want_count:
-            return None
-        return (g, eqs) if len(g.profiles()) - len(eqs) >= n_opts - 1 else None
+        fits = (not eqs) == want_none if which else len(eqs) == want_count
+        return (g, eqs) if fits and len(g.profiles()) - len(eqs) >= n_opts - 1 else None
 
     g, eqs = retry(draw)
     form = choose_form(rng, g)

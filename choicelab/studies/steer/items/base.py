@@ -380,34 +380,31 @@ def numeric_distractors(rng: random.Random, correct: float | Fraction, fmt: Call
     first, then random perturbations of ``correct``."""
     right = fmt(correct)
     out: list[str] = []
-    for c in candidates:
-        text = fmt(c)
-        if text != right and text not in out and (not nonnegative or float(c) >= 0):
+
+    def offer(value: Any) -> None:
+        text = fmt(value)
+        if text != right and text not in out:
             out.append(text)
+
+    for c in candidates:
+        if not nonnegative or float(c) >= 0:
+            offer(c)
     base = abs(float(correct)) or 1.0
     tries = 0
     while len(out) < k:
         tries += 1
+        if tries > 2000:
+            raise ValueError(f"cannot find {k} numeric distractors for {correct!r}")
         if tries > 200:  # fall back to a deterministic ladder above the correct value
-            step = 1 if integer else base * 0.1
-            value = float(correct) + step * (tries - 200)
-            text = fmt(value)
-            if text != right and text not in out:
-                out.append(text)
-            if tries > 2000:
-                raise ValueError(f"cannot find {k} numeric distractors for {correct!r}")
+            offer(float(correct) + (1 if integer else base * 0.1) * (tries - 200))
             continue
-        delta = base * spread * rng.uniform(0.1, 1.0) * rng.choice((-1, 1))
-        value = float(correct) + delta
+        value = float(correct) + base * spread * rng.uniform(0.1, 1.0) * rng.choice((-1, 1))
         if integer:
             value = round(value)
             if value == round(float(correct)):
                 value += rng.choice((-1, 1)) * max(1, int(base * 0.1))
-        if nonnegative and value < 0:
-            continue
-        text = fmt(value)
-        if text != right and text not in out:
-            out.append(text)
+        if not (nonnegative and value < 0):
+            offer(value)
     return out
 
 

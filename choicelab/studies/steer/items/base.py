@@ -676,8 +676,7 @@ def letter_names(text: str) -> set[str]:
     found: set[str] = set()
     for m in _LETTER_TOKEN.finditer(text):
         letter = m.group(1)
-        article = (letter == "A" and _ARTICLE_AFTER.match(text, m.end())
-                   and _SENTENCE_START.search(text[: m.start()]))
+        article = letter == "A" and _ARTICLE_AFTER.match(text, m.end()) and _SENTENCE_START.search(text[: m.start()])
         if letter == "I" or article:
             continue
         found.add(letter)

@@ -369,8 +369,7 @@ def outcome_probabilities(ctx: GenContext) -> Draft:
         j = (i + 1) % k
         answer = Fraction(counts[i] + counts[j], total)
         ask = T["prob_either"].format(colour=colours[i], other=colours[j])
-        cands = [Fraction(counts[i] * counts[j], total * total), Fraction(counts[i], total), 1 - answer,
-                 Fraction(2, k)]
+        cands = [Fraction(counts[i] * counts[j], total * total), Fraction(counts[i], total), 1 - answer, Fraction(2, k)]
     else:
         answer = Fraction(counts[i], total) * Fraction(counts[i] - 1, total - 1)
         ask = T["prob_two"].format(colour=colours[i])
@@ -451,12 +450,10 @@ def bayes_rule(ctx: GenContext) -> Draft:
     pb = lik * prior + false_pos * (1 - prior)
     answer = lik * prior / pb
     given_pb = ctx.level < 0.5
-    if given_pb:
-        tid = "bayes.given"
-        q = T["bayes_given"].format(a=ea, b=eb, prior=fmt_pct(prior), pb=fmt_pct(pb), lik=fmt_pct(lik))
-    else:
-        tid = "bayes.total"
-        q = T["bayes_total"].format(a=ea, b=eb, prior=fmt_pct(prior), lik=fmt_pct(lik), false_pos=fmt_pct(false_pos))
+    kind = "given" if given_pb else "total"  # P(B) stated, or its parts
+    tid = f"bayes.{kind}"
+    q = T[f"bayes_{kind}"].format(a=ea, b=eb, prior=fmt_pct(prior), pb=fmt_pct(pb), lik=fmt_pct(lik),
+                                  false_pos=fmt_pct(false_pos))
     # base-rate neglect (the stated P(B|A)) in half of the questions: the key is never a number of the stem
     cands = ([lik] if rng.random() < 0.5 else []) + [lik * prior, 1 - answer,
                                                       lik * prior / (lik * prior + false_pos), lik * (1 - prior)]
@@ -499,8 +496,7 @@ def categorical_valid(premises: list[tuple[str, int, int]], conclusion: tuple[st
 @functools.cache
 def _valid_conclusions(p1: tuple[str, int, int], p2: tuple[str, int, int]) -> tuple[tuple[str, int, int], ...]:
     """The conclusions about terms 0 and 2 that follow from premises ``p1`` and ``p2`` (64 premise pairs: cached)."""
-    return tuple(c for c in ((f, x, y) for f in _FORMS for x, y in ((0, 2), (2, 0)))
-                 if categorical_valid([p1, p2], c))
+    return tuple(c for c in ((f, x, y) for f in _FORMS for x, y in ((0, 2), (2, 0))) if categorical_valid([p1, p2], c))
 
 
 def existence_note(terms: Sequence[str]) -> str:

@@ -616,8 +616,7 @@ def gamblers_fallacy(ctx: GenContext) -> Draft:
         q = T["gf_numeric"].format(context=context, outcome=same, streak=streak)
         cands = [1 - p, p / 2, (1 + p) / 2, p * 2]
         params = {"kind": "independent", "device": device, "p": [p.numerator, p.denominator], "streak": streak}
-    dis = spread_distractors(rng, answer, fmt_pct, cands, ctx.n_options(3, 5) - 1,
-                             Placement(lo=0, hi=1, gap=0.06))
+    dis = spread_distractors(rng, answer, fmt_pct, cands, ctx.n_options(3, 5) - 1, Placement(lo=0, hi=1, gap=0.06))
     return Draft(tid, q, fmt_pct(answer), tuple(dis), params, ctx.n_options(3, 5))
 
 

@@ -149,9 +149,7 @@ def balanced_decoys(rng, stem: str, key: str, candidates: Sequence[str], k: int,
 
     def cost(sub: tuple[int, ...]) -> float:
         idx = [0, *(j + 1 for j in sub)]
-        typical = [
-            sum(len(words[a] & words[b]) / max(1, len(words[a] | words[b])) for b in idx if b != a) for a in idx
-        ]
+        typical = [sum(len(words[a] & words[b]) / max(1, len(words[a] | words[b])) for b in idx if b != a) for a in idx]
         ranks = (_rank_of([length[a] for a in idx], 0), _rank_of([overlap[a] for a in idx], 0), _rank_of(typical, 0))
         return sum(abs(r - t) for r, t in zip(ranks, targets, strict=True))
 

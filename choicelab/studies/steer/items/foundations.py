@@ -278,14 +278,12 @@ _PRODUCTS = {domain: tuple(words["products"]) for domain, words in VOCABULARY["c
 
 
 def _best_mixes(profit, hours, limit_h, material, limit_m):
-    feasible = []
-    for x in range(0, limit_h // hours[0] + 1):
-        for y in range(0, limit_h // hours[1] + 1):
-            if x * hours[0] + y * hours[1] <= limit_h and (material is None or
-                                                          x * material[0] + y * material[1] <= limit_m):
-                feasible.append(((x, y), x * profit[0] + y * profit[1]))
-    feasible.sort(key=lambda t: -t[1])
-    return feasible
+    """Every feasible integer mix (x, y) with its profit, the most profitable first."""
+    feasible = [((x, y), x * profit[0] + y * profit[1])
+                for x in range(limit_h // hours[0] + 1) for y in range(limit_h // hours[1] + 1)
+                if x * hours[0] + y * hours[1] <= limit_h
+                and (material is None or x * material[0] + y * material[1] <= limit_m)]
+    return sorted(feasible, key=lambda t: -t[1])
 
 
 @generator("constrained_optimization")

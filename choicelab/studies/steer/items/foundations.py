@@ -804,8 +804,7 @@ def first_order_false_belief(ctx: GenContext) -> Draft:
     agents, places, start, events, story = _tom_story(ctx, second_order=False)
     loc, belief, _ = run_story(events, agents, start)
     target = agents[0] if ctx.rng.random() < 0.7 else ctx.rng.choice(agents)
-    obj = ctx.vocab.tom_object
-    tid, q = ctx.phrase(T, "tom1", target=target, object=obj)
+    tid, q = ctx.phrase(T, "tom1", target=target, object=ctx.vocab.tom_object)
     dis = [T["tom_place"].format(place=p) for p in [loc] + places if p != belief[target]]
     params = {"agents": agents, "start": start, "events": events, "target": target}
     return Draft(tid, f"{story} {q}", T["tom_place"].format(place=belief[target]), tuple(dis), params,
@@ -821,8 +820,7 @@ def second_order_false_belief(ctx: GenContext) -> Draft:
     loc, belief, belief2 = run_story(events, agents, start)
     y = agents[0]
     x = ctx.rng.choice(agents[1:])
-    obj = ctx.vocab.tom_object
-    tid, q = ctx.phrase(T, "tom2", x=x, y=y, object=obj)
+    tid, q = ctx.phrase(T, "tom2", x=x, y=y, object=ctx.vocab.tom_object)
     answer = belief2[(x, y)]
     dis = [T["tom_place"].format(place=p) for p in [loc, belief[y]] + places if p != answer]
     params = {"agents": agents, "start": start, "events": events, "x": x, "y": y}

@@ -1012,9 +1012,9 @@ def backward_induction_element(ctx: GenContext) -> Draft:
     _, path = play_tree(tree, plan)
     form, text = _tree_text(ctx, tree, players)
     params = {"tree": tree, "kind": kind, "players": players}
+    n_opts = n_out
     if kind == "node":
-        node, tid, ask, correct, dis, n_opts = _bi_node(ctx, tree, plan, players)
-        params = {"tree": tree, "kind": kind, "node": node, "players": players}
+        params["node"], tid, ask, correct, dis, n_opts = _bi_node(ctx, tree, plan, players)
     elif kind == "outcome":
         tid, ask = ctx.phrase(T, "bi_out", player=players[who])
         vals = [lp[who] for _, lp in tree_leaves(tree)]
@@ -1025,14 +1025,12 @@ def backward_induction_element(ctx: GenContext) -> Draft:
         correct = str(pay[who])
         dis = [str(v) for v in below[:rank] + above[: n_out - 1 - rank]]
         params["asked"] = who
-        n_opts = n_out
     else:
         tid, ask = ctx.phrase(T, "bi_path")
         correct = _fmt_path(path)
         routes = [r for r, _ in tree_leaves(tree) if r != path]
         rng.shuffle(routes)  # not the first leaves in tree order: those share their first move, the key stood out
         dis = [_fmt_path(r) for r in routes]
-        n_opts = ctx.n_options(3, 5)
     return Draft(f"{tid}.{form}", f"{text}\n{ask}", correct, tuple(dis), params, min(n_opts, len(dis) + 1))
 
 

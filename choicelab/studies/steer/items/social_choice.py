@@ -823,8 +823,7 @@ def _fd_round_robin(ctx: GenContext, setup: str, vals: list[list[int]], items: S
     alloc = round_robin(vals, order)
     who = rng.randrange(n)
     tid, ask = ctx.phrase(T, "fd_rr", order=", ".join(people[i] for i in order), person=people[who])
-    params["order"] = order
-    params["asked"] = who
+    params.update(order=order, asked=who)
     mine = [items[x] for x in range(m) if alloc[x] == who]
     correct = join_list(mine) if mine else "Nothing"
     size = len(mine)

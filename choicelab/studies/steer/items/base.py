@@ -88,15 +88,8 @@ class SteerQuestion:
             choices=self.options,
             label=self.correct,
             meta={
-                "element": self.element,
-                "module": self.module,
-                "setting": self.setting,
-                "domain": self.domain,
-                "grade": self.grade,
-                "template_id": self.template_id,
-                "seed": self.seed,
-                "base_seed": self.base_seed,
-                "index": self.index,
+                **{name: getattr(self, name) for name in ("element", "module", "setting", "domain", "grade",
+                                                          "template_id", "seed", "base_seed", "index")},
                 "params": self.params,
                 "option_order": list(self.option_order),
                 **({"pair_id": self.unit_id, "part": self.part, "n_parts": 2, "letter_offset": self.letter_offset}
@@ -150,14 +143,17 @@ class GenContext:
         return grade_level(self.element, self.grade)
 
     def scale(self, easiest: int, hardest: int) -> int:
-        return scale_int(self.element, self.grade, easiest, hardest)
+        """Linear interpolation from ``easiest`` (lowest grade) to ``hardest`` (highest grade), rounded half up."""
+        value = easiest + (hardest - easiest) * self.level
+        return int(value + 0.5) if value >= 0 else -int(-value + 0.5)
 
     def n_options(self, easiest: int = 3, hardest: int = 5) -> int:
         return self.scale(easiest, hardest)
 
     def phrasing(self, element_short: str, phrasings: Sequence[str]) -> tuple[str, str]:
         """Pick one phrasing; return ``(template_id, phrasing)``."""
-        return choose_phrasing(self.rng, element_short, phrasings)
+        k = self.rng.randrange(len(phrasings))
+        return f"{element_short}.p{k}", phrasings[k]
 
     def phrase(self, texts: Mapping[str, Any], key: str, **values: Any) -> tuple[str, str]:
         """Pick one of the phrasings ``texts[key]`` (a list in data/steer/templates.yaml) and fill in ``values``;
@@ -236,26 +232,13 @@ def make_rng(base_seed: int, element_id: str, domain: str, grade: int, index: in
 
 def grade_level(element: Element, grade: int) -> float:
     if not element.min_grade <= grade <= element.max_grade:
-        raise ValueError(
-            f"grade {grade} outside {element.id!r}'s range {element.min_grade}..{element.max_grade}"
-        )
+        raise ValueError(f"grade {grade} outside {element.id!r}'s range {element.min_grade}..{element.max_grade}")
     span = element.max_grade - element.min_grade
     return 0.0 if span == 0 else (grade - element.min_grade) / span
 
 
-def scale_int(element: Element, grade: int, easiest: int, hardest: int) -> int:
-    """Linear interpolation from ``easiest`` (lowest grade) to ``hardest`` (highest grade), rounded half up."""
-    value = easiest + (hardest - easiest) * grade_level(element, grade)
-    return int(value + 0.5) if value >= 0 else -int(-value + 0.5)
-
-
 # ----------------------------------------------------------------------------------------------------------------
-# Phrasing and formatting
-
-
-def choose_phrasing(rng: random.Random, element_short: str, phrasings: Sequence[str]) -> tuple[str, str]:
-    k = rng.randrange(len(phrasings))
-    return f"{element_short}.p{k}", phrasings[k]
+# Formatting
 
 
 def fmt_num(x: float | int | Fraction, decimals: int = 2) -> str:
@@ -264,8 +247,7 @@ def fmt_num(x: float | int | Fraction, decimals: int = 2) -> str:
     rounded = round(value, decimals)
     if abs(rounded - round(rounded)) < 10 ** (-decimals - 3):
         return f"{int(round(rounded)):,}"
-    text = f"{rounded:,.{decimals}f}".rstrip("0").rstrip(".")
-    return text
+    return f"{rounded:,.{decimals}f}".rstrip("0").rstrip(".")
 
 
 def fmt_money(x: float | int | Fraction) -> str:
@@ -305,6 +287,36 @@ def count_of(n: int, singular: str, plural: str) -> str:
     return f"{n} {singular if n == 1 else plural}"
 
 
+def percent_split(rng: random.Random, k: int, step: int = 5) -> list[int]:
+    """k positive percentages (multiples of ``step``) summing to 100."""
+    bounds = [0, *sorted(rng.sample(range(1, 100 // step), k - 1)), 100 // step]
+    return [(bounds[i + 1] - bounds[i]) * step for i in range(k)]
+
+
+def unique_argmax(values: Sequence) -> int | None:
+    """The index of the largest value, or None when it is not unique."""
+    top = max(values)
+    return list(values).index(top) if list(values).count(top) == 1 else None
+
+
+def retry(fn: Callable[[], Any], tries: int = 2000) -> Any:
+    """The first result of ``fn()`` that is not None, within ``tries`` calls."""
+    for _ in range(tries):
+        out = fn()
+        if out is not None:
+            return out
+    raise RuntimeError(f"{fn.__qualname__}: no valid draw in {tries} tries")
+
+
+def yes_no(answer: bool) -> tuple[str, tuple[str, ...]]:
+    """The key and the distractors of a Yes/No question."""
+    return ("Yes", ("No",)) if answer else ("No", ("Yes",))
+
+
+def capitalized(text: str) -> str:
+    return text[0].upper() + text[1:]
+
+
 def join_list(words: Sequence[str], conj: str = "and") -> str:
     words = list(words)
     if len(words) <= 2:
@@ -331,9 +343,8 @@ def _norm(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
-def build_options(
-    rng: random.Random, correct: str, distractors: Iterable[str], n_options: int | None = None
-) -> tuple[tuple[str, ...], int, tuple[int, ...]]:
+def build_options(rng: random.Random, correct: str, distractors: Iterable[str],
+                  n_options: int | None = None) -> tuple[tuple[str, ...], int, tuple[int, ...]]:
     """Unique options with exactly one copy of ``correct``, shuffled by ``rng``.
 
     Distractors equal to the correct option (or to each other, ignoring case/whitespace) are dropped; the first
@@ -362,50 +373,38 @@ def build_options(
     return options, order.index(0), tuple(order)
 
 
-def numeric_distractors(
-    rng: random.Random,
-    correct: float | Fraction,
-    fmt: Callable[[Any], str],
-    candidates: Iterable[float | Fraction] = (),
-    k: int = 4,
-    spread: float = 0.5,
-    integer: bool = False,
-    nonnegative: bool = True,
-) -> list[str]:
-    """Formatted distractors: given plausible-mistake ``candidates`` first, then random perturbations of ``correct``.
-
-    Never returns a value that formats like ``correct``; returns at least ``k`` strings.
-    """
+def numeric_distractors(rng: random.Random, correct: float | Fraction, fmt: Callable[[Any], str],
+                        candidates: Iterable[float | Fraction] = (), k: int = 4, spread: float = 0.5,
+                        integer: bool = False, nonnegative: bool = True) -> list[str]:
+    """At least ``k`` formatted distractors, none formatted like ``correct``: the plausible-mistake ``candidates``
+    first, then random perturbations of ``correct``."""
     right = fmt(correct)
     out: list[str] = []
-    for c in candidates:
-        text = fmt(c)
-        if text != right and text not in out and (not nonnegative or float(c) >= 0):
+
+    def offer(value: Any) -> None:
+        text = fmt(value)
+        if text != right and text not in out:
             out.append(text)
+
+    for c in candidates:
+        if not nonnegative or float(c) >= 0:
+            offer(c)
     base = abs(float(correct)) or 1.0
     tries = 0
     while len(out) < k:
         tries += 1
+        if tries > 2000:
+            raise ValueError(f"cannot find {k} numeric distractors for {correct!r}")
         if tries > 200:  # fall back to a deterministic ladder above the correct value
-            step = 1 if integer else base * 0.1
-            value = float(correct) + step * (tries - 200)
-            text = fmt(value)
-            if text != right and text not in out:
-                out.append(text)
-            if tries > 2000:
-                raise ValueError(f"cannot find {k} numeric distractors for {correct!r}")
+            offer(float(correct) + (1 if integer else base * 0.1) * (tries - 200))
             continue
-        delta = base * spread * rng.uniform(0.1, 1.0) * rng.choice((-1, 1))
-        value = float(correct) + delta
+        value = float(correct) + base * spread * rng.uniform(0.1, 1.0) * rng.choice((-1, 1))
         if integer:
             value = round(value)
             if value == round(float(correct)):
                 value += rng.choice((-1, 1)) * max(1, int(base * 0.1))
-        if nonnegative and value < 0:
-            continue
-        text = fmt(value)
-        if text != right and text not in out:
-            out.append(text)
+        if not (nonnegative and value < 0):
+            offer(value)
     return out
 
 
@@ -420,14 +419,9 @@ class Placement:
     gap: float | None = None
 
 
-def spread_distractors(
-    rng: random.Random,
-    correct: float | Fraction,
-    fmt: Callable[[Any], str],
-    candidates: Iterable[float | Fraction] = (),
-    k: int = 4,
-    place: Placement = Placement(),
-) -> list[str]:
+def spread_distractors(rng: random.Random, correct: float | Fraction, fmt: Callable[[Any], str],
+                       candidates: Iterable[float | Fraction] = (), k: int = 4,
+                       place: Placement = Placement()) -> list[str]:
     """``k`` formatted distractors placed so that the correct value's rank among all ``k + 1`` options is uniform:
     ``r`` (drawn from 0..k) of them lie below it and ``k - r`` above, so "the median / largest / smallest number" finds
     the key only at chance. Plausible-mistake ``candidates`` on the needed side come first; the rest are steps away
@@ -462,8 +456,7 @@ def spread_distractors(
     out = below[:r] + above[: k - r]
     seen = {right, *out}
     for side, need in ((-1, r - min(r, len(below))), (1, (k - r) - min(k - r, len(above)))):
-        offset = 0.0
-        tries = 0
+        offset, tries = 0.0, 0
         while need > 0:
             tries += 1
             if tries > 400:
@@ -502,8 +495,7 @@ def _params_json(params: dict[str, Any]) -> str:
 def _iter_units(element_id: str, domain: str, grade: int, seed: int) -> Iterator[list[SteerQuestion]]:
     """Successive distinct units of one test: a question, or the two parts of a two-part question; the unit's index
     is its position in the sequence. Question texts (both parts together) never repeat."""
-    tax = load_taxonomy()
-    element = tax.element(element_id)
+    element = load_taxonomy().element(element_id)
     if domain not in element.domains:
         raise ValueError(f"domain {domain!r} not allowed for {element_id!r}; allowed: {element.domains}")
     grade_level(element, grade)
@@ -519,13 +511,8 @@ def _units(element: Element, domain: str, grade: int, seed: int, fn: GeneratorFn
         qseed, rng = make_rng(seed, element_id, domain, grade, attempt)
         attempt += 1
         draft = fn(GenContext(element, domain, grade, rng))
-        parts: list[tuple[str, str, tuple[str, ...], int | None]] = [
-            (polish(draft.question), polish(draft.correct), tuple(polish(d) for d in draft.distractors),
-             draft.n_options)]
-        if draft.follow_up is not None:
-            f = draft.follow_up
-            parts.append((polish(f.question), polish(f.correct), tuple(polish(d) for d in f.distractors),
-                          f.n_options))
+        parts = [(polish(d.question), polish(d.correct), tuple(polish(x) for x in d.distractors), d.n_options)
+                 for d in (draft, draft.follow_up) if d is not None]
         key = "\n".join(_norm(text) for text, *_ in parts)
         if key in seen:
             yield []  # a repeat: lets the caller count attempts
@@ -562,8 +549,9 @@ def _take_units(units: Iterator[list[SteerQuestion]], n: int, label: str, skip: 
     return taken
 
 
-def _renumber(unit: list[SteerQuestion], index: int) -> list[SteerQuestion]:
-    return [replace(q, index=index) for q in unit]
+def _numbered(units: list[list[SteerQuestion]], start: int = 0) -> list[SteerQuestion]:
+    """The questions of ``units``, each unit's numbered by its position (from ``start``)."""
+    return [replace(q, index=start + i) for i, unit in enumerate(units) for q in unit]
 
 
 def generate(element_id: str, domain: str, grade: int, n: int, seed: int = 0) -> list[SteerQuestion]:
@@ -571,7 +559,7 @@ def generate(element_id: str, domain: str, grade: int, n: int, seed: int = 0) ->
 
     A two-part question counts once and gives two :class:`SteerQuestion` (parts 1 and 2, same ``index``)."""
     units = _take_units(_iter_units(element_id, domain, grade, seed), n, f"{element_id}/{domain}/g{grade}")
-    return [q for i, unit in enumerate(units) for q in _renumber(unit, i)]
+    return _numbered(units)
 
 
 def generate_with_pool(element_id: str, domain: str, grade: int, n: int, pool: int,
@@ -586,8 +574,7 @@ def generate_with_pool(element_id: str, domain: str, grade: int, n: int, pool: i
     scored_params = {unit[0].params_json for unit in scored}
     extra = _take_units(units, pool, f"{label} (few-shot pool with parameters unlike the scored questions')",
                         skip=lambda q: q.params_json in scored_params)
-    return ([q for i, unit in enumerate(scored) for q in _renumber(unit, i)],
-            [q for i, unit in enumerate(extra) for q in _renumber(unit, n + i)])
+    return _numbered(scored), _numbered(extra, n)
 
 
 @dataclass(frozen=True)
@@ -653,13 +640,8 @@ FEWSHOT_SPLIT = "fewshot"
 
 def generate_benchmark_with_pool(scale: BenchmarkScale | dict[str, Any],
                                  pool_per_test: int) -> tuple[list[SteerQuestion], list[SteerQuestion]]:
-    """The scored questions of :func:`generate_benchmark` and a few-shot pool of ``pool_per_test`` more per test.
-
-    Each test is generated once (:func:`generate_with_pool`): the first ``n_per_test`` distinct questions
-    (identical to :func:`generate_benchmark`'s) are scored, the next ``pool_per_test`` whose parameters differ from
-    every scored question's are the pool of solved examples, so the pool is disjoint from the scored questions
-    (different item ids, question texts and parameters) and of the same element, domain and grade.
-    """
+    """The scored questions of :func:`generate_benchmark` and a few-shot pool of ``pool_per_test`` more per test
+    (:func:`generate_with_pool`: same element, domain and grade, other item ids, texts and parameters)."""
     if isinstance(scale, dict):
         scale = BenchmarkScale.from_dict(scale)
     if pool_per_test < 0:
@@ -694,8 +676,7 @@ def letter_names(text: str) -> set[str]:
     found: set[str] = set()
     for m in _LETTER_TOKEN.finditer(text):
         letter = m.group(1)
-        article = (letter == "A" and _ARTICLE_AFTER.match(text, m.end())
-                   and _SENTENCE_START.search(text[: m.start()]))
+        article = letter == "A" and _ARTICLE_AFTER.match(text, m.end()) and _SENTENCE_START.search(text[: m.start()])
         if letter == "I" or article:
             continue
         found.add(letter)

@@ -16,6 +16,7 @@ from typing import Any
 from choicelab.studies.steer.items.base import (
     Draft,
     GenContext,
+    capitalized,
     count_of,
     entity_numbers,
     fmt_frac,
@@ -24,6 +25,8 @@ from choicelab.studies.steer.items.base import (
     fmt_pct,
     generator,
     join_list,
+    percent_split,
+    yes_no,
 )
 from choicelab.studies.steer.items.domains import TEMPLATES, VOCABULARY
 
@@ -190,19 +193,13 @@ def multiply_divide(ctx: GenContext) -> Draft:
     return Draft(tid, q, fmt(answer), tuple(dis), {"op": op, "a": a, "b": b, "style": style}, n)
 
 
-def _percent_split(rng, k: int, step: int = 5) -> list[int]:
-    """k positive percentages (multiples of ``step``) summing to 100."""
-    cuts = sorted(rng.sample(range(1, 100 // step), k - 1))
-    bounds = [0] + cuts + [100 // step]
-    return [(bounds[i + 1] - bounds[i]) * step for i in range(k)]
-
 
 @generator("compute_expectations")
 def compute_expectations(ctx: GenContext) -> Draft:
     """Answer = sum_i p_i * x_i over the stated outcomes (probabilities sum to 100%)."""
     rng, v = ctx.rng, ctx.vocab
     k = ctx.scale(2, 4)
-    probs = _percent_split(rng, k)
+    probs = percent_split(rng, k)
     values = rng.sample(range(0, 10 * ctx.scale(2, 20) + 1), k)
     ev = sum(Fraction(p, 100) * x for p, x in zip(probs, values, strict=False))
     parts = [T["exp_chance"].format(p=p, amount=count_of(x, *v.counted)) for p, x in zip(probs, values, strict=False)]
@@ -271,10 +268,9 @@ def continuous_optimization(ctx: GenContext) -> Draft:
         q = T["cont_profit"].format(role=v.role, item=v.price_item, a=a, b=b, cost=cost)
         cands = [Fraction(a, b), Fraction(a, 2 * b), Fraction(a + b * c, b), Fraction(a, 4 * b) + c]
         params = {"family": family, "a": a, "b": b, "c": c}
-    fmt = fmt_num
     n = ctx.n_options(3, 5)
-    dis = numeric_options(rng, answer, fmt, cands, n, NumberForm(lo=Fraction(1, 100)))
-    return Draft(f"cont.{family}", q, fmt(answer), tuple(dis), params, n)
+    dis = numeric_options(rng, answer, fmt_num, cands, n, NumberForm(lo=Fraction(1, 100)))
+    return Draft(f"cont.{family}", q, fmt_num(answer), tuple(dis), params, n)
 
 
 # two products made in batches per domain (data/steer/domains.yaml)
@@ -282,14 +278,12 @@ _PRODUCTS = {domain: tuple(words["products"]) for domain, words in VOCABULARY["c
 
 
 def _best_mixes(profit, hours, limit_h, material, limit_m):
-    feasible = []
-    for x in range(0, limit_h // hours[0] + 1):
-        for y in range(0, limit_h // hours[1] + 1):
-            if x * hours[0] + y * hours[1] <= limit_h and (material is None or
-                                                          x * material[0] + y * material[1] <= limit_m):
-                feasible.append(((x, y), x * profit[0] + y * profit[1]))
-    feasible.sort(key=lambda t: -t[1])
-    return feasible
+    """Every feasible integer mix (x, y) with its profit, the most profitable first."""
+    feasible = [((x, y), x * profit[0] + y * profit[1])
+                for x in range(limit_h // hours[0] + 1) for y in range(limit_h // hours[1] + 1)
+                if x * hours[0] + y * hours[1] <= limit_h
+                and (material is None or x * material[0] + y * material[1] <= limit_m)]
+    return sorted(feasible, key=lambda t: -t[1])
 
 
 @generator("constrained_optimization")
@@ -312,7 +306,7 @@ def constrained_optimization(ctx: GenContext) -> Draft:
         raise ValueError("constrained_optimization: no unique optimum found")
     a, b = _PRODUCTS[ctx.domain]
     # every option names both products the same way ("audits: 1"), so no count-noun agreement sets one apart
-    mix = lambda m: T["constr_mix"].format(first=f"{a[0].upper()}{a[1:]}", x=m[0], second=b, y=m[1])  # noqa: E731
+    mix = lambda m: T["constr_mix"].format(first=capitalized(a), x=m[0], second=b, y=m[1])  # noqa: E731
     extra = " " + T["constr_material"].format(a=a, b=b, ma=material[0], mb=material[1], limit=limit_m) if two else ""
     tid, lead = ctx.phrase(T, "constr", role=ctx.vocab.role)
     q = T["constr_question"].format(lead=lead, a=a, pa=fmt_money(profit[0]), ha=count_of(hours[0], "hour", "hours"),
@@ -369,20 +363,17 @@ def outcome_probabilities(ctx: GenContext) -> Draft:
         ask = T["prob_one"].format(colour=colours[i])
         cands = [Fraction(counts[i], total - counts[i]) if total > counts[i] else Fraction(1, 2), 1 - answer,
                  Fraction(1, k), Fraction(counts[i], total + 1)]
-        params = {"kind": kind, "counts": counts, "target": [i]}
     elif kind == "either":
         j = (i + 1) % k
         answer = Fraction(counts[i] + counts[j], total)
         ask = T["prob_either"].format(colour=colours[i], other=colours[j])
-        cands = [Fraction(counts[i] * counts[j], total * total), Fraction(counts[i], total), 1 - answer,
-                 Fraction(2, k)]
-        params = {"kind": kind, "counts": counts, "target": [i, j]}
+        cands = [Fraction(counts[i] * counts[j], total * total), Fraction(counts[i], total), 1 - answer, Fraction(2, k)]
     else:
         answer = Fraction(counts[i], total) * Fraction(counts[i] - 1, total - 1)
         ask = T["prob_two"].format(colour=colours[i])
         cands = [Fraction(counts[i], total) ** 2, Fraction(counts[i], total), Fraction(2 * counts[i], total),
                  Fraction(counts[i] - 1, total - 1)]
-        params = {"kind": kind, "counts": counts, "target": [i]}
+    params = {"kind": kind, "counts": counts, "target": [i, (i + 1) % k] if kind == "either" else [i]}
     tid, lead = ctx.phrase(T, "prob", Container=container.capitalize(), container=container, listing=listing,
                            things=things)
     n = ctx.n_options(3, 5)
@@ -414,7 +405,7 @@ def complement_rule(ctx: GenContext) -> Draft:
     """P(not E) = 1 - P(E); for mutually exclusive events P(neither A nor B) = 1 - P(A) - P(B); for n independent
     tries P(at least once) = 1 - (1 - p)^n."""
     rng, v = ctx.rng, ctx.vocab
-    event, non_event = rng.choice(v.chance_events)
+    event, _ = rng.choice(v.chance_events)
     kinds = ("single",) if ctx.level < 0.34 else ("single", "neither") if ctx.level < 0.67 else ("neither", "atleast")
     kind = rng.choice(kinds)
     if kind == "single":
@@ -457,12 +448,10 @@ def bayes_rule(ctx: GenContext) -> Draft:
     pb = lik * prior + false_pos * (1 - prior)
     answer = lik * prior / pb
     given_pb = ctx.level < 0.5
-    if given_pb:
-        tid = "bayes.given"
-        q = T["bayes_given"].format(a=ea, b=eb, prior=fmt_pct(prior), pb=fmt_pct(pb), lik=fmt_pct(lik))
-    else:
-        tid = "bayes.total"
-        q = T["bayes_total"].format(a=ea, b=eb, prior=fmt_pct(prior), lik=fmt_pct(lik), false_pos=fmt_pct(false_pos))
+    kind = "given" if given_pb else "total"  # P(B) stated, or its parts
+    tid = f"bayes.{kind}"
+    q = T[f"bayes_{kind}"].format(a=ea, b=eb, prior=fmt_pct(prior), pb=fmt_pct(pb), lik=fmt_pct(lik),
+                                  false_pos=fmt_pct(false_pos))
     # base-rate neglect (the stated P(B|A)) in half of the questions: the key is never a number of the stem
     cands = ([lik] if rng.random() < 0.5 else []) + [lik * prior, 1 - answer,
                                                       lik * prior / (lik * prior + false_pos), lik * (1 - prior)]
@@ -484,14 +473,10 @@ def _cat_text(form: str, x: str, y: str) -> str:
 
 
 def _cat_holds(form: str, x: int, y: int, regions: frozenset[int]) -> bool:
-    has = lambda r, t: bool(r >> t & 1)  # noqa: E731
-    if form == "all":
-        return not any(has(r, x) and not has(r, y) for r in regions)
-    if form == "no":
-        return not any(has(r, x) and has(r, y) for r in regions)
-    if form == "some":
-        return any(has(r, x) and has(r, y) for r in regions)
-    return any(has(r, x) and not has(r, y) for r in regions)
+    # "all" denies and "some_not" asserts an inhabited region of x outside y; "no" denies and "some" asserts one of
+    # x inside y
+    inhabited = any(r >> x & 1 and bool(r >> y & 1) == (form in ("no", "some")) for r in regions)
+    return inhabited if form in ("some", "some_not") else not inhabited
 
 
 def categorical_valid(premises: list[tuple[str, int, int]], conclusion: tuple[str, int, int]) -> bool:
@@ -509,8 +494,7 @@ def categorical_valid(premises: list[tuple[str, int, int]], conclusion: tuple[st
 @functools.cache
 def _valid_conclusions(p1: tuple[str, int, int], p2: tuple[str, int, int]) -> tuple[tuple[str, int, int], ...]:
     """The conclusions about terms 0 and 2 that follow from premises ``p1`` and ``p2`` (64 premise pairs: cached)."""
-    return tuple(c for c in ((f, x, y) for f in _FORMS for x, y in ((0, 2), (2, 0)))
-                 if categorical_valid([p1, p2], c))
+    return tuple(c for c in ((f, x, y) for f in _FORMS for x, y in ((0, 2), (2, 0))) if categorical_valid([p1, p2], c))
 
 
 def existence_note(terms: Sequence[str]) -> str:
@@ -553,7 +537,7 @@ def categorical_syllogism(ctx: GenContext) -> Draft:
         tid, q = ctx.phrasing("cat", [t.format(premises=premises_text, conclusion=render(concl), claim=claim)
                                       for t in T["cat_yn"]])
         params["conclusion"] = list(concl)
-        return Draft(tid, q, "Yes" if follows else "No", ("No" if follows else "Yes",), params, 2)
+        return Draft(tid, q, *yes_no(follows), params, 2)
     correct = rng.choice([c for c in valid if c[0] == key_form])
     rng.shuffle(invalid)
     invalid.sort(key=lambda c: c[0] != key_form)  # an invalid conclusion of the key's form first: no odd one out
@@ -664,7 +648,7 @@ def conditional_syllogism(ctx: GenContext) -> Draft:
         params["conclusion"] = concl
         tid, q = ctx.phrasing("cond", [t.format(premises=text, conclusion=_sentence(render(concl, props)),
                                                 claim=render(concl, props)) for t in T["cond_yn"]])
-        return Draft(tid, q, "Yes" if want_valid else "No", ("No" if want_valid else "Yes",), params, 2)
+        return Draft(tid, q, *yes_no(want_valid), params, 2)
     correct = rng.choice(valid)
     params["conclusion"] = correct
     rng.shuffle(invalid)
@@ -820,8 +804,7 @@ def first_order_false_belief(ctx: GenContext) -> Draft:
     agents, places, start, events, story = _tom_story(ctx, second_order=False)
     loc, belief, _ = run_story(events, agents, start)
     target = agents[0] if ctx.rng.random() < 0.7 else ctx.rng.choice(agents)
-    obj = ctx.vocab.tom_object
-    tid, q = ctx.phrase(T, "tom1", target=target, object=obj)
+    tid, q = ctx.phrase(T, "tom1", target=target, object=ctx.vocab.tom_object)
     dis = [T["tom_place"].format(place=p) for p in [loc] + places if p != belief[target]]
     params = {"agents": agents, "start": start, "events": events, "target": target}
     return Draft(tid, f"{story} {q}", T["tom_place"].format(place=belief[target]), tuple(dis), params,
@@ -837,8 +820,7 @@ def second_order_false_belief(ctx: GenContext) -> Draft:
     loc, belief, belief2 = run_story(events, agents, start)
     y = agents[0]
     x = ctx.rng.choice(agents[1:])
-    obj = ctx.vocab.tom_object
-    tid, q = ctx.phrase(T, "tom2", x=x, y=y, object=obj)
+    tid, q = ctx.phrase(T, "tom2", x=x, y=y, object=ctx.vocab.tom_object)
     answer = belief2[(x, y)]
     dis = [T["tom_place"].format(place=p) for p in [loc, belief[y]] + places if p != answer]
     params = {"agents": agents, "start": start, "events": events, "x": x, "y": y}

@@ -3,15 +3,8 @@
 Games are finite. Payoffs are stored as integers and shown with ``dec`` decimals (the stored integer divided by
 ``10**dec``), so every comparison a solver makes is exact. Normal-form games are rendered in the three forms of the
 paper's Fig. 16, chosen by template: a word description, a normal-form table (one text grid of payoffs per player)
-and a bimatrix (one grid whose cells are "(row payoff, column payoff)").
-
-Solvers (pure Python, exact): best responses, strict dominance, iterated removal of strictly dominated strategies,
-pure Nash equilibria by enumerating every profile, level-k reasoning, backward induction and subgame-perfect
-equilibria of game trees (with a brute-force Nash check for distractors), alternating-offer bargaining, sequential
-equilibrium of a one-information-set game and of a two-type signalling game, convex hulls (feasible payoffs),
-mixed minmax values (enforceable payoffs), grim-trigger / tit-for-tat discount thresholds, pure Bayes-Nash equilibria
-of two-type games, and subgame-perfect Bayes-Nash equilibria of an entry game with a privately informed incumbent.
-Each generator's docstring states its answer rule; the answer is computed by the code below it.
+and a bimatrix (one grid whose cells are "(row payoff, column payoff)"). The solvers are pure Python and exact; each
+generator's docstring states its answer rule; the answer is computed by the code below it.
 
 Distractors carry no surface cue (issue 25; checked by ``choicelab/studies/steer/cues.py``): where options are
 numbers, the key's rank among them is drawn before the parameters (:func:`ranked_distractors`), and a distractor is a
@@ -34,11 +27,15 @@ from typing import Any
 from choicelab.studies.steer.items.base import (
     Draft,
     GenContext,
+    capitalized,
     fmt_frac,
     fmt_money,
     fmt_num,
     generator,
     join_list,
+    percent_split,
+    retry,
+    yes_no,
 )
 from choicelab.studies.steer.items.domains import TEMPLATES, VOCABULARY
 
@@ -59,12 +56,6 @@ class GameVocab:
 
 GAME_VOCABS: dict[str, GameVocab] = {domain: GameVocab(entry["setting"], tuple(entry["actions"]), entry["unit"])
                                      for domain, entry in VOCABULARY["games"].items()}  # data/steer/domains.yaml
-
-
-def game_vocab(domain: str) -> GameVocab:
-    return GAME_VOCABS[domain]
-
-
 ABSTRACT_ACTIONS = tuple(VOCABULARY["abstract_actions"])
 
 
@@ -91,13 +82,14 @@ class Game:
     def u(self, i: int, prof: Sequence[int]) -> int:
         return self.pay[tuple(prof)][i]
 
+    def set_u(self, i: int, prof: Profile, value: int) -> None:
+        pay = list(self.pay[prof])
+        pay[i] = value
+        self.pay[prof] = tuple(pay)
+
     def params(self) -> dict[str, Any]:
-        return {
-            "players": self.players,
-            "actions": self.actions,
-            "dec": self.dec,
-            "payoffs": [[list(p), list(self.pay[p])] for p in self.profiles()],
-        }
+        return {"players": self.players, "actions": self.actions, "dec": self.dec,
+                "payoffs": [[list(p), list(self.pay[p])] for p in self.profiles()]}
 
     def label(self, prof: Sequence[int]) -> str:
         return ", ".join(T["plays"].format(player=self.players[i], action=self.actions[i][a])
@@ -115,27 +107,14 @@ def fmt_payoff(v: int | Fraction, dec: int) -> str:
     return f"{float(value):.{dec}f}"
 
 
-def matrix_game(
-    players: Sequence[str],
-    row_actions: Sequence[str],
-    col_actions: Sequence[str],
-    a: Sequence[Sequence[int]],
-    b: Sequence[Sequence[int]],
-    dec: int = 0,
-) -> Game:
+def matrix_game(players: Sequence[str], row_actions: Sequence[str], col_actions: Sequence[str],
+                a: Sequence[Sequence[int]], b: Sequence[Sequence[int]], dec: int = 0) -> Game:
     pay = {(i, j): (a[i][j], b[i][j]) for i in range(len(row_actions)) for j in range(len(col_actions))}
     return Game(list(players), [list(row_actions), list(col_actions)], pay, dec)
 
 
-def random_game(
-    rng,
-    players: Sequence[str],
-    actions: Sequence[Sequence[str]],
-    lo: int,
-    hi: int,
-    dec: int = 0,
-    distinct: bool = False,
-) -> Game:
+def random_game(rng, players: Sequence[str], actions: Sequence[Sequence[str]], lo: int, hi: int, dec: int = 0,
+                distinct: bool = False) -> Game:
     """Uniform integer payoffs in [lo, hi] (in display units; 10**dec finer when ``dec`` > 0). ``distinct``: all
     payoffs of the game differ."""
     k = 10**dec
@@ -208,6 +187,11 @@ def choose_form(rng, g: Game) -> str:
 # Normal-form solvers
 
 
+def _mine(i: int, a: int, b: int) -> Profile:
+    """The two-player profile in which player i plays ``a`` and the other player ``b``."""
+    return (a, b) if i == 0 else (b, a)
+
+
 def _with(prof: Sequence[int], i: int, a: int) -> Profile:
     p = list(prof)
     p[i] = a
@@ -216,16 +200,8 @@ def _with(prof: Sequence[int], i: int, a: int) -> Profile:
 
 def expected_payoffs(g: Game, i: int, opp_mix: dict[int, Fraction]) -> list[Fraction]:
     """Two-player game: player i's expected payoff of each action when the opponent mixes by ``opp_mix``."""
-    j = 1 - i
-    out = []
-    for a in range(len(g.actions[i])):
-        total = Fraction(0)
-        for b, p in opp_mix.items():
-            prof = (a, b) if i == 0 else (b, a)
-            total += p * g.u(i, prof)
-        out.append(total)
-    assert j in (0, 1)
-    return out
+    return [sum((p * g.u(i, _mine(i, a, b)) for b, p in opp_mix.items()), Fraction(0))
+            for a in range(len(g.actions[i]))]
 
 
 def is_nash(g: Game, prof: Sequence[int]) -> bool:
@@ -293,15 +269,11 @@ def _payoff_scale(ctx: GenContext, max_dec: int = 1) -> tuple[int, int, int]:
 def _action_names(ctx: GenContext, k: int) -> list[str]:
     if ctx.rng.random() < 0.3:
         return list(ABSTRACT_ACTIONS[:k])
-    return ctx.rng.sample(game_vocab(ctx.domain).actions, k)
-
-
-def _two_players(ctx: GenContext) -> list[str]:
-    return ctx.people(2)
+    return ctx.rng.sample(GAME_VOCABS[ctx.domain].actions, k)
 
 
 def _game_intro(ctx: GenContext, g: Game) -> str:
-    gv = game_vocab(ctx.domain)
+    gv = GAME_VOCABS[ctx.domain]
     who = gv.setting.replace("{a} and {b}", join_list(g.players))
     return T["game_intro"].format(who=who, unit=gv.unit)
 
@@ -309,32 +281,6 @@ def _game_intro(ctx: GenContext, g: Game) -> str:
 def _game_question(ctx: GenContext, g: Game, form: str, ask: str) -> str:
     return f"{_game_intro(ctx, g)}\n{render_game(g, form)}\n{ask}"
 
-
-def _yes_no(answer: bool) -> tuple[str, tuple[str, ...]]:
-    return ("Yes", ("No",)) if answer else ("No", ("Yes",))
-
-
-def _retry(fn, tries: int = 2000):
-    for _ in range(tries):
-        out = fn()
-        if out is not None:
-            return out
-    raise RuntimeError(f"{fn.__qualname__}: no valid draw in {tries} tries")
-
-
-def _ordered_unique(items: Iterable[str]) -> list[str]:
-    seen: set[str] = set()
-    out = []
-    for x in items:
-        if x not in seen:
-            seen.add(x)
-            out.append(x)
-    return out
-
-
-# Distractors that carry no surface cue (issue 25): the key's numeric rank among the options is drawn at random,
-# a distractor is a number stated in the question exactly when the key is, and Yes/No keys are drawn 50/50 before
-# the parameters are.
 
 _NUMBER = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?")
 
@@ -350,16 +296,9 @@ def _is_stated(option: str, stem_numbers: set[float]) -> bool:
     return bool(nums) and nums <= stem_numbers
 
 
-def ranked_distractors(
-    rng,
-    correct: float | Fraction,
-    fmt,
-    mistakes: Iterable[float | Fraction],
-    fill: Iterable[float | Fraction],
-    n_options: int,
-    stem: str,
-    rank: int | None = None,
-) -> list[str]:
+def ranked_distractors(rng, correct: float | Fraction, fmt, mistakes: Iterable[float | Fraction],
+                       fill: Iterable[float | Fraction], n_options: int, stem: str,
+                       rank: int | None = None) -> list[str]:
     """``n_options - 1`` formatted distractors around ``correct``: the key's rank among the options (by value) is drawn
     uniformly from the ranks the candidates allow, so neither the smallest, the largest nor the median option is the
     key more often than chance; each distractor is a number stated in ``stem`` exactly when the key is. Plausible
@@ -400,22 +339,20 @@ def _similarity_role(options: Sequence[str]) -> str:
     """Whether ``options[0]`` (the key) is the option most like the others ("central"), least like them ("outlier")
     or neither ("between"), by mean word-and-number overlap (Jaccard) with the other options."""
     sets = [set(_TOKEN.findall(o.casefold())) for o in options]
-    sims = [sum(len(a & b) / len(a | b) for j, b in enumerate(sets) if j != i) for i, a in enumerate(sets)]
-    if max(sims) == min(sims):
-        return "between"
-    return "central" if sims[0] == max(sims) else "outlier" if sims[0] == min(sims) else "between"
+    return _role([sum(len(a & b) / len(a | b) for j, b in enumerate(sets) if j != i) for i, a in enumerate(sets)])
 
 
 def _stem_role(options: Sequence[str], stem_tokens: set[str]) -> str:
     """Whether ``options[0]`` shares the largest ("central"), the smallest ("outlier") or neither share of its
     words and numbers with the question (``stem_tokens``)."""
-    shares = []
-    for o in options:
-        tokens = set(_TOKEN.findall(o.casefold()))
-        shares.append(len(tokens & stem_tokens) / len(tokens))
-    if max(shares) == min(shares):
+    return _role([len(t & stem_tokens) / len(t) for t in (set(_TOKEN.findall(o.casefold())) for o in options)])
+
+
+def _role(scores: Sequence[float]) -> str:
+    """The key's role by ``scores`` (the key's first): "central" when it is the largest, "outlier" the smallest."""
+    if max(scores) == min(scores):
         return "between"
-    return "central" if shares[0] == max(shares) else "outlier" if shares[0] == min(shares) else "between"
+    return "central" if scores[0] == max(scores) else "outlier" if scores[0] == min(scores) else "between"
 
 
 def _draw_role(rng, n_options: int) -> str:
@@ -442,7 +379,7 @@ def interpret_games(ctx: GenContext) -> Draft:
     k = ctx.scale(2, 3)
     dec = ctx.scale(0, 2)
     lo, hi = (0, 30) if dec == 0 and k == 2 else (-60, 99)
-    players = _two_players(ctx)
+    players = ctx.people(2)
     names = _action_names(ctx, k)
     g = random_game(rng, players, [names, names], lo, hi, dec, distinct=True)
     form = choose_form(rng, g)
@@ -454,11 +391,10 @@ def interpret_games(ctx: GenContext) -> Draft:
     correct = g.u(i, prof)
     cands = [g.u(1 - i, prof), g.u(i, prof[::-1])] + [g.u(i, p) for p in g.profiles() if p != prof]
     cands += [g.u(1 - i, p) for p in g.profiles()]
-    dis = _ordered_unique(g.fmt(c) for c in cands if c != correct)
+    dis = list(dict.fromkeys(g.fmt(c) for c in cands if c != correct))
     params = {"game": g.params(), "form": form, "player": i, "profile": list(prof)}
-    return Draft(
-        f"{tid}.{form}", _game_question(ctx, g, form, ask), g.fmt(correct), tuple(dis), params, ctx.n_options(3, 5)
-    )
+    return Draft(f"{tid}.{form}", _game_question(ctx, g, form, ask), g.fmt(correct), tuple(dis), params,
+                 ctx.n_options(3, 5))
 
 
 @generator("best_response")
@@ -469,7 +405,7 @@ def best_response(ctx: GenContext) -> Draft:
     rng = ctx.rng
     k = ctx.scale(2, 4)
     lo, hi, dec = _payoff_scale(ctx)
-    players = _two_players(ctx)
+    players = ctx.people(2)
     names = _action_names(ctx, k)
     mixed = ctx.level >= 0.5 and rng.random() < 0.5
     i = rng.randrange(2)
@@ -484,11 +420,9 @@ def best_response(ctx: GenContext) -> Draft:
         else:
             mix = {rng.randrange(k): Fraction(1)}
         vals = expected_payoffs(g, i, mix)
-        if vals.count(max(vals)) != 1:
-            return None
-        return g, mix, vals.index(max(vals))
+        return (g, mix, vals.index(max(vals))) if vals.count(max(vals)) == 1 else None
 
-    g, mix, best = _retry(draw)
+    g, mix, best = retry(draw)
     form = choose_form(rng, g)
     if mixed:
         (b1, p1), (b2, p2) = sorted(mix.items(), key=lambda kv: -kv[1])
@@ -501,16 +435,14 @@ def best_response(ctx: GenContext) -> Draft:
     # no "any action; they all give the same payoff": the best response is unique, so it would never be right
     dis = [a for a in names if a != correct]
     params = {"game": g.params(), "form": form, "player": i, "opp_mix": {str(b): p for b, p in mix.items()}}
-    return Draft(
-        f"{tid}.{form}", _game_question(ctx, g, form, ask), correct, tuple(dis), params, min(k, ctx.n_options(3, 5))
-    )
+    return Draft(f"{tid}.{form}", _game_question(ctx, g, form, ask), correct, tuple(dis), params,
+                 min(k, ctx.n_options(3, 5)))
 
 
 def _distinct_columns(g: Game, i: int) -> bool:
     """Player i's payoffs differ across own actions against every opponent action (so weak = strict dominance)."""
-    j = 1 - i
-    for b in range(len(g.actions[j])):
-        vals = [g.u(i, (a, b) if i == 0 else (b, a)) for a in range(len(g.actions[i]))]
+    for b in range(len(g.actions[1 - i])):
+        vals = [g.u(i, _mine(i, a, b)) for a in range(len(g.actions[i]))]
         if len(set(vals)) != len(vals):
             return False
     return True
@@ -524,7 +456,7 @@ def dominant_strategies(ctx: GenContext) -> Draft:
     rng = ctx.rng
     k = ctx.scale(2, 4)
     lo, hi, dec = _payoff_scale(ctx)
-    players = _two_players(ctx)
+    players = ctx.people(2)
     names = _action_names(ctx, k)
     i = rng.randrange(2)
     may_be_none = rng.random() < 0.5
@@ -540,32 +472,20 @@ def dominant_strategies(ctx: GenContext) -> Draft:
         d = rng.randrange(k)
         step = 10**dec
         for b in range(k):
-            prof = lambda a, b=b: (a, b) if i == 0 else (b, a)  # noqa: E731
-            top = max(g.u(i, prof(a)) for a in range(k) if a != d)
-            pay = list(g.pay[prof(d)])
-            pay[i] = top + rng.randint(1, 6) * step
-            g.pay[prof(d)] = tuple(pay)
-        if not _distinct_columns(g, i):
-            return None
-        return g
+            top = max(g.u(i, _mine(i, a, b)) for a in range(k) if a != d)
+            g.set_u(i, _mine(i, d, b), top + rng.randint(1, 6) * step)
+        return g if _distinct_columns(g, i) else None
 
-    g = _retry(draw)
+    g = retry(draw)
     dom = dominant_action(g, i)
     form = choose_form(rng, g)
-    none = T["dom_none"]
-    if may_be_none:
-        tid, ask = ctx.phrase(T, "dom_exists", player=players[i], other=players[1 - i])
-        correct = none if dom is None else names[dom]
-        dis = [a for a in names if a != correct] + ([none] if dom is not None else [])
-    else:
-        tid, ask = ctx.phrase(T, "dom", player=players[i], other=players[1 - i])
-        correct = names[dom]  # a dominant action was planted: "none" would never be right here, so not offered
-        dis = [a for a in names if a != correct]
+    tid, ask = ctx.phrase(T, "dom_exists" if may_be_none else "dom", player=players[i], other=players[1 - i])
+    correct = T["dom_none"] if dom is None else names[dom]
+    # "none" is offered by the 'exists' template only: elsewhere a dominant action was planted, so it is never right
+    dis = [a for a in names if a != correct] + ([T["dom_none"]] if may_be_none and dom is not None else [])
     params = {"game": g.params(), "form": form, "player": i, "template": "exists" if may_be_none else "play"}
-    return Draft(
-        f"{tid}.{form}", _game_question(ctx, g, form, ask), correct, tuple(dis), params,
-        min(len(dis) + 1, ctx.n_options(3, 5)),
-    )
+    return Draft(f"{tid}.{form}", _game_question(ctx, g, form, ask), correct, tuple(dis), params,
+                 min(len(dis) + 1, ctx.n_options(3, 5)))
 
 
 @generator("dominated_strategies")
@@ -579,7 +499,7 @@ def dominated_strategies(ctx: GenContext) -> Draft:
     want_none = rng.random() < 1 / (k + 1)
     m = k if want_none else max(2, k - 1)  # opponent actions: one column per undominated action
     lo, hi, dec = _payoff_scale(ctx)
-    players = _two_players(ctx)
+    players = ctx.people(2)
     names = _action_names(ctx, max(k, m))
     i = rng.randrange(2)
     own, opp = names[:k], names[:m]
@@ -589,40 +509,31 @@ def dominated_strategies(ctx: GenContext) -> Draft:
         acts = [own, opp] if i == 0 else [opp, own]
         g = random_game(rng, players, acts, lo, hi, dec)
 
-        def prof(a, b):
-            return (a, b) if i == 0 else (b, a)
-
-        def setu(a, b, v):
-            pay = list(g.pay[prof(a, b)])
-            pay[i] = v
-            g.pay[prof(a, b)] = tuple(pay)
+        def make_best(a: int, c: int) -> None:  # a: the unique best response to c
+            g.set_u(i, _mine(i, a, c), max(g.u(i, _mine(i, x, c)) for x in range(k)) + rng.randint(1, 5) * step)
 
         if want_none:  # every action the unique best response to its own opponent action: none dominated
             for a, c in zip(range(k), rng.sample(range(m), k), strict=False):
-                setu(a, c, max(g.u(i, prof(x, c)) for x in range(k)) + rng.randint(1, 5) * step)
+                make_best(a, c)
             return (g, None) if dominated_actions(g, i) == [] else None
         d = rng.randrange(k)
         others = [a for a in range(k) if a != d]
-        cols = rng.sample(range(m), len(others))
-        for a, c in zip(others, cols, strict=False):
-            setu(a, c, max(g.u(i, prof(x, c)) for x in range(k)) + rng.randint(1, 5) * step)
+        for a, c in zip(others, rng.sample(range(m), len(others)), strict=False):
+            make_best(a, c)
         e = rng.choice(others)
         for b in range(m):
-            setu(d, b, g.u(i, prof(e, b)) - rng.randint(1, 8) * step)
-        if dominated_actions(g, i) != [d]:
-            return None
-        return g, d
+            g.set_u(i, _mine(i, d, b), g.u(i, _mine(i, e, b)) - rng.randint(1, 8) * step)
+        return (g, d) if dominated_actions(g, i) == [d] else None
 
-    g, d = _retry(draw)
+    g, d = retry(draw)
     form = choose_form(rng, g)
     tid, ask = ctx.phrase(T, "dominated", player=players[i], other=players[1 - i])
     none = T["dominated_none"]
     correct = none if d is None else own[d]
     dis = [a for a in own if a != correct] + ([] if d is None else [none])
     params = {"game": g.params(), "form": form, "player": i}
-    return Draft(
-        f"{tid}.{form}", _game_question(ctx, g, form, ask), correct, tuple(dis), params, min(k + 1, ctx.n_options(3, 5))
-    )
+    return Draft(f"{tid}.{form}", _game_question(ctx, g, form, ask), correct, tuple(dis), params,
+                 min(k + 1, ctx.n_options(3, 5)))
 
 
 def _plant_irds(rng, g: Game, steps: int, step: int) -> None:
@@ -637,11 +548,7 @@ def _plant_irds(rng, g: Game, steps: int, step: int) -> None:
                 return
         b, a = rng.sample(alive[i], 2)
         for r in alive[1 - i]:
-            pb = (b, r) if i == 0 else (r, b)
-            pa = (a, r) if i == 0 else (r, a)
-            pay = list(g.pay[pb])
-            pay[i] = g.u(i, pa) - rng.randint(1, 6) * step
-            g.pay[pb] = tuple(pay)
+            g.set_u(i, _mine(i, b, r), g.u(i, _mine(i, a, r)) - rng.randint(1, 6) * step)
         alive[i].remove(b)
         i = 1 - i
 
@@ -658,18 +565,16 @@ def irds_element(ctx: GenContext) -> Draft:
     rng = ctx.rng
     k = ctx.scale(3, 4)
     lo, hi, dec = _payoff_scale(ctx)
-    players = _two_players(ctx)
+    players = ctx.people(2)
     names = _action_names(ctx, k)
 
     def draw():
         g = random_game(rng, players, [names, names], lo, hi, dec)
         _plant_irds(rng, g, rng.randint(2 * k - 3, 2 * k - 2), 10**dec)
         alive, rounds = irds(g)
-        if len(rounds) < 2:
-            return None
-        return g, alive, rounds
+        return (g, alive, rounds) if len(rounds) >= 2 else None
 
-    g, alive, rounds = _retry(draw)
+    g, alive, rounds = retry(draw)
     form = choose_form(rng, g)
     if len(alive[0]) == 1 and len(alive[1]) == 1 and rng.random() < 0.6:
         tid, ask = ctx.phrase(T, "irds_prof", rule=T["irds_rule"])
@@ -715,7 +620,7 @@ def pure_nash(ctx: GenContext) -> Draft:
     k = ctx.scale(2, 4)
     lo, hi, dec = _payoff_scale(ctx)
     three = ctx.level >= 1 and rng.random() < 0.3
-    players = ctx.people(3) if three else _two_players(ctx)
+    players = ctx.people(3) if three else ctx.people(2)
     names = _action_names(ctx, 2 if three else k)
     acts = [names] * len(players) if three else [names, names]
     n_opts = ctx.n_options(3, 5)
@@ -733,25 +638,19 @@ def pure_nash(ctx: GenContext) -> Draft:
         if not which:
             _plant_equilibria(rng, g, want_count)
         eqs = pure_nash_equilibria(g)
-        if which and (not eqs) != want_none:
-            return None
-        if not which and len(eqs) != want_count:
-            return None
-        return (g, eqs) if len(g.profiles()) - len(eqs) >= n_opts - 1 else None
+        fits = (not eqs) == want_none if which else len(eqs) == want_count
+        return (g, eqs) if fits and len(g.profiles()) - len(eqs) >= n_opts - 1 else None
 
-    g, eqs = _retry(draw)
+    g, eqs = retry(draw)
     form = choose_form(rng, g)
     non = [p for p in g.profiles() if p not in eqs]
     rng.shuffle(non)
     none = T["pne_none"]
     if which:
         tid, ask = ctx.phrase(T, "pne")
-        if eqs:
-            eq = rng.choice(eqs)
-            correct, dis = g.label(eq), [none] + [g.label(p) for p in non]
-        else:
-            eq = None
-            correct, dis = none, [g.label(p) for p in non]
+        eq = rng.choice(eqs) if eqs else None
+        correct, dis = (none, []) if eq is None else (g.label(eq), [none])
+        dis += [g.label(p) for p in non]
         params = {"game": g.params(), "form": form, "template": "which", "shown_eq": list(eq) if eq else None}
     else:
         tid, ask = ctx.phrase(T, "pne_count")
@@ -851,7 +750,7 @@ def _level_k_guess(ctx: GenContext, k: int, n_opts: int, rank: int) -> Draft:
             return None
         return tid, stem, ans, dis, {"kind": "beauty", "p": p, "top": top, "n": n, "k": k}
 
-    tid, stem, ans, dis, params = _retry(draw_beauty)
+    tid, stem, ans, dis, params = retry(draw_beauty)
     return Draft(tid, stem, fmt_num(ans), tuple(dis), params, n_opts)
 
 
@@ -883,7 +782,7 @@ def _level_k_request(ctx: GenContext, k: int, n_opts: int, rank: int) -> Draft:
             return None
         return lo, hi, bonus, start, ans, stem, dis
 
-    lo, hi, bonus, start, ans, stem, dis = _retry(draw)
+    lo, hi, bonus, start, ans, stem, dis = retry(draw)
     params = {"kind": "request", "lo": lo, "hi": hi, "bonus": bonus, "k": k, "start": start}
     return Draft(tid, stem, fmt_money(ans), tuple(dis), params, n_opts)
 
@@ -892,7 +791,7 @@ def _level_k_matrix(ctx: GenContext, k: int) -> Draft:
     """A matrix game: level 0 mixes uniformly, level k best responds to the opponent's level-(k-1) action."""
     rng = ctx.rng
     m = ctx.scale(2, 3)
-    players = _two_players(ctx)
+    players = ctx.people(2)
     names = _action_names(ctx, m)
     kk = min(k, 2) if m == 3 else k
     i = rng.randrange(2)
@@ -902,7 +801,7 @@ def _level_k_matrix(ctx: GenContext, k: int) -> Draft:
         a = level_k_action(g, i, kk)
         return None if a is None else (g, a)
 
-    g, a = _retry(draw_game)
+    g, a = retry(draw_game)
     form = choose_form(rng, g)
     tid, ask = ctx.phrase(T, "lk_matrix", player=players[i], other=players[1 - i], k=kk, below=kk - 1)
     correct = names[a]
@@ -910,9 +809,8 @@ def _level_k_matrix(ctx: GenContext, k: int) -> Draft:
     # never be right -- an answer cue
     dis = [x for x in names if x != correct]
     params = {"kind": "matrix", "game": g.params(), "form": form, "player": i, "k": kk}
-    return Draft(
-        f"{tid}.{form}", _game_question(ctx, g, form, ask), correct, tuple(dis), params, min(m, ctx.n_options(3, 4))
-    )
+    return Draft(f"{tid}.{form}", _game_question(ctx, g, form, ask), correct, tuple(dis), params,
+                 min(m, ctx.n_options(3, 4)))
 
 
 # ================================================================================================================
@@ -1074,12 +972,11 @@ def _tree_for_grade(ctx: GenContext, offset: int = 0) -> Tree:
     spec = {0: (2, 2, 2, 0.0, 3, 3), 1: (3, 2, 2, 0.5, 4, 7), 2: (3, 2, 2, 0.2, 5, 7), 3: (3, 3, 2, 0.5, 5, 7)}
     depth, rb, b, p_leaf, lo_n, hi_n = spec[shape]
     lo, hi = (0, 12) if shape < 2 else (-10, 30)
-
-    return _retry(lambda: random_tree(ctx.rng, TreeShape(depth, rb, b, p_leaf, 2, lo, hi, lo_n, hi_n)))
+    return retry(lambda: random_tree(ctx.rng, TreeShape(depth, rb, b, p_leaf, 2, lo, hi, lo_n, hi_n)))
 
 
 def _tree_text(ctx: GenContext, tree: Tree, players: Sequence[str]) -> tuple[str, str]:
-    gv = game_vocab(ctx.domain)
+    gv = GAME_VOCABS[ctx.domain]
     intro = T["tree_intro"].format(setting=gv.setting.format(a=players[0], b=players[1]), unit=gv.unit)
     if ctx.rng.random() < 0.5:
         return "words", f"{intro} {render_tree_words(tree, players)}"
@@ -1094,7 +991,7 @@ def backward_induction_element(ctx: GenContext) -> Draft:
     are the asked player's payoffs at other ends of the tree, and the key's rank among them is drawn first (the tree
     is redrawn until it allows that rank), since the backward-induction payoff is otherwise usually the largest."""
     rng = ctx.rng
-    players = _two_players(ctx)
+    players = ctx.people(2)
     kind = rng.choice(("node", "outcome", "path"))
     who = rng.randrange(2)
     n_out = ctx.n_options(3, 5)
@@ -1110,14 +1007,14 @@ def backward_induction_element(ctx: GenContext) -> Draft:
         above = sum(v > pay[who] for v in vals)
         return tree if below >= rank and above >= n_out - 1 - rank else None
 
-    tree = _retry(draw)
+    tree = retry(draw)
     pay, plan = backward_induction(tree)
     _, path = play_tree(tree, plan)
     form, text = _tree_text(ctx, tree, players)
     params = {"tree": tree, "kind": kind, "players": players}
+    n_opts = n_out
     if kind == "node":
-        node, tid, ask, correct, dis, n_opts = _bi_node(ctx, tree, plan, players)
-        params = {"tree": tree, "kind": kind, "node": node, "players": players}
+        params["node"], tid, ask, correct, dis, n_opts = _bi_node(ctx, tree, plan, players)
     elif kind == "outcome":
         tid, ask = ctx.phrase(T, "bi_out", player=players[who])
         vals = [lp[who] for _, lp in tree_leaves(tree)]
@@ -1128,14 +1025,12 @@ def backward_induction_element(ctx: GenContext) -> Draft:
         correct = str(pay[who])
         dis = [str(v) for v in below[:rank] + above[: n_out - 1 - rank]]
         params["asked"] = who
-        n_opts = n_out
     else:
         tid, ask = ctx.phrase(T, "bi_path")
         correct = _fmt_path(path)
         routes = [r for r, _ in tree_leaves(tree) if r != path]
         rng.shuffle(routes)  # not the first leaves in tree order: those share their first move, the key stood out
         dis = [_fmt_path(r) for r in routes]
-        n_opts = ctx.n_options(3, 5)
     return Draft(f"{tid}.{form}", f"{text}\n{ask}", correct, tuple(dis), params, min(n_opts, len(dis) + 1))
 
 
@@ -1198,8 +1093,7 @@ def _plans_around(rng, key: dict[int, str], pool: list[dict[int, str]], must: li
     others (fewest changed choices) in about 1 of k + 1 questions and the one farthest from them in about 1 of k + 1,
     as any option would be: option sets are drawn around a pivot (the key, a ``must`` plan or a plan one change from
     either) until one gives the key the role drawn first."""
-    u = rng.random() * (k + 1)
-    want = "central" if u < 1 else "outlier" if u < 2 else "between"
+    want = _draw_role(rng, k + 1)
     anchors = [key] + must
     chosen: list[dict[int, str]] = []
     for _ in range(60):
@@ -1229,7 +1123,7 @@ def subgame_perfect_ne(ctx: GenContext) -> Draft:
     what the first proposer keeps, or whether the responder accepts a stated offer (iff it is at least the SPE offer;
     accept and reject each right in half of the questions)."""
     rng = ctx.rng
-    players = _two_players(ctx)
+    players = ctx.people(2)
     if rng.random() < 0.55:
         return _spe_tree(ctx, players)
     return _spe_bargaining(ctx, players)
@@ -1297,7 +1191,7 @@ def _spe_bargaining(ctx: GenContext, players: Sequence[str]) -> Draft:
             return None
         return unit, pies, offers, key, (tid, stem, dis)
 
-    unit, pies, offers, key, amount = _retry(draw)
+    unit, pies, offers, key, amount = retry(draw)
     if asked == "respond":
         return _spe_respond(ctx, players, pies, offers[0], unit, accept)
     tid, stem, dis = amount
@@ -1357,12 +1251,9 @@ def selten_sequential_equilibria(out: Sequence[int], pay: dict[tuple[int, int], 
 def selten_nash(out: Sequence[int], pay: dict[tuple[int, int], Sequence[int]]) -> list[Profile]:
     """Pure Nash equilibria of the same game (player 2's choice is unrestricted when Out is played)."""
     u = {(0, b): (out[0], out[1]) for b in (0, 1)} | {k: tuple(v) for k, v in pay.items()}
-    return [
-        (a, b)
-        for a in (0, 1, 2)
-        for b in (0, 1)
-        if all(u[(a, b)][0] >= u[(x, b)][0] for x in (0, 1, 2)) and all(u[(a, b)][1] >= u[(a, y)][1] for y in (0, 1))
-    ]
+    return [(a, b) for a in (0, 1, 2) for b in (0, 1)
+            if all(u[(a, b)][0] >= u[(x, b)][0] for x in (0, 1, 2))
+            and all(u[(a, b)][1] >= u[(a, y)][1] for y in (0, 1))]
 
 
 def pooling_sequential(
@@ -1406,8 +1297,8 @@ def sequential_equilibrium(ctx: GenContext) -> Draft:
     kind = rng.choice(("profile", "belief", "pooling") if ctx.level > 0 else ("profile", "belief"))
     if kind == "pooling":
         return _pooling_question(ctx)
-    players = _two_players(ctx)
-    gv = game_vocab(ctx.domain)
+    players = ctx.people(2)
+    gv = GAME_VOCABS[ctx.domain]
     acts1 = ["Stay out"] + rng.sample(gv.actions, 2)
     acts2 = rng.sample(["Respond", "Ignore", "Match", "Retreat", "Escalate", "Wait"], 2)
     a, b = players
@@ -1426,20 +1317,14 @@ def sequential_equilibrium(ctx: GenContext) -> Draft:
             return None
         return out, pay, eqs, mu
 
-    out, pay, eqs, mu = _retry(draw)
+    out, pay, eqs, mu = retry(draw)
     intro = T["entry_game"].format(setting=gv.setting.format(a=a, b=b), unit=gv.unit, a=a, b=b, stay=acts1[0],
                                    x=acts1[1], y=acts1[2], out_a=out[0], out_b=out[1], r=acts2[0], s=acts2[1])
     desc = " ".join([intro] + [T["entry_outcome"].format(a=a, b=b, x=acts1[s1], r=acts2[s2], pay_a=pay[(s1, s2)][0],
                                                          pay_b=pay[(s1, s2)][1]) for s1 in (1, 2) for s2 in (0, 1)])
     label = lambda p: T["entry_profile"].format(a=a, b=b, x=acts1[p[0]], r=acts2[p[1]])  # noqa: E731
-    params = {
-        "kind": kind,
-        "out": out,
-        "pay": [[s1, s2, *pay[(s1, s2)]] for s1 in (1, 2) for s2 in (0, 1)],
-        "players": players,
-        "acts1": acts1,
-        "acts2": acts2,
-    }
+    params = {"kind": kind, "out": out, "pay": [[s1, s2, *pay[(s1, s2)]] for s1 in (1, 2) for s2 in (0, 1)],
+              "players": players, "acts1": acts1, "acts2": acts2}
     if kind == "profile":
         eq = rng.choice(eqs)
         nash_only = [p for p in selten_nash(out, pay) if p not in eqs]
@@ -1474,10 +1359,10 @@ def _pooling_question(ctx: GenContext) -> Draft:
         assert pool[0], "pooling on the free message is always supportable"
         return (prior, base, cost, recv, pool) if pool[1] == costly_too else None
 
-    prior, base, cost, recv, pool = _retry(draw)
+    prior, base, cost, recv, pool = retry(draw)
     words = {"free": msgs[0], "costly": msgs[1]}
     desc = T["pooling_game"].format(
-        sender=sender[0].upper() + sender[1:], receiver=receiver[0].upper() + receiver[1:], t0=types[0], t1=types[1],
+        sender=capitalized(sender), receiver=capitalized(receiver), t0=types[0], t1=types[1],
         prior=prior, cost0=cost[0][1], cost1=cost[1][1], r0=racts[0], r1=racts[1], base0=base[0], base1=base[1],
         recv00=recv[0][0], recv01=recv[0][1], recv10=recv[1][0], recv11=recv[1][1], **words)
     # no "only pooling on the costly message" and no "neither": pooling on the free message is always supportable,
@@ -1491,7 +1376,7 @@ def _pooling_question(ctx: GenContext) -> Draft:
         return Draft(tid, f"{desc} {ask}", correct, (other,), params, 2)
     params["asked"] = 1
     tid, ask = ctx.phrase(T, "seq_pool_yn", **words)
-    correct, dis = _yes_no(costly_too)
+    correct, dis = yes_no(costly_too)
     return Draft(tid, f"{desc} {ask}", correct, dis, params, 2)
 
 
@@ -1511,17 +1396,16 @@ def convex_hull(points: Iterable[Point]) -> list[Point]:
     pts = sorted(set(points))
     if len(pts) <= 2:
         return pts
-    lower: list[Point] = []
-    for p in pts:
-        while len(lower) >= 2 and _cross(lower[-2], lower[-1], p) <= 0:
-            lower.pop()
-        lower.append(p)
-    upper: list[Point] = []
-    for p in reversed(pts):
-        while len(upper) >= 2 and _cross(upper[-2], upper[-1], p) <= 0:
-            upper.pop()
-        upper.append(p)
-    return lower[:-1] + upper[:-1]
+
+    def chain(seq: Iterable[Point]) -> list[Point]:
+        out: list[Point] = []
+        for p in seq:
+            while len(out) >= 2 and _cross(out[-2], out[-1], p) <= 0:
+                out.pop()
+            out.append(p)
+        return out
+
+    return chain(pts)[:-1] + chain(reversed(pts))[:-1]
 
 
 def hull_position(hull: Sequence[Point], pt: Point) -> str:
@@ -1546,30 +1430,18 @@ def _hull_distance(hull: Sequence[Point], pt: Point) -> float:
 
 
 def polygon_area(poly: Sequence[Point]) -> Fraction:
-    return (
-        abs(
-            sum(
-                poly[i][0] * poly[(i + 1) % len(poly)][1] - poly[(i + 1) % len(poly)][0] * poly[i][1]
-                for i in range(len(poly))
-            )
-        )
-        / 2
-    )
+    """The shoelace formula."""
+    return abs(sum(a[0] * b[1] - b[0] * a[1] for a, b in zip(poly, [*poly[1:], poly[0]], strict=True))) / 2
 
 
 def minmax_value(g: Game, i: int) -> Fraction:
     """Player i's (mixed) minmax value in a two-player game where the punisher has two actions:
     min over q in [0,1] of max over i's actions of the expected payoff; the max of lines is convex and piecewise
     linear, so the minimum is at q = 0, q = 1 or where two lines cross."""
-    j = 1 - i
-    if len(g.actions[j]) != 2:
+    if len(g.actions[1 - i]) != 2:
         raise ValueError("minmax_value needs a punisher with two actions")
-
-    def line(a: int) -> tuple[int, int]:  # payoff when punisher plays action 0 / action 1
-        prof = lambda b: (a, b) if i == 0 else (b, a)  # noqa: E731
-        return g.u(i, prof(0)), g.u(i, prof(1))
-
-    lines = [line(a) for a in range(len(g.actions[i]))]
+    # player i's payoff of each own action when the punisher plays action 0 / action 1
+    lines = [(g.u(i, _mine(i, a, 0)), g.u(i, _mine(i, a, 1))) for a in range(len(g.actions[i]))]
     qs = {Fraction(0), Fraction(1)}
     for (x0, x1), (y0, y1) in itertools.combinations(lines, 2):
         denom = (x0 - x1) - (y0 - y1)
@@ -1581,13 +1453,13 @@ def minmax_value(g: Game, i: int) -> Fraction:
 
 
 def _stage_game(ctx: GenContext, k: int, lo: int, hi: int) -> Game:
-    players = _two_players(ctx)
+    players = ctx.people(2)
     names = _action_names(ctx, k)
     return random_game(ctx.rng, players, [names, names], lo, hi)
 
 
 def _repeated_intro(ctx: GenContext, g: Game, form: str) -> str:
-    return T["repeated_intro"].format(setting=game_vocab(ctx.domain).setting.format(a=g.players[0], b=g.players[1]),
+    return T["repeated_intro"].format(setting=GAME_VOCABS[ctx.domain].setting.format(a=g.players[0], b=g.players[1]),
                                       game=render_game(g, form))
 
 
@@ -1670,25 +1542,19 @@ def repeated_feasibility(ctx: GenContext) -> Draft:
                                lambda good, bad: _similarity_role([_pt_text(g, p) for p in [good, *bad]]) == role)
         return None if found is None else (g, [found[0]] + found[1])
 
-    g, points = _retry(draw)
+    g, points = retry(draw)
     form = choose_form(rng, g)
     if yn:
         pt = points[0]
         tid, ask = ctx.phrase(T, "feas_yn", profile=_pt_text(g, pt), x=fmt_num(pt[0]), a=g.players[0],
                               y=fmt_num(pt[1]), b=g.players[1])
-        correct, dis = _yes_no(yes)
+        correct, dis = yes_no(yes)
         params = {"game": g.params(), "form": form, "kind": "yn", "points": [pt]}
         return Draft(f"{tid}.{form}", f"{_repeated_intro(ctx, g, form)}\n{ask}", correct, dis, params, 2)
     tid, ask = ctx.phrase(T, "feas_which")
     params = {"game": g.params(), "form": form, "kind": "which", "points": points}
-    return Draft(
-        f"{tid}.{form}",
-        f"{_repeated_intro(ctx, g, form)}\n{ask}",
-        _pt_text(g, points[0]),
-        tuple(_pt_text(g, p) for p in points[1:]),
-        params,
-        n,
-    )
+    return Draft(f"{tid}.{form}", f"{_repeated_intro(ctx, g, form)}\n{ask}", _pt_text(g, points[0]),
+                 tuple(_pt_text(g, p) for p in points[1:]), params, n)
 
 
 @generator("repeated_enforceability")
@@ -1738,7 +1604,7 @@ def repeated_enforceability(ctx: GenContext) -> Draft:
                                accept)
         return None if found is None else (g, v, [found[0]] + found[1])
 
-    g, v, points = _retry(draw)
+    g, v, points = retry(draw)
     if kind == "value":
         form, i, tid, stem, dis = points
         params: dict[str, Any] = {"game": g.params(), "form": form, "kind": kind, "player": i}
@@ -1748,7 +1614,7 @@ def repeated_enforceability(ctx: GenContext) -> Draft:
     params = {"game": g.params(), "form": form, "kind": kind, "points": points}
     if kind == "yn":
         tid, ask = ctx.phrase(T, "enf_yn", profile=_pt_text(g, points[0]))
-        correct, dis = _yes_no(yes)
+        correct, dis = yes_no(yes)
         return Draft(f"{tid}.{form}", f"{intro}\n{ask}", correct, dis, params, 2)
     tid, ask = ctx.phrase(T, "enf_which")
     return Draft(f"{tid}.{form}", f"{intro}\n{ask}", _pt_text(g, points[0]), tuple(_pt_text(g, p) for p in points[1:]),
@@ -1784,8 +1650,8 @@ def _minmax_value_question(ctx: GenContext, g: Game, v: list[Fraction], payoff_r
     tid, ask = ctx.phrase(T, "enf_value", player=g.players[i], other=g.players[1 - i])
     stem = f"{_repeated_intro(ctx, g, form)}\n{ask}"
     own = [g.u(i, p) for p in g.profiles()]
-    pure = min(max(g.u(i, (a, b) if i == 0 else (b, a)) for a in range(2)) for b in range(2))
-    maxmin = max(min(g.u(i, (a, b) if i == 0 else (b, a)) for b in range(2)) for a in range(2))
+    pure = min(max(g.u(i, _mine(i, a, b)) for a in range(2)) for b in range(2))
+    maxmin = max(min(g.u(i, _mine(i, a, b)) for b in range(2)) for a in range(2))
     # stated candidates (payoffs of the table) serve a stated key, fractions between them an unstated one
     fill = [Fraction(x, d) for d in range(2, 8) for x in range(lo * d, hi * d + 1)]
     fill += [Fraction(x) for x in range(lo, hi + 1)]
@@ -1839,19 +1705,19 @@ def trigger_strategies(ctx: GenContext) -> Draft:
     shortest of the punishments 1, 2, 3 periods and forever that sustains cooperation at a stated delta, or none of
     them (each of the five answers drawn with equal probability)."""
     rng = ctx.rng
-    players = _two_players(ctx)
+    players = ctx.people(2)
     coop, defect = rng.choice((("High", "Low"), ("Cooperate", "Defect"), ("Share", "Grab"), ("Hold back", "Undercut")))
     kinds = ["threshold", "yn", "punish"] + (["tft"] if ctx.level >= 0.5 else [])
     kind = rng.choice(kinds)
     yes = _coin(rng)
     target = rng.choice(PUNISHMENTS + ("none",))
-    t_, r_, p_, s_, d = _retry(lambda: _dilemma_payoffs(rng, kind, yes, target), 5000)
+    t_, r_, p_, s_, d = retry(lambda: _dilemma_payoffs(rng, kind, yes, target), 5000)
     a = [[r_, s_], [t_, p_]]
     g = matrix_game(players, [coop, defect], [coop, defect], a, [[a[j][i] for j in range(2)] for i in range(2)])
     form = choose_form(rng, g)
     grim = grim_trigger_threshold(t_, r_, p_)
     tft = tit_for_tat_threshold(t_, r_, p_, s_)
-    intro = T["trig_intro"].format(setting=game_vocab(ctx.domain).setting.format(a=players[0], b=players[1]),
+    intro = T["trig_intro"].format(setting=GAME_VOCABS[ctx.domain].setting.format(a=players[0], b=players[1]),
                                    game=render_game(g, form))
     params: dict[str, Any] = {"T": t_, "R": r_, "P": p_, "S": s_, "form": form, "kind": kind}
     if kind == "threshold":
@@ -1867,7 +1733,7 @@ def trigger_strategies(ctx: GenContext) -> Draft:
     tid, ask = ctx.phrase(T, {"yn": "trig_yn", "tft": "trig_tft", "punish": "trig_punish"}[kind], coop=coop,
                           defect=defect, delta=fmt_num(d))
     if kind in ("yn", "tft"):
-        correct, dis = _yes_no(d >= (grim if kind == "yn" else tft))
+        correct, dis = yes_no(d >= (grim if kind == "yn" else tft))
         return Draft(f"{tid}.{form}", f"{intro}\n{ask}", correct, dis, params, 2)
     options = [_punishment_text(L) for L in PUNISHMENTS] + [NO_PUNISHMENT]
     correct = NO_PUNISHMENT if target == "none" else _punishment_text(target)
@@ -1935,7 +1801,7 @@ def bayes_nash(ctx: GenContext) -> Draft:
     types accept (unique); the candidate prices are the seller values and one buyer value (all stated), and the
     key's rank among them is drawn first."""
     rng = ctx.rng
-    a_name, b_name = _two_players(ctx)
+    a_name, b_name = ctx.people(2)
     if rng.random() < 0.5:
         return _bne_offer(ctx, a_name, b_name)
     return _bne_matrix(ctx, a_name, b_name)
@@ -1950,7 +1816,7 @@ def _bne_offer(ctx: GenContext, a_name: str, b_name: str) -> Draft:
     rank = rng.randrange(n_q + 1)
 
     def draw():
-        probs = [p * 5 for p in _split5(rng, n_q)]
+        probs = percent_split(rng, n_q)
         seller = sorted(rng.sample(range(10, 50), n_q), reverse=True)  # two-digit amounts: no length cue
         buyer = [s + rng.randint(1, 20) for s in seller]
         # the candidate offers: every seller value and one buyer value, all amounts the question states (an
@@ -1963,7 +1829,7 @@ def _bne_offer(ctx: GenContext, a_name: str, b_name: str) -> Draft:
             return None
         return probs, seller, buyer, offers, vals
 
-    probs, seller, buyer, offers, vals = _retry(draw)
+    probs, seller, buyer, offers, vals = retry(draw)
     names = {"a": a_name, "b": b_name}
     desc = " ".join([T["lemons_intro"].format(item=item, **names)]
                     + [T["lemons_quality"].format(p=p, quality=q, seller=fmt_money(s), buyer=fmt_money(b), **names)
@@ -1979,7 +1845,7 @@ def _bne_matrix(ctx: GenContext, a_name: str, b_name: str) -> Draft:
     """Two types of the first player: the one pure Bayes-Nash equilibrium among the options (or that there is none)."""
     rng = ctx.rng
     n = ctx.scale(2, 3)
-    gv = game_vocab(ctx.domain)
+    gv = GAME_VOCABS[ctx.domain]
     acts1 = rng.sample(gv.actions, 2)
     acts2 = rng.sample(gv.actions, n)
     types = ("High", "Low")
@@ -1994,7 +1860,7 @@ def _bne_matrix(ctx: GenContext, a_name: str, b_name: str) -> Draft:
         eqs = bayes_nash_2type(Fraction(prior, 100), u1, u2)
         return (u1, u2, eqs) if (not eqs) == want_none else None
 
-    u1, u2, eqs = _retry(draw)
+    u1, u2, eqs = retry(draw)
     names = {"a": a_name, "b": b_name}
     parts = [T["bne_game"].format(setting=gv.setting.format(**names), t0=types[0], t1=types[1], prior=prior,
                                   unit=gv.unit, **names)]
@@ -2011,32 +1877,13 @@ def _bne_matrix(ctx: GenContext, a_name: str, b_name: str) -> Draft:
     rng.shuffle(non)
     tid, ask = ctx.phrase(T, "bne_matrix", **names)
     none = T["bne_none"]
-    if eqs:
-        eq = rng.choice(eqs)
-        correct = label(*eq)
-    else:
-        eq = None
-        correct = none
-    params = {
-        "kind": "matrix",
-        "players": [a_name, b_name],
-        "acts1": acts1,
-        "acts2": acts2,
-        "types": list(types),
-        "prior_pct": prior,
-        "u1": u1,
-        "u2": u2,
-        "shown": None if eq is None else [list(eq[0]), eq[1]],
-    }
+    eq = rng.choice(eqs) if eqs else None
+    correct = none if eq is None else label(*eq)
+    params = {"kind": "matrix", "players": [a_name, b_name], "acts1": acts1, "acts2": acts2, "types": list(types),
+              "prior_pct": prior, "u1": u1, "u2": u2, "shown": None if eq is None else [list(eq[0]), eq[1]]}
     dis = ([none] if eqs else []) + [label(*p) for p in non]
     return Draft(tid, " ".join([*parts, ask]), correct, tuple(dis), params, n_opts)
 
-
-def _split5(rng, k: int) -> list[int]:
-    """k positive integers summing to 20 (percent / 5)."""
-    cuts = sorted(rng.sample(range(1, 20), k - 1))
-    bounds = [0] + cuts + [20]
-    return [bounds[i + 1] - bounds[i] for i in range(k)]
 
 
 def entry_spbne(prior0: Fraction, modes: int, ent: Sequence, inc: Sequence) -> tuple[list[list[int]], int, list]:
@@ -2046,14 +1893,19 @@ def entry_spbne(prior0: Fraction, modes: int, ent: Sequence, inc: Sequence) -> t
     construction); the entrant then maximizes expected payoff. Returns (responses[m-1][t], entrant action,
     expected payoffs [out, mode 1, ...])."""
     resp = [[max((0, 1), key=lambda r, m=m, t=t: inc[m][t][r]) for t in (0, 1)] for m in range(modes)]
-    vals = [Fraction(0)] + [prior0 * ent[m][0][resp[m][0]] + (1 - prior0) * ent[m][1][resp[m][1]] for m in range(modes)]
+    vals = _entrant_values(prior0, modes, ent, resp)
     return resp, vals.index(max(vals)), vals
+
+
+def _entrant_values(prior0: Fraction, modes: int, ent: Sequence, resp: Sequence) -> list[Fraction]:
+    """The entrant's expected payoff of staying out and of each entry mode, given the types' responses."""
+    return [Fraction(0)] + [prior0 * ent[m][0][resp[m][0]] + (1 - prior0) * ent[m][1][resp[m][1]] for m in range(modes)]
 
 
 def entry_bne(prior0: Fraction, modes: int, ent: Sequence, inc: Sequence, e: int, resp: Sequence) -> bool:
     """Bayes-Nash (not necessarily subgame-perfect) check of a full profile: the entrant best responds to the
     responses, and each incumbent type best responds only after the entry mode actually chosen."""
-    vals = [Fraction(0)] + [prior0 * ent[m][0][resp[m][0]] + (1 - prior0) * ent[m][1][resp[m][1]] for m in range(modes)]
+    vals = _entrant_values(prior0, modes, ent, resp)
     if vals[e] < max(vals):
         return False
     return e == 0 or all(inc[e - 1][t][resp[e - 1][t]] >= inc[e - 1][t][1 - resp[e - 1][t]] for t in (0, 1))
@@ -2067,7 +1919,7 @@ def subgame_perfect_bayes_nash(ctx: GenContext) -> Draft:
     equally often) or the full equilibrium profile (one entry mode; each of the 8 profiles the key equally often;
     the distractors hold a Bayes-Nash equilibrium that is not subgame perfect where there is one)."""
     rng = ctx.rng
-    e_name, i_name = _two_players(ctx)
+    e_name, i_name = ctx.people(2)
     modes = 1 if ctx.level < 1 or rng.random() < 0.4 else 2
     mode_names = ["Enter"] if modes == 1 else ["Enter small", "Enter big"]
     types = ("tough", "weak")
@@ -2087,13 +1939,12 @@ def subgame_perfect_bayes_nash(ctx: GenContext) -> Draft:
         if any(inc[m][t][0] == inc[m][t][1] for m in range(modes) for t in (0, 1)):
             return None
         resp, e, vals = entry_spbne(pr0, modes, ent, inc)
-        if vals.count(max(vals)) != 1 or e != want_e or (profile_template and resp != want_resp):
-            return None
-        return ent, inc, resp, e, vals
+        ok = vals.count(max(vals)) == 1 and e == want_e and not (profile_template and resp != want_resp)
+        return (ent, inc, resp, e, vals) if ok else None
 
-    ent, inc, resp, e, vals = _retry(draw, 20000)
+    ent, inc, resp, e, vals = retry(draw, 20000)
     stay = [rng.randint(5, 15), rng.randint(5, 15)]  # incumbent's payoff by type if the entrant stays out
-    gv = game_vocab(ctx.domain)
+    gv = GAME_VOCABS[ctx.domain]
     names = {"e": e_name, "i": i_name, "t0": types[0], "t1": types[1]}
     desc = [T["spbne_intro"].format(setting=gv.setting.format(a=e_name, b=i_name), prior=prior, stay0=stay[0],
                                     stay1=stay[1], modes=join_list([m.lower() for m in mode_names], "or"), **names)]

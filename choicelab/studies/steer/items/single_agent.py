@@ -14,6 +14,7 @@ from choicelab.studies.steer.items.base import (
     FollowUp,
     GenContext,
     Placement,
+    capitalized,
     count_of,
     entity_numbers,
     fmt_money,
@@ -21,7 +22,9 @@ from choicelab.studies.steer.items.base import (
     fmt_pct,
     generator,
     join_list,
+    percent_split,
     spread_distractors,
+    unique_argmax,
 )
 from choicelab.studies.steer.items.domains import TEMPLATES
 
@@ -38,11 +41,6 @@ def expected_value(lottery: Lottery) -> Fraction:
     return sum((Fraction(p, 100) * x for p, x in lottery), Fraction(0))
 
 
-def _split(rng, k: int, step: int = 5) -> list[int]:
-    cuts = sorted(rng.sample(range(1, 100 // step), k - 1))
-    bounds = [0] + cuts + [100 // step]
-    return [(bounds[i + 1] - bounds[i]) * step for i in range(k)]
-
 
 def _describe(lottery: Lottery, money: bool = True) -> str:
     def fmt(x: int) -> str:
@@ -58,9 +56,10 @@ def _describe(lottery: Lottery, money: bool = True) -> str:
 PREFERENCE_LABELS = {"A": T["prefer_1"], "B": T["prefer_2"], "=": T["indifferent"]}
 
 
-def _unique_argmax(values: list[Fraction]) -> int | None:
-    best = max(values)
-    return values.index(best) if values.count(best) == 1 else None
+def _preference(ua: Fraction | int, ub: Fraction | int) -> tuple[str, tuple[str, ...]]:
+    """The key (prefer 1, prefer 2 or indifferent, by the higher value) and the other two labels."""
+    key = "A" if ua > ub else "B" if ub > ua else "="
+    return PREFERENCE_LABELS[key], tuple(label for k, label in PREFERENCE_LABELS.items() if k != key)
 
 
 # ================================================================================================================
@@ -87,10 +86,7 @@ def completeness(ctx: GenContext) -> Draft:
                                        [T["compl_drawback"].format(u=u) for u in parts[1:]])
     tid, lead = ctx.phrase(T, "compl_det", role=v.role, noun=v.option_noun)
     q = T["compl_question"].format(lead=lead, x=x, a=describe(a_parts), y=y, b=describe(b_parts))
-    labels = PREFERENCE_LABELS
-    key = "A" if ua > ub else "B" if ub > ua else "="
-    dis = [labels[k] for k in "AB=" if k != key]
-    return Draft(tid, q, labels[key], tuple(dis), {"a_parts": a_parts, "b_parts": b_parts}, 3)
+    return Draft(tid, q, *_preference(ua, ub), {"a_parts": a_parts, "b_parts": b_parts}, 3)
 
 
 @generator("transitivity")
@@ -150,11 +146,10 @@ def independence(ctx: GenContext) -> Draft:
             decoys.append((ref_q - rng.randint(1, 10 * (d + 1)), ref_p + rng.randint(10, 150)))
     items = [(qa, pa), (qb, pb)] + decoys
     noun = v.option_noun.capitalize()
-    listing = " ".join(T["indep_item"].format(noun=noun, name=names[i], quality=qq, price=fmt_money(pp))
-                       for i, (qq, pp) in enumerate(items[:2]))
+    entries = [T["indep_item"].format(noun=noun, name=names[i], quality=qq, price=fmt_money(pp))
+               for i, (qq, pp) in enumerate(items)]
+    listing, extra = " ".join(entries[:2]), " ".join(entries[2:])
     chosen = names[0] if x_is_a else names[1]
-    extra = " ".join(T["indep_item"].format(noun=noun, name=names[2 + d], quality=qq, price=fmt_money(pp))
-                     for d, (qq, pp) in enumerate(decoys))
     tid, lead = ctx.phrase(T, "indep", n=v.option_noun, r=v.role)
     q = T["indep_question"].format(lead=lead, listing=listing, noun=noun, chosen=chosen, extra=extra)
     opts = [T["indep_option"].format(noun=noun, name=n) for n in names[: 2 + n_decoys]]
@@ -278,7 +273,7 @@ def time_inconsistency(ctx: GenContext) -> Draft:
 
 
 def _draw_lottery(rng, k: int, lo: int, hi: int) -> Lottery:
-    probs = _split(rng, k)
+    probs = percent_split(rng, k)
     return [(p, rng.randint(lo, hi) * 100) for p in probs]
 
 
@@ -301,10 +296,7 @@ def completeness_lotteries(ctx: GenContext) -> Draft:
     ea, eb = expected_value(la), expected_value(lb)
     tid, lead = ctx.phrase(T, "compl_lot", noun=v.option_noun, role=v.role)
     q = T["compl_lot_question"].format(lead=lead, a=_describe(la), b=_describe(lb))
-    labels = PREFERENCE_LABELS
-    key = "A" if ea > eb else "B" if eb > ea else "="
-    dis = [labels[x] for x in "AB=" if x != key]
-    return Draft(tid, q, labels[key], tuple(dis), {"a": la, "b": lb}, 3)
+    return Draft(tid, q, *_preference(ea, eb), {"a": la, "b": lb}, 3)
 
 
 @generator("transitivity_lotteries")
@@ -326,12 +318,12 @@ def transitivity_lotteries(ctx: GenContext) -> Draft:
     n_opt = min(ctx.n_options(3, 4), k)
     cycle = sorted(rng.sample(range(k), n_opt))  # i < (m < n <) j
     i, j = cycle[0], cycle[-1]
-    cap = lambda s: s[0].upper() + s[1:]  # noqa: E731
     tid, lead = ctx.phrase(T, "trans_lot", role=v.role)
     q = T["trans_lot_question"].format(lead=lead, prefs=prefs)
-    correct = T["trans_lot_option"].format(a=cap(lots[i]), b=lots[j])
+    correct = T["trans_lot_option"].format(a=capitalized(lots[i]), b=lots[j])
     # the other edges of the cycle i -> m -> (n ->) j, each stated the wrong way round (a later over an earlier)
-    dis = [T["trans_lot_option"].format(a=cap(lots[b]), b=lots[a]) for a, b in zip(cycle, cycle[1:], strict=False)]
+    dis = [T["trans_lot_option"].format(a=capitalized(lots[b]), b=lots[a])
+           for a, b in zip(cycle, cycle[1:], strict=False)]
     return Draft(tid, q, correct, tuple(dis), {"lotteries": list(zip(probs, outcomes, strict=False)), "asked": [i, j],
                                                "cycle": cycle}, n_opt)
 
@@ -387,18 +379,17 @@ def independence_lotteries(ctx: GenContext) -> Draft:
         raise ValueError("independence_lotteries: no lotteries in a risk trade-off found")
     lots: list[Lottery] = [[(c, x), (100 - c, 0)] for c, x in pairs]
     evs = [expected_value(lot) for lot in lots]
-    new = lots[2:]
     names = entity_numbers(len(lots))
     describe = lambda lot: T["one_prize"].format(p=lot[0][0], prize=fmt_money(lot[0][1]))  # noqa: E731
-    listing = " ".join(T["option_entry"].format(name=names[i], lottery=describe(lot)) for i, lot in enumerate(lots[:2]))
-    extra = " ".join(T["option_entry"].format(name=names[2 + i], lottery=describe(lot)) for i, lot in enumerate(new))
+    entries = [T["option_entry"].format(name=n, lottery=describe(lot)) for n, lot in zip(names, lots, strict=True)]
+    listing, extra = " ".join(entries[:2]), " ".join(entries[2:])
     tid, lead = ctx.phrase(T, "indep_lot", noun=v.option_noun, role=v.role)
     q1 = T["indep_lot_first"].format(lead=lead, listing=listing)
-    more = T["another_option"] if len(new) == 1 else T["more_options"]
+    more = T["another_option"] if len(lots) == 3 else T["more_options"]
     q2 = T["indep_lot_second"].format(more=more, extra=extra)
     option = [T["option_name"].format(name=n) for n in names]
-    first_key = _unique_argmax(evs[:2])
-    overall = _unique_argmax(evs)
+    first_key = unique_argmax(evs[:2])
+    overall = unique_argmax(evs)
     k1, k2 = option[first_key], option[overall]
     params = {"lotteries": lots}
     return Draft(tid, q1, k1, (option[1 - first_key],), params, 2,
@@ -416,7 +407,7 @@ def compute_eu(ctx: GenContext) -> Draft:
     the key's rank among the options uniform."""
     rng, v = ctx.rng, ctx.vocab
     k = ctx.scale(2, 4)
-    probs = _split(rng, k)
+    probs = percent_split(rng, k)
     lo = -50 if ctx.level >= 0.5 else 0
     utils = rng.sample(range(lo, 101), k)
     eu = expected_value(list(zip(probs, utils, strict=False)))
@@ -442,8 +433,8 @@ def _prospects(rng, m: int, k_max: int, lo: int, hi: int) -> list[Lottery]:
     out = []
     for _ in range(m):
         k = rng.randint(1, k_max)
-        out.append(list(zip(_split(rng, k), [rng.randint(lo, hi) * 100 for _ in range(k)], strict=False)) if k > 1
-                   else [(100, rng.randint(lo, hi) * 100)])
+        out.append(list(zip(percent_split(rng, k), [rng.randint(lo, hi) * 100 for _ in range(k)], strict=False))
+                   if k > 1 else [(100, rng.randint(lo, hi) * 100)])
     return out
 
 
@@ -456,13 +447,13 @@ def maximize_eu(ctx: GenContext) -> Draft:
     for _ in range(200):
         pros = _prospects(rng, m, k_max, 10, 200)
         evs = [expected_value(p) for p in pros]
-        if _unique_argmax(evs) is not None:
+        if unique_argmax(evs) is not None:
             break
     names = [T["numbered"].format(noun=v.option_noun.capitalize(), name=n) for n in entity_numbers(m)]
     listing = " ".join(T["meu_pays"].format(name=n, lottery=_describe(p)) for n, p in zip(names, pros, strict=False))
     tid, lead = ctx.phrase(T, "meu", noun=v.option_noun, role=v.role, m=m)
     q = T["meu_question"].format(lead=lead, listing=listing)
-    best = _unique_argmax(evs)
+    best = unique_argmax(evs)
     return Draft(tid, q, names[best], tuple(n for i, n in enumerate(names) if i != best), {"prospects": pros})
 
 
@@ -513,9 +504,9 @@ def _risk_question(ctx: GenContext, kind: str) -> Draft:
         pros = core()
         pros += extras(n_extra, max(expected_value(x) for x in pros))
         evs = [expected_value(x) for x in pros]
-        if _unique_argmax(evs) is not None and (evs[0] > evs[1]) == safe_wins and min(evs[:2]) > 0:
+        if unique_argmax(evs) is not None and (evs[0] > evs[1]) == safe_wins and min(evs[:2]) > 0:
             break
-    while _unique_argmax(evs) is None:  # no draw in 500 met every wish: at least one option must be the best
+    while unique_argmax(evs) is None:  # no draw in 500 met every wish: at least one option must be the best
         pros = core()
         pros += extras(n_extra, max(expected_value(x) for x in pros))
         evs = [expected_value(x) for x in pros]
@@ -528,7 +519,7 @@ def _risk_question(ctx: GenContext, kind: str) -> Draft:
     tid, lead = ctx.phrasing(f"risk_{kind}", [t.format(role=v.role, noun=v.option_noun, count=len(pros))
                                               for t in T["risk"]])
     q = T["risk_question"].format(lead=lead, listing=listing, noun=v.option_noun)
-    best = _unique_argmax(evs)
+    best = unique_argmax(evs)
     return Draft(tid, q, names[best], tuple(n for i, n in enumerate(names) if i != best),
                  {"prospects": pros, "safe_first": order.index(0) < order.index(1)})
 
@@ -625,19 +616,18 @@ def gamblers_fallacy(ctx: GenContext) -> Draft:
         q = T["gf_numeric"].format(context=context, outcome=same, streak=streak)
         cands = [1 - p, p / 2, (1 + p) / 2, p * 2]
         params = {"kind": "independent", "device": device, "p": [p.numerator, p.denominator], "streak": streak}
-    dis = spread_distractors(rng, answer, fmt_pct, cands, ctx.n_options(3, 5) - 1,
-                             Placement(lo=0, hi=1, gap=0.06))
+    dis = spread_distractors(rng, answer, fmt_pct, cands, ctx.n_options(3, 5) - 1, Placement(lo=0, hi=1, gap=0.06))
     return Draft(tid, q, fmt_pct(answer), tuple(dis), params, ctx.n_options(3, 5))
 
 
 # Options and gambles are numbered 1-4 (not lettered A-D), so no answer names a letter other than its own.
 
 
-def _two_choices(first_better: bool, second_better: bool) -> tuple[str, str, str, str]:
+def _two_choices(first_better: bool, second_better: bool, noun: str = "Option") -> tuple[str, str, str, str]:
     """Keys of a two-part question with Options 1, 2 in part 1 and Options 3, 4 in part 2, given whether Option 1
     and Option 3 are the better ones: returns (key 1, other 1, key 2, other 2)."""
-    k1, o1 = ("Option 1", "Option 2") if first_better else ("Option 2", "Option 1")
-    k2, o2 = ("Option 3", "Option 4") if second_better else ("Option 4", "Option 3")
+    k1, o1 = (f"{noun} 1", f"{noun} 2") if first_better else (f"{noun} 2", f"{noun} 1")
+    k2, o2 = (f"{noun} 3", f"{noun} 4") if second_better else (f"{noun} 4", f"{noun} 3")
     return k1, o1, k2, o2
 
 
@@ -722,6 +712,5 @@ def ambiguity_aversion(ctx: GenContext) -> Draft:
     q1 = T["ambig_first"].format(lead=lead, n=n, red=red, rest=n - red, prize=fmt_money(prize))
     q2 = T["ambig_second"].format(prize=fmt_money(prize))
     red_better = 2 * red > n - red
-    k1, o1 = ("Gamble 1", "Gamble 2") if red_better else ("Gamble 2", "Gamble 1")
-    k2, o2 = ("Gamble 3", "Gamble 4") if red_better else ("Gamble 4", "Gamble 3")
+    k1, o1, k2, o2 = _two_choices(red_better, red_better, "Gamble")
     return Draft(tid, q1, k1, (o1,), {"n": n, "red": red, "prize": prize}, 2, follow_up=FollowUp(q2, k2, (o2,), 2))

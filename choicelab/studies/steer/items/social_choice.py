@@ -1,13 +1,10 @@
 """STEER setting 4 (decisions on behalf of other agents) generators: social-choice axioms, voting rules, fair
 division, mechanism properties and mechanism design.
 
-Voting profiles are lists of ``(count, ranking)`` with rankings as tuples of alternative indices, best first. Every
-answer is computed by a solver in this module: vote counting (plurality, Borda, Copeland, top-two runoff,
-instant runoff), pairwise-majority relations and their transitivity, Pareto dominance, brute-force checks of social
-welfare functions over every preference profile (dictatorship), envy-freeness / proportionality / round-robin
-picking, brute-force checks of mechanisms on a stated finite value grid (DSIC, BIC under a uniform prior, ex-post
-individual rationality, budget balance), top trading cycles, and the optimal-auction rules stated next to the
-generators. Each generator's docstring states its answer rule; the answer is computed by the code below it.
+Voting profiles are lists of ``(count, ranking)`` with rankings as tuples of alternative indices, best first. Each
+generator's docstring states its answer rule; the answer is computed by a solver in this module (vote counting,
+brute-force checks of welfare functions and of mechanisms on their stated value grid, top trading cycles, and the
+optimal-auction rules stated next to their generators).
 
 Options carry no surface cue (checked by the cue battery, ``choicelab/studies/steer/cues.py``): Yes/No keys are
 balanced per template, numeric distractors lie on both sides of the key (:func:`spread_distractors`), text options
@@ -28,11 +25,15 @@ from typing import Any
 from choicelab.studies.steer.items.base import (
     Draft,
     GenContext,
+    capitalized,
     fmt_money,
     fmt_num,
     generator,
     join_list,
     numeric_distractors,
+    retry,
+    unique_argmax,
+    yes_no,
 )
 from choicelab.studies.steer.items.domains import TEMPLATES, TEXTS, VOCABULARY
 
@@ -58,10 +59,6 @@ def _alternatives(ctx: GenContext, m: int) -> list[str]:
     if ctx.rng.random() < 0.3:
         return [f"Option {i + 1}" for i in range(m)]  # numbers: never a display letter
     return [_short(a) for a in ctx.rng.sample(ctx.vocab.alternatives, m)]
-
-
-def _voters(ctx: GenContext) -> str:
-    return VOTERS[ctx.domain]
 
 
 def _rank_text(names: Sequence[str], ranking: Sequence[int]) -> str:
@@ -152,18 +149,12 @@ def balanced_decoys(rng, stem: str, key: str, candidates: Sequence[str], k: int,
 
     def cost(sub: tuple[int, ...]) -> float:
         idx = [0, *(j + 1 for j in sub)]
-        typical = [
-            sum(len(words[a] & words[b]) / max(1, len(words[a] | words[b])) for b in idx if b != a) for a in idx
-        ]
+        typical = [sum(len(words[a] & words[b]) / max(1, len(words[a] | words[b])) for b in idx if b != a) for a in idx]
         ranks = (_rank_of([length[a] for a in idx], 0), _rank_of([overlap[a] for a in idx], 0), _rank_of(typical, 0))
         return sum(abs(r - t) for r, t in zip(ranks, targets, strict=True))
 
     return list(min(subsets, key=cost))
 
-
-def _unique_argmax(scores: Sequence) -> int | None:
-    top = max(scores)
-    return scores.index(top) if list(scores).count(top) == 1 else None
 
 
 # ================================================================================================================
@@ -251,13 +242,9 @@ def irv_winner(profile: Profile, m: int) -> int | None:
 
 
 def rule_winner(rule: str, profile: Profile, m: int) -> int | None:
-    if rule == "plurality":
-        return _unique_argmax(plurality_scores(profile, m))
-    if rule == "borda":
-        return _unique_argmax(borda_scores(profile, m))
-    if rule == "runoff":
-        return runoff_winner(profile, m)
-    return irv_winner(profile, m)
+    if rule in ("plurality", "borda"):
+        return unique_argmax((plurality_scores if rule == "plurality" else borda_scores)(profile, m))
+    return (runoff_winner if rule == "runoff" else irv_winner)(profile, m)
 
 
 RULE_TEXT: dict[str, str] = TEXTS["voting_rules"]  # how each rule picks a winner (data/steer/texts.yaml)
@@ -285,10 +272,15 @@ def _plant_unanimity(rng, profile: Profile) -> tuple[Profile, int, int]:
         if iy < ix:
             r[ix], r[iy] = y, x
         out.append((c, tuple(r)))
+    return _merged(out), x, y
+
+
+def _merged(profile: Profile) -> Profile:
+    """``profile`` with the counts of equal rankings added up (in order of first appearance)."""
     merged: dict[Ranking, int] = {}
-    for c, r in out:
+    for c, r in profile:
         merged[r] = merged.get(r, 0) + c
-    return [(c, r) for r, c in merged.items()], x, y
+    return [(c, r) for r, c in merged.items()]
 
 
 @generator("pareto_efficiency")
@@ -300,7 +292,7 @@ def pareto_efficiency(ctx: GenContext) -> Draft:
     rng = ctx.rng
     m = ctx.scale(3, 5)
     names = _alternatives(ctx, m)
-    voters = _voters(ctx)
+    voters = VOTERS[ctx.domain]
     n_types = ctx.scale(2, 4)
     profile, x, y = _plant_unanimity(rng, random_profile(rng, m, n_types, 1, 10 * ctx.scale(1, 5)))
     dom = pareto_dominated(profile, m)
@@ -311,8 +303,7 @@ def pareto_efficiency(ctx: GenContext) -> Draft:
         chosen = y if rng.random() < 0.5 else rng.choice([a for a in range(m) if not dom[a]])
         tid, ask = ctx.phrase(T, "pareto_chosen", chosen=names[chosen])
         params["chosen"] = chosen
-        correct = "No" if dom[chosen] else "Yes"
-        return Draft(tid, f"{setup} {ask}", correct, ("Yes" if correct == "No" else "No",), params, 2)
+        return Draft(tid, f"{setup} {ask}", *yes_no(not dom[chosen]), params, 2)
     if kind == "which":
         return _pareto_which(ctx, names, voters, (profile, dom, n_types), params)
     unanimous = {(a, b) for b, above in dom.items() for a in above}
@@ -323,14 +314,8 @@ def pareto_efficiency(ctx: GenContext) -> Draft:
     good = ok[0]
     tid, ask = ctx.phrase(T, "pareto_rank")
     params["shown"] = list(good)
-    return Draft(
-        tid,
-        f"{setup} {ask}",
-        _ranking_option(names, good),
-        tuple(_ranking_option(names, p) for p in bad),
-        params,
-        ctx.n_options(3, 4),
-    )
+    return Draft(tid, f"{setup} {ask}", _ranking_option(names, good), tuple(_ranking_option(names, p) for p in bad),
+                 params, ctx.n_options(3, 4))
 
 
 def _committee_text(names: Sequence[str], profile: Profile, voters: str) -> str:
@@ -390,7 +375,7 @@ def monotonicity(ctx: GenContext) -> Draft:
     want_violation = rng.random() < ((1 - 1 / n_opts) if ask_who else 0.5)
     rule = rng.choice(runoffs) if want_violation else rng.choice(("plurality", "borda") + runoffs)
     names = _alternatives(ctx, m)
-    voters = _voters(ctx)
+    voters = VOTERS[ctx.domain]
     found = None
     for _ in range(4000):
         profile = random_profile(rng, m, rng.randint(3, 4 + m - 3), 2, 12)
@@ -404,11 +389,8 @@ def monotonicity(ctx: GenContext) -> Draft:
         c, r = profile[idx]
         k = rng.randint(1, c)
         new_r = _raise(r, w, rng.randint(1, r.index(w)))
-        new_profile = [p for i, p in enumerate(profile) if i != idx] + ([(c - k, r)] if c > k else []) + [(k, new_r)]
-        merged: dict[Ranking, int] = {}
-        for cc, rr in new_profile:
-            merged[rr] = merged.get(rr, 0) + cc
-        new_profile = [(cc, rr) for rr, cc in merged.items()]
+        new_profile = _merged([p for i, p in enumerate(profile) if i != idx] + ([(c - k, r)] if c > k else [])
+                              + [(k, new_r)])
         w2 = rule_winner(rule, new_profile, m)
         if w2 is None:
             continue
@@ -431,8 +413,7 @@ def monotonicity(ctx: GenContext) -> Draft:
             others = [names[w]] + [x for x in others if x != names[w]]
         return Draft(tid, f"{setup} {ask}", correct, tuple(others), params, n_opts)
     tid, ask = ctx.phrase(T, "mono_yn", winner=names[w])
-    correct, other = ("Yes", "No") if w2 == w else ("No", "Yes")
-    return Draft(tid, f"{setup} {ask}", correct, (other,), params, 2)
+    return Draft(tid, f"{setup} {ask}", *yes_no(w2 == w), params, 2)
 
 
 def _cyclic_profile(rng, m: int, lo: int, hi: int) -> Profile:
@@ -453,7 +434,7 @@ def swf_transitivity(ctx: GenContext) -> Draft:
     rng = ctx.rng
     m = ctx.scale(3, 4)
     names = _alternatives(ctx, m)
-    voters = _voters(ctx)
+    voters = VOTERS[ctx.domain]
 
     def draw():
         if rng.random() < 0.5:
@@ -484,8 +465,7 @@ def swf_transitivity(ctx: GenContext) -> Draft:
     if ask_yn:
         tid, ask = ctx.phrase(T, "swft_yn")
         params["kind"] = "yn"
-        correct, other = ("Yes", "No") if trans else ("No", "Yes")
-        return Draft(tid, f"{setup} {ask}", correct, (other,), params, 2)
+        return Draft(tid, f"{setup} {ask}", *yes_no(trans), params, 2)
     tid, ask = ctx.phrase(T, "swft_rank")
     params["kind"] = "rank"
     perms = list(itertools.permutations(range(m)))
@@ -616,13 +596,7 @@ def _nd_observed(ctx: GenContext, n: int, names: Sequence[str], k: int) -> Draft
         match = [d for d in range(n) if all(p[d] == out for p, out in obs)]
         return (obs, match) if len(match) <= 1 and (not match) == want_none else None
 
-    for _ in range(2000):
-        got = draw()
-        if got:
-            break
-    else:
-        raise RuntimeError(f"non_dictatorship: no observation set with {'no' if want_none else 'one'} matching voter")
-    obs, match = got
+    obs, match = retry(draw)
     cases = [T["nd_case"].format(case=i + 1, social=_rank_text(names, out), rankings="; ".join(
         T["nd_voter_ranks"].format(voter=d + 1, ranking=_rank_text(names, p[d])) for d in range(n)))
         for i, (p, out) in enumerate(obs)]
@@ -633,13 +607,8 @@ def _nd_observed(ctx: GenContext, n: int, names: Sequence[str], k: int) -> Draft
     voters_left = [o for o in opts if o != correct]
     rng.shuffle(voters_left)  # which voters are offered does not depend on their number
     dis = ([none] if match else []) + voters_left
-    params = {
-        "kind": "observe",
-        "n": n,
-        "m": m,
-        "obs": [[list(map(list, p)), list(out)] for p, out in obs],
-        "names": names,
-    }
+    params = {"kind": "observe", "n": n, "m": m, "obs": [[list(map(list, p)), list(out)] for p, out in obs],
+              "names": names}
     q = " ".join([T["nd_intro"].format(n=n, alternatives=join_list(names)), *cases, ask])
     return Draft(tid, q, correct, tuple(dis), params, n_opts)
 
@@ -652,7 +621,7 @@ def _voting_profile(ctx: GenContext, score_fn, m: int, n_types: int) -> tuple[Pr
     hi = 10 ** ctx.scale(1, 3) - 1
     for _ in range(500):
         profile = random_profile(rng, m, n_types, 1, hi)
-        w = _unique_argmax(score_fn(profile))
+        w = unique_argmax(score_fn(profile))
         if w is not None:
             return profile, w
     raise RuntimeError("no profile with a unique winner")
@@ -664,11 +633,11 @@ def plurality(ctx: GenContext) -> Draft:
     Borda winner."""
     m = ctx.scale(3, 5)
     names = _alternatives(ctx, m)
-    voters = _voters(ctx)
+    voters = VOTERS[ctx.domain]
     profile, w = _voting_profile(ctx, lambda p: plurality_scores(p, m), m, ctx.scale(2, 5))
     tid, ask = ctx.phrase(T, "plur")
     q = T["election"].format(alternatives=join_list(names), profile=_profile_text(names, profile, voters)) + f" {ask}"
-    bw = _unique_argmax(borda_scores(profile, m))
+    bw = unique_argmax(borda_scores(profile, m))
     order = ([bw] if bw is not None and bw != w else []) + [a for a in range(m) if a != w and a != bw]
     params = {"m": m, "profile": profile, "names": names}
     return Draft(tid, q, names[w], tuple(names[a] for a in order), params, ctx.n_options(3, 5) if m >= 3 else m)
@@ -683,14 +652,14 @@ def borda(ctx: GenContext) -> Draft:
     rng = ctx.rng
     m = ctx.scale(3, 5)
     names = _alternatives(ctx, m)
-    voters = _voters(ctx)
+    voters = VOTERS[ctx.domain]
     profile, w = _voting_profile(ctx, lambda p: borda_scores(p, m), m, ctx.scale(2, 5))
     scores = borda_scores(profile, m)
     setup = T["election"].format(alternatives=join_list(names), profile=_profile_text(names, profile, voters))
     params = {"m": m, "profile": profile, "names": names}
     if rng.random() < 0.7:
         tid, ask = ctx.phrase(T, "borda_win", m=m, first=m - 1, second=m - 2)
-        pw = _unique_argmax(plurality_scores(profile, m))
+        pw = unique_argmax(plurality_scores(profile, m))
         order = ([pw] if pw is not None and pw != w else []) + [a for a in range(m) if a != w and a != pw]
         params["kind"] = "winner"
         return Draft(tid, f"{setup} {ask}", names[w], tuple(names[a] for a in order), params, ctx.n_options(3, 5))
@@ -720,12 +689,12 @@ def copeland(ctx: GenContext) -> Draft:
     rng = ctx.rng
     m = ctx.scale(3, 5) if ctx.level < 1 else 5
     names = _alternatives(ctx, m)
-    voters = _voters(ctx)
+    voters = VOTERS[ctx.domain]
     params: dict[str, Any] = {"m": m, "names": names}
     if rng.random() < 0.5:
         for _ in range(500):
             beats = {(a, b) if rng.random() < 0.5 else (b, a) for a, b in itertools.combinations(range(m), 2)}
-            w = _unique_argmax(copeland_scores_from_beats(beats, m))
+            w = unique_argmax(copeland_scores_from_beats(beats, m))
             if w is not None:
                 break
         listed = lambda pairs: join_list([names[b] for a, b in pairs]) or T["copeland_nobody"]  # noqa: E731
@@ -740,7 +709,7 @@ def copeland(ctx: GenContext) -> Draft:
             if sum(c for c, _ in profile) % 2 == 0:
                 profile[0] = (profile[0][0] + 1, profile[0][1])
             beats = majority_beats(profile, m)
-            w = _unique_argmax(copeland_scores_from_beats(beats, m))
+            w = unique_argmax(copeland_scores_from_beats(beats, m))
             if w is not None:
                 break
         setup = T["election"].format(alternatives=join_list(names), profile=_profile_text(names, profile, voters))
@@ -808,11 +777,8 @@ def fair_division(ctx: GenContext) -> Draft:
     want_prop = rng.random() < 0.5  # proportional in half the Yes/No questions: no answer cue
     for _ in range(200):
         vals = [rng.sample(range(1, 30), m) for _ in range(n)]
-        if kind == "ef" and any(is_envy_free(vals, al) for al in allocs):
-            break
-        if kind == "prop" and any(is_proportional(vals, a) == want_prop for a in everyone):
-            break
-        if kind == "rr":
+        if (kind == "rr" or (kind == "ef" and any(is_envy_free(vals, al) for al in allocs))
+                or (kind == "prop" and any(is_proportional(vals, a) == want_prop for a in everyone))):
             break
     desc = " ".join(T["fd_values"].format(person=p, values=join_list(
         [T["fd_value"].format(item=items[x], value=vals[i][x]) for x in range(m)])) for i, p in enumerate(people))
@@ -843,8 +809,7 @@ def fair_division(ctx: GenContext) -> Draft:
         al = rng.choice(same or everyone)
         tid, ask = ctx.phrase(T, "fd_prop", division=alloc_text(al), n=n)
         params["alloc"] = list(al)
-        correct, other = ("Yes", "No") if is_proportional(vals, al) else ("No", "Yes")
-        return Draft(tid, f"{setup} {ask}", correct, (other,), params, 2)
+        return Draft(tid, f"{setup} {ask}", *yes_no(is_proportional(vals, al)), params, 2)
     return _fd_round_robin(ctx, setup, vals, items, people, params)
 
 
@@ -858,8 +823,7 @@ def _fd_round_robin(ctx: GenContext, setup: str, vals: list[list[int]], items: S
     alloc = round_robin(vals, order)
     who = rng.randrange(n)
     tid, ask = ctx.phrase(T, "fd_rr", order=", ".join(people[i] for i in order), person=people[who])
-    params["order"] = order
-    params["asked"] = who
+    params.update(order=order, asked=who)
     mine = [items[x] for x in range(m) if alloc[x] == who]
     correct = join_list(mine) if mine else "Nothing"
     size = len(mine)
@@ -902,9 +866,8 @@ def _fd_round_robin(ctx: GenContext, setup: str, vals: list[list[int]], items: S
 class Mechanism(tuple):
     """(setting, rule, n, grid, param, frac) -- a hashable spec; see the table above."""
 
-    def __new__(
-        cls, setting: str, rule: str, n: int, grid: tuple[int, ...], param: int = 0, frac: Fraction = Fraction(1)
-    ):
+    def __new__(cls, setting: str, rule: str, n: int, grid: tuple[int, ...], param: int = 0,
+                frac: Fraction = Fraction(1)):
         return super().__new__(cls, (setting, rule, n, tuple(grid), param, Fraction(frac)))
 
     setting = property(lambda self: self[0])
@@ -915,42 +878,27 @@ class Mechanism(tuple):
     frac = property(lambda self: self[5])
 
     def to_params(self) -> dict[str, Any]:
-        return {
-            "setting": self.setting,
-            "rule": self.rule,
-            "n": self.n,
-            "grid": list(self.grid),
-            "param": self.param,
-            "frac": self.frac,
-        }
+        return {"setting": self.setting, "rule": self.rule, "n": self.n, "grid": list(self.grid), "param": self.param,
+                "frac": self.frac}
 
 
 def _orders(bids: Sequence[int]) -> list[tuple[int, ...]]:
     """Equally likely orders of bidders: by bid, highest first, ties in every order."""
-    return [
-        p
-        for p in itertools.permutations(range(len(bids)))
-        if all(bids[p[k]] >= bids[p[k + 1]] for k in range(len(p) - 1))
-    ]
+    return [p for p in itertools.permutations(range(len(bids)))
+            if all(bids[p[k]] >= bids[p[k + 1]] for k in range(len(p) - 1))]
 
 
 @cache
-def _interim_vickrey(n: int, grid: tuple[int, ...]) -> dict[int, Fraction]:
-    spa = Mechanism("auction", "second", n, grid)
+def _interim_payments(rule: str, n: int, grid: tuple[int, ...]) -> dict[int, Fraction]:
+    """Bid -> a bidder's expected payment in the auction ``rule`` when the others' values are uniform on the grid."""
+    auction = Mechanism("auction", rule, n, grid)
     others = list(itertools.product(grid, repeat=n - 1))
-    return {r: sum((mech_outcome(spa, (r,) + o)[1][0] for o in others), Fraction(0)) / len(others) for r in grid}
-
-
-@cache
-def _interim_first(n: int, grid: tuple[int, ...]) -> dict[int, Fraction]:
-    fpa = Mechanism("auction", "first", n, grid)
-    others = list(itertools.product(grid, repeat=n - 1))
-    return {r: sum((mech_outcome(fpa, (r,) + o)[1][0] for o in others), Fraction(0)) / len(others) for r in grid}
+    return {r: sum((mech_outcome(auction, (r,) + o)[1][0] for o in others), Fraction(0)) / len(others) for r in grid}
 
 
 def interim_fees(mech: Mechanism) -> dict[int, Fraction]:
     """The fee list of an ``interim`` or ``interim_first`` mechanism (bid -> fee)."""
-    return (_interim_vickrey if mech.rule == "interim" else _interim_first)(mech.n, mech.grid)
+    return _interim_payments("second" if mech.rule == "interim" else "first", mech.n, mech.grid)
 
 
 def mech_outcome(mech: Mechanism, reports: Sequence[int]) -> tuple[list[Fraction], list[Fraction]]:
@@ -1001,19 +949,10 @@ def mech_outcome(mech: Mechanism, reports: Sequence[int]) -> tuple[list[Fraction
             continue
         winner = order[1] if mech.rule == "second_wins" else top
         other = max(reports[j] for j in range(n) if j != winner)
-        price = {
-            "first": reports[winner],
-            "second": other,
-            "reserve": max(other, mech.param),
-            "reserve_first": reports[winner],
-            "second_plus": other + mech.param,
-            "entry_fee": other,
-            "fraction": mech.frac * reports[winner],
-            "second_wins": reports[winner],
-            "allpay": 0,
-            "interim": 0,
-            "interim_first": 0,
-        }[mech.rule]
+        own = reports[winner]
+        price = {"first": own, "second": other, "reserve": max(other, mech.param), "reserve_first": own,
+                 "second_plus": other + mech.param, "entry_fee": other, "fraction": mech.frac * own,
+                 "second_wins": own, "allpay": 0, "interim": 0, "interim_first": 0}[mech.rule]
         probs[winner] += weight
         pays[winner] += weight * price
     if mech.rule == "allpay":
@@ -1059,11 +998,8 @@ def is_bic(mech: Mechanism) -> bool:
 
 @cache
 def is_ir(mech: Mechanism) -> bool:
-    return all(
-        mech_utility(mech, i, vals[i], vals) >= 0
-        for vals in itertools.product(mech.grid, repeat=mech.n)
-        for i in range(mech.n)
-    )
+    return all(mech_utility(mech, i, vals[i], vals) >= 0
+               for vals in itertools.product(mech.grid, repeat=mech.n) for i in range(mech.n))
 
 
 @cache
@@ -1110,24 +1046,15 @@ def _mech_pool(ctx: GenContext, prop: str) -> list[Mechanism]:
     k = ctx.scale(4, 5)  # >= 4 grid values: on 3 values equal cost sharing is trivially truthful
     step = rng.choice((10, 20, 5, 25, 50))  # many grids: few questions share all their parameters
     grid = tuple(step * i for i in range(k))
-    if prop == "bic":
-        n = 2
-    else:
-        n = rng.choice((2, 3)) if k <= 4 else 2
+    n = 2 if prop == "bic" or k > 4 else rng.choice((2, 3))
     res = step * rng.randint(1, k - 2)
-    auctions = [
-        Mechanism("auction", "first", n, grid),
-        Mechanism("auction", "second", n, grid),
-        Mechanism("auction", "reserve", n, grid, res),
-        Mechanism("auction", "second_plus", n, grid, step),
-        Mechanism("auction", "fraction", n, grid, 0, Fraction(rng.choice((50, 75, 80)), 100)),
-        Mechanism("auction", "second_wins", n, grid),
-        Mechanism("auction", "posted", n, grid, res),
-        Mechanism("auction", "allpay", n, grid),
-        Mechanism("auction", "reserve_first", n, grid, res),
-        Mechanism("auction", "posted_bid", n, grid, res),
-        Mechanism("auction", "entry_fee", n, grid, step),
-    ]
+    # each auction's parameter: a reserve or posted price, a bid increment or an entry fee (0: none)
+    param = {"reserve": res, "second_plus": step, "posted": res, "reserve_first": res, "posted_bid": res,
+             "entry_fee": step}
+    fraction = Fraction(rng.choice((50, 75, 80)), 100)
+    auctions = [Mechanism("auction", rule, n, grid, param.get(rule, 0), fraction if rule == "fraction" else 1)
+                for rule in ("first", "second", "reserve", "second_plus", "fraction", "second_wins", "posted", "allpay",
+                             "reserve_first", "posted_bid", "entry_fee")]
     if prop == "bic":
         return auctions + [Mechanism("auction", "interim", n, grid), Mechanism("auction", "interim_first", n, grid)]
     cost = n * step * rng.randint(1, k - 2)  # equal cost shares lie on the grid
@@ -1143,7 +1070,7 @@ def _mech_pool(ctx: GenContext, prop: str) -> list[Mechanism]:
 PROP_TEXT = {prop: (text["name"], text["gloss"]) for prop, text in TEXTS["mechanism_properties"].items()}
 
 
-def _property_question(ctx: GenContext, prop: str, short: str) -> Draft:
+def _property_question(ctx: GenContext, prop: str) -> Draft:
     """Yes/No (the property holds in half the questions), which mechanism has the property (exactly one of the
     offered does) or which lacks it (exactly one does not), the last two equally often: a surface trait of the
     mechanisms that have the property (a longer text, a word of the stem) points to the key in one and away from it
@@ -1160,7 +1087,7 @@ def _property_question(ctx: GenContext, prop: str, short: str) -> Draft:
         mech = rng.choice(good)
         rng.shuffle(bad)
         bad.sort(key=lambda m: m.rule != "interim_first")  # the twin fee list is always offered
-        tid, ask = ctx.phrasing(f"{short}_notdsic", T["mech_notdsic"])
+        tid, ask = ctx.phrasing(f"{prop}_notdsic", T["mech_notdsic"])
         q = f"{_mech_setup(ctx, mech, True)} {ask}"
         n_opts = ctx.n_options(3, 4)
         twin, rest = bad[:1], bad[1:]
@@ -1171,11 +1098,10 @@ def _property_question(ctx: GenContext, prop: str, short: str) -> Draft:
     if rng.random() < 0.5:
         want = rng.random() < 0.5
         mech = rng.choice([m for m in pool if check(m) == want])
-        tid, ask = ctx.phrasing(f"{short}_yn", [t.format(mechanism=describe_mechanism(mech), **words)
-                                                for t in T["mech_yn"]])
+        tid, ask = ctx.phrasing(f"{prop}_yn", [t.format(mechanism=describe_mechanism(mech), **words)
+                                               for t in T["mech_yn"]])
         q = f"{_mech_setup(ctx, mech, prop == 'bic')} {ask}"
-        correct, other = ("Yes", "No") if check(mech) else ("No", "Yes")
-        return Draft(tid, q, correct, (other,), {"kind": "yn", "mech": mech.to_params()}, 2)
+        return Draft(tid, q, *yes_no(check(mech)), {"kind": "yn", "mech": mech.to_params()}, 2)
     n_opts = ctx.n_options(3, 4)
     setting = rng.choice(sorted({m.setting for m in pool}))  # drawn before, and whatever, the question asks
     same = [m for m in pool if m.setting == setting]
@@ -1184,14 +1110,14 @@ def _property_question(ctx: GenContext, prop: str, short: str) -> Draft:
     feasible = [lk for lk, (one, rest) in ((False, (has, lacking)), (True, (lacking, has)))
                 if one and len(rest) >= n_opts - 1]
     if not feasible:
-        raise RuntimeError(f"{short}: no {setting} mechanisms for a which-question with {n_opts} options")
+        raise RuntimeError(f"{prop}: no {setting} mechanisms for a which-question with {n_opts} options")
     lacks = rng.choice(feasible) if len(feasible) == 2 else feasible[0]
     good, bad = (lacking, has) if lacks else (has, lacking)  # good: the one offered mechanism with the asked trait
     mech = rng.choice(good)
     bad = list(bad)
     rng.shuffle(bad)
     which = "whichnot" if lacks else "which"
-    tid, ask = ctx.phrasing(f"{short}_{which}", [t.format(**words) for t in T[f"mech_{which}"]])
+    tid, ask = ctx.phrasing(f"{prop}_{which}", [t.format(**words) for t in T[f"mech_{which}"]])
     q = f"{_mech_setup(ctx, mech, prop == 'bic')} {ask}"
     picked = balanced_decoys(rng, q, describe_mechanism(mech), [describe_mechanism(m) for m in bad], n_opts - 1)
     bad = [bad[j] for j in picked]
@@ -1199,20 +1125,13 @@ def _property_question(ctx: GenContext, prop: str, short: str) -> Draft:
     return Draft(tid, q, describe_mechanism(mech), tuple(describe_mechanism(m) for m in bad), params, n_opts)
 
 
-def _retry_local(fn, tries: int = 200):
-    for _ in range(tries):
-        out = fn()
-        if out is not None:
-            return out
-    raise RuntimeError(f"{fn.__qualname__}: no valid draw in {tries} tries")
-
 
 @generator("dsic")
 def dsic(ctx: GenContext) -> Draft:
     """DSIC judged by brute force over the stated grid: for every bidder, value, others' reports and misreport,
     truthful reporting is at least as good (mechanism table above). Yes/No for one mechanism, or which of several
     is DSIC (exactly one is)."""
-    return _property_question(ctx, "dsic", "dsic")
+    return _property_question(ctx, "dsic")
 
 
 @generator("bic")
@@ -1220,21 +1139,21 @@ def bic(ctx: GenContext) -> Draft:
     """BIC judged by brute force with independent uniform values on the grid: truthful reporting maximizes
     interim expected utility when the others are truthful. Yes/No, which is BIC, or which is BIC but not DSIC
     (the all-pay mechanism charging the second-price auction's interim expected payment)."""
-    return _property_question(ctx, "bic", "bic")
+    return _property_question(ctx, "bic")
 
 
 @generator("individual_rationality")
 def individual_rationality(ctx: GenContext) -> Draft:
     """Ex-post individual rationality judged by brute force: at every value profile every truthful participant's
     utility (value received minus payment) is >= 0. Yes/No or which mechanism is IR (exactly one)."""
-    return _property_question(ctx, "ir", "ir")
+    return _property_question(ctx, "ir")
 
 
 @generator("budget_balance")
 def budget_balance(ctx: GenContext) -> Draft:
     """Budget balance judged by brute force over every report profile of a public-project mechanism: payments sum
     exactly to the cost when the project is built and to zero when it is not. Yes/No or which is budget balanced."""
-    return _property_question(ctx, "bb", "bb")
+    return _property_question(ctx, "bb")
 
 
 # ================================================================================================================
@@ -1289,15 +1208,8 @@ def top_trading_cycles_element(ctx: GenContext) -> Draft:
         who = rng.randrange(n)
         tid, ask = ctx.phrase(T, "ttc_gets", noun=noun, person=people[who])
         params["asked"] = who
-        correct = item(house[who])
-        return Draft(
-            tid,
-            f"{setup} {ask}",
-            correct,
-            tuple(item(h) for h in prefs[who] if h != house[who]),
-            params,
-            ctx.n_options(3, 5),
-        )
+        return Draft(tid, f"{setup} {ask}", item(house[who]), tuple(item(h) for h in prefs[who] if h != house[who]),
+                     params, ctx.n_options(3, 5))
     if kind == "owner":
         h = rng.randrange(n)
         owner = house.index(h)
@@ -1401,7 +1313,7 @@ def _oar_format(ctx: GenContext) -> Draft:
             reserve = srt[-2] - 5 * rng.randint(1, 5)
     bid_text = join_list([T["oar_bid"].format(person=p, bid=fmt_money(b)) for p, b in zip(people, bids, strict=False)])
     res_text = T["oar_reserve_rule"].format(reserve=fmt_money(reserve)) if reserve else ""
-    setup = T["oar_setup"].format(item=_cap(ctx.vocab.owned_item), n=n, attitude=attitude, bids=bid_text,
+    setup = T["oar_setup"].format(item=capitalized(ctx.vocab.owned_item), n=n, attitude=attitude, bids=bid_text,
                                   reserve=res_text)
 
     def price(fmt_: str) -> int:
@@ -1412,7 +1324,7 @@ def _oar_format(ctx: GenContext) -> Draft:
     w = max(range(n), key=lambda i: bids[i])
 
     def text(fmt_: str, p: int) -> str:
-        return T["oar_outcome"].format(format=_cap(fmt_), winner=people[w], price=fmt_money(p))
+        return T["oar_outcome"].format(format=capitalized(fmt_), winner=people[w], price=fmt_money(p))
 
     params = {"kind": "format", "attitude": attitude, "bids": bids, "reserve": reserve, "people": people}
     # one wording for every attitude (one template whatever the answer): neither the question nor its id tells
@@ -1457,7 +1369,7 @@ AFFILIATED_ENVS = {
     "independent_averse": {"English auction": 1, "second-price sealed-bid auction": 1,
                            "first-price sealed-bid auction": 2, "Dutch auction": 2},
 }
-AFFILIATED_RANK = AFFILIATED_ENVS["affiliated"]
+
 _RANK_SHORT = ("English auction", "second-price sealed-bid auction", "first-price sealed-bid auction")
 
 
@@ -1467,11 +1379,7 @@ def revenue_ordering_text(ranks: dict[str, int]) -> str:
     text = fmts[0]
     for a, b in itertools.pairwise(fmts):
         text += (" = " if ranks[a] == ranks[b] else " > ") + b
-    return text[0].upper() + text[1:]
-
-
-def _cap(text: str) -> str:
-    return text[0].upper() + text[1:]
+    return capitalized(text)
 
 
 @generator("optimal_auction_affiliated")
@@ -1499,7 +1407,7 @@ def optimal_auction_affiliated(ctx: GenContext) -> Draft:
     people = ctx.people(n)
     attitude = "risk-averse" if env == "independent_averse" else "risk-neutral"
     setup = T["oaa_affiliated" if env.startswith("affiliated") else "oaa_independent"].format(
-        item=_cap(item), people=join_list(people), attitude=attitude)
+        item=capitalized(item), people=join_list(people), attitude=attitude)
     ranks = AFFILIATED_ENVS[env]
     params: dict[str, Any] = {"kind": kind, "env": env, "people": people}
     if kind == "best":
@@ -1539,8 +1447,8 @@ def _oaa_best(ctx: GenContext, setup: str, ranks: dict[str, int], all_equal: boo
         top = [f for f in offered if ranks[f] == max(ranks[f] for f in offered)]
         if len(top) == 1 or all_equal:
             break
-    correct = _cap(top[0]) if len(top) == 1 else equal
+    correct = capitalized(top[0]) if len(top) == 1 else equal
     tid, ask = ctx.phrase(T, "oaa_best")
-    dis = [_cap(f) for f in offered if _cap(f) != correct] + ([equal] if correct != equal else [])
+    dis = [capitalized(f) for f in offered if capitalized(f) != correct] + ([equal] if correct != equal else [])
     params["offered"] = offered
     return Draft(tid, f"{setup} {ask}", correct, tuple(dis), params, len(dis) + 1)

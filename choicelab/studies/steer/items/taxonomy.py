@@ -64,22 +64,13 @@ class Taxonomy:
     figure5_edges: tuple[tuple[str, str], ...]
 
     def element(self, element_id: str) -> Element:
-        for el in self.elements:
-            if el.id == element_id:
-                return el
-        raise KeyError(f"unknown STEER element {element_id!r}; see data/steer/taxonomy.yaml for the valid ids")
+        return _by_id(self.elements, element_id, "element", "; see data/steer/taxonomy.yaml for the valid ids")
 
     def module(self, module_id: str) -> Module:
-        for mod in self.modules:
-            if mod.id == module_id:
-                return mod
-        raise KeyError(f"unknown STEER module {module_id!r}")
+        return _by_id(self.modules, module_id, "module")
 
     def setting(self, setting_id: str) -> Setting:
-        for st in self.settings:
-            if st.id == setting_id:
-                return st
-        raise KeyError(f"unknown STEER setting {setting_id!r}")
+        return _by_id(self.settings, setting_id, "setting")
 
     @property
     def element_ids(self) -> tuple[str, ...]:
@@ -100,6 +91,14 @@ class Taxonomy:
                 seen.add(node)
                 stack.extend(self.parents(node))
         return frozenset(seen)
+
+
+def _by_id(items: Iterable, wanted: str, kind: str, hint: str = ""):
+    """The item of ``items`` whose ``id`` is ``wanted`` (KeyError naming the ``kind`` when there is none)."""
+    for item in items:
+        if item.id == wanted:
+            return item
+    raise KeyError(f"unknown STEER {kind} {wanted!r}{hint}")
 
 
 def find_cycle(nodes: Iterable[str], edges: Iterable[tuple[str, str]]) -> list[str] | None:
@@ -173,10 +172,8 @@ def parse_taxonomy(tax_doc: dict, dep_doc: dict, source: str = "taxonomy") -> Ta
                     raise ValueError(f"{source}: element {eid!r} has unknown domains {unknown}; known: {KNOWN_DOMAINS}")
                 if len(set(domains)) != len(domains):
                     raise ValueError(f"{source}: element {eid!r} lists a domain twice: {domains}")
-                elements.append(
-                    Element(eid, str(_require(e_doc, "code", where)), str(_require(e_doc, "name", where)),
-                            mid, sid, lo, hi, domains)
-                )
+                elements.append(Element(eid, str(_require(e_doc, "code", where)), str(_require(e_doc, "name", where)),
+                                        mid, sid, lo, hi, domains))
                 element_ids.append(eid)
             module_name = str(_require(m_doc, "name", f"{source}: module {mid}"))
             modules.append(Module(mid, module_name, sid, tuple(element_ids)))
@@ -218,19 +215,9 @@ def parse_taxonomy(tax_doc: dict, dep_doc: dict, source: str = "taxonomy") -> Ta
 def load_taxonomy(taxonomy_path: str | Path = DEFAULT_TAXONOMY_PATH,
                   dependencies_path: str | Path = DEFAULT_DEPENDENCIES_PATH) -> Taxonomy:
     """Load and validate the STEER taxonomy and dependency graph (cached per path pair)."""
-    paths = []
-    for p in (taxonomy_path, dependencies_path):
-        path = Path(p)
+    paths = [Path(p) for p in (taxonomy_path, dependencies_path)]
+    for path in paths:
         if not path.is_file():
             raise ValueError(f"STEER taxonomy file {path} not found")
-        paths.append(path)
-    with paths[0].open(encoding="utf-8") as fh:
-        tax_doc = yaml.safe_load(fh)
-    with paths[1].open(encoding="utf-8") as fh:
-        dep_doc = yaml.safe_load(fh)
+    tax_doc, dep_doc = (yaml.safe_load(path.read_text(encoding="utf-8")) for path in paths)
     return parse_taxonomy(tax_doc, dep_doc, source=str(paths[0].name))
-
-
-def ancestors(element_id: str) -> frozenset[str]:
-    """Transitive prerequisites of ``element_id`` in the default taxonomy."""
-    return load_taxonomy().ancestors(element_id)

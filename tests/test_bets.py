@@ -22,8 +22,8 @@ from choicelab.studies.bets import paper as bets_paper
 ROOT = Path(__file__).resolve().parents[1]
 TEMPLATES = ib.load_templates()
 LISTS = ib.load_item_lists()
-# The embedded default's bets settings: every template and modality, RQ2 and beliefs from Choice Valuable.
-# the embedded default's settings with the paper's three bet modalities (the default trains dice alone)
+# The embedded default's bets settings (every template, RQ2 and beliefs from Choice Valuable) with the paper's three
+# bet modalities: the default itself trains dice alone.
 _DEFAULT = yaml.safe_load((ROOT / "config.yaml").read_text())
 _DEFAULT["studies"]["bets"]["modalities"] = ["coin", "dice", "card"]
 SETTINGS = study_settings(_DEFAULT, "bets")

@@ -23,32 +23,6 @@ from choicelab.studies.bets import metrics as m
 from choicelab.studies.bets.settings import Settings
 from choicelab.studies.bets.stages import STAGE_DEFAULT, checkpoint_name, split_checkpoint
 
-EVALUATION_COLUMNS = [
-    "rq",
-    "model",
-    "stage",
-    "checkpoint",
-    "eval_set",
-    "split",
-    "ground_truth",
-    "tuned_on",
-    "threshold",
-    "dev_accuracy",
-    "hits",
-    "n",
-    "accuracy",
-    "p0",
-    "p_value",
-    "significant",
-    "se",
-    "ci95_low",
-    "ci95_high",
-    "clustered_low",
-    "clustered_high",
-    "n_clusters",
-    "design_effect",
-    "min_detectable_difference",
-]
 EVALUATION_SCHEMA = pa.schema(
     [
         pa.field("rq", pa.string(), nullable=False),  # rq1 | rq2 | rq3
@@ -78,6 +52,7 @@ EVALUATION_SCHEMA = pa.schema(
     ],
     metadata={b"choicelab.schema": b"bets_evaluations/2"},
 )
+EVALUATION_COLUMNS = EVALUATION_SCHEMA.names  # the evaluation rows' columns, in order
 PER_QUESTION_SCHEMA = pa.schema(
     [
         pa.field("rq", pa.string(), nullable=False),

@@ -6,8 +6,8 @@ Each table is a CSV (one row per evaluation, accuracy in %) and a Markdown grid 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 import pandas as pd
 
@@ -142,160 +142,52 @@ def pivot_markdown(
     return "\n".join(lines) + "\n" + note + "\n"
 
 
-RESULT_TABLES: dict[str, dict[str, Any]] = {
-    "table5": {
-        "rq": "rq1",
-        "gts": ["standard"],
-        "value": "accuracy",
-        "rows": ["model"],
-        "cols": ["condition"],
-        "stages": ["default", "fine-tuned"],
-    },
-    "table9": {
-        "rq": "rq1",
-        "gts": ["standard"],
-        "value": "p",
-        "rows": ["model"],
-        "cols": ["condition"],
-        "stages": ["default", "fine-tuned"],
-    },
-    "table10": {
-        "rq": "rq1",
-        "gts": ["normal"],
-        "value": "p",
-        "rows": ["model"],
-        "cols": ["condition"],
-        "stages": ["default", "fine-tuned"],
-    },
-    "table11": {
-        "rq": "rq1",
-        "gts": ["weak_normal"],
-        "value": "p",
-        "rows": ["model"],
-        "cols": ["condition"],
-        "stages": ["default", "fine-tuned"],
-    },
-    "table12": {
-        "rq": "rq1",
-        "gts": ["weak"],
-        "value": "p",
-        "rows": ["model"],
-        "cols": ["condition"],
-        "stages": ["default", "fine-tuned"],
-    },
-    "table6": {
-        "rq": "rq2",
-        "gts": ["standard", "bca"],
-        "value": "accuracy",
-        "rows": ["model"],
-        "cols": ["condition", "ground_truth"],
-        "stages": ["default", "fine-tuned"],
-        "symbol": "§",
-    },
-    "table13": {
-        "rq": "rq2",
-        "gts": ["standard", "bca"],
-        "value": "p",
-        "rows": ["model"],
-        "cols": ["condition", "ground_truth"],
-        "stages": ["default", "fine-tuned"],
-    },
-    "table14": {
-        "rq": "rq2",
-        "gts": list(gt.BET_GROUND_TRUTHS),
-        "value": "accuracy",
-        "rows": ["model", "ground_truth"],
-        "cols": ["condition"],
-        "stages": ["default", "fine-tuned"],
-        "symbol": "§",
-    },
-    "table15": {
-        "rq": "rq2",
-        "gts": list(gt.BET_GROUND_TRUTHS),
-        "value": "p",
-        "rows": ["model", "ground_truth"],
-        "cols": ["condition"],
-        "stages": ["default", "fine-tuned"],
-    },
-    "table20": {
-        "rq": "rq3",
-        "gts": ["standard"],
-        "value": "accuracy",
-        "rows": ["model"],
-        "cols": ["stage", "condition"],
-        "stages": ["train", "test"],
-        "split_stages": True,
-    },
-    "table16": {
-        "rq": "rq3",
-        "gts": ["standard"],
-        "value": "p",
-        "rows": ["model"],
-        "cols": ["stage", "condition"],
-        "stages": ["train", "test"],
-        "split_stages": True,
-    },
-    "table17": {
-        "rq": "rq3",
-        "gts": ["strict"],
-        "value": "p",
-        "rows": ["model"],
-        "cols": ["stage", "condition"],
-        "stages": ["test"],
-        "split_stages": True,
-    },
-    "table18": {
-        "rq": "rq3",
-        "gts": ["positive_gain"],
-        "value": "p",
-        "rows": ["model"],
-        "cols": ["stage", "condition"],
-        "stages": ["test"],
-        "split_stages": True,
-    },
-    "table19": {
-        "rq": "rq3",
-        "gts": ["non_negative_gain"],
-        "value": "p",
-        "rows": ["model"],
-        "cols": ["stage", "condition"],
-        "stages": ["test"],
-        "split_stages": True,
-    },
+@dataclass(frozen=True)
+class _Spec:
+    """One result table: its research question, ground truths and cell value ('accuracy' or 'p'), the grid's row and
+    column keys, the stages a cell joins ('default/fine-tuned'; RQ3: the splits, 'train/test') and the symbol marking
+    significance."""
+
+    rq: str
+    gts: tuple[str, ...]
+    value: str
+    rows: tuple[str, ...] = ("model",)
+    cols: tuple[str, ...] = ("condition",)
+    stages: tuple[str, ...] = ("default", "fine-tuned")
+    symbol: str = "†"
+
+
+_RQ2_COLS = ("condition", "ground_truth")
+_BY_TRUTH = ("model", "ground_truth")
+RESULT_TABLES: dict[str, _Spec] = {
+    "table5": _Spec("rq1", ("standard",), "accuracy"),
+    "table9": _Spec("rq1", ("standard",), "p"),
+    "table10": _Spec("rq1", ("normal",), "p"),
+    "table11": _Spec("rq1", ("weak_normal",), "p"),
+    "table12": _Spec("rq1", ("weak",), "p"),
+    "table6": _Spec("rq2", ("standard", "bca"), "accuracy", cols=_RQ2_COLS, symbol="§"),
+    "table13": _Spec("rq2", ("standard", "bca"), "p", cols=_RQ2_COLS),
+    "table14": _Spec("rq2", gt.BET_GROUND_TRUTHS, "accuracy", rows=_BY_TRUTH, symbol="§"),
+    "table15": _Spec("rq2", gt.BET_GROUND_TRUTHS, "p", rows=_BY_TRUTH),
+    "table20": _Spec("rq3", ("standard",), "accuracy", stages=("train", "test")),
+    "table16": _Spec("rq3", ("standard",), "p", stages=("train", "test")),
+    "table17": _Spec("rq3", ("strict",), "p", stages=("test",)),
+    "table18": _Spec("rq3", ("positive_gain",), "p", stages=("test",)),
+    "table19": _Spec("rq3", ("non_negative_gain",), "p", stages=("test",)),
 }
+
+
 def result_table(ev: pd.DataFrame, name: str) -> tuple[pd.DataFrame, str]:
     """(CSV frame, Markdown in the paper's layout) of one result table."""
     spec = RESULT_TABLES[name]
-    sel = ev[(ev["rq"] == spec["rq"]) & ev["ground_truth"].isin(spec["gts"])]
-    if spec.get("split_stages"):  # RQ3: cells are 'train/test' per (fine-tune modality -> test modality)
-        sel = sel[sel["split"].isin(spec["stages"])]
-        return long_table(sel), _rq3_markdown(sel, spec)
-    md = pivot_markdown(
-        sel,
-        rows=spec["rows"],
-        columns=spec["cols"],
-        stages=spec["stages"],
-        value="accuracy" if spec["value"] == "accuracy" else "p",
-        symbol=spec.get("symbol", "†"),
-    )
-    return long_table(sel), md
-
-
-def _rq3_markdown(sel: pd.DataFrame, spec: Mapping[str, Any]) -> str:
-    """RQ3 grids: one column per (fine-tune modality -> test modality), cells 'train/test'."""
-    if sel.empty:
-        return "_no evaluations (the study has no models configured)_\n"
-    frame = sel.copy()
-    frame["eval_set"] = [
-        f"{ft.removeprefix('fine-tuned:')}->{e.removeprefix('bets_bet_')}"
-        for ft, e in zip(frame["stage"], frame["eval_set"], strict=True)
-    ]
-    frame["stage"] = frame["split"]
-    return pivot_markdown(
-        frame,
-        rows=spec["rows"],
-        columns=["condition"],
-        stages=spec["stages"],
-        value="accuracy" if spec["value"] == "accuracy" else "p",
-        symbol=spec.get("symbol", "†"),
-    )
+    sel = grid = ev[(ev["rq"] == spec.rq) & ev["ground_truth"].isin(spec.gts)]
+    if spec.rq == "rq3":  # one column per (fine-tune modality -> test modality), cells 'train/test'
+        sel = sel[sel["split"].isin(spec.stages)]
+        grid = sel.assign(
+            eval_set=[f"{ft.removeprefix('fine-tuned:')}->{e.removeprefix('bets_bet_')}"
+                      for ft, e in zip(sel["stage"], sel["eval_set"], strict=True)],
+            stage=sel["split"],
+        )
+    markdown = pivot_markdown(grid, rows=spec.rows, columns=spec.cols, stages=spec.stages, value=spec.value,
+                              symbol=spec.symbol)
+    return long_table(sel), markdown

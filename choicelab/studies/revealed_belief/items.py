@@ -100,43 +100,25 @@ def _dice_label(base: str, n: int, sep: str = " – ") -> str:
 def observation_rule(name: str, support: Sequence[int]) -> tuple[str, Callable[[int], bool]]:
     """The sentence and predicate of an observation on a support lo..hi (thresholds at the midpoint)."""
     lo, hi = support[0], support[-1]
-    mid = (lo + hi) / 2
-    middle = math.floor(mid)
-    if name == "Smaller":
-        t = math.ceil(mid)
-        return f"smaller than {t}", lambda v: v < t
-    if name == "Larger":
-        t = math.floor(mid)
-        return f"larger than {t}", lambda v: v > t
-    if name == "Even":
-        return "an even number", lambda v: v % 2 == 0
-    if name == "Odd":
-        return "an odd number", lambda v: v % 2 == 1
-    if name == "Not first":
-        return f"different from {lo}", lambda v: v != lo
-    if name == "Not middle":
-        return f"different from {middle}", lambda v: v != middle
-    raise ValueError(f"unknown observation {name!r}; use one of {OBSERVATIONS}")
+    smaller, larger = math.ceil((lo + hi) / 2), math.floor((lo + hi) / 2)  # the midpoint's neighbours
+    rules = {
+        "Smaller": (f"smaller than {smaller}", lambda v: v < smaller),
+        "Larger": (f"larger than {larger}", lambda v: v > larger),
+        "Even": ("an even number", lambda v: v % 2 == 0),
+        "Odd": ("an odd number", lambda v: v % 2 == 1),
+        "Not first": (f"different from {lo}", lambda v: v != lo),
+        "Not middle": (f"different from {larger}", lambda v: v != larger),
+    }
+    if name not in rules:
+        raise ValueError(f"unknown observation {name!r}; use one of {OBSERVATIONS}")
+    return rules[name]
 
 
 def _scenario(where: tuple[str, str, str, str, str], text: str, completion: str, question: str,
               dist: Mapping[Any, Fraction], params: dict[str, Any]) -> Scenario:
     """A setting from ``where`` it sits (its id, family, variant, the appendix row's label and the appendix table),
     its texts and its true distribution over outcomes."""
-    setting_id, family, variant, row, appendix = where
-    return Scenario(
-        setting_id=setting_id,
-        family=family,
-        variant=variant,
-        row_label=row,
-        appendix=appendix,
-        scenario_text=text,
-        completion=completion,
-        question=question,
-        outcomes=tuple(str(k) for k in dist),
-        true_distribution=tuple(dist.values()),
-        params=params,
-    )
+    return Scenario(*where, text, completion, question, tuple(str(k) for k in dist), tuple(dist.values()), params)
 
 
 def dice_scenarios(faces: Iterable[int], n_dice: Iterable[int]) -> list[Scenario]:
@@ -361,13 +343,11 @@ def scenarios_table(scenarios: Sequence[Scenario]) -> pa.Table:
     """Scenarios as an Arrow table; true distributions also kept as exact fractions (text)."""
     if not scenarios:
         raise ValueError("no revealed-belief scenarios were generated: check studies.revealed_belief in the config")
+    named = ("setting_id", "family", "variant", "row_label", "appendix")
+    columns = {name: [getattr(s, name) for s in scenarios] for name in named}
     return pa.table(
         {
-            "setting_id": [s.setting_id for s in scenarios],
-            "family": [s.family for s in scenarios],
-            "variant": [s.variant for s in scenarios],
-            "row_label": [s.row_label for s in scenarios],
-            "appendix": [s.appendix for s in scenarios],
+            **columns,
             "row_key": [json.dumps(row_sort_key(s)) for s in scenarios],
             "prompt": [s.prompt for s in scenarios],
             "outcomes": [list(s.outcomes) for s in scenarios],

@@ -493,14 +493,14 @@ def test_a_key_left_out_takes_the_schemas_default_and_nothing_else(tmp_path):
 
 def test_every_artifact_names_its_builders_arguments_and_the_rules_are_served_by_the_one_adapter():
     from choicelab.studies import study_of_rule
-    from choicelab.studies.probes.artifacts import ARGUMENTS, ARTIFACT_BY_NAME, ARTIFACTS, BUILDERS, RULES
+    from choicelab.studies.probes.artifacts import ARGUMENTS, ARTIFACT_BY_NAME, ARTIFACTS, BUILDERS
 
     inputs = {"conf", "seed", "trials", "train_info", "dev", "paper1", "paper2", "timings", "control", "fine_tuned",
               "paper", "gate", "training"}
     assert set(ARGUMENTS) == set(ARTIFACT_BY_NAME) == set(BUILDERS)
     assert all(arg in inputs or arg in ARTIFACT_BY_NAME for args in ARGUMENTS.values() for arg in args)
     assert all(a.builder is not None and a.reproduces for a in ARTIFACTS)
-    assert all(study_of_rule(rule) == "probes" for rule in RULES)
+    assert all(study_of_rule(a.rule) == "probes" for a in ARTIFACTS)
     assert {a.id("probes") for a in ARTIFACTS} == {f"probes/{name}" for name in ARTIFACT_BY_NAME}
 
 

@@ -30,6 +30,7 @@ from choicelab.studies.probes.metrics import confidence_frame, read_confidences,
 
 STUDY = "probes"
 
+
 def finish(name: str, value: Any, gate: Any = None) -> Any:
     """A built table with its seed summary rows (:data:`.competence.SEED_SUMMARY`) and, given the competence
     ``gate``, every row marked with the verdict of the checkpoint it is built on."""
@@ -84,14 +85,16 @@ def render(name: str, sources: Sources) -> Built:
     return Built(value, None, note)
 
 
-# name -> the function that builds the table or figure from the arguments :data:`ARGUMENTS` names
+# name -> the function that builds the table or figure, and what it is called with, in order: a job's named input,
+# or the frame of another artifact
 BUILDERS: dict[str, Callable[..., Any]] = {}
+ARGUMENTS: dict[str, tuple[str, ...]] = {}
 
 
 def _artifact(name: str, reproduces: str, caption: str, build: Callable[..., Any], rule: str,
-              kind: str = "table") -> Artifact:
-    """An artifact whose builder renders ``build``'s result from a job's :class:`Sources` (:func:`render`)."""
-    BUILDERS[name] = build
+              arguments: tuple[str, ...] = ("conf",), kind: str = "table") -> Artifact:
+    """An artifact whose builder renders ``build(*arguments)`` from a job's :class:`Sources` (:func:`render`)."""
+    BUILDERS[name], ARGUMENTS[name] = build, arguments
     return Artifact(name, reproduces, caption, partial(render, name), rule, kind=kind)
 
 
@@ -106,7 +109,7 @@ ARTIFACTS: tuple[Artifact, ...] = (
     _artifact("table2", "Table 2 (MaxProb thresholds and accuracies; instances split 50/50, mean over trials)",
              "MaxProb selective prediction per probe: threshold and accuracy, mean and t 95% interval over repeats "
              "(_repeats: their spread; the repeats share instances), exact 95% CI of one repeat's decisions",
-             tables.table2, "probes_tables"),
+             tables.table2, "probes_tables", ("conf", "seed", "trials")),
     _artifact("table_accuracy",
              "extra: the competence gate: dev accuracy of every fine-tuned checkpoint (exact 95% CI) against chance "
              "and its untrained-head control, with its seed, recipe, train data and model selection",
@@ -115,7 +118,7 @@ ARTIFACTS: tuple[Artifact, ...] = (
              "does not clear chance is marked 'model not above chance: probe statistics not interpretable' here and "
              "in every table built on it; the training seed and recipe, the held-out accuracy that selected the "
              "epoch (a held-out slice of train, never the evaluation set)",
-             tables.accuracy_table, "probes_tables"),
+             tables.accuracy_table, "probes_tables", ("conf", "train_info", "gate", "training")),
     _artifact("table_nra", "in-text: No-Right-Answer confidences ANC, ANC', RAC, SAC (Fig. 4 numbers)",
              "No-Right-Answer: ANC, ANC', RAC, SAC, the bars ANC'-SAC and ANC-RAC with t 95% intervals (_ci95) and "
              "standard deviations over instances (_sd: the paper's Fig. 4 bars of 0.37-0.75 match SDs, not SEs), "
@@ -136,20 +139,20 @@ ARTIFACTS: tuple[Artifact, ...] = (
              "each gold share vs 1/n", tables.label_balance_table, "probes_tables"),
     _artifact("table_lengths", "in-text: length in words of the selected vs the non-selected choices (95% CI)",
              "words in the selected vs the non-selected choices, t 95% CIs and Welch's t-test",
-             tables.length_table, "probes_tables"),
+             tables.length_table, "probes_tables", ("conf", "dev")),
     _artifact("table_overlap",
              "in-text: Pearson r of the prompt-overlap word frequencies in selected vs non-selected choices",
              "Pearson r (Fisher-z 95% CI) between the frequencies of prompt-overlapping words in the selected and "
-             "the non-selected choices (Sec. 4.1)", tables.overlap_table, "probes_tables"),
+             "the non-selected choices (Sec. 4.1)", tables.overlap_table, "probes_tables", ("conf", "dev")),
     _artifact("compare_paper", "extra: the paper's Tables 1 and 2 beside ours",
              "the paper's Tables 1 and 2 (all RoBERTa-large) beside ours, with our n and 95% interval (ours_interval "
              "says which: paired t, clustered by item, t over repeats or exact); each row names the "
              "paper's model and says whether ours is like for like and, where not, why",
-             paper.compare_paper, "probes_tables"),
+             paper.compare_paper, "probes_tables", ("table1", "table2", "paper1", "paper2")),
     _artifact("fig_compare_paper", "extra: the paper's Tables 1 and 2 beside ours, in a figure",
              "per quantity of Tables 1-2 and benchmark: the paper's number (black diamonds, RoBERTa-large) beside "
              "each of our models' (with the 95% interval each panel names, n instances on the axis), same scale",
-             paper.compare_paper_figure, "probes_tables", kind="figure"),
+             paper.compare_paper_figure, "probes_tables", ("compare_paper",), kind="figure"),
     # rule probes_robustness: every benchmark and scorer
     _artifact("robustness_matrix", "extra (beyond the paper): the four probes on every benchmark and scorer",
              "pseudo-accuracy minus chance per benchmark x model x scoring method x probe (n instances; ci95: exact "
@@ -161,17 +164,17 @@ ARTIFACTS: tuple[Artifact, ...] = (
     _artifact("fig_robustness_matrix", "extra (beyond the paper): heat map of probes/robustness_matrix",
              "heat map of pseudo-accuracy minus chance per benchmark x model x scoring method x probe (n per cell; "
              "cells whose exact 95% CI covers zero are hatched, their value bracketed)",
-             figures.robustness_heatmap, "probes_robustness", kind="figure"),
+             figures.robustness_heatmap, "probes_robustness", ("robustness_matrix",), kind="figure"),
     # rule probes_timing_table
     _artifact("table_timing", "in-text: time to answer Choice Paralysis instances by n (near-linear in n)",
              "seconds per Choice Paralysis instance by n and relative to the smallest n (wall-clock: differs "
-             "between runs)", tables.timing_table, "probes_timing_table"),
+             "between runs)", tables.timing_table, "probes_timing_table", ("timings",)),
     # rule probes_controls
     _artifact("table_controls", "in-text: Sec. 4.2-4.4 (pre-trained RoBERTa, XLNet, UnifiedQA)",
              "Sec. 4.2-4.4 controls: pre-trained encoders with an untrained multiple-choice head under the four "
              "probes, beside the fine-tuned encoders and the paper's numbers (exact 95% CIs and intervals clustered "
              "by original item, n per cell; unrun paper controls listed as such)",
-             tables.controls_table, "probes_controls"),
+             tables.controls_table, "probes_controls", ("control", "fine_tuned", "paper")),
     # rule probes_figures: Figs 3-6
     _artifact("fig3", "Figure 3", "No-Question confidences before and after (box plots: the spread over "
              "instances, not an interval of the mean)",
@@ -179,40 +182,14 @@ ARTIFACTS: tuple[Artifact, ...] = (
     _artifact("fig4", "Figure 4",
              "No-Right-Answer confidence differences with t 95% intervals over instances (the paper's bars, "
              "0.37-0.75, match standard deviations over instances, listed in probes/table_nra)",
-             figures.fig4_no_right_answer, "probes_figures", kind="figure"),
+             figures.fig4_no_right_answer, "probes_figures", ("table_nra",), kind="figure"),
     _artifact("fig5", "Figure 5",
              "Choice Paralysis confidence by n and sampling (mean and t 95% interval over trials; grey: original)",
-             figures.fig5_choice_paralysis, "probes_figures", kind="figure"),
+             figures.fig5_choice_paralysis, "probes_figures", ("table_choice_paralysis",), kind="figure"),
     _artifact("fig6", "Figure 6", "hits@k under Choice Paralysis, both samplings (95% interval clustered by "
              "original item; dashed: original accuracy)",
-             figures.fig6_hits_at_k, "probes_figures", kind="figure"),
+             figures.fig6_hits_at_k, "probes_figures", ("table_hits_at_k",), kind="figure"),
 )
-
-RULES = tuple(dict.fromkeys(artifact.rule for artifact in ARTIFACTS))  # the rules that write artifacts
-
-
-# What each builder is called with, in order: a job's named input, or the frame of another artifact.
-ARGUMENTS: dict[str, tuple[str, ...]] = {
-    "table1": ("conf",),
-    "table2": ("conf", "seed", "trials"),
-    "table_accuracy": ("conf", "train_info", "gate", "training"),
-    "table_nra": ("conf",),
-    "table_choice_paralysis": ("conf",),
-    "table_hits_at_k": ("conf",),
-    "table_label_balance": ("conf",),
-    "table_lengths": ("conf", "dev"),
-    "table_overlap": ("conf", "dev"),
-    "compare_paper": ("table1", "table2", "paper1", "paper2"),
-    "fig_compare_paper": ("compare_paper",),
-    "robustness_matrix": ("conf",),
-    "fig_robustness_matrix": ("robustness_matrix",),
-    "table_timing": ("timings",),
-    "table_controls": ("control", "fine_tuned", "paper"),
-    "fig3": ("conf",),
-    "fig4": ("table_nra",),
-    "fig5": ("table_choice_paralysis",),
-    "fig6": ("table_hits_at_k",),
-}
 
 ARTIFACT_BY_NAME = by_name(ARTIFACTS)
 
@@ -236,7 +213,6 @@ def _models(conf: Any) -> str:
 def _tables(i: Any, p: Any) -> Sources:
     import pandas as pd
 
-
     conf = read_confidences(i.confidences)
     control = confidence_frame(read_frames(i.controls), read_frames(i.probed)) if i.controls else None
     training = tables.training_records(list(i.checkpoints))
@@ -248,14 +224,12 @@ def _tables(i: Any, p: Any) -> Sources:
 
 
 def _figures(i: Any, p: Any) -> Sources:
-
     conf = read_confidences(i.confidences)
     gate = competence(conf, training=tables.training_records(list(i.checkpoints)))  # failing: named on it
     return Sources({"conf": conf, "gate": gate}, _models(conf), caption_note(gate, seeds_in(conf["model"].unique())))
 
 
 def _robustness(i: Any, p: Any) -> Sources:
-
     conf = confidence_frame(read_frames([*i.encoder, *i.causal]), read_frames(i.probed))
     gate = competence(conf, training=tables.training_records(list(i.checkpoints)))  # causal LMs: no verdict
     return Sources({"conf": conf, "gate": gate}, _models(conf), caption_note(gate, seeds_in(conf["model"].unique())))
@@ -263,7 +237,6 @@ def _robustness(i: Any, p: Any) -> Sources:
 
 def _controls(i: Any, p: Any) -> Sources:
     import pandas as pd
-
 
     control, fine_tuned = confidence_frame(read_frames(i.dumps), read_frames(i.probed)), read_confidences(i.confidences)
     gate = competence(fine_tuned, control, training=tables.training_records(list(i.checkpoints)))

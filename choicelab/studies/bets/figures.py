@@ -46,7 +46,6 @@ INTERVAL = "bars: 95% intervals, clustered by item pair for a checkpoint, t over
 
 
 def _grouped_bars(ax: plt.Axes, frame: pd.DataFrame, models: Sequence[str], series: Sequence[str], key: str) -> None:
-
     width = 0.8 / max(1, len(series))
     x = np.arange(len(models))
     low, high = drawn_interval(frame)

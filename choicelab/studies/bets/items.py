@@ -31,8 +31,6 @@ VARIANTS = ("v1", "v2", "v3", "v4")
 DATA_DIR = Path(__file__).resolve().parents[3] / "data" / "bets"
 
 
-
-
 class BetsDataError(UserError, ValueError):
     """The item lists or templates in data/bets/ are malformed."""
 
@@ -82,14 +80,10 @@ def load_templates(path: str | Path = DATA_DIR / "templates.yaml") -> dict[str, 
 # -- text --------------------------------------------------------------------------------------------------------------
 
 
-def indefinite_article(noun: str, agree: bool = True) -> str:
-    """'an' before a vowel letter when ``agree`` (the spec's decision: "an egg"), else always 'a' (the paper mixes)."""
-    return "an" if agree and noun[:1].lower() in "aeiou" else "a"
-
-
 def with_article(noun: str, agree: bool = True) -> str:
-    return f"{indefinite_article(noun, agree)} {noun}"
-
+    """The noun after 'an' where it starts with a vowel letter and ``agree`` (the spec's decision: "an egg"), else
+    after 'a' (the paper mixes)."""
+    return f"{'an' if agree and noun[:1].lower() in 'aeiou' else 'a'} {noun}"
 
 
 # -- question instantiation --------------------------------------------------------------------------------------------

@@ -26,7 +26,6 @@ def hellaswag_files() -> list[str]:
 
 
 def swag_files() -> list[str]:
-
     return [f.mirror_path for f in SWAG_FILES.values()]
 
 
@@ -41,7 +40,6 @@ class Jobs(StudyJobs):
     def from_config(cls, config: Mapping[str, Any], basedir: Path) -> Jobs:
         jobs = cls(STUDY, study_settings(config, STUDY), tuple(study_models(config, STUDY)), data_root(config))
         if jobs.models and jobs.stage_root() != jobs.data_root:
-
             print(f"choicelab: the data mirror {jobs.data_root} lacks {', '.join(jobs.stage_files())}: bets' default "
                   f"stage reads them from {DOWNLOADS}, where rule download_swag fetches them (needs the internet; "
                   "offline, set studies.bets.default_stage.data: hellaswag for the HellaSwag stand-in)",

@@ -228,7 +228,6 @@ def _note(row: Any, notes: pd.DataFrame) -> str:
             f"different model ({row.our_model} vs the paper's {row.paper_model}): a comparison, not a reproduction"
         )
     if row.our_model and not notes.empty:
-
         encoder, seed = split_seed(str(row.our_model).split(" over ")[0].split(" mean of ")[0])
         mine = notes[notes["model"] == encoder]
         if seed is not None and "seed" in mine:

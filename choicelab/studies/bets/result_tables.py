@@ -20,10 +20,6 @@ def _pct(x: float) -> str:
     return "n/a" if pd.isna(x) else f"{100 * x:.0f}"
 
 
-def _mark(row: pd.Series, symbol: str) -> str:
-    return symbol if row["significant"] else ""
-
-
 def _cell_formatter(stages: Sequence[str], value: str, symbol: str):
     """'68†/96†' style cells: one value per stage, joined by '/'."""
 
@@ -38,7 +34,7 @@ def _cell_formatter(stages: Sequence[str], value: str, symbol: str):
             spread = r.get("sd_seeds", float("nan"))
             sd = f"±{100 * spread:.0f}" if value == "accuracy" and not pd.isna(spread) else ""  # a mean over seeds
             parts.append(
-                _pct(r["accuracy_percent"] / 100) + sd + _mark(r, symbol)
+                _pct(r["accuracy_percent"] / 100) + sd + (symbol if r["significant"] else "")
                 if value == "accuracy"
                 else m.format_pvalue(r["p_value"])
             )

@@ -105,7 +105,6 @@ def default_stage_items(
         train, dev = swag.load_swag(root, "train"), swag.load_swag(root, "val")
         source = "SWAG (rowanz/swagaf train.csv / val.csv)"
     elif data == "hellaswag":
-
         train, dev = train_dev_split(load_benchmark("hellaswag", "dev", root), 0.5, seed)
         source = "HellaSwag validation, seeded half/half split (stand-in for SWAG)"
     else:

@@ -119,7 +119,6 @@ def probes_panel(root: str | Path, model: str) -> Panel:
                  flags=tuple(flags), sources=tuple(sources), extra={"detail_caption": caption})
 
 
-
 def _dumps_of(root: Path, model: str) -> list[Path]:
     return dump_files(root, "probes", model)
 

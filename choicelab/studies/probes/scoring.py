@@ -84,7 +84,6 @@ def score_control(base: str, probed_files: Sequence[str], *, model: str, control
     kind = read_model_json(base)["kind"]
     name = control_name(model)
     if kind == "seq2seq":
-
         scorer, _ = load_scorer(base, device=device, max_batch_tokens=max_batch_tokens, seq2seq_mode="decoder")
         count = seq2seq_control_items
     else:

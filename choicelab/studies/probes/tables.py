@@ -361,7 +361,6 @@ UNIFIEDQA_STATUS = ("not run in this configuration (UnifiedQA, Sec. 4.2: the pap
                     "allenai/unifiedqa-t5-11b on 50 instances x 3 draws); the paper's numbers are shown alone")
 
 
-
 def _with_average(matrix: pd.DataFrame) -> pd.DataFrame:
     """Adds, per (condition, model, probe), the mean over benchmarks (the paper's "average" statements), its n and a
     exact binomial interval on the pooled instances."""

@@ -54,7 +54,6 @@ def revealed_belief_panel(root: str | Path, model: str) -> Panel:
         if len(rows):
             headlines.append(_scenario_headline(label + ", all settings", rows, "chebyshev", str(dpath)))
     if model in compare.columns and paper_cols:
-
         block = compare["table"].map(lambda t: appendix_table_ids().get(str(t), ("", 0))[1])
         who = paper_cols[0][len("paper_"):]
         # blocks 1 and 2 are the revealed belief of base and instruct models (ours: one value per row), 3 the stated
@@ -87,7 +86,6 @@ def revealed_belief_panel(root: str | Path, model: str) -> Panel:
     return Panel("revealed_belief", TITLE, OK, reason=reason, headlines=tuple(headlines),
                  detail=pd.DataFrame(rows, columns=["family", "method", "chebyshev", "low", "high", "n"]),
                  sources=(str(dpath), str(compare_path)))
-
 
 
 def _distances_file(root: Path, model: str) -> list[Path]:

@@ -162,7 +162,7 @@ def test_letter_scores_are_renormalized_over_each_questions_letters(items, pool,
     model, tokenizer = tiny_llama
     scorer = CausalScorer(model, tokenizer)
     subset = items[:3]
-    contexts = ps.build_contexts(subset, pool, "1shot", seed=0)
+    contexts = [p.context for p in ps.build_prompts(subset, pool, "1shot", seed=0)]
     rows = pd.DataFrame([r.__dict__ for r in ps.score_adaptation(scorer, subset, contexts, model="tiny",
                                                                  adaptation="1shot")])
     assert set(rows["variant"]) == {"1shot"} and set(rows["method"]) == {"letter_prob"}

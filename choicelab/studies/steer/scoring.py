@@ -379,11 +379,6 @@ def build_prompts(items: Sequence[MCItem], pool: Sequence[MCItem], adaptation: s
                    explanation_text(generations[it.item_id], mode), templated, turns(it)) for it in items]
 
 
-def build_contexts(items: Sequence[MCItem], pool: Sequence[MCItem], adaptation: str, **kwargs: Any) -> list[str]:
-    """The scoring context of each question (see :func:`build_prompts`)."""
-    return [p.context for p in build_prompts(items, pool, adaptation, **kwargs)]
-
-
 def score_adaptation(scorer: Any, items: Sequence[MCItem], contexts: Sequence[str], *, model: str,
                      adaptation: str) -> list[DumpRow]:
     """Letter probabilities of every question after its context (method ``letter_prob``, variant = adaptation).

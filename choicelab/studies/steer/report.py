@@ -296,13 +296,8 @@ def parse_rubric(doc: Any, source: str = "<rubric>") -> Rubric:
     return Rubric(
         name=name.strip(), metric=metric, description=str(doc.get("description") or "").strip(),
         model=opt_str("model"), adaptation=opt_str("adaptation"), grades=grades,
-        domains=_id_list(filters.get("domains"), "filters.domains", source),
-        settings=_id_list(filters.get("settings"), "filters.settings", source),
-        modules=_id_list(filters.get("modules"), "filters.modules", source),
-        elements=_id_list(filters.get("elements"), "filters.elements", source),
-        setting_weights=_weights(weights.get("settings"), "weights.settings", source),
-        module_weights=_weights(weights.get("modules"), "weights.modules", source),
-        element_weights=_weights(weights.get("elements"), "weights.elements", source),
+        **{k: _id_list(filters.get(k), f"filters.{k}", source) for k in FILTER_KEYS[1:]},
+        **{f"{k[:-1]}_weights": _weights(weights.get(k), f"weights.{k}", source) for k in WEIGHT_KEYS},
         grade_cutoffs=cutoffs, fail_grade=fail_grade, drilldown=opt_str("drilldown"), min_questions=min_questions,
         source=source, insufficient_below=insufficient_below,
     )
@@ -332,16 +327,10 @@ def check_rubric_ids(rubric: Rubric, taxonomy: Any) -> None:
         "elements": {e.id for e in taxonomy.elements},
         "domains": {d for e in taxonomy.elements for d in e.domains},
     }
-    named = {
-        "filters.settings": ("settings", rubric.settings or ()),
-        "filters.modules": ("modules", rubric.modules or ()),
-        "filters.elements": ("elements", rubric.elements or ()),
-        "filters.domains": ("domains", rubric.domains or ()),
-        "weights.settings": ("settings", tuple(rubric.setting_weights)),
-        "weights.modules": ("modules", tuple(rubric.module_weights)),
-        "weights.elements": ("elements", tuple(rubric.element_weights)),
-        "drilldown": ("settings", (rubric.drilldown,) if rubric.drilldown else ()),
-    }
+    # checked in this order: the filters, the weights, the drill-down setting
+    named = {f"filters.{k}": (k, getattr(rubric, k) or ()) for k in ("settings", "modules", "elements", "domains")}
+    named |= {f"weights.{k}": (k, tuple(getattr(rubric, f"{k[:-1]}_weights"))) for k in WEIGHT_KEYS}
+    named["drilldown"] = ("settings", (rubric.drilldown,) if rubric.drilldown else ())
     for key, (kind, ids) in named.items():
         bad = [i for i in ids if i not in known[kind]]
         if bad:
@@ -364,24 +353,22 @@ class ElementScore:
 
 
 @dataclass(frozen=True)
-class ModuleScore:
+class _GroupScore:
     id: str
     name: str
     score: float
     letter: str
     n_questions: int
     weight: float
+
+
+@dataclass(frozen=True)
+class ModuleScore(_GroupScore):
     elements: tuple[ElementScore, ...]
 
 
 @dataclass(frozen=True)
-class SettingScore:
-    id: str
-    name: str
-    score: float
-    letter: str
-    n_questions: int
-    weight: float
+class SettingScore(_GroupScore):
     modules: tuple[ModuleScore, ...]
 
 
@@ -433,6 +420,24 @@ def element_metric(questions: pd.DataFrame, metric: str) -> float:
     return float(summary[metric])
 
 
+def _element_score(el: Any, rows: pd.DataFrame, rubric: Rubric) -> ElementScore:
+    """Taxonomy element ``el``'s score over its filtered questions ``rows``, or why it has none."""
+    lo, hi = rubric.grades
+    weight = rubric.element_weights.get(el.id, 1.0)
+    status, reason = SCORED, ""
+    if el.max_grade < lo or el.min_grade > hi:
+        status, reason = OUTSIDE_FILTER, f"grades {el.min_grade}-{el.max_grade} outside {lo}-{hi}"
+    elif rubric.domains is not None and not set(el.domains) & set(rubric.domains):
+        status, reason = OUTSIDE_FILTER, f"no questions in domains {', '.join(rubric.domains)}"
+    elif rows.empty:
+        status, reason = NO_DATA, "no scored questions in the metrics frame"
+    elif weight == 0:
+        status, reason = EXCLUDED, "weight 0 in the rubric"
+    score = element_metric(rows, rubric.metric) if status == SCORED else math.nan
+    n = int(len(rows))
+    return ElementScore(el.id, el.code, el.name, score, rubric.graded(score, n), n, weight, status, reason)
+
+
 def _pick(values: Sequence[str], wanted: str | None, kind: str, rubric: Rubric) -> str:
     values = sorted(values)
     if wanted is not None:
@@ -478,8 +483,7 @@ def compute_report_card(metrics_frame: pd.DataFrame, taxonomy: Any, rubric: Rubr
     frame = frame.assign(adaptation=frame["adaptation"].fillna("").astype(str))
     chosen_adaptation = _pick(frame["adaptation"].unique(), adaptation or rubric.adaptation, "adaptation", rubric)
     frame = frame[frame["adaptation"] == chosen_adaptation]
-    lo, hi = rubric.grades
-    frame = frame[(frame["grade"] >= lo) & (frame["grade"] <= hi)]
+    frame = frame[(frame["grade"] >= rubric.grades[0]) & (frame["grade"] <= rubric.grades[1])]
     if rubric.domains is not None:
         frame = frame[frame["domain"].isin(rubric.domains)]
     by_element = dict(tuple(frame.groupby("element", sort=False)))
@@ -494,28 +498,8 @@ def compute_report_card(metrics_frame: pd.DataFrame, taxonomy: Any, rubric: Rubr
         modules: list[ModuleScore] = []
         for mid in st.module_ids:
             mod = taxonomy.module(mid)
-            elements: list[ElementScore] = []
-            for eid in mod.element_ids:
-                el = taxonomy.element(eid)
-                if not selected(el):
-                    continue
-                weight = rubric.element_weights.get(eid, 1.0)
-                rows = by_element.get(eid, frame.iloc[0:0])
-                reason = ""
-                if el.max_grade < lo or el.min_grade > hi:
-                    status, reason = OUTSIDE_FILTER, f"grades {el.min_grade}-{el.max_grade} outside {lo}-{hi}"
-                elif rubric.domains is not None and not set(el.domains) & set(rubric.domains):
-                    status, reason = OUTSIDE_FILTER, f"no questions in domains {', '.join(rubric.domains)}"
-                elif rows.empty:
-                    status, reason = NO_DATA, "no scored questions in the metrics frame"
-                elif weight == 0:
-                    status, reason = EXCLUDED, "weight 0 in the rubric"
-                else:
-                    status = SCORED
-                score = element_metric(rows, rubric.metric) if status == SCORED else math.nan
-                elements.append(ElementScore(eid, el.code, el.name, score, rubric.graded(score, int(len(rows))),
-                                             int(len(rows)),
-                                             weight, status, reason))
+            elements = [_element_score(el, by_element.get(el.id, frame.iloc[0:0]), rubric)
+                        for el in map(taxonomy.element, mod.element_ids) if selected(el)]
             if not elements:
                 continue
             m_score = _weighted_mean([(e.score, e.weight) for e in elements])
@@ -536,8 +520,7 @@ def compute_report_card(metrics_frame: pd.DataFrame, taxonomy: Any, rubric: Rubr
     per_grade = tuple((int(g), int(n)) for g, n in used.groupby("grade").size().items())
     return ReportCard(rubric, chosen_model, chosen_adaptation, rubric.metric, rubric.grades,
                       tuple(sorted(used["domain"].unique())), overall, rubric.graded(overall, int(len(used))),
-                      int(len(used)),
-                      tuple(settings), per_grade)
+                      int(len(used)), tuple(settings), per_grade)
 
 
 # ----------------------------------------------------------------------------------------------------- rendering
@@ -561,14 +544,10 @@ def letter_colour(card: ReportCard, letter: str) -> str:
     return to_hex(colormaps["RdYlGn"](0.9 - 0.8 * pos))
 
 
-def _domains_text(card: ReportCard) -> str:
-    return "All" if card.rubric.domains is None else ", ".join(card.rubric.domains)
-
-
 def _inputs(card: ReportCard) -> list[tuple[str, str]]:
     return [
         ("Grade range", f"{card.grades[0]}–{card.grades[1]}"),
-        ("Domains", _domains_text(card)),
+        ("Domains", "All" if card.rubric.domains is None else ", ".join(card.rubric.domains)),
         ("Metric", METRIC_LABELS[card.metric]),
         ("Model", card.model),
         ("Adaptation", card.adaptation or "none"),
@@ -594,6 +573,13 @@ def _html_badge(card: ReportCard, letter: str, n: int) -> str:
         mark = (f'<sup class="few" title="graded from {n} questions, fewer than '
                 f'{card.rubric.min_questions}">&dagger;</sup>')
     return f'<span class="badge" style="background:{letter_colour(card, letter)}">{e(letter)}</span>{mark}'
+
+
+def _html_cells(card: ReportCard, x: Any) -> str:
+    """The weight, questions, score and grade cells of a scored setting, module or element's row."""
+    return (f'<td class="num">{x.weight:g}</td><td class="num">{x.n_questions}</td>'
+            f'<td class="num">{html.escape(format_score(card.metric, x.score))}</td>'
+            f"<td>{_html_badge(card, x.letter, x.n_questions)}</td>")
 
 
 def _html_inputs(card: ReportCard) -> list[str]:
@@ -640,10 +626,7 @@ def _html_summary(card: ReportCard) -> list[str]:
     out.append('<table><tr><th>Setting</th><th class="num">Weight</th><th class="num">Questions</th>'
                '<th class="num">Score</th><th>Grade</th></tr>')
     for s in card.settings:
-        out.append(f'<tr><td><a href="#setting-{e(s.id)}">{e(s.id)} {e(s.name)}</a></td>'
-                   f'<td class="num">{s.weight:g}</td><td class="num">{s.n_questions}</td>'
-                   f'<td class="num">{e(format_score(card.metric, s.score))}</td>'
-                   f"<td>{_html_badge(card, s.letter, s.n_questions)}</td></tr>")
+        out.append(f'<tr><td><a href="#setting-{e(s.id)}">{e(s.id)} {e(s.name)}</a></td>{_html_cells(card, s)}</tr>')
     out.append("</table></section>")
     return out
 
@@ -653,10 +636,7 @@ def _html_element_row(card: ReportCard, el: ElementScore) -> str:
     e = html.escape
     label = f"{e(el.code)} {e(el.name)}"
     if el.status == SCORED:
-        return (f'<tr><td>&nbsp;&nbsp;{label}</td><td class="num">{el.weight:g}</td>'
-                f'<td class="num">{el.n_questions}</td>'
-                f'<td class="num">{e(format_score(card.metric, el.score))}</td>'
-                f"<td>{_html_badge(card, el.letter, el.n_questions)}</td><td></td></tr>")
+        return f"<tr><td>&nbsp;&nbsp;{label}</td>{_html_cells(card, el)}<td></td></tr>"
     shown = f"<del>{label}</del>" if el.status == OUTSIDE_FILTER else label
     return (f'<tr class="omitted" data-status="{e(el.status)}"><td>&nbsp;&nbsp;{shown}</td>'
             f'<td class="num">{el.weight:g}</td><td class="num">{el.n_questions}</td>'
@@ -673,11 +653,7 @@ def _html_settings(card: ReportCard) -> list[str]:
         out.append('<table><tr><th>Module / element</th><th class="num">Weight</th><th class="num">Questions</th>'
                    '<th class="num">Score</th><th>Grade</th><th>Note</th></tr>')
         for m in s.modules:
-            out.append(f'<tr class="module"><td>{e(m.id)} {e(m.name)}</td><td class="num">{m.weight:g}</td>'
-                       f'<td class="num">{m.n_questions}</td>'
-                       f'<td class="num">{e(format_score(card.metric, m.score))}</td>'
-                       f"<td>{_html_badge(card, m.letter, m.n_questions)}</td>"
-                       "<td></td></tr>")
+            out.append(f'<tr class="module"><td>{e(m.id)} {e(m.name)}</td>{_html_cells(card, m)}<td></td></tr>')
             out += [_html_element_row(card, el) for el in m.elements]
         out.append("</table></div>")
     out.append("</section>")
@@ -706,6 +682,13 @@ def _png_badge(card: ReportCard, ax: Any, x: float, y: float, letter: str, n: in
             bbox={"boxstyle": "round,pad=0.25", "facecolor": letter_colour(card, letter), "edgecolor": "none"})
     if card.few(letter, n):
         ax.text(x + 0.04, y - 0.25, "*", ha="left", va="center", fontsize=size, color="#b00000")
+
+
+def _png_scored(card: ReportCard, ax: Any, y: float, x: Any, size: float, badge_size: float) -> None:
+    """A setting, module or element's score and question count right-aligned at row ``y``, its letter beside."""
+    ax.text(0.83, y, f"{format_score(card.metric, x.score)} (n={x.n_questions})", fontsize=size, va="center",
+            ha="right")
+    _png_badge(card, ax, 0.93, y, x.letter, x.n_questions, badge_size)
 
 
 def _png_axes(fig: Any, n_lines: int) -> list[Any]:
@@ -750,15 +733,11 @@ def _png_settings(card: ReportCard, mid: Any) -> None:
         name = f"{s.id} {s.name}"
         mid.add_patch(Rectangle((0.01, y - 0.45), 0.98, 0.9 + (_rows(name, 52) - 1), color="#e8eef7", zorder=0))
         mid.text(0.03, y - 0.3, _wrap(name, 52), fontsize=11, fontweight="bold", va="top")
-        mid.text(0.83, y, f"{format_score(card.metric, s.score)} (n={s.n_questions})", fontsize=10, va="center",
-                 ha="right")
-        _png_badge(card, mid, 0.93, y, s.letter, s.n_questions)
+        _png_scored(card, mid, y, s, 10, 11)
         y += _rows(name, 52)
         for m in s.modules:
             mid.text(0.07, y - 0.3, _wrap(f"{m.id} {m.name}", 50), fontsize=9.5, va="top")
-            mid.text(0.83, y, f"{format_score(card.metric, m.score)} (n={m.n_questions})", fontsize=9.5,
-                     va="center", ha="right")
-            _png_badge(card, mid, 0.93, y, m.letter, m.n_questions, 9.5)
+            _png_scored(card, mid, y, m, 9.5, 9.5)
             y += _rows(f"{m.id} {m.name}", 50)
         y += 0.3
 
@@ -787,9 +766,7 @@ def _png_drilldown(card: ReportCard, right: Any) -> list[Any]:
             if grey:
                 right.text(0.83, y, "—", fontsize=9, va="center", ha="right", color="#999999")
             else:
-                right.text(0.83, y, f"{format_score(card.metric, el.score)} (n={el.n_questions})", fontsize=9,
-                           va="center", ha="right")
-                _png_badge(card, right, 0.93, y, el.letter, el.n_questions, 8.5)
+                _png_scored(card, right, y, el, 9, 8.5)
             y += _rows(f"{el.code} {el.name}", 52)
     return strikes
 
@@ -863,7 +840,6 @@ def build_parser() -> argparse.ArgumentParser:
 def write_report_card(frame: pd.DataFrame, taxonomy: Any, rubric: Rubric, html_path: str | Path,
                       png_path: str | Path, model: str | None = None, adaptation: str | None = None) -> ReportCard:
     """Compute the report card of ``rubric`` on the question frame and write its HTML page and PNG card."""
-
     card = compute_report_card(frame, taxonomy, rubric, model=model, adaptation=adaptation)
     write_text(html_path, render_html(card))
     render_png(card, png_path)
@@ -872,7 +848,6 @@ def write_report_card(frame: pd.DataFrame, taxonomy: Any, rubric: Rubric, html_p
 
 def report_card_main(argv: Sequence[str] | None = None) -> int:
     """``choicelab report-card --rubric R.yaml --metrics M.parquet --out-html X --out-png Y``; returns 0."""
-
     args = build_parser().parse_args(argv)
     rubric = load_rubric(args.rubric)
     metrics_path = Path(args.metrics)

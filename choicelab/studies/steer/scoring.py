@@ -403,17 +403,9 @@ def prompts_table(prompts: Sequence[Prompt], model: str) -> Any:
     """Arrow table of one model's prompt records (the context itself lives in the dump's ``context`` column)."""
     import pyarrow as pa
 
-    schema = pa.schema([
-        pa.field("model", pa.string(), nullable=False),
-        pa.field("item_id", pa.string(), nullable=False),
-        pa.field("adaptation", pa.string(), nullable=False),
-        pa.field("n_examples_requested", pa.int32(), nullable=False),
-        pa.field("n_examples", pa.int32(), nullable=False),
-        pa.field("example_ids", pa.list_(pa.string()), nullable=False),
-        pa.field("explanation_prompt", pa.string(), nullable=False),
-        pa.field("explanation", pa.string(), nullable=False),
-        pa.field("chat_template", pa.bool_(), nullable=False),
-    ])
+    types = {"n_examples_requested": pa.int32(), "n_examples": pa.int32(), "example_ids": pa.list_(pa.string()),
+             "chat_template": pa.bool_()}  # every other field is a string; none is nullable
+    schema = pa.schema([pa.field(f, types.get(f, pa.string()), nullable=False) for f in PROMPT_SCHEMA_FIELDS])
     rows = [{"model": model, **{f: (list(getattr(p, f)) if f == "example_ids" else getattr(p, f))
                                 for f in PROMPT_SCHEMA_FIELDS[1:]}} for p in prompts]
     return pa.Table.from_pylist(rows, schema=schema)
@@ -443,18 +435,17 @@ def score_model(model_dir: str, items: Sequence[MCItem], pool: Sequence[MCItem],
 
     Returns the dump rows and the prompt record of every scored question."""
     job = job or ScoringJob(**fields)
-    model, adaptation, seed, chat_template = job.model, job.adaptation, job.seed, job.chat_template
-    adaptation_questions, max_new_tokens = job.adaptation_questions, job.max_new_tokens
-    max_batch_tokens, device = job.max_batch_tokens, job.device
-    scored = scored_questions(items, adaptation, adaptation_questions, seed)
+    model, adaptation, seed = job.model, job.adaptation, job.seed
+    scored = scored_questions(items, adaptation, job.adaptation_questions, seed)
     firsts, seconds = split_follow_ups(scored)
-    scorer, meta = load_scorer(model_dir, device=device, max_batch_tokens=max_batch_tokens)
+    scorer, meta = load_scorer(model_dir, device=job.device, max_batch_tokens=job.max_batch_tokens)
     tokenizer = scorer.tokenizer
-    chat = chat_format(model, tokenizer, chat_template)
-    print(f"{model}: prompts {'through its chat template' if chat else 'as raw text'} (chat_template: {chat_template})")
+    chat = chat_format(model, tokenizer, job.chat_template)
+    print(f"{model}: prompts {'through its chat template' if chat else 'as raw text'} "
+          f"(chat_template: {job.chat_template})")
 
     def explain(prompts: list[tuple[str, str]]) -> dict[str, str]:
-        generations = scorer.sample(prompts, max_new_tokens=max_new_tokens, temperature=0, seed=seed)
+        generations = scorer.sample(prompts, max_new_tokens=job.max_new_tokens, temperature=0, seed=seed)
         for g in generations[:3]:
             print(f"explanation of {g.id}: {g.text!r}")
         return {g.id: g.text for g in generations}

@@ -52,12 +52,15 @@ def _check_metric(metric: str) -> None:
         raise ValueError(f"metric must be one of {list(METRIC_AXIS_LABELS)}, got {metric!r}")
 
 
+def _adaptations(results: pd.DataFrame) -> pd.Series:
+    """The :class:`~choicelab.studies.steer.adaptations.Adaptation` of each row (after checking the frame)."""
+    sm.check_question_frame(results)
+    return results["adaptation"].fillna("").astype(str).map(of_label)
+
+
 def unadapted(results: pd.DataFrame) -> pd.DataFrame:
     """Rows of the unadapted runs: 0-shot, no self-explanation (adaptation "" or e.g. "0shot")."""
-    sm.check_question_frame(results)
-    labels = results["adaptation"].fillna("").astype(str)
-    keep = labels.map(lambda a: of_label(a) == UNADAPTED)
-    return results[keep.to_numpy()]
+    return results[_adaptations(results).map(lambda a: a == UNADAPTED).to_numpy()]
 
 
 # --------------------------------------------------------------------------------------------- metric tables
@@ -190,9 +193,8 @@ def compare_cognitive_bias(results: pd.DataFrame, path: str | Path = PAPER_BIAS_
                 "comparison": BIAS_MODULES[q.module], "paper_model": q.paper_model, "paper_source": q.source,
                 "paper_normalized_accuracy": float(q.paper_value), "our_model": model,
                 "our_normalized_accuracy": float(values.mean()) if n_el else math.nan,
-                "our_random_gap": float(part["random_gap"].mean()) if n_el else math.nan,
-                "our_gap_closed": float(part["gap_closed"].mean()) if n_el else math.nan,
-                "our_accuracy": float(part["accuracy"].mean()) if n_el else math.nan,
+                **{f"our_{c}": float(part[c].mean()) if n_el else math.nan
+                   for c in ("random_gap", "gap_closed", "accuracy")},
                 "our_n_elements": n_el, "our_n_questions": int(part["n_questions"].sum()),
                 "our_low": low, "our_high": high,
             })
@@ -326,9 +328,7 @@ def few_shot_table(results: pd.DataFrame, metric: str = "normalized_accuracy",
     prompts held fewer than asked because the context window was too short (``n_short_prompts``).
     """
     _check_metric(metric)
-    sm.check_question_frame(results)
-    labels = results["adaptation"].fillna("").astype(str)
-    adaptations = labels.map(of_label)
+    adaptations = _adaptations(results)
     frame = results.assign(n_shot=[a.shots for a in adaptations], explanation=[a.explain for a in adaptations])
     frame = frame[(frame["explanation"] == NO_EXPLANATION).to_numpy()]
     if frame.empty:
@@ -349,9 +349,7 @@ EXPLANATION_COLUMNS = ("none", "together", "separate", "separate-hidden")
 def _explanation_frame(results: pd.DataFrame) -> pd.DataFrame:
     """0-shot rows labelled with their self-explanation mode, restricted to the questions every mode of a model
     scored (:func:`paired_questions`)."""
-    sm.check_question_frame(results)
-    labels = results["adaptation"].fillna("").astype(str)
-    adaptations = labels.map(of_label)
+    adaptations = _adaptations(results)
     frame = results.assign(explanation=[a.explain for a in adaptations])
     frame = frame[[a.shots == 0 for a in adaptations]]
     return paired_questions(frame, "explanation")

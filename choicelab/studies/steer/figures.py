@@ -87,9 +87,8 @@ def plot_module_report_card(results: pd.DataFrame, taxonomy: Any, module_id: str
         base = unadapted(results)
         summary = sm.summarize(base[base["element"].isin(table.index)].assign(adaptation=""), ["element", "model"])
         summary["low"], summary["high"] = sm.metric_interval(summary, metric)
-        low = summary.pivot(index="element", columns="model", values="low").reindex(index=table.index)
-        high = summary.pivot(index="element", columns="model", values="high").reindex(index=table.index)
-        n = summary.pivot(index="element", columns="model", values="n_questions").reindex(index=table.index)
+        low, high, n = (summary.pivot(index="element", columns="model", values=v).reindex(index=table.index)
+                        for v in ("low", "high", "n_questions"))
         models = list(table.mean().sort_values(ascending=False).index)
         width = 0.8 / max(len(models), 1)
         x = np.arange(len(table))
@@ -129,7 +128,6 @@ def example_rubric(adaptation: str | None = None, model: str | None = None) -> A
 
     Scores without letters: (acc - r)/r has no fixed top (k - 1 for k options), so no cut-offs fit it
     (:data:`choicelab.studies.steer.report.METRIC_SCALES`)."""
-
     return Rubric(name="Fig. 4 example report card", metric="normalized_accuracy",
                   description="All domains, grades 2-8, one in-context example, as in the paper's Fig. 4.",
                   model=model, adaptation=adaptation, grades=(2, 8), grade_cutoffs=(), drilldown="3",
@@ -142,7 +140,6 @@ def plot_example_report_card(results: pd.DataFrame, taxonomy: Any, path: str | P
 
     The paper's card is GPT-3.5 Turbo, 1-shot; without a 1-shot run we fall back to the unadapted run.
     """
-
     sm.check_question_frame(results)
     chosen = model or sorted(results["model"].astype(str).unique())[0]
     labels = results.loc[results["model"].astype(str) == chosen, "adaptation"].fillna("").astype(str).unique()
@@ -351,22 +348,18 @@ class FigureSources:
 
 
 def taxonomy_figure(sources: FigureSources, path: str | Path) -> Path:
-
     return plot_taxonomy(sources.taxonomy, path)
 
 
 def domain_span_figure(sources: FigureSources, path: str | Path) -> Path:
-
     return plot_domain_span(sources.benchmark(), sources.taxonomy, path)
 
 
 def adaptation_figure(sources: FigureSources, path: str | Path) -> Path:
-
     return plot_adaptation_examples(sources.dump_rows(), path)
 
 
 def game_forms_figure(sources: FigureSources, path: str | Path) -> Path:
-
     return plot_game_forms(sources.benchmark(), path)
 
 

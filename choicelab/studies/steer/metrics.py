@@ -181,8 +181,8 @@ def run_question_frame(scores: pd.DataFrame, prompts: pd.DataFrame, items: Itera
 
 def check_question_frame(results: pd.DataFrame, source: str = "question frame") -> None:
     """Raise ``ValueError`` naming the missing columns if ``results`` is not a per-question frame."""
-    missing = [c for c in ("model", "adaptation", "element", "module", "setting", "domain", "grade", "template_id",
-                           "correct", "top_prob", "random_accuracy") if c not in results.columns]
+    needed = (*GROUPABLE_COLUMNS, "template_id", "correct", "top_prob", "random_accuracy")
+    missing = [c for c in needed if c not in results.columns]
     if missing:
         raise ValueError(f"{source} lacks columns {missing}; build it with "
                          "choicelab.studies.steer.metrics.per_question_results(scores, questions)")
@@ -349,7 +349,6 @@ def dependency_robustness_table(results: pd.DataFrame, edges: Iterable[tuple[str
                                        "n_ancestors_scored", "n_weaker_ancestors"])
 
 
-# ------------------------------------------------------------------------------------------------------ adaptations
 # ---------------------------------------------------------------------------------------------- two-part questions
 def combine_parts(results: pd.DataFrame, items: Iterable) -> pd.DataFrame:
     """Score each two-part question once: its two part rows of the question frame become one row under the pair's

@@ -160,12 +160,10 @@ class CardSources:
         return report_cards(self.rubric_files)
 
     def model(self, rubric: str) -> str:
-
         return card_model(load_rubric(self.rubric_files[rubric]), list(self.models))
 
 
 def _report_card(sources: CardSources, rubric: str) -> Drawing:
-
     def draw(files: Sequence[str]) -> None:
         png, html = files
         write_report_card(sources.results, sources.taxonomy, load_rubric(sources.rubric_files[rubric]), html, png,
@@ -180,7 +178,6 @@ def sources(smk: Any, settings: Any) -> Any:
     (steer_report_cards), read from the job's inputs and params."""
     import pandas as pd
 
-
     i = smk.input
     questions = pd.read_parquet(i.questions)
     if smk.rule == "steer_tables":
@@ -188,7 +185,6 @@ def sources(smk: Any, settings: Any) -> Any:
                                 paper_quotes=i.paper_quotes, paper_models=i.paper_models,
                                 models=dict(smk.params.models), paper_bias_src=i.paper_bias_src)
     if smk.rule == "steer_figures":
-
         dumps = pd.concat([read_dump(path).select(["model", "variant", "item_id", "context"]).to_pandas()
                            for path in i.dumps], ignore_index=True)
         return fg.FigureSources(questions, load_taxonomy(i.taxonomy, i.dependencies), tuple(read_items(i.benchmark)),

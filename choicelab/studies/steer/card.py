@@ -119,7 +119,6 @@ def panel_options(cards: Mapping[str, Any]) -> dict[str, Any]:
     return {"rubrics": rubrics, "grade": grade}
 
 
-
 def _questions_file(root: Path, model: str) -> list[Path]:
     return [Path(root) / "steer" / "metrics" / "questions.parquet"]
 

@@ -266,7 +266,6 @@ HEURISTICS: dict[str, Picker] = {
 
 
 def _catch_all(stem: str, options: Sequence[str]) -> list[int]:
-
     return [i for i, o in enumerate(options) if is_catch_all(o)]
 
 

@@ -132,7 +132,6 @@ def example_questions(questions: Sequence[MCItem], element: str = EXAMPLE_ELEMEN
 
 
 def _question_text(item: MCItem) -> str:
-
     return f"{item.prompt.strip()}\n{options_block(item)}"
 
 

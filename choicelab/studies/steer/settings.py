@@ -17,7 +17,6 @@ if TYPE_CHECKING:
     from choicelab.studies.steer.items.base import BenchmarkScale
 
 
-
 @dataclass(frozen=True)
 class Scale:
     """``studies.steer.scale``: which questions to generate (one test = element x domain x grade)."""

@@ -67,6 +67,8 @@ EXPLAIN_ANSWER_SUFFIX = (
 )
 EXPLAIN_SUFFIX = "\nLet's think step by step. Briefly explain your reasoning in triple quotes."
 ANSWER_CUE = "Correct Answer: "
+
+
 def max_shots(adaptations: Sequence[str]) -> int:
     """The most in-context examples any of ``adaptations`` (their names) asks for."""
     return max((Adaptation.from_name(a).shots for a in adaptations), default=0)

@@ -328,10 +328,7 @@ def fig3_accuracy_loglik(fig3: pd.DataFrame, title: str | None = None, loglik_la
     coder_marked = False
     fig, axes = plt.subplots(2, len(models), figsize=(max(4.5, 4.2 * len(models)), 6), squeeze=False, sharey="row")
     for j, model in enumerate(models):
-        sub = fig3[fig3["model"] == model].copy()
-        sub["_m"] = sub["method"].map(method_rank)
-        sub["_s"] = sub["score"].map(score_rank)
-        sub = sub.sort_values(["_m", "_s"])
+        sub = tables.in_method_order(fig3[fig3["model"] == model], [])
         x = np.arange(len(sub))
         colors = [METHOD_COLORS.get(m, "grey") for m in sub["method"]]
         names = [SHORT_SCORE.get(s, s) for s in sub["score"]]

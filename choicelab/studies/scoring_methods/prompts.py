@@ -88,37 +88,22 @@ def from_mc_items(
         types = tuple(
             meta.get("option_types") or ["target" if k == it.label else "other" for k in range(len(it.choices))]
         )
-        if "task" in meta and "context" in meta:
-            condition = meta.get("condition", it.benchmark)
-            out.append(
-                ScoringItem(
-                    it.benchmark,
-                    condition,
-                    it.item_id,
-                    meta["task"],
-                    meta["context"],
-                    meta.get("question", ""),
-                    tuple(it.choices),
-                    types,
-                    it.label,
-                    RATING_TASKS.get(condition, rating_task),
-                )
+        parts = "task" in meta and "context" in meta  # a pragmatics MCItem (items.to_mc_items) keeps its parts
+        condition = meta.get("condition", it.benchmark) if parts else str(meta.get("condition", it.benchmark))
+        out.append(
+            ScoringItem(
+                it.benchmark,
+                condition,
+                it.item_id,
+                meta["task"] if parts else task,
+                meta["context"] if parts else it.prompt,
+                meta.get("question", "") if parts else "",
+                tuple(it.choices),
+                types,
+                it.label,
+                RATING_TASKS.get(condition, rating_task) if parts else rating_task,
             )
-        else:
-            out.append(
-                ScoringItem(
-                    it.benchmark,
-                    str(meta.get("condition", it.benchmark)),
-                    it.item_id,
-                    task,
-                    it.prompt,
-                    "",
-                    tuple(it.choices),
-                    types,
-                    it.label,
-                    rating_task,
-                )
-            )
+        )
     return out
 
 

@@ -236,31 +236,12 @@ def free_rows(
     ``classified_by`` = the coder's rule (:class:`choicelab.studies.scoring_methods.coder.Coded`)."""
     categories = free_categories(item)
     option = categories.index(coded.category) if coded.category != fc.ERROR else sm.UNCLASSIFIED
-    return [
-        ScoreRow(
-            item.benchmark,
-            item.condition,
-            item.item_id,
-            model,
-            "free",
-            "free",
-            "",
-            variant,
-            seed,
-            k,
-            k,
-            len(item.options),
-            item.option_types[k],
-            1.0 if k == option else 0.0,
-            k == item.target,
-            k == option,
-            1,
-            coded.rule,
-            generation,
-            string_prompt(item),
-        )
-        for k in range(len(item.options))
-    ]
+    values = [1.0 if k == option else 0.0 for k in range(len(item.options))]
+    rows = option_rows(item, values, Version(model, "free", "free", variant=variant, seed=seed),
+                       context=string_prompt(item))
+    # the coded option is the choice (none for error), not the argmax of the 0/1 values
+    return [replace(r, chosen=r.option_index == option, n_tied=1, classified_by=coded.rule, generation=generation)
+            for r in rows]
 
 
 def code_free(

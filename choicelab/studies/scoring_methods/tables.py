@@ -39,6 +39,15 @@ def method_rank(method: str) -> int:
     return METHOD_ORDER.index(method) if method in METHOD_ORDER else len(METHOD_ORDER)
 
 
+def in_method_order(frame: pd.DataFrame, first: list[str], scores: bool = True) -> pd.DataFrame:
+    """``frame`` sorted by the ``first`` columns, then by method (:data:`METHOD_ORDER`) and, with ``scores``, by score
+    (:data:`SCORE_ORDER`)."""
+    ranks = {"_m": frame["method"].map(method_rank)}
+    if scores:
+        ranks["_s"] = frame["score"].map(score_rank)
+    return frame.assign(**ranks).sort_values([*first, *ranks]).drop(columns=list(ranks)).reset_index(drop=True)
+
+
 # -- selecting what the paper reports -----------------------------------------------------------------------------
 
 
@@ -169,8 +178,7 @@ def fig2_table(choices: pd.DataFrame, human: pd.DataFrame) -> pd.DataFrame:
     )
     out = pd.concat([acc, human_rows], ignore_index=True)
     out["chance"] = 1.0 / out["n_options"]
-    out["_m"] = out["method"].map(method_rank)
-    return out.sort_values(["condition", "model", "_m"]).drop(columns="_m").reset_index(drop=True)
+    return in_method_order(out, ["condition", "model"], scores=False)
 
 
 def overall_table(choices: pd.DataFrame) -> pd.DataFrame:
@@ -184,8 +192,7 @@ def overall_table(choices: pd.DataFrame) -> pd.DataFrame:
     acc["chance"] = rows.assign(c=1.0 / rows["n_options"]).groupby(["model", "method"])["c"].mean().to_numpy()
     acc["n_counts"] = "item versions"
     acc = acc.merge(item_intervals(rows, ["model", "method"]), on=["model", "method"])
-    acc["_m"] = acc["method"].map(method_rank)
-    return acc.sort_values(["model", "_m"]).drop(columns="_m").reset_index(drop=True)
+    return in_method_order(acc, ["model"], scores=False)
 
 
 def fig3_table(
@@ -202,9 +209,7 @@ def fig3_table(
     table = sm.human_loglik(rows, human, by=("model", "method", "score"), clip=clip)
     table = sm.delta_loglik(table, reference).merge(item_intervals(rows, ["model", "method", "score"]),
                                                      on=["model", "method", "score"], how="left")
-    table["_m"] = table["method"].map(method_rank)
-    table["_s"] = table["score"].map(score_rank)
-    return table.sort_values(["model", "_m", "_s"]).drop(columns=["_m", "_s"]).reset_index(drop=True)
+    return in_method_order(table, ["model"])
 
 
 CLIP_SENSITIVITY = "clip1e-9"  # suffix of the columns computed with the authors' clip (sm.AUTHORS_P_CLIP)
@@ -320,9 +325,7 @@ def robustness_matrix(choices: pd.DataFrame) -> pd.DataFrame:
         tie_broken=("n_tied", lambda s: float((s > 1).mean())),
         unclassified=("chosen", lambda s: float((s == sm.UNCLASSIFIED).mean())),
     ).merge(item_intervals(choices, keys), on=keys)
-    out["_m"] = out["method"].map(method_rank)
-    out["_s"] = out["score"].map(score_rank)
-    return out.sort_values(["benchmark", "model", "_m", "_s"]).drop(columns=["_m", "_s"]).reset_index(drop=True)
+    return in_method_order(out, ["benchmark", "model"])
 
 
 def _prediction_shares(choices: pd.DataFrame, level: str) -> pd.DataFrame:

@@ -36,13 +36,13 @@ def human() -> pd.DataFrame:
 
 @pytest.fixture(scope="module")
 def fig2(released: ra.Reanalysis, human: pd.DataFrame) -> pd.DataFrame:
-    summary = ra.read_authors_csv(LLM_LINK / "analysis" / "all_accuracy_summary.csv", ra.SUMMARY_COLUMNS)
+    summary = ra.read_table(LLM_LINK / "analysis" / "all_accuracy_summary.csv", ra.SUMMARY_COLUMNS)
     return ra.fig2_comparison(released.accuracy, summary, human)
 
 
 @pytest.fixture(scope="module")
 def fig3(released: ra.Reanalysis, human: pd.DataFrame) -> pd.DataFrame:
-    long_final = ra.read_authors_csv(LLM_LINK / "analysis" / "llmlink_long_final.csv", ra.LONG_FINAL_COLUMNS)
+    long_final = ra.read_table(LLM_LINK / "analysis" / "llmlink_long_final.csv", ra.LONG_FINAL_COLUMNS)
     return ra.fig3_comparison(ra.fig3_loglik(ra.our_fig3_items(released.choices), human),
                               ra.fig3_loglik(long_final, human))
 

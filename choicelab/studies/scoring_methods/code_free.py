@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from choicelab.io import write_csv
 from choicelab.lm.requests import ContinuationRequest
 from choicelab.lm.scorer import load_scorer
 from choicelab.studies.scoring_methods import coder as fc
@@ -243,11 +244,7 @@ def code_free_file(
     else:
         raise ValueError(f"code-free codes with a trained coder or an embedder, not kind {kind!r}")
     result = frame.assign(coded_option=coded["coded_option"])
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.name + ".tmp")
-    result.to_csv(tmp, index=False)
-    tmp.replace(out)
+    write_csv(out, result)  # every column a string: the float format does not apply
     return result
 
 

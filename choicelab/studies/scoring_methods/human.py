@@ -188,13 +188,8 @@ HAND_CODE_STATUSES = {
 HAND_CODE_USED = ("ok", "incomplete")
 
 
-def _hand_code_base(root: str | Path) -> Path:
-
-    return Path(root) / HAND_CODED_DIR
-
-
 def _hand_code_paths(root: str | Path) -> list[Path]:
-    base = _hand_code_base(root)
+    base = Path(root) / HAND_CODED_DIR
     files = sorted(base.glob("*/seed*/temperature*/*.csv"))
     if not files:
         raise FileNotFoundError(
@@ -259,7 +254,7 @@ def checked_hand_codes(root: str | Path) -> tuple[pd.DataFrame, dict[str, pd.Dat
     column naming another seed than the folder, items occurring more than once (interleaved runs), fewer items than
     the condition has. Unknown phenomena, item ids that are not numbers and empty codes fail, naming file and row."""
 
-    base = _hand_code_base(root)
+    base = Path(root) / HAND_CODED_DIR
     records = []
     for path in _hand_code_paths(root):
         rel = path.relative_to(base)

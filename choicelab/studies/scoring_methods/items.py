@@ -50,25 +50,20 @@ N_OPTIONS = {"coherence": 2, "deceits": 4, "humour": 5, "indirect_speech": 4, "i
 # Original maxims item dropped from every language-model version of the materials (it has human data).
 MAXIMS_EXCLUDED_ITEM = 13
 
+_STORY = "You will read a short story that describes an everyday situation. "
+_CONVEY = _STORY + "Your task is to interpret what the character in the story is trying to convey."
 TASKS = {
     "coherence": "You will read a pair of sentences. Your task is to decide whether they form a coherent story.",
-    "deceits": "You will read a short story that describes an everyday situation. Your task is to interpret why the "
-    "character in the story responded in a certain way.",
+    "deceits": _STORY + "Your task is to interpret why the character in the story responded in a certain way.",
     "humour": "You will read a joke that is missing its punch line. A punch line is a funny line that finishes the "
     "joke. Your task is to decide which punch line will make the joke funny.",
-    "indirect_speech": "You will read a short story that describes an everyday situation. Your task is to interpret "
-    "what the character in the story is trying to convey.",
-    "irony": "You will read a short story that describes an everyday situation. Your task is to interpret what the "
-    "character in the story is trying to convey.",
-    "maxims": "You will read a short story that describes an everyday situation. Your task is to interpret what the "
-    "character in the story is trying to convey.",
-    "metaphor": "You will read a short story that describes an everyday situation. Your task is to interpret what the "
-    "character in the story is trying to convey.",
+    "indirect_speech": _CONVEY,
+    "irony": _CONVEY,
+    "maxims": _CONVEY,
+    "metaphor": _CONVEY,
 }
-_STORY_RATING = (
-    "You will read a short story that describes an everyday situation. Your task is to rate how {} a "
-    "given interpretation is of an utterance by a character in the story."
-)
+_STORY_RATING = (_STORY + "Your task is to rate how {} a given interpretation is of an utterance by a character "
+                 "in the story.")
 RATING_TASKS = {
     "coherence": "You will read a pair of sentences. Your task is to rate how {} the decision whether the pair forms "
     "a coherent story is.",
@@ -297,11 +292,6 @@ def load_items(root: str | Path, conditions: Iterable[str] = CONDITIONS) -> list
     return [item for condition in conditions for item in load_condition(root, condition)]
 
 
-def permutation(n: int, seed: int, key: str) -> tuple[int, ...]:
-    """A seeded option order for one item: ``order[j]`` is the original index shown at position j."""
-    return option_order(n, seed, key)
-
-
 def mc_prompt(item: PragmaticsItem) -> str:
     """T, then C and Q: the item as a plain multiple-choice prompt (no answer cue)."""
     body = item.context + (f" {item.question}" if item.question else "")
@@ -317,7 +307,7 @@ def to_mc_items(items: Sequence[PragmaticsItem], order_seed: int | None = None, 
         order = (
             tuple(range(len(item.options)))
             if order_seed is None
-            else permutation(len(item.options), order_seed, item.item_id)
+            else option_order(len(item.options), order_seed, item.item_id)
         )
         out.append(
             MCItem(

@@ -169,6 +169,13 @@ def _check(records: list[dict], path: Path, root: Path, column: str, ours: Itera
                     "mismatches": int((~close).sum())})
 
 
+def _check_chosen(checks: list[dict], where: str, data: pd.DataFrame, chosen: pd.DataFrame, keys: list[str]) -> None:
+    """The authors' stored ``chosen_option`` of each item version (``keys``) checked against our argmax."""
+    merged = chosen.merge(data.groupby(keys, sort=True)["chosen_option"].first().reset_index(), on=keys)
+    checks.append({"file": where, "column": "chosen_option", "rows": len(merged),
+                   "mismatches": int((merged["chosen"] != merged["chosen_option"]).sum())})
+
+
 def log_prob_choices(root: Path, model: str, files: list[Path], kind: str, checks: list[dict]) -> pd.DataFrame:
     """Every authors' score of every item version of one model's string (``kind`` = string_scores) or label files,
     recomputed from the token log-probs; each file's stored score columns checked."""
@@ -213,10 +220,7 @@ def rating_choices(root: Path, model: str, files: list[Path], checks: list[dict]
     data = pd.concat(frames, ignore_index=True)
     keys = [*ITEM_VERSION, "scale"]
     chosen = _choose(data, "expected_rating", "option_names", keys, f"{model}:rating")
-    stored = data.groupby(keys, sort=True)["chosen_option"].first().reset_index()
-    merged = chosen.merge(stored, on=keys)
-    checks.append({"file": f"rating/{model}", "column": "chosen_option", "rows": len(merged),
-                   "mismatches": int((merged["chosen"] != merged["chosen_option"]).sum())})
+    _check_chosen(checks, f"rating/{model}", data, chosen, keys)
     chosen["configuration"] = "scale=" + chosen["scale"]
     return chosen.drop(columns="scale").assign(metric="rating", score="rating", model=model)
 
@@ -226,12 +230,8 @@ def embedding_choices(root: Path, model: str, files: list[Path], checks: list[di
     if not frames:
         return pd.DataFrame()
     data = pd.concat(frames, ignore_index=True)
-    keys = ITEM_VERSION
-    chosen = _choose(data, "cosine_sims", "shuffled_option_names", keys, f"{model}:embedding")
-    stored = data.groupby(keys, sort=True)["chosen_option"].first().reset_index()
-    merged = chosen.merge(stored, on=keys)
-    checks.append({"file": f"embedding_similarity/{model}", "column": "chosen_option", "rows": len(merged),
-                   "mismatches": int((merged["chosen"] != merged["chosen_option"]).sum())})
+    chosen = _choose(data, "cosine_sims", "shuffled_option_names", ITEM_VERSION, f"{model}:embedding")
+    _check_chosen(checks, f"embedding_similarity/{model}", data, chosen, ITEM_VERSION)
     return chosen.assign(metric="embedding", score="cosine", configuration="", model=model)
 
 
@@ -379,11 +379,6 @@ EXPLAINED = {
 }
 
 
-def read_authors_csv(path: str | Path, columns: Iterable[str]) -> pd.DataFrame:
-    """One of the authors' processed files (``analysis/``), failing naming the file on a wrong layout."""
-    return read_table(Path(path), columns)
-
-
 def explanation(model_name: str, metric: str, phenomenon: str = "*") -> str:
     """Why a cell differs (:data:`EXPLAINED`); "" when it is not explained. Fig. 3 pools the phenomena, so its
     rows take any explanation of the model and metric."""
@@ -488,8 +483,8 @@ def reanalysis_frames(llm_link: str | Path, human: pd.DataFrame) -> ReanalysisFr
     """Reanalyse ``<llm_link>/results`` and set it beside ``<llm_link>/analysis``'s processed numbers."""
     llm_link = Path(llm_link)
     result = reanalyze(llm_link / "results")
-    summary = read_authors_csv(llm_link / "analysis" / "all_accuracy_summary.csv", SUMMARY_COLUMNS)
-    long_final = read_authors_csv(llm_link / "analysis" / "llmlink_long_final.csv", LONG_FINAL_COLUMNS)
+    summary = read_table(llm_link / "analysis" / "all_accuracy_summary.csv", SUMMARY_COLUMNS)
+    long_final = read_table(llm_link / "analysis" / "llmlink_long_final.csv", LONG_FINAL_COLUMNS)
     fig2 = fig2_comparison(result.accuracy, summary, human)
     fig3 = fig3_comparison(fig3_loglik(our_fig3_items(result.choices), human), fig3_loglik(long_final, human))
     return ReanalysisFrames(result, fig2, fig3)

@@ -26,6 +26,11 @@ def _lines(build: Callable[[Any], tuple[Any, str]], data: Any) -> tuple[Any, str
 def _table(name: str, reproduces: str, caption: str, build: Callable[[Any], tuple[Any, str]], rule: str) -> Artifact:
     return Artifact(name, reproduces, caption, functools.partial(_lines, build), rule)
 
+
+def _figure(name: str, reproduces: str, caption: str, build: Callable[[Any], Any], rule: str) -> Artifact:
+    return Artifact(name, reproduces, caption, build, rule, "figure")
+
+
 ARTIFACTS: tuple[Artifact, ...] = (
     _table(
         "table_numbers",
@@ -48,7 +53,7 @@ ARTIFACTS: tuple[Artifact, ...] = (
         paper.compare_paper_table,
         "sm_tables",
     ),
-    Artifact(
+    _figure(
         "fig_compare_paper",
         "extra: the numbers the paper prints (human accuracy per condition) beside ours, in a figure",
         "the paper's printed human accuracy per condition (black diamonds) beside ours recounted from the raw human "
@@ -57,7 +62,6 @@ ARTIFACTS: tuple[Artifact, ...] = (
         "instead",
         paper.compare_paper_figure_of,
         "sm_tables",
-        "figure",
     ),
     _table(
         "free_accuracy",
@@ -103,15 +107,14 @@ ARTIFACTS: tuple[Artifact, ...] = (
         tables.robustness_tables,
         "sm_tables",
     ),
-    Artifact(
+    _figure(
         "fig1",
         "Figure 1 (an irony item under every method, with the score formulas)",
         "an irony item as each method presents it, the scored sequences and the score formulas",
         figures.fig1_figure,
         "sm_figures",
-        "figure",
     ),
-    Artifact(
+    _figure(
         "fig2",
         "Figure 2 (accuracy per condition, model and method; human and chance)",
         "accuracy per condition, model and method, beside human accuracy and chance; label scoring with the letter "
@@ -120,18 +123,16 @@ ARTIFACTS: tuple[Artifact, ...] = (
         "item",
         figures.fig2_figure,
         "sm_figures",
-        "figure",
     ),
-    Artifact(
+    _figure(
         "fig2_pooled",
         "extra: Figure 2 pooled over both label sets and both rating scores (not the paper's drawing)",
         "accuracy per condition, model and method with label scoring pooled over letter and number labels and rating "
         "pooled over number- and phrase-based scores; bars: 95% intervals clustered by item",
         figures.fig2_pooled_figure,
         "sm_figures",
-        "figure",
     ),
-    Artifact(
+    _figure(
         "fig3",
         "Figure 3 (accuracy and log-likelihood of the human data per score and model), with our clip 1e-3",
         "accuracy and log-likelihood of the human data per score and model (letter labels, number ratings), the "
@@ -140,9 +141,8 @@ ARTIFACTS: tuple[Artifact, ...] = (
         "intervals clustered by item",
         figures.fig3_figure,
         "sm_figures",
-        "figure",
     ),
-    Artifact(
+    _figure(
         "fig3_authors_clip",
         "Figure 3 as the authors computed and displayed it (clip 1e-9, log-likelihood below -100000 shown as 500)",
         "accuracy and log-likelihood of the human data per score and model (letter labels, number ratings) with the "
@@ -151,25 +151,22 @@ ARTIFACTS: tuple[Artifact, ...] = (
         "coder's accuracy marked x; accuracy bars: 95% intervals clustered by item",
         figures.fig3_authors_figure,
         "sm_figures",
-        "figure",
     ),
-    Artifact(
+    _figure(
         "fig3_pooled",
         "extra: Figure 3 pooled over both label sets and both rating scores (not the paper's drawing)",
         "accuracy and log-likelihood of the human data per score and model with label scoring pooled over letter and "
         "number labels, clip 1e-3; accuracy bars: 95% intervals clustered by item",
         figures.fig3_pooled_figure,
         "sm_figures",
-        "figure",
     ),
-    Artifact(
+    _figure(
         "fig_robustness_matrix",
         "beyond the paper: accuracy minus chance per benchmark, model and method x score",
         "accuracy minus chance per benchmark, model and method x score, and the share of items whose prediction flips "
         "(no interval drawn: robustness_matrix gives each cell's exact and item-clustered intervals)",
         figures.robustness_figure,
         "sm_figures",
-        "figure",
     ),
     _table(
         "reanalysis_accuracy",
@@ -203,7 +200,7 @@ ARTIFACTS: tuple[Artifact, ...] = (
         reanalysis.checks_table,
         "sm_reanalysis",
     ),
-    Artifact(
+    _figure(
         "fig2_reanalysis",
         "Figure 2 regenerated from the authors' released outputs, the authors' numbers on the bars",
         "accuracy per condition and method of Llama-2 and FLAN-T5 from the authors' released outputs (bars), the "
@@ -211,9 +208,8 @@ ARTIFACTS: tuple[Artifact, ...] = (
         "explained in reanalysis_fig2",
         reanalysis.fig2_figure,
         "sm_reanalysis",
-        "figure",
     ),
-    Artifact(
+    _figure(
         "fig3_reanalysis",
         "Figure 3 regenerated from the authors' released outputs, the R script's numbers on the bars",
         "log-likelihood of the human data as testing-stats.R draws it (LLH + 68768.47 + 500, or 500) and accuracy "
@@ -221,7 +217,6 @@ ARTIFACTS: tuple[Artifact, ...] = (
         "(black diamonds); red x: a variant that differs, explained in reanalysis_fig3",
         reanalysis.fig3_figure,
         "sm_reanalysis",
-        "figure",
     ),
 )
 

@@ -237,13 +237,12 @@ def code_free_file(
             f"{generations}: missing columns {missing}; the generations CSV needs {list(GENERATION_COLUMNS)}"
         )
     if kind == "trained":
-
-        coded = code_free_frame(frame, data_mirror, fc.FreeCoder(classifier=load_classifier(coder)))
+        free_coder = fc.FreeCoder(classifier=load_classifier(coder))
     elif kind == "embedding":
-        coded = code_free_frame(frame, data_mirror, fc.FreeCoder(embed=load_embedder(coder)))
+        free_coder = fc.FreeCoder(embed=load_embedder(coder))
     else:
         raise ValueError(f"code-free codes with a trained coder or an embedder, not kind {kind!r}")
-    result = frame.assign(coded_option=coded["coded_option"])
+    result = frame.assign(coded_option=code_free_frame(frame, data_mirror, free_coder)["coded_option"])
     write_csv(out, result)  # every column a string: the float format does not apply
     return result
 

@@ -231,13 +231,9 @@ def accuracy_table(choices: pd.DataFrame, by: Sequence[str] = CHOICE_KEYS) -> pd
     return out.reset_index()
 
 
-def clip_probability(p: float, bounds: tuple[float, float] = P_CLIP) -> float:
-    return float(min(max(p, bounds[0]), bounds[1]))
-
-
 def binomial_loglik(k: int, n: int, p: float, clip: tuple[float, float] = P_CLIP) -> float:
     """log Binomial(k | n, p) with p clipped to ``clip`` (includes the log binomial coefficient, like R's dbinom)."""
-    return float(stats.binom.logpmf(int(k), int(n), clip_probability(p, clip)))
+    return float(stats.binom.logpmf(int(k), int(n), float(min(max(p, clip[0]), clip[1]))))
 
 
 def human_loglik(

@@ -18,27 +18,16 @@ from choicelab.studies.scoring_methods.tables import (
 )
 
 
-def _method_accuracy(fig3: pd.DataFrame) -> pd.DataFrame:
-    """Per (model, method): the mean of its scores' pooled accuracies."""
-    return fig3.groupby(["model", "method"], as_index=False)["accuracy"].mean()
-
-
 def _finding(key: str, paper: str, ours: str, agrees: bool | None, note: str = "") -> dict[str, Any]:
     return {"kind": "finding", "key": key, "paper": paper, "ours": ours, "agrees": agrees, "note": note}
 
 
-def _best_methods(per_method: pd.DataFrame) -> dict[str, str]:
-    return {
-        model: group.sort_values(["accuracy", "method"], ascending=[False, True])["method"].iloc[0]
-        for model, group in per_method.groupby("model")
-    }
-
-
 def _findings(fig2: pd.DataFrame, fig3: pd.DataFrame, flips: pd.DataFrame) -> list[dict[str, Any]]:
     """The paper's nine qualitative findings (Sec. 5), each checked on our Fig. 2 / Fig. 3 tables."""
-    per_method = _method_accuracy(fig3)
+    per_method = fig3.groupby(["model", "method"], as_index=False)["accuracy"].mean()  # the mean over its scores
     models = sorted(per_method["model"].unique())
-    best = _best_methods(per_method)
+    best = {model: group.sort_values(["accuracy", "method"], ascending=[False, True])["method"].iloc[0]
+            for model, group in per_method.groupby("model")}
     spread = fig3.groupby("model")["accuracy"].agg(lambda s: float(s.max() - s.min()))
     out = _method_choice_findings(spread, flips, models, best)
     out.append(_likelihood_finding(fig3))

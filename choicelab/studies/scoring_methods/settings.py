@@ -65,16 +65,16 @@ def _coder(s: Mapping[str, Any], models: Mapping[str, Any]) -> Coder:
     resolved = model if model is not None else s["embedder"]
     if resolved is not None:
         need = "causal" if kind == "judge" else "encoder"
+        fitting = sorted(n for n, m in models.items() if m.get("kind") == need)
         if resolved not in models:
             raise ConfigError(
                 f"config key 'studies.scoring_methods.{key}': unknown model {resolved!r}; add it under 'models:' or "
-                f"use one of {sorted(n for n, m in models.items() if m.get('kind') == need)}"
+                f"use one of {fitting}"
             )
         if models[resolved].get("kind") != need:
             raise ConfigError(
                 f"config key 'studies.scoring_methods.{key}': model {resolved!r} is a {models[resolved].get('kind')} "
-                f"model, but a coder of kind {kind!r} needs a {need} model; choose one of "
-                f"{sorted(n for n, m in models.items() if m.get('kind') == need)}"
+                f"model, but a coder of kind {kind!r} needs a {need} model; choose one of {fitting}"
             )
     if kind == "trained" and resolved is None and s["enabled"]:
         raise ConfigError(

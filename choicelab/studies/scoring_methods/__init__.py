@@ -13,7 +13,6 @@ RESULTS = "results/scoring_methods"
 
 def mc_benchmarks(config: Mapping[str, Any]) -> dict[str, str]:
     """The pragmatics items join the probes grid."""
-
     if not study_models(config, "scoring_methods"):
         return {}
     return {"pragmatics": f"{RESULTS}/benchmarks/pragmatics.parquet"}

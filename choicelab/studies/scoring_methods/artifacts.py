@@ -227,7 +227,6 @@ def sources(smk: Any, settings: Any) -> tables.StudyFrames | reanalysis.Reanalys
     length cap (figures), and each model's source (params.model_sources)."""
     import pandas as pd
 
-
     i = smk.input
     if smk.rule == "sm_reanalysis":
         return _reanalysis_sources(i)
@@ -247,7 +246,6 @@ def sources(smk: Any, settings: Any) -> tables.StudyFrames | reanalysis.Reanalys
 
 def _reanalysis_sources(i: Any) -> reanalysis.ReanalysisFrames:
     """Rule sm_reanalysis: the authors' outputs (the mirror's or the download rules') and the human data."""
-
     human = human_condition_accuracy(source_root(i.sources), items="all")
     return reanalysis.reanalysis_frames(authors_outputs_root(i.authors) / LLM_LINK_DIR, human)
 

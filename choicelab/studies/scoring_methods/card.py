@@ -91,7 +91,6 @@ def scoring_methods_panel(root: str | Path, model: str, coder_min_kappa: float) 
                  extra={"detail_caption": caption, "tables": ((humans_caption, humans),)})
 
 
-
 def _choices_file(root: Path, model: str) -> list[Path]:
     return [Path(root) / "scoring_methods" / "metrics" / "choices.parquet"]
 

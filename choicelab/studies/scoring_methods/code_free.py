@@ -126,7 +126,6 @@ def load_free_coder(coder: CoderModel, *, device: str, seed: int, max_batch_toke
 
 @functools.lru_cache(maxsize=4)
 def _item_options(root: str) -> dict[tuple[str, int], tuple[tuple[str, ...], tuple[str, ...], str]]:
-
     return {
         (item.condition, int(item.meta["llm_link_number"])): (
             item.options, item.categories, f"{item.context} {item.question}"
@@ -228,7 +227,6 @@ def code_free_file(
     """``choicelab code-free``: read IN (CSV with model_name, phenomenon, item_id, response), code it with ``coder``
     (``kind`` trained: a trained coder's folder; embedding: a sentence encoder's), write IN plus ``coded_option`` to
     ``out`` (CSV, written whole to a temporary file and renamed)."""
-
     frame = read_generations_csv(generations)
     frame.attrs["source"] = str(generations)
     missing = [c for c in GENERATION_COLUMNS if c not in frame.columns]

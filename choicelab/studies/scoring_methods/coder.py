@@ -332,7 +332,6 @@ def decide_option(probabilities: np.ndarray, error_threshold: float) -> int | No
     return int(np.argmax(probabilities[:-1]))
 
 
-
 @dataclass(frozen=True)
 class CoderSettings:
     """How the coder reads and scores an answer (the defaults are the shipped settings, the module's constants; the

@@ -371,7 +371,6 @@ def fig3_accuracy_loglik(fig3: pd.DataFrame, title: str | None = None, loglik_la
 
 def fig1_figure(data: StudyFrames) -> plt.Figure:
     """Fig. 1 on the first irony item (the paper shows an irony item)."""
-
     return fig1_example(load_condition(data.sources_root, "irony")[0], max_new_tokens=data.max_new_tokens)
 
 

@@ -54,7 +54,6 @@ def grid_benchmarks(settings: Settings, commonsense: Iterable[str], built: Itera
     """The grid's benchmarks: ``grid_benchmarks``, or (null) every multiple-choice benchmark the workflow builds --
     the pragmatics items, the probes' commonsense benchmarks (``commonsense``), then every other study's
     (``built``, :func:`choicelab.studies.mc_benchmarks`). A name the workflow does not build fails with the key."""
-
     every = list(dict.fromkeys([OWN_BENCHMARK, *commonsense, *sorted(built)]))
     return chosen_benchmarks(every, settings.grid_benchmarks, "studies.scoring_methods.grid_benchmarks")
 

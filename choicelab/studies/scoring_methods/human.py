@@ -146,7 +146,6 @@ def responses_intervals(per_item: pd.DataFrame) -> dict[str, float]:
     """The human accuracy over the responses of ``per_item`` (k target choices of n responses per item) with its
     exact 95 % interval, which takes every response as an independent draw, and its interval clustered by item
     (participants answer the same items: :func:`choicelab.stats.accuracy_intervals`)."""
-
     hits = np.concatenate([np.r_[np.ones(int(k)), np.zeros(int(n) - int(k))]
                            for k, n in zip(per_item["k"], per_item["n"], strict=True)])
     items = np.repeat(per_item["item_id"].to_numpy(), per_item["n"].astype(int).to_numpy())
@@ -202,7 +201,6 @@ def _hand_code_paths(root: str | Path) -> list[Path]:
 def _read_hand_code_file(path: Path, rel: Path) -> pd.DataFrame:
     """One hand-coded file as rows (model, seed, temperature from the folders), failing with the file and row on
     anything that cannot be read as a hand code of a known item."""
-
     frame = read_generations_csv(path)
     missing = [c for c in ("phenomenon", "item_id", "response", "seed") if c not in frame.columns]
     columns = [c for c in HAND_CODE_COLUMNS if c in frame.columns]
@@ -253,7 +251,6 @@ def checked_hand_codes(root: str | Path) -> tuple[pd.DataFrame, dict[str, pd.Dat
     Checks, in this order: byte-identical copies (the copy whose seed column matches its folder is kept), a seed
     column naming another seed than the folder, items occurring more than once (interleaved runs), fewer items than
     the condition has. Unknown phenomena, item ids that are not numbers and empty codes fail, naming file and row."""
-
     base = Path(root) / HAND_CODED_DIR
     records = []
     for path in _hand_code_paths(root):
@@ -336,7 +333,6 @@ def hand_free_accuracy(hand: pd.DataFrame) -> pd.DataFrame:
     loader accepts): per model_name (the hub name in the files, e.g. ``meta-llama/Llama-2-7b-hf``), condition and
     variant (``tau=0.1``), k target codes of n generations (every seed pooled), the accuracy and an exact 95 %
     interval."""
-
     frame = hand.assign(variant=hand["temperature"].map(temperature_variant), is_target=hand["hand_code"] == "target")
     out = frame.groupby(["model_name", "phenomenon", "variant"], as_index=False).agg(
         k=("is_target", "sum"), n=("is_target", "size"), seeds=("seed", "nunique")

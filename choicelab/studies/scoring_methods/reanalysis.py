@@ -345,7 +345,6 @@ def mismatch_summary(checks: pd.DataFrame) -> list[str]:
     return [f"{r.file}: {r.column}: {r.mismatches} of {r.rows} rows differ from ours" for r in bad.itertuples()]
 
 
-
 # -- the paper's Fig. 2 and Fig. 3 beside the authors' processed numbers ------------------------------------------
 
 SUMMARY_COLUMNS = ("model_name", "phenomenon", "metric", "accuracy")  # analysis/all_accuracy_summary.csv
@@ -539,7 +538,6 @@ FIG3_LABELS = {  # testing-stats.R's axis labels of FIG3_VARIANTS
 def fig2_figure(data: ReanalysisFrames) -> Any:
     """Fig. 2 from the authors' outputs: per model, our accuracy per condition and method (bars) with the authors'
     processed number on each bar (black diamond) and human accuracy (grey line); a differing cell is marked x."""
-
     fig2 = data.fig2
     models = sorted(fig2["model_name"].unique())
     phenomena = sorted(fig2["phenomenon"].unique())
@@ -575,7 +573,6 @@ def fig3_figure(data: ReanalysisFrames) -> Any:
     """Fig. 3 from the authors' outputs: per model, our log-likelihood of the human data as testing-stats.R draws it
     (``llh_shown``) and our accuracy per score (bars), the R script's numbers on llmlink_long_final.csv as black
     diamonds; a differing variant is marked x."""
-
     fig3 = data.fig3
     models = sorted(fig3["model"].unique())
     fig, axes = plt.subplots(2, len(models), figsize=(6 * len(models), 6.5), squeeze=False)

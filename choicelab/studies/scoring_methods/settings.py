@@ -54,7 +54,6 @@ class Settings:
 def _coder(s: Mapping[str, Any], models: Mapping[str, Any]) -> Coder:
     """``studies.scoring_methods.coder``, checked against ``models:``: a judge needs a causal model, an embedding
     coder an encoder (``coder.model``, else ``embedder``)."""
-
     kind, model = s["coder"]["kind"], s["coder"]["model"]
     if kind == "judge" and model is None:
         raise ConfigError(

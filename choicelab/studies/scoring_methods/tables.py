@@ -433,8 +433,6 @@ def misclassification_interval(
     range over their exact ``level`` interval, and the rate is (q + Sp - 1) / (Se + Sp - 1) (Rogan-Gladen) at the
     least and most favourable corner, clipped to [0, 1]. Where Se + Sp - 1 can come near 0 (a coder no better than
     chance, or no hand-coded targets to measure Se on) the interval is [0, 1]."""
-
-
     boxes = [exact_interval(k, n, level), exact_interval(true_target, n_hand_target, level),
              exact_interval(true_other, n_hand_other, level)]
     if any(b != b for box in boxes for b in box):  # nan: nothing measured
@@ -459,7 +457,6 @@ def free_accuracy_table(
     models; ``coder_target_kappa`` etc. beside). Where the authors hand-coded the model (``sources``: our model name
     -> its source, ``hf:<model_name>`` of ``hand_free``), their hand-coded accuracy on their generations is beside
     (``hand_*``) and is what ``reported`` takes, as the paper did; elsewhere ``reported`` is the coder's."""
-
     free = choices[choices["method"] == "free"]
     held = agreement[agreement["role"] == "held out"]
     counts = ["n", "n_hand_target", "true_target", "n_hand_other", "true_other"]
@@ -570,7 +567,6 @@ def hand_codes_table(data: StudyFrames) -> tuple[pd.DataFrame, str]:
 
 def human_accuracy_table(data: StudyFrames) -> tuple[pd.DataFrame, str]:
     """Human accuracy per condition from the raw human data, beside the paper's."""
-
     frame = data.human.assign(paper=data.human["condition"].map(PAPER_HUMAN_ACCURACY))
     return frame, frame.to_markdown(index=False, floatfmt=".3f")
 

@@ -169,7 +169,6 @@ def item_probabilities(model: Any, tokenizer: Any, items: Sequence[MCItem], max_
 
 def training_data_record(hand: pd.DataFrame, root: str | Path, items: Sequence[MCItem]) -> dict[str, Any]:
     """What the coder learned from: the hand-code files (sha256 each, under ``root``), the models, the items' hash."""
-
     folder = Path(root) / HAND_CODED_DIR
     files = sorted(set(hand["file"]))
     return {
@@ -327,7 +326,6 @@ ALL_HAND_CODES = "all"
 
 def hand_code_models(paths: Sequence[str]) -> list[str]:
     """The hand-coded models (the folders under ``results/free/`` of LLM_link) of the hand-code files ``paths``."""
-
     marker = HAND_CODED_DIR + "/"
     return sorted({str(p).split(marker, 1)[1].split("/", 1)[0] for p in paths if marker in str(p)})
 

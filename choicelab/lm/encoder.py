@@ -81,6 +81,14 @@ def _groups_by_choice_count(choice_counts: Iterable[int]) -> dict[int, list[int]
     return groups
 
 
+def _longest_first_batches(choice_counts: Iterable[int], widths: Sequence[int], batch_size: int) -> list[list[int]]:
+    """Inference batches of item indices: a batch holds items of one choice count (counts ascending) and similar
+    widths (longest first, ties in item order), so it pads to similar lengths instead of to its longest outlier."""
+    groups = sorted(_groups_by_choice_count(choice_counts).items())
+    ordered = [sorted(group, key=lambda index: (-widths[index], index)) for _, group in groups]
+    return [group[start : start + batch_size] for group in ordered for start in range(0, len(group), batch_size)]
+
+
 def _character_length(item: MCQuestion) -> int:
     """The longest prompt+choice text of an item, in characters: a tokenizer-free proxy for its padded length."""
     return len(item.prompt) + max((len(choice) for choice in item.choices), default=0)
@@ -104,14 +112,12 @@ def mc_logits(
     model.eval()
     device = next(model.parameters()).device
     out: list[np.ndarray | None] = [None] * len(items)
-    for _, group in sorted(_groups_by_choice_count(len(item.choices) for item in items).items()):
-        indices = sorted(group, key=lambda index: (-_character_length(items[index]), index))
-        for start in range(0, len(indices), batch_size):
-            chunk = indices[start : start + batch_size]
-            enc = _encode(tokenizer, [items[i] for i in chunk], input_format, max_length)
-            logits = model(**{k: v.to(device) for k, v in enc.items()}).logits.float().cpu().numpy()
-            for row, index in enumerate(chunk):
-                out[index] = logits[row]
+    widths = [_character_length(item) for item in items]
+    for chunk in _longest_first_batches((len(item.choices) for item in items), widths, batch_size):
+        enc = _encode(tokenizer, [items[i] for i in chunk], input_format, max_length)
+        logits = model(**{k: v.to(device) for k, v in enc.items()}).logits.float().cpu().numpy()
+        for row, index in enumerate(chunk):
+            out[index] = logits[row]
     return [o for o in out if o is not None]
 
 
@@ -264,13 +270,9 @@ def _cache_frozen(model: PreTrainedModel, encoded: _Encoded, frozen: int, device
     was_training = model.training
     model.eval()
     cached: list[torch.Tensor | None] = [None] * len(encoded.rows)
-    # a batch holds items of one choice count and similar widths (longest first): little padding to encode
-    by_count = _groups_by_choice_count(len(row) for row in encoded.rows)
     widths = [max(len(c["input_ids"]) for c in row) for row in encoded.rows]
-    ordered = [sorted(group, key=lambda index: (-widths[index], index)) for _, group in sorted(by_count.items())]
-    batches = [group[start : start + batch_size] for group in ordered for start in range(0, len(group), batch_size)]
     try:
-        for batch in batches:
+        for batch in _longest_first_batches((len(row) for row in encoded.rows), widths, batch_size):
             enc = _collate(encoded, batch, pad_id, "right")
             flat = {k: v.view(-1, v.shape[-1]).to(device) for k, v in enc.items()}
             try:
@@ -372,15 +374,13 @@ def _replayed_logits(model: PreTrainedModel, items: Sequence[MCQuestion], encode
     """:func:`mc_logits` of ``items`` with the frozen stack replaced by its cached output (the model's frozen layers
     must be swapped for the :class:`_Replay` stand-ins): one array per item, in item order, the layers above only."""
     out: list[np.ndarray | None] = [None] * len(items)
-    for _, group in sorted(_groups_by_choice_count(len(item.choices) for item in items).items()):
-        indices = sorted(group, key=lambda index: (-cached[index].shape[1], index))
-        for start in range(0, len(indices), batch_size):
-            chunk = indices[start : start + batch_size]
-            enc = _collate(encoded, chunk, pad_id, "right")
-            replay.current = _pad_cached(cached, chunk, enc["input_ids"].shape[-1]).to(device)
-            logits = model(**{k: v.to(device) for k, v in enc.items()}).logits.float().cpu().numpy()
-            for row, index in enumerate(chunk):
-                out[index] = logits[row]
+    widths = [c.shape[1] for c in cached]
+    for chunk in _longest_first_batches((len(item.choices) for item in items), widths, batch_size):
+        enc = _collate(encoded, chunk, pad_id, "right")
+        replay.current = _pad_cached(cached, chunk, enc["input_ids"].shape[-1]).to(device)
+        logits = model(**{k: v.to(device) for k, v in enc.items()}).logits.float().cpu().numpy()
+        for row, index in enumerate(chunk):
+            out[index] = logits[row]
     replay.current = None
     return [o for o in out if o is not None]
 

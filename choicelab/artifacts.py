@@ -170,7 +170,6 @@ def declared_files(artifact: Artifact, outputs: Iterable[str]) -> list[str] | No
 
 
 def _write_files(artifact: Artifact, made: Built, files: Sequence[str]) -> None:
-
     value = made.value
     if artifact.kind == "table" and hasattr(value, "to_csv"):
         markdown = made.markdown if made.markdown is not None else value.to_markdown(index=False) + "\n"

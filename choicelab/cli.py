@@ -64,7 +64,6 @@ Run `choicelab COMMAND --help` for a command's options.
 """
 
 
-
 def _token_budget(text: str) -> int | str:
     """--max-batch-tokens: a number of tokens, or auto."""
     return text if text == "auto" else int(text)
@@ -185,14 +184,12 @@ def cmd_verify(args: argparse.Namespace) -> None:
 
 
 def cmd_prepare_model(args: argparse.Namespace) -> None:
-
     prepare_model(args.name, json.loads(args.spec_json), Path(args.out), seed=args.seed)
 
 
 def cmd_config(args: argparse.Namespace) -> None:
     """Print the config a run would use: the Snakefile parsed by Snakemake with these --configfile / --config."""
     import yaml
-
 
     overrides = {}
     for pair in args.config or []:
@@ -210,7 +207,6 @@ def cmd_config(args: argparse.Namespace) -> None:
 
 
 def cmd_code_free(args: argparse.Namespace) -> None:
-
     mirror = command_data_root(args.data_mirror, "code-free (the pragmatics items)")
     coder, kind = (args.coder, "trained") if args.coder else (args.embedder, "embedding")
     result = code_free_file(args.generations, coder, args.out, mirror, kind=kind)
@@ -218,7 +214,6 @@ def cmd_code_free(args: argparse.Namespace) -> None:
 
 
 def cmd_reanalyze(args: argparse.Namespace) -> None:
-
     result = reanalysis.reanalyze(args.outputs)  # fails before anything is written
     write_csv(args.out, reanalysis.accuracy_rows(result))  # atomic: a complete file or none
     for line in reanalysis.mismatch_summary(result.checks):
@@ -227,7 +222,6 @@ def cmd_reanalyze(args: argparse.Namespace) -> None:
 
 
 def cmd_show(args: argparse.Namespace) -> None:
-
     path = Path(args.path)
     if not path.exists():
         raise SystemExit(f"error: {path} does not exist")

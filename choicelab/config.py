@@ -364,7 +364,6 @@ def effective_config(
             )
             return _plain(workflow_api._workflow.config)
     finally:
-
         os.chdir(previous)
 
 

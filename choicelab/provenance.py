@@ -501,7 +501,6 @@ def _record_holders(folder: Path) -> list[Path]:
 def _weights_location(model: Mapping[str, Any], model_json: Path) -> Path:
     """Where a model record's weight files are: its hub cache snapshot, else its own folder."""
     if model.get("commit_sha") and model.get("hf_id"):
-
         return snapshot_folder(model)
     return model_json.parent
 

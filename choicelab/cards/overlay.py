@@ -60,7 +60,6 @@ def card_models(config: Mapping[str, Any]) -> list[str]:
 
 
 def model_kind(config: Mapping[str, Any], model: str) -> str:
-
     kind = config["models"][model]["kind"]
     known = {k for entry in card_entries().values() for k in entry.models}
     if kind not in known:

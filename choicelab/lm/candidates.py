@@ -41,7 +41,6 @@ class CandidateDistribution:
 
     @property
     def first_token_mass(self) -> float:
-
         return first_token_mass(self.token_ids, self.token_logprobs)
 
     @property

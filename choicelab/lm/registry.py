@@ -328,7 +328,6 @@ def _build(spec: ModelSpec, tmp: Path, seed: int) -> dict[str, Any]:
             extra["pooling"] = json.loads(pooling.read_text())
         return _describe(spec, tmp, architecture, source_files, extra)
     if kind == "hf":
-
         model_id, _, revision = spec.source_value.partition("@")
         snapshot, commit = fetch_snapshot(spec.name, model_id, revision or None)
         architecture = _architecture(snapshot, spec.name, spec.kind)

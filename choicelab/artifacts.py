@@ -197,7 +197,6 @@ def write_artifacts(study: str, artifacts: Iterable[Artifact], sources: Any, out
     """The one writer: build every artifact of ``rule`` whose files the job declares in ``outputs`` from ``sources``,
     write its files and their provenance sidecars (id, ``reproduces``, ``caption(artifact, sources, note)``).
     Returns the artifacts written, in table order; raises when the job declares an output no artifact makes."""
-
     outputs = [str(path) for path in outputs]
     written: list[Artifact] = []
     claimed: set[str] = set()

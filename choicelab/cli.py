@@ -84,7 +84,6 @@ def _model_dir(model: str) -> Path:
 def read_requests(path: Path) -> list:
     """The JSON-lines requests file: one object a line with string fields 'id', 'context' and 'continuation'
     (the continuation not empty). A bad line is refused with the file, the line and the field."""
-
     requests = []
     try:
         lines = path.read_bytes().decode("utf-8").splitlines()
@@ -118,7 +117,6 @@ def read_requests(path: Path) -> list:
 def cmd_score(args: argparse.Namespace) -> None:
     import pyarrow as pa
 
-
     requests = read_requests(Path(args.requests))
     model_dir = _model_dir(args.model)
     scorer, meta = load_scorer(model_dir, dtype=args.dtype, device=args.device, max_batch_tokens=args.max_batch_tokens)
@@ -145,7 +143,6 @@ def cmd_score(args: argparse.Namespace) -> None:
 def cmd_provenance(args: argparse.Namespace) -> None:
     """What an output rests on (prompts, data files, checkpoints, weights, config file, code version), then its
     lineage tree; ``--json``: both as one JSON object (``audit``, ``lineage``)."""
-
     path = Path(args.path)
     if not path.exists():
         raise SystemExit(f"error: {path} does not exist")
@@ -171,7 +168,6 @@ def cmd_provenance(args: argparse.Namespace) -> None:
 
 def cmd_verify(args: argparse.Namespace) -> None:
     """Re-hash every file the records under each path name; exit 1 if any is changed or missing."""
-
     missing = [p for p in args.paths if not Path(p).exists()]
     if missing:
         raise SystemExit(f"error: {', '.join(missing)} does not exist")
@@ -240,8 +236,6 @@ def card_command(models: list[str], cores: int, configfile: str | None, data_mir
 
 def cmd_card(args: argparse.Namespace) -> None:
     """Check the model names against the config (a misspelt one: "did you mean"), then run `snakemake cards`."""
-
-
     if not SNAKEFILE.is_file():
         raise FileNotFoundError(f"no Snakefile at {SNAKEFILE}: `choicelab card` runs the workflow of a checkout")
     config = load_config_file(args.configfile or SNAKEFILE.parent / "config.yaml")
@@ -395,7 +389,6 @@ def main(argv: list[str] | None = None) -> None:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         if argv[:1] == ["report-card"]:  # its own parser: choicelab.studies.steer.report.build_parser
-
             report_card_main(argv[1:])
             return
         args = build_parser().parse_args(argv)

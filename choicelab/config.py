@@ -291,7 +291,6 @@ def data_root(config: Mapping[str, Any]) -> str:
 def command_data_root(data_mirror: str | Path | None, needs: str) -> str:
     """The data mirror of a command run outside the workflow (the CLI): ``data_mirror`` (its ``--data-mirror``), else
     ``$CHOICELAB_DATA_MIRROR``; neither raises ConfigError saying what ``needs`` the mirror and how to give it."""
-
     mirror = data_mirror or os.environ.get(DATA_MIRROR_ENV)
     if not mirror:
         raise ConfigError(f"{needs} needs the data mirror: pass --data-mirror or set {DATA_MIRROR_ENV} to a folder "

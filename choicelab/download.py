@@ -52,7 +52,6 @@ def read_sources(name: str) -> dict[str, tuple[dict[str, Any], ...]]:
     file, ``derived_from``). A missing file, another format, a key set twice, an entry without ``path`` or with
     neither (or both) of ``url`` and ``derived_from``, or a url naming an undefined base raise, naming the file and
     the entry."""
-
     path = SOURCES_DIR / f"{name}.yaml"
     if not path.is_file():
         known = sorted(p.stem for p in SOURCES_DIR.glob("*.yaml"))

@@ -127,7 +127,6 @@ def write_csv(path: PathLike, frame: Any, float_format: str = "%.6g") -> None:
 @contextlib.contextmanager
 def atomic_directory(path: PathLike) -> Iterator[Path]:
     """Yield a temporary folder next to ``path``; on success it replaces ``path``, on error it is removed."""
-
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))

@@ -187,7 +187,6 @@ def save_png(fig: plt.Figure, path: str | Path, dpi: int = 150) -> Path:
 def png_bytes(fig: plt.Figure, dpi: int = 110) -> bytes:
     """The PNG of ``fig`` in memory (an image inlined in a page), text at least :data:`MIN_FONT_SIZE`, without a
     version stamp; closes the figure."""
-
     readable(fig)
     check_layout(fig, "an inline figure")
     buffer = io.BytesIO()

@@ -77,14 +77,12 @@ def _absolute(path: str | None, base: Path) -> str | None:
 def benchmark_lists() -> list[tuple[str, str]]:
     """(study, config key) of every list that may name another study's questions (scored as a multiple-choice
     benchmark): the card entries' ``benchmark_lists``."""
-
     return [(study, key) for study, entry in card_entries().items() for key in entry.benchmark_lists]
 
 
 def _drop_unbuilt_benchmarks(config: dict[str, Any], scale: Mapping[str, Any]) -> None:
     """Remove from the benchmark lists (:func:`benchmark_lists`) the benchmarks of studies the card run disabled
     (a causal-only card builds no bets question sets): the scale names them, the card run cannot build them."""
-
     gone = set(mc_benchmarks(scale)) - set(mc_benchmarks(config))
     for study, key in benchmark_lists():
         section = config["studies"].get(study, {})
@@ -100,7 +98,6 @@ def plan_card_run(config: Mapping[str, Any], scale: Mapping[str, Any], models: S
     no card model gets is disabled. ``data_mirror`` is the run's own (made absolute: the card run works in its own
     folder); the models are the scale's (helpers such as embedders and coders) plus the card models' entries.
     """
-
     if not models:
         raise ValueError("no card models: pass --config card_models='[name, ...]' or set cards.models")
     entries = card_entries()

@@ -188,7 +188,6 @@ def check_weight_package(name: str, package_name: str, kind: str, *, installed: 
     closest; a package of another kind names both kinds; with ``installed`` a package missing from this Python (found
     without importing it) says how to install it.
     """
-
     if package_name not in WEIGHT_PACKAGES:
         close = difflib.get_close_matches(package_name, list(WEIGHT_PACKAGES), n=1)
         hint = f"did you mean {close[0]!r}? " if close else ""
@@ -221,7 +220,6 @@ def weight_package(name: str, spec: ModelSpec) -> WeightPackage:
 
 def weights_digest(folder: Path) -> tuple[str, dict[str, str]]:
     """sha256 of each weight file of a Hugging Face folder (safetensors, else pytorch_model*.bin) and combined."""
-
     return weight_digests(Path(folder))
 
 

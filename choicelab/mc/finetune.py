@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from choicelab.hub import weight_digests
 from choicelab.io import atomic_directory, write_json
 from choicelab.lm.recipe import INPUT_FORMATS, Recipe
 from choicelab.mc.items import MCItem
@@ -194,12 +195,10 @@ def _save(model: Any, tokenizer: Any, base_meta: Mapping[str, Any], training: di
           out: CheckpointOut) -> dict[str, Any]:
     """The checkpoint folder, written atomically: weights, tokenizer, ``model.json`` (with ``training``) and the
     training job's provenance record."""
-    from choicelab.lm.registry import weights_digest
-
     with atomic_directory(out.path) as tmp:
         model.save_pretrained(str(tmp), safe_serialization=True)
         tokenizer.save_pretrained(str(tmp))
-        combined, per_file = weights_digest(tmp)
+        combined, per_file = weight_digests(tmp)
         meta = {
             **{k: base_meta.get(k) for k in ("kind", "dtype", "max_context_length", "has_chat_template")},
             "name": out.name,

@@ -41,21 +41,17 @@ wildcard_constraints:
 # -- settings: the one way from the config to a job's params ----------------------------------------------------
 
 
-def study_settings(study):
-    """The typed settings of a study (choicelab.studies.study_settings): the config section after validation
-    filled the schema's defaults -- the one place defaults live."""
-    return choicelab.studies.study_settings(config, study)
-
-
 def setting(scope, name=""):
     """One setting as a param of a job, the one way settings reach jobs: ``scope`` is a study's name (its section
-    ``studies.<study>``, typed by study_settings) or "run" (the run-wide keys: seed, device, engine;
+    ``studies.<study>``, typed by choicelab.studies.study_settings: the config section after validation filled the
+    schema's defaults -- the one place defaults live) or "run" (the run-wide keys: seed, device, engine;
     choicelab.settings.RunSettings); dotted ``name`` ("finetune.max_length"; "" = all), JSON-plain
     (choicelab.settings.field): what the job's script reads and what its provenance record holds.
     """
     if scope == choicelab.settings.RUN:
         return choicelab.settings.field(choicelab.settings.run_settings(config), name)
-    return choicelab.settings.field(study_settings(scope), name)
+    settings = choicelab.studies.study_settings(config, scope)
+    return choicelab.settings.field(settings, name)
 
 
 # -- files shipped with the workflow (item lists, templates, paper numbers) ---------------------------------
@@ -78,12 +74,8 @@ def data_root():
 # -- models ---------------------------------------------------------------------------------------------------
 
 
-def model_dir(name):
-    return choicelab.config.model_dir(name)
-
-
 def wildcard_model_dir(wildcards):
-    return model_dir(wildcards.model)
+    return choicelab.config.model_dir(wildcards.model)
 
 
 def model_entry(wildcards):
@@ -150,11 +142,6 @@ def model_job_resources(runtime, gpu=None, mem_mb=8000):
     }
 
 
-def study_models(study):
-    """The models a study runs (none when it is disabled or its section is absent)."""
-    return choicelab.studies.study_models(config, study)
-
-
 # -- multiple-choice benchmarks shared across studies -----------------------------------------------------------
 
 # Benchmarks studies build for the others to score, as MC item files (schema mc_items/1): name -> path. Each study
@@ -189,24 +176,16 @@ def study_jobs(study):
 
 def artifact_outputs(jobs, rule):
     """The outputs of one of a study's artifact rules (``jobs``: its study_jobs): the files of the artifacts
-    ``rule`` writes and their sidecars, each shown in the report captioned by jobs.caption_file()
-    (report/<study>.rst).
+    ``rule`` writes (rows of the study's ARTIFACTS table), each in its folder (choicelab.artifacts.Artifact.folder):
+    per artifact its files (the first shown in the report under the study, labelled with the artifact's name and
+    captioned by jobs.caption_file(), report/<study>.rst) and each file's provenance sidecar
+    (choicelab.artifacts.write_artifacts).
     """
-    return study_outputs(
-        jobs.study, jobs.artifacts(rule), jobs.caption_file(), jobs.study
-    )
-
-
-def study_outputs(study, artifacts, caption, category, label="artifact"):
-    """Outputs of a job that writes ``artifacts`` (rows of ``study``'s ARTIFACTS table), each in its folder
-    (choicelab.artifacts.Artifact.folder): per artifact its files (the first shown in the report, labelled with the
-    artifact's name) and each file's provenance sidecar (choicelab.artifacts.write_artifacts).
-    """
-    entries = []
-    for artifact in artifacts:
+    study, caption, entries = jobs.study, jobs.caption_file(), []
+    for artifact in jobs.artifacts(rule):
         shown, *others = artifact.paths(study)
         shown_file = report(
-            shown, caption=caption, category=category, labels={label: artifact.name}
+            shown, caption=caption, category=study, labels={"artifact": artifact.name}
         )
         entries.append(shown_file)
         entries.extend(others)

@@ -14,17 +14,9 @@ CARD_BROWSER = choicelab.cards.overlay.find_browser()
 CARD_PDF = {"pdf": f"{CARDS}/{{card}}.pdf"} if CARD_BROWSER else {}
 # The card run deploys software as this run does: with --sdm conda its jobs use the envs/ environments, built once
 # under this run's conda prefix.
+CARD_CONDA_PREFIX = workflow.deployment_settings.conda_prefix or ".snakemake/conda"
 CARD_RUN_ARGS = (
-    [
-        "--sdm",
-        "conda",
-        "--conda-prefix",
-        str(
-            Path(
-                workflow.deployment_settings.conda_prefix or ".snakemake/conda"
-            ).resolve()
-        ),
-    ]
+    ["--sdm", "conda", "--conda-prefix", str(Path(CARD_CONDA_PREFIX).resolve())]
     if uses_conda(workflow.deployment_settings)
     else []
 )

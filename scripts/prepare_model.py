@@ -9,10 +9,6 @@ from choicelab.workflow import job_record, log_to
 with log_to(snakemake.log[0]):
     from choicelab.lm.prepare import prepare_model
 
-    prepare_model(
-        snakemake.wildcards.model,
-        json.loads(snakemake.params.spec),
-        Path(snakemake.output[0]),
-        seed=int(snakemake.params.seed),
-    )
-    write_model_record(snakemake.output[0], job_record(snakemake, seed=int(snakemake.params.seed)))
+    seed = int(snakemake.params.seed)
+    prepare_model(snakemake.wildcards.model, json.loads(snakemake.params.spec), Path(snakemake.output[0]), seed=seed)
+    write_model_record(snakemake.output[0], job_record(snakemake, seed=seed))

@@ -139,21 +139,28 @@ def input_device(model: PreTrainedModel) -> torch.device:
     return torch.device("cpu")
 
 
-def load_causal(
-    model_dir: str | Path, *, dtype: str | None = None, device: str = "auto"
+def _load_placed(
+    model_dir: str | Path, auto_class: Any, kind: str, needs: str, dtype: str | None, device: str
 ) -> tuple[PreTrainedModel, PreTrainedTokenizerBase, dict[str, Any]]:
+    """A causal or seq2seq model (``kind``, loaded by ``auto_class``) in its dtype, placed by :func:`placement`."""
     meta = read_model_json(model_dir)
-    if meta["kind"] != "causal":
-        raise ValueError(f"model {meta['name']!r} is a {meta['kind']} model; this step needs a causal LM")
+    if meta["kind"] != kind:
+        raise ValueError(f"model {meta['name']!r} is a {meta['kind']} model; this step needs {needs}")
     folder = weights_folder(model_dir, meta)
     placed = placement(meta, device)
-    model = AutoModelForCausalLM.from_pretrained(str(folder), dtype=torch_dtype(meta, dtype), **placed)
+    model = auto_class.from_pretrained(str(folder), dtype=torch_dtype(meta, dtype), **placed)
     if getattr(model, "hf_device_map", None) and len(set(model.hf_device_map.values())) > 1:
         log.info("model %s split over devices: %s", meta["name"], model.hf_device_map)
     if not placed:
         model = model.to(resolve_device(device))
     model.eval()
     return track(model, meta["name"]), load_tokenizer(model_dir), meta
+
+
+def load_causal(
+    model_dir: str | Path, *, dtype: str | None = None, device: str = "auto"
+) -> tuple[PreTrainedModel, PreTrainedTokenizerBase, dict[str, Any]]:
+    return _load_placed(model_dir, AutoModelForCausalLM, "causal", "a causal LM", dtype, device)
 
 
 def load_encoder_mc(
@@ -193,13 +200,4 @@ def load_seq2seq(
     :func:`load_causal` places a causal LM."""
     from transformers import AutoModelForSeq2SeqLM
 
-    meta = read_model_json(model_dir)
-    if meta["kind"] != "seq2seq":
-        raise ValueError(f"model {meta['name']!r} is a {meta['kind']} model; this step needs a seq2seq model")
-    placed = placement(meta, device)
-    model = AutoModelForSeq2SeqLM.from_pretrained(str(weights_folder(model_dir, meta)), dtype=torch_dtype(meta, dtype),
-                                                  **placed)
-    if not placed:
-        model = model.to(resolve_device(device))
-    model.eval()
-    return track(model, meta["name"]), load_tokenizer(model_dir), meta
+    return _load_placed(model_dir, AutoModelForSeq2SeqLM, "seq2seq", "a seq2seq model", dtype, device)

@@ -53,34 +53,15 @@ class MCItem:
 
 def items_to_table(items: Iterable[MCItem]) -> pa.Table:
     rows = list(items)
-    return pa.table(
-        {
-            "benchmark": [it.benchmark for it in rows],
-            "split": [it.split for it in rows],
-            "item_id": [it.item_id for it in rows],
-            "prompt": [it.prompt for it in rows],
-            "choices": [list(it.choices) for it in rows],
-            "label": [it.label for it in rows],
-            "meta": [json.dumps(it.meta, sort_keys=True, ensure_ascii=False) for it in rows],
-        },
-        schema=MC_ITEM_SCHEMA,
-    )
+    columns = {name: [getattr(it, name) for it in rows] for name in MC_ITEM_SCHEMA.names}
+    columns["choices"] = [list(it.choices) for it in rows]
+    columns["meta"] = [json.dumps(it.meta, sort_keys=True, ensure_ascii=False) for it in rows]
+    return pa.table(columns, schema=MC_ITEM_SCHEMA)
 
 
 def table_to_items(table: pa.Table) -> list[MCItem]:
-    cols = table.to_pydict()
-    return [
-        MCItem(
-            benchmark=cols["benchmark"][i],
-            split=cols["split"][i],
-            item_id=cols["item_id"][i],
-            prompt=cols["prompt"][i],
-            choices=tuple(cols["choices"][i]),
-            label=int(cols["label"][i]),
-            meta=json.loads(cols["meta"][i]),
-        )
-        for i in range(table.num_rows)
-    ]
+    return [MCItem(**{**row, "choices": tuple(row["choices"]), "label": int(row["label"]),
+                      "meta": json.loads(row["meta"])}) for row in table.to_pylist()]
 
 
 def check_unique_ids(items: Sequence[MCItem]) -> None:

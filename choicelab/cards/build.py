@@ -21,7 +21,7 @@ from choicelab.cards.overlay import CardPlan
 from choicelab.cards.panels import Panel, build_panels, card_entries, table_path
 from choicelab.cards.render import card_html, card_png, index_html, pdf_note, print_pdf
 from choicelab.io import write_json, write_parquet
-from choicelab.provenance import describe_inputs, make_record, sidecar_path, write_sidecar
+from choicelab.provenance import make_record, sidecar_path, write_sidecar
 
 
 def load_scale(path: str | Path) -> dict[str, Any]:
@@ -149,14 +149,12 @@ def write_card(run_root: str | Path, model: str, kind: str, status_path: str | P
     record = make_record(rule="card", inputs=inputs, params={"model": model, "kind": kind, "scale": scale},
                          artifact={"id": f"cards/{model}", "reproduces": "extra: choice-behaviour card (issue 31)"})
     record = from_run_folder(record, Path(run_root).parent)
-    write_sidecar(out, record)
-    write_sidecar(out_png, record)
+    for path in (out, out_png, *([pdf] if browser else [])):
+        write_sidecar(path, record)
     write_sidecar(items_page, from_run_folder(make_record(
         rule="card", inputs=[str(d) for d in dumps], params={"model": model, "page": "items"},
         artifact={"id": f"cards/{model}.items", "reproduces": "extra: the items behind a card (issue 41)"}),
         Path(run_root).parent))
-    if browser:
-        write_sidecar(pdf, record)
     return panels
 
 
@@ -207,10 +205,6 @@ def write_index(cards: Mapping[str, Sequence[Panel]], kinds: Mapping[str, str], 
     for path in files.values():
         write_sidecar(path, record)
     return files
-
-
-__all__ = ["describe_inputs", "failures", "load_scale", "read_status", "run_studies", "scale_text", "write_card",
-           "write_index", "write_status"]
 
 
 def panel_options(cards: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:

@@ -107,9 +107,7 @@ def pll_word_examples(request: int, context_ids: Sequence[int], word_ids: Sequen
     for i, (word, (before, after)) in enumerate(zip(word_ids, masked, strict=True)):
         w, k = list(word), len(word)
         encoder = tuple(c + list(before) + [m0] + list(after) + [eos])
-        if n == 1:
-            labels, scored = (m0, *w, eos), tuple(range(1, k + 1))
-        elif i == 0:
+        if i == 0 and n > 1:
             labels, scored = (*w, m0, eos), tuple(range(k))
         elif i == n - 1:
             labels, scored = (m0, *w, eos), tuple(range(1, k + 1))
@@ -147,10 +145,6 @@ def pll_examples(request: int, context_ids: Sequence[int], option_ids: Sequence[
     return out
 
 
-def decoder_example(request: int, context_ids: Sequence[int], option_ids: Sequence[int], eos: int) -> Example:
-    return Example(request, (*context_ids, eos), tuple(option_ids), tuple(range(len(option_ids))))
-
-
 def build_examples(
     tokenizer: PreTrainedTokenizerBase, requests: Sequence[ContinuationRequest], mode: str
 ) -> list[Example]:
@@ -176,7 +170,7 @@ def build_examples(
         elif mode == "pll_token":
             examples += pll_examples(k, context, option, eos, sentinels)
         else:
-            examples.append(decoder_example(k, context, option, eos))
+            examples.append(Example(k, (*context, eos), tuple(option), tuple(range(len(option)))))
     return examples
 
 

@@ -53,18 +53,14 @@ def code_version() -> dict[str, Any]:
     """The package version and, in a git checkout, the commit and whether the work tree has changes."""
     root = Path(choicelab.__file__).resolve().parent.parent
     info: dict[str, Any] = {"package": choicelab.__version__, "git_commit": None, "git_dirty": None}
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=True,
+                              timeout=10).stdout.strip()
+
     try:
-        commit = subprocess.run(
-            ["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, check=True, timeout=10
-        ).stdout.strip()
-        status = subprocess.run(
-            ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
-            capture_output=True,
-            text=True,
-            check=True,
-            timeout=10,
-        ).stdout
-        info.update(git_commit=commit, git_dirty=bool(status.strip()))
+        commit, status = git("rev-parse", "HEAD"), git("status", "--porcelain", "--untracked-files=no")
+        info.update(git_commit=commit, git_dirty=bool(status))
     except (OSError, subprocess.SubprocessError):
         pass
     return info
@@ -351,8 +347,7 @@ def format_lineage(node: Mapping[str, Any], indent: int = 0) -> str:
     elif node.get("record", True) is None:
         details.append("source file (no provenance record)")
     lines = [f"{pad}{label}" + (f"  [{'; '.join(details)}]" if details else "")]
-    for child in node.get("inputs", []):
-        lines.append(format_lineage(child, indent + 1))
+    lines += [format_lineage(child, indent + 1) for child in node.get("inputs", [])]
     return "\n".join(lines)
 
 

@@ -84,12 +84,5 @@ def job_record(
     smk: Any, *, models: Sequence[str] = (), seed: int | None = None, extra_inputs: Sequence[str] = ()
 ) -> dict:
     """A provenance record for the running Snakemake job (rule, params, inputs with hashes, config hash)."""
-    params = {k: v for k, v in dict(smk.params.items()).items()}
-    return make_record(
-        rule=smk.rule,
-        inputs=[*smk.input, *extra_inputs],
-        params=params,
-        config=smk.config,
-        seed=seed if seed is not None else smk.config.get("seed"),
-        models=list(models),
-    )
+    return make_record(rule=smk.rule, inputs=[*smk.input, *extra_inputs], params=dict(smk.params.items()),
+                       config=smk.config, seed=smk.config.get("seed") if seed is None else seed, models=list(models))

@@ -73,21 +73,11 @@ class TinyFamily:
 # One tiny random model per architecture the configs name (tests build each; random:<family> sources use them).
 TINY_FAMILIES = {
     name: TinyFamily(name, kind)
-    for name, kind in [
-        ("llama", "causal"),
-        ("gemma3", "causal"),
-        ("gemma", "causal"),
-        ("mistral", "causal"),
-        ("qwen2", "causal"),
-        ("qwen2_moe", "causal"),
-        ("mixtral", "causal"),
-        ("falcon", "causal"),
-        ("bert", "encoder"),
-        ("roberta", "encoder"),
-        ("deberta", "encoder"),
-        ("big_bird", "encoder"),
-        ("xlnet", "encoder"),
+    for kind, names in [
+        ("causal", ("llama", "gemma3", "gemma", "mistral", "qwen2", "qwen2_moe", "mixtral", "falcon")),
+        ("encoder", ("bert", "roberta", "deberta", "big_bird", "xlnet")),
     ]
+    for name in names
 }
 
 

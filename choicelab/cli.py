@@ -68,6 +68,7 @@ def _token_budget(text: str) -> int | str:
     """--max-batch-tokens: a number of tokens, or auto."""
     return text if text == "auto" else int(text)
 
+
 def _model_dir(model: str) -> Path:
     candidate = Path(model)
     if (candidate / "model.json").exists():

@@ -75,6 +75,8 @@ def summary(panels: Sequence[Panel]) -> list[Sentence]:
 FIGURE_IN, PAGE_IN = 10.0, 13.0  # inches wide: a panel's figure in the page, the whole card's PNG
 LABEL_WIDTH = 44  # characters of a row label per line (wrapped, never cut)
 KEY_WIDTH = 110  # characters per line of the papers' models' key under a panel's axis
+
+
 def intervals_text(hs: Sequence[Headline]) -> str:
     """How the drawn numbers' 95 % intervals are computed: one kind, or each kind with the rows it covers."""
     kinds = list(dict.fromkeys(h.interval for h in hs))

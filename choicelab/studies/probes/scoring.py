@@ -37,6 +37,8 @@ def split_label(label: str) -> tuple[str, int | None]:
     """(encoder, seed) of a checkpoint label; (label, None) for any other model name."""
     base, sep, seed = label.rpartition(SEED_INFIX)
     return (base, int(seed)) if sep and seed.isdigit() else (label, None)
+
+
 _OPTION_LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 

@@ -69,9 +69,6 @@ class Taxonomy:
     def module(self, module_id: str) -> Module:
         return _by_id(self.modules, module_id, "module")
 
-    def setting(self, setting_id: str) -> Setting:
-        return _by_id(self.settings, setting_id, "setting")
-
     @property
     def element_ids(self) -> tuple[str, ...]:
         return tuple(el.id for el in self.elements)
@@ -101,8 +98,8 @@ def _by_id(items: Iterable, wanted: str, kind: str, hint: str = ""):
     raise KeyError(f"unknown STEER {kind} {wanted!r}{hint}")
 
 
-def find_cycle(nodes: Iterable[str], edges: Iterable[tuple[str, str]]) -> list[str] | None:
-    """Return one cycle as a node list ``[a, b, ..., a]`` or ``None`` if the directed graph is acyclic."""
+def check_acyclic(nodes: Iterable[str], edges: Iterable[tuple[str, str]]) -> None:
+    """Raise ``ValueError`` naming one cycle (``a -> b -> ... -> a``) if the directed graph has one."""
     succ: dict[str, list[str]] = {n: [] for n in nodes}
     for src, dst in edges:
         succ.setdefault(src, []).append(dst)
@@ -126,18 +123,9 @@ def find_cycle(nodes: Iterable[str], edges: Iterable[tuple[str, str]]) -> list[s
         return None
 
     for start in sorted(succ):
-        if color[start] == white:
-            found = visit(start)
-            if found:
-                return found
-    return None
-
-
-def check_acyclic(nodes: Iterable[str], edges: Iterable[tuple[str, str]]) -> None:
-    """Raise ``ValueError`` naming the cycle if the dependency graph has one."""
-    cycle = find_cycle(nodes, edges)
-    if cycle:
-        raise ValueError(f"STEER dependency graph has a cycle: {' -> '.join(cycle)}; remove one of these edges")
+        cycle = visit(start) if color[start] == white else None
+        if cycle:
+            raise ValueError(f"STEER dependency graph has a cycle: {' -> '.join(cycle)}; remove one of these edges")
 
 
 def _require(mapping: dict, key: str, where: str):

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections import namedtuple
 from collections.abc import Sequence
 from fractions import Fraction
 from functools import cache
@@ -863,23 +864,17 @@ def _fd_round_robin(ctx: GenContext, setup: str, vals: list[list[int]], items: S
 # profile; budget balance = at every report profile the payments sum exactly to C when built and to 0 when not.
 
 
-class Mechanism(tuple):
+class Mechanism(namedtuple("Mechanism", "setting rule n grid param frac")):
     """(setting, rule, n, grid, param, frac) -- a hashable spec; see the table above."""
+
+    __slots__ = ()
 
     def __new__(cls, setting: str, rule: str, n: int, grid: tuple[int, ...], param: int = 0,
                 frac: Fraction = Fraction(1)):
-        return super().__new__(cls, (setting, rule, n, tuple(grid), param, Fraction(frac)))
-
-    setting = property(lambda self: self[0])
-    rule = property(lambda self: self[1])
-    n = property(lambda self: self[2])
-    grid = property(lambda self: self[3])
-    param = property(lambda self: self[4])
-    frac = property(lambda self: self[5])
+        return super().__new__(cls, setting, rule, n, tuple(grid), param, Fraction(frac))
 
     def to_params(self) -> dict[str, Any]:
-        return {"setting": self.setting, "rule": self.rule, "n": self.n, "grid": list(self.grid), "param": self.param,
-                "frac": self.frac}
+        return {**self._asdict(), "grid": list(self.grid)}
 
 
 def _orders(bids: Sequence[int]) -> list[tuple[int, ...]]:
@@ -1359,18 +1354,12 @@ def _oar_format(ctx: GenContext) -> Draft:
 #   independent private values: all four equal (revenue equivalence);
 #   independent private values, risk-averse bidders (Krishna ch. 4): first-price = Dutch > second-price = English.
 # A higher number is more expected revenue.
-AFFILIATED_ENVS = {
-    "affiliated": {"English auction": 3, "second-price sealed-bid auction": 2, "first-price sealed-bid auction": 1,
-                   "Dutch auction": 1},
-    "affiliated_two": {"English auction": 2, "second-price sealed-bid auction": 2,
-                       "first-price sealed-bid auction": 1, "Dutch auction": 1},
-    "independent": {"English auction": 1, "second-price sealed-bid auction": 1, "first-price sealed-bid auction": 1,
-                    "Dutch auction": 1},
-    "independent_averse": {"English auction": 1, "second-price sealed-bid auction": 1,
-                           "first-price sealed-bid auction": 2, "Dutch auction": 2},
-}
+_FORMATS = ("English auction", "second-price sealed-bid auction", "first-price sealed-bid auction", "Dutch auction")
+AFFILIATED_ENVS = {env: dict(zip(_FORMATS, ranks, strict=True)) for env, ranks in (
+    ("affiliated", (3, 2, 1, 1)), ("affiliated_two", (2, 2, 1, 1)), ("independent", (1, 1, 1, 1)),
+    ("independent_averse", (1, 1, 2, 2)))}  # each format's rank, in _FORMATS order
 
-_RANK_SHORT = ("English auction", "second-price sealed-bid auction", "first-price sealed-bid auction")
+_RANK_SHORT = _FORMATS[:3]
 
 
 def revenue_ordering_text(ranks: dict[str, int]) -> str:

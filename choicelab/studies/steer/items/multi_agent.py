@@ -168,11 +168,8 @@ def render_bimatrix(g: Game) -> str:
     return T["bimatrix_note"].format(row=p0, column=p1) + f"\n{_grid(rows)}"
 
 
-RENDERERS = {"word": render_word, "normal": render_normal, "bimatrix": render_bimatrix}
-
-
 def render_game(g: Game, form: str) -> str:
-    return RENDERERS[form](g)
+    return {"word": render_word, "normal": render_normal, "bimatrix": render_bimatrix}[form](g)
 
 
 def choose_form(rng, g: Game) -> str:
@@ -272,14 +269,13 @@ def _action_names(ctx: GenContext, k: int) -> list[str]:
     return ctx.rng.sample(GAME_VOCABS[ctx.domain].actions, k)
 
 
-def _game_intro(ctx: GenContext, g: Game) -> str:
-    gv = GAME_VOCABS[ctx.domain]
-    who = gv.setting.replace("{a} and {b}", join_list(g.players))
-    return T["game_intro"].format(who=who, unit=gv.unit)
-
-
-def _game_question(ctx: GenContext, g: Game, form: str, ask: str) -> str:
-    return f"{_game_intro(ctx, g)}\n{render_game(g, form)}\n{ask}"
+def _game_draft(ctx: GenContext, g: Game, phrased: tuple[str, str], correct: str, dis: Iterable[str],
+                params: dict[str, Any], n_options: int) -> Draft:
+    """A question about game ``g`` shown in ``params["form"]``: who plays, the game, then the question of
+    ``phrased`` (template id, text); the form is appended to the template id."""
+    (tid, ask), form, gv = phrased, params["form"], GAME_VOCABS[ctx.domain]
+    intro = T["game_intro"].format(who=gv.setting.replace("{a} and {b}", join_list(g.players)), unit=gv.unit)
+    return Draft(f"{tid}.{form}", f"{intro}\n{render_game(g, form)}\n{ask}", correct, tuple(dis), params, n_options)
 
 
 _NUMBER = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?")
@@ -393,8 +389,7 @@ def interpret_games(ctx: GenContext) -> Draft:
     cands += [g.u(1 - i, p) for p in g.profiles()]
     dis = list(dict.fromkeys(g.fmt(c) for c in cands if c != correct))
     params = {"game": g.params(), "form": form, "player": i, "profile": list(prof)}
-    return Draft(f"{tid}.{form}", _game_question(ctx, g, form, ask), g.fmt(correct), tuple(dis), params,
-                 ctx.n_options(3, 5))
+    return _game_draft(ctx, g, (tid, ask), g.fmt(correct), dis, params, ctx.n_options(3, 5))
 
 
 @generator("best_response")
@@ -435,8 +430,7 @@ def best_response(ctx: GenContext) -> Draft:
     # no "any action; they all give the same payoff": the best response is unique, so it would never be right
     dis = [a for a in names if a != correct]
     params = {"game": g.params(), "form": form, "player": i, "opp_mix": {str(b): p for b, p in mix.items()}}
-    return Draft(f"{tid}.{form}", _game_question(ctx, g, form, ask), correct, tuple(dis), params,
-                 min(k, ctx.n_options(3, 5)))
+    return _game_draft(ctx, g, (tid, ask), correct, dis, params, min(k, ctx.n_options(3, 5)))
 
 
 def _distinct_columns(g: Game, i: int) -> bool:
@@ -484,8 +478,7 @@ def dominant_strategies(ctx: GenContext) -> Draft:
     # "none" is offered by the 'exists' template only: elsewhere a dominant action was planted, so it is never right
     dis = [a for a in names if a != correct] + ([T["dom_none"]] if may_be_none and dom is not None else [])
     params = {"game": g.params(), "form": form, "player": i, "template": "exists" if may_be_none else "play"}
-    return Draft(f"{tid}.{form}", _game_question(ctx, g, form, ask), correct, tuple(dis), params,
-                 min(len(dis) + 1, ctx.n_options(3, 5)))
+    return _game_draft(ctx, g, (tid, ask), correct, dis, params, min(len(dis) + 1, ctx.n_options(3, 5)))
 
 
 @generator("dominated_strategies")
@@ -532,8 +525,7 @@ def dominated_strategies(ctx: GenContext) -> Draft:
     correct = none if d is None else own[d]
     dis = [a for a in own if a != correct] + ([] if d is None else [none])
     params = {"game": g.params(), "form": form, "player": i}
-    return Draft(f"{tid}.{form}", _game_question(ctx, g, form, ask), correct, tuple(dis), params,
-                 min(k + 1, ctx.n_options(3, 5)))
+    return _game_draft(ctx, g, (tid, ask), correct, dis, params, min(k + 1, ctx.n_options(3, 5)))
 
 
 def _plant_irds(rng, g: Game, steps: int, step: int) -> None:
@@ -592,7 +584,7 @@ def irds_element(ctx: GenContext) -> Draft:
         subsets.sort(key=lambda s: (abs(len(s) - len(surv_names)), rng.random()))
         dis = [_action_set_text(s) for s in subsets if s != surv_names]
     params = {"game": g.params(), "form": form, "asked": asked}
-    return Draft(f"{tid}.{form}", _game_question(ctx, g, form, ask), correct, tuple(dis), params, ctx.n_options(3, 5))
+    return _game_draft(ctx, g, (tid, ask), correct, dis, params, ctx.n_options(3, 5))
 
 
 def _plant_equilibria(rng, g: Game, c: int) -> None:
@@ -657,7 +649,7 @@ def pure_nash(ctx: GenContext) -> Draft:
         correct = str(len(eqs))
         dis = [str(c) for c in range(min(n_opts, k + 1)) if c != len(eqs)]
         params = {"game": g.params(), "form": form, "template": "count"}
-    return Draft(f"{tid}.{form}", _game_question(ctx, g, form, ask), correct, tuple(dis), params, ctx.n_options(3, 5))
+    return _game_draft(ctx, g, (tid, ask), correct, dis, params, ctx.n_options(3, 5))
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -809,8 +801,7 @@ def _level_k_matrix(ctx: GenContext, k: int) -> Draft:
     # never be right -- an answer cue
     dis = [x for x in names if x != correct]
     params = {"kind": "matrix", "game": g.params(), "form": form, "player": i, "k": kk}
-    return Draft(f"{tid}.{form}", _game_question(ctx, g, form, ask), correct, tuple(dis), params,
-                 min(m, ctx.n_options(3, 4)))
+    return _game_draft(ctx, g, (tid, ask), correct, dis, params, min(m, ctx.n_options(3, 4)))
 
 
 # ================================================================================================================
@@ -1458,8 +1449,8 @@ def _stage_game(ctx: GenContext, k: int, lo: int, hi: int) -> Game:
     return random_game(ctx.rng, players, [names, names], lo, hi)
 
 
-def _repeated_intro(ctx: GenContext, g: Game, form: str) -> str:
-    return T["repeated_intro"].format(setting=GAME_VOCABS[ctx.domain].setting.format(a=g.players[0], b=g.players[1]),
+def _repeated_intro(ctx: GenContext, g: Game, form: str, template: str = "repeated_intro") -> str:
+    return T[template].format(setting=GAME_VOCABS[ctx.domain].setting.format(a=g.players[0], b=g.players[1]),
                                       game=render_game(g, form))
 
 
@@ -1717,8 +1708,7 @@ def trigger_strategies(ctx: GenContext) -> Draft:
     form = choose_form(rng, g)
     grim = grim_trigger_threshold(t_, r_, p_)
     tft = tit_for_tat_threshold(t_, r_, p_, s_)
-    intro = T["trig_intro"].format(setting=GAME_VOCABS[ctx.domain].setting.format(a=players[0], b=players[1]),
-                                   game=render_game(g, form))
+    intro = _repeated_intro(ctx, g, form, "trig_intro")
     params: dict[str, Any] = {"T": t_, "R": r_, "P": p_, "S": s_, "form": form, "kind": kind}
     if kind == "threshold":
         tid, ask = ctx.phrase(T, "trig_th", coop=coop, defect=defect)

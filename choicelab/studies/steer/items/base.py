@@ -558,8 +558,7 @@ def generate(element_id: str, domain: str, grade: int, n: int, seed: int = 0) ->
     """``n`` distinct questions of one test (element x domain x grade), deterministic given ``seed``.
 
     A two-part question counts once and gives two :class:`SteerQuestion` (parts 1 and 2, same ``index``)."""
-    units = _take_units(_iter_units(element_id, domain, grade, seed), n, f"{element_id}/{domain}/g{grade}")
-    return _numbered(units)
+    return generate_with_pool(element_id, domain, grade, n, 0, seed)[0]
 
 
 def generate_with_pool(element_id: str, domain: str, grade: int, n: int, pool: int,
@@ -627,12 +626,7 @@ def plan_tests(scale: BenchmarkScale, tax: Taxonomy | None = None) -> list[tuple
 
 def generate_benchmark(scale: BenchmarkScale | dict[str, Any]) -> list[SteerQuestion]:
     """All questions of the selected tests; item ids are unique and questions are distinct within each test."""
-    if isinstance(scale, dict):
-        scale = BenchmarkScale.from_dict(scale)
-    out: list[SteerQuestion] = []
-    for element_id, domain, grade in plan_tests(scale):
-        out.extend(generate(element_id, domain, grade, scale.n_per_test, scale.seed))
-    return out
+    return generate_benchmark_with_pool(scale, 0)[0]
 
 
 FEWSHOT_SPLIT = "fewshot"

@@ -19,7 +19,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -128,9 +128,13 @@ def random_game(rng, players: Sequence[str], actions: Sequence[Sequence[str]], l
     return Game(list(players), [list(a) for a in actions], pay, dec)
 
 
-def _grid(rows: list[list[str]]) -> str:
+def _grid(g: Game, cell: Callable[[int, int], str]) -> str:
+    """A text grid of a two-player game: a row per first player's action and a column per second player's action,
+    ``cell(row, column)`` in each, columns aligned."""
+    rows = [[""] + g.actions[1]] + [[ra] + [cell(r, c) for c in range(len(g.actions[1]))]
+                                    for r, ra in enumerate(g.actions[0])]
     widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
-    return "\n".join(" | ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=False)).rstrip() for r in rows)
+    return "\n".join(" | ".join(text.ljust(w) for text, w in zip(r, widths, strict=False)).rstrip() for r in rows)
 
 
 def render_word(g: Game) -> str:
@@ -148,24 +152,16 @@ def render_normal(g: Game) -> str:
     if g.n != 2:
         raise ValueError("normal-form tables need a two-player game")
     p0, p1 = g.players
-    blocks = []
-    for i in range(2):
-        rows = [[""] + g.actions[1]]
-        for r, ra in enumerate(g.actions[0]):
-            rows.append([ra] + [g.fmt(g.u(i, (r, c))) for c in range(len(g.actions[1]))])
-        blocks.append(T["normal_header"].format(player=g.players[i], row=p0, column=p1) + f"\n{_grid(rows)}")
-    return "\n\n".join(blocks)
+    return "\n\n".join(T["normal_header"].format(player=g.players[i], row=p0, column=p1)
+                       + f"\n{_grid(g, lambda r, c, i=i: g.fmt(g.u(i, (r, c))))}" for i in range(2))
 
 
 def render_bimatrix(g: Game) -> str:
     """Bimatrix form: one grid, each cell "(row player's payoff, column player's payoff)"."""
     if g.n != 2:
         raise ValueError("bimatrix tables need a two-player game")
-    p0, p1 = g.players
-    rows = [[""] + g.actions[1]]
-    for r, ra in enumerate(g.actions[0]):
-        rows.append([ra] + [f"({g.fmt(g.u(0, (r, c)))}, {g.fmt(g.u(1, (r, c)))})" for c in range(len(g.actions[1]))])
-    return T["bimatrix_note"].format(row=p0, column=p1) + f"\n{_grid(rows)}"
+    grid = _grid(g, lambda r, c: f"({g.fmt(g.u(0, (r, c)))}, {g.fmt(g.u(1, (r, c)))})")
+    return T["bimatrix_note"].format(row=g.players[0], column=g.players[1]) + f"\n{grid}"
 
 
 def render_game(g: Game, form: str) -> str:

@@ -66,7 +66,7 @@ def decimals(text: str) -> int:
 
 @dataclass(frozen=True)
 class NumberForm:
-    """The values :func:`numeric_options` may offer and how: within ``[lo, hi]`` (open bounds for probabilities are
+    """The values :func:`numeric_draft` may offer and how: within ``[lo, hi]`` (open bounds for probabilities are
     the caller's), ``unit`` scaling a value to what is shown (100 for percentages), whole numbers when ``integer``,
     as many decimals as the key when ``same_form``, perturbations up to about ``spread`` times the key."""
 
@@ -82,10 +82,12 @@ WHOLE = NumberForm(integer=True)
 PERCENT = NumberForm(lo=Fraction(1, 100), hi=Fraction(99, 100), unit=100, spread=0.4)
 
 
-def numeric_options(rng, key: float | Fraction, fmt: Callable[[Any], str], candidates: Sequence[Any], n: int,
-                    form: NumberForm = NumberForm()) -> list[str]:
-    """``n - 1`` numeric distractors for ``key``: the plausible-mistake ``candidates`` first, then perturbations on
-    both sides, as ``form`` allows, the key's rank among the options uniform (:func:`rank_balanced`)."""
+def numeric_draft(ctx: GenContext, phrased: tuple[str, str], key: float | Fraction, fmt: Callable[[Any], str],
+                  candidates: Sequence[Any], params: dict[str, Any], form: NumberForm = NumberForm()) -> Draft:
+    """The question ``phrased`` (template id, text) with 3-5 numeric options: ``key`` and distractors, the
+    plausible-mistake ``candidates`` first, then perturbations on both sides, as ``form`` allows, the key's rank
+    among the options uniform (:func:`rank_balanced`)."""
+    rng, n = ctx.rng, ctx.n_options(3, 5)
     lo, hi, unit, integer, same_form, spread = form.lo, form.hi, form.unit, form.integer, form.same_form, form.spread
     key_text = fmt(key)
     places = decimals(key_text)
@@ -118,7 +120,7 @@ def numeric_options(rng, key: float | Fraction, fmt: Callable[[Any], str], candi
         if integer:
             value = round(value)
         offer(Fraction(str(value)) / Fraction(str(unit)))
-    return rank_balanced(rng, float(key), items, n)
+    return Draft(*phrased, key_text, tuple(rank_balanced(rng, float(key), items, n)), params, n)
 
 
 # ================================================================================================================
@@ -160,9 +162,7 @@ def add_subtract(ctx: GenContext) -> Draft:
         fmt = fmt_money
     no_sign = sum(abs(t) for t in terms)
     cands = [total + 1, total - 1, total + 10, total - 10, no_sign]
-    n = ctx.n_options(3, 5)
-    dis = numeric_options(rng, total, fmt, cands, n, WHOLE)
-    return Draft(tid, q, fmt(total), tuple(dis), {"terms": terms, "style": style}, n)
+    return numeric_draft(ctx, (tid, q), total, fmt, cands, {"terms": terms, "style": style}, WHOLE)
 
 
 @generator("multiply_divide")
@@ -188,9 +188,7 @@ def multiply_divide(ctx: GenContext) -> Draft:
             q = T["div_story"].format(total=fmt_money(a * b), item=v.price_item, b=b)
         cands = [a * b - b, a + 1, a - 1, a * b // max(b - 1, 1)]
     fmt = fmt_num if style == "expr" else fmt_money
-    n = ctx.n_options(3, 5)
-    dis = numeric_options(rng, answer, fmt, cands, n, WHOLE)
-    return Draft(tid, q, fmt(answer), tuple(dis), {"op": op, "a": a, "b": b, "style": style}, n)
+    return numeric_draft(ctx, (tid, q), answer, fmt, cands, {"op": op, "a": a, "b": b, "style": style}, WHOLE)
 
 
 
@@ -206,9 +204,7 @@ def compute_expectations(ctx: GenContext) -> Draft:
     tid, lead = ctx.phrase(T, "exp", parts=join_list(parts), person=ctx.people(1)[0])
     q = T["exp_question"].format(lead=lead, things=v.counted[1])
     cands = [Fraction(sum(values), k), max(values), sum(values), sum(Fraction(p, 100) for p in probs) * min(values)]
-    n = ctx.n_options(3, 5)
-    dis = numeric_options(rng, ev, fmt_num, cands, n)
-    return Draft(tid, q, fmt_num(ev), tuple(dis), {"probs_pct": probs, "values": values}, n)
+    return numeric_draft(ctx, (tid, q), ev, fmt_num, cands, {"probs_pct": probs, "values": values})
 
 
 # ================================================================================================================
@@ -268,9 +264,7 @@ def continuous_optimization(ctx: GenContext) -> Draft:
         q = T["cont_profit"].format(role=v.role, item=v.price_item, a=a, b=b, cost=cost)
         cands = [Fraction(a, b), Fraction(a, 2 * b), Fraction(a + b * c, b), Fraction(a, 4 * b) + c]
         params = {"family": family, "a": a, "b": b, "c": c}
-    n = ctx.n_options(3, 5)
-    dis = numeric_options(rng, answer, fmt_num, cands, n, NumberForm(lo=Fraction(1, 100)))
-    return Draft(f"cont.{family}", q, fmt_num(answer), tuple(dis), params, n)
+    return numeric_draft(ctx, (f"cont.{family}", q), answer, fmt_num, cands, params, NumberForm(lo=Fraction(1, 100)))
 
 
 # two products made in batches per domain (data/steer/domains.yaml)
@@ -431,9 +425,7 @@ def complement_rule(ctx: GenContext) -> Draft:
         q = T["compl_atleast"].format(event=event, p=fmt_pct(p), n=n)
         cands = [n * p, p**n, (1 - p) ** n, 1 - p**n]
         params = {"kind": kind, "p": [p.numerator, p.denominator], "n": n}
-    n = ctx.n_options(3, 5)
-    dis = numeric_options(rng, answer, fmt_pct, cands, n, PERCENT)
-    return Draft(tid, q, fmt_pct(answer), tuple(dis), params, n)
+    return numeric_draft(ctx, (tid, q), answer, fmt_pct, cands, params, PERCENT)
 
 
 @generator("bayes_rule")
@@ -455,11 +447,9 @@ def bayes_rule(ctx: GenContext) -> Draft:
     # base-rate neglect (the stated P(B|A)) in half of the questions: the key is never a number of the stem
     cands = ([lik] if rng.random() < 0.5 else []) + [lik * prior, 1 - answer,
                                                       lik * prior / (lik * prior + false_pos), lik * (1 - prior)]
-    n = ctx.n_options(3, 5)
-    dis = numeric_options(rng, answer, fmt_pct, cands, n, PERCENT)
     params = {"prior_pct": int(prior * 100), "lik_pct": int(lik * 100), "false_pos_pct": int(false_pos * 100),
               "given_pb": given_pb}
-    return Draft(tid, q, fmt_pct(answer), tuple(dis), params, n)
+    return numeric_draft(ctx, (tid, q), answer, fmt_pct, cands, params, PERCENT)
 
 
 # ================================================================================================================

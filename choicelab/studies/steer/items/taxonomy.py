@@ -2,7 +2,7 @@
 
 Data lives in ``data/steer/taxonomy.yaml`` and ``data/steer/dependencies.yaml``; this module validates it (unique ids,
 grade ranges inside 1..13, known domains, edges between known elements, an acyclic graph that contains the paper's
-Fig. 5 edges) and answers graph questions (parents, transitive ancestors).
+Fig. 5 edges) and answers graph questions (transitive ancestors).
 """
 
 from __future__ import annotations
@@ -73,20 +73,16 @@ class Taxonomy:
     def element_ids(self) -> tuple[str, ...]:
         return tuple(el.id for el in self.elements)
 
-    def parents(self, element_id: str) -> tuple[str, ...]:
-        """Direct prerequisites of ``element_id`` (sorted)."""
-        self.element(element_id)
-        return tuple(sorted(src for src, dst in self.edges if dst == element_id))
-
     def ancestors(self, element_id: str) -> frozenset[str]:
         """All transitive prerequisites of ``element_id`` (excluding itself)."""
+        self.element(element_id)  # KeyError for an unknown id
         seen: set[str] = set()
-        stack = list(self.parents(element_id))
+        stack = [element_id]
         while stack:
             node = stack.pop()
-            if node not in seen:
-                seen.add(node)
-                stack.extend(self.parents(node))
+            found = {src for src, dst in self.edges if dst == node} - seen
+            seen |= found
+            stack.extend(found)
         return frozenset(seen)
 
 

@@ -35,6 +35,7 @@ from choicelab.studies.steer.items.base import (
     join_list,
     percent_split,
     retry,
+    unique_argmax,
     yes_no,
 )
 from choicelab.studies.steer.items.domains import TEMPLATES, VOCABULARY
@@ -197,23 +198,17 @@ def expected_payoffs(g: Game, i: int, opp_mix: dict[int, Fraction]) -> list[Frac
             for a in range(len(g.actions[i]))]
 
 
-def is_nash(g: Game, prof: Sequence[int]) -> bool:
-    return all(g.u(i, prof) >= g.u(i, _with(prof, i, a)) for i in range(g.n) for a in range(len(g.actions[i])))
-
-
 def pure_nash_equilibria(g: Game) -> list[Profile]:
     """Every pure-strategy profile from which no player gains by deviating alone (enumeration)."""
-    return [p for p in g.profiles() if is_nash(g, p)]
-
-
-def _rest_profiles(g: Game, i: int, alive: Sequence[Sequence[int]]) -> list[Profile]:
-    return list(itertools.product(*(alive[j] if j != i else [0] for j in range(g.n))))
+    return [p for p in g.profiles()
+            if all(g.u(i, p) >= g.u(i, _with(p, i, a)) for i in range(g.n) for a in range(len(g.actions[i])))]
 
 
 def strictly_dominates(g: Game, i: int, a: int, b: int, alive: Sequence[Sequence[int]] | None = None) -> bool:
     """Action a gives player i strictly more than b against every (surviving) action profile of the others."""
     alive = alive or [list(range(len(x))) for x in g.actions]
-    return all(g.u(i, _with(r, i, a)) > g.u(i, _with(r, i, b)) for r in _rest_profiles(g, i, alive))
+    rest = itertools.product(*(alive[j] if j != i else [0] for j in range(g.n)))  # the others' surviving profiles
+    return all(g.u(i, _with(r, i, a)) > g.u(i, _with(r, i, b)) for r in rest)
 
 
 def dominant_action(g: Game, i: int) -> int | None:
@@ -410,8 +405,8 @@ def best_response(ctx: GenContext) -> Draft:
             mix = {b1: Fraction(p, 100), b2: Fraction(100 - p, 100)}
         else:
             mix = {rng.randrange(k): Fraction(1)}
-        vals = expected_payoffs(g, i, mix)
-        return (g, mix, vals.index(max(vals))) if vals.count(max(vals)) == 1 else None
+        best = unique_argmax(expected_payoffs(g, i, mix))
+        return None if best is None else (g, mix, best)
 
     g, mix, best = retry(draw)
     form = choose_form(rng, g)
@@ -431,11 +426,8 @@ def best_response(ctx: GenContext) -> Draft:
 
 def _distinct_columns(g: Game, i: int) -> bool:
     """Player i's payoffs differ across own actions against every opponent action (so weak = strict dominance)."""
-    for b in range(len(g.actions[1 - i])):
-        vals = [g.u(i, _mine(i, a, b)) for a in range(len(g.actions[i]))]
-        if len(set(vals)) != len(vals):
-            return False
-    return True
+    own = range(len(g.actions[i]))
+    return all(len({g.u(i, _mine(i, a, b)) for a in own}) == len(own) for b in range(len(g.actions[1 - i])))
 
 
 @generator("dominant_strategies")
@@ -655,10 +647,7 @@ def pure_nash(ctx: GenContext) -> Draft:
 def beauty_contest_guess(top: int, p: Fraction, k: int) -> Fraction:
     """Level-0 guesses uniformly on [0, top] (mean top/2); a level-k player's best guess is p times the average guess
     of level-(k-1) players (the target is p times the average of the *other* players' guesses)."""
-    guess = Fraction(top, 2)
-    for _ in range(k):
-        guess *= p
-    return guess
+    return Fraction(top, 2) * p**k
 
 
 def request_best_responses(opp: int, lo: int, hi: int, bonus: int) -> list[int]:
@@ -692,8 +681,7 @@ def level_k_action(g: Game, i: int, k: int) -> int | None:
         if b is None:
             return None
         mix = {b: Fraction(1)}
-    vals = expected_payoffs(g, i, mix)
-    return vals.index(max(vals)) if vals.count(max(vals)) == 1 else None
+    return unique_argmax(expected_payoffs(g, i, mix))
 
 
 @generator("level_k")
@@ -1811,7 +1799,7 @@ def _bne_offer(ctx: GenContext, a_name: str, b_name: str) -> Draft:
         if len(offers) != n_q + 1:
             return None
         vals = lemons_payoffs(probs, seller, buyer, offers)
-        if vals.count(max(vals)) != 1 or vals.index(max(vals)) != rank:  # the key's rank is drawn first
+        if unique_argmax(vals) != rank:  # the key's rank is drawn first
             return None
         return probs, seller, buyer, offers, vals
 

@@ -50,10 +50,7 @@ HOUSES = {domain: tuple(words["allocated"]) for domain, words in VOCABULARY["soc
 
 
 def _short(alt: str) -> str:
-    for art in ("a ", "an ", "the "):
-        if alt.startswith(art):
-            return alt[len(art) :]
-    return alt
+    return re.sub(r"^(?:a|an|the) ", "", alt)  # without its leading article
 
 
 def _alternatives(ctx: GenContext, m: int) -> list[str]:

@@ -127,6 +127,7 @@ def layout_problems(fig: plt.Figure) -> list[str]:
     renderer = fig.canvas.get_renderer()
     corners = [_corners(t, renderer) for t in texts_]
     problems = []
+
     def short(text: Text) -> str:
         words = " ".join(text.get_text().split())
         return repr(words if len(words) <= 50 else words[:49] + "~")

@@ -59,6 +59,7 @@ def sample(
                 continue
         if not batch:
             break
+
         def run(rows: list[int]) -> list[tuple[list[int], int]]:
             nonlocal max_batch_tokens
             try:

@@ -98,6 +98,7 @@ def _baselines(ax: plt.Axes, frame: pd.DataFrame, series: Sequence[str], key: st
 def _models_title(fig: plt.Figure, title: str, models: Sequence[str]) -> str:
     """A figure title naming its encoders, wrapped to the figure's width (about 12 characters per inch at 9 pt)."""
     width = max(40, int(fig.get_figwidth() * 12))
+
     def wrap(text: str) -> str:
         return textwrap.fill(text, width, break_on_hyphens=False)
 

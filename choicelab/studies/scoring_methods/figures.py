@@ -180,6 +180,7 @@ def fig1_example(
     right = fig.add_axes((0.66, 0.01, 0.33, 0.95))
     for ax in (left, right):
         ax.set_axis_off()
+
     def put(text: str, down: float, **style: Any) -> None:
         left.annotate(text, (0, 1), xycoords="axes fraction", xytext=(0, -down), textcoords="offset points",
                       va="top", **style)

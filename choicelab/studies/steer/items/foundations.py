@@ -191,7 +191,6 @@ def multiply_divide(ctx: GenContext) -> Draft:
     return numeric_draft(ctx, (tid, q), answer, fmt, cands, {"op": op, "a": a, "b": b, "style": style}, WHOLE)
 
 
-
 @generator("compute_expectations")
 def compute_expectations(ctx: GenContext) -> Draft:
     """Answer = sum_i p_i * x_i over the stated outcomes (probabilities sum to 100%)."""
@@ -646,6 +645,7 @@ def conditional_syllogism(ctx: GenContext) -> Draft:
     # A literal option reads "It is the case that X" / "It is not the case that X" (a bare "X." would repeat a
     # premise's ending word for word and be much shorter than its negation), without a full stop; negated
     # statements stay longer, so distractors are chosen for a uniform length rank of the key.
+
     def option(f) -> str:
         text = render(f, props)
         return _sentence(T["it_is_the_case"].format(x=text) if f[0] == "var" else text)[:-1]

@@ -1859,7 +1859,6 @@ def _bne_matrix(ctx: GenContext, a_name: str, b_name: str) -> Draft:
     return Draft(tid, " ".join([*parts, ask]), correct, tuple(dis), params, n_opts)
 
 
-
 def entry_spbne(prior0: Fraction, modes: int, ent: Sequence, inc: Sequence) -> tuple[list[list[int]], int, list]:
     """Entry game: the entrant stays out (payoff 0) or enters in mode m = 1..modes; the incumbent, of type 0
     (probability prior0) or 1 and knowing its type, then fights (0) or accommodates (1). ent[m-1][t][r] and

@@ -41,7 +41,6 @@ def expected_value(lottery: Lottery) -> Fraction:
     return sum((Fraction(p, 100) * x for p, x in lottery), Fraction(0))
 
 
-
 def _describe(lottery: Lottery, money: bool = True) -> str:
     def fmt(x: int) -> str:
         if not money:

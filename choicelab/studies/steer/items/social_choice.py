@@ -154,7 +154,6 @@ def balanced_decoys(rng, stem: str, key: str, candidates: Sequence[str], k: int,
     return list(min(subsets, key=cost))
 
 
-
 # ================================================================================================================
 # Voting rules
 
@@ -1115,7 +1114,6 @@ def _property_question(ctx: GenContext, prop: str) -> Draft:
     bad = [bad[j] for j in picked]
     params = {"kind": "which_not" if lacks else "which", "options": [m.to_params() for m in [mech] + bad]}
     return Draft(tid, q, describe_mechanism(mech), tuple(describe_mechanism(m) for m in bad), params, n_opts)
-
 
 
 @generator("dsic")

@@ -129,7 +129,7 @@ ARTIFACTS: tuple[Artifact, ...] = (
         "extra: Figure 2 pooled over both label sets and both rating scores (not the paper's drawing)",
         "accuracy per condition, model and method with label scoring pooled over letter and number labels and rating "
         "pooled over number- and phrase-based scores; bars: 95% intervals clustered by item",
-        figures.fig2_pooled_figure,
+        functools.partial(figures.fig2_figure, pooled=True),
         "sm_figures",
     ),
     _figure(
@@ -157,7 +157,7 @@ ARTIFACTS: tuple[Artifact, ...] = (
         "extra: Figure 3 pooled over both label sets and both rating scores (not the paper's drawing)",
         "accuracy and log-likelihood of the human data per score and model with label scoring pooled over letter and "
         "number labels, clip 1e-3; accuracy bars: 95% intervals clustered by item",
-        figures.fig3_pooled_figure,
+        functools.partial(figures.fig3_figure, pooled=True),
         "sm_figures",
     ),
     _figure(

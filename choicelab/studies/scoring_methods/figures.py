@@ -387,52 +387,41 @@ def _models_named(data: StudyFrames) -> str:
     return f". Models: {', '.join(data.models(with_grid=False))}"
 
 
-def fig2_figure(data: StudyFrames) -> plt.Figure:
+def _paper_and_coder(data: StudyFrames, pooled: bool) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The paper's rows and the coder's: every reported version (``pooled``) or the paper's (:func:`paper_choices`)."""
+    return (data.paper, data.reported) if pooled else (paper_choices(data.paper), paper_choices(data.reported))
+
+
+def fig2_figure(data: StudyFrames, pooled: bool = False) -> plt.Figure:
     """Fig. 2 as the paper drew it (:func:`paper_choices`): free generation from the authors' hand codes where they
-    exist (:func:`~choicelab.studies.scoring_methods.tables.with_hand_coded_free`), the coder's accuracy marked."""
-    return fig2_accuracy(
-        tables.paper_fig2_table(paper_choices(data.paper), paper_choices(data.reported), data.human),
-        f"Fig. 2: accuracy per condition, model and method (averaged over each method's versions; {PAPER_VERSIONS})"
-        + _models_named(data),
-    )
+    exist (:func:`~choicelab.studies.scoring_methods.tables.with_hand_coded_free`), the coder's accuracy marked;
+    ``pooled``: over every reported version, both label sets, both rating scores (not the paper's drawing)."""
+    title = (f"Fig. 2, pooled (not as the paper): accuracy per condition, model and method ({POOLED_VERSIONS})"
+             if pooled else
+             f"Fig. 2: accuracy per condition, model and method (averaged over each method's versions; "
+             f"{PAPER_VERSIONS})")
+    return fig2_accuracy(tables.paper_fig2_table(*_paper_and_coder(data, pooled), data.human),
+                         title + _models_named(data))
 
 
-def fig2_pooled_figure(data: StudyFrames) -> plt.Figure:
-    """Fig. 2 over every reported version: both label sets, both rating scores (not the paper's drawing)."""
-    return fig2_accuracy(
-        tables.paper_fig2_table(data.paper, data.reported, data.human),
-        f"Fig. 2, pooled (not as the paper): accuracy per condition, model and method ({POOLED_VERSIONS})"
-        + _models_named(data),
-    )
-
-
-def fig3_figure(data: StudyFrames) -> plt.Figure:
-    """Fig. 3 on the paper's versions with our clip (p in [1e-3, 1 - 1e-3]; Δ to the worst row)."""
-    return fig3_accuracy_loglik(
-        tables.paper_fig3_table(paper_choices(data.paper), paper_choices(data.reported), data.human),
-        f"Fig. 3: accuracy and fit to the human data (clip 1e-3, Δ to the worst model/score; {PAPER_VERSIONS})"
-        + _models_named(data),
-    )
+def fig3_figure(data: StudyFrames, pooled: bool = False) -> plt.Figure:
+    """Fig. 3 on the paper's versions (``pooled``: every reported version, both label sets pooled, both rating
+    scores) with our clip (p in [1e-3, 1 - 1e-3]; Δ to the worst row)."""
+    title = (f"Fig. 3, pooled (not as the paper): accuracy and fit to the human data (clip 1e-3; {POOLED_VERSIONS})"
+             if pooled else
+             f"Fig. 3: accuracy and fit to the human data (clip 1e-3, Δ to the worst model/score; {PAPER_VERSIONS})")
+    return fig3_accuracy_loglik(tables.paper_fig3_table(*_paper_and_coder(data, pooled), data.human),
+                                title + _models_named(data))
 
 
 def fig3_authors_figure(data: StudyFrames) -> plt.Figure:
     """Fig. 3 on the paper's versions as the authors computed and displayed it (clip 1e-9, display floor)."""
-    fig3 = tables.paper_fig3_table(paper_choices(data.paper), paper_choices(data.reported), data.human,
-                                   clip=sm.AUTHORS_P_CLIP)
+    fig3 = tables.paper_fig3_table(*_paper_and_coder(data, False), data.human, clip=sm.AUTHORS_P_CLIP)
     return fig3_accuracy_loglik(
         authors_display(fig3),
         "Fig. 3 as the authors drew it: clip 1e-9; LLH - worst LLH above -1e5 + 500, "
         f"LLH <= -1e5 shown as 500 (hatched); {PAPER_VERSIONS}" + _models_named(data),
         "LLH diff. (authors' display)",
-    )
-
-
-def fig3_pooled_figure(data: StudyFrames) -> plt.Figure:
-    """Fig. 3 over every reported version (both label sets pooled, both rating scores), our clip."""
-    return fig3_accuracy_loglik(
-        tables.paper_fig3_table(data.paper, data.reported, data.human),
-        f"Fig. 3, pooled (not as the paper): accuracy and fit to the human data (clip 1e-3; {POOLED_VERSIONS})"
-        + _models_named(data),
     )
 
 

@@ -182,7 +182,7 @@ ARTIFACTS: tuple[Artifact, ...] = (
         "each cell of Fig. 2: ours from the authors' released outputs (human: the raw human data), theirs "
         "(analysis/all_accuracy_summary.csv)"
         ", the difference, equal to 3 decimals, and why a differing cell differs",
-        reanalysis.fig2_table,
+        functools.partial(reanalysis.comparison_table, "fig2"),
         "sm_reanalysis",
     ),
     Artifact(
@@ -190,7 +190,7 @@ ARTIFACTS: tuple[Artifact, ...] = (
         "Figure 3 regenerated from the authors' outputs, beside testing-stats.R on llmlink_long_final.csv",
         "log-likelihood of the human data and accuracy per model and score: ours from the released outputs, theirs "
         "as analysis/testing-stats.R computes them from llmlink_long_final.csv (clip 1e-9; llh_shown as drawn)",
-        reanalysis.fig3_table,
+        functools.partial(reanalysis.comparison_table, "fig3"),
         "sm_reanalysis",
     ),
     _table(

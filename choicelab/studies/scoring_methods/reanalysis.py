@@ -498,15 +498,12 @@ def accuracy_table(data: ReanalysisFrames) -> tuple[pd.DataFrame, str]:
     return frame, _markdown(frame)
 
 
-def fig2_table(data: ReanalysisFrames) -> Built:
-    """The Fig. 2 comparison; the verdict heads its Markdown and ends its caption (the report and the manifest)."""
+def comparison_table(figure: str, data: ReanalysisFrames) -> Built:
+    """The ``figure`` ("fig2" or "fig3") comparison; the verdict heads its Markdown and ends its caption (the report
+    and the manifest)."""
     line = verdict(data.fig2, data.fig3)
-    return Built(data.fig2, _markdown(data.fig2, line), f"; {line}")
-
-
-def fig3_table(data: ReanalysisFrames) -> Built:
-    line = verdict(data.fig2, data.fig3)
-    return Built(data.fig3, _markdown(data.fig3, line), f"; {line}")
+    frame = getattr(data, figure)
+    return Built(frame, _markdown(frame, line), f"; {line}")
 
 
 def checks_table(data: ReanalysisFrames) -> tuple[pd.DataFrame, str]:

@@ -193,8 +193,6 @@ def log_prob_choices(root: Path, model: str, files: list[Path], kind: str, check
                 _check(checks, path, root, column, [scale(v) for v in ours], frame[column])
             frame[f"ours_{score}"] = ours
         frames.append(frame.assign(file=str(path.relative_to(root))))
-    if not frames:
-        return pd.DataFrame()
     data = pd.concat(frames, ignore_index=True)
     out = []
     for score in AUTHORS_SCORES:
@@ -215,8 +213,6 @@ def rating_choices(root: Path, model: str, files: list[Path], checks: list[dict]
         ]
         _check(checks, path, root, "weighted_options", frame["expected_rating"], frame["weighted_options"])
         frames.append(frame.assign(file=str(path.relative_to(root))))
-    if not frames:
-        return pd.DataFrame()
     data = pd.concat(frames, ignore_index=True)
     keys = [*ITEM_VERSION, "scale"]
     chosen = _choose(data, "expected_rating", "option_names", keys, f"{model}:rating")
@@ -227,8 +223,6 @@ def rating_choices(root: Path, model: str, files: list[Path], checks: list[dict]
 
 def embedding_choices(root: Path, model: str, files: list[Path], checks: list[dict]) -> pd.DataFrame:
     frames = [read_table(p, EMBEDDING_COLUMNS).assign(file=str(p.relative_to(root))) for p in files]
-    if not frames:
-        return pd.DataFrame()
     data = pd.concat(frames, ignore_index=True)
     chosen = _choose(data, "cosine_sims", "shuffled_option_names", ITEM_VERSION, f"{model}:embedding")
     _check_chosen(checks, f"embedding_similarity/{model}", data, chosen, ITEM_VERSION)
@@ -251,8 +245,6 @@ def free_choices(root: Path, model: str, files: list[Path], checks: list[dict]) 
         checks.append({"file": str(path.relative_to(root)), "column": "rows without a hand code", "rows": len(frame),
                        "mismatches": int(code.isna().sum())})
         frames.append(kept.assign(file=str(path.relative_to(root))))
-    if not frames:
-        return pd.DataFrame()
     data = pd.concat(frames, ignore_index=True)
     code = data["code"].astype(str).str.strip()
     return pd.DataFrame({

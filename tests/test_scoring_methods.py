@@ -370,6 +370,11 @@ def test_human_accuracy_per_condition_reproduces_the_paper(data_mirror):
     assert round(scored.at["maxims", "accuracy"], 3) == 0.808 and scored.at["maxims", "n_items"] == 19
 
 
+LLM_LINK_PROPORTIONS = "pragmatics/LLM_link/data/human_results/human_response_proportions.csv"
+LLM_LINK_CONDITIONS = {"Humor": "humour", "Irony": "irony", "IndirectSpeech": "indirect_speech", "Deceits": "deceits",
+                       "Maxims": "maxims", "Metaphor": "metaphor"}
+
+
 def test_human_choices_agree_with_the_correct_column_and_llm_link_proportions(data_mirror):
     for condition in pr.CONDITIONS:
         responses = hu.human_responses(data_mirror, condition)
@@ -383,7 +388,9 @@ def test_human_choices_agree_with_the_correct_column_and_llm_link_proportions(da
         .groupby(["condition", "item_number", "option_type"], as_index=False)
         .agg(count=("count", "sum"), n=("n", "first"))
     )
-    theirs = hu.llm_link_proportions(data_mirror).rename(
+    # LLM_link's per-item, per-option-type human proportions (6 conditions; no coherence)
+    theirs = pd.read_csv(sources.source_path(data_mirror, LLM_LINK_PROPORTIONS))
+    theirs = theirs.assign(condition=theirs["phenomenon"].map(LLM_LINK_CONDITIONS)).rename(
         columns={"item_id": "item_number", "answer_label_complex": "option_type"}
     )
     merged = theirs.merge(ours, on=["condition", "item_number", "option_type"], how="outer").fillna(

@@ -33,7 +33,7 @@ from choicelab.studies.scoring_methods.items import (
     coherence_key,
     fj_options,
 )
-from choicelab.studies.scoring_methods.sources import HUMAN_PROPORTIONS_FILE, human_file, source_path
+from choicelab.studies.scoring_methods.sources import human_file, source_path
 
 # Human accuracy per condition as printed in the paper (Fig. 2 / text of the spec).
 PAPER_HUMAN_ACCURACY = {
@@ -152,20 +152,6 @@ def responses_intervals(per_item: pd.DataFrame) -> dict[str, float]:
     row = accuracy_intervals(hits, items.tolist())
     return {key: row[key] for key in ("ci95_low", "ci95_high", "clustered_low", "clustered_high", "design_effect",
                                       "min_detectable_difference")}
-
-
-def llm_link_proportions(root: str | Path) -> pd.DataFrame:
-    """LLM_link's per-item, per-option-type human proportions (6 conditions; no coherence), for cross-checks."""
-    frame = pd.read_csv(source_path(root, HUMAN_PROPORTIONS_FILE))
-    names = {
-        "Humor": "humour",
-        "Irony": "irony",
-        "IndirectSpeech": "indirect_speech",
-        "Deceits": "deceits",
-        "Maxims": "maxims",
-        "Metaphor": "metaphor",
-    }
-    return frame.assign(condition=frame["phenomenon"].map(names))
 
 
 # -- the authors' hand codes of free generations ---------------------------------------------------------------------

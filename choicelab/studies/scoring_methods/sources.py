@@ -80,9 +80,6 @@ def human_file(condition: str) -> str:
     return f"pragmatics/lm-pragmatics/human_data/fj/Human_{PHENOMENON[condition]}.csv"
 
 
-HUMAN_PROPORTIONS_FILE = "pragmatics/LLM_link/data/human_results/human_response_proportions.csv"
-
-
 # The authors' hand-coded free generations (LLM_link ``results/free/<model>/seed<k>/temperature<tt>/``, every file
 # at the pinned commit, byte copies and interleaved files included: human.hand_code_report says which are used; URLs
 # and checksums: data/sources/pragmatics.yaml, group hand_codes).

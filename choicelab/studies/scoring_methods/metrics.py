@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 import random
 import string
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -216,21 +216,6 @@ def choices_from_scores(scores: pd.DataFrame) -> pd.DataFrame:
     return out.reset_index()
 
 
-def accuracy_table(choices: pd.DataFrame, by: Sequence[str] = CHOICE_KEYS) -> pd.DataFrame:
-    """Proportion of target choices per group (default: condition, model, method, score, label set, variant, seed).
-
-    Columns: the keys, n (item versions), k (target choices), accuracy, n_unclassified, n_tie_broken."""
-    grouped = choices.groupby(list(by), sort=True, dropna=False)
-    out = grouped.agg(
-        n=("is_target", "size"),
-        k=("is_target", "sum"),
-        n_unclassified=("chosen", lambda s: int((s == UNCLASSIFIED).sum())),
-        n_tie_broken=("n_tied", lambda s: int((s > 1).sum())),
-    )
-    out["accuracy"] = out["k"] / out["n"]
-    return out.reset_index()
-
-
 def binomial_loglik(k: int, n: int, p: float, clip: tuple[float, float] = P_CLIP) -> float:
     """log Binomial(k | n, p) with p clipped to ``clip`` (includes the log binomial coefficient, like R's dbinom)."""
     return float(stats.binom.logpmf(int(k), int(n), float(min(max(p, clip[0]), clip[1]))))
@@ -268,13 +253,6 @@ def human_loglik(
     return out.rename(columns={"k_model": "k", "n_model": "n"}).reset_index()
 
 
-def delta_loglik(table: pd.DataFrame, reference: Mapping[str, str] | None = None) -> pd.DataFrame:
-    """Adds ``delta_loglik`` = loglik - the reference's loglik (default: the worst row, so every delta is >= 0)."""
-    if reference is None:
-        ref = float(table["loglik"].min())
-    else:
-        mask = np.logical_and.reduce([table[k] == v for k, v in reference.items()])
-        if mask.sum() != 1:
-            raise ValueError(f"reference {dict(reference)} matches {int(mask.sum())} rows, not one")
-        ref = float(table.loc[mask, "loglik"].iloc[0])
-    return table.assign(delta_loglik=table["loglik"] - ref)
+def delta_loglik(table: pd.DataFrame) -> pd.DataFrame:
+    """Adds ``delta_loglik`` = loglik - the worst row's loglik (so every delta is >= 0)."""
+    return table.assign(delta_loglik=table["loglik"] - float(table["loglik"].min()))

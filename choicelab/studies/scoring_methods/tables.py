@@ -195,19 +195,13 @@ def overall_table(choices: pd.DataFrame) -> pd.DataFrame:
     return in_method_order(acc, ["model"], scores=False)
 
 
-def fig3_table(
-    choices: pd.DataFrame,
-    human: pd.DataFrame,
-    reference: dict[str, str] | None = None,
-    clip: tuple[float, float] = sm.P_CLIP,
-) -> pd.DataFrame:
+def fig3_table(choices: pd.DataFrame, human: pd.DataFrame, clip: tuple[float, float] = sm.P_CLIP) -> pd.DataFrame:
     """Per (model, method, score): pooled accuracy (exact and item-clustered intervals: :func:`item_intervals`), mean
     of the condition accuracies, log-likelihood of the human
-    data (binomial per condition, p clipped to ``clip``, summed) and its difference to the worst row (or
-    ``reference``)."""
+    data (binomial per condition, p clipped to ``clip``, summed) and its difference to the worst row."""
     rows = reported_choices(choices)
     table = sm.human_loglik(rows, human, by=("model", "method", "score"), clip=clip)
-    table = sm.delta_loglik(table, reference).merge(item_intervals(rows, ["model", "method", "score"]),
+    table = sm.delta_loglik(table).merge(item_intervals(rows, ["model", "method", "score"]),
                                                      on=["model", "method", "score"], how="left")
     return in_method_order(table, ["model"])
 

@@ -172,14 +172,10 @@ def split_question(scenario: str) -> tuple[str, str]:
 
 def find_trigger(condition: str, context: str) -> str:
     """The utterance to interpret (heuristic, used for display only; see the module docstring)."""
-    if condition == "coherence":
-        sentences = re.split(r"(?<=[.!?])\s+", context.strip())
-        return sentences[-1] if len(sentences) > 1 else context
-    quoted = _QUOTED.findall(context)
+    quoted = [] if condition == "coherence" else _QUOTED.findall(context)
     if quoted:
         return quoted[-1].strip()
-    sentences = re.split(r"(?<=[.!?])\s+", context.strip())
-    return sentences[-1]
+    return re.split(r"(?<=[.!?])\s+", context.strip())[-1]
 
 
 def _original_item_number(condition: str, row: pd.Series, scenarios: dict[int, str]) -> int:

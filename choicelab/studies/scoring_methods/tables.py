@@ -258,10 +258,8 @@ def table_numbers(choices: pd.DataFrame, human: pd.DataFrame, coder: pd.DataFram
     coder = choices if coder is None else coder
     fig2 = paper_fig2_table(choices, coder, human).assign(figure="fig2", score="")
     fig3 = paper_fig3_table(choices, coder, human)
-    worst = float(fig3["loglik"].min()) if not fig3.empty else None
-    worst_authors = (
-        float(fig3_table(choices, human, clip=sm.AUTHORS_P_CLIP)["loglik"].min()) if not fig3.empty else None
-    )
+    worst = float(fig3["loglik"].min())
+    worst_authors = float(fig3_table(choices, human, clip=sm.AUTHORS_P_CLIP)["loglik"].min())
     fig3 = _with_authors_clip(fig3, choices, human, worst_authors).assign(figure="fig3", condition="")
     parts = [fig2, fig3, overall_table(choices).assign(figure="overall", condition="", score="")]
     labels = choices[choices["method"] == "label"]

@@ -276,7 +276,6 @@ def code_hand_codes(
     if coder_dir is None:
         return hand.iloc[:0].assign(coded_option="", coding_rule=""), pd.DataFrame(columns=list(AGREEMENT_COLUMNS))
     if kind == "trained":
-
         folders = {Path(d).name.removeprefix("without_"): d for d in held_out_dirs}
         missing = sorted(set(hand["model"]) - set(folders))
         if missing:

@@ -267,8 +267,7 @@ def fig2_accuracy(fig2: pd.DataFrame, title: str | None = None) -> plt.Figure:
                          ["coder_accuracy"] for m in models]
                 marks = [float(v.iloc[0]) if len(v) else np.nan for v in coder]
                 if np.isfinite(marks).any():
-                    ax.plot(np.arange(len(models)) - 0.4 + width * (j + 0.5), marks, "kx", ms=5, ls="none",
-                            label=CODER_MARK)
+                    ax.plot(x, marks, "kx", ms=5, ls="none", label=CODER_MARK)
         human = sub[sub["model"] == "human"]
         if len(human):
             _bars_with_intervals(ax, np.array([len(models)]), [human], 0.5, METHOD_COLORS["human"], "human")
@@ -282,11 +281,9 @@ def fig2_accuracy(fig2: pd.DataFrame, title: str | None = None) -> plt.Figure:
         for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
             seen.setdefault(label, handle)
     labels = [m for m in (*methods, "human", CODER_MARK) if m in seen]
-    handles = [seen[m] for m in labels]
-    handles.append(plt.Line2D([], [], color="black", ls="--"))
-    labels.append("chance 1/k")
-    handles.append(plt.Line2D([], [], color="black", lw=0.6))
-    labels.append("95 % interval (clustered by item)")
+    handles = [*(seen[m] for m in labels), plt.Line2D([], [], color="black", ls="--"),
+               plt.Line2D([], [], color="black", lw=0.6)]
+    labels += ["chance 1/k", "95 % interval (clustered by item)"]
     axes.flat[-1].legend(handles, labels, loc="center", fontsize=8)
     for row in axes:
         row[0].set_ylabel("accuracy (higher is better)")

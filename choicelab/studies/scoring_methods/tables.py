@@ -209,12 +209,11 @@ def fig3_table(choices: pd.DataFrame, human: pd.DataFrame, clip: tuple[float, fl
 CLIP_SENSITIVITY = "clip1e-9"  # suffix of the columns computed with the authors' clip (sm.AUTHORS_P_CLIP)
 
 
-def _with_authors_clip(fig3: pd.DataFrame, choices: pd.DataFrame, human: pd.DataFrame, reference: float | None
+def _with_authors_clip(fig3: pd.DataFrame, choices: pd.DataFrame, human: pd.DataFrame, reference: float
                        ) -> pd.DataFrame:
-    """``fig3`` plus loglik and delta_loglik with p clipped to [1e-9, 1 - 1e-9] (the authors' analysis)."""
+    """``fig3`` plus loglik and delta_loglik (to ``reference``), p clipped to [1e-9, 1 - 1e-9] (the authors')."""
     authors = fig3_table(choices, human, clip=sm.AUTHORS_P_CLIP)
-    ref = float(authors["loglik"].min()) if reference is None else reference
-    authors = authors.assign(delta_loglik=authors["loglik"] - ref)[
+    authors = authors.assign(delta_loglik=authors["loglik"] - reference)[
         ["model", "method", "score", "loglik", "delta_loglik"]
     ]
     authors = authors.rename(columns={c: f"{c}_{CLIP_SENSITIVITY}" for c in ("loglik", "delta_loglik")})

@@ -4,6 +4,7 @@ from pathlib import Path
 
 from choicelab.cards import build
 from choicelab.cards.overlay import RUN_DIR, plan_card_run
+from choicelab.io import write_json
 from choicelab.workflow import log_to
 
 with log_to(snakemake.log[0]):
@@ -14,7 +15,7 @@ with log_to(snakemake.log[0]):
         status = build.run_studies(plan, RUN_DIR, snakemake.params.snakefile, snakemake.threads,
                                    Path(RUN_DIR) / "snakemake.log", snakemake.params.extra)
         status["scale"] = build.scale_text(snakemake.config["cards"]["scale"], plan.config)
-        build.write_status(snakemake.output[0], status)
+        write_json(snakemake.output[0], status)
     else:
         status = build.read_status(snakemake.input[0])
         models = status["studies"]

@@ -172,10 +172,6 @@ def from_run_folder(record: Mapping[str, Any], run_folder: str | Path) -> dict[s
     return {**record, "models": models, "note": PATHS_NOTE.format(run=folder)}
 
 
-def write_status(path: str | Path, status: Mapping[str, Any]) -> None:
-    write_json(Path(path), dict(status))
-
-
 def read_status(path: str | Path) -> dict[str, Any]:
     return json.loads(Path(path).read_text())
 
@@ -216,10 +212,8 @@ def panel_options(cards: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
 def cards_for(status: Mapping[str, Any], run_root: str | Path, config_models: Mapping[str, Any],
               cards_section: Mapping[str, Any]) -> tuple[dict[str, list[Panel]], dict[str, str]]:
     """Every card model's panels (for the index) and kinds."""
-    kwargs = panel_options(cards_section)
-    cards, kinds = {}, {}
-    for model, studies in status["studies"].items():
-        kinds[model] = config_models[model]["kind"]
-        cards[model] = build_panels(run_root, model, studies, status["skipped"][model],
-                                    failures(run_root, model, studies, status), kwargs)
-    return cards, kinds
+    options = panel_options(cards_section)
+    cards = {model: build_panels(run_root, model, studies, status["skipped"][model],
+                                 failures(run_root, model, studies, status), options)
+             for model, studies in status["studies"].items()}
+    return cards, {model: config_models[model]["kind"] for model in cards}

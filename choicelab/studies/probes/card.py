@@ -3,6 +3,7 @@ item, greyed where they cover zero), competence flags, the paper's RoBERTa on th
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
@@ -68,10 +69,8 @@ def probes_panel(root: str | Path, model: str) -> Panel:
                            "minus_chance": m["minus_chance"].astype(float), "low": m["low"], "high": m["high"],
                            "original_items": m["n_clusters"].astype(int),
                            "grey": [h.covers_reference for h in cells]}).reset_index(drop=True)
-    originals = [Headline(f"original accuracy minus chance, {h.label.split(', ', 1)[1]}", h.estimate, h.low, h.high,
-                          h.n, h.unit, h.source, 0.0, interval=BY_ITEM)
-                 for h, g in zip(cells, m["probe_group"], strict=True)
-                 if g == ORIGINAL]
+    originals = [replace(h, label=f"original accuracy minus chance, {h.label.split(', ', 1)[1]}")
+                 for h, g in zip(cells, m["probe_group"], strict=True) if g == ORIGINAL]
     flags = list(chance_flags("probes", originals, "chance (0 on this scale)",
                               ": probe statistics of this benchmark are not interpretable"))
     headlines = []
@@ -81,10 +80,8 @@ def probes_panel(root: str | Path, model: str) -> Panel:
     for group in PROBE_ORDER:
         rows = m[m["probe_group"] == group]
         if len(rows) == 1:  # one benchmark: its own interval, clustered by original item
-            r = rows.iloc[0]
-            headlines.append(Headline(f"{group}: pseudo-accuracy minus chance, {r['benchmark']}",
-                                      float(r["minus_chance"]), float(r["low"]), float(r["high"]),
-                                      int(r["n_clusters"]), "original items", str(path), 0.0, interval=BY_ITEM))
+            cell = cells[m_all.index.get_loc(rows.index[0])]
+            headlines.append(replace(cell, label=f"{group}: pseudo-accuracy minus chance, {rows['benchmark'].iloc[0]}"))
         elif len(rows):
             headlines.append(mean_headline(f"{group}: pseudo-accuracy minus chance, mean over benchmarks",
                                             rows["minus_chance"], "benchmarks", str(path), 0.0,
@@ -106,7 +103,7 @@ def probes_panel(root: str | Path, model: str) -> Panel:
         key = {b: BENCHMARK_KEYS.get(str(b).lower(), str(b).lower()) for b in wq["benchmark"]}
         paper = tuple((f"RoBERTa, {r.benchmark}", float(r.paper) - chance[key[r.benchmark]])
                       for r in wq.itertuples() if finite(r.paper) and key[r.benchmark] in chance)
-        headlines = [Headline(**{**h.__dict__, "paper": paper}) if h.label.startswith("Wrong-Question") else h
+        headlines = [replace(h, paper=paper) if h.label.startswith("Wrong-Question") else h
                      for h in headlines]
         sources.append(str(compare_path))
     verdicts = sorted({str(v) for v in m.get("model_competence", pd.Series(dtype=str)).dropna() if str(v)})

@@ -13,5 +13,3 @@ Layers (pure functions, no torch):
 
 docs/cards.md describes the card, what each panel reads and the card scale.
 """
-
-RESULTS = "results/cards"

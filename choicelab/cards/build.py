@@ -15,13 +15,15 @@ from typing import Any
 import pyarrow as pa
 import yaml
 
+from choicelab.card_entry import table_path
 from choicelab.cards import compare
 from choicelab.cards.items import items_html, read_items
 from choicelab.cards.overlay import CardPlan
-from choicelab.cards.panels import Panel, build_panels, card_entries, table_path
+from choicelab.cards.panels import Panel, build_panels, card_entries
 from choicelab.cards.render import card_html, card_png, index_html, pdf_note, print_pdf
 from choicelab.io import write_json, write_parquet
 from choicelab.provenance import make_record, sidecar_path, write_sidecar
+from choicelab.studies import study_artifacts
 
 
 def load_scale(path: str | Path) -> dict[str, Any]:
@@ -117,7 +119,8 @@ def failures(run_root: str | Path, model: str, studies: Sequence[str], status: M
     entries = card_entries()
     return {study: f"the card run ended with errors (return code {status['returncode']}) before this study's "
                    f"tables; {run_error}"
-            for study in studies if not table_path(root, study, entries[study].tables[0]).is_file()}
+            for study in studies
+            if not table_path(root, study, study_artifacts(study), entries[study].tables[0]).is_file()}
 
 
 def write_card(run_root: str | Path, model: str, kind: str, status_path: str | Path, out_html: str | Path,

@@ -16,10 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from choicelab.card_entry import FAILED, OK, SKIPPED, CardEntry, Headline, Panel
-from choicelab.card_entry import table_path as _table_path
-from choicelab.studies import STUDIES, study_artifacts
+from choicelab.studies import STUDIES
 
-__all__ = ["FAILED", "OK", "SKIPPED", "Headline", "Panel", "build_panels", "card_entries", "table_path"]
+__all__ = ["FAILED", "OK", "SKIPPED", "Headline", "Panel", "build_panels", "card_entries"]
 
 
 def card_entries() -> dict[str, CardEntry]:
@@ -30,11 +29,6 @@ def card_entries() -> dict[str, CardEntry]:
         if importlib.util.find_spec(module) is not None:
             found[name] = importlib.import_module(module).CARD
     return found
-
-
-def table_path(root: str | Path, study: str, name: str, suffix: str = ".csv") -> Path:
-    """A study's artifact file in the card run whose results folder is ``root`` (where its Artifact places it)."""
-    return _table_path(root, study, study_artifacts(study), name, suffix)
 
 
 def build_panels(root: str | Path, model: str, studies: Sequence[str], skipped: Mapping[str, str],

@@ -23,6 +23,7 @@ from choicelab.studies.revealed_belief.artifacts import ARTIFACTS
 from choicelab.studies.revealed_belief.tables import appendix_table_ids
 
 TITLE = "Revealed belief vs stated answer"
+METHODS = (("revealed", "RevB error (Chebyshev)"), ("stated", "StaA error (Chebyshev)"))  # distances' method: label
 
 
 def _scenario_headline(label: str, rows: pd.DataFrame, column: str, source: str,
@@ -49,7 +50,7 @@ def revealed_belief_panel(root: str | Path, model: str) -> Panel:
     # the paper's numbers (paper_llama3_70b); paper_model names the model in words
     paper_cols = [c for c in compare.columns
                   if c.startswith("paper_") and pd.api.types.is_numeric_dtype(compare[c])]
-    for method, label in (("revealed", "RevB error (Chebyshev)"), ("stated", "StaA error (Chebyshev)")):
+    for method, label in METHODS:
         rows = d[d["method"] == method]
         if len(rows):
             headlines.append(_scenario_headline(label + ", all settings", rows, "chebyshev", str(dpath)))
@@ -100,7 +101,7 @@ def _distances_per_item(root: Path, model: str) -> dict[str, pd.DataFrame]:
         return {}
     frame = pd.read_parquet(path)
     out = {}
-    for method, label in (("revealed", "RevB error (Chebyshev)"), ("stated", "StaA error (Chebyshev)")):
+    for method, label in METHODS:
         d = frame[(frame["model"].astype(str) == model) & (frame["method"] == method)]
         if d.empty:
             continue

@@ -4,7 +4,6 @@ the fit to the human data and the free-generation coder's kappa against its bar.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 
@@ -26,15 +25,6 @@ from choicelab.studies.scoring_methods.tables import reported_choices
 TITLE = "Scoring methods"
 
 
-def _clustered(label: str, row: Any, source: str, reference: float | None, unit: str, paper=(),
-               note: str = "") -> Headline:
-    """A table row's accuracy with the interval clustered by its sampled unit (``clustered_low``/``_high``); n counts
-    those units (``n_clusters``), each once."""
-    return Headline(label, float(row["accuracy"]), float(row["clustered_low"]), float(row["clustered_high"]),
-                    int(row["n_clusters"]), unit, source, reference, tuple(paper), note,
-                    interval=f"clustered by {unit.removesuffix('s')}")
-
-
 def scoring_methods_panel(root: str | Path, model: str, coder_min_kappa: float) -> Panel:
     """Accuracy per method over the pragmatics conditions (the table's ``overall`` rows: every version of an item
     counted once as its item, the interval clustered by item; chance beside), the humans' accuracy (responses,
@@ -52,9 +42,11 @@ def scoring_methods_panel(root: str | Path, model: str, coder_min_kappa: float) 
               & t["condition"].isin(t[(t["figure"] == "fig2") & (t["model"].astype(str) == model)]["condition"])]
     human_point = (("humans (the paper's data)",
                     float(human["k"].sum() / human["n"].sum())),) if len(human) else ()
-    headlines = [_clustered(f"{r['method']}: accuracy over the pragmatics conditions", r, str(path),
-                            float(r["chance"]), "items", human_point,
-                            note=f"chance {float(r['chance']):.2f}; {int(r['n'])} item versions, clustered by item")
+    # n counts items (n_clusters), each once: the interval is clustered by item
+    headlines = [Headline(f"{r['method']}: accuracy over the pragmatics conditions", float(r["accuracy"]),
+                          float(r["clustered_low"]), float(r["clustered_high"]), int(r["n_clusters"]), "items",
+                          str(path), float(r["chance"]), human_point, interval="clustered by item",
+                          note=f"chance {float(r['chance']):.2f}; {int(r['n'])} item versions, clustered by item")
                  for _, r in overall.iterrows()]
     flags = list(chance_flags("scoring methods", headlines))
     humans = pd.DataFrame({"condition": human["condition"].astype(str), "accuracy": human["accuracy"].astype(float),

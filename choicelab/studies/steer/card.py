@@ -79,9 +79,8 @@ def steer_panel(root: str | Path, model: str, rubrics: Mapping[str, Any] | None 
     detail = pd.DataFrame(rows, columns=["module", "normalized_accuracy", "low", "high", "templates", "questions"])
     caption = (f"normalized accuracy per module, {adaptation}; 95 % intervals of the accuracy clustered by template, "
                f"carried through")
-    for title in sorted(compare["comparison"].dropna().astype(str).unique()):
-        if not title.startswith("Cognitive Bias SRC"):
-            continue
+    titles = compare["comparison"].dropna().astype(str).unique()
+    for title in sorted(t for t in titles if t.startswith("Cognitive Bias SRC")):
         ours = compare[(compare["comparison"] == title) & (compare["our_model"].astype(str) == model)]
         if ours.empty or not finite(ours["our_normalized_accuracy"].iloc[0]):
             continue
@@ -89,11 +88,10 @@ def steer_panel(root: str | Path, model: str, rubrics: Mapping[str, Any] | None 
         src_paper = tuple((str(p.paper_model), float(p.paper_normalized_accuracy))
                           for p in compare[compare["comparison"] == title].drop_duplicates("paper_model").itertuples()
                           if finite(p.paper_normalized_accuracy))
-        est = float(row["our_normalized_accuracy"])
-        headlines.append(Headline(title, est, float(row["our_low"]), float(row["our_high"]), int(row["our_n_elements"]),
-                                  "elements", str(compare_path), 0.0, src_paper,
-                                  note=f"module mean over elements, {int(row['our_n_questions'])} questions",
-                                  interval="t over elements"))
+        headlines.append(Headline(title, float(row["our_normalized_accuracy"]), float(row["our_low"]),
+                                  float(row["our_high"]), int(row["our_n_elements"]), "elements", str(compare_path),
+                                  0.0, src_paper, interval="t over elements",
+                                  note=f"module mean over elements, {int(row['our_n_questions'])} questions"))
     grades = []
     for name, rubric in (rubrics or {}).items():
         card = grade(questions, rubric, model, adaptation) if grade else None

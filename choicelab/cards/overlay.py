@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from choicelab.artifacts import by_name
 from choicelab.cards.panels import card_entries
 from choicelab.studies import mc_benchmarks, study_artifacts
 
@@ -141,13 +142,8 @@ def plan_card_run(config: Mapping[str, Any], scale: Mapping[str, Any], models: S
                 # A kind no card model has gets no model: a causal-only card fine-tunes no encoder for probes.
                 section[key] = lists.get((study, key), [])
     _drop_unbuilt_benchmarks(out, scale)
-    targets = tuple(dict.fromkeys(table_rule(study_artifacts(s), name) for s in sorted(used)
+    targets = tuple(dict.fromkeys(by_name(study_artifacts(s))[name].rule for s in sorted(used)
                                   for name in entries[s].tables
                                   if name not in entries[s].needs or lists.get((s, entries[s].needs[name]))))
     priority = tuple(entries[s].priority for s in sorted(used) if entries[s].priority)
     return CardPlan(out, {m: tuple(s) for m, s in studies.items()}, skipped, targets, priority)
-
-
-def table_rule(artifacts: Sequence[Any], name: str) -> str:
-    """The rule whose job writes the artifact ``name`` (by its ARTIFACTS entry)."""
-    return next(a.rule for a in artifacts if a.name == name)

@@ -202,12 +202,6 @@ def headline_figure(panel: Panel) -> bytes | None:
     return png_bytes(fig)
 
 
-def _img(data: bytes | None, alt: str) -> str:
-    if data is None:
-        return ""
-    return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{base64.b64encode(data).decode()}">'
-
-
 def _headline_rows(hs: Sequence[Headline]) -> str:
     rows = []
     for h in hs:
@@ -324,7 +318,9 @@ def card_html(model: str, kind: str, panels: Sequence[Panel], scale: str, sideca
         else:
             if p.reason:
                 parts.append(f"<p class='status'>{html.escape(p.reason)}</p>")
-            parts.append(_img(headline_figure(p), p.title))
+            figure = headline_figure(p)  # inline, so the page is self-contained
+            parts.append("" if figure is None else f'<img alt="{html.escape(p.title)}" '
+                         f'src="data:image/png;base64,{base64.b64encode(figure).decode()}">')
             parts.append(_headline_rows(p.headlines))
             grades = p.extra.get("grades")
             if isinstance(grades, pd.DataFrame) and len(grades):

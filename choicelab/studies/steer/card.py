@@ -3,7 +3,7 @@ report-card grades under the shipped rubrics, the cognitive-bias SRC beside the 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -53,11 +53,10 @@ def normalized_headline(label: str, questions: pd.DataFrame, source: str, paper=
                          f"accuracy{note}", interval="of the accuracy clustered by template, carried through")
 
 
-def steer_panel(root: str | Path, model: str, rubrics: Mapping[str, Any] | None = None,
-                grade: Callable[[pd.DataFrame, Any, str, str], Any] | None = None) -> Panel:
+def steer_panel(root: str | Path, model: str, rubrics: Mapping[str, Any] | None = None, taxonomy: Any = None) -> Panel:
     """Normalized accuracy overall and per module (0-shot) with exact intervals; the report-card letter under each
-    rubric (``grade(questions, rubric, model, adaptation)``); the cognitive-bias SRC beside the paper's GPT rows;
-    the paper's Table 3 models on the same scale."""
+    rubric (:func:`.report.compute_report_card` with the ``taxonomy``); the cognitive-bias SRC beside the paper's
+    GPT rows; the paper's Table 3 models on the same scale."""
     qpath = Path(root) / "steer" / "metrics" / "questions.parquet"
     questions = read_table(qpath)
     questions = questions[questions["model"].astype(str) == model]
@@ -94,10 +93,9 @@ def steer_panel(root: str | Path, model: str, rubrics: Mapping[str, Any] | None 
                                   note=f"module mean over elements, {int(row['our_n_questions'])} questions"))
     grades = []
     for name, rubric in (rubrics or {}).items():
-        card = grade(questions, rubric, model, adaptation) if grade else None
-        if card is not None:
-            grades.append({"rubric": name, "letter": card.letter, "score": card.score,
-                           "metric": card.metric, "n": card.n_questions})
+        card = report.compute_report_card(questions, taxonomy, rubric, model=model, adaptation=adaptation)
+        grades.append({"rubric": name, "letter": card.letter, "score": card.score, "metric": card.metric,
+                       "n": card.n_questions})
     flags = chance_flags("STEER", headlines[:1], "0 (random guessing)")
     return Panel("steer", TITLE, OK, headlines=tuple(headlines), detail=detail, flags=tuple(flags),
                  sources=(str(qpath), str(compare_path)),
@@ -106,15 +104,9 @@ def steer_panel(root: str | Path, model: str, rubrics: Mapping[str, Any] | None 
 
 
 def panel_options(cards: Mapping[str, Any]) -> dict[str, Any]:
-    """The shipped rubrics and a grader applying one to the per-question frame (:mod:`.report`, used as it is)."""
-
-    taxonomy = tx.load_taxonomy(tx.DEFAULT_TAXONOMY_PATH, tx.DEFAULT_DEPENDENCIES_PATH)
-    rubrics = {name: report.load_rubric(path) for name, path in report.shipped_rubrics().items()}
-
-    def grade(questions: Any, rubric: Any, model: str, adaptation: str) -> Any:
-        return report.compute_report_card(questions, taxonomy, rubric, model=model, adaptation=adaptation)
-
-    return {"rubrics": rubrics, "grade": grade}
+    """The shipped rubrics and the taxonomy the report card grades by (:mod:`.report`, used as it is)."""
+    return {"rubrics": {name: report.load_rubric(path) for name, path in report.shipped_rubrics().items()},
+            "taxonomy": tx.load_taxonomy(tx.DEFAULT_TAXONOMY_PATH, tx.DEFAULT_DEPENDENCIES_PATH)}
 
 
 def _questions_file(root: Path, model: str) -> list[Path]:

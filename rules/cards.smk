@@ -12,6 +12,8 @@ CARD_SCALE = str(Path(workflow.basedir) / config["cards"]["scale"])
 # Headless Chromium prints each card's PDF; without one there is no PDF and the card says why (docs/cards.md).
 CARD_BROWSER = choicelab.cards.overlay.find_browser()
 CARD_PDF = {"pdf": f"{CARDS}/{{card}}.pdf"} if CARD_BROWSER else {}
+# each card's files (and their sidecars)
+CARD_FORMATS = ["html", "png", *(["pdf"] if CARD_BROWSER else [])]
 # The card run deploys software as this run does: with --sdm conda its jobs use the envs/ environments, built once
 # under this run's conda prefix.
 CARD_CONDA_PREFIX = workflow.deployment_settings.conda_prefix or ".snakemake/conda"
@@ -51,10 +53,7 @@ rule card:
         html=f"{CARDS}/{{card}}.html",
         png=f"{CARDS}/{{card}}.png",
         item_page=f"{CARDS}/items/{{card}}.html",
-        sidecars=[
-            f"{CARDS}/{{card}}.{suffix}.prov.json"
-            for suffix in ("html", "png", *(["pdf"] if CARD_BROWSER else []))
-        ],
+        sidecars=[f"{CARDS}/{{card}}.{suffix}.prov.json" for suffix in CARD_FORMATS],
         item_page_sidecar=f"{CARDS}/items/{{card}}.html.prov.json",
     log:
         "results/logs/cards/{card}.log",
@@ -94,8 +93,6 @@ rule cards:
     input:
         f"{CARDS}/index.html",
         [f"{CARDS}/{name}" for name in CARD_DATA],
-        expand(f"{CARDS}/{{card}}.html", card=CARD_MODELS),
-        expand(f"{CARDS}/{{card}}.png", card=CARD_MODELS),
-        expand(f"{CARDS}/{{card}}.pdf", card=CARD_MODELS if CARD_BROWSER else []),
+        expand(f"{CARDS}/{{card}}.{{suffix}}", card=CARD_MODELS, suffix=CARD_FORMATS),
     conda:
         "../envs/analysis.yaml"

@@ -60,9 +60,7 @@ def read_items(run_root: str | Path, studies: Sequence[str], model: str) -> tupl
     tables = [f for study in studies for f in score_files(run_root, study, model)]
     frames = [item_rows(pd.read_parquet(f), model) for f in dumps]
     frames += [score_rows(pd.read_parquet(f), model) for f in tables]
-    files = dumps + tables
-    items = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=ITEM_COLUMNS)
-    return items, files
+    return (pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=ITEM_COLUMNS)), dumps + tables
 
 
 SCRIPT = """

@@ -281,11 +281,9 @@ def print_pdf(browser: str, page: str | Path, out: str | Path, timeout: int = 30
 def flags_html(panels: Sequence[Panel]) -> str:
     """The competence flags raised, and the panels whose checks could not run (not built): "none raised" only
     where every panel that applies was built."""
-    flags = [f for p in panels for f in p.flags]
-    unchecked = [p.title for p in panels if p.status == FAILED]
-    items = [f"<li class='flag'>{html.escape(f)}</li>" for f in flags]
-    items += [f"<li class='flag'>{html.escape(t)}: not built, so its competence could not be checked</li>"
-              for t in unchecked]
+    items = [f"<li class='flag'>{html.escape(f)}</li>" for p in panels for f in p.flags]
+    items += [f"<li class='flag'>{html.escape(p.title)}: not built, so its competence could not be checked</li>"
+              for p in panels if p.status == FAILED]
     return f"<ul>{''.join(items)}</ul>" if items else "<p>None raised (every panel that applies was checked).</p>"
 
 
@@ -293,7 +291,6 @@ def card_html(model: str, kind: str, panels: Sequence[Panel], scale: str, sideca
               base: Path, pdf: str = "", items_page: str = "", with_items: Collection[str] = ()) -> str:
     """The card: header (model, kind, scale, its PDF or why none), summary sentences with their tables, flags, one
     section per panel."""
-    sentences = summary(panels)
     parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>choicelab card: {html.escape(model)}</title>"
              f"<style>{CSS}</style></head><body>",
              f"<h1>Choice-behaviour card: {html.escape(model)}</h1>",
@@ -304,7 +301,7 @@ def card_html(model: str, kind: str, panels: Sequence[Panel], scale: str, sideca
              f"<p>{pdf}</p>" if pdf else "",
              "<h2>Summary</h2><ul class='summary'>"]
     parts += [f"<li>{html.escape(s.text)} <span class='src'>[{html.escape(Path(s.source).name)}]</span></li>"
-              for s in sentences]
+              for s in summary(panels)]
     parts.append("</ul>")
     parts.append("<h2>Competence flags</h2>" + flags_html(panels))
     for p in panels:
@@ -369,12 +366,10 @@ def index_html(cards: Mapping[str, Sequence[Panel]], kinds: Mapping[str, str], s
     """The models side by side: each panel's first headline (estimate, interval, n) per model, linking each card;
     every pair of models compared on the items both answered (paired difference, interval clustered by the study's
     unit; grey where it covers zero) and each model's rank with the ranks its paired intervals allow."""
-    studies = [p.study for panels in cards.values() for p in panels]
-    order = list(dict.fromkeys(studies))
     head = "".join(f"<th><a href='{html.escape(m)}.html'>{html.escape(m)}</a> ({html.escape(kinds[m])})</th>"
                    for m in cards)
     rows = []
-    for study in order:
+    for study in dict.fromkeys(p.study for panels in cards.values() for p in panels):  # every study, in card order
         cells = []
         title = study
         for panels in cards.values():

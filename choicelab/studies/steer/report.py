@@ -65,6 +65,8 @@ TOP_LEVEL_KEYS = ("name", "description", "metric", "model", "adaptation", "filte
                   "fail_grade", "drilldown", "min_questions", "insufficient_below")
 FILTER_KEYS = ("grades", "domains", "settings", "modules", "elements")
 WEIGHT_KEYS = ("settings", "modules", "elements")
+# the Rubric field that holds each weights key
+WEIGHT_FIELDS = {"settings": "setting_weights", "modules": "module_weights", "elements": "element_weights"}
 METRIC_LABELS = {
     "accuracy": "Exact-match accuracy",
     "normalized_accuracy": "Normalized accuracy (acc - r)/r",
@@ -296,8 +298,8 @@ def parse_rubric(doc: Any, source: str = "<rubric>") -> Rubric:
     return Rubric(
         name=name.strip(), metric=metric, description=str(doc.get("description") or "").strip(),
         model=opt_str("model"), adaptation=opt_str("adaptation"), grades=grades,
-        **{k: _id_list(filters.get(k), f"filters.{k}", source) for k in FILTER_KEYS[1:]},
-        **{f"{k[:-1]}_weights": _weights(weights.get(k), f"weights.{k}", source) for k in WEIGHT_KEYS},
+        **{k: _id_list(filters.get(k), f"filters.{k}", source) for k in ("domains", "settings", "modules", "elements")},
+        **{WEIGHT_FIELDS[k]: _weights(weights.get(k), f"weights.{k}", source) for k in WEIGHT_KEYS},
         grade_cutoffs=cutoffs, fail_grade=fail_grade, drilldown=opt_str("drilldown"), min_questions=min_questions,
         source=source, insufficient_below=insufficient_below,
     )
@@ -329,7 +331,7 @@ def check_rubric_ids(rubric: Rubric, taxonomy: Any) -> None:
     }
     # checked in this order: the filters, the weights, the drill-down setting
     named = {f"filters.{k}": (k, getattr(rubric, k) or ()) for k in ("settings", "modules", "elements", "domains")}
-    named |= {f"weights.{k}": (k, tuple(getattr(rubric, f"{k[:-1]}_weights"))) for k in WEIGHT_KEYS}
+    named |= {f"weights.{k}": (k, tuple(getattr(rubric, WEIGHT_FIELDS[k]))) for k in WEIGHT_KEYS}
     named["drilldown"] = ("settings", (rubric.drilldown,) if rubric.drilldown else ())
     for key, (kind, ids) in named.items():
         bad = [i for i in ids if i not in known[kind]]
